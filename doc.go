@@ -1,0 +1,36 @@
+// Package tierkit is a kit of building blocks for a gateway tier: the stateless proxy
+// layer between a large, uncontrolled client fleet and a sharded key-value store, in
+// the pattern of Meta's ZGateway in front of ZippyDB.
+//
+// The root package holds no code; each capability is a package of its own that can be
+// imported alone, wrapped around an existing KV client, or unit-tested in isolation:
+//
+//   - coalesce: identical in-flight calls from many callers share one execution.
+//   - batcher: group requests by (tenant, shard), linger, flush as one backend call,
+//     with idle eviction and an in-flight cap.
+//   - shed: discriminant load shedding, a bucket per (tenant, priority), cost-fair drain.
+//   - aimd: adaptive admission, an AIMD loop on a CPU or latency signal regulating a
+//     token bucket and a concurrency limit, plus a memory guard.
+//   - hashring: weighted consistent hashing with replicas and bounded load.
+//   - cache: a read-through cache with per-key fill locks and CDC invalidation under a
+//     bounded-staleness contract.
+//   - balancer, failover, rollout: pure decision cores for host weights, cross-region
+//     routing and migration flags.
+//   - txn and memkv: transaction bookkeeping in the gateway and an embedded ordered
+//     multi-version store that validates it.
+//   - control: a typed, audited control surface over every component's knobs.
+//
+// # How the pieces compose
+//
+// A request in the reference gateway (examples/gateway) passes admission (aimd), then
+// shedding (shed), is routed to a shard (hashring), may be served from the cache
+// (cache), is coalesced with identical in-flight reads (coalesce) and batched with
+// other requests for the same tenant and shard (batcher) before it reaches the backend.
+//
+// Packages import no sibling except cache -> coalesce (and txn's tests -> memkv);
+// wherever one needs another it declares a small interface that the other satisfies,
+// so that each can be replaced or tested alone.
+//
+// Every component exposes Stats() as a value snapshot and, where it has tunables,
+// a validated Config that SetConfig swaps at runtime.
+package tierkit

@@ -1,0 +1,62 @@
+// Command tour shows each finished tierkit package at work, with figures it measures
+// as it runs (nothing printed is a constant). It needs no set-up:
+//
+//	go run ./examples/tour            # every section
+//	go run ./examples/tour coalesce   # one section
+//
+// Each package adds its section in a file of its own (coalesce.go, batcher.go, ...)
+// that appends to sections from an init function; main runs them in order.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// section is one stop of the tour.
+type section struct {
+	order int    // position in the tour: foundations first
+	name  string // package name, also the command-line selector
+	title string // one line saying what the section shows
+	run   func(w io.Writer) error
+}
+
+// sections is filled by the init functions of the section files.
+var sections []section
+
+func main() {
+	if err := run(os.Stdout, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		os.Exit(1)
+	}
+}
+
+func run(w io.Writer, only []string) error {
+	slices.SortFunc(sections, func(a, b section) int { return a.order - b.order })
+	var names []string
+	for _, s := range sections {
+		names = append(names, s.name)
+	}
+	for _, o := range only {
+		if !slices.Contains(names, o) {
+			return fmt.Errorf("no section %q (have: %s)", o, strings.Join(names, ", "))
+		}
+	}
+	fmt.Fprintf(w, "tierkit tour: %d section(s): %s\n", len(sections), strings.Join(names, ", "))
+	for _, s := range sections {
+		if len(only) > 0 && !slices.Contains(only, s.name) {
+			continue
+		}
+		fmt.Fprintf(w, "\n== %s: %s\n", s.name, s.title)
+		start := time.Now()
+		if err := s.run(w); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		fmt.Fprintf(w, "   (section took %v)\n", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}

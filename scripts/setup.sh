@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the tests and demos need on a fresh Debian machine: redis-server and
+# redis-tools (the tests start their own redis-server on free loopback ports).
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+need=()
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "setup: installing ${need[*]}"
+	if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
