@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
 status=0
 for mod in . examples bench; do
 	echo "== go test -race ./... in $mod"
