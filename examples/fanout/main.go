@@ -1,0 +1,133 @@
+// Command fanout is a calculator for the connection arithmetic of a gateway tier: the
+// balls-into-bins model of fan-out and fan-in under direct access and behind a
+// regional proxy tier, with the article's fleet as the default and any fleet as flags.
+//
+//	go run ./examples/fanout
+//	go run ./examples/fanout -clients 4000000 -density 100
+//
+// See README.md for the model, every assumption, and which assumptions reproduce the
+// article's ~19x reduction.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+)
+
+func main() {
+	f, target, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		os.Exit(2)
+	}
+	if err := report(os.Stdout, f, target); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+func parseFlags(args []string, errOut io.Writer) (Fleet, float64, error) {
+	fs := flag.NewFlagSet("fanout", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var f Fleet
+	fs.IntVar(&f.Regions, "regions", 20, "regions, each with its own gateway tier")
+	fs.IntVar(&f.DBHosts, "db-hosts", 500_000, "database hosts")
+	fs.IntVar(&f.Proxies, "proxies", 30_000, "gateway hosts, spread evenly over the regions")
+	fs.IntVar(&f.Clients, "clients", 1_000_000, "client hosts")
+	fs.IntVar(&f.ShardsPerCli, "shards-per-client", 50_000, "shard replicas one client touches")
+	fs.Float64Var(&f.ShardDensity, "density", 250, "shard replicas per database host that one region's tier routes to")
+	fs.IntVar(&f.ClientPool, "client-pool", 2, "sticky connections per client to its regional tier")
+	fs.IntVar(&f.BackendPool, "backend-pool", 1, "connections per (proxy, database host) pair")
+	fs.BoolVar(&f.AnyProxyRoutes, "any-proxy", false, "no shard affinity: any proxy of a region sends to any host")
+	target := fs.Float64("target", 19, "reduction to solve the shard density for (the article: ~19x)")
+	if err := fs.Parse(args); err != nil {
+		return Fleet{}, 0, err
+	}
+	return f, *target, nil
+}
+
+// report prints the side-by-side tables, the density that reproduces the target, and
+// how each side grows with the client population.
+func report(w io.Writer, f Fleet, target float64) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	d, g := direct(f), gateway(f)
+	fmt.Fprintf(w, "fleet: %d regions, %d database hosts, %d proxies (%.0f per region), %d clients, %d shards per client\n",
+		f.Regions, f.DBHosts, f.Proxies, g.ProxiesRegion, f.Clients, f.ShardsPerCli)
+	fmt.Fprintf(w, "assumed: shard density %.4g per host per region tier, client pool %d, backend pool %d, shard affinity %v\n\n",
+		f.ShardDensity, f.ClientPool, f.BackendPool, !f.AnyProxyRoutes)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "connections\tdirect access\tvia gateway\t")
+	row := func(name string, a, b float64) { fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, num(a), num(b)) }
+	row("per-client fan-out", d.ClientFanOut, g.ClientFanOut)
+	row("per-database-host fan-in", d.DBFanIn, g.DBFanIn)
+	fmt.Fprintf(tw, "per-proxy fan-in (clients)\t-\t%s\t\n", num(g.ProxyFanIn))
+	fmt.Fprintf(tw, "per-proxy fan-out (database)\t-\t%s\t\n", num(g.ProxyFanOut))
+	row("total client-side", d.Total, g.ClientSide)
+	fmt.Fprintf(tw, "total proxy-to-database\t-\t%s\t\n", num(g.BackendSide))
+	row("total persistent", d.Total, g.Total)
+	tw.Flush()
+	fmt.Fprintf(w, "\nreduction in total persistent connections: %.1fx (a database host is hit by a client with p = %.4f)\n",
+		d.Total/g.Total, d.HitProb)
+
+	alt := f
+	alt.AnyProxyRoutes = !f.AnyProxyRoutes
+	fmt.Fprintf(w, "with shard affinity %v instead: db fan-in %s, reduction %.1fx\n",
+		!alt.AnyProxyRoutes, num(gateway(alt).DBFanIn), reduction(alt))
+
+	printSolve(w, f, target)
+	printGrowth(w, f)
+	return nil
+}
+
+func printSolve(w io.Writer, f Fleet, target float64) {
+	fmt.Fprintf(w, "\nwhich shard density reproduces %.0fx?\n", target)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "density\tdb fan-in (gateway)\treduction\t")
+	for _, s := range []float64{25, 50, 100, 200, 250, 300, 500, 1000} {
+		f.ShardDensity = s
+		fmt.Fprintf(tw, "%g\t%s\t%.1fx\t\n", s, num(gateway(f).DBFanIn), reduction(f))
+	}
+	tw.Flush()
+	if s, ok := solveDensity(f, target, 1e-3, 1e7); ok {
+		f.ShardDensity = s
+		fmt.Fprintf(w, "=> %.0fx at a density of %.0f shard replicas per host per regional tier (db fan-in %s)\n",
+			target, s, num(gateway(f).DBFanIn))
+	} else {
+		fmt.Fprintf(w, "=> %.0fx is out of reach for this fleet at any density\n", target)
+	}
+}
+
+func printGrowth(w io.Writer, f Fleet) {
+	fmt.Fprintln(w, "\nas the client population grows (everything else fixed):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "clients\tdirect db fan-in\tgateway db fan-in\tper-proxy client fan-in\treduction\t")
+	base := f.Clients
+	for _, k := range []int{1, 2, 4, 10} {
+		f.Clients = base * k
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1fx\t\n", num(float64(f.Clients)), num(direct(f).DBFanIn),
+			num(gateway(f).DBFanIn), num(gateway(f).ProxyFanIn), reduction(f))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays regions x shard density (operator-owned).")
+}
+
+// num formats a count with thousands separators, or in scientific notation when huge.
+func num(x float64) string {
+	if x >= 1e12 {
+		return fmt.Sprintf("%.3g", x)
+	}
+	s := fmt.Sprintf("%.0f", x)
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func articleFleet() Fleet {
+	return Fleet{Regions: 20, DBHosts: 500_000, Proxies: 30_000, Clients: 1_000_000,
+		ShardsPerCli: 50_000, ShardDensity: 250, ClientPool: 2, BackendPool: 1}
+}
+
+func TestDistinctMatchesClosedForm(t *testing.T) {
+	tests := []struct {
+		h, b, want float64
+	}{
+		{h: 1, b: 5, want: 1},
+		{h: 2, b: 1, want: 1},
+		{h: 2, b: 2, want: 1.5},     // 2(1-1/4)
+		{h: 10, b: 3, want: 2.71},   // 10(1-0.9^3)
+		{h: 500_000, b: 0, want: 0}, // no balls, no bins
+		{h: 500_000, b: 50_000, want: 500_000 * (1 - math.Exp(-0.1))}, // Poisson limit, 1e-6 relative
+	}
+	for _, tt := range tests {
+		assert.InEpsilon(t, tt.want+1e-12, distinct(tt.h, tt.b)+1e-12, 1e-5, "h=%v b=%v", tt.h, tt.b)
+	}
+}
+
+// TestDistinctMatchesSimulation throws balls for real and checks the expectation.
+func TestDistinctMatchesSimulation(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const h, b, trials = 1000, 700, 200
+	var sum int
+	for range trials {
+		seen := make(map[int]bool, b)
+		for range b {
+			seen[r.IntN(h)] = true
+		}
+		sum += len(seen)
+	}
+	assert.InEpsilon(t, distinct(h, b), float64(sum)/trials, 0.01)
+}
+
+func TestArticleFleet(t *testing.T) {
+	f := articleFleet()
+	d, g := direct(f), gateway(f)
+	// Direct: 500k(1-(1-1/500k)^50k) ~ 47.6k hosts per client; fan-in C*p ~ 95k.
+	assert.InDelta(t, 47_581, d.ClientFanOut, 1)
+	assert.InDelta(t, 95_163, d.DBFanIn, 1)
+	// Gateway fan-in is regions x distinct owners of a host's 250 replicas among 1,500 proxies.
+	assert.InDelta(t, 20*1500*(1-math.Pow(1-1.0/1500, 250)), g.DBFanIn, 1e-6)
+	assert.InDelta(t, d.Total/g.Total, reduction(f), 1e-9)
+	// Connection conservation: what proxies open, database hosts accept.
+	assert.InEpsilon(t, g.ProxyFanOut*float64(f.Proxies), g.DBFanIn*float64(f.DBHosts), 1e-12)
+	assert.InEpsilon(t, g.ProxyFanIn*float64(f.Proxies), float64(f.Clients*f.ClientPool), 1e-12)
+}
+
+func TestGatewayFanInIndependentOfClients(t *testing.T) {
+	f := articleFleet()
+	before := gateway(f).DBFanIn
+	f.Clients *= 10
+	assert.Equal(t, before, gateway(f).DBFanIn)
+	assert.InEpsilon(t, 10*direct(articleFleet()).DBFanIn, direct(f).DBFanIn, 1e-12)
+}
+
+func TestNoAffinityCostsMostOfTheWin(t *testing.T) {
+	f := articleFleet()
+	f.AnyProxyRoutes = true
+	assert.Equal(t, float64(f.Proxies), gateway(f).DBFanIn, "every proxy of every region reaches each host")
+	assert.Less(t, reduction(f), 4.0)
+}
+
+func TestSolveDensityReproducesTarget(t *testing.T) {
+	f := articleFleet()
+	s, ok := solveDensity(f, 19, 1e-3, 1e7)
+	require.True(t, ok)
+	f.ShardDensity = s
+	assert.InDelta(t, 19, reduction(f), 1e-6)
+	assert.InDelta(t, 274, s, 1)
+
+	_, ok = solveDensity(articleFleet(), 1e9, 1e-3, 1e7)
+	assert.False(t, ok, "a reduction no density gives is reported, not invented")
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Fleet)
+	}{
+		{"no regions", func(f *Fleet) { f.Regions = 0 }},
+		{"fewer proxies than regions", func(f *Fleet) { f.Proxies = 5 }},
+		{"zero density", func(f *Fleet) { f.ShardDensity = 0 }},
+		{"NaN density", func(f *Fleet) { f.ShardDensity = math.NaN() }},
+		{"zero pool", func(f *Fleet) { f.ClientPool = 0 }},
+		{"no clients", func(f *Fleet) { f.Clients = 0 }},
+	}
+	for _, tt := range tests {
+		f := articleFleet()
+		tt.mod(&f)
+		assert.ErrorIs(t, f.validate(), errFleet, tt.name)
+	}
+	assert.NoError(t, articleFleet().validate())
+}
+
+func TestReportPrintsBothSides(t *testing.T) {
+	f, target, err := parseFlags(nil, &bytes.Buffer{})
+	require.NoError(t, err)
+	require.Equal(t, articleFleet(), f)
+	var out bytes.Buffer
+	require.NoError(t, report(&out, f, target))
+	for _, want := range []string{"47,581", "95,163", "20.6x", "=> 19x at a density of 274", "951,627"} {
+		assert.True(t, strings.Contains(out.String(), want), "output has %q:\n%s", want, out.String())
+	}
+	_, _, err = parseFlags([]string{"-regions", "x"}, &bytes.Buffer{})
+	assert.Error(t, err)
+	assert.ErrorIs(t, report(&out, Fleet{}, 19), errFleet)
+}
+
+func FuzzModel(f *testing.F) {
+	f.Add(20, 500_000, 30_000, 1_000_000, 50_000, 250.0, 2, 1, false)
+	f.Add(1, 1, 1, 1, 1, 1.0, 1, 1, true)
+	f.Fuzz(func(t *testing.T, regions, hosts, proxies, clients, shards int, density float64, cp, bp int, anyProxy bool) {
+		fl := Fleet{regions, hosts, proxies, clients, shards, density, cp, bp, anyProxy}
+		if fl.validate() != nil {
+			return
+		}
+		d, g := direct(fl), gateway(fl)
+		if d.ClientFanOut > float64(hosts)+1e-6 || d.ClientFanOut > float64(shards)+1e-6 || d.ClientFanOut < 0 {
+			t.Fatalf("client fan-out %v outside [0, min(hosts, shards)]", d.ClientFanOut)
+		}
+		if g.DBFanIn < 0 || g.DBFanIn > float64(proxies)*float64(bp)*(1+1e-9) {
+			t.Fatalf("db fan-in %v outside [0, proxies x backend pool]", g.DBFanIn)
+		}
+	})
+}
