@@ -1,0 +1,48 @@
+package coalesce
+
+// Stats is a snapshot of a [Group]'s counters, returned by [Group.Stats]. Every field
+// but InFlight is monotonic since the Group was created; take two snapshots and
+// subtract to get rates.
+type Stats struct {
+	// Calls counts calls to Do and DoChan.
+	Calls uint64
+	// Executions counts runs of fn started (one per key per burst of callers).
+	Executions uint64
+	// Joins counts calls that attached to an execution already in flight instead of
+	// starting one. Calls = Executions + Joins + calls that found their ctx already
+	// done.
+	Joins uint64
+	// CancelledWaiters counts callers that left because their ctx ended before the
+	// result arrived (including those whose ctx was done on entry).
+	CancelledWaiters uint64
+	// Abandoned counts executions whose context was cancelled because every waiter
+	// left before fn returned.
+	Abandoned uint64
+	// Panics counts executions whose fn panicked or called runtime.Goexit.
+	Panics uint64
+	// Forgets counts calls to Forget that removed an in-flight execution.
+	Forgets uint64
+	// InFlight is the number of executions whose fn has started and not yet
+	// returned (a gauge, not monotonic). Forgotten and abandoned executions count
+	// until their fn returns.
+	InFlight uint64
+}
+
+// JoinRatio returns the share of calls served by joining an execution already in
+// flight, Joins/Calls, in [0, 1]; 0 when there were no calls. It is the fraction of
+// backend work that coalescing saved.
+func (s Stats) JoinRatio() float64 {
+	if s.Calls == 0 {
+		return 0
+	}
+	return float64(s.Joins) / float64(s.Calls)
+}
+
+// CallsPerExecution returns Calls/Executions, how many callers one run of fn served
+// on average; 0 when nothing executed.
+func (s Stats) CallsPerExecution() float64 {
+	if s.Executions == 0 {
+		return 0
+	}
+	return float64(s.Calls) / float64(s.Executions)
+}
