@@ -1,0 +1,264 @@
+package memkv
+
+import (
+	"bytes"
+	"context"
+	"sort"
+)
+
+// Commit validates req against the writes committed after req.ReadVersion and,
+// if none overlaps a read, applies its writes at a new version, which it
+// returns. Errors: *ConflictError (retry the transaction), ErrTooOld (restart
+// at a fresh read version), ErrFutureVersion, ErrTooLarge, ErrAlreadyCommitted
+// (with the original version), and under fault injection ErrInjected and
+// ErrCommitUnknown. A commit without writes is validated but creates no
+// version; it returns the current one. The store keeps no reference to req or
+// its slices.
+func (s *Store) Commit(ctx context.Context, req *CommitRequest) (uint64, error) {
+	cfg := s.cfg.Load()
+	if err := s.beforeCommit(ctx, cfg, req); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	v, err := s.commitLocked(cfg, req)
+	s.mu.Unlock()
+	if err != nil {
+		return v, err
+	}
+	if f := cfg.Faults.DropReply; f != nil && f(req) {
+		s.st.dropped.Add(1)
+		return 0, ErrCommitUnknown
+	}
+	return v, nil
+}
+
+// Put writes key = value blindly (no reads to validate) and returns the
+// commit version. A nil value is stored as empty.
+func (s *Store) Put(ctx context.Context, key, value []byte) (uint64, error) {
+	if value == nil {
+		value = []byte{}
+	}
+	return s.Commit(ctx, &CommitRequest{ReadVersion: s.ReadVersion(), Sets: [][]byte{key, value}})
+}
+
+// Delete deletes key blindly and returns the commit version.
+func (s *Store) Delete(ctx context.Context, key []byte) (uint64, error) {
+	return s.Commit(ctx, &CommitRequest{ReadVersion: s.ReadVersion(), Sets: [][]byte{key, nil}})
+}
+
+func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitRequest) error {
+	if cfg.Faults.Delay > 0 {
+		if err := wait(ctx, cfg.Faults.Delay); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if f := cfg.Faults.FailBeforeCommit; f != nil && f(req) {
+		s.st.injected.Add(1)
+		return ErrInjected
+	}
+	size := 0
+	for _, b := range req.Sets {
+		size += len(b)
+	}
+	for _, b := range req.Clears {
+		size += len(b)
+	}
+	if size > cfg.MaxCommitBytes {
+		s.st.tooLarge.Add(1)
+		return ErrTooLarge
+	}
+	return nil
+}
+
+func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
+	rv := req.ReadVersion
+	if rv < s.horizon.Load() && !cfg.Bugs.IgnoreTooOld {
+		s.st.tooOld.Add(1)
+		return 0, ErrTooOld
+	}
+	if rv > s.visible.Load() {
+		return 0, ErrFutureVersion
+	}
+	if len(req.IdempotencyKey) > 0 {
+		if v, ok := s.idem[string(req.IdempotencyKey)]; ok {
+			s.st.already.Add(1)
+			return v, ErrAlreadyCommitted
+		}
+	}
+	if s.conflicts(cfg, req, nil) {
+		ce := &ConflictError{}
+		s.conflicts(cfg, req, ce)
+		s.st.conflicts.Add(1)
+		if len(ce.Keys) > 0 {
+			s.st.conflictKeys.Add(1)
+		}
+		if len(ce.Ranges) > 0 {
+			s.st.conflictRanges.Add(1)
+		}
+		return 0, ce
+	}
+	if len(req.Sets) == 0 && len(req.Clears) == 0 && len(req.WriteRanges) == 0 {
+		// Read-only: validated, nothing to apply, no new version.
+		s.st.commits.Add(1)
+		return s.visible.Load(), nil
+	}
+	v := s.visible.Load() + 1
+	evs := s.apply(req, v)
+	s.visible.Store(v)
+	if len(req.IdempotencyKey) > 0 {
+		k := string(req.IdempotencyKey)
+		s.idem[k] = v
+		s.idemOrder = append(s.idemOrder, idemEntry{k, v})
+	}
+	s.st.commits.Add(1)
+	s.publishLocked(cfg, evs, v)
+	s.advanceHorizonLocked(cfg, v)
+	if cfg.GCStep > 0 {
+		s.gcStepLocked(cfg.GCStep)
+	}
+	return v, nil
+}
+
+// conflicts reports whether a write committed after req.ReadVersion overlaps a
+// read of req. With ce nil it stops at the first conflict; otherwise it
+// records every conflicting read in ce.
+func (s *Store) conflicts(cfg *Config, req *CommitRequest, ce *ConflictError) bool {
+	rv, found := req.ReadVersion, false
+	log := s.rangeLogAfter(rv)
+	if !cfg.Bugs.IgnoreReadKeys {
+		for _, k := range req.ReadKeys {
+			if w := s.keyWrittenAfter(k, rv, log); w > 0 {
+				if ce == nil {
+					return true
+				}
+				found = true
+				ce.Keys = append(ce.Keys, bytes.Clone(k))
+				ce.Version = max(ce.Version, w)
+			}
+		}
+	}
+	if !cfg.Bugs.IgnoreReadRanges {
+		r := req.ReadRanges
+		for i := 0; i+1 < len(r); i += 2 {
+			if w := s.rangeWrittenAfter(r[i], r[i+1], rv, log); w > 0 {
+				if ce == nil {
+					return true
+				}
+				found = true
+				ce.Ranges = append(ce.Ranges, bytes.Clone(r[i]), bytes.Clone(r[i+1]))
+				ce.Version = max(ce.Version, w)
+			}
+		}
+	}
+	return found
+}
+
+// rangeLogAfter returns the range writes committed after rv.
+func (s *Store) rangeLogAfter(rv uint64) []rangeWrite {
+	i := sort.Search(len(s.rangeLog), func(i int) bool { return s.rangeLog[i].ver > rv })
+	return s.rangeLog[i:]
+}
+
+// keyWrittenAfter returns the newest version after rv that wrote k, or 0.
+func (s *Store) keyWrittenAfter(k []byte, rv uint64, log []rangeWrite) uint64 {
+	var w uint64
+	if n := s.shardOf(k).l.get(k); n != nil {
+		if h := n.head.Load(); h != nil && h.ver > rv {
+			w = h.ver
+		}
+	}
+	for i := range log {
+		if log[i].ver > w && bytes.Compare(log[i].begin, k) <= 0 && (log[i].end == nil || bytes.Compare(k, log[i].end) < 0) {
+			w = log[i].ver
+		}
+	}
+	return w
+}
+
+// rangeWrittenAfter returns the newest version after rv that wrote a key in
+// [b, e) (including deletions of keys and writes to keys absent at rv), or 0.
+func (s *Store) rangeWrittenAfter(b, e []byte, rv uint64, log []rangeWrite) uint64 {
+	var w uint64
+	s.eachForward(b, e, func(n *node) bool {
+		if h := n.head.Load(); h != nil && h.ver > max(rv, w) {
+			w = h.ver
+		}
+		return true
+	})
+	for i := range log {
+		if log[i].ver > w && overlaps(b, e, log[i].begin, log[i].end) {
+			w = log[i].ver
+		}
+	}
+	return w
+}
+
+// overlaps reports whether [b1, e1) and [b2, e2) intersect (nil end: +inf).
+func overlaps(b1, e1, b2, e2 []byte) bool {
+	return (e2 == nil || bytes.Compare(b1, e2) < 0) && (e1 == nil || bytes.Compare(b2, e1) < 0) &&
+		(e1 == nil || bytes.Compare(b1, e1) < 0) && (e2 == nil || bytes.Compare(b2, e2) < 0)
+}
+
+// apply installs the writes of req at version v and returns the feed events
+// (nil when nobody subscribed).
+func (s *Store) apply(req *CommitRequest, v uint64) []Event {
+	var evs []Event
+	feed := len(s.subs) > 0
+	c := req.Clears
+	for i := 0; i+1 < len(c); i += 2 {
+		b, e := c[i], c[i+1]
+		s.rangeLog = append(s.rangeLog, rangeWrite{bytes.Clone(b), bytes.Clone(e), v})
+		for si, last := s.shardIndex(b), s.lastShard(e); si <= last; si++ {
+			sh := s.shards[si]
+			sh.mu.Lock()
+			for n := sh.l.seekGE(b); n != nil && (e == nil || bytes.Compare(n.key, e) < 0); n = n.next[0].Load() {
+				if h := n.head.Load(); h != nil && !h.del {
+					tomb := &version{ver: v, del: true}
+					tomb.older.Store(h)
+					n.head.Store(tomb)
+					sh.versions.Add(1)
+					if feed {
+						evs = append(evs, Event{Kind: EventWrite, Version: v, Key: n.key, Deleted: true})
+					}
+				}
+			}
+			sh.mu.Unlock()
+		}
+	}
+	wr := req.WriteRanges
+	for i := 0; i+1 < len(wr); i += 2 {
+		s.rangeLog = append(s.rangeLog, rangeWrite{bytes.Clone(wr[i]), bytes.Clone(wr[i+1]), v})
+	}
+	size := 0
+	for i := 1; i < len(req.Sets); i += 2 {
+		size += len(req.Sets[i])
+	}
+	slab := make([]byte, 0, size)
+	for i := 0; i+1 < len(req.Sets); i += 2 {
+		k, val := req.Sets[i], req.Sets[i+1]
+		nv := &version{ver: v, del: val == nil}
+		if val != nil {
+			off := len(slab)
+			slab = append(slab, val...)
+			nv.val = slab[off:len(slab):len(slab)]
+		}
+		sh := s.shardOf(k)
+		sh.mu.Lock()
+		n := sh.l.getOrInsert(k)
+		if old := n.head.Load(); old == nil {
+			sh.keys.Add(1)
+		} else {
+			nv.older.Store(old)
+		}
+		n.head.Store(nv)
+		sh.versions.Add(1)
+		sh.mu.Unlock()
+		if feed {
+			evs = append(evs, Event{Kind: EventWrite, Version: v, Key: n.key, Value: nv.val, Deleted: nv.del})
+		}
+	}
+	return evs
+}

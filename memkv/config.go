@@ -1,0 +1,147 @@
+package memkv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config tunes a [Store]. The zero Config is valid: every zero field means the
+// documented default.
+type Config struct {
+	// Splits are the keys at which the key space is cut into range shards:
+	// shard i holds [Splits[i-1], Splits[i]). They must be strictly
+	// increasing and non-empty. Default: 15 cuts spread over the first key
+	// byte (16 shards). Set them to match your key distribution; they cannot
+	// change after New (SetConfig rejects a change).
+	Splits [][]byte
+
+	// HistoryVersions is the history window, in versions: reads and commits
+	// at a read version older than the newest version minus HistoryVersions
+	// fail with ErrTooOld, and GC may drop the versions they would need.
+	// Default 1<<20.
+	HistoryVersions uint64
+
+	// GCStep is how many keys each commit sweeps for garbage (versions older
+	// than the horizon). Default 8; negative disables the incremental sweep
+	// (call [Store.GC] yourself).
+	GCStep int
+
+	// CheckpointEvery emits a checkpoint event on the change feed after every
+	// CheckpointEvery commits. Default 16. Call [Store.Checkpoint] to emit one
+	// at any time (from a ticker, say, so an idle store still checkpoints).
+	CheckpointEvery int
+
+	// FeedBuffer bounds the events buffered per subscriber. A subscriber that
+	// falls further behind is cut off with ErrOverflow. Default 4096.
+	FeedBuffer int
+
+	// MaxCommitBytes bounds the bytes of keys and values in one commit
+	// request. Default 10 MiB.
+	MaxCommitBytes int
+
+	// Faults injects failures for tests. Zero: none.
+	Faults Faults
+
+	// Bugs deliberately weakens validation so that test suites can prove
+	// they catch it. WARNING: never set outside tests.
+	Bugs Bugs
+}
+
+// Faults are test hooks on the commit path. Hooks are called outside the
+// store's locks.
+type Faults struct {
+	// Delay, if positive, holds every commit this long before validation
+	// (honouring the context; under testing/synctest the wait is virtual).
+	Delay time.Duration
+	// FailBeforeCommit, if non-nil, is called before validation; if it
+	// reports true the commit fails with ErrInjected and nothing is applied.
+	FailBeforeCommit func(req *CommitRequest) bool
+	// DropReply, if non-nil, is called after a commit was applied; if it
+	// reports true the caller gets ErrCommitUnknown instead of the version,
+	// as when a reply is lost on the network.
+	DropReply func(req *CommitRequest) bool
+}
+
+// Bugs are switches that deliberately break validation. The test suite of
+// txn must detect each one. WARNING: never set outside tests.
+type Bugs struct {
+	IgnoreReadKeys   bool // skip point-read validation
+	IgnoreReadRanges bool // skip range-read validation
+	IgnoreTooOld     bool // accept read versions older than the horizon
+}
+
+const (
+	defaultHistory    = 1 << 20
+	defaultGCStep     = 8
+	defaultCheckpoint = 16
+	defaultFeedBuffer = 4096
+	defaultMaxCommit  = 10 << 20
+	defaultShards     = 16
+)
+
+func (c Config) validate() error {
+	for i, s := range c.Splits {
+		if len(s) == 0 {
+			return errors.New("memkv: Splits must not contain an empty key")
+		}
+		if i > 0 && bytes.Compare(c.Splits[i-1], s) >= 0 {
+			return fmt.Errorf("memkv: Splits must be strictly increasing (index %d)", i)
+		}
+	}
+	if c.CheckpointEvery < 0 || c.FeedBuffer < 0 || c.MaxCommitBytes < 0 {
+		return errors.New("memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative")
+	}
+	if c.Faults.Delay < 0 {
+		return errors.New("memkv: Faults.Delay must not be negative")
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.Splits == nil {
+		for i := 1; i < defaultShards; i++ {
+			c.Splits = append(c.Splits, []byte{byte(i * 256 / defaultShards)})
+		}
+	} else {
+		c.Splits = cloneAll(c.Splits)
+	}
+	if c.HistoryVersions == 0 {
+		c.HistoryVersions = defaultHistory
+	}
+	if c.GCStep == 0 {
+		c.GCStep = defaultGCStep
+	}
+	if c.CheckpointEvery == 0 {
+		c.CheckpointEvery = defaultCheckpoint
+	}
+	if c.FeedBuffer == 0 {
+		c.FeedBuffer = defaultFeedBuffer
+	}
+	if c.MaxCommitBytes == 0 {
+		c.MaxCommitBytes = defaultMaxCommit
+	}
+	return c
+}
+
+func cloneAll(in [][]byte) [][]byte {
+	out := make([][]byte, len(in))
+	for i, b := range in {
+		out[i] = bytes.Clone(b)
+	}
+	return out
+}
+
+// wait blocks for d or until ctx is done.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

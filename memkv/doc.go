@@ -1,0 +1,76 @@
+// Package memkv is an embedded, in-memory, ordered, multi-version key-value
+// store with optimistic commit validation, garbage collection of old versions
+// and a change feed. It is the reference engine behind package txn (it
+// implements txn.Engine without importing it), the store the cache tests
+// consume a CDC stream from, and the reference gateway's default backend.
+//
+// # Model
+//
+// Every commit creates a version (a counter starting at 1). [Store.Get] and
+// [Store.Scan] read at a version: they see exactly the commits at or below
+// it. [Store.Commit] takes a [CommitRequest]: the read version, the keys and
+// ranges read, and the writes. It fails with a *[ConflictError] if any write
+// committed after the read version overlaps a read key or read range. A range
+// read that hit its limit should be sent as the range up to the key after the
+// last key returned; empty scans still count, and deletions and range clears
+// count as writes, so phantoms are caught. [CommitRequest.WriteRanges] adds
+// write-conflict ranges with no data.
+//
+// # Sharding and concurrency
+//
+// The key space is cut into range shards (Config.Splits), each an ordered
+// skiplist. Range sharding rather than hashing keeps range reads a simple
+// walk of consecutive shards, with no k-way merge. Readers take no lock: they
+// follow atomic pointers, and a node is linked only once complete, so reads
+// scale with cores. Commits are sequenced by one mutex, because optimistic
+// validation needs one order of commits; a commit locks only the shards it
+// writes, so the incremental GC of one shard does not stall commits to the
+// others. All methods are safe for concurrent use.
+//
+// # History window and GC
+//
+// Versions older than the newest minus Config.HistoryVersions fall behind the
+// horizon: reads and commits at such a read version fail with [ErrTooOld]
+// (restart the transaction). Each commit sweeps Config.GCStep keys; [Store.GC]
+// sweeps everything. The horizon moves only under the commit mutex, so
+// validation never races with the collection of a version it needs; readers
+// re-check the horizon after reading.
+//
+// # Change feed
+//
+// [Store.Subscribe] returns a [Subscription] delivering every write after its
+// start version in commit order, with a checkpoint event every
+// Config.CheckpointEvery commits (and on [Store.Checkpoint]): a checkpoint at V
+// promises every write <= V was delivered. Buffering is bounded per
+// subscriber (Config.FeedBuffer); a subscriber that falls behind is cut off
+// with [ErrOverflow] after receiving everything buffered, and must resubscribe
+// and treat derived state as stale. Commits never block on subscribers.
+//
+// # Faults and bugs for tests
+//
+// Config.Faults delays commits, fails them before validation ([ErrInjected])
+// or drops the reply after applying them ([ErrCommitUnknown]); an
+// idempotency key lets the retry learn the outcome ([ErrAlreadyCommitted]).
+// Config.Bugs weakens validation on purpose (ignore read keys, read ranges, or
+// the history window); txn's proofs show each is caught.
+//
+// # When not to use it
+//
+// It is not durable and holds everything in memory; it is one process, with
+// one commit sequencer (hundreds of thousands of small commits per second, not
+// millions). Use a real store (behind txn.Engine) for data that must survive.
+//
+// # Stats
+//
+// [Store.Stats] returns commits, conflicts by cause, too-old and injected
+// failures, dropped replies, reads, GC work, feed events and overflows, and
+// the gauges version, horizon, keys and versions held.
+//
+// # Measured
+//
+// On 2 shared cores with Go 1.26 (go test -run '^$' -bench . ./memkv/):
+// validating and applying a transaction of 2 reads and 2 writes takes about
+// 1.8 us on one goroutine (over 500k transactions/s, 3 allocations); a point
+// read in a 16k-key store about 0.3 us; a 100-key scan about 8 us. Side by
+// side with badger's in-memory mode, see bench/txn/README.md.
+package memkv

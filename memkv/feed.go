@@ -1,0 +1,176 @@
+package memkv
+
+import (
+	"context"
+	"sync"
+)
+
+// EventKind tells a write from a checkpoint.
+type EventKind int
+
+// Event kinds, starting at 1.
+const (
+	// EventWrite: Key was set to Value (or deleted) at Version.
+	EventWrite EventKind = iota + 1
+	// EventCheckpoint: every write with a version <= Version has been
+	// delivered before this event.
+	EventCheckpoint
+)
+
+// Event is one change-feed record. Key and Value are shared with the store and
+// must not be modified.
+type Event struct {
+	Kind    EventKind
+	Version uint64
+	Key     []byte
+	Value   []byte
+	Deleted bool
+}
+
+// Subscription is an ordered stream of change-feed events: writes in commit
+// version order, interleaved with checkpoints. Events are buffered per
+// subscriber up to Config.FeedBuffer; the commit path never blocks on a slow
+// subscriber. Overflow policy: a subscriber whose buffer is full is cut off;
+// it still receives every event buffered before the cut, then ErrOverflow.
+// Close it when done. Safe for concurrent use.
+type Subscription struct {
+	// Start is the version the subscription starts after: it delivers every
+	// write with a version > Start.
+	Start uint64
+
+	s      *Store
+	notify chan struct{} // capacity 1: "buffer may be non-empty"
+
+	mu       sync.Mutex // protects the fields below
+	buf      []Event    // ring
+	head, n  int
+	overflow bool
+	closed   bool
+}
+
+// Subscribe starts a change feed at the current version.
+func (s *Store) Subscribe() *Subscription {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub := &Subscription{
+		Start:  s.visible.Load(),
+		s:      s,
+		notify: make(chan struct{}, 1),
+		buf:    make([]Event, s.cfg.Load().FeedBuffer),
+	}
+	s.subs = append(s.subs, sub)
+	return sub
+}
+
+// Checkpoint emits a checkpoint event at the current version to every
+// subscriber and returns the version.
+func (s *Store) Checkpoint() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.visible.Load()
+	s.checkpointLocked(v)
+	return v
+}
+
+func (s *Store) checkpointLocked(v uint64) {
+	s.sinceCkpt = 0
+	for _, sub := range s.subs {
+		sub.push(Event{Kind: EventCheckpoint, Version: v}, &s.st)
+	}
+}
+
+// publishLocked delivers the events of commit v and a checkpoint when due.
+// Caller holds s.mu, which orders deliveries.
+func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
+	if len(s.subs) == 0 {
+		return
+	}
+	for _, sub := range s.subs {
+		for _, e := range evs {
+			sub.push(e, &s.st)
+		}
+	}
+	s.st.feedEvents.Add(uint64(len(evs)))
+	s.sinceCkpt++
+	if s.sinceCkpt >= cfg.CheckpointEvery {
+		s.checkpointLocked(v)
+	}
+}
+
+func (sub *Subscription) push(e Event, st *counters) {
+	sub.mu.Lock()
+	if sub.closed || sub.overflow {
+		sub.mu.Unlock()
+		return
+	}
+	if sub.n == len(sub.buf) {
+		sub.overflow = true
+		st.feedOverflows.Add(1)
+	} else {
+		sub.buf[(sub.head+sub.n)%len(sub.buf)] = e
+		sub.n++
+	}
+	sub.mu.Unlock()
+	select {
+	case sub.notify <- struct{}{}:
+	default:
+	}
+}
+
+// TryNext returns the next event without blocking; ok is false when none is
+// buffered. After a cut-off it returns ErrOverflow, after Close ErrClosed.
+func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if sub.closed {
+		return Event{}, false, ErrClosed
+	}
+	if sub.n > 0 {
+		e = sub.buf[sub.head]
+		sub.buf[sub.head] = Event{}
+		sub.head = (sub.head + 1) % len(sub.buf)
+		sub.n--
+		return e, true, nil
+	}
+	if sub.overflow {
+		return Event{}, false, ErrOverflow
+	}
+	return Event{}, false, nil
+}
+
+// Next returns the next event, waiting for one until ctx is done.
+func (sub *Subscription) Next(ctx context.Context) (Event, error) {
+	for {
+		e, ok, err := sub.TryNext()
+		if ok || err != nil {
+			return e, err
+		}
+		select {
+		case <-sub.notify:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Close ends the subscription; pending and later Next calls return
+// ErrClosed. Close is idempotent.
+func (sub *Subscription) Close() {
+	s := sub.s
+	s.mu.Lock()
+	for i, x := range s.subs {
+		if x == sub {
+			s.subs = append(s.subs[:i], s.subs[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	sub.mu.Lock()
+	sub.closed = true
+	sub.buf = nil
+	sub.mu.Unlock()
+	select {
+	case sub.notify <- struct{}{}:
+	default:
+	}
+}

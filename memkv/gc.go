@@ -1,0 +1,105 @@
+package memkv
+
+// advanceHorizonLocked moves the GC horizon to v - HistoryVersions and drops
+// the range writes and idempotency keys that fell behind it. Caller holds s.mu.
+//
+// The horizon only moves under s.mu, and commit validation holds s.mu while
+// it checks ReadVersion >= horizon: so a version a validation relies on (a
+// tombstone, a range write newer than the read version) cannot be collected
+// while it runs.
+func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
+	if v <= cfg.HistoryVersions {
+		return
+	}
+	h := v - cfg.HistoryVersions
+	if h <= s.horizon.Load() {
+		return
+	}
+	s.horizon.Store(h)
+	i := 0
+	for i < len(s.rangeLog) && s.rangeLog[i].ver <= h {
+		i++
+	}
+	if i > 0 {
+		s.rangeLog = append(s.rangeLog[:0], s.rangeLog[i:]...)
+	}
+	j := 0
+	for j < len(s.idemOrder) && s.idemOrder[j].ver <= h {
+		delete(s.idem, s.idemOrder[j].key)
+		j++
+	}
+	if j > 0 {
+		s.idemOrder = append(s.idemOrder[:0], s.idemOrder[j:]...)
+	}
+}
+
+// gcStepLocked sweeps up to n keys from the rotating cursor. Caller holds s.mu
+// (which protects the cursor).
+func (s *Store) gcStepLocked(n int) {
+	h := s.horizon.Load()
+	if h == 0 {
+		return
+	}
+	for range n {
+		sh := s.shards[s.gcShard]
+		if s.gcCursor == nil {
+			s.gcCursor = sh.l.head.next[0].Load()
+		} else {
+			s.gcCursor = s.gcCursor.next[0].Load()
+		}
+		if s.gcCursor == nil {
+			s.gcShard = (s.gcShard + 1) % len(s.shards)
+			continue
+		}
+		sh.mu.Lock()
+		s.sweepLocked(sh, s.gcCursor, h)
+		sh.mu.Unlock()
+	}
+}
+
+// GC sweeps every key now, dropping the versions no read at or above the
+// horizon can see, and the keys whose newest version is a deletion older than
+// the horizon. Commits sweep incrementally (Config.GCStep); call GC to bound
+// memory at once (after a burst of deletes, say). It locks one shard at a time.
+func (s *Store) GC() {
+	h := s.horizon.Load()
+	s.st.gcRuns.Add(1)
+	for _, sh := range s.shards {
+		sh.mu.Lock()
+		for n := sh.l.head.next[0].Load(); n != nil; {
+			next := n.next[0].Load()
+			s.sweepLocked(sh, n, h)
+			n = next
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// sweepLocked trims n's version chain below the newest version <= h. Caller
+// holds sh.mu.
+func (s *Store) sweepLocked(sh *shard, n *node, h uint64) {
+	head := n.head.Load()
+	v := head
+	for v != nil && v.ver > h {
+		v = v.older.Load()
+	}
+	if v == nil {
+		return
+	}
+	freed := int64(0)
+	for o := v.older.Load(); o != nil; o = o.older.Load() {
+		freed++
+	}
+	v.older.Store(nil)
+	if v == head && v.del {
+		// Readers at or above h see the key as absent either way, and no
+		// validation looks at versions <= h.
+		sh.l.remove(n.key)
+		sh.keys.Add(-1)
+		freed++
+	}
+	if freed > 0 {
+		sh.versions.Add(-freed)
+		s.st.gcFreed.Add(uint64(freed))
+	}
+}

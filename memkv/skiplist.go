@@ -1,0 +1,191 @@
+package memkv
+
+import (
+	"bytes"
+	"sync/atomic"
+)
+
+// maxLevel bounds the skiplist height; 2^20 keys per shard keep searches at
+// about log4(n) levels with p = 1/4.
+const maxLevel = 20
+
+// version is one committed value of a key. Versions of a key form a chain from
+// newest to oldest; the chain is only ever prepended (commit) or cut (GC).
+type version struct {
+	ver   uint64
+	val   []byte
+	del   bool
+	older atomic.Pointer[version]
+}
+
+// node is one key of a shard's skiplist. key is immutable; head and next are
+// atomics so that readers never lock.
+type node struct {
+	key  []byte
+	head atomic.Pointer[version]
+	next []atomic.Pointer[node]
+}
+
+// list is an ordered skiplist with lock-free readers and one writer at a time
+// (the owning shard's mutex serializes insert and unlink).
+//
+// Why it is safe for readers: a node is fully built (key, head, next) before
+// the single atomic store that links it at level 0, and an unlinked node keeps
+// its next pointers, so a reader standing on it walks on into the live list.
+// A reader may miss a node inserted or see a node unlinked while it walks; both
+// only hold versions the reader cannot see (newer than its read version, or
+// older than the GC horizon, which the reader re-checks after reading).
+type list struct {
+	head  node // sentinel; head.next has maxLevel slots
+	level atomic.Int32
+	rnd   uint64 // protected by the shard mutex
+	n     int    // protected by the shard mutex: number of nodes
+}
+
+func newList(seed uint64) *list {
+	l := &list{rnd: seed | 1}
+	l.head.next = make([]atomic.Pointer[node], maxLevel)
+	l.level.Store(1)
+	return l
+}
+
+// randomLevel draws a height with P(h > k) = 4^-k. Writer only.
+func (l *list) randomLevel() int {
+	l.rnd ^= l.rnd << 13
+	l.rnd ^= l.rnd >> 7
+	l.rnd ^= l.rnd << 17
+	h, r := 1, l.rnd
+	for h < maxLevel && r&3 == 0 {
+		h++
+		r >>= 2
+	}
+	return h
+}
+
+// seekGE returns the first node with key >= k, or nil.
+func (l *list) seekGE(k []byte) *node {
+	x := &l.head
+	var bound *node // a node already known to be >= k: no need to compare again
+	for i := int(l.level.Load()) - 1; i >= 0; i-- {
+		for {
+			nx := x.next[i].Load()
+			if nx == nil || nx == bound {
+				break
+			}
+			if bytes.Compare(nx.key, k) >= 0 {
+				bound = nx
+				break
+			}
+			x = nx
+		}
+	}
+	return x.next[0].Load()
+}
+
+// seekLT returns the last node with key < k (k nil means +infinity), or nil.
+func (l *list) seekLT(k []byte) *node {
+	x := &l.head
+	for i := int(l.level.Load()) - 1; i >= 0; i-- {
+		for {
+			nx := x.next[i].Load()
+			if nx == nil || (k != nil && bytes.Compare(nx.key, k) >= 0) {
+				break
+			}
+			x = nx
+		}
+	}
+	if x == &l.head {
+		return nil
+	}
+	return x
+}
+
+// get returns the node for k, or nil.
+func (l *list) get(k []byte) *node {
+	n := l.seekGE(k)
+	if n != nil && bytes.Equal(n.key, k) {
+		return n
+	}
+	return nil
+}
+
+// getOrInsert returns the node for k, inserting an empty one (no versions) if
+// absent. The key is copied. Writer only.
+func (l *list) getOrInsert(k []byte) *node {
+	var prev [maxLevel]*node
+	x := &l.head
+	lvl := int(l.level.Load())
+	for i := lvl - 1; i >= 0; i-- {
+		for {
+			nx := x.next[i].Load()
+			if nx == nil || bytes.Compare(nx.key, k) >= 0 {
+				break
+			}
+			x = nx
+		}
+		prev[i] = x
+	}
+	if nx := x.next[0].Load(); nx != nil && bytes.Equal(nx.key, k) {
+		return nx
+	}
+	h := l.randomLevel()
+	if h > lvl {
+		for i := lvl; i < h; i++ {
+			prev[i] = &l.head
+		}
+		l.level.Store(int32(h))
+	}
+	n := &node{key: bytes.Clone(k), next: make([]atomic.Pointer[node], h)}
+	if n.key == nil {
+		n.key = []byte{}
+	}
+	for i := range h {
+		n.next[i].Store(prev[i].next[i].Load())
+	}
+	// Link bottom-up: once level 0 is linked the node is reachable in order.
+	for i := range h {
+		prev[i].next[i].Store(n)
+	}
+	l.n++
+	return n
+}
+
+// remove unlinks the node for k if present. Writer only.
+func (l *list) remove(k []byte) {
+	var prev [maxLevel]*node
+	x := &l.head
+	for i := int(l.level.Load()) - 1; i >= 0; i-- {
+		for {
+			nx := x.next[i].Load()
+			if nx == nil || bytes.Compare(nx.key, k) >= 0 {
+				break
+			}
+			x = nx
+		}
+		prev[i] = x
+	}
+	n := x.next[0].Load()
+	if n == nil || !bytes.Equal(n.key, k) {
+		return
+	}
+	// Unlink top-down so that the node stays reachable at level 0 until last.
+	for i := len(n.next) - 1; i >= 0; i-- {
+		if prev[i].next[i].Load() == n {
+			prev[i].next[i].Store(n.next[i].Load())
+		}
+	}
+	l.n--
+}
+
+// visible returns the value of n at read version rv.
+func (n *node) visible(rv uint64) (val []byte, ok bool) {
+	for v := n.head.Load(); v != nil; v = v.older.Load() {
+		if v.ver <= rv {
+			if v.del {
+				return nil, false
+			}
+			return v.val, true
+		}
+	}
+	return nil, false
+}

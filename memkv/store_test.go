@@ -1,0 +1,339 @@
+package memkv_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+)
+
+var ctx = context.Background()
+
+func newStore(t testing.TB, cfg memkv.Config) *memkv.Store {
+	t.Helper()
+	s, err := memkv.New(cfg)
+	require.NoError(t, err)
+	return s
+}
+
+func b(s string) []byte { return []byte(s) }
+
+func put(t testing.TB, s *memkv.Store, k, v string) uint64 {
+	t.Helper()
+	ver, err := s.Put(ctx, b(k), b(v))
+	require.NoError(t, err)
+	return ver
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		give memkv.Config
+		want string
+	}{
+		{"zero", memkv.Config{}, ""},
+		{"empty split", memkv.Config{Splits: [][]byte{{}}}, "memkv: Splits must not contain an empty key"},
+		{"unordered", memkv.Config{Splits: [][]byte{b("b"), b("a")}}, "memkv: Splits must be strictly increasing (index 1)"},
+		{"negative", memkv.Config{FeedBuffer: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
+		{"delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := memkv.New(tt.give)
+			if tt.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.EqualError(t, err, tt.want)
+			}
+		})
+	}
+	s := newStore(t, memkv.Config{})
+	assert.Equal(t, 16, s.Stats().Shards)
+	assert.EqualError(t, s.SetConfig(memkv.Config{Splits: [][]byte{b("m")}}), "memkv: Splits cannot change after New")
+	require.NoError(t, s.SetConfig(memkv.Config{FeedBuffer: 7}))
+	assert.Equal(t, 7, s.Config().FeedBuffer)
+}
+
+func TestMultiVersionReads(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	v1 := put(t, s, "k", "one")
+	v2 := put(t, s, "k", "two")
+	v3, err := s.Delete(ctx, b("k"))
+	require.NoError(t, err)
+	tests := []struct {
+		give   uint64
+		want   string
+		wantOK bool
+	}{{0, "", false}, {v1, "one", true}, {v2, "two", true}, {v3, "", false}}
+	for _, tt := range tests {
+		got, ok, err := s.Get(ctx, tt.give, b("k"))
+		require.NoError(t, err)
+		assert.Equal(t, tt.wantOK, ok, "version %d", tt.give)
+		assert.Equal(t, tt.want, string(got), "version %d", tt.give)
+	}
+	_, _, err = s.Get(ctx, v3+1, b("k"))
+	assert.ErrorIs(t, err, memkv.ErrFutureVersion)
+}
+
+func TestScanAcrossShards(t *testing.T) {
+	s := newStore(t, memkv.Config{Splits: [][]byte{b("c"), b("f"), b("k")}})
+	keys := []string{"a", "b", "c", "d", "f", "g", "k", "z"}
+	for _, k := range keys {
+		put(t, s, k, "v"+k)
+	}
+	rv := s.ReadVersion()
+	tests := []struct {
+		begin, end string
+		limit      int
+		reverse    bool
+		want       []string
+	}{
+		{"", "", 0, false, keys},
+		{"b", "k", 0, false, []string{"b", "c", "d", "f", "g"}},
+		{"b", "k", 3, false, []string{"b", "c", "d"}},
+		{"b", "k", 3, true, []string{"g", "f", "d"}},
+		{"", "", 0, true, []string{"z", "k", "g", "f", "d", "c", "b", "a"}},
+		{"e", "f", 0, false, nil},
+		{"k", "c", 0, false, nil},
+	}
+	for _, tt := range tests {
+		var end []byte
+		if tt.end != "" {
+			end = b(tt.end)
+		}
+		got, err := s.Scan(ctx, rv, b(tt.begin), end, tt.limit, tt.reverse, nil)
+		require.NoError(t, err)
+		var gotKeys []string
+		for i := 0; i < len(got); i += 2 {
+			gotKeys = append(gotKeys, string(got[i]))
+			assert.Equal(t, "v"+string(got[i]), string(got[i+1]))
+		}
+		assert.Equal(t, tt.want, gotKeys, "%+v", tt)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(s *memkv.Store) // committed after the read version
+		req   memkv.CommitRequest  // ReadVersion is filled in
+		want  error
+	}{
+		{"disjoint key", func(s *memkv.Store) { put(t, s, "x", "1") }, memkv.CommitRequest{ReadKeys: [][]byte{b("y")}}, nil},
+		{"same key", func(s *memkv.Store) { put(t, s, "y", "1") }, memkv.CommitRequest{ReadKeys: [][]byte{b("y")}}, memkv.ErrConflict},
+		{"deleted key", func(s *memkv.Store) { _, _ = s.Delete(ctx, b("a")) }, memkv.CommitRequest{ReadKeys: [][]byte{b("a")}}, memkv.ErrConflict},
+		{"insert into empty scan", func(s *memkv.Store) { put(t, s, "m", "1") }, memkv.CommitRequest{ReadRanges: [][]byte{b("l"), b("n")}}, memkv.ErrConflict},
+		{"insert after limited scan", func(s *memkv.Store) { put(t, s, "m", "1") }, memkv.CommitRequest{ReadRanges: [][]byte{b("a"), b("b\x00")}}, nil},
+		{"clear over read key", func(s *memkv.Store) {
+			_, _ = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: s.ReadVersion(), Clears: [][]byte{b("0"), b("9")}})
+		}, memkv.CommitRequest{ReadKeys: [][]byte{b("5")}}, memkv.ErrConflict},
+		{"write range over read range", func(s *memkv.Store) {
+			_, _ = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: s.ReadVersion(), WriteRanges: [][]byte{b("q"), nil}})
+		}, memkv.CommitRequest{ReadRanges: [][]byte{b("p"), b("r")}}, memkv.ErrConflict},
+		{"write only", func(s *memkv.Store) { put(t, s, "a", "2") }, memkv.CommitRequest{Sets: [][]byte{b("a"), b("3")}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t, memkv.Config{})
+			put(t, s, "a", "0")
+			put(t, s, "b", "0")
+			rv := s.ReadVersion()
+			tt.write(s)
+			req := tt.req
+			req.ReadVersion = rv
+			_, err := s.Commit(ctx, &req)
+			if tt.want == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConflictErrorNamesReads(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	rv := s.ReadVersion()
+	put(t, s, "k1", "x")
+	put(t, s, "r5", "x")
+	_, err := s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv,
+		ReadKeys: [][]byte{b("k0"), b("k1")}, ReadRanges: [][]byte{b("r"), b("s"), b("t"), b("u")}})
+	var ce *memkv.ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, [][]byte{b("k1")}, ce.ConflictKeys())
+	assert.Equal(t, [][]byte{b("r"), b("s")}, ce.ConflictRanges())
+	assert.Equal(t, rv+2, ce.Version)
+	st := s.Stats()
+	assert.Equal(t, uint64(1), st.Conflicts)
+	assert.Equal(t, uint64(1), st.ConflictKeys)
+	assert.Equal(t, uint64(1), st.ConflictRanges)
+}
+
+func TestHistoryWindowAndGC(t *testing.T) {
+	s := newStore(t, memkv.Config{HistoryVersions: 10, GCStep: -1})
+	v1 := put(t, s, "k", "0")
+	_, err := s.Delete(ctx, b("gone"))
+	require.NoError(t, err)
+	put(t, s, "gone2", "x")
+	_, err = s.Delete(ctx, b("gone2"))
+	require.NoError(t, err)
+	for i := range 20 {
+		put(t, s, "k", fmt.Sprint(i+1))
+	}
+	h := s.Horizon()
+	require.Equal(t, s.ReadVersion()-10, h)
+	_, _, err = s.Get(ctx, v1, b("k"))
+	assert.ErrorIs(t, err, memkv.ErrTooOld)
+	_, err = s.Scan(ctx, h-1, nil, nil, 0, false, nil)
+	assert.ErrorIs(t, err, memkv.ErrTooOld)
+	_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: h - 1, ReadKeys: [][]byte{b("k")}})
+	assert.ErrorIs(t, err, memkv.ErrTooOld)
+	before := s.Stats()
+	s.GC()
+	after := s.Stats()
+	assert.Less(t, after.Versions, before.Versions)
+	assert.Equal(t, int64(1), after.Keys, "deleted keys collected")
+	assert.Equal(t, int64(11), after.Versions, "10 versions in the window plus the one at the horizon")
+	for v := h; v <= s.ReadVersion(); v++ {
+		got, ok, err := s.Get(ctx, v, b("k"))
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, fmt.Sprint(v-4), string(got), "version %d", v)
+	}
+}
+
+func TestIncrementalGCBoundsVersions(t *testing.T) {
+	s := newStore(t, memkv.Config{HistoryVersions: 8, Splits: [][]byte{b("k5")}})
+	for i := range 2000 {
+		put(t, s, fmt.Sprintf("k%d", i%10), "v")
+	}
+	st := s.Stats()
+	assert.LessOrEqual(t, st.Versions, int64(10+2*8*10), "versions stay near keys + window, got %d", st.Versions)
+	assert.Positive(t, st.GCFreed)
+}
+
+func TestFaults(t *testing.T) {
+	var drop bool
+	s := newStore(t, memkv.Config{Faults: memkv.Faults{
+		FailBeforeCommit: func(r *memkv.CommitRequest) bool { return string(r.Sets[0]) == "fail" },
+		DropReply:        func(*memkv.CommitRequest) bool { return drop },
+	}})
+	_, err := s.Put(ctx, b("fail"), b("x"))
+	require.ErrorIs(t, err, memkv.ErrInjected)
+	assert.Equal(t, uint64(0), s.ReadVersion(), "nothing applied")
+	drop = true
+	req := &memkv.CommitRequest{Sets: [][]byte{b("k"), b("v")}, IdempotencyKey: b("id-1")}
+	_, err = s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrCommitUnknown)
+	drop = false
+	got, ok, err := s.Get(ctx, s.ReadVersion(), b("k"))
+	require.NoError(t, err)
+	assert.True(t, ok, "applied although the reply was lost")
+	assert.Equal(t, "v", string(got))
+	v, err := s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrAlreadyCommitted)
+	assert.Equal(t, uint64(1), v)
+	st := s.Stats()
+	assert.Equal(t, memkv.Stats{Commits: 1, AlreadyCommitted: 1, Injected: 1, DroppedReplies: 1, Reads: 1,
+		Version: 1, Keys: 1, Versions: 1, Shards: 16}, st)
+
+	require.NoError(t, s.SetConfig(memkv.Config{MaxCommitBytes: 3}))
+	_, err = s.Put(ctx, b("key"), b("value"))
+	require.ErrorIs(t, err, memkv.ErrTooLarge)
+}
+
+func TestBugSwitches(t *testing.T) {
+	tests := []struct {
+		name string
+		bugs memkv.Bugs
+		req  func(rv uint64) memkv.CommitRequest
+	}{
+		{"keys", memkv.Bugs{IgnoreReadKeys: true}, func(rv uint64) memkv.CommitRequest {
+			return memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{b("k")}}
+		}},
+		{"ranges", memkv.Bugs{IgnoreReadRanges: true}, func(rv uint64) memkv.CommitRequest {
+			return memkv.CommitRequest{ReadVersion: rv, ReadRanges: [][]byte{b("a"), b("z")}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t, memkv.Config{Bugs: tt.bugs})
+			rv := s.ReadVersion()
+			put(t, s, "k", "v")
+			r := tt.req(rv)
+			_, err := s.Commit(ctx, &r)
+			assert.NoError(t, err, "the bug lets the conflict through")
+		})
+	}
+	s := newStore(t, memkv.Config{HistoryVersions: 1, Bugs: memkv.Bugs{IgnoreTooOld: true}})
+	put(t, s, "a", "1")
+	put(t, s, "a", "2")
+	_, err := s.Commit(ctx, &memkv.CommitRequest{ReadVersion: 0})
+	assert.NoError(t, err, "the bug accepts a read version below the horizon")
+}
+
+// TestRandomAgainstModel checks reads at every version against a plain map
+// history after random puts, deletes and clears.
+func TestRandomAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s := newStore(t, memkv.Config{Splits: [][]byte{b("3"), b("6")}, GCStep: -1})
+	models := []map[string]string{{}}
+	key := func() []byte { return []byte{byte('0' + r.IntN(10)), byte('a' + r.IntN(3))} }
+	for range 400 {
+		m := maps.Clone(models[len(models)-1])
+		req := &memkv.CommitRequest{ReadVersion: s.ReadVersion()}
+		if r.IntN(5) == 0 {
+			lo, hi := key(), key()
+			if bytes.Compare(lo, hi) > 0 {
+				lo, hi = hi, lo
+			}
+			req.Clears = [][]byte{lo, hi}
+			for k := range m {
+				if k >= string(lo) && k < string(hi) {
+					delete(m, k)
+				}
+			}
+		}
+		for range r.IntN(3) {
+			k := key()
+			if r.IntN(3) == 0 {
+				req.Sets = append(req.Sets, k, nil)
+				delete(m, string(k))
+			} else {
+				v := fmt.Sprint(r.IntN(100))
+				req.Sets = append(req.Sets, k, b(v))
+				m[string(k)] = v
+			}
+		}
+		if len(req.Sets)+len(req.Clears) == 0 {
+			continue // a commit without writes creates no version
+		}
+		_, err := s.Commit(ctx, req)
+		require.NoError(t, err)
+		models = append(models, m)
+	}
+	for v, m := range models {
+		for _, reverse := range []bool{false, true} {
+			got, err := s.Scan(ctx, uint64(v), nil, nil, 0, reverse, nil)
+			require.NoError(t, err)
+			want := slices.Sorted(maps.Keys(m))
+			if reverse {
+				slices.Reverse(want)
+			}
+			gotKeys := []string{}
+			for i := 0; i < len(got); i += 2 {
+				gotKeys = append(gotKeys, string(got[i]))
+				require.Equal(t, m[string(got[i])], string(got[i+1]))
+			}
+			require.Equal(t, append([]string{}, want...), gotKeys, "version %d", v)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package memkv_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+)
+
+// TestConcurrentTransfers runs read-modify-write transfers between accounts
+// from several goroutines, with scanners and GC beside them. Validation must
+// keep the total constant, and every snapshot scan must see the same total.
+func TestConcurrentTransfers(t *testing.T) {
+	const accounts, workers, each, total = 8, 4, 300, 8000
+	s := newStore(t, memkv.Config{Splits: [][]byte{b("acct3"), b("acct6")}, HistoryVersions: 64})
+	init := &memkv.CommitRequest{}
+	for i := range accounts {
+		init.Sets = append(init.Sets, acct(i), enc(total/accounts))
+	}
+	_, err := s.Commit(ctx, init)
+	require.NoError(t, err)
+
+	sum := func(rv uint64) (int, error) {
+		kvs, err := s.Scan(ctx, rv, b("acct"), b("acct\xff"), 0, rv%2 == 0, nil)
+		n := 0
+		for i := 1; i < len(kvs); i += 2 {
+			n += int(binary.BigEndian.Uint64(kvs[i]))
+		}
+		return n, err
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				from, to := (w+i)%accounts, (w*3+i*7+1)%accounts
+				if from == to {
+					continue
+				}
+				for {
+					rv := s.ReadVersion()
+					fv, _, err1 := s.Get(ctx, rv, acct(from))
+					tv, _, err2 := s.Get(ctx, rv, acct(to))
+					if err1 != nil || err2 != nil {
+						continue // too old: restart
+					}
+					f, tt := binary.BigEndian.Uint64(fv), binary.BigEndian.Uint64(tv)
+					if f == 0 {
+						break
+					}
+					_, err := s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv,
+						ReadKeys: [][]byte{acct(from), acct(to)},
+						Sets:     [][]byte{acct(from), enc(int(f - 1)), acct(to), enc(int(tt + 1))}})
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, memkv.ErrConflict) && !errors.Is(err, memkv.ErrTooOld) {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 300 {
+			rv := s.ReadVersion()
+			n, err := sum(rv)
+			if err == nil {
+				assert.Equal(t, total, n, "snapshot at %d", rv)
+			}
+		}
+	})
+	wg.Go(func() {
+		for range 20 {
+			s.GC()
+		}
+	})
+	wg.Wait()
+	n, err := sum(s.ReadVersion())
+	require.NoError(t, err)
+	assert.Equal(t, total, n)
+	st := s.Stats()
+	assert.Positive(t, st.Commits)
+	t.Logf("commits %d, conflicts %d (rate %.2f), GC freed %d", st.Commits, st.Conflicts, st.ConflictRate(), st.GCFreed)
+}
+
+func acct(i int) []byte { return []byte(fmt.Sprintf("acct%d", i)) }
+
+func enc(n int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
