@@ -1,0 +1,41 @@
+package hashring
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// DefaultSlots is the slot-table size used when [Config.Slots] is zero: 2^18 slots,
+// 512 KiB of table. It keeps every node within 1% of its exact share up to 1,000
+// nodes of 26 to 126 "cores" (the smallest then owns about 90 slots).
+const DefaultSlots = 1 << 18
+
+// MaxNodes is the largest number of nodes a ring holds (slot owners are uint16).
+const MaxNodes = 1<<16 - 1
+
+// Config holds the placement parameters of a ring. They are part of the placement:
+// rings that must agree on where keys go must use the same Config.
+type Config struct {
+	// Slots is the number of slots in the lookup table: a power of two between 2^8 and
+	// 2^24. Zero means [DefaultSlots]. A node's share is its slot count / Slots, held
+	// within one slot of its exact weighted share, so a node of expected share s is at
+	// most 1 + 1/(s*Slots) times its expected load. Use more slots for more nodes
+	// (Slots/nodes >= 100 for 1% balance); each slot costs 2 bytes and build time is
+	// linear in Slots.
+	Slots int
+}
+
+func (c Config) slots() int {
+	if c.Slots == 0 {
+		return DefaultSlots
+	}
+	return c.Slots
+}
+
+func (c Config) validate() error {
+	s := c.slots()
+	if s < 1<<8 || s > 1<<24 || bits.OnesCount(uint(s)) != 1 {
+		return fmt.Errorf("hashring: Config.Slots %d must be a power of two in [2^8, 2^24]", c.Slots)
+	}
+	return nil
+}

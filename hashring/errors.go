@@ -1,0 +1,59 @@
+package hashring
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Match them with [errors.Is]; the node-specific ones arrive wrapped
+// in a [*NodeError] that names the node.
+var (
+	// ErrEmpty is returned by lookups on a ring without nodes. The caller should fail
+	// the request (there is nowhere to send it) or wait for a membership update.
+	ErrEmpty = errors.New("hashring: ring is empty")
+
+	// ErrBadWeight means a weight is not a finite number > 0, or the weights sum to
+	// infinity. The caller should fix the weight it computed; the ring is unchanged.
+	ErrBadWeight = errors.New("hashring: weight must be finite and > 0")
+
+	// ErrBadID means a node ID is empty. The caller should name the node.
+	ErrBadID = errors.New("hashring: node ID must not be empty")
+
+	// ErrDuplicateNode means a node ID appears twice in one call or is already in the
+	// ring. The caller should use [Ring.Reweight] or [Ring.Update] to change a member.
+	ErrDuplicateNode = errors.New("hashring: duplicate node")
+
+	// ErrUnknownNode means a removed or reweighted node is not in the ring. The caller
+	// holds a stale view of the membership and should refresh it.
+	ErrUnknownNode = errors.New("hashring: unknown node")
+
+	// ErrTooManyNodes means the ring would hold more than [MaxNodes] nodes.
+	ErrTooManyNodes = errors.New("hashring: too many nodes")
+
+	// ErrBadCount is returned by LookupN for n < 1.
+	ErrBadCount = errors.New("hashring: replica count must be >= 1")
+
+	// ErrBadLoadFactor is returned by the bounded-load lookups when c is not a finite
+	// number >= 1 (below 1 the bound cannot be met by every node at once).
+	ErrBadLoadFactor = errors.New("hashring: load factor must be finite and >= 1")
+)
+
+// NodeError reports which node an operation rejected. Err is one of [ErrBadWeight],
+// [ErrBadID], [ErrDuplicateNode] or [ErrUnknownNode]; errors.Is sees through it.
+type NodeError struct {
+	Op     string  // "new", "add", "remove", "reweight" or "update"
+	ID     string  // the node concerned
+	Weight float64 // the weight given, when relevant
+	Err    error   // the sentinel
+}
+
+// Error implements error.
+func (e *NodeError) Error() string {
+	if errors.Is(e.Err, ErrBadWeight) {
+		return fmt.Sprintf("hashring: %s %q: weight %v: %v", e.Op, e.ID, e.Weight, e.Err)
+	}
+	return fmt.Sprintf("hashring: %s %q: %v", e.Op, e.ID, e.Err)
+}
+
+// Unwrap returns the sentinel.
+func (e *NodeError) Unwrap() error { return e.Err }

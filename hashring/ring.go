@@ -1,0 +1,194 @@
+package hashring
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Node is a member of a ring.
+type Node struct {
+	// ID names the node (a host:port, a shard name). It must be unique and non-empty.
+	ID string
+	// Weight is the node's relative capacity: any finite number > 0. A node receives
+	// Weight / (sum of weights) of the keys.
+	Weight float64
+}
+
+// Ring maps keys to weighted nodes through a table of slots. A Ring is immutable:
+// [Ring.Add], [Ring.Remove], [Ring.Reweight] and [Ring.Update] return a new Ring and
+// leave the receiver untouched, so any number of goroutines may look keys up while
+// another derives the next ring. Publish rings with an atomic.Pointer[Ring]; readers
+// Load it per request and never lock.
+//
+// The zero value is an empty ring with the default [Config]; lookups on it return
+// [ErrEmpty] until nodes are added.
+type Ring struct {
+	cfg    Config
+	nodes  []Node   // sorted by ID
+	counts []int32  // slots owned, per node
+	slots  []uint16 // slot -> index in nodes; len is cfg.slots() unless empty
+	shift  uint     // 64 - log2(len(slots))
+	total  float64  // sum of weights
+	owners int      // nodes owning at least one slot
+
+	moved   int     // slots whose owner changed from the parent ring
+	optimal float64 // least share that had to move from the parent ring
+	derived bool    // whether the ring was derived from another ring
+}
+
+// New builds a ring of nodes. The order of nodes does not matter: the placement
+// depends only on cfg and the set of (ID, Weight) pairs. An empty nodes slice gives an
+// empty ring. New returns a *[NodeError] for a bad, empty or duplicate node.
+func New(cfg Config, nodes []Node) (*Ring, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	next := slices.Clone(nodes)
+	slices.SortFunc(next, compareID)
+	if err := checkNodes("new", next); err != nil {
+		return nil, err
+	}
+	from := make([]int, len(next))
+	for i := range from {
+		from[i] = -1 // every node is new
+	}
+	return (&Ring{cfg: cfg}).derive(next, from)
+}
+
+// Lookup returns the ID of the node that owns key (hashed with xxhash64), or
+// [ErrEmpty]. It does not allocate.
+func (r *Ring) Lookup(key string) (string, error) {
+	return r.LookupHash(xxhash.Sum64String(key))
+}
+
+// LookupHash is Lookup for a key already hashed to 64 uniformly distributed bits
+// (the top bits choose the slot). Use it to hash once and route many times.
+func (r *Ring) LookupHash(h uint64) (string, error) {
+	if len(r.nodes) == 0 {
+		return "", ErrEmpty
+	}
+	return r.nodes[r.slots[h>>r.shift]].ID, nil
+}
+
+// LookupN returns up to n distinct nodes for key, the owner first: replicas drawn in
+// proportion to weight without repetition. Fewer than n come back when fewer nodes own
+// slots. When a node leaves, only the replica sets that contained it change.
+func (r *Ring) LookupN(key string, n int) ([]string, error) {
+	if n < 1 {
+		return nil, ErrBadCount
+	}
+	if len(r.nodes) == 0 {
+		return nil, ErrEmpty
+	}
+	return r.AppendLookupNHash(make([]string, 0, min(n, r.owners)), xxhash.Sum64String(key), n), nil
+}
+
+// AppendLookupNHash appends to dst the replicas of LookupN for a precomputed hash and
+// returns the extended slice. It does not allocate when dst has room; it appends
+// nothing for an empty ring or n < 1.
+func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
+	if len(r.nodes) == 0 || n < 1 {
+		return dst
+	}
+	start := len(dst)
+	want := min(n, r.owners)
+	for k := uint64(0); k < uint64(32*want) && len(dst)-start < want; k++ {
+		id := r.nodes[r.slots[probe(h, k)>>r.shift]].ID
+		if !slices.Contains(dst[start:], id) {
+			dst = append(dst, id)
+		}
+	}
+	// Unlucky probes (a tiny node among giants): take the rest in index order.
+	for i := 0; i < len(r.nodes) && len(dst)-start < want; i++ {
+		j := (int(h%uint64(len(r.nodes))) + i) % len(r.nodes)
+		if id := r.nodes[j].ID; r.counts[j] > 0 && !slices.Contains(dst[start:], id) {
+			dst = append(dst, id)
+		}
+	}
+	return dst
+}
+
+// probe returns the k-th hash of the probe sequence of h: h itself, then mixes.
+func probe(h, k uint64) uint64 {
+	if k == 0 {
+		return h
+	}
+	// splitmix64 finalizer over h + k*golden ratio.
+	z := h + k*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Len returns the number of nodes.
+func (r *Ring) Len() int { return len(r.nodes) }
+
+// Nodes returns a copy of the members, sorted by ID.
+func (r *Ring) Nodes() []Node { return slices.Clone(r.nodes) }
+
+// Config returns the ring's configuration with defaults applied.
+func (r *Ring) Config() Config { return Config{Slots: r.cfg.slots()} }
+
+// Contains reports whether id is a member.
+func (r *Ring) Contains(id string) bool { return r.index(id) >= 0 }
+
+// Share returns the fraction of the hash space that id owns (its slot count divided
+// by the slot count) and whether id is a member. Shares of all members sum to 1.
+func (r *Ring) Share(id string) (float64, bool) {
+	i := r.index(id)
+	if i < 0 {
+		return 0, false
+	}
+	return float64(r.counts[i]) / float64(len(r.slots)), true
+}
+
+// index returns the position of id in r.nodes, or -1.
+func (r *Ring) index(id string) int {
+	i, ok := slices.BinarySearchFunc(r.nodes, id, func(n Node, id string) int { return strings.Compare(n.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// Stats describes a ring: its size, its balance and, for a ring derived from another
+// one, how much of the key space moved compared with the least that had to move.
+type Stats struct {
+	Nodes       int     // members
+	Slots       int     // table size
+	TotalWeight float64 // sum of weights
+	// MaxShareRatio is the largest share / expected share over the members, where the
+	// expected share is Weight / TotalWeight. 1 is perfect balance.
+	MaxShareRatio float64
+	// PeakToMean is the largest share divided by the mean share 1/Nodes (with equal
+	// weights it equals MaxShareRatio).
+	PeakToMean float64
+	// MovedShare is the fraction of the key space whose owner differs from the ring
+	// this one was derived from (0 for a ring built by New).
+	MovedShare float64
+	// OptimalMovedShare is the least fraction that any placement had to move: the sum
+	// of the positive changes of expected shares between the two rings.
+	OptimalMovedShare float64
+}
+
+// Stats returns a snapshot of the ring's structure.
+func (r *Ring) Stats() Stats {
+	s := Stats{Nodes: len(r.nodes), Slots: r.cfg.slots(), TotalWeight: r.total}
+	for i, n := range r.nodes {
+		share := float64(r.counts[i]) / float64(s.Slots)
+		s.MaxShareRatio = math.Max(s.MaxShareRatio, share/(n.Weight/r.total))
+		s.PeakToMean = math.Max(s.PeakToMean, share*float64(len(r.nodes)))
+	}
+	if r.derived {
+		s.MovedShare = float64(r.moved) / float64(s.Slots)
+		s.OptimalMovedShare = r.optimal
+	}
+	return s
+}
+
+// shiftFor returns the shift that maps a 64-bit hash onto m slots.
+func shiftFor(m int) uint { return uint(64 - bits.TrailingZeros(uint(m))) }
