@@ -1,0 +1,382 @@
+package batcher
+
+import (
+	"context"
+	"hash/maphash"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// shard is one independently locked part of the group map.
+type shard[G comparable, Req, Resp any] struct {
+	mu sync.Mutex
+	// mu protects the fields below, every group in groups, and every open batch of
+	// those groups.
+	groups map[G]*group[G, Req, Resp]
+	peak   int  // largest len(groups) since the map was last rebuilt
+	closed bool // set by Close: no more items
+	_      [64]byte
+}
+
+// group is the entry of one group: at most one open batch.
+type group[G comparable, Req, Resp any] struct {
+	pending   *batch[G, Req, Resp] // the open batch, nil when nothing is pending
+	idleSince int64                // now() when pending last became nil
+}
+
+// batch is one batch, open (its group's pending batch) then dispatched.
+//
+// While open, every field but res, err and done is guarded by sh.mu. Once
+// dispatched (pending no longer points to it) it belongs to the flush goroutine,
+// which writes res and err and then closes done; waiters read them after done.
+type batch[G comparable, Req, Resp any] struct {
+	sh  *shard[G, Req, Resp]
+	grp *group[G, Req, Resp]
+	key G
+
+	reqs       []Req  // one slot per item, in arrival order
+	sizes      []int  // per slot, only when Config.Size is set
+	gone       []bool // per slot: the caller left before dispatch; grows lazily
+	live       int    // slots whose caller is still there
+	dispatched bool   // closed and handed to launch (false for a dropped batch)
+	bytes      int    // sum of the sizes of live slots
+	timer      *time.Timer
+
+	res  []Result[Resp] // per slot
+	err  error          // batch error: overrides res
+	done chan struct{}
+
+	// refs counts the holders of a dispatched batch: the flush goroutine (or the
+	// rejection) and each waiter still there. The last one recycles the batch.
+	refs atomic.Int32
+}
+
+// maxPooledSlots is the largest slab kept for reuse.
+const maxPooledSlots = 4096
+
+// now returns the monotonic time since New, in nanoseconds.
+func (b *Batcher[G, Req, Resp]) now() int64 { return int64(time.Since(b.epoch)) }
+
+func (b *Batcher[G, Req, Resp]) shardFor(g G) *shard[G, Req, Resp] {
+	return &b.shards[maphash.Comparable(b.seed, g)&b.mask]
+}
+
+// enqueue adds req to the open batch of g (opening one if needed) and returns the
+// batch and the item's slot. Batches that this item closes are dispatched before
+// it returns.
+func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int) (*batch[G, Req, Resp], int, error) {
+	sh := b.shardFor(g)
+	sh.mu.Lock()
+	if sh.closed {
+		sh.mu.Unlock()
+		return nil, 0, ErrClosed
+	}
+	grp := sh.groups[g]
+	if grp == nil {
+		grp = &group[G, Req, Resp]{}
+		sh.groups[g] = grp
+		sh.peak = max(sh.peak, len(sh.groups))
+	}
+	var before *batch[G, Req, Resp] // closed to make room for req (MaxBytes)
+	bt := grp.pending
+	if bt != nil && cfg.MaxBytes > 0 && bt.bytes+size > cfg.MaxBytes {
+		b.closeBatchLocked(bt)
+		before, bt = bt, nil
+	}
+	sweepAt, due := int64(-1), int64(0)
+	if bt == nil {
+		bt = b.openLocked(cfg, sh, grp, g)
+		if now, d := b.now(), b.nextSweep.Load(); now >= d {
+			sweepAt, due = now, d
+		}
+	}
+	slot := len(bt.reqs)
+	bt.reqs = append(bt.reqs, req)
+	if cfg.Size != nil {
+		bt.sizes = append(bt.sizes, size)
+	}
+	bt.live++
+	bt.bytes += size
+	full := bt.live >= cfg.MaxItems || (cfg.MaxBytes > 0 && bt.bytes >= cfg.MaxBytes)
+	if full {
+		b.closeBatchLocked(bt)
+	}
+	sh.mu.Unlock()
+
+	if before != nil {
+		b.launch(before, false)
+	}
+	if full {
+		b.launch(bt, false)
+	}
+	// Of the goroutines that saw the sweep due, the one that moves the due time wins.
+	if sweepAt >= 0 && b.nextSweep.CompareAndSwap(due, sweepAt+int64(cfg.IdleTTL/2)) {
+		b.sweep(sweepAt)
+	}
+	return bt, slot, nil
+}
+
+// openLocked opens a batch for grp and arms its linger timer.
+func (b *Batcher[G, Req, Resp]) openLocked(cfg *Config[Req], sh *shard[G, Req, Resp], grp *group[G, Req, Resp], g G) *batch[G, Req, Resp] {
+	bt, _ := b.pool.Get().(*batch[G, Req, Resp])
+	if bt == nil {
+		bt = &batch[G, Req, Resp]{reqs: make([]Req, 0, min(cfg.MaxItems, 1024))}
+	}
+	bt.sh, bt.grp, bt.key = sh, grp, g
+	bt.done = make(chan struct{})
+	grp.pending = bt
+	b.wg.Add(1) // released by the timer func, or by closeBatchLocked if Stop wins
+	bt.timer = time.AfterFunc(cfg.Linger, func() { b.lingerEnded(bt) })
+	return bt
+}
+
+// lingerEnded runs on the linger timer of bt and dispatches bt if it is still open.
+// If bt was dispatched first, closeBatchLocked gave this func a reference to bt
+// (Stop failed), so bt cannot have been recycled under it.
+func (b *Batcher[G, Req, Resp]) lingerEnded(bt *batch[G, Req, Resp]) {
+	defer b.wg.Done()
+	sh := bt.sh
+	sh.mu.Lock()
+	if bt.grp.pending != bt { // already dispatched (full, Close) or dropped
+		dispatched := bt.dispatched
+		sh.mu.Unlock()
+		if dispatched {
+			b.release(bt)
+		}
+		return
+	}
+	b.closeBatchLocked(bt)
+	sh.mu.Unlock()
+	b.launch(bt, false)
+	b.release(bt)
+}
+
+// closeBatchLocked closes the open batch bt: no item joins it any more. The caller
+// must then call launch(bt). It registers the flush with b.wg while the shard is
+// locked, so that Close, which locks every shard first, waits for it.
+//
+// References: one per live item, one for the flush (or rejection), and one for
+// the linger timer func if Stop could not cancel it.
+func (b *Batcher[G, Req, Resp]) closeBatchLocked(bt *batch[G, Req, Resp]) {
+	bt.grp.pending = nil
+	bt.grp.idleSince = b.now()
+	bt.dispatched = true
+	b.wg.Add(1) // released by run or by launch's rejection
+	refs := int32(bt.live) + 1
+	if bt.timer.Stop() {
+		b.wg.Done() // the timer func will not run
+	} else {
+		refs++ // the timer func runs (or is running) and will release
+	}
+	bt.refs.Store(refs)
+}
+
+// launch flushes a closed batch on a goroutine of its own, or answers all its
+// items ErrOverloaded if MaxInFlight batches are already in flight (unless force).
+func (b *Batcher[G, Req, Resp]) launch(bt *batch[G, Req, Resp], force bool) {
+	n := b.inflight.Add(1)
+	if !force && n > int64(b.cfg.Load().MaxInFlight) {
+		b.inflight.Add(-1)
+		b.c.rejected.Add(uint64(bt.live))
+		bt.err = ErrOverloaded
+		close(bt.done)
+		b.release(bt)
+		b.wg.Done()
+		return
+	}
+	b.inflightItems.Add(int64(bt.live))
+	go b.run(bt)
+}
+
+// run flushes bt and wakes its waiters. A panic or Goexit in the flush func
+// becomes a *PanicError for every item; the deferred completion runs either way.
+func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp]) {
+	cfg := b.cfg.Load()
+	start := time.Now()
+	reqs, out, slotOf := bt.compact(cfg.Key)
+	var err error = &PanicError{Value: errGoexit} // replaced unless the flush Goexits
+	defer func() { b.finish(cfg, bt, out, slotOf, err, time.Since(start)) }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.FlushTimeout)
+	defer cancel()
+	err = b.call(ctx, bt.key, reqs, out)
+}
+
+// call runs the flush func, turning a panic into a *PanicError.
+func (b *Batcher[G, Req, Resp]) call(ctx context.Context, g G, reqs []Req, out []Result[Resp]) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return b.flush(ctx, g, reqs, out)
+}
+
+// compact returns the requests to send and the slice for their results. In the
+// common case (nobody left, no de-duplication) they are the batch's own slots and
+// slotOf is nil; otherwise slotOf[i] is the index in reqs/out serving slot i, or
+// -1 for a slot whose caller left.
+func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req, out []Result[Resp], slotOf []int32) {
+	if cap(bt.res) < len(bt.reqs) {
+		bt.res = make([]Result[Resp], len(bt.reqs))
+	}
+	bt.res = bt.res[:len(bt.reqs)]
+	if bt.live == len(bt.reqs) && key == nil {
+		return bt.reqs, bt.res, nil
+	}
+	slotOf = make([]int32, len(bt.reqs))
+	reqs = make([]Req, 0, bt.live)
+	var seen map[string]int32
+	if key != nil {
+		seen = make(map[string]int32, bt.live)
+	}
+	for i, r := range bt.reqs {
+		if i < len(bt.gone) && bt.gone[i] {
+			slotOf[i] = -1
+			continue
+		}
+		if key != nil {
+			if k, ok := key(r); ok {
+				if j, dup := seen[k]; dup {
+					slotOf[i] = j
+					continue
+				}
+				seen[k] = int32(len(reqs))
+			}
+		}
+		slotOf[i] = int32(len(reqs))
+		reqs = append(reqs, r)
+	}
+	return reqs, make([]Result[Resp], len(reqs)), slotOf
+}
+
+// finish records the batch, hands results to the slots and wakes the waiters.
+func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], out []Result[Resp], slotOf []int32, err error, took time.Duration) {
+	if slotOf != nil {
+		for i, j := range slotOf {
+			if j >= 0 {
+				bt.res[i] = out[j]
+			}
+		}
+	}
+	bt.err = err
+	b.c.batches.Add(1)
+	b.c.items.Add(uint64(bt.live))
+	b.c.sent.Add(uint64(len(out)))
+	b.c.deduped.Add(uint64(bt.live - len(out)))
+	b.c.fill.Add(min(fillScale, fillScale*uint64(bt.live)/uint64(cfg.MaxItems)))
+	if err != nil {
+		b.c.flushErrors.Add(1)
+	}
+	b.c.recordLatency(took)
+	b.inflightItems.Add(-int64(bt.live))
+	b.inflight.Add(-1)
+	close(bt.done)
+	b.release(bt)
+	b.wg.Done()
+}
+
+// release drops one reference to a dispatched batch and recycles it after the
+// last one. Nothing may touch bt after its release.
+func (b *Batcher[G, Req, Resp]) release(bt *batch[G, Req, Resp]) {
+	if bt.refs.Add(-1) != 0 {
+		return
+	}
+	if cap(bt.reqs) > maxPooledSlots {
+		return
+	}
+	clear(bt.reqs) // let requests and responses be collected
+	clear(bt.res)
+	var zero G
+	*bt = batch[G, Req, Resp]{reqs: bt.reqs[:0], sizes: bt.sizes[:0], gone: bt.gone[:0], res: bt.res[:0], key: zero}
+	b.pool.Put(bt)
+}
+
+// wait blocks until bt is flushed or ctx ends, and returns the item's outcome.
+func (b *Batcher[G, Req, Resp]) wait(ctx context.Context, bt *batch[G, Req, Resp], slot int) (Resp, error) {
+	var zero Resp
+	if dc := ctx.Done(); dc == nil {
+		<-bt.done
+	} else {
+		select {
+		case <-bt.done:
+		case <-dc:
+			if b.leave(bt, slot) {
+				return zero, ctx.Err() // removed before dispatch: holds no reference
+			}
+			select { // dispatched: take the result if it is already there
+			case <-bt.done:
+			default:
+				b.release(bt)
+				return zero, ctx.Err()
+			}
+		}
+	}
+	if err := bt.err; err != nil {
+		b.release(bt)
+		return zero, err
+	}
+	r := bt.res[slot]
+	b.release(bt)
+	return r.Resp, r.Err
+}
+
+// leave removes the item in slot from bt if bt is still open, and reports whether
+// it did. A batch left by all its items is dropped without a flush.
+func (b *Batcher[G, Req, Resp]) leave(bt *batch[G, Req, Resp], slot int) bool {
+	sh := bt.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if bt.grp.pending != bt {
+		return false
+	}
+	for len(bt.gone) < len(bt.reqs) {
+		bt.gone = append(bt.gone, false)
+	}
+	bt.gone[slot] = true
+	var zero Req
+	bt.reqs[slot] = zero // let the request be collected
+	bt.live--
+	if bt.sizes != nil {
+		bt.bytes -= bt.sizes[slot]
+	}
+	b.c.cancelled.Add(1)
+	if bt.live == 0 {
+		bt.grp.pending = nil
+		bt.grp.idleSince = b.now()
+		if bt.timer.Stop() {
+			b.wg.Done()
+		}
+	}
+	return true
+}
+
+// sweep evicts the groups that have had nothing pending for IdleTTL at now, and
+// rebuilds shard maps that shrank to a quarter of their peak (Go maps do not give
+// memory back on delete). It locks one shard at a time.
+func (b *Batcher[G, Req, Resp]) sweep(now int64) int {
+	ttl := int64(b.cfg.Load().IdleTTL)
+	evicted := 0
+	for i := range b.shards {
+		sh := &b.shards[i]
+		sh.mu.Lock()
+		for g, grp := range sh.groups {
+			if grp.pending == nil && now-grp.idleSince >= ttl {
+				delete(sh.groups, g)
+				evicted++
+			}
+		}
+		if sh.peak >= 64 && len(sh.groups) <= sh.peak/4 {
+			m := make(map[G]*group[G, Req, Resp], len(sh.groups))
+			for g, grp := range sh.groups {
+				m[g] = grp
+			}
+			sh.groups, sh.peak = m, len(m)
+		}
+		sh.mu.Unlock()
+	}
+	b.c.evicted.Add(uint64(evicted))
+	return evicted
+}

@@ -1,0 +1,206 @@
+package batcher
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// FlushFunc sends one batch to the backend. It is called with the batch's group,
+// its requests (in arrival order, without the items whose callers left before
+// dispatch, and with identical items merged when [Config.Key] is set) and out, a
+// slice of the same length: the flush sets out[i] to the result of reqs[i]. An
+// entry left untouched gives its caller the zero Resp and a nil error.
+//
+// A non-nil return is a batch error: it reaches every item of the batch, whatever
+// out holds. A panic, or a call to runtime.Goexit, reaches every item as a
+// [*PanicError].
+//
+// ctx belongs to no caller: it carries no caller's values and ends when
+// [Config.FlushTimeout] has passed since dispatch. The flush must not keep reqs or
+// out after it returns; the batcher reuses them.
+type FlushFunc[G comparable, Req, Resp any] func(ctx context.Context, group G, reqs []Req, out []Result[Resp]) error
+
+// Result is the outcome of one request of a batch.
+type Result[Resp any] struct {
+	Resp Resp  // the response, if Err is nil
+	Err  error // the error of this item alone
+}
+
+// Batcher groups concurrent requests by group (a tenant x shard, say) and sends
+// each group's requests to the backend as one call: a batch is flushed when it
+// holds [Config.MaxItems] items, when it would exceed [Config.MaxBytes], or when
+// [Config.Linger] has passed since its first item, whichever comes first.
+//
+// A Batcher is safe for concurrent use. It starts no goroutine in New: each
+// dispatched batch runs its flush on a goroutine of its own (at most
+// [Config.MaxInFlight] at once) and each open batch holds one linger timer.
+// [Batcher.Close] flushes what is pending and waits for all of them.
+//
+// A Batcher must be created with [New] and must not be copied.
+type Batcher[G comparable, Req, Resp any] struct {
+	flush  FlushFunc[G, Req, Resp]
+	cfg    atomic.Pointer[Config[Req]] // with defaults applied
+	seed   maphash.Seed
+	shards []shard[G, Req, Resp]
+	mask   uint64
+	epoch  time.Time // origin of now()
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	wg        sync.WaitGroup // linger timers armed + flush goroutines running
+
+	inflight      atomic.Int64 // dispatched batches whose flush has not returned
+	inflightItems atomic.Int64
+	nextSweep     atomic.Int64 // now() at which the next lazy eviction sweep is due
+	pool          sync.Pool    // of *batch, recycled by their last reference
+
+	c counters
+}
+
+// numShards is the number of independently locked parts of the group map.
+const numShards = 64
+
+// New returns a Batcher that sends batches to flush. It returns an error if cfg is
+// invalid or flush is nil.
+func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, Resp]) (*Batcher[G, Req, Resp], error) {
+	if flush == nil {
+		return nil, errors.New("batcher: nil flush func")
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	b := &Batcher[G, Req, Resp]{
+		flush:  flush,
+		seed:   maphash.MakeSeed(),
+		shards: make([]shard[G, Req, Resp], numShards),
+		mask:   numShards - 1,
+		epoch:  time.Now(),
+	}
+	for i := range b.shards {
+		b.shards[i].groups = make(map[G]*group[G, Req, Resp])
+	}
+	b.cfg.Store(&cfg)
+	b.nextSweep.Store(int64(cfg.IdleTTL / 2))
+	return b, nil
+}
+
+// Do adds req to the open batch of group and waits for its result.
+//
+// It returns at once with [ErrOverloaded] if MaxInFlight batches are in the
+// backend, and with [ErrClosed] after Close. If ctx ends while the batch is still
+// open, the item is removed from the batch (it is never sent) and Do returns
+// ctx.Err(). If ctx ends after the batch was dispatched, Do also returns ctx.Err()
+// at once, but the item stays in the backend call, which runs to its end (bounded
+// by FlushTimeout) and whose result for this item is dropped.
+func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp, error) {
+	var zero Resp
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if b.closed.Load() {
+		return zero, ErrClosed
+	}
+	cfg := b.cfg.Load()
+	if b.inflight.Load() >= int64(cfg.MaxInFlight) {
+		b.c.rejected.Add(1)
+		return zero, ErrOverloaded
+	}
+	size := 0
+	if cfg.Size != nil {
+		size = cfg.Size(req)
+	}
+	bt, slot, err := b.enqueue(cfg, group, req, size)
+	if err != nil {
+		return zero, err
+	}
+	return b.wait(ctx, bt, slot)
+}
+
+// SetConfig validates cfg and swaps it in atomically. Batches already open keep
+// their linger timer; every other setting applies from the next item on.
+func (b *Batcher[G, Req, Resp]) SetConfig(cfg Config[Req]) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	b.cfg.Store(&cfg)
+	b.nextSweep.Store(b.now() + int64(cfg.IdleTTL/2))
+	return nil
+}
+
+// Config returns the configuration in use, with defaults filled in.
+func (b *Batcher[G, Req, Resp]) Config() Config[Req] { return *b.cfg.Load() }
+
+// EvictIdle removes now the entries of groups that have had nothing pending for
+// IdleTTL and returns how many it removed. Eviction also happens lazily as batches
+// open; EvictIdle is for callers that want memory back from a batcher that has
+// gone quiet.
+func (b *Batcher[G, Req, Resp]) EvictIdle() int { return b.sweep(b.now()) }
+
+// Close stops accepting items (Do returns [ErrClosed]), flushes every open batch at
+// once (ignoring MaxInFlight), and returns when every flush has returned and every
+// goroutine and timer of the batcher is gone. It is safe to call more than once;
+// every call waits. It always returns nil.
+func (b *Batcher[G, Req, Resp]) Close() error {
+	b.closeOnce.Do(func() {
+		b.closed.Store(true)
+		var todo []*batch[G, Req, Resp]
+		for i := range b.shards {
+			sh := &b.shards[i]
+			sh.mu.Lock()
+			sh.closed = true
+			for _, grp := range sh.groups {
+				if bt := grp.pending; bt != nil {
+					b.closeBatchLocked(bt)
+					todo = append(todo, bt)
+				}
+			}
+			sh.groups = nil
+			sh.mu.Unlock()
+		}
+		for _, bt := range todo {
+			b.launch(bt, true)
+		}
+	})
+	b.wg.Wait()
+	return nil
+}
+
+// Stats returns a snapshot of the counters and gauges. It takes each shard lock
+// briefly to count groups and pending items.
+func (b *Batcher[G, Req, Resp]) Stats() Stats {
+	s := Stats{
+		Items:           b.c.items.Load(),
+		Sent:            b.c.sent.Load(),
+		Deduped:         b.c.deduped.Load(),
+		Batches:         b.c.batches.Load(),
+		FlushErrors:     b.c.flushErrors.Load(),
+		Cancelled:       b.c.cancelled.Load(),
+		Rejected:        b.c.rejected.Load(),
+		EvictedGroups:   b.c.evicted.Load(),
+		FlushLatencySum: time.Duration(b.c.latencySum.Load()),
+		FlushLatencyMax: time.Duration(b.c.latencyMax.Load()),
+		InFlightBatches: int(b.inflight.Load()),
+		InFlightItems:   int(b.inflightItems.Load()),
+	}
+	if s.Batches > 0 {
+		s.MeanFill = float64(b.c.fill.Load()) / fillScale / float64(s.Batches)
+	}
+	for i := range b.shards {
+		sh := &b.shards[i]
+		sh.mu.Lock()
+		s.LiveGroups += len(sh.groups)
+		for _, grp := range sh.groups {
+			if grp.pending != nil {
+				s.PendingItems += grp.pending.live
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return s
+}

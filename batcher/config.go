@@ -1,0 +1,106 @@
+package batcher
+
+import (
+	"errors"
+	"time"
+)
+
+// Defaults applied to zero fields of [Config].
+const (
+	DefaultMaxItems     = 128
+	DefaultLinger       = 2 * time.Millisecond
+	DefaultFlushTimeout = 5 * time.Second
+	DefaultMaxInFlight  = 256
+	DefaultIdleTTL      = time.Minute
+)
+
+// Config holds the knobs of a [Batcher]. A zero field means the documented default;
+// every field can be changed at run time with [Batcher.SetConfig].
+//
+// Req is the request type of the batcher: Size and Key look at requests.
+type Config[Req any] struct {
+	// MaxItems flushes a batch as soon as it holds this many items.
+	// Zero means DefaultMaxItems.
+	MaxItems int
+
+	// MaxBytes, if positive, flushes a batch before it would exceed this many bytes
+	// as measured by Size. An item larger than MaxBytes is flushed in a batch of its
+	// own. Zero means no byte limit. MaxBytes needs Size.
+	MaxBytes int
+
+	// Size reports the size of one request in bytes, for MaxBytes. It must be cheap
+	// and deterministic (it is called once per item, outside any lock).
+	// If nil, items have no size and MaxBytes must be zero.
+	Size func(Req) int
+
+	// Linger is how long a batch stays open after its FIRST item arrives; when it
+	// ends the batch is flushed however full it is. Zero means DefaultLinger.
+	Linger time.Duration
+
+	// FlushTimeout bounds each flush: the flush context ends this long after the
+	// batch is dispatched. Zero means DefaultFlushTimeout.
+	FlushTimeout time.Duration
+
+	// MaxInFlight caps the batches dispatched whose flush has not returned. While
+	// the cap is reached, Do rejects new items at once with ErrOverloaded, and a
+	// batch that closes while the cap is reached is answered ErrOverloaded instead
+	// of being flushed, so at most MaxInFlight*MaxItems items are ever in the
+	// backend. Zero means DefaultMaxInFlight.
+	MaxInFlight int
+
+	// IdleTTL evicts the entry of a group that has had nothing pending for this
+	// long. Eviction is lazy: it runs on the goroutine that opens a new batch, at
+	// most every IdleTTL/2, or when [Batcher.EvictIdle] is called.
+	// Zero means DefaultIdleTTL.
+	IdleTTL time.Duration
+
+	// Key, if set, de-duplicates identical items within one batch: items whose
+	// Key returns the same string with ok true are sent to the backend once and
+	// share that one result. Items for which ok is false are never merged.
+	//
+	// WARNING: every input that changes the result must be in the key (the group
+	// already is: de-duplication never crosses groups).
+	// If nil, nothing is de-duplicated.
+	Key func(Req) (key string, ok bool)
+}
+
+// validate rejects contradictory or negative settings.
+func (c Config[Req]) validate() error {
+	switch {
+	case c.MaxItems < 0:
+		return errors.New("batcher: MaxItems is negative")
+	case c.MaxBytes < 0:
+		return errors.New("batcher: MaxBytes is negative")
+	case c.MaxBytes > 0 && c.Size == nil:
+		return errors.New("batcher: MaxBytes needs a Size func")
+	case c.Linger < 0:
+		return errors.New("batcher: Linger is negative")
+	case c.FlushTimeout < 0:
+		return errors.New("batcher: FlushTimeout is negative")
+	case c.MaxInFlight < 0:
+		return errors.New("batcher: MaxInFlight is negative")
+	case c.IdleTTL < 0:
+		return errors.New("batcher: IdleTTL is negative")
+	}
+	return nil
+}
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config[Req]) withDefaults() Config[Req] {
+	if c.MaxItems == 0 {
+		c.MaxItems = DefaultMaxItems
+	}
+	if c.Linger == 0 {
+		c.Linger = DefaultLinger
+	}
+	if c.FlushTimeout == 0 {
+		c.FlushTimeout = DefaultFlushTimeout
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.IdleTTL == 0 {
+		c.IdleTTL = DefaultIdleTTL
+	}
+	return c
+}

@@ -1,0 +1,77 @@
+// Package batcher is the shared batcher of a gateway tier: it groups concurrent
+// requests by group (a tenant x physical shard, say) and sends each group's
+// requests to the backend as one call, so that many small requests from many
+// unrelated callers become a few large backend RPCs ("fewer backend requests
+// mean lower QPS and CPU"; a linger window smooths micro-bursts).
+//
+// # Use
+//
+//	b, err := batcher.New(batcher.Config[Key]{MaxItems: 128, Linger: 2 * time.Millisecond},
+//		func(ctx context.Context, g Shard, keys []Key, out []batcher.Result[Value]) error {
+//			// one backend call for all keys; set out[i] for keys[i]
+//		})
+//	defer b.Close()
+//	v, err := b.Do(ctx, shard, key) // from any number of goroutines
+//
+// A batch is flushed when it holds [Config.MaxItems] items, when the next item
+// would take it past [Config.MaxBytes] (sizes from [Config.Size]), or when
+// [Config.Linger] has passed since its FIRST item, whichever comes first. Every
+// item gets its own [Result] (out[i]); an error returned by the [FlushFunc] reaches
+// every item of the batch; a panic reaches every item as a [*PanicError].
+//
+// # Contexts
+//
+// The flush runs on a context that is no single caller's: it carries no caller's
+// values and ends [Config.FlushTimeout] after dispatch. A caller whose context ends
+// while its batch is open is removed from the batch (never sent) and gets ctx.Err().
+// A caller whose context ends after dispatch also gets ctx.Err() at once, but its
+// item stays in the backend call, which runs to its end, and its result is dropped.
+//
+// # Safeguards
+//
+// Holding requests in memory invites OOMs; two safeguards follow the ZGateway
+// design. Idle eviction: the entry of a group that has had nothing pending for
+// [Config.IdleTTL] is removed, lazily, by the goroutine that opens a batch (at most
+// every IdleTTL/2) or by [Batcher.EvictIdle]; shard maps that shrink to a quarter
+// of their peak are rebuilt, since Go maps keep their memory on delete. In-flight
+// cap: while [Config.MaxInFlight] dispatched batches have not returned, [Batcher.Do]
+// returns [ErrOverloaded] at once, and a batch that closes while the cap is
+// reached is answered ErrOverloaded rather than sent; items are never queued
+// without bound, and at most MaxInFlight x MaxItems items are in the backend.
+//
+// Optional de-duplication ([Config.Key]) sends identical items of one batch once
+// and fans the result out; it composes with a coalescing layer in front (which
+// merges identical in-flight calls across batches).
+//
+// # When not to use it
+//
+// Do not batch when the backend has no multi-item call (batching would only add
+// the linger to every request), for requests that must not wait at all (the
+// linger is the price of each partial batch), or for single-caller workloads
+// where the caller can batch itself. It is not a queue: it never holds more than
+// one open batch per group and rejects rather than buffers under overload.
+//
+// # Concurrency
+//
+// A [Batcher] is safe for concurrent use. The group map is split into 64 shards,
+// each with its own mutex guarding its groups and their open batches; an item
+// costs one shard lock, an append to the batch's slab, and a wait on the batch's
+// channel (one channel per batch, closed once to wake all its callers). No
+// goroutine is started by [New]: each open batch arms one linger timer and each
+// dispatched batch runs its flush on a goroutine of its own (bounded by
+// MaxInFlight). Batches are recycled through a sync.Pool once their last caller
+// has read its result. [Batcher.Close] flushes every open batch and returns only
+// when every flush, timer and goroutine is gone.
+//
+// # Stats
+//
+// [Batcher.Stats] returns items, batches, mean fill, de-duplicated, cancelled and
+// rejected items, evicted and live groups, pending and in-flight gauges, and flush
+// latency (sum and max; see [Stats.MeanFlushLatency]).
+//
+// # Runtime tuning
+//
+// [Batcher.SetConfig] swaps every knob atomically (linger, MaxItems, MaxBytes,
+// MaxInFlight, IdleTTL, FlushTimeout, Size, Key); open batches keep their linger
+// timer, everything else applies from the next item.
+package batcher

@@ -1,0 +1,88 @@
+package batcher
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Stats is a snapshot of a [Batcher]'s counters (monotonic since New) and gauges
+// (values at the time of the call).
+type Stats struct {
+	// Items is the number of items dispatched to the flush func, counted before
+	// de-duplication (items rejected with ErrOverloaded are not included).
+	Items uint64
+	// Sent is the number of requests passed to the flush func, after
+	// de-duplication: Items - Deduped.
+	Sent uint64
+	// Deduped is the number of items that shared an identical item's result.
+	Deduped uint64
+	// Batches is the number of flush calls.
+	Batches uint64
+	// FlushErrors is the number of flush calls that returned an error or panicked.
+	FlushErrors uint64
+	// Cancelled is the number of items whose caller's context ended before
+	// dispatch; they were removed from their batch and never sent.
+	Cancelled uint64
+	// Rejected is the number of items answered ErrOverloaded.
+	Rejected uint64
+	// EvictedGroups is the number of idle group entries removed.
+	EvictedGroups uint64
+
+	// MeanFill is the mean over all batches of items/MaxItems (MaxItems as it was
+	// when each batch was flushed), between 0 and 1.
+	MeanFill float64
+	// FlushLatencySum is the total time spent in flush calls; see
+	// [Stats.MeanFlushLatency].
+	FlushLatencySum time.Duration
+	// FlushLatencyMax is the longest flush call.
+	FlushLatencyMax time.Duration
+
+	// LiveGroups is the number of group entries held (gauge).
+	LiveGroups int
+	// PendingItems is the number of items in open batches (gauge).
+	PendingItems int
+	// InFlightBatches is the number of dispatched batches whose flush has not
+	// returned (gauge); it never exceeds MaxInFlight except during Close.
+	InFlightBatches int
+	// InFlightItems is the number of items in those batches (gauge).
+	InFlightItems int
+}
+
+// MeanBatchSize returns Items/Batches, or 0 before the first batch.
+func (s Stats) MeanBatchSize() float64 {
+	if s.Batches == 0 {
+		return 0
+	}
+	return float64(s.Items) / float64(s.Batches)
+}
+
+// MeanFlushLatency returns FlushLatencySum/Batches, or 0 before the first batch.
+func (s Stats) MeanFlushLatency() time.Duration {
+	if s.Batches == 0 {
+		return 0
+	}
+	return s.FlushLatencySum / time.Duration(s.Batches)
+}
+
+// fillScale is the fixed-point scale of counters.fill.
+const fillScale = 1 << 20
+
+// counters are the monotonic counters behind Stats. All are updated once per
+// batch or per rejected/cancelled item, never once per accepted item.
+type counters struct {
+	items, sent, deduped, batches, flushErrors atomic.Uint64
+	cancelled, rejected, evicted               atomic.Uint64
+	fill                                       atomic.Uint64 // sum of fillScale*items/MaxItems
+	latencySum, latencyMax                     atomic.Int64  // nanoseconds
+}
+
+// recordLatency adds one flush duration.
+func (c *counters) recordLatency(d time.Duration) {
+	c.latencySum.Add(int64(d))
+	for {
+		old := c.latencyMax.Load()
+		if int64(d) <= old || c.latencyMax.CompareAndSwap(old, int64(d)) {
+			return
+		}
+	}
+}
