@@ -254,11 +254,9 @@ func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req
 
 // finish records the batch, hands results to the slots and wakes the waiters.
 func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], out []Result[Resp], slotOf []int32, err error, took time.Duration) {
-	if slotOf != nil {
-		for i, j := range slotOf {
-			if j >= 0 {
-				bt.res[i] = out[j]
-			}
+	for i, j := range slotOf { // nil in the common case: out is bt.res
+		if j >= 0 {
+			bt.res[i] = out[j]
 		}
 	}
 	bt.err = err

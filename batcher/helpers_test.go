@@ -166,5 +166,4 @@ func errString(err error) string {
 	return err.Error()
 }
 
-
 func slicesSort(s []int) { slices.Sort(s) }
