@@ -1,0 +1,180 @@
+package shed
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+)
+
+// Capacity is the source of the admission limit: the total cost that may be in
+// flight at once. [Fixed] is a constant limit; an adaptive limiter (such as
+// *aimd.Limiter, whose Limit is its current concurrency limit) satisfies it too.
+// Limit is called on every admission decision, under the Shedder's lock, so it must
+// be cheap and must not call back into the Shedder. A limit below 1 counts as 1.
+type Capacity interface {
+	Limit() int
+}
+
+// Fixed is a constant [Capacity].
+type Fixed int
+
+// Limit returns f.
+func (f Fixed) Limit() int { return int(f) }
+
+// CapacityFunc adapts a function to [Capacity].
+type CapacityFunc func() int
+
+// Limit returns f().
+func (f CapacityFunc) Limit() int { return f() }
+
+// Defaults applied to zero Config fields.
+const (
+	DefaultLimit            = 64
+	DefaultPriorities       = 2
+	DefaultQuantum          = 1
+	DefaultMaxQueue         = 64
+	DefaultMaxQueueCost     = 256
+	DefaultQueueDeadline    = 100 * time.Millisecond
+	DefaultStandingDeadline = 10 * time.Millisecond
+	DefaultMaxTenants       = 1 << 17
+	DefaultIdleTimeout      = time.Minute
+)
+
+// Config holds the tunables of a [Shedder] and a [Scheduler]. A zero field means
+// the documented default. All fields may be changed at runtime with SetConfig.
+type Config struct {
+	// Capacity is the admission limit (total cost in flight). If nil,
+	// Fixed(DefaultLimit). Only the Shedder uses it; the Scheduler takes the free
+	// capacity as an argument.
+	Capacity Capacity
+
+	// Priorities is the number of priority levels; a request's priority is in
+	// [0, Priorities), larger is more important, and out-of-range values are
+	// clamped. Default 2. Changing it at runtime applies to tenants created after.
+	Priorities int
+
+	// Quantum is the cost credit a tenant of weight 1 receives per round of the
+	// deficit round robin. A smaller quantum is fairer at fine grain; one near the
+	// typical request cost needs fewer rounds per decision. Default 1.
+	Quantum int64
+
+	// Weights gives tenants a share proportional to their weight (default 1 for a
+	// tenant not listed). The map is copied.
+	Weights map[string]int
+
+	// MaxQueue bounds the requests waiting in one (tenant, priority) bucket;
+	// beyond it new requests are shed with ReasonBucketFull. Default 64.
+	MaxQueue int
+
+	// MaxQueueCost bounds the cost waiting in one bucket. A request costlier than
+	// the bound is still queued when its bucket is empty. Default 256.
+	MaxQueueCost int64
+
+	// QueueDeadline is the longest a request may wait in a bucket that emptied
+	// within the last QueueDeadline. Default 100ms.
+	QueueDeadline time.Duration
+
+	// StandingDeadline is the queue deadline of a request that joins a bucket
+	// which has not been empty for the last QueueDeadline: a standing queue, as
+	// CoDel and "Fail at Scale" (Maurer, ACM Queue 2015) define it. A flooding
+	// tenant then sheds fast while a bursty one keeps the long deadline. Must not
+	// exceed QueueDeadline; set both equal to disable. Default 10ms (capped at
+	// QueueDeadline).
+	StandingDeadline time.Duration
+
+	// MaxTenants bounds the tenants whose state (deficit, stats) is kept. When a
+	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
+	// with nothing queued is reclaimed (sampled LRU). Default 131,072.
+	MaxTenants int
+
+	// IdleTimeout reclaims the state of a tenant with nothing queued that has not
+	// been seen for this long. It is checked lazily: a hand visits one tenant every
+	// 16 decisions, and tenants are stamped with a coarse clock that the Shedder
+	// reads once every 64 fast-path admissions, so reclamation can come early or
+	// late by that much. Default 1 minute.
+	IdleTimeout time.Duration
+}
+
+// config is a validated Config with defaults applied.
+type config struct {
+	capacity         Capacity
+	priorities       int
+	quantum          int64
+	weights          map[string]int
+	maxQueue         int
+	maxQueueCost     int64
+	queueDeadline    int64
+	standingDeadline int64
+	maxTenants       int
+	idleTimeout      int64
+}
+
+func (c Config) validate() (config, error) {
+	var errs []error
+	if c.Priorities < 0 || c.Priorities > 64 {
+		errs = append(errs, fmt.Errorf("shed: Priorities %d not in [0, 64]", c.Priorities))
+	}
+	if c.Quantum < 0 {
+		errs = append(errs, fmt.Errorf("shed: Quantum %d is negative", c.Quantum))
+	}
+	if c.MaxQueue < 0 {
+		errs = append(errs, fmt.Errorf("shed: MaxQueue %d is negative", c.MaxQueue))
+	}
+	if c.MaxQueueCost < 0 {
+		errs = append(errs, fmt.Errorf("shed: MaxQueueCost %d is negative", c.MaxQueueCost))
+	}
+	if c.QueueDeadline < 0 || c.StandingDeadline < 0 {
+		errs = append(errs, errors.New("shed: negative queue deadline"))
+	}
+	if c.QueueDeadline > 0 && c.StandingDeadline > c.QueueDeadline {
+		errs = append(errs, fmt.Errorf("shed: StandingDeadline %v exceeds QueueDeadline %v",
+			c.StandingDeadline, c.QueueDeadline))
+	}
+	if c.MaxTenants < 0 {
+		errs = append(errs, fmt.Errorf("shed: MaxTenants %d is negative", c.MaxTenants))
+	}
+	if c.IdleTimeout < 0 {
+		errs = append(errs, fmt.Errorf("shed: IdleTimeout %v is negative", c.IdleTimeout))
+	}
+	for t, w := range c.Weights {
+		if w < 1 {
+			errs = append(errs, fmt.Errorf("shed: weight %d of tenant %q is below 1", w, t))
+		}
+	}
+	if len(errs) > 0 {
+		return config{}, errors.Join(errs...)
+	}
+	v := config{
+		capacity:         c.Capacity,
+		priorities:       or(c.Priorities, DefaultPriorities),
+		quantum:          or(c.Quantum, DefaultQuantum),
+		weights:          maps.Clone(c.Weights),
+		maxQueue:         or(c.MaxQueue, DefaultMaxQueue),
+		maxQueueCost:     or(c.MaxQueueCost, DefaultMaxQueueCost),
+		queueDeadline:    int64(or(c.QueueDeadline, DefaultQueueDeadline)),
+		standingDeadline: int64(or(c.StandingDeadline, DefaultStandingDeadline)),
+		maxTenants:       or(c.MaxTenants, DefaultMaxTenants),
+		idleTimeout:      int64(or(c.IdleTimeout, DefaultIdleTimeout)),
+	}
+	if v.capacity == nil {
+		v.capacity = Fixed(DefaultLimit)
+	}
+	v.standingDeadline = min(v.standingDeadline, v.queueDeadline)
+	return v, nil
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func (c *config) weight(tenant string) int64 {
+	if w, ok := c.weights[tenant]; ok {
+		return int64(w)
+	}
+	return 1
+}

@@ -1,0 +1,70 @@
+// Package shed is discriminant load shedding: every request maps to a bucket
+// keyed by tenant (use case) and priority, buckets drain fairly by cost, and when
+// a tenant floods, its own bucket fills and its excess is shed while every other
+// bucket keeps draining. Isolation is a structural property, not luck (the
+// ZGateway article calls this Discriminant Load Shedding).
+//
+// # Use
+//
+// [New] returns a [Shedder] configured by a [Config]; [Shedder.Acquire] blocks
+// until the request is admitted, shed, or its context ends, and returns a release
+// func to call when the work is done; [Shedder.TryAcquire] never waits. The total
+// cost in flight is bounded by a [Capacity]: [Fixed] for a constant limit, or an
+// adaptive limiter (an *aimd.Limiter satisfies Capacity; shed does not import it).
+//
+// # Policy
+//
+// With free capacity and nothing queued, a request is admitted at once (the fast
+// path). Otherwise it joins its (tenant, priority) bucket, bounded by
+// [Config.MaxQueue] requests and [Config.MaxQueueCost] cost; beyond that it is
+// shed with [ReasonBucketFull]. Buckets drain by deficit round robin by cost
+// across tenants (optional per-tenant weights), strict priority within a tenant's
+// share; [Scheduler] documents the exact order. A request waiting past its queue
+// deadline is shed ([ReasonQueueDeadline]) rather than served late, with a
+// shorter deadline for a bucket that has had a standing queue (CoDel-style, as
+// in "Fail at Scale", Maurer 2015): the flooding tenant sheds fast, a bursty one
+// rides its burst out.
+//
+// Shed errors are the shared *[ShedError] values (errors.Is(err, [ErrShed])):
+// the caller should fail the request or back off, never retry in a loop.
+//
+// # When not to use it
+//
+// For a per-tenant rate limit (a quota in requests per second), use a token
+// bucket such as golang.org/x/time/rate: shed does not refuse a tenant that is
+// under its quota when the tier has spare capacity, it only arbitrates shortage.
+// For one tenant, a semaphore is simpler.
+//
+// # Concurrency
+//
+// A Shedder is safe for concurrent use; one mutex guards the buckets, and no
+// goroutine is started. A blocked Acquire waits on its own channel and timer;
+// releases admit the next waiters in drain order and signal them after unlocking.
+// The decision core, [Scheduler], is a plain single-threaded value that takes now
+// explicitly, so policies can be tested and simulated on a virtual clock
+// (examples/overload runs it for 1,350 tenants).
+//
+// Tenant state is bounded: [Config.MaxTenants] caps it (sampled-LRU eviction of
+// idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily.
+//
+// # Stats
+//
+// [Shedder.Stats] returns the totals (admitted, shed by reason, canceled, wait,
+// queued, in flight, limit); [Shedder.Tenant] and [Shedder.Buckets] return
+// per-bucket [BucketStats] (admitted, shed by reason, queued, wait time).
+//
+// # Cost
+//
+// Measured on 2 cores (AMD EPYC, Go 1.26, a machine shared with other builds), see
+// bench_test.go and bench/shed/README.md:
+//
+//	go test -run '^$' -bench 'FastPath|Naive' -count 8 ./shed/
+//
+// The fast path (Acquire + release, free capacity, nothing queued) allocates
+// nothing and costs about 36-40 ns whether 1,350 or 100,000 tenants are kept,
+// when traffic comes from a hot set of tenants. Visiting every one of 100,000
+// tenants in turn (a worst case for the CPU caches) costs about 250 ns, against
+// 45 ns for a bare mutex-and-map counter: the per-tenant state (about 360 bytes)
+// then misses the caches. Shedding a flooding tenant's request (bucket full) costs
+// about 120 ns and allocates nothing.
+package shed

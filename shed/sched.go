@@ -1,0 +1,362 @@
+package shed
+
+import (
+	"time"
+)
+
+// Scheduler is the pure decision core of the shedder: the buckets, their bounds and
+// deadlines, and the drain order. It is not safe for concurrent use and never reads
+// the clock: every method that needs time takes now. [Shedder] wraps it with a
+// lock, a capacity source and blocking waits; simulations and policy tests drive it
+// directly on a virtual clock (examples/overload does).
+//
+// # Drain order
+//
+// Tenants with queued requests form a ring served by deficit round robin by cost
+// (Shreedhar and Varghese, SIGCOMM 1995). When the ring reaches a tenant, the
+// tenant's deficit grows by Quantum x weight; the tenant's head request is served
+// while the deficit covers its cost, and the deficit shrinks by that cost. When
+// the deficit no longer covers the head, the tenant moves to the back of the
+// ring. A tenant whose queue empties leaves the ring and its deficit resets to
+// zero, so idle time earns no credit. Over any busy period each backlogged tenant
+// thus receives cost in proportion to its weight, within Quantum x weight + the
+// largest cost.
+//
+// Within a tenant's share, priorities are strict: the head request of the
+// highest non-empty priority is served first, and its cost is charged to the
+// tenant's single deficit. A tenant's high-priority traffic can therefore delay
+// its own low-priority traffic, never another tenant's.
+//
+// If the head request chosen by this order does not fit in the free capacity,
+// Pop returns nothing (the request keeps its place): a costly request is not
+// starved by cheaper ones behind it.
+//
+// # Deadlines
+//
+// A request joining an empty bucket, or one that was empty within the last
+// QueueDeadline, gets the deadline QueueDeadline; one joining a standing queue
+// gets StandingDeadline. Expired requests are shed when they reach the head of the
+// ring ([Scheduler.Pop]), when [Scheduler.Expire] sweeps, or by the caller's own
+// timer ([Scheduler.Remove]).
+type Scheduler[T any] struct {
+	cfg     config
+	epoch   time.Time
+	started bool
+
+	tenants map[string]*tenantState[T]
+	all     []*tenantState[T] // every kept tenant; tenantState.slot indexes it
+	hand    int               // reclamation hand over all
+	touches uint64
+	coarse  int64         // latest time seen, stamps tenants
+	ring    tenantList[T] // tenants with queued requests, in drain order
+	free    *node[T]      // recycled nodes
+
+	queued     int
+	queuedCost int64
+	total      counters
+	reclaimed  int64
+	gen        uint64
+}
+
+// Handle identifies a queued request, for [Scheduler.Remove]. It is invalid once
+// the request is popped or removed; using it then is a harmless no-op.
+type Handle[T any] struct {
+	n   *node[T]
+	gen uint64
+}
+
+type node[T any] struct {
+	v          T
+	cost       int64
+	enq, dl    int64 // enqueue time and deadline
+	t          *tenantState[T]
+	prio       int
+	gen        uint64 // 0 when free
+	next, prev *node[T]
+}
+
+type bucket[T any] struct {
+	head, tail *node[T]
+	n          int
+	cost       int64
+	lastEmpty  int64
+	c          counters
+}
+
+type tenantState[T any] struct {
+	name     string
+	weight   int64
+	deficit  int64
+	inTurn   bool // the quantum of the current visit was added
+	queued   int
+	lastSeen int64 // coarse time of the last touch
+	slot     int   // index in Scheduler.all
+	buckets  []bucket[T]
+	// inline holds the buckets when there are at most two priorities, so that
+	// the fast path finds them in the tenant's own allocation (one cache miss
+	// fewer on a cold tenant).
+	inline [2]bucket[T]
+	// links of the ring
+	rnext, rprev *tenantState[T]
+	inRing       bool
+}
+
+// NewScheduler returns an empty Scheduler. It returns an error if cfg is invalid.
+func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
+	c, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	return &Scheduler[T]{cfg: c, tenants: make(map[string]*tenantState[T])}, nil
+}
+
+// SetConfig validates cfg and applies it. Queued requests keep their deadlines;
+// tenant weights change immediately; bucket bounds apply to the next Push.
+func (s *Scheduler[T]) SetConfig(cfg Config) error {
+	c, err := cfg.validate()
+	if err != nil {
+		return err
+	}
+	s.cfg = c
+	for name, t := range s.tenants {
+		t.weight = c.weight(name)
+	}
+	return nil
+}
+
+// Queued returns the number of requests waiting.
+func (s *Scheduler[T]) Queued() int { return s.queued }
+
+// Admit records a request admitted without queueing (the caller found free
+// capacity and nothing queued). It never sheds.
+func (s *Scheduler[T]) Admit(now time.Time, tenant string, priority int, cost int64) {
+	s.observe(s.at(now))
+	s.admit(tenant, priority, cost)
+}
+
+// admit is Admit on the coarse clock (the Shedder's fast path reads no clock).
+func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
+	t := s.touch(tenant)
+	b := &t.buckets[clamp(priority, len(t.buckets))]
+	b.c.admitted++
+	b.c.admittedCost += cost
+	s.total.admitted++
+	s.total.admittedCost += cost
+}
+
+// Push queues v for (tenant, priority) with the given cost, or sheds it with
+// ReasonBucketFull when the bucket is at its bounds. It returns the handle of the
+// queued request and its deadline.
+func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int64, v T) (Handle[T], time.Time, error) {
+	at := s.at(now)
+	s.observe(at)
+	t := s.touch(tenant)
+	p := clamp(priority, len(t.buckets))
+	b := &t.buckets[p]
+	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
+		b.c.shed[ReasonBucketFull]++
+		s.total.shed[ReasonBucketFull]++
+		return Handle[T]{}, time.Time{}, errBucketFull
+	}
+	dl := s.cfg.queueDeadline
+	if b.n == 0 {
+		b.lastEmpty = at
+	} else if at-b.lastEmpty > s.cfg.queueDeadline {
+		dl = s.cfg.standingDeadline
+	}
+	n := s.newNode()
+	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, at+dl, t, p
+	n.prev = b.tail
+	if b.tail != nil {
+		b.tail.next = n
+	} else {
+		b.head = n
+	}
+	b.tail = n
+	b.n++
+	b.cost += cost
+	t.queued++
+	s.queued++
+	s.queuedCost += cost
+	if !t.inRing {
+		s.ring.pushBack(t)
+		t.inRing = true
+	}
+	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(at + dl)), nil
+}
+
+// Pop returns the next request in drain order if its cost fits in avail (pass a
+// huge avail, such as math.MaxInt64, when nothing is in flight, so that a request
+// costlier than the whole limit still runs alone). Expired requests met on the way
+// are removed, counted as shed with ReasonQueueDeadline, and passed to expired
+// (which may be nil). ok is false when nothing is queued or the next request does
+// not fit.
+func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, cost int64, ok bool) {
+	at := s.at(now)
+	for t := s.ring.head; t != nil; t = s.ring.head {
+		s.expireHeads(t, at, expired)
+		if t.queued == 0 {
+			continue // expireHeads took t out of the ring
+		}
+		b := t.top()
+		n := b.head
+		if !t.inTurn {
+			t.deficit += s.cfg.quantum * t.weight
+			t.inTurn = true
+		}
+		if t.deficit < n.cost {
+			t.inTurn = false
+			s.ring.remove(t)
+			s.ring.pushBack(t)
+			continue
+		}
+		if n.cost > avail {
+			return v, 0, false
+		}
+		t.deficit -= n.cost
+		b.c.admitted++
+		b.c.admittedCost += n.cost
+		b.c.wait(at - n.enq)
+		s.total.admitted++
+		s.total.admittedCost += n.cost
+		s.total.wait(at - n.enq)
+		v, cost = n.v, n.cost
+		s.unlink(n, at)
+		return v, cost, true
+	}
+	return v, 0, false
+}
+
+// Expire sheds (ReasonQueueDeadline) every expired request at the head of a
+// bucket of a tenant in the ring, passing each to expired (which may be nil). Its
+// cost is proportional to the number of tenants with queued requests.
+func (s *Scheduler[T]) Expire(now time.Time, expired func(T)) {
+	at := s.at(now)
+	for t := s.ring.head; t != nil; {
+		next := t.rnext
+		s.expireHeads(t, at, expired)
+		t = next
+	}
+}
+
+// Remove takes the request of h out of its bucket and reports whether it was still
+// queued. reason is counted as the request's shed reason; zero counts it as
+// canceled by its caller.
+func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
+	n := h.n
+	if n == nil || n.gen != h.gen {
+		return false
+	}
+	b := &n.t.buckets[n.prio]
+	if reason == 0 {
+		b.c.canceled++
+		s.total.canceled++
+	} else {
+		b.c.shed[reason]++
+		s.total.shed[reason]++
+	}
+	s.unlink(n, s.at(now))
+	return true
+}
+
+// expireHeads sheds the expired heads of t's buckets.
+func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T)) {
+	for p := range t.buckets {
+		b := &t.buckets[p]
+		for b.head != nil && b.head.dl < at {
+			n := b.head
+			v := n.v
+			b.c.shed[ReasonQueueDeadline]++
+			s.total.shed[ReasonQueueDeadline]++
+			s.unlink(n, at)
+			if expired != nil {
+				expired(v)
+			}
+		}
+	}
+}
+
+// unlink removes n from its bucket, maintains the gauges and the ring, and frees n.
+func (s *Scheduler[T]) unlink(n *node[T], at int64) {
+	t := n.t
+	b := &t.buckets[n.prio]
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		b.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		b.tail = n.prev
+	}
+	b.n--
+	b.cost -= n.cost
+	if b.n == 0 {
+		b.lastEmpty = at
+	}
+	t.queued--
+	s.queued--
+	s.queuedCost -= n.cost
+	if t.queued == 0 && t.inRing {
+		s.ring.remove(t)
+		t.inRing, t.inTurn, t.deficit = false, false, 0
+	}
+	var zero T
+	*n = node[T]{v: zero, next: s.free}
+	s.free = n
+}
+
+func (s *Scheduler[T]) newNode() *node[T] {
+	n := s.free
+	if n != nil {
+		s.free = n.next
+		n.next = nil
+	} else {
+		n = new(node[T])
+	}
+	s.gen++
+	n.gen = s.gen
+	return n
+}
+
+// top returns the highest-priority non-empty bucket; t must have queued requests.
+func (t *tenantState[T]) top() *bucket[T] {
+	for p := len(t.buckets) - 1; p > 0; p-- {
+		if t.buckets[p].n > 0 {
+			return &t.buckets[p]
+		}
+	}
+	return &t.buckets[0]
+}
+
+// at converts now to nanoseconds since the first time the Scheduler saw.
+func (s *Scheduler[T]) at(now time.Time) int64 {
+	if !s.started {
+		s.epoch, s.started = now, true
+	}
+	return int64(now.Sub(s.epoch))
+}
+
+func clamp(p, n int) int {
+	if p < 0 {
+		return 0
+	}
+	if p >= n {
+		return n - 1
+	}
+	return p
+}
+
+// popClosed removes the first queued request (any order) and counts it as shed
+// with ReasonClosed.
+func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
+	t := s.ring.head
+	if t == nil {
+		return v, 0, false
+	}
+	n := t.top().head
+	v, cost = n.v, n.cost
+	s.Remove(now, Handle[T]{n: n, gen: n.gen}, ReasonClosed)
+	return v, cost, true
+}

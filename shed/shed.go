@@ -1,0 +1,315 @@
+package shed
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// Shedder admits requests per (tenant, priority) against a shared capacity, queues
+// the excess in bounded buckets drained fairly by cost (see [Scheduler] for the
+// exact order), and sheds what does not fit. Create it with [New]; it is safe for
+// concurrent use and starts no goroutine.
+type Shedder struct {
+	mu sync.Mutex // protects everything below
+	// protected by mu:
+	sched    *Scheduler[*waiter]
+	capacity Capacity
+	inflight int64
+	closed   bool
+	fast     uint64    // fast-path admissions, paces the coarse clock
+	free     []*ticket // recycled tickets
+	waiters  []*waiter // recycled waiters
+}
+
+// waiter is a blocked Acquire.
+type waiter struct {
+	ch  chan struct{} // buffered 1: the one decision is sent without blocking
+	tk  *ticket       // set when admitted
+	err error         // set when shed
+}
+
+// ticket is one admission; release is its cached method value so that returning it
+// allocates nothing.
+type ticket struct {
+	s       *Shedder
+	cost    int64
+	live    bool // protected by s.mu
+	release func()
+}
+
+// New returns a Shedder configured by cfg, or an error if cfg is invalid.
+func New(cfg Config) (*Shedder, error) {
+	sc, err := NewScheduler[*waiter](cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Shedder{sched: sc, capacity: sc.cfg.capacity}, nil
+}
+
+// SetConfig validates cfg and applies it atomically. A new Capacity takes effect
+// at the next decision.
+func (s *Shedder) SetConfig(cfg Config) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.sched.SetConfig(cfg); err != nil {
+		return err
+	}
+	s.capacity = s.sched.cfg.capacity
+	return nil
+}
+
+// Acquire admits a request of tenant at priority with the given cost (at least
+// 1), blocking until it is admitted, shed, or ctx ends. On admission it returns a
+// release func that the caller must call exactly once when the work is done;
+// calling it again before the next admission is a no-op, but a stale release
+// called after its ticket was reused releases someone else's capacity
+// (WARNING: tickets are recycled so that admission allocates nothing).
+//
+// If the request is shed, err is a *ShedError (errors.Is(err, ErrShed)): fail
+// or back off. If ctx ends first, err is ctx.Err() and nothing is held.
+//
+// Fast path: with free capacity and nothing queued, Acquire takes the lock once
+// and allocates nothing.
+func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost int64) (release func(), err error) {
+	cost = max(cost, 1)
+	s.mu.Lock()
+	if tk := s.fastLocked(tenant, priority, cost); tk != nil {
+		s.mu.Unlock()
+		return tk.release, nil
+	}
+	now := time.Now()
+	if s.closed {
+		s.sched.Refuse(now, tenant, priority, ReasonClosed)
+		s.mu.Unlock()
+		return nil, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		s.sched.Refuse(now, tenant, priority, 0)
+		s.mu.Unlock()
+		return nil, err
+	}
+	w := s.waiterLocked()
+	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
+	if err != nil {
+		s.waiters = append(s.waiters, w)
+		s.mu.Unlock()
+		return nil, err
+	}
+	ready := s.dispatchLocked(now)
+	s.mu.Unlock()
+	notify(ready)
+	release, err = s.wait(ctx, w, h, deadline)
+	s.mu.Lock()
+	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	return release, err
+}
+
+// waiterLocked returns a recycled or new waiter.
+func (s *Shedder) waiterLocked() *waiter {
+	if n := len(s.waiters); n > 0 {
+		w := s.waiters[n-1]
+		s.waiters = s.waiters[:n-1]
+		return w
+	}
+	return &waiter{ch: make(chan struct{}, 1)}
+}
+
+// wait blocks until w is decided, its deadline passes, or ctx ends.
+func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter], deadline time.Time) (func(), error) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var reason Reason // zero: canceled by ctx
+	select {
+	case <-w.ch:
+		return w.result()
+	case <-ctx.Done():
+	case <-timer.C:
+		reason = ReasonQueueDeadline
+	}
+	s.mu.Lock()
+	if s.sched.Remove(time.Now(), h, reason) {
+		s.mu.Unlock()
+		if reason == 0 {
+			return nil, ctx.Err()
+		}
+		return nil, errQueueDeadline
+	}
+	s.mu.Unlock()
+	// Decided concurrently with the timer or ctx: the decision stands (the
+	// dispatcher already counted it), so return it rather than leak capacity.
+	<-w.ch
+	return w.result()
+}
+
+func (w *waiter) result() (func(), error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	return w.tk.release, nil
+}
+
+// TryAcquire is the non-blocking Acquire: it admits the request only when the
+// capacity is free now and nothing is queued (it never jumps the queue), and
+// otherwise returns a *ShedError with ReasonNoCapacity (or ReasonClosed).
+func (s *Shedder) TryAcquire(tenant string, priority int, cost int64) (release func(), err error) {
+	cost = max(cost, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tk := s.fastLocked(tenant, priority, cost); tk != nil {
+		return tk.release, nil
+	}
+	r := ReasonNoCapacity
+	if s.closed {
+		r = ReasonClosed
+	}
+	s.sched.Refuse(time.Now(), tenant, priority, r)
+	return nil, ErrorFor(r)
+}
+
+// fastLocked admits directly when nothing is queued and cost fits. It reads the
+// clock only once every clockEvery admissions (time.Now costs about as much as
+// the rest of the fast path): tenant state is stamped with that coarse time, which
+// only idle reclamation uses.
+func (s *Shedder) fastLocked(tenant string, priority int, cost int64) *ticket {
+	if s.closed || s.sched.queued > 0 {
+		return nil
+	}
+	if s.inflight > 0 && s.inflight+cost > s.limitLocked() {
+		return nil
+	}
+	if s.fast++; s.fast%clockEvery == 0 {
+		s.sched.observe(s.sched.at(time.Now()))
+	}
+	s.sched.admit(tenant, priority, cost)
+	return s.ticketLocked(cost)
+}
+
+// clockEvery is how many fast-path admissions share one clock reading.
+const clockEvery = 64
+
+func (s *Shedder) limitLocked() int64 { return int64(max(s.capacity.Limit(), 1)) }
+
+func (s *Shedder) ticketLocked(cost int64) *ticket {
+	s.inflight += cost
+	var tk *ticket
+	if n := len(s.free); n > 0 {
+		tk = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		tk = &ticket{s: s}
+		tk.release = tk.done
+	}
+	tk.cost, tk.live = cost, true
+	return tk
+}
+
+// done returns the ticket's capacity and admits waiters that now fit.
+func (tk *ticket) done() {
+	s := tk.s
+	s.mu.Lock()
+	if !tk.live {
+		s.mu.Unlock()
+		return
+	}
+	tk.live = false
+	s.inflight -= tk.cost
+	s.free = append(s.free, tk)
+	var ready []*waiter
+	if s.sched.queued > 0 {
+		ready = s.dispatchLocked(time.Now())
+	}
+	s.mu.Unlock()
+	notify(ready)
+}
+
+// dispatchLocked pops every waiter that fits in the free capacity, in drain order,
+// and returns the decided waiters (admitted or expired) to signal after unlock.
+func (s *Shedder) dispatchLocked(now time.Time) []*waiter {
+	var ready []*waiter
+	expired := func(w *waiter) {
+		w.err = errQueueDeadline
+		ready = append(ready, w)
+	}
+	limit := s.limitLocked()
+	for s.sched.queued > 0 {
+		avail := limit - s.inflight
+		if s.inflight == 0 {
+			avail = math.MaxInt64
+		}
+		if avail <= 0 {
+			break
+		}
+		w, cost, ok := s.sched.Pop(now, avail, expired)
+		if !ok {
+			break
+		}
+		w.tk = s.ticketLocked(cost)
+		ready = append(ready, w)
+	}
+	return ready
+}
+
+func notify(ready []*waiter) {
+	for _, w := range ready {
+		w.ch <- struct{}{}
+	}
+}
+
+// Kick admits queued requests that fit now. Call it after the capacity limit
+// grows, so that waiters need not wait for the next release.
+func (s *Shedder) Kick() {
+	s.mu.Lock()
+	ready := s.dispatchLocked(time.Now())
+	s.mu.Unlock()
+	notify(ready)
+}
+
+// Close sheds every queued request with ReasonClosed and makes later Acquire and
+// TryAcquire calls fail with ReasonClosed. Admitted requests keep running and
+// must still be released. Close is idempotent.
+func (s *Shedder) Close() {
+	s.mu.Lock()
+	s.closed = true
+	var ready []*waiter
+	for s.sched.queued > 0 {
+		// Pop in drain order with unlimited capacity, then undo the admission
+		// counts: these requests were shed, not admitted.
+		w, _, ok := s.sched.popClosed(time.Now())
+		if !ok {
+			break
+		}
+		w.err = errClosed
+		ready = append(ready, w)
+	}
+	s.mu.Unlock()
+	notify(ready)
+}
+
+// Stats returns the totals and the current in-flight cost and limit.
+func (s *Shedder) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sched.Stats()
+	st.InFlight = s.inflight
+	st.Limit = int(s.limitLocked())
+	return st
+}
+
+// Tenant returns the stats of tenant's buckets, one per priority (lowest first),
+// or nil if its state is not kept.
+func (s *Shedder) Tenant(tenant string) []BucketStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sched.Tenant(nil, tenant)
+}
+
+// Buckets returns the stats of every kept bucket.
+func (s *Shedder) Buckets() []BucketStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sched.Buckets(nil)
+}

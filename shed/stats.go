@@ -1,0 +1,94 @@
+package shed
+
+import "time"
+
+// BucketStats is a snapshot of one (tenant, priority) bucket. Counters are
+// monotonic for as long as the tenant's state is kept (see [Config.MaxTenants]
+// and [Config.IdleTimeout]); Queued and QueuedCost are gauges.
+type BucketStats struct {
+	Tenant   string
+	Priority int
+
+	Admitted     int64 // requests admitted, directly or after queueing
+	AdmittedCost int64 // their total cost
+
+	ShedBucketFull    int64 // shed with ReasonBucketFull
+	ShedQueueDeadline int64 // shed with ReasonQueueDeadline
+	ShedClosed        int64 // shed with ReasonClosed
+	ShedNoCapacity    int64 // TryAcquire refusals (ReasonNoCapacity)
+	Canceled          int64 // left the queue because their context ended
+
+	Queued     int   // requests waiting now
+	QueuedCost int64 // their total cost
+
+	WaitCount int64         // requests admitted after waiting in the queue
+	WaitTotal time.Duration // their total wait
+	WaitMax   time.Duration // the longest wait of an admitted request
+}
+
+// Shed returns the number of requests shed for any reason.
+func (b BucketStats) Shed() int64 {
+	return b.ShedBucketFull + b.ShedQueueDeadline + b.ShedClosed + b.ShedNoCapacity
+}
+
+// MeanWait returns the mean queue wait of the requests admitted after waiting.
+func (b BucketStats) MeanWait() time.Duration {
+	if b.WaitCount == 0 {
+		return 0
+	}
+	return b.WaitTotal / time.Duration(b.WaitCount)
+}
+
+// Stats is a snapshot of the totals over every bucket, plus the Shedder's gauges.
+// Totals include the counts of tenants already reclaimed.
+type Stats struct {
+	Admitted          int64
+	AdmittedCost      int64
+	ShedBucketFull    int64
+	ShedQueueDeadline int64
+	ShedClosed        int64
+	ShedNoCapacity    int64
+	Canceled          int64
+	WaitCount         int64
+	WaitTotal         time.Duration
+
+	Queued     int   // requests waiting now
+	QueuedCost int64 // their cost
+	Tenants    int   // tenants whose state is kept now
+	Active     int   // tenants with requests queued now
+	Reclaimed  int64 // tenant states reclaimed (idle or over MaxTenants)
+
+	InFlight int64 // cost admitted and not yet released (Shedder only)
+	Limit    int   // capacity limit at the snapshot (Shedder only)
+}
+
+// Shed returns the number of requests shed for any reason.
+func (s Stats) Shed() int64 {
+	return s.ShedBucketFull + s.ShedQueueDeadline + s.ShedClosed + s.ShedNoCapacity
+}
+
+// counters are the monotonic counters of a bucket or of the totals, updated under
+// the owner's lock.
+type counters struct {
+	admitted, admittedCost int64
+	shed                   [numReasons]int64
+	canceled               int64
+	waitCount              int64
+	waitTotal, waitMax     int64
+}
+
+func (c *counters) wait(d int64) {
+	c.waitCount++
+	c.waitTotal += d
+	c.waitMax = max(c.waitMax, d)
+}
+
+func (c *counters) fill(b *BucketStats) {
+	b.Admitted, b.AdmittedCost = c.admitted, c.admittedCost
+	b.ShedBucketFull = c.shed[ReasonBucketFull]
+	b.ShedQueueDeadline = c.shed[ReasonQueueDeadline]
+	b.ShedClosed = c.shed[ReasonClosed]
+	b.ShedNoCapacity = c.shed[ReasonNoCapacity]
+	b.Canceled = c.canceled
+	b.WaitCount, b.WaitTotal, b.WaitMax = c.waitCount, time.Duration(c.waitTotal), time.Duration(c.waitMax)
+}
