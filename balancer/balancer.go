@@ -1,0 +1,203 @@
+package balancer
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// Balancer computes host weights for one tier, one run at a time. It remembers which
+// hosts it has seen and when they joined (for task churn and young-host handling) and
+// nothing else: every run is a pure function of the input, that memory and the Config.
+//
+// It is safe for concurrent use (a mutex serializes runs), but runs are meant to be
+// called from one control loop on a fixed cadence. It starts no goroutine.
+type Balancer struct {
+	mu sync.Mutex
+	// protected by mu
+	cfg     Config
+	run     uint64
+	joined  map[string]uint64 // host ID -> run it joined (0: present at the first run)
+	lastHot map[string]uint64 // host ID -> last run it met a hot criterion
+	stats   Stats
+}
+
+// Stats is a snapshot of a Balancer's counters.
+type Stats struct {
+	Runs        uint64 // completed runs
+	Changed     uint64 // host weight changes published
+	Throttled   uint64 // host-runs outside the deadband left alone by the throttle
+	NewHosts    uint64 // hosts given a capacity-scaled weight
+	Recenters   uint64 // runs that rescaled every weight onto the target median
+	Rejected    uint64 // runs rejected for bad input
+	LastState   State
+	States      [NumStates]uint64 // runs per classified state, indexed by State
+	Keyspace    float64           // sum over runs of Result.KeyspaceMoved
+	LastMaxMean float64           // Result.MaxMean of the last run
+}
+
+// New returns a Balancer with cfg (zero fields take their defaults), or an error
+// wrapping [ErrInvalidConfig].
+func New(cfg Config) (*Balancer, error) {
+	b := &Balancer{joined: make(map[string]uint64), lastHot: make(map[string]uint64)}
+	if err := b.SetConfig(cfg); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// SetConfig validates cfg (after defaults) and uses it from the next run on. On error
+// the previous Config stays in force.
+func (b *Balancer) SetConfig(cfg Config) error {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.cfg = c
+	b.mu.Unlock()
+	return nil
+}
+
+// Config returns the Config in force, with defaults filled in.
+func (b *Balancer) Config() Config {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cfg
+}
+
+// Stats returns a snapshot of b's counters.
+func (b *Balancer) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats
+}
+
+// Step runs the balancer once at now over hosts and returns the new weights with the
+// classification, the policy applied and a reason per host. hosts is not modified.
+//
+// Errors: [ErrNoHosts] for an empty list, a [*HostError] for an unusable record; in
+// both cases nothing changes and the caller should keep the published weights.
+func (b *Balancer) Step(now time.Time, hosts []Host) (Result, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(hosts) == 0 {
+		b.stats.Rejected++
+		return Result{}, ErrNoHosts
+	}
+	if err := checkHosts(hosts); err != nil {
+		b.stats.Rejected++
+		return Result{}, err
+	}
+	b.run++
+	age := b.ages(hosts)
+	v := newView(b.cfg, hosts, age, b.wasHot(hosts))
+	state, evidence := classify(b.cfg, v)
+	b.markHot(v)
+	res := apply(b.cfg, v, state)
+	res.Now, res.Run, res.State, res.Evidence = now, b.run, state, evidence
+	b.record(res)
+	return res, nil
+}
+
+// ages updates the join memory and returns each host's runs since joining
+// (math.MaxInt for hosts present at the first run).
+func (b *Balancer) ages(hosts []Host) []int {
+	age := make([]int, len(hosts))
+	present := make(map[string]struct{}, len(hosts))
+	for i, h := range hosts {
+		present[h.ID] = struct{}{}
+		j, seen := b.joined[h.ID]
+		if !seen {
+			j = b.run
+			if b.run == 1 && !h.New && h.Weight > 0 {
+				j = 0 // part of the tier before the balancer started
+			}
+			b.joined[h.ID] = j
+		}
+		if j == 0 {
+			age[i] = math.MaxInt
+		} else {
+			age[i] = int(b.run - j)
+		}
+	}
+	for id := range b.joined {
+		if _, ok := present[id]; !ok {
+			delete(b.joined, id)
+		}
+	}
+	return age
+}
+
+// wasHot reports, per host, whether it met a hot criterion within HotHold runs.
+func (b *Balancer) wasHot(hosts []Host) []bool {
+	out := make([]bool, len(hosts))
+	for i, h := range hosts {
+		if last, ok := b.lastHot[h.ID]; ok && b.run-last <= uint64(b.cfg.HotHold) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// markHot remembers the hosts hot in this run and forgets expired or absent ones.
+func (b *Balancer) markHot(v *view) {
+	present := make(map[string]struct{}, len(v.hosts))
+	for i, h := range v.hosts {
+		present[h.ID] = struct{}{}
+		if hotNow(b.cfg, v, i) {
+			b.lastHot[h.ID] = b.run
+		}
+	}
+	for id, last := range b.lastHot {
+		if _, ok := present[id]; !ok || b.run-last > uint64(b.cfg.HotHold) {
+			delete(b.lastHot, id)
+		}
+	}
+}
+
+func (b *Balancer) record(res Result) {
+	s := &b.stats
+	s.Runs++
+	s.LastState = res.State
+	s.States[res.State]++
+	s.Keyspace += res.KeyspaceMoved
+	s.LastMaxMean = res.MaxMean
+	if res.Recentered {
+		s.Recenters++
+	}
+	for _, d := range res.Hosts {
+		switch d.Reason {
+		case ReasonThrottled:
+			s.Throttled++
+		case ReasonCapacity:
+			s.NewHosts++
+		}
+	}
+	s.Changed += uint64(res.Changed)
+}
+
+func checkHosts(hosts []Host) error {
+	seen := make(map[string]struct{}, len(hosts))
+	for i, h := range hosts {
+		bad := func(why string, args ...any) error {
+			return &HostError{ID: h.ID, Index: i, Reason: fmt.Sprintf(why, args...)}
+		}
+		switch {
+		case h.ID == "":
+			return bad("empty ID")
+		case math.IsNaN(h.CPU) || math.IsInf(h.CPU, 0) || h.CPU < 0:
+			return bad("CPU %v not a fraction >= 0", h.CPU)
+		case math.IsNaN(h.Cores) || math.IsInf(h.Cores, 0) || h.Cores <= 0:
+			return bad("cores %v not > 0", h.Cores)
+		case math.IsNaN(h.Weight) || math.IsInf(h.Weight, 0) || h.Weight < 0:
+			return bad("weight %v not >= 0", h.Weight)
+		}
+		if _, dup := seen[h.ID]; dup {
+			return bad("duplicate ID")
+		}
+		seen[h.ID] = struct{}{}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package balancer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// classify names the tier's state from the run's features. The checks run in the
+// order of the State constants; the first that holds wins. Efficiency-based features
+// (weight per core per unit of CPU, relative to the median) do not depend on the
+// current weights, so a state stays recognized after the balancer has corrected it:
+// a bimodal tier keeps bimodal weights per core, hot outliers keep needing less weight.
+func classify(cfg Config, v *view) (State, string) {
+	n := len(v.hosts)
+	var weights, cores []float64
+	for _, h := range v.hosts {
+		if h.Weight > 0 {
+			weights = append(weights, h.Weight)
+		}
+		cores = append(cores, h.Cores)
+	}
+	if len(weights) >= 2 && len(weights)*2 >= n {
+		if wcv, ccv := cv(weights), cv(cores); wcv < 0.005 && ccv > 0.05 {
+			return FlatInitial, fmt.Sprintf("weights flat (cv %.4f) while cores vary (cv %.2f)", wcv, ccv)
+		}
+	}
+	if share := float64(v.joins) / float64(n); share >= cfg.ChurnShare {
+		return TaskChurn, fmt.Sprintf("%d of %d hosts (%.1f%%) joined in the last %d runs", v.joins, n, 100*share, cfg.ChurnWindow)
+	}
+	if v.nKnown < 8 {
+		return SteadyDrift, fmt.Sprintf("only %d hosts with a signal: steady policy", v.nKnown)
+	}
+	if spread, eta, ok := regionSkew(v); ok && spread > cfg.RegionSpread && eta >= cfg.RegionEta {
+		return RegionalSkew, fmt.Sprintf("region median efficiency spread %.3f, region explains %.0f%% of variance", spread, 100*eta)
+	}
+	if sep, low := bimodality(cfg, v); sep >= cfg.BimodalSeparation {
+		return BimodalLoad, fmt.Sprintf("two efficiency clusters %.1f sd apart, %.0f%% in the lower", sep, 100*low)
+	}
+	if hot := countHot(cfg, v); hot > 0 && float64(hot) <= cfg.HotMaxShare*float64(v.nKnown) {
+		return HotOutliers, fmt.Sprintf("%d of %d hosts hot (load > %.2f or efficiency < %.2f), max/mean %.3f",
+			hot, v.nKnown, 1+cfg.HotLoad, cfg.HotEfficiency, v.maxMean)
+	}
+	return SteadyDrift, fmt.Sprintf("max/mean %.3f, no churn, outliers, regional skew or clusters", v.maxMean)
+}
+
+// hot reports whether known host i is a hot outlier now or was within HotHold runs.
+func hot(cfg Config, v *view, i int) bool {
+	return v.known[i] && (hotNow(cfg, v, i) || v.wasHot[i])
+}
+
+// hotNow reports whether known host i meets a hot criterion in this run.
+func hotNow(cfg Config, v *view, i int) bool {
+	return v.known[i] && (v.load[i] > 1+cfg.HotLoad || v.eff[i] < cfg.HotEfficiency)
+}
+
+func countHot(cfg Config, v *view) int {
+	c := 0
+	for i := range v.hosts {
+		if hot(cfg, v, i) {
+			c++
+		}
+	}
+	return c
+}
+
+// regionSkew returns the relative spread of per-region median efficiency and the
+// share of log-efficiency variance that region explains (eta squared). ok is false
+// with fewer than two regions of at least 3 known hosts.
+func regionSkew(v *view) (spread, eta float64, ok bool) {
+	groups := make(map[string][]float64)
+	var all []float64
+	for i, h := range v.hosts {
+		if v.known[i] {
+			l := math.Log(v.eff[i])
+			groups[h.Region] = append(groups[h.Region], l)
+			all = append(all, l)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	regions := 0
+	for _, g := range groups {
+		if len(g) < 3 {
+			continue
+		}
+		regions++
+		m := median(g)
+		lo, hi = math.Min(lo, m), math.Max(hi, m)
+	}
+	if regions < 2 {
+		return 0, 0, false
+	}
+	mean := 0.0
+	for _, x := range all {
+		mean += x
+	}
+	mean /= float64(len(all))
+	var total, between float64
+	for _, x := range all {
+		total += (x - mean) * (x - mean)
+	}
+	for _, g := range groups {
+		gm := 0.0
+		for _, x := range g {
+			gm += x
+		}
+		gm /= float64(len(g))
+		between += float64(len(g)) * (gm - mean) * (gm - mean)
+	}
+	if total == 0 {
+		return math.Exp(hi-lo) - 1, 0, true
+	}
+	return math.Exp(hi-lo) - 1, between / total, true
+}
+
+// bimodality splits the sorted log efficiencies at the point that maximizes the
+// distance between the two cluster means in pooled within-cluster standard
+// deviations, with at least BimodalMinShare of hosts on each side. It returns that
+// separation and the share of hosts in the lower cluster.
+func bimodality(cfg Config, v *view) (sep, lowShare float64) {
+	var xs []float64
+	for i := range v.hosts {
+		if v.known[i] {
+			xs = append(xs, math.Log(v.eff[i]))
+		}
+	}
+	n := len(xs)
+	slices.Sort(xs)
+	pre, pre2 := make([]float64, n+1), make([]float64, n+1)
+	for i, x := range xs {
+		pre[i+1], pre2[i+1] = pre[i]+x, pre2[i]+x*x
+	}
+	minK := int(math.Ceil(cfg.BimodalMinShare * float64(n)))
+	for k := max(minK, 2); k <= n-max(minK, 2); k++ {
+		m1 := pre[k] / float64(k)
+		m2 := (pre[n] - pre[k]) / float64(n-k)
+		ss := (pre2[k] - float64(k)*m1*m1) + (pre2[n] - pre2[k] - float64(n-k)*m2*m2)
+		sd := math.Sqrt(math.Max(ss, 0) / float64(n-2))
+		s := (m2 - m1) / math.Max(sd, 1e-9)
+		if s > sep {
+			sep, lowShare = s, float64(k)/float64(n)
+		}
+	}
+	return sep, lowShare
+}

@@ -1,0 +1,223 @@
+package balancer
+
+import (
+	"math"
+	"slices"
+)
+
+// policyFor returns the knobs for state, widened when the tier is unsettled.
+func policyFor(cfg Config, v *view, state State) Policy {
+	n := len(v.hosts)
+	p := Policy{Gain: cfg.Gain, MaxStep: cfg.MaxStep, MaxMoves: max(1, int(math.Round(cfg.MaxMoveShare*float64(n))))}
+	switch state {
+	case BimodalLoad:
+		p.Gain, p.MaxStep, p.MaxMoves = math.Max(cfg.Gain, 0.8), math.Max(cfg.MaxStep, 0.2), max(p.MaxMoves, n/4)
+	case RegionalSkew:
+		p.Regional = true
+	}
+	outside := 0
+	for i := range v.hosts {
+		if v.known[i] && math.Abs(v.load[i]-1) > cfg.Deadband {
+			outside++
+		}
+	}
+	if v.nKnown > 0 && float64(outside) > cfg.WideShare*float64(v.nKnown) {
+		p.Wide, p.Gain, p.MaxStep, p.MaxMoves = true, 1, cfg.WideMaxStep, n
+	}
+	return p
+}
+
+// apply computes the new weights for state.
+func apply(cfg Config, v *view, state State) Result {
+	n := len(v.hosts)
+	pol := policyFor(cfg, v, state)
+	res := Result{Policy: pol, Hosts: make([]Decision, n), MaxMean: v.maxMean}
+	for i, h := range v.hosts {
+		res.Hosts[i] = Decision{ID: h.ID, Old: h.Weight, New: h.Weight, Load: v.load[i]}
+	}
+	if state == FlatInitial {
+		capacityAll(cfg, v, res.Hosts)
+	} else {
+		rmed := regionMedians(cfg, v, pol)
+		correct(cfg, v, state, pol, rmed, res.Hosts)
+		placeNew(cfg, v, res.Hosts)
+	}
+	finish(cfg, &res)
+	return res
+}
+
+// capacityAll resets every host to cores / median cores * TargetMedian.
+func capacityAll(cfg Config, v *view, ds []Decision) {
+	cores := make([]float64, len(v.hosts))
+	for i, h := range v.hosts {
+		cores[i] = h.Cores
+	}
+	mc := median(cores)
+	for i, h := range v.hosts {
+		ds[i].New = h.Cores / mc * cfg.TargetMedian
+		ds[i].Reason = ReasonCapacity
+	}
+}
+
+// regionMedians returns, per host, the median load of its region when the regional
+// policy applies to it (the region's median load is outside half the deadband), else 1.
+func regionMedians(cfg Config, v *view, pol Policy) []float64 {
+	f := make([]float64, len(v.hosts))
+	for i := range f {
+		f[i] = 1
+	}
+	if !pol.Regional {
+		return f
+	}
+	loads := make(map[string][]float64)
+	for i, h := range v.hosts {
+		if v.known[i] {
+			loads[h.Region] = append(loads[h.Region], v.load[i])
+		}
+	}
+	factor := make(map[string]float64, len(loads))
+	for r, ls := range loads {
+		if m := median(ls); math.Abs(m-1) > cfg.Deadband/2 {
+			factor[r] = m
+		}
+	}
+	for i, h := range v.hosts {
+		if fr, ok := factor[h.Region]; ok && v.known[i] {
+			f[i] = fr
+		}
+	}
+	return f
+}
+
+// correct nudges each known host's weight opposite to its load: the exempt hosts
+// (young ones, hot outliers, everyone when the tier is unsettled) at full gain, the
+// others damped, clamped, deadbanded and throttled to the MaxMoves most imbalanced.
+// With the regional policy, every host of a skewed region first takes its region's
+// factor (median load^-0.8, clamped to WideMaxStep) and the per-host step corrects the
+// residual load / region median.
+func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []Decision) {
+	type cand struct {
+		i   int
+		err float64
+	}
+	var cands []cand
+	for i, h := range v.hosts {
+		switch {
+		case !v.known[i] && h.Weight > 0 && !h.New:
+			ds[i].Reason = ReasonNoSignal
+			continue
+		case !v.known[i]:
+			continue
+		}
+		rf := clamp(math.Pow(rmed[i], -0.8), cfg.WideMaxStep)
+		resid := v.load[i] / rmed[i]
+		if math.Abs(resid-1) <= cfg.Deadband {
+			nudge(&ds[i], rf, 1, 0, 0)
+			continue
+		}
+		young := v.age[i] <= cfg.YoungRuns
+		if pol.Wide || young || (state == HotOutliers && hot(cfg, v, i)) {
+			nudge(&ds[i], rf, resid, 1, cfg.WideMaxStep)
+			continue
+		}
+		cands = append(cands, cand{i, math.Abs(math.Log(resid))})
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		switch {
+		case a.err > b.err:
+			return -1
+		case a.err < b.err:
+			return 1
+		}
+		return a.i - b.i
+	})
+	for k, c := range cands {
+		rf := clamp(math.Pow(rmed[c.i], -0.8), cfg.WideMaxStep)
+		if k < pol.MaxMoves {
+			nudge(&ds[c.i], rf, v.load[c.i]/rmed[c.i], pol.Gain, pol.MaxStep)
+			continue
+		}
+		nudge(&ds[c.i], rf, 1, 0, 0)
+		ds[c.i].Reason = ReasonThrottled
+	}
+}
+
+// nudge multiplies d's weight by the regional factor rf and by resid^-gain clamped to
+// maxStep, and sets the reason (ReasonHeld when nothing changes).
+func nudge(d *Decision, rf, resid, gain, maxStep float64) {
+	raw := math.Pow(resid, -gain)
+	f := clamp(raw, maxStep)
+	d.Clamped = f != raw
+	d.Region = rf != 1
+	d.New = d.Old * rf * f
+	switch {
+	case d.New < d.Old:
+		d.Reason = ReasonLowered
+	case d.New > d.Old:
+		d.Reason = ReasonRaised
+	default:
+		d.Reason = ReasonHeld
+	}
+}
+
+// clamp limits a multiplicative factor to [1/(1+step), 1+step].
+func clamp(f, step float64) float64 {
+	return math.Min(math.Max(f, 1/(1+step)), 1+step)
+}
+
+// placeNew gives new hosts (and hosts without a weight) cores times the tier's median
+// weight per core, times NewHostFactor.
+func placeNew(cfg Config, v *view, ds []Decision) {
+	var wpc, cores []float64
+	for i, h := range v.hosts {
+		cores = append(cores, h.Cores)
+		if h.Weight > 0 && !h.New {
+			wpc = append(wpc, ds[i].New/h.Cores)
+		}
+	}
+	per := cfg.TargetMedian / median(cores)
+	if len(wpc) > 0 {
+		per = median(wpc)
+	}
+	for i, h := range v.hosts {
+		if h.New || h.Weight == 0 {
+			ds[i].New = h.Cores * per * cfg.NewHostFactor
+			ds[i].Reason = ReasonCapacity
+		}
+	}
+}
+
+// finish clamps, recenters and measures the run.
+func finish(cfg Config, res *Result) {
+	lo, hi := cfg.MinWeight*cfg.TargetMedian, cfg.MaxWeight*cfg.TargetMedian
+	ws := make([]float64, len(res.Hosts))
+	for i := range res.Hosts {
+		d := &res.Hosts[i]
+		d.New = math.Min(math.Max(d.New, lo), hi)
+		ws[i] = d.New
+		if d.New != d.Old {
+			res.Changed++
+		}
+	}
+	if m := median(ws); math.Abs(m/cfg.TargetMedian-1) > cfg.RecenterBand {
+		res.Recentered = true
+		for i := range res.Hosts {
+			d := &res.Hosts[i]
+			d.New = math.Min(math.Max(d.New*cfg.TargetMedian/m, lo), hi)
+		}
+	}
+	var oldSum, newSum float64
+	for _, d := range res.Hosts {
+		oldSum += d.Old
+		newSum += d.New
+	}
+	var moved float64
+	for _, d := range res.Hosts {
+		o := 0.0
+		if oldSum > 0 {
+			o = d.Old / oldSum
+		}
+		moved += math.Abs(d.New/newSum - o)
+	}
+	res.KeyspaceMoved = moved / 2
+}

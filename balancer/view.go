@@ -1,0 +1,87 @@
+package balancer
+
+import (
+	"math"
+	"slices"
+)
+
+// view is one run's derived inputs.
+type view struct {
+	hosts   []Host
+	age     []int     // runs since joining; math.MaxInt for initial hosts
+	known   []bool    // has a CPU signal and a weight, and is not new
+	load    []float64 // CPU / mean CPU of known hosts
+	eff     []float64 // (weight / (cores * CPU)) / its median over known hosts
+	nKnown  int
+	meanCPU float64
+	maxMean float64
+	joins   int    // hosts that joined within ChurnWindow runs (after the first run)
+	wasHot  []bool // flagged hot within HotHold runs
+}
+
+func newView(cfg Config, hosts []Host, age []int, wasHot []bool) *view {
+	n := len(hosts)
+	v := &view{hosts: hosts, age: age, wasHot: wasHot, known: make([]bool, n), load: make([]float64, n), eff: make([]float64, n)}
+	var sum, maxCPU float64
+	var effs []float64
+	for i, h := range hosts {
+		if age[i] < cfg.ChurnWindow {
+			v.joins++
+		}
+		if h.New || h.Weight == 0 || h.CPU == 0 {
+			continue
+		}
+		v.known[i] = true
+		v.nKnown++
+		sum += h.CPU
+		maxCPU = math.Max(maxCPU, h.CPU)
+		v.eff[i] = h.Weight / (h.Cores * h.CPU)
+		effs = append(effs, v.eff[i])
+	}
+	if v.nKnown == 0 {
+		return v
+	}
+	v.meanCPU = sum / float64(v.nKnown)
+	v.maxMean = maxCPU / v.meanCPU
+	med := median(effs)
+	for i := range hosts {
+		if v.known[i] {
+			v.load[i] = hosts[i].CPU / v.meanCPU
+			v.eff[i] /= med
+		}
+	}
+	return v
+}
+
+// median returns the median of xs (reordering a copy).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// cv returns the coefficient of variation of xs.
+func cv(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean)
+	}
+	if mean == 0 {
+		return 0
+	}
+	return math.Sqrt(sq/float64(len(xs))) / mean
+}
