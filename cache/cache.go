@@ -1,0 +1,390 @@
+package cache
+
+import (
+	"context"
+	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/coalesce"
+)
+
+// Cache is a bounded, concurrent, read-through cache kept fresh by a change
+// stream. Create it with [New]; all methods are safe for concurrent use. A Cache
+// must not be copied after first use.
+//
+// Reads ([Cache.Get], [Cache.TryGet]) are lock-free on a hit: the index is a
+// sync.Map and the hit is recorded in a lossy striped buffer that the eviction
+// policy drains in batches. Writes (fills, [Cache.Set], invalidations) take a
+// per-key-stripe lock, and inserts also the policy lock.
+type Cache[K comparable, V any] struct {
+	seed  maphash.Seed
+	clock Clock
+	base  time.Time // clock reading at New: entry and checkpoint times are offsets from it
+	cfg   atomic.Pointer[Config[K]]
+
+	index   sync.Map // K -> *node[K, V]
+	shards  [numShards]shard[K]
+	stripes []stripe[K, V]
+	smask   uint32
+	flights coalesce.Group[K, V]
+
+	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
+	watermark      atomic.Uint64 // newest checkpoint watermark
+
+	mu      sync.Mutex // protects pol and scratch
+	pol     policy[K, V]
+	scratch []*node[K, V]
+
+	stats counters
+}
+
+// node is one cached entry. The key and hash never change; item is swapped
+// atomically so readers never lock; prev, next and queue belong to the policy.
+type node[K comparable, V any] struct {
+	key  K
+	hash uint64
+	item atomic.Pointer[item[V]]
+
+	prev, next *node[K, V] // policy lock
+	queue      queueID     // policy lock
+}
+
+// item is an immutable cached value with its provenance.
+type item[V any] struct {
+	val     V
+	version uint64 // CDC version it reflects; 0 when unknown (loaded or Set)
+	freshAt int64  // clock offset at which it was known current; 0 when only checkpoints vouch for it
+}
+
+const numShards = 64
+
+// shard serialises the writers of the keys that hash to it and tracks their
+// in-flight fills, so a fill can tell whether its key was invalidated after it
+// started.
+type shard[K comparable] struct {
+	mu    sync.Mutex
+	seq   uint64       // protected by mu: bumped by every invalidation in the shard
+	fills map[K]*fills // protected by mu: keys with fills in flight
+	_     [40]byte
+}
+
+// fills tracks the in-flight fills of one key.
+type fills struct {
+	active      int    // fills in flight
+	invalidated uint64 // shard seq of the newest invalidation of the key
+}
+
+// stripe is one lossy buffer of hits waiting for the policy, with the hit and
+// miss counters of the readers that picked it.
+type stripe[K comparable, V any] struct {
+	mu     sync.Mutex // protects n and buf
+	n      int
+	buf    [stripeLen]*node[K, V]
+	hits   atomic.Uint64
+	misses atomic.Uint64
+	_      [64]byte
+}
+
+const stripeLen = 32
+
+// New returns a cache configured by cfg, or an error wrapping [ErrCapacity] or
+// [ErrStaleness] if cfg is invalid. It starts no goroutine.
+func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := &Cache[K, V]{seed: maphash.MakeSeed(), clock: cfg.Clock}
+	if c.clock == nil {
+		c.clock = systemClock{}
+	}
+	c.base = c.clock.Now()
+	n := 1 << bits.Len(uint(min(max(4*runtime.GOMAXPROCS(0), 4), 64)-1))
+	c.stripes = make([]stripe[K, V], n)
+	c.smask = uint32(n - 1)
+	c.pol.init(cfg.capacity())
+	cfg.Clock = c.clock
+	c.cfg.Store(&cfg)
+	return c, nil
+}
+
+// Get returns the value of key, loading it with load on a miss.
+//
+// A hit is served from memory (if key is owned and the entry is within the
+// staleness bound). On a miss, concurrent Gets of the same key share one call of
+// load (the fill lock, built on [coalesce.Group]): a thundering herd makes one
+// backend load. The loaded value is stored unless the key was invalidated, Set or
+// deleted after the load started (a stale fill loses, see [Cache.Apply]), or the
+// key is not owned.
+//
+// load runs on a context that keeps ctx's values but is cancelled only when every
+// caller waiting for it has left. When ctx ends first, Get returns ctx.Err() at
+// once and the load goes on for the others. Errors from load are returned as is
+// and nothing is stored: the caller decides whether to retry.
+func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
+	cfg := c.cfg.Load()
+	if cfg.Owns == nil || cfg.Owns(key) {
+		if v, ok := c.lookup(cfg, key); ok {
+			return v, nil
+		}
+	} else {
+		c.stats.notOwned.Add(1)
+	}
+	var led atomic.Bool
+	v, err := c.flights.Do(ctx, key, func(ctx context.Context) (V, error) {
+		led.Store(true)
+		return c.fill(ctx, key, load)
+	})
+	if !led.Load() {
+		c.stats.coalesced.Add(1)
+	}
+	return v, err
+}
+
+// TryGet returns the cached value of key and true, or false when key is absent,
+// not owned, or beyond the staleness bound. It never loads nor blocks.
+func (c *Cache[K, V]) TryGet(key K) (V, bool) {
+	cfg := c.cfg.Load()
+	if cfg.Owns != nil && !cfg.Owns(key) {
+		c.stats.notOwned.Add(1)
+		var zero V
+		return zero, false
+	}
+	return c.lookup(cfg, key)
+}
+
+// Set stores value for key as current (it is vouched fresh as of now), if key is
+// owned. A fill of key in flight when Set is called will not overwrite it.
+func (c *Cache[K, V]) Set(key K, value V) {
+	cfg := c.cfg.Load()
+	if cfg.Owns != nil && !cfg.Owns(key) {
+		return
+	}
+	h := maphash.Comparable(c.seed, key)
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	c.invalidateFillsLocked(s, key)
+	c.storeLocked(key, h, &item[V]{val: value, freshAt: c.now()})
+	s.mu.Unlock()
+	c.flights.Forget(key)
+}
+
+// Delete removes key, and makes any fill of key in flight lose. It reports
+// whether an entry was removed.
+func (c *Cache[K, V]) Delete(key K) bool {
+	removed := c.invalidate(key, 0)
+	c.flights.Forget(key)
+	return removed
+}
+
+// Len returns the number of cached entries.
+func (c *Cache[K, V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pol.size
+}
+
+// SetConfig validates cfg and swaps it in atomically (Clock is ignored). A lower
+// Capacity evicts at once. On error nothing changes.
+func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	cfg.Clock = c.clock
+	c.mu.Lock()
+	c.drainLocked()
+	c.pol.setCapacity(cfg.capacity())
+	c.evictedLocked()
+	c.cfg.Store(&cfg)
+	c.mu.Unlock()
+	return nil
+}
+
+// Config returns the current configuration.
+func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
+
+// lookup returns the entry's value if it is present and within the bound.
+func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
+	st := &c.stripes[rand.Uint32()&c.smask]
+	if e, ok := c.index.Load(key); ok {
+		n := e.(*node[K, V])
+		it := n.item.Load()
+		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, it) {
+			st.hits.Add(1)
+			c.recordHit(st, n)
+			return it.val, true
+		}
+		c.stats.staleBypass.Add(1)
+	}
+	st.misses.Add(1)
+	var zero V
+	return zero, false
+}
+
+// fresh reports whether it may be served under the staleness bound.
+func (c *Cache[K, V]) fresh(bound time.Duration, it *item[V]) bool {
+	vouched := max(c.lastCheckpoint.Load(), it.freshAt)
+	return c.now()-vouched <= int64(bound)
+}
+
+// now returns the clock's offset from base in nanoseconds.
+func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
+
+// recordHit buffers the hit for the policy; when the buffer is busy or full the
+// hit is dropped (the policy only needs a sample).
+func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
+	if !st.mu.TryLock() {
+		return
+	}
+	full := false
+	if st.n < stripeLen {
+		st.buf[st.n] = n
+		st.n++
+		full = st.n == stripeLen
+	}
+	st.mu.Unlock()
+	if full && c.mu.TryLock() {
+		c.drainLocked()
+		c.mu.Unlock()
+	}
+}
+
+// drainLocked replays the buffered hits into the policy.
+func (c *Cache[K, V]) drainLocked() {
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		st.mu.Lock()
+		c.scratch = append(c.scratch, st.buf[:st.n]...)
+		clear(st.buf[:st.n])
+		st.n = 0
+		st.mu.Unlock()
+	}
+	if len(c.scratch) == 0 {
+		return
+	}
+	for _, n := range c.scratch {
+		c.pol.access(n)
+	}
+	c.pol.climb()
+	clear(c.scratch)
+	c.scratch = c.scratch[:0]
+}
+
+// fill runs load for key and stores the result unless the key was invalidated
+// since the fill started. It runs inside the coalesce call, once per flight.
+func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
+	h := maphash.Comparable(c.seed, key)
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	if s.fills == nil {
+		s.fills = make(map[K]*fills)
+	}
+	f := s.fills[key]
+	if f == nil {
+		f = &fills{}
+		s.fills[key] = f
+	}
+	f.active++
+	start := s.seq
+	s.mu.Unlock()
+
+	// The load's result is at least as fresh as this instant: taken after the
+	// fill registered, so an invalidation before it is either seen by the load
+	// or bumps the sequence.
+	startedAt := c.now()
+	c.stats.loads.Add(1)
+	v, err := load(ctx)
+
+	s.mu.Lock()
+	f.active--
+	if f.active == 0 {
+		delete(s.fills, key)
+	}
+	switch {
+	case err != nil:
+		c.stats.loadErrors.Add(1)
+	case f.invalidated > start:
+		// An invalidation, Set or Delete of key arrived while the load ran:
+		// the value may predate it, so it must not overwrite newer state
+		// (guava#1881, otter#137). The callers still get it: it was current
+		// when read, and they asked before the invalidation.
+		c.stats.droppedFills.Add(1)
+	default:
+		cfg := c.cfg.Load()
+		if cfg.Owns == nil || cfg.Owns(key) {
+			c.storeLocked(key, h, &item[V]{val: v, freshAt: startedAt})
+		}
+	}
+	s.mu.Unlock()
+	return v, err
+}
+
+// invalidateFillsLocked makes every fill of key in flight lose. The caller
+// holds the key's shard lock.
+func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K], key K) {
+	s.seq++
+	if f := s.fills[key]; f != nil {
+		f.invalidated = s.seq
+	}
+}
+
+// storeLocked stores it for key: in place when key is cached, else as a new
+// node, evicting as needed. The caller holds the key's shard lock.
+func (c *Cache[K, V]) storeLocked(key K, h uint64, it *item[V]) {
+	if e, ok := c.index.Load(key); ok {
+		// A concurrent eviction may be removing this node; then the store is
+		// lost as if evicted right after, which a cache may always do.
+		n := e.(*node[K, V])
+		n.item.Store(it)
+		c.recordHit(&c.stripes[rand.Uint32()&c.smask], n)
+		return
+	}
+	n := &node[K, V]{key: key, hash: h}
+	n.item.Store(it)
+	c.mu.Lock()
+	c.drainLocked()
+	c.index.Store(key, n)
+	c.pol.add(n)
+	c.evictedLocked()
+	c.mu.Unlock()
+}
+
+// evictedLocked removes the nodes the policy just evicted from the index. The
+// caller holds c.mu.
+func (c *Cache[K, V]) evictedLocked() {
+	for i, n := range c.pol.evicted {
+		c.index.CompareAndDelete(n.key, n)
+		c.pol.evicted[i] = nil
+	}
+	c.stats.evictions.Add(uint64(len(c.pol.evicted)))
+	c.pol.evicted = c.pol.evicted[:0]
+}
+
+// invalidate removes key unless its entry reflects version or newer (version 0
+// always removes), and makes its in-flight fills lose. It reports whether an
+// entry was removed.
+func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
+	h := maphash.Comparable(c.seed, key)
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.invalidateFillsLocked(s, key)
+	e, ok := c.index.Load(key)
+	if !ok {
+		return false
+	}
+	n := e.(*node[K, V])
+	if v := n.item.Load().version; version != 0 && v >= version {
+		return false
+	}
+	c.index.CompareAndDelete(key, n)
+	c.mu.Lock()
+	c.pol.remove(n)
+	c.mu.Unlock()
+	c.stats.invalidations.Add(1)
+	return true
+}

@@ -1,0 +1,122 @@
+package cache
+
+import (
+	"hash/maphash"
+	"time"
+)
+
+// EventKind says what an [Event] reports. Kinds start at 1 so that a zero Event
+// is invalid.
+type EventKind uint8
+
+const (
+	// Write reports that Key changed at Version. With Refill set, Value is the
+	// new value and a cached entry is updated in place; otherwise the entry is
+	// invalidated.
+	Write EventKind = iota + 1
+	// Delete reports that Key was deleted at Version: the entry is invalidated.
+	Delete
+	// Checkpoint is a watermark: every change with a version up to Version has
+	// been delivered (and applied before this event). It renews the staleness
+	// bound.
+	Checkpoint
+)
+
+// Event is one change-data-capture record for [Cache.Apply].
+type Event[K comparable, V any] struct {
+	Kind EventKind
+	// Key is the changed key (Write, Delete).
+	Key K
+	// Version orders the changes of one key, and is the watermark of a
+	// Checkpoint. Zero means unknown: the event always applies.
+	Version uint64
+	// Value is the new value of a Write when Refill is set.
+	Value V
+	// Refill reports whether Value holds the new value.
+	Refill bool
+}
+
+// Apply applies change-stream events in order. It is safe for concurrent use,
+// but the staleness contract assumes one stream, applied by one goroutine in
+// stream order.
+//
+// A Write or Delete of a key makes every fill of that key already in flight lose
+// (its result is returned to its callers but not stored) and stops later reads
+// from joining those fills. Then:
+//   - Write with Refill updates a cached entry to Value at Version, unless the
+//     entry already reflects Version or newer; an uncached key stays uncached.
+//   - Write without Refill, and Delete, remove the entry unless it already
+//     reflects Version or newer (counted in [Stats.Invalidations]).
+//
+// A Checkpoint whose watermark is not older than the newest one seen records
+// the current time as the newest checkpoint: hits are served for MaxStaleness
+// after it. An older watermark is ignored. Events of an unknown Kind are
+// ignored.
+func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case Write:
+			if e.Refill {
+				c.refill(e.Key, e.Version, e.Value)
+			} else {
+				c.invalidate(e.Key, e.Version)
+			}
+			c.flights.Forget(e.Key)
+		case Delete:
+			c.invalidate(e.Key, e.Version)
+			c.flights.Forget(e.Key)
+		case Checkpoint:
+			c.checkpoint(e.Version)
+		}
+	}
+}
+
+// refill updates a cached key to value at version.
+func (c *Cache[K, V]) refill(key K, version uint64, value V) {
+	h := maphash.Comparable(c.seed, key)
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.invalidateFillsLocked(s, key)
+	e, ok := c.index.Load(key)
+	if !ok {
+		return
+	}
+	n := e.(*node[K, V])
+	if v := n.item.Load().version; version != 0 && v >= version {
+		return
+	}
+	// Only checkpoints vouch for a refilled value: a later change may already
+	// be committed but not yet delivered.
+	n.item.Store(&item[V]{val: value, version: version})
+	c.stats.refills.Add(1)
+}
+
+// checkpoint records a watermark and renews the staleness bound.
+func (c *Cache[K, V]) checkpoint(watermark uint64) {
+	for {
+		w := c.watermark.Load()
+		if watermark < w {
+			return
+		}
+		if c.watermark.CompareAndSwap(w, watermark) {
+			break
+		}
+	}
+	now := c.now()
+	for {
+		last := c.lastCheckpoint.Load()
+		if now <= last || c.lastCheckpoint.CompareAndSwap(last, now) {
+			break
+		}
+	}
+	c.stats.checkpoints.Add(1)
+}
+
+// CheckpointAge returns how long ago (on the cache's clock) the newest
+// checkpoint was applied; before the first, the age of the cache itself, since
+// an empty cache trivially reflects every change.
+func (c *Cache[K, V]) CheckpointAge() time.Duration {
+	return time.Duration(c.now() - c.lastCheckpoint.Load())
+}

@@ -1,0 +1,101 @@
+// Package cache is a bounded, read-through, in-process cache for the caching tier
+// of a gateway: it serves hot reads from memory, collapses a miss storm on one key
+// into one backend load, and stays fresh from a change-data-capture (CDC) stream
+// under an explicit, enforced bounded-staleness contract.
+//
+//	c, err := cache.New[string, []byte](cache.Config[string]{
+//		Capacity:     100_000,
+//		MaxStaleness: 2 * time.Second,
+//		Owns:         func(k string) bool { return ring.Lookup(k) == self },
+//	})
+//	v, err := c.Get(ctx, key, func(ctx context.Context) ([]byte, error) { return store.Get(ctx, key) })
+//	// in the CDC consumer goroutine:
+//	c.Apply(cache.Event[string, []byte]{Kind: cache.Write, Key: k, Version: lsn})
+//	c.Apply(cache.Event[string, []byte]{Kind: cache.Checkpoint, Version: lsn})
+//
+// # Reads
+//
+// [Cache.Get] returns a cached value or calls the loader. Concurrent misses of one
+// key share one load through a [coalesce.Group] (the per-key fill lock): a herd of
+// 1,000 concurrent misses makes 1 backend load. [Cache.TryGet] never loads.
+// [Cache.Set] stores a value the caller vouches for; [Cache.Delete] removes one.
+//
+// # Eviction
+//
+// Capacity counts entries. The policy is adaptive W-TinyLFU, the design of
+// Caffeine, otter and theine: a small LRU admission window in front of a segmented
+// LRU main space, a count-min frequency sketch that admits a window victim into
+// main only if it is more popular than main's victim, and a hill climber that
+// resizes the window every 10x-capacity requests towards the better hit rate.
+// Unlike otter and theine, the bound is strict: the policy runs on the writer's
+// goroutine, so the cache never holds more than Capacity entries (the peers buffer
+// writes and overshoot at small capacities, see bench/cache/README.md).
+//
+// # Freshness: the CDC contract
+//
+// The store commits changes to keys with versions (for example a log sequence
+// number) and publishes them on a stream that the host feeds to [Cache.Apply] in
+// order. A Write or Delete event invalidates the key's entry, or with Refill
+// replaces its value; a Checkpoint event with watermark W says that every change
+// with version <= W has been delivered before it.
+//
+// Staleness is measured on the cache's clock ([Config.Clock]). A value is vouched
+// for at a time T when the cache is known to have seen every change committed
+// before T: T is the time the newest checkpoint was applied (the cache's creation
+// counts as one, as an empty cache reflects everything), or, for a value the cache
+// loaded itself or that was Set, the time its load started, whichever is later.
+// The contract, with MaxStaleness = B > 0:
+//
+//   - A read at time t is served from memory only if t - T <= B. Otherwise it
+//     reads through (a stale bypass, counted in [Stats.StaleBypass]) and the new
+//     load vouches for the value again. So when the stream stops checkpointing,
+//     hits degrade to reads bounded like a TTL of B, never to unbounded staleness.
+//   - Hence a value served at t reflects every change committed before t - B, as
+//     far as the stream delivers checkpoints honestly: a change missing from the
+//     value was committed after T >= t - B. The delay between the producer cutting
+//     a checkpoint and Apply receiving it is the producer's to bound; it adds to B.
+//   - Events between checkpoints apply at once, so with a healthy stream a change
+//     is visible as soon as its event is applied, usually far inside B.
+//
+// B = 0 (the default) disables the bound: entries live until evicted or
+// invalidated, for a cache with no stream.
+//
+// # No stale sets
+//
+// A load that started before an invalidation (a Write, Delete, [Cache.Delete] or
+// [Cache.Set] of its key) never overwrites the newer state: each key stripe keeps a
+// sequence number bumped by every invalidation and each fill records it at its
+// start; a fill whose key was invalidated since returns its value to its callers
+// but does not store it ([Stats.DroppedFills]). Invalidation also makes later
+// reads start a new load rather than join one in flight. This is the race of
+// guava#1881 and otter#137; bench/cache holds the randomized harness that shows
+// zero stale sets here and counts them for otter and golang-lru with singleflight.
+//
+// # Ownership
+//
+// [Config.Owns] lets a host cache only its slice of the keyspace: a hashring lookup
+// compared with the local host fits. Reads of other keys go to the loader
+// (coalesced, never stored) and are counted in [Stats.NotOwned].
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. A hit takes no lock: the index is a
+// sync.Map and the access is recorded in a lossy striped buffer that the policy
+// drains in batches (dropping samples under contention, as Caffeine does). Fills,
+// Set and invalidations lock one of 64 key stripes; inserts also take the policy
+// lock and evict inline. No goroutine is started: maintenance is done by callers.
+//
+// # When not to use it
+//
+// It is not a distributed cache nor a store: values live in this process only. It
+// does not weigh entries by size (capacity counts entries), expire by TTL other
+// than through the staleness bound, or refresh ahead. For a cache with no change
+// stream and a strict memory budget in bytes, use ristretto or otter's weigher.
+//
+// # Stats
+//
+// [Cache.Stats] returns hits, misses (including stale bypasses), loads, coalesced
+// loads, invalidations, refills, dropped fills, stale-bypass reads, evictions,
+// checkpoints and the watermark, with [Stats.HitRatio]. Runtime knobs (capacity,
+// staleness bound, ownership) change with [Cache.SetConfig].
+package cache

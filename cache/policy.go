@@ -1,0 +1,307 @@
+package cache
+
+import "math/rand/v2"
+
+// Hill-climber and admission constants, from Caffeine's BoundedLocalCache.
+const (
+	admitHashDoSThreshold = 6      // candidate frequency above which a rejected candidate may still win at random
+	climberStepPercent    = 0.0625 // initial (and restart) step: 6.25% of capacity
+	climberStepDecay      = 0.98   // step multiplier after each sample that did not restart
+	climberRestart        = 0.05   // hit-rate change that restarts the climb with a full step
+)
+
+// policy is an adaptive W-TinyLFU eviction policy (Einziger, Eytan, Friedman and
+// Manes, "Adaptive Software Cache Management", Middleware 2018), the design of
+// Caffeine, otter and theine: new entries enter a small LRU window; an entry
+// leaving the window competes with the probation victim of the segmented-LRU main
+// space and is admitted only if the frequency sketch estimates it more popular.
+// A hill climber resizes the window every sample (10x capacity requests) in the
+// direction that improved the hit rate, so recency-biased traces get a large
+// window and frequency-biased ones a small one.
+//
+// Capacity counts entries. Not safe for concurrent use: the cache's policy lock
+// guards every field and every node's queue links.
+type policy[K comparable, V any] struct {
+	window    list[K, V]
+	probation list[K, V]
+	protected list[K, V]
+	sketch    sketch
+	capacity  int
+	size      int
+
+	hitsInSample, missesInSample int
+	prevHitRate                  float64
+	step                         float64 // next window change, in entries (signed)
+	adjust                       int     // window change decided by the last sample
+
+	// evicted collects the nodes the last operation evicted; the caller drains it.
+	evicted []*node[K, V]
+}
+
+func (p *policy[K, V]) init(capacity int) {
+	p.capacity = capacity
+	window := max(1, int(float64(capacity)*0.01))
+	p.window.init(queueWindow, window)
+	p.probation.init(queueProbation, 0)
+	p.protected.init(queueProtected, int(float64(capacity-window)*0.8))
+	p.step = -float64(capacity) * climberStepPercent
+}
+
+// add inserts a new node (in no queue), evicts down to capacity and adapts the
+// window. The sketch is sized lazily, once the cache is half full.
+func (p *policy[K, V]) add(n *node[K, V]) {
+	if p.size >= p.capacity>>1 {
+		p.sketch.ensureCapacity(p.capacity)
+	}
+	p.sketch.increment(n.hash)
+	p.missesInSample++
+	p.size++
+	p.window.pushFront(n)
+	p.evict()
+	p.climb()
+}
+
+// access records a hit on n. A node no longer in the policy (evicted or
+// removed since the hit was buffered) counts in the sketch only.
+func (p *policy[K, V]) access(n *node[K, V]) {
+	p.sketch.increment(n.hash)
+	p.hitsInSample++
+	switch n.queue {
+	case queueWindow:
+		p.window.moveToFront(n)
+	case queueProbation:
+		// Promotion may overfill protected: climb demotes.
+		p.probation.remove(n)
+		p.protected.pushFront(n)
+	case queueProtected:
+		p.protected.moveToFront(n)
+	}
+}
+
+// remove takes n out of the policy (invalidation or delete), if it is still in.
+func (p *policy[K, V]) remove(n *node[K, V]) {
+	switch n.queue {
+	case queueWindow:
+		p.window.remove(n)
+	case queueProbation:
+		p.probation.remove(n)
+	case queueProtected:
+		p.protected.remove(n)
+	default:
+		return
+	}
+	p.size--
+}
+
+// setCapacity changes the capacity, scaling the window and protected targets,
+// and evicts down to it.
+func (p *policy[K, V]) setCapacity(capacity int) {
+	if capacity == p.capacity {
+		return
+	}
+	ratio := float64(p.window.cap) / float64(p.capacity)
+	p.capacity = capacity
+	p.window.cap = max(1, min(capacity, int(float64(capacity)*ratio)))
+	p.protected.cap = int(float64(capacity-p.window.cap) * 0.8)
+	p.step = -float64(capacity) * climberStepPercent
+	p.adjust = 0
+	p.demoteFromProtected()
+	p.evict()
+}
+
+func (p *policy[K, V]) evictNode(n *node[K, V]) {
+	p.remove(n)
+	p.evicted = append(p.evicted, n)
+}
+
+func (p *policy[K, V]) demoteFromProtected() {
+	for p.protected.len > p.protected.cap {
+		p.probation.pushFront(p.protected.popBack())
+	}
+}
+
+func (p *policy[K, V]) evict() {
+	first := p.evictFromWindow()
+	p.evictFromMain(first)
+}
+
+// evictFromWindow moves the window's overflow to the front of probation and
+// returns the oldest node moved (the first candidate), or nil.
+func (p *policy[K, V]) evictFromWindow() *node[K, V] {
+	var first *node[K, V]
+	for p.window.len > p.window.cap {
+		n := p.window.popBack()
+		if first == nil {
+			first = n
+		}
+		p.probation.pushFront(n)
+	}
+	return first
+}
+
+// evictFromMain evicts until the size fits, pitting candidates (the nodes just
+// moved out of the window, oldest first) against victims (probation's back, then
+// protected's, then the window's) and keeping the more frequent of each pair.
+func (p *policy[K, V]) evictFromMain(candidate *node[K, V]) {
+	victimQueue, candidateQueue := queueProbation, queueProbation
+	victim := p.probation.back()
+	for p.size > p.capacity {
+		if candidate == nil && candidateQueue == queueProbation {
+			candidate, candidateQueue = p.window.back(), queueWindow
+		}
+		if candidate == nil && victim == nil {
+			switch victimQueue {
+			case queueProbation:
+				victim, victimQueue = p.protected.back(), queueProtected
+				continue
+			case queueProtected:
+				victim, victimQueue = p.window.back(), queueWindow
+				continue
+			}
+			return
+		}
+		switch {
+		case victim == nil:
+			next := p.newer(candidate)
+			p.evictNode(candidate)
+			candidate = next
+		case candidate == nil:
+			next := p.newer(victim)
+			p.evictNode(victim)
+			victim = next
+		case victim == candidate:
+			victim = p.newer(victim)
+			p.evictNode(candidate)
+			candidate = nil
+		case p.admit(candidate.hash, victim.hash):
+			next := p.newer(victim)
+			p.evictNode(victim)
+			victim = next
+			candidate = p.newer(candidate)
+		default:
+			next := p.newer(candidate)
+			p.evictNode(candidate)
+			candidate = next
+		}
+	}
+}
+
+// newer returns the neighbour of n towards the front of n's queue, or nil.
+func (p *policy[K, V]) newer(n *node[K, V]) *node[K, V] {
+	switch n.queue {
+	case queueWindow:
+		return p.window.newer(n)
+	case queueProbation:
+		return p.probation.newer(n)
+	case queueProtected:
+		return p.protected.newer(n)
+	}
+	return nil
+}
+
+// admit reports whether the candidate should replace the victim. A warm
+// candidate that loses still wins 1 time in 128, so an attacker cannot pin a hot
+// victim by flooding the sketch (Caffeine's HashDoS defence).
+func (p *policy[K, V]) admit(candidate, victim uint64) bool {
+	cf, vf := p.sketch.frequency(candidate), p.sketch.frequency(victim)
+	if cf > vf {
+		return true
+	}
+	return cf >= admitHashDoSThreshold && rand.Uint32()&127 == 0
+}
+
+// climb adapts the window: once per sample, it moves the split between window
+// and main space by a step in the direction that raised the hit rate (Caffeine's
+// hill climber); between samples it only demotes protected overflow.
+func (p *policy[K, V]) climb() {
+	p.adjustStep()
+	p.demoteFromProtected()
+	switch {
+	case p.adjust > 0:
+		p.growWindow()
+	case p.adjust < 0:
+		p.shrinkWindow()
+	}
+}
+
+// adjustStep sets adjust from the hit rate of a completed sample.
+func (p *policy[K, V]) adjustStep() {
+	p.adjust = 0
+	if !p.sketch.initialized() {
+		p.prevHitRate, p.hitsInSample, p.missesInSample = 0, 0, 0
+		return
+	}
+	total := p.hitsInSample + p.missesInSample
+	if total < p.sketch.sampleSize {
+		return
+	}
+	if p.size < p.capacity>>1 {
+		// Not evicting: the hit rate says nothing about the split.
+		p.hitsInSample, p.missesInSample = 0, 0
+		return
+	}
+	rate := float64(p.hitsInSample) / float64(total)
+	delta := rate - p.prevHitRate
+	amount := p.step
+	if delta < 0 {
+		amount = -p.step
+	}
+	next := amount * climberStepDecay
+	if delta >= climberRestart || delta <= -climberRestart {
+		next = float64(p.capacity) * climberStepPercent
+		if amount < 0 {
+			next = -next
+		}
+	}
+	p.prevHitRate = rate
+	p.adjust = int(amount)
+	p.step = next
+	p.hitsInSample, p.missesInSample = 0, 0
+}
+
+// growWindow moves up to adjust nodes from main (probation first) to the
+// window, with the matching share of protected's target.
+func (p *policy[K, V]) growWindow() {
+	quota := min(p.adjust, p.protected.cap)
+	p.protected.cap -= quota
+	p.window.cap += quota
+	p.demoteFromProtected()
+	for ; quota > 0; quota-- {
+		n := p.probation.back()
+		if n == nil {
+			n = p.protected.back()
+		}
+		if n == nil {
+			break
+		}
+		if n.queue == queueProbation {
+			p.probation.remove(n)
+		} else {
+			p.protected.remove(n)
+		}
+		p.window.pushFront(n)
+	}
+	// Give back what could not be moved.
+	p.protected.cap += quota
+	p.window.cap -= quota
+}
+
+// shrinkWindow moves up to -adjust nodes from the window to probation, keeping
+// a window of at least one.
+func (p *policy[K, V]) shrinkWindow() {
+	if p.window.cap <= 1 {
+		return
+	}
+	quota := min(-p.adjust, p.window.cap-1)
+	p.protected.cap += quota
+	p.window.cap -= quota
+	for ; quota > 0; quota-- {
+		n := p.window.popBack()
+		if n == nil {
+			break
+		}
+		p.probation.pushFront(n)
+	}
+	p.protected.cap -= quota
+	p.window.cap += quota
+}

@@ -1,0 +1,104 @@
+package cache
+
+import "math/bits"
+
+// sketch is a count-min sketch of 4-bit counters that estimates how often a key
+// was accessed recently: the "TinyLFU" admission filter (Einziger, Friedman and
+// Manes, "TinyLFU: A Highly Efficient Cache Admission Policy", 2017). Four
+// counters of one key live in one 64-byte block so an increment touches one cache
+// line (Caffeine's FrequencySketch layout). When the number of increments reaches
+// sampleSize (10x the table), every counter is halved: the aging step that lets
+// the sketch forget old popularity.
+//
+// Not safe for concurrent use: the policy lock guards it.
+type sketch struct {
+	table      []uint64
+	additions  int // increments since the last reset
+	sampleSize int
+	blockMask  uint64
+}
+
+const (
+	resetMask = 0x7777777777777777
+	oneMask   = 0x1111111111111111
+)
+
+// ensureCapacity sizes the table for n keys (n > 0) and the sample to 10n
+// increments. Growing drops what was counted so far, as Caffeine does. Before
+// the first call the sketch is not initialized: it counts nothing and estimates
+// 0, which lets a cache that never fills skip the table.
+func (s *sketch) ensureCapacity(n int) {
+	if len(s.table) >= n {
+		return
+	}
+	size := max(8, 1<<bits.Len(uint(n-1)))
+	s.table = make([]uint64, size)
+	s.sampleSize = 10 * n
+	s.blockMask = uint64(size>>3) - 1
+	s.additions = 0
+}
+
+// initialized reports whether ensureCapacity was called.
+func (s *sketch) initialized() bool { return s.table != nil }
+
+// rehash spreads h so the counter positions do not correlate with the block.
+func rehash(h uint64) uint64 {
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}
+
+// slot returns the table index and the counter shift of the i-th counter of a key.
+func (s *sketch) slot(block, ch uint64, i uint) (int, uint) {
+	h := ch >> (i << 3)
+	index := block + h&1 + uint64(i<<1)
+	return int(index), uint((h>>1)&0xf) << 2
+}
+
+// increment counts one access of the key with hash h.
+func (s *sketch) increment(h uint64) {
+	if s.table == nil {
+		return
+	}
+	block := (h & s.blockMask) << 3
+	ch := rehash(h)
+	added := false
+	for i := range uint(4) {
+		idx, sh := s.slot(block, ch, i)
+		if v := s.table[idx]; (v>>sh)&0xf != 0xf {
+			s.table[idx] = v + 1<<sh
+			added = true
+		}
+	}
+	if added {
+		s.additions++
+		if s.additions >= s.sampleSize {
+			s.reset()
+		}
+	}
+}
+
+// frequency returns the estimated access count of the key with hash h (0..15).
+func (s *sketch) frequency(h uint64) int {
+	if s.table == nil {
+		return 0
+	}
+	block := (h & s.blockMask) << 3
+	ch := rehash(h)
+	f := 15
+	for i := range uint(4) {
+		idx, sh := s.slot(block, ch, i)
+		f = min(f, int((s.table[idx]>>sh)&0xf))
+	}
+	return f
+}
+
+// reset halves every counter (aging).
+func (s *sketch) reset() {
+	odd := 0
+	for i, v := range s.table {
+		odd += bits.OnesCount64(v & oneMask)
+		s.table[i] = (v >> 1) & resetMask
+	}
+	s.additions = (s.additions - odd/4) / 2
+}

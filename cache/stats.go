@@ -1,0 +1,80 @@
+package cache
+
+import "sync/atomic"
+
+// Stats is a snapshot of a [Cache]'s counters (monotonic since New) and gauges.
+type Stats struct {
+	// Hits counts reads served from memory.
+	Hits uint64
+	// Misses counts reads not served from memory: absent keys and StaleBypass
+	// reads (not NotOwned ones).
+	Misses uint64
+	// Loads counts calls of a loader (one per coalesced flight).
+	Loads uint64
+	// LoadErrors counts loads that returned an error.
+	LoadErrors uint64
+	// Coalesced counts Gets that shared another caller's load instead of
+	// loading: in a herd of n concurrent misses, n-1.
+	Coalesced uint64
+	// Invalidations counts entries removed by Write/Delete events or Delete.
+	Invalidations uint64
+	// Refills counts entries updated in place by Write events with Refill.
+	Refills uint64
+	// DroppedFills counts loads whose result was not stored because their key
+	// was invalidated, Set or deleted while they ran (stale sets prevented).
+	DroppedFills uint64
+	// StaleBypass counts reads that found the key but not within the
+	// staleness bound, and read through instead.
+	StaleBypass uint64
+	// NotOwned counts reads of keys this host does not own.
+	NotOwned uint64
+	// Evictions counts entries evicted for capacity.
+	Evictions uint64
+	// Checkpoints counts applied checkpoint events.
+	Checkpoints uint64
+	// Watermark is the newest checkpoint watermark.
+	Watermark uint64
+	// Len is the number of entries; Capacity the configured maximum.
+	Len, Capacity int
+}
+
+// HitRatio returns Hits / (Hits + Misses), or 0 before any read.
+func (s Stats) HitRatio() float64 {
+	if s.Hits+s.Misses == 0 {
+		return 0
+	}
+	return float64(s.Hits) / float64(s.Hits+s.Misses)
+}
+
+// counters are the cache's monotonic counters other than hits and misses,
+// which live in the read stripes.
+type counters struct {
+	loads, loadErrors, coalesced, invalidations, refills atomic.Uint64
+	droppedFills, staleBypass, notOwned, evictions       atomic.Uint64
+	checkpoints                                          atomic.Uint64
+}
+
+// Stats returns a snapshot of the counters. Fields are read one by one, so a
+// snapshot taken under load may be off by the operations in progress.
+func (c *Cache[K, V]) Stats() Stats {
+	s := Stats{
+		Loads:         c.stats.loads.Load(),
+		LoadErrors:    c.stats.loadErrors.Load(),
+		Coalesced:     c.stats.coalesced.Load(),
+		Invalidations: c.stats.invalidations.Load(),
+		Refills:       c.stats.refills.Load(),
+		DroppedFills:  c.stats.droppedFills.Load(),
+		StaleBypass:   c.stats.staleBypass.Load(),
+		NotOwned:      c.stats.notOwned.Load(),
+		Evictions:     c.stats.evictions.Load(),
+		Checkpoints:   c.stats.checkpoints.Load(),
+		Watermark:     c.watermark.Load(),
+		Len:           c.Len(),
+		Capacity:      c.cfg.Load().capacity(),
+	}
+	for i := range c.stripes {
+		s.Hits += c.stripes[i].hits.Load()
+		s.Misses += c.stripes[i].misses.Load()
+	}
+	return s
+}
