@@ -23,7 +23,9 @@ type Stats struct {
 	// Cancelled is the number of items whose caller's context ended before
 	// dispatch; they were removed from their batch and never sent.
 	Cancelled uint64
-	// Rejected is the number of items answered ErrOverloaded.
+	// Rejected is the number of items answered ErrOverloaded, at admission or when
+	// their batch closed while the cap was reached (a caller that left just then
+	// saw ctx.Err() but is counted here: its item was not sent either).
 	Rejected uint64
 	// EvictedGroups is the number of idle group entries removed.
 	EvictedGroups uint64

@@ -1,0 +1,99 @@
+package batcher_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/batcher"
+)
+
+// FuzzBatcher drives a batcher with an arbitrary schedule of arrivals, groups,
+// cancels, backend latency, flush errors and knobs, in virtual time, and checks
+// that no item is lost (every Do returns; the bubble would deadlock otherwise) or
+// duplicated, that each caller gets its own answer, and that the stats add up.
+func FuzzBatcher(f *testing.F) {
+	f.Add([]byte{3, 1, 1, 0, 0x10, 0x21, 0x32, 0x03, 0x14, 0x25})
+	f.Add([]byte{0x87, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add([]byte{0, 3, 2, 2, 0xff, 0xfe, 0xfd, 0xfc, 0x00, 0x40, 0x80, 0xc0})
+	f.Add([]byte{7, 2, 0, 1, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22, 0x33})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 5 {
+			return
+		}
+		synctest.Test(t, func(t *testing.T) { fuzzRun(t, data) })
+	})
+}
+
+func fuzzRun(t *testing.T, data []byte) {
+	cfg := batcher.Config[item]{
+		MaxItems:     1 + int(data[0]%8),
+		Linger:       time.Duration(1+data[1]%4) * time.Millisecond,
+		MaxInFlight:  1 + int(data[2]%3),
+		FlushTimeout: 2 * time.Millisecond,
+		IdleTTL:      time.Millisecond,
+	}
+	if data[0]&0x80 != 0 {
+		cfg.Key = func(it item) (string, bool) { return strconv.Itoa(it.ID), it.ID%4 != 0 }
+	}
+	r := newRecorder()
+	r.delay.Store(int64(time.Duration(data[3]%4) * time.Millisecond))
+	r.failBatch = func(ids []int) bool { return ids[0]%5 == 0 }
+	r.failItem = func(id int) bool { return id%3 == 0 }
+	b, err := batcher.New(cfg, r.flush)
+	require.NoError(t, err)
+
+	ops := data[4:]
+	if len(ops) > 64 {
+		ops = ops[:64]
+	}
+	outs := make([]outcome, len(ops))
+	var wg sync.WaitGroup
+	for i, x := range ops {
+		time.Sleep(time.Duration((x>>2)%4) * 500 * time.Microsecond) // arrival gap
+		it := item{ID: i, Group: int(x % 3)}
+		ctx, cancel := t.Context(), context.CancelFunc(func() {})
+		switch (x >> 4) % 4 {
+		case 1:
+			ctx, cancel = context.WithTimeout(ctx, time.Millisecond)
+		case 2:
+			ctx, cancel = context.WithTimeout(ctx, 3*time.Millisecond)
+		}
+		wg.Go(func() {
+			defer cancel()
+			v, err := b.Do(ctx, it.Group, it)
+			outs[i] = outcome{ID: it.ID, Resp: v, Err: err}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, b.Close())
+	require.Empty(t, checkOutcomes(r, outs))
+
+	s := b.Stats()
+	var overloaded, ctxErrs, sent int
+	for _, o := range outs {
+		switch {
+		case errors.Is(o.Err, batcher.ErrOverloaded):
+			overloaded++
+		case errors.Is(o.Err, context.DeadlineExceeded):
+			ctxErrs++
+		}
+	}
+	for _, n := range r.seen {
+		sent += n
+	}
+	assert.Equal(t, uint64(sent), s.Items)
+	assert.Equal(t, uint64(len(r.snapshot())), s.Batches)
+	assert.GreaterOrEqual(t, s.Rejected, uint64(overloaded))
+	assert.LessOrEqual(t, s.Rejected, uint64(overloaded+ctxErrs))
+	assert.Equal(t, uint64(len(outs)), s.Items+s.Rejected+s.Cancelled, "every call sent, rejected or cancelled")
+	assert.LessOrEqual(t, r.maxInFlight.Load(), int64(cfg.MaxInFlight*cfg.MaxItems), "in-flight items bounded")
+	assert.Zero(t, s.InFlightBatches+s.InFlightItems+s.PendingItems)
+}
