@@ -1,0 +1,147 @@
+package txn
+
+import (
+	"bytes"
+	"slices"
+	"sync/atomic"
+)
+
+// account is a memory budget shared by many transactions (the manager's
+// gateway-wide budget).
+type account struct {
+	used  atomic.Int64
+	limit atomic.Int64 // <= 0: none
+}
+
+func (a *account) add(n int) { a.used.Add(int64(n)) }
+
+func (a *account) over() bool {
+	l := a.limit.Load()
+	return l > 0 && a.used.Load() > l
+}
+
+func (tx *Tx) overBudget() bool {
+	return (tx.opt.MemoryBudget > 0 && tx.mem > tx.opt.MemoryBudget) || (tx.acct != nil && tx.acct.over())
+}
+
+// charge accounts n more bytes. Over a budget, it first merges the read set
+// into fewer ranges; if still over, it refunds n and returns ErrTooLarge
+// (the operation is refused, the transaction stays usable).
+func (tx *Tx) charge(n int) error {
+	tx.mem += n
+	if tx.acct != nil {
+		tx.acct.add(n)
+	}
+	if !tx.overBudget() {
+		return nil
+	}
+	tx.mergeReads()
+	if !tx.overBudget() {
+		return nil
+	}
+	tx.mem -= n
+	if tx.acct != nil {
+		tx.acct.add(-n)
+	}
+	return ErrTooLarge
+}
+
+// recordKey adds a point read to the read set.
+func (tx *Tx) recordKey(key []byte) error {
+	if err := tx.charge(len(key) + entryOverhead); err != nil {
+		return err
+	}
+	tx.rkeys = append(tx.rkeys, tx.wb.copyBytes(key))
+	return nil
+}
+
+// recordRange adds a range read [begin, end) to the read set.
+func (tx *Tx) recordRange(begin, end []byte) error {
+	if end != nil && bytes.Compare(begin, end) >= 0 {
+		return nil // empty: nothing to validate
+	}
+	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
+		return err
+	}
+	tx.rranges = append(tx.rranges, tx.wb.copyBytes(begin), copyEnd(&tx.wb, end))
+	return nil
+}
+
+// readMem is the bytes accounted to the read set.
+func (tx *Tx) readMem() int {
+	n := 0
+	for _, k := range tx.rkeys {
+		n += len(k) + entryOverhead
+	}
+	for i := 0; i+1 < len(tx.rranges); i += 2 {
+		n += len(tx.rranges[i]) + len(tx.rranges[i+1]) + entryOverhead
+	}
+	return n
+}
+
+// mergeReads replaces the read keys and ranges by fewer ranges covering all
+// of them (a superset: it can add false conflicts, never lose one). It
+// merges overlapping ranges, then neighbours pairwise, until the read set
+// takes at most a quarter of what it took, or is one range.
+func (tx *Tx) mergeReads() {
+	before := tx.readMem()
+	if before == 0 {
+		return
+	}
+	type iv struct{ b, e []byte }
+	ivs := make([]iv, 0, len(tx.rkeys)+len(tx.rranges)/2)
+	for _, k := range tx.rkeys {
+		ivs = append(ivs, iv{k, keyAfter(k)})
+	}
+	for i := 0; i+1 < len(tx.rranges); i += 2 {
+		ivs = append(ivs, iv{tx.rranges[i], tx.rranges[i+1]})
+	}
+	slices.SortFunc(ivs, func(a, b iv) int { return bytes.Compare(a.b, b.b) })
+	endMax := func(a, b []byte) []byte {
+		if a == nil || b == nil {
+			return nil
+		}
+		if bytes.Compare(a, b) >= 0 {
+			return a
+		}
+		return b
+	}
+	merged := ivs[:1]
+	for _, x := range ivs[1:] {
+		last := &merged[len(merged)-1]
+		if last.e == nil || bytes.Compare(x.b, last.e) <= 0 {
+			last.e = endMax(last.e, x.e)
+		} else {
+			merged = append(merged, x)
+		}
+	}
+	size := func(v []iv) int {
+		n := 0
+		for _, x := range v {
+			n += len(x.b) + len(x.e) + entryOverhead
+		}
+		return n
+	}
+	for len(merged) > 1 && size(merged) > before/4 {
+		out := merged[:0]
+		for i := 0; i < len(merged); i += 2 {
+			if i+1 < len(merged) {
+				out = append(out, iv{merged[i].b, endMax(merged[i].e, merged[i+1].e)})
+			} else {
+				out = append(out, merged[i])
+			}
+		}
+		merged = out
+	}
+	tx.rkeys = tx.rkeys[:0]
+	tx.rranges = tx.rranges[:0]
+	for _, x := range merged {
+		tx.rranges = append(tx.rranges, x.b, x.e)
+	}
+	after := size(merged)
+	tx.mem += after - before
+	if tx.acct != nil {
+		tx.acct.add(after - before)
+	}
+	tx.merges++
+}

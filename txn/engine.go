@@ -1,0 +1,148 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// CommitRequest is the one message a transaction sends to its [Engine]. It is
+// an alias of an unnamed struct type so that an engine can declare the very
+// same type without importing txn (memkv.CommitRequest is identical).
+//
+// Ranges are [begin, end) pairs flattened into one slice (R[2i], R[2i+1]); a
+// nil end means no upper bound. The engine applies Clears first, then Sets.
+//
+//   - ReadVersion: the version the transaction's reads were made at.
+//   - ReadKeys, ReadRanges: the reads to validate; the commit must fail if a
+//     write committed after ReadVersion overlaps one of them.
+//   - Sets: key, value pairs; a nil value deletes the key.
+//   - Clears: ranges to delete.
+//   - WriteRanges: write-conflict ranges carrying no data.
+//   - IdempotencyKey: if non-empty, the engine applies at most one commit
+//     with this key and answers a repeat with an error whose
+//     AlreadyCommitted method reports true.
+type CommitRequest = struct {
+	ReadVersion    uint64
+	ReadKeys       [][]byte
+	ReadRanges     [][]byte
+	Sets           [][]byte
+	Clears         [][]byte
+	WriteRanges    [][]byte
+	IdempotencyKey []byte
+}
+
+// Engine is the storage a transaction reads from and commits to: versioned
+// reads and one validated, conditional commit. *memkv.Store implements it; an
+// adapter for any store with versioned reads and conditional commits can.
+//
+// Engine errors are classified by behaviour, so an engine need not import
+// txn: an error with a method TooOld() bool reporting true becomes
+// [ErrTooOld]; CommitUnknown() [ErrCommitUnknown]; AlreadyCommitted()
+// [ErrAlreadyCommitted]; TooLarge() [ErrTooLarge]; Temporary() (the commit
+// was not applied, retry is safe) [ErrTransient]; and an error with methods
+// ConflictKeys() and ConflictRanges() returning [][]byte becomes a
+// *[ConflictError].
+type Engine interface {
+	// ReadVersion returns the newest version a transaction can read at.
+	ReadVersion() uint64
+	// Get returns the value of key at version. Values may be shared with the
+	// engine and are not modified by callers.
+	Get(ctx context.Context, version uint64, key []byte) (value []byte, found bool, err error)
+	// Scan appends to dst the key, value pairs (flattened) of [begin, end)
+	// at version, ascending or descending, at most limit pairs (limit <= 0:
+	// all).
+	Scan(ctx context.Context, version uint64, begin, end []byte, limit int, reverse bool, dst [][]byte) ([][]byte, error)
+	// Commit validates and applies req, returning the commit version.
+	Commit(ctx context.Context, req *CommitRequest) (uint64, error)
+}
+
+// Errors. Each says what the caller should do.
+var (
+	// ErrConflict matches every *ConflictError: retry the transaction.
+	ErrConflict = errors.New("txn: conflict")
+	// ErrTooOld: the read version fell out of the engine's history window
+	// (the transaction ran too long). Retry the transaction.
+	ErrTooOld = errors.New("txn: transaction too old")
+	// ErrTooLarge: the transaction exceeds its memory budget (after merging
+	// its read ranges) or the engine's request limit. Split it.
+	ErrTooLarge = errors.New("txn: transaction too large")
+	// ErrCommitUnknown: the commit may or may not have been applied. Do not
+	// retry blindly: retry with the same idempotency key, or read back.
+	ErrCommitUnknown = errors.New("txn: commit outcome unknown")
+	// ErrAlreadyCommitted: the engine already applied a commit with this
+	// idempotency key; the transaction is done.
+	ErrAlreadyCommitted = errors.New("txn: already committed")
+	// ErrTransient: the commit failed before being applied; retry is safe.
+	ErrTransient = errors.New("txn: transient commit failure")
+	// ErrDone: the transaction was committed, rolled back, or failed; begin
+	// a new one.
+	ErrDone = errors.New("txn: transaction is done")
+	// ErrDeadline: the transaction's deadline passed; it is rolled back.
+	ErrDeadline = errors.New("txn: deadline exceeded")
+	// ErrNoSavepoint: the savepoint was released or rolled past.
+	ErrNoSavepoint = errors.New("txn: no such savepoint")
+	// ErrNotFound: the manager holds no transaction with this id (it
+	// finished, or was reaped). Begin a new one.
+	ErrNotFound = errors.New("txn: no such transaction")
+	// ErrOverloaded: the manager is at its transaction or memory limit. Back
+	// off and retry later.
+	ErrOverloaded = errors.New("txn: manager overloaded")
+)
+
+// ConflictError reports a failed validation: writes committed after the
+// read version overlap the listed reads. Retry the transaction.
+type ConflictError struct {
+	// Keys are the point reads that conflicted.
+	Keys [][]byte
+	// Ranges are the range reads that conflicted, flattened [begin, end)
+	// pairs.
+	Ranges [][]byte
+	// Err is the engine's error.
+	Err error
+}
+
+// Error describes the conflict.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("txn: conflict on %d key(s) and %d range(s)", len(e.Keys), len(e.Ranges)/2)
+}
+
+// Is reports whether target is ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Unwrap returns the engine's error.
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// classify maps an engine commit error onto the package's errors.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var c interface {
+		ConflictKeys() [][]byte
+		ConflictRanges() [][]byte
+	}
+	if errors.As(err, &c) {
+		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
+	}
+	for _, m := range []struct {
+		is   func(error) bool
+		sent error
+	}{
+		{func(e error) bool { x, ok := e.(interface{ TooOld() bool }); return ok && x.TooOld() }, ErrTooOld},
+		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, ErrCommitUnknown},
+		{func(e error) bool {
+			x, ok := e.(interface{ AlreadyCommitted() bool })
+			return ok && x.AlreadyCommitted()
+		}, ErrAlreadyCommitted},
+		{func(e error) bool { x, ok := e.(interface{ TooLarge() bool }); return ok && x.TooLarge() }, ErrTooLarge},
+		{func(e error) bool { x, ok := e.(interface{ Temporary() bool }); return ok && x.Temporary() }, ErrTransient},
+	} {
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			if m.is(e) {
+				return fmt.Errorf("%w: %w", m.sent, err)
+			}
+		}
+	}
+	return err
+}

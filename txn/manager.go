@@ -1,0 +1,271 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ManagerConfig tunes a [Manager]. The zero value is valid: every zero field
+// means its documented default.
+type ManagerConfig struct {
+	// IdleTimeout reaps a transaction not used for this long (default 30s).
+	IdleTimeout time.Duration
+	// MaxAge reaps a transaction this old, used or not (default 5m).
+	MaxAge time.Duration
+	// MaxTxns bounds the transactions held (default 100,000); Begin past it
+	// fails with ErrOverloaded.
+	MaxTxns int
+	// TxBudget is the memory budget of each transaction (Options.MemoryBudget
+	// when that is zero; default 1 MiB).
+	TxBudget int
+	// TotalBudget bounds the memory of all transactions together (default
+	// 1 GiB). A transaction growing past it first merges its read set, then
+	// fails the operation with ErrTooLarge; Begin past it fails with
+	// ErrOverloaded.
+	TotalBudget int64
+}
+
+func (c ManagerConfig) validate() error {
+	if c.IdleTimeout < 0 || c.MaxAge < 0 || c.MaxTxns < 0 || c.TxBudget < 0 || c.TotalBudget < 0 {
+		return errors.New("txn: ManagerConfig fields must not be negative")
+	}
+	return nil
+}
+
+func (c ManagerConfig) withDefaults() ManagerConfig {
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 30 * time.Second
+	}
+	if c.MaxAge == 0 {
+		c.MaxAge = 5 * time.Minute
+	}
+	if c.MaxTxns == 0 {
+		c.MaxTxns = 100_000
+	}
+	if c.TxBudget == 0 {
+		c.TxBudget = 1 << 20
+	}
+	if c.TotalBudget == 0 {
+		c.TotalBudget = 1 << 30
+	}
+	return c
+}
+
+// ID names a transaction held by a [Manager].
+type ID uint64
+
+// Manager holds many transactions by id on behalf of thin clients, which
+// send reads and writes tagged with the id; the gateway keeps the
+// bookkeeping. Abandoned transactions are reaped lazily (on Begin) or by
+// [Manager.Reap]; no goroutine runs in the background. Safe for concurrent
+// use; the operations of one transaction are serialized.
+type Manager struct {
+	eng  Engine
+	cfg  atomic.Pointer[ManagerConfig]
+	acct account
+
+	mu       sync.Mutex // protects txns, next, lastReap
+	txns     map[ID]*held
+	next     ID
+	lastReap time.Time
+
+	st mcounters
+}
+
+type held struct {
+	id       ID
+	begun    time.Time
+	lastUsed atomic.Int64 // unix nanoseconds
+	inUse    atomic.Int32
+
+	mu     sync.Mutex // serializes operations; protects tx and reaped
+	tx     *Tx
+	reaped bool
+}
+
+// NewManager returns a manager of transactions on eng.
+func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	m := &Manager{eng: eng, txns: map[ID]*held{}}
+	if err := m.SetConfig(cfg); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// SetConfig swaps the tunables atomically; they apply to later Begins and
+// reaps (a held transaction keeps its budget).
+func (m *Manager) SetConfig(cfg ManagerConfig) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	c := cfg.withDefaults()
+	m.cfg.Store(&c)
+	m.acct.limit.Store(c.TotalBudget)
+	return nil
+}
+
+// Begin starts a transaction and returns its id. It reaps expired
+// transactions first when due, and fails with ErrOverloaded at MaxTxns or
+// over the total memory budget.
+func (m *Manager) Begin(opt Options) (ID, error) {
+	cfg := m.cfg.Load()
+	if opt.MemoryBudget == 0 {
+		opt.MemoryBudget = cfg.TxBudget
+	}
+	now := time.Now()
+	m.mu.Lock()
+	due := now.Sub(m.lastReap) >= min(cfg.IdleTimeout, cfg.MaxAge)/4
+	m.mu.Unlock()
+	if due {
+		m.Reap(now)
+	}
+	if m.acct.over() {
+		m.st.overloaded.Add(1)
+		return 0, ErrOverloaded
+	}
+	tx, err := Begin(m.eng, opt)
+	if err != nil {
+		return 0, err
+	}
+	tx.acct = &m.acct
+	m.mu.Lock()
+	if len(m.txns) >= cfg.MaxTxns {
+		m.mu.Unlock()
+		m.st.overloaded.Add(1)
+		return 0, ErrOverloaded
+	}
+	m.next++
+	h := &held{id: m.next, begun: now, tx: tx}
+	h.lastUsed.Store(now.UnixNano())
+	m.txns[h.id] = h
+	m.mu.Unlock()
+	tx.onDone = func(tx *Tx) { m.done(h, tx) }
+	m.st.begun.Add(1)
+	return h.id, nil
+}
+
+// Do runs fn on transaction id, serialized with its other operations, and
+// marks it used. It returns ErrNotFound if id finished or was reaped.
+func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
+	m.mu.Lock()
+	h := m.txns[id]
+	if h != nil {
+		h.inUse.Add(1)
+	}
+	m.mu.Unlock()
+	if h == nil {
+		return ErrNotFound
+	}
+	defer h.inUse.Add(-1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reaped {
+		return ErrNotFound
+	}
+	h.lastUsed.Store(time.Now().UnixNano())
+	return fn(h.tx)
+}
+
+// Get is [Tx.Get] on transaction id.
+func (m *Manager) Get(ctx context.Context, id ID, key []byte) (v []byte, ok bool, err error) {
+	err = m.Do(id, func(tx *Tx) error { v, ok, err = tx.Get(ctx, key); return err })
+	return v, ok, err
+}
+
+// GetRange is [Tx.GetRange] on transaction id.
+func (m *Manager) GetRange(ctx context.Context, id ID, begin, end []byte, limit int, reverse bool) (kvs []KV, err error) {
+	err = m.Do(id, func(tx *Tx) error { kvs, err = tx.GetRange(ctx, begin, end, limit, reverse); return err })
+	return kvs, err
+}
+
+// Put is [Tx.Put] on transaction id.
+func (m *Manager) Put(id ID, key, value []byte) error {
+	return m.Do(id, func(tx *Tx) error { return tx.Put(key, value) })
+}
+
+// Delete is [Tx.Delete] on transaction id.
+func (m *Manager) Delete(id ID, key []byte) error {
+	return m.Do(id, func(tx *Tx) error { return tx.Delete(key) })
+}
+
+// Commit is [Tx.Commit] on transaction id; the manager forgets id after it.
+func (m *Manager) Commit(ctx context.Context, id ID) (v uint64, err error) {
+	err = m.Do(id, func(tx *Tx) error { v, err = tx.Commit(ctx); return err })
+	if err != nil {
+		m.countCommitError(err)
+	}
+	return v, err
+}
+
+// Rollback is [Tx.Rollback] on transaction id; the manager forgets id.
+func (m *Manager) Rollback(id ID) error {
+	return m.Do(id, func(tx *Tx) error { tx.Rollback(); return nil })
+}
+
+// Reap rolls back the transactions idle for IdleTimeout or older than
+// MaxAge at now, except those in the middle of an operation, and returns how
+// many it reaped. Begin calls it lazily; call it from a ticker to bound
+// memory when Begins are rare.
+func (m *Manager) Reap(now time.Time) int {
+	cfg := m.cfg.Load()
+	var victims []*held
+	var idle []bool
+	m.mu.Lock()
+	m.lastReap = now
+	for id, h := range m.txns {
+		if h.inUse.Load() > 0 {
+			continue
+		}
+		isIdle := now.Sub(time.Unix(0, h.lastUsed.Load())) >= cfg.IdleTimeout
+		if isIdle || now.Sub(h.begun) >= cfg.MaxAge {
+			delete(m.txns, id)
+			victims = append(victims, h)
+			idle = append(idle, isIdle)
+		}
+	}
+	m.mu.Unlock()
+	for i, h := range victims {
+		h.mu.Lock()
+		h.reaped = true
+		h.tx.Rollback()
+		h.mu.Unlock()
+		if idle[i] {
+			m.st.reapedIdle.Add(1)
+		} else {
+			m.st.reapedAge.Add(1)
+		}
+	}
+	return len(victims)
+}
+
+// Len returns the number of transactions held.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.txns)
+}
+
+// done is the transactions' finish hook: it forgets h and counts the
+// outcome. It runs under h.mu (inside Do or Reap).
+func (m *Manager) done(h *held, tx *Tx) {
+	m.mu.Lock()
+	delete(m.txns, h.id)
+	m.mu.Unlock()
+	m.st.readSetMerges.Add(uint64(tx.merges))
+	switch tx.state {
+	case committed:
+		m.st.committed.Add(1)
+	case rolledBack:
+		m.st.rolledBack.Add(1)
+	case unknown:
+		m.st.unknown.Add(1)
+	default:
+		m.st.failed.Add(1)
+	}
+}

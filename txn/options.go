@@ -1,0 +1,75 @@
+package txn
+
+import (
+	"errors"
+	"time"
+)
+
+// Isolation is a transaction's isolation level. The zero value means
+// Serializable.
+type Isolation int
+
+// Isolation levels, starting at 1; the zero Isolation is Serializable.
+const (
+	// Serializable validates every read (point and range, so phantoms too)
+	// at commit: committed transactions are equivalent to a serial order.
+	Serializable Isolation = iota + 1
+	// Snapshot reads from the snapshot at Begin and validates only writes
+	// against writes (first committer wins): lost updates are prevented,
+	// write skew is allowed.
+	Snapshot
+	// ReadCommitted reads the latest committed version at each read and
+	// validates nothing: writes are atomic, last writer wins.
+	ReadCommitted
+)
+
+// String returns the level's name.
+func (i Isolation) String() string {
+	switch i {
+	case 0, Serializable:
+		return "serializable"
+	case Snapshot:
+		return "snapshot"
+	case ReadCommitted:
+		return "read-committed"
+	}
+	return "invalid"
+}
+
+// Options configure one transaction. The zero Options is valid.
+type Options struct {
+	// Isolation defaults to Serializable.
+	Isolation Isolation
+	// Deadline, if non-zero, fails every operation after it with
+	// ErrDeadline.
+	Deadline time.Time
+	// MemoryBudget bounds the bytes of keys, values and read-set entries the
+	// transaction holds. Over it, read keys and ranges first merge into
+	// fewer, wider ranges (a safe superset: more false conflicts, never a
+	// missed one); if that is not enough the operation fails with
+	// ErrTooLarge. Zero means 16 MiB; negative means no limit.
+	MemoryBudget int
+	// IdempotencyKey, if non-empty, is sent with the commit: the engine
+	// applies at most one commit with it, which makes retrying a commit of
+	// unknown outcome safe.
+	IdempotencyKey []byte
+}
+
+const defaultBudget = 16 << 20
+
+func (o Options) validate() error {
+	if o.Isolation < 0 || o.Isolation > ReadCommitted {
+		return errors.New("txn: unknown Isolation")
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Isolation == 0 {
+		o.Isolation = Serializable
+	}
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = defaultBudget
+	}
+	return o
+}

@@ -1,0 +1,162 @@
+package txn
+
+import (
+	"bytes"
+	"context"
+)
+
+// GetRange returns the keys in [begin, end) (nil end: no upper bound) with
+// their values, ascending (or descending if reverse), at most limit of them
+// (limit <= 0: all), merging the engine's snapshot with the transaction's
+// own writes and clears. Under Serializable it records, for validation, the
+// part of the range the result depends on: all of it, or, when the limit cut
+// the result short, up to and including the last key returned. Empty results
+// record the whole range, so phantoms are caught.
+func (tx *Tx) GetRange(ctx context.Context, begin, end []byte, limit int, reverse bool) ([]KV, error) {
+	return tx.getRange(ctx, begin, end, limit, reverse, tx.opt.Isolation == Serializable)
+}
+
+func (tx *Tx) getRange(ctx context.Context, begin, end []byte, limit int, reverse, record bool) ([]KV, error) {
+	if err := tx.check(ctx); err != nil {
+		return nil, err
+	}
+	if begin == nil {
+		begin = []byte{}
+	}
+	if end != nil && bytes.Compare(begin, end) >= 0 {
+		return nil, nil
+	}
+	rv := tx.readVersion()
+	var out []KV
+	var err error
+	if reverse {
+		out, err = tx.mergeReverse(ctx, rv, begin, end, limit)
+	} else {
+		out, err = tx.mergeForward(ctx, rv, begin, end, limit)
+	}
+	if err != nil {
+		return nil, tx.fail(classify(err))
+	}
+	if record {
+		lo, hi := begin, end
+		if limit > 0 && len(out) == limit {
+			if reverse {
+				lo = out[len(out)-1].Key
+			} else {
+				hi = keyAfter(out[len(out)-1].Key)
+			}
+		}
+		if err := tx.recordRange(lo, hi); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// mergeForward merges engine chunks with the buffered writes in key order.
+// Each chunk asks the engine for as many pairs as are still missing; hidden
+// pairs (overwritten or cleared by the transaction) make it fetch again
+// after the chunk's last key.
+func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
+	var out []KV
+	local := tx.wb.inRange(begin, end)
+	cur := begin
+	for {
+		need := 0
+		if limit > 0 {
+			need = limit - len(out)
+		}
+		chunk, err := tx.eng.Scan(ctx, rv, cur, end, need, false, tx.scratch[:0])
+		tx.scratch = chunk[:0]
+		if err != nil {
+			return nil, err
+		}
+		full := need > 0 && len(chunk)/2 == need
+		var last []byte // engine coverage ends at last (inclusive) when full
+		if full {
+			last = chunk[len(chunk)-2]
+		}
+		i := 0
+		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
+			useLocal := len(local) > 0 && (i >= len(chunk) || bytes.Compare(tx.wb.keyOf(local[0]), chunk[i]) <= 0)
+			if useLocal && full && bytes.Compare(tx.wb.keyOf(local[0]), last) > 0 {
+				if i >= len(chunk) {
+					break // beyond what the engine covered: fetch more first
+				}
+				useLocal = false
+			}
+			if useLocal {
+				k := tx.wb.keyOf(local[0])
+				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
+					i += 2 // the transaction's write hides the engine's
+				}
+				if e := tx.wb.ents[local[0]]; !e.del {
+					out = append(out, KV{k, e.val})
+				}
+				local = local[1:]
+				continue
+			}
+			if !tx.wb.cleared(chunk[i]) {
+				out = append(out, KV{chunk[i], chunk[i+1]})
+			}
+			i += 2
+		}
+		if !full || (limit > 0 && len(out) >= limit) {
+			return out, nil
+		}
+		cur = keyAfter(last)
+	}
+}
+
+// mergeReverse is mergeForward in descending order.
+func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
+	var out []KV
+	local := tx.wb.inRange(begin, end)
+	cur := end
+	for {
+		need := 0
+		if limit > 0 {
+			need = limit - len(out)
+		}
+		chunk, err := tx.eng.Scan(ctx, rv, begin, cur, need, true, tx.scratch[:0])
+		tx.scratch = chunk[:0]
+		if err != nil {
+			return nil, err
+		}
+		full := need > 0 && len(chunk)/2 == need
+		var last []byte // engine coverage starts at last (inclusive) when full
+		if full {
+			last = chunk[len(chunk)-2]
+		}
+		i := 0
+		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
+			j := len(local) - 1
+			useLocal := j >= 0 && (i >= len(chunk) || bytes.Compare(tx.wb.keyOf(local[j]), chunk[i]) >= 0)
+			if useLocal && full && bytes.Compare(tx.wb.keyOf(local[j]), last) < 0 {
+				if i >= len(chunk) {
+					break
+				}
+				useLocal = false
+			}
+			if useLocal {
+				k := tx.wb.keyOf(local[j])
+				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
+					i += 2
+				}
+				if e := tx.wb.ents[local[j]]; !e.del {
+					out = append(out, KV{k, e.val})
+				}
+				local = local[:j]
+				continue
+			}
+			if !tx.wb.cleared(chunk[i]) {
+				out = append(out, KV{chunk[i], chunk[i+1]})
+			}
+			i += 2
+		}
+		if !full || (limit > 0 && len(out) >= limit) {
+			return out, nil
+		}
+		cur = last
+	}
+}

@@ -1,0 +1,130 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryPolicy bounds [Run]'s retries. The zero RetryPolicy is valid: every
+// zero field means its documented default.
+type RetryPolicy struct {
+	// MaxAttempts bounds the attempts (default 10).
+	MaxAttempts int
+	// MaxElapsed bounds the total time, backoff included (default 10s).
+	MaxElapsed time.Duration
+	// BaseBackoff is the backoff ceiling after the first failure; it doubles
+	// per attempt up to MaxBackoff, and each wait is drawn uniformly below
+	// the ceiling ("full jitter"). Defaults 1ms and 100ms.
+	BaseBackoff, MaxBackoff time.Duration
+}
+
+func (p RetryPolicy) validate() error {
+	if p.MaxAttempts < 0 || p.MaxElapsed < 0 || p.BaseBackoff < 0 || p.MaxBackoff < 0 {
+		return errors.New("txn: RetryPolicy fields must not be negative")
+	}
+	if p.BaseBackoff > 0 && p.MaxBackoff > 0 && p.BaseBackoff > p.MaxBackoff {
+		return errors.New("txn: RetryPolicy.BaseBackoff exceeds MaxBackoff")
+	}
+	return nil
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = 10
+	}
+	if p.MaxElapsed == 0 {
+		p.MaxElapsed = 10 * time.Second
+	}
+	if p.BaseBackoff == 0 {
+		p.BaseBackoff = time.Millisecond
+	}
+	if p.MaxBackoff == 0 {
+		p.MaxBackoff = max(100*time.Millisecond, p.BaseBackoff)
+	}
+	return p
+}
+
+// ErrRetriesExhausted wraps the last error when [Run] runs out of attempts or
+// time.
+var ErrRetriesExhausted = errors.New("txn: retries exhausted")
+
+// Retryable reports whether err means the whole transaction can be retried
+// safely: a conflict, a too-old read version, or a transient failure before
+// the commit was applied. ErrCommitUnknown is not retryable without an
+// idempotency key.
+func Retryable(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrTooOld) || errors.Is(err, ErrTransient)
+}
+
+// Run runs fn in a transaction and commits it, retrying with backoff while
+// the failure is [Retryable]. fn must have no effects outside the
+// transaction, since it may run several times. It returns the commit version.
+//
+// An unknown commit outcome is never retried blindly: with
+// opt.IdempotencyKey set, Run retries and the engine deduplicates (an
+// ErrAlreadyCommitted answer means the earlier attempt committed, and Run
+// returns success with that version); without one, Run returns
+// ErrCommitUnknown. An error returned by fn rolls back and is returned as is
+// (unless it is retryable, as ErrTooOld from a read is).
+func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(tx *Tx) error) (uint64, error) {
+	if err := pol.validate(); err != nil {
+		return 0, err
+	}
+	pol = pol.withDefaults()
+	start := time.Now()
+	var err error
+	for attempt := 0; attempt < pol.MaxAttempts; attempt++ {
+		if attempt > 0 {
+			ceil := min(pol.MaxBackoff, pol.BaseBackoff<<min(attempt-1, 30))
+			d := rand.N(ceil + 1)
+			if time.Since(start)+d > pol.MaxElapsed {
+				break
+			}
+			if werr := sleep(ctx, d); werr != nil {
+				return 0, werr
+			}
+		}
+		var v uint64
+		v, err = runOnce(ctx, eng, opt, fn)
+		switch {
+		case err == nil:
+			return v, nil
+		case errors.Is(err, ErrAlreadyCommitted):
+			return v, nil
+		case errors.Is(err, ErrCommitUnknown) && len(opt.IdempotencyKey) > 0:
+			continue // the engine deduplicates the retry
+		case !Retryable(err):
+			return 0, err
+		}
+	}
+	return 0, fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, time.Since(start).Round(time.Millisecond), err)
+}
+
+func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error) (uint64, error) {
+	tx, err := Begin(eng, opt)
+	if err != nil {
+		return 0, err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return 0, err
+	}
+	return tx.Commit(ctx)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,102 @@
+package txn_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+func TestRunRetriesConflicts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{})
+		seed(t, s, "n", "0")
+		const workers, each = 4, 25
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range each {
+					_, err := txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: 1000, MaxElapsed: time.Hour},
+						func(tx *txn.Tx) error {
+							v, _, err := tx.Get(ctx, b("n"))
+							if err != nil {
+								return err
+							}
+							n, _ := strconv.Atoi(string(v))
+							return tx.Put(b("n"), strconv.AppendInt(nil, int64(n+1), 10))
+						})
+					assert.NoError(t, err)
+				}
+			})
+		}
+		wg.Wait()
+		v, _, err := s.Get(ctx, s.ReadVersion(), b("n"))
+		require.NoError(t, err)
+		assert.Equal(t, "100", string(v), "no lost update")
+	})
+}
+
+func TestRunNeverBlindlyRetriesUnknown(t *testing.T) {
+	drops := 1
+	s := newStore(t, memkv.Config{Faults: memkv.Faults{DropReply: func(*memkv.CommitRequest) bool {
+		drops--
+		return drops >= 0
+	}}})
+	calls := 0
+	incr := func(tx *txn.Tx) error {
+		calls++
+		v, _, err := tx.Get(ctx, b("n"))
+		if err != nil {
+			return err
+		}
+		return tx.Put(b("n"), append(v, 'x'))
+	}
+	_, err := txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, incr)
+	assert.ErrorIs(t, err, txn.ErrCommitUnknown, "no idempotency key: reported, not retried")
+	assert.Equal(t, 1, calls)
+
+	drops, calls = 1, 0
+	v, err := txn.Run(ctx, s, txn.Options{IdempotencyKey: b("req-7")}, txn.RetryPolicy{}, incr)
+	require.NoError(t, err)
+	assert.Equal(t, 2, calls, "retried once; the engine deduplicated the retry")
+	assert.Equal(t, uint64(2), v, "the version of the first, applied attempt")
+	got, _, _ := s.Get(ctx, s.ReadVersion(), b("n"))
+	assert.Equal(t, "xx", string(got), "applied exactly once per Run")
+}
+
+func TestRunBudgets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{Faults: memkv.Faults{FailBeforeCommit: func(*memkv.CommitRequest) bool { return true }}})
+		put := func(tx *txn.Tx) error { return tx.Put(b("k"), b("v")) }
+		start := time.Now()
+		_, err := txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: 5}, put)
+		assert.ErrorIs(t, err, txn.ErrRetriesExhausted)
+		assert.ErrorIs(t, err, txn.ErrTransient)
+		assert.Equal(t, uint64(5), s.Stats().Injected)
+		assert.LessOrEqual(t, time.Since(start), 15*time.Millisecond, "backoff ceilings 1+2+4+8 ms")
+
+		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: 1000, BaseBackoff: time.Second, MaxBackoff: time.Second, MaxElapsed: 10 * time.Second}, put)
+		assert.ErrorIs(t, err, txn.ErrRetriesExhausted)
+		assert.Less(t, s.Stats().Injected, uint64(1005), "the time budget stops it")
+
+		c, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err = txn.Run(c, s, txn.Options{}, txn.RetryPolicy{}, put)
+		assert.ErrorIs(t, err, context.Canceled)
+
+		appErr := errors.New("app")
+		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, func(*txn.Tx) error { return appErr })
+		assert.Equal(t, appErr, err)
+		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: -1}, put)
+		assert.EqualError(t, err, "txn: RetryPolicy fields must not be negative")
+	})
+}

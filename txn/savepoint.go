@@ -1,0 +1,43 @@
+package txn
+
+// Savepoint marks a point in a transaction's writes that [Tx.RollbackTo] can
+// return to. Savepoints nest. The zero Savepoint is invalid.
+type Savepoint struct {
+	depth int
+	gen   uint64
+}
+
+// Savepoint opens a savepoint nested in any open ones.
+func (tx *Tx) Savepoint() (Savepoint, error) {
+	if err := tx.checkOp(); err != nil {
+		return Savepoint{}, err
+	}
+	return tx.wb.savepoint(len(tx.wranges)), nil
+}
+
+// RollbackTo undoes the writes, clears and write-conflict ranges made since
+// sp, and closes the savepoints nested in sp; sp stays open. Reads made
+// since sp stay in the read set: the caller saw their values. It returns
+// ErrNoSavepoint if sp was released or rolled past.
+func (tx *Tx) RollbackTo(sp Savepoint) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if !tx.wb.find(sp) {
+		return ErrNoSavepoint
+	}
+	tx.wranges = tx.wranges[:tx.wb.rollbackTo(sp)]
+	return nil
+}
+
+// Release closes sp and the savepoints nested in it, keeping their writes.
+func (tx *Tx) Release(sp Savepoint) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if !tx.wb.find(sp) {
+		return ErrNoSavepoint
+	}
+	tx.wb.release(sp)
+	return nil
+}

@@ -1,0 +1,350 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"time"
+	"unsafe"
+)
+
+type state uint8
+
+const (
+	active state = iota + 1
+	committed
+	rolledBack
+	failed
+	unknown // commit outcome unknown
+)
+
+// Tx is one transaction: a snapshot read version, the reads to validate, and
+// buffered writes that reads see (read-your-writes). Nothing reaches the
+// engine before [Tx.Commit], which sends one [CommitRequest].
+//
+// A Tx is not safe for concurrent use (the [Manager] serializes the
+// operations of each transaction it holds). Slices it returns (values, keys)
+// are shared with the transaction or the engine and must not be modified.
+type Tx struct {
+	eng   Engine
+	opt   Options
+	rv    uint64
+	state state
+	cv    uint64 // commit version
+
+	wb writes
+
+	rkeys   [][]byte // point reads to validate
+	rranges [][]byte // range reads to validate, flattened pairs
+	wranges [][]byte // explicit write-conflict ranges, flattened pairs
+
+	mem    int      // bytes accounted against the budgets
+	acct   *account // gateway-wide budget, or nil
+	merges int      // read-set merges forced by the budget
+
+	req     CommitRequest // reused by Request
+	scratch [][]byte      // reused engine scan buffer
+	onDone  func(*Tx)     // manager hook, called once when the tx finishes
+}
+
+// KV is one key and its value.
+type KV struct {
+	Key, Value []byte
+}
+
+// entryOverhead is the bytes accounted per buffered write or read record on
+// top of its key and value bytes.
+const entryOverhead = 48
+
+// Begin starts a transaction reading at eng's current version.
+func Begin(eng Engine, opt Options) (*Tx, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active}
+	tx.rv = eng.ReadVersion()
+	return tx, nil
+}
+
+// ReadVersion returns the version the transaction reads at (for
+// ReadCommitted, the version at Begin).
+func (tx *Tx) ReadVersion() uint64 { return tx.rv }
+
+// Isolation returns the transaction's isolation level.
+func (tx *Tx) Isolation() Isolation { return tx.opt.Isolation }
+
+// CommitVersion returns the version the transaction committed at, or 0.
+func (tx *Tx) CommitVersion() uint64 { return tx.cv }
+
+// MemoryUsed returns the bytes accounted against the memory budgets.
+func (tx *Tx) MemoryUsed() int { return tx.mem }
+
+// ReadSetMerges returns how many times the budget forced the read set to
+// merge into wider ranges.
+func (tx *Tx) ReadSetMerges() int { return tx.merges }
+
+// Get returns the value of key: the transaction's own write if any, else the
+// engine's value at the read version. Under Serializable the read is
+// recorded for validation.
+func (tx *Tx) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	return tx.get(ctx, key, tx.opt.Isolation == Serializable)
+}
+
+func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, error) {
+	if err := tx.check(ctx); err != nil {
+		return nil, false, err
+	}
+	if e, ok := tx.wb.lookup(key); ok {
+		return e.val, !e.del, nil
+	}
+	if tx.wb.cleared(key) {
+		return nil, false, nil
+	}
+	if record {
+		if err := tx.recordKey(key); err != nil {
+			return nil, false, err
+		}
+	}
+	v, ok, err := tx.eng.Get(ctx, tx.readVersion(), key)
+	if err != nil {
+		return nil, false, tx.fail(classify(err))
+	}
+	return v, ok, nil
+}
+
+// Put buffers key = value. A nil value is stored as empty.
+func (tx *Tx) Put(key, value []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if err := tx.charge(len(key) + len(value) + entryOverhead); err != nil {
+		return err
+	}
+	tx.wb.put(key, value, false)
+	return nil
+}
+
+// Delete buffers the deletion of key.
+func (tx *Tx) Delete(key []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if err := tx.charge(len(key) + entryOverhead); err != nil {
+		return err
+	}
+	tx.wb.put(key, nil, true)
+	return nil
+}
+
+// DeleteRange buffers the deletion of every key in [begin, end) (nil end: no
+// upper bound), including keys the transaction wrote before.
+func (tx *Tx) DeleteRange(begin, end []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
+		return err
+	}
+	tx.wb.clearRange(begin, end)
+	return nil
+}
+
+// AddReadConflictKey makes the commit fail if key was written after the read
+// version, as if the transaction had read it (at any isolation level).
+func (tx *Tx) AddReadConflictKey(key []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	return tx.recordKey(key)
+}
+
+// AddReadConflictRange is AddReadConflictKey for [begin, end).
+func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	return tx.recordRange(begin, end)
+}
+
+// AddWriteConflictRange makes transactions that read [begin, end) and commit
+// after this one conflict, as if it had been written.
+func (tx *Tx) AddWriteConflictRange(begin, end []byte) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
+		return err
+	}
+	tx.wranges = append(tx.wranges, tx.wb.copyBytes(begin), copyEnd(&tx.wb, end))
+	return nil
+}
+
+// AddWriteConflictKey is AddWriteConflictRange for one key.
+func (tx *Tx) AddWriteConflictKey(key []byte) error {
+	return tx.AddWriteConflictRange(key, keyAfter(key))
+}
+
+// Snapshot returns a view whose reads see the transaction's writes but are
+// not recorded for validation: use it for reads whose staleness is harmless
+// (the commit then cannot fail because of them).
+func (tx *Tx) Snapshot() SnapshotReader { return SnapshotReader{tx} }
+
+// SnapshotReader reads without recording conflicts. See [Tx.Snapshot].
+type SnapshotReader struct{ tx *Tx }
+
+// Get is [Tx.Get] without a read conflict.
+func (s SnapshotReader) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	return s.tx.get(ctx, key, false)
+}
+
+// GetRange is [Tx.GetRange] without a read conflict.
+func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit int, reverse bool) ([]KV, error) {
+	return s.tx.getRange(ctx, begin, end, limit, reverse, false)
+}
+
+// Commit sends the transaction's reads and writes to the engine. On success
+// it returns the commit version. Errors: *ConflictError, ErrTooOld,
+// ErrTooLarge, ErrTransient (retry the transaction), ErrCommitUnknown (do not
+// retry blindly), ErrAlreadyCommitted (an earlier attempt with the same
+// idempotency key committed: done), ErrDone, ErrDeadline, or a context error.
+// A transaction without writes commits without calling the engine: its reads
+// come from one snapshot.
+func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
+	if err := tx.check(ctx); err != nil {
+		return 0, err
+	}
+	if tx.wb.empty() && len(tx.wranges) == 0 && tx.opt.IdempotencyKey == nil {
+		tx.finish(committed)
+		tx.cv = tx.rv
+		return tx.rv, nil
+	}
+	v, err := tx.eng.Commit(ctx, tx.Request())
+	err = classify(err)
+	switch {
+	case err == nil:
+		tx.cv = v
+		tx.finish(committed)
+		return v, nil
+	case errors.Is(err, ErrAlreadyCommitted):
+		tx.cv = v
+		tx.finish(committed)
+	case errors.Is(err, ErrCommitUnknown):
+		tx.finish(unknown)
+	default:
+		tx.finish(failed)
+	}
+	return v, err
+}
+
+// Rollback discards the transaction. It is a no-op on a finished one.
+func (tx *Tx) Rollback() {
+	if tx.state == active {
+		tx.finish(rolledBack)
+	}
+}
+
+// Request builds the commit request Commit would send (a view reused by the
+// transaction: valid until its next operation).
+func (tx *Tx) Request() *CommitRequest {
+	r := &tx.req
+	*r = CommitRequest{
+		ReadVersion:    tx.rv,
+		ReadKeys:       r.ReadKeys[:0],
+		ReadRanges:     r.ReadRanges[:0],
+		Sets:           r.Sets[:0],
+		Clears:         tx.wb.clears,
+		WriteRanges:    tx.wranges,
+		IdempotencyKey: tx.opt.IdempotencyKey,
+	}
+	r.ReadKeys = append(r.ReadKeys, tx.rkeys...)
+	r.ReadRanges = append(r.ReadRanges, tx.rranges...)
+	snapshot := tx.opt.Isolation == Snapshot
+	for i := range tx.wb.ents {
+		e := &tx.wb.ents[i]
+		k := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
+		if e.del && tx.wb.cleared(k) {
+			continue // the clear deletes it
+		}
+		if e.del {
+			r.Sets = append(r.Sets, k, nil)
+		} else {
+			r.Sets = append(r.Sets, k, nonNil(e.val))
+		}
+		if snapshot {
+			r.ReadKeys = append(r.ReadKeys, k) // first committer wins
+		}
+	}
+	if snapshot {
+		r.ReadRanges = append(r.ReadRanges, tx.wb.clears...)
+	}
+	if tx.opt.Isolation == ReadCommitted {
+		r.ReadVersion = tx.eng.ReadVersion()
+	}
+	return r
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// check returns an error if the transaction cannot take another operation
+// or ctx is done.
+func (tx *Tx) check(ctx context.Context) error {
+	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// checkOp is check for operations that do not block.
+func (tx *Tx) checkOp() error {
+	if tx.state != active {
+		return ErrDone
+	}
+	if !tx.opt.Deadline.IsZero() && time.Now().After(tx.opt.Deadline) {
+		tx.finish(failed)
+		return ErrDeadline
+	}
+	return nil
+}
+
+func (tx *Tx) readVersion() uint64 {
+	if tx.opt.Isolation == ReadCommitted {
+		return tx.eng.ReadVersion()
+	}
+	return tx.rv
+}
+
+// fail marks the transaction failed when err makes it unusable.
+func (tx *Tx) fail(err error) error {
+	if errors.Is(err, ErrTooOld) {
+		tx.finish(failed)
+	}
+	return err
+}
+
+func (tx *Tx) finish(s state) {
+	tx.state = s
+	if tx.acct != nil {
+		tx.acct.add(-tx.mem)
+	}
+	if tx.onDone != nil {
+		tx.onDone(tx)
+	}
+}
+
+// keyAfter returns the smallest key greater than k: k + 0x00.
+func keyAfter(k []byte) []byte {
+	out := make([]byte, len(k)+1)
+	copy(out, k)
+	return out
+}
+
+func copyEnd(w *writes, end []byte) []byte {
+	if end == nil {
+		return nil
+	}
+	return w.copyBytes(end)
+}
