@@ -1,0 +1,81 @@
+package hashring_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/hashring"
+)
+
+// FuzzRing drives a ring through arbitrary add/remove/reweight/update histories and
+// checks the invariants after each step: every slot's owner is a member, every node
+// owns floor or ceil of its exact quota, the moved share reported by Stats is the
+// number of slots that changed owner, and it is at most the optimum plus one slot per
+// node (the rounding band).
+func FuzzRing(f *testing.F) {
+	f.Add([]byte{0, 10, 0, 200, 0, 3, 1, 0, 2, 1, 7, 3, 0})
+	f.Add([]byte{0, 1, 0, 255, 0, 128, 0, 1, 2, 0, 1, 2, 1, 1, 1, 0})
+	f.Add([]byte{3, 5, 3, 5, 0, 9, 0, 9, 0, 9, 1, 2, 1, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		r, err := hashring.New(hashring.Config{Slots: 1 << 8}, nil)
+		require.NoError(t, err)
+		next := 0
+		ops = ops[:min(len(ops), 128)] // 64 steps: long enough, fast enough
+		for len(ops) >= 2 {
+			op, arg := ops[0]%4, ops[1]
+			ops = ops[2:]
+			nodes := r.Nodes()
+			var child *hashring.Ring
+			switch {
+			case op == 0 || len(nodes) == 0:
+				child, err = r.Add(hashring.Node{ID: fmt.Sprint("n", next), Weight: float64(arg) + 0.5})
+				next++
+			case op == 1:
+				child, err = r.Remove(nodes[int(arg)%len(nodes)].ID)
+			case op == 2:
+				child, err = r.Reweight(nodes[int(arg)%len(nodes)].ID, float64(arg)/3+0.01)
+			default:
+				nodes[int(arg)%len(nodes)].Weight *= 2
+				child, err = r.Update(append(nodes, hashring.Node{ID: fmt.Sprint("u", next), Weight: 1}))
+				next++
+			}
+			require.NoError(t, err)
+			checkStep(t, r, child)
+			r = child
+		}
+	})
+}
+
+func checkStep(t *testing.T, parent, child *hashring.Ring) {
+	st := child.Stats()
+	if child.Len() == 0 {
+		return
+	}
+	after := owners(t, child)
+	for _, id := range after {
+		require.True(t, child.Contains(id), "owner %q is a member", id)
+	}
+	for _, n := range child.Nodes() {
+		share, _ := child.Share(n.ID)
+		quota := float64(st.Slots) * n.Weight / st.TotalWeight
+		got := share * float64(st.Slots)
+		require.GreaterOrEqual(t, got, math.Floor(quota), n.ID)
+		require.LessOrEqual(t, got, math.Ceil(quota), n.ID)
+	}
+	if parent.Len() == 0 {
+		return
+	}
+	before := owners(t, parent)
+	moved := 0
+	for s := range after {
+		if before[s] != after[s] {
+			moved++
+		}
+	}
+	require.InDelta(t, float64(moved)/float64(st.Slots), st.MovedShare, 1e-12)
+	slack := float64(max(parent.Len(), child.Len())) / float64(st.Slots)
+	require.LessOrEqual(t, st.MovedShare, st.OptimalMovedShare+slack)
+}
