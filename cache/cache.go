@@ -31,7 +31,7 @@ type Cache[K comparable, V any] struct {
 	shards  [numShards]shard[K]
 	stripes []stripe[K, V]
 	smask   uint32
-	flights coalesce.Group[K, V]
+	flights coalesce.Group[K, loaded[V]]
 
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
 	watermark      atomic.Uint64 // newest checkpoint watermark
@@ -52,6 +52,13 @@ type node[K comparable, V any] struct {
 
 	prev, next *node[K, V] // policy lock
 	queue      queueID     // policy lock
+}
+
+// loaded is a fill's result as shared by coalesce: the value and the clock
+// offset at which the fill started (the value is at least that fresh).
+type loaded[V any] struct {
+	val V
+	at  int64
 }
 
 // item is an immutable cached value with its provenance.
@@ -134,15 +141,26 @@ func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context)
 	} else {
 		c.stats.notOwned.Add(1)
 	}
+	var asked int64
+	if cfg.MaxStaleness > 0 {
+		asked = c.now()
+	}
 	var led atomic.Bool
-	v, err := c.flights.Do(ctx, key, func(ctx context.Context) (V, error) {
+	res, err := c.flights.Do(ctx, key, func(ctx context.Context) (loaded[V], error) {
 		led.Store(true)
 		return c.fill(ctx, key, load)
 	})
 	if !led.Load() {
 		c.stats.coalesced.Add(1)
+		if err == nil && cfg.MaxStaleness > 0 && asked-res.at > int64(cfg.MaxStaleness) {
+			// The shared load started more than the bound before this read
+			// (a load slower than the bound): its value may be staler than the
+			// contract allows, so this caller loads for itself.
+			c.stats.staleBypass.Add(1)
+			res, err = c.fill(ctx, key, load)
+		}
 	}
-	return v, err
+	return res.val, err
 }
 
 // TryGet returns the cached value of key and true, or false when key is absent,
@@ -276,7 +294,7 @@ func (c *Cache[K, V]) drainLocked() {
 
 // fill runs load for key and stores the result unless the key was invalidated
 // since the fill started. It runs inside the coalesce call, once per flight.
-func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
+func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
 	h := maphash.Comparable(c.seed, key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
@@ -320,7 +338,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 		}
 	}
 	s.mu.Unlock()
-	return v, err
+	return loaded[V]{val: v, at: startedAt}, err
 }
 
 // invalidateFillsLocked makes every fill of key in flight lose. The caller

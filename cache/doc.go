@@ -54,6 +54,10 @@
 //     far as the stream delivers checkpoints honestly: a change missing from the
 //     value was committed after T >= t - B. The delay between the producer cutting
 //     a checkpoint and Apply receiving it is the producer's to bound; it adds to B.
+//   - A read that joins a load in flight gets that load's value, which is at
+//     least as fresh as the load's start. If the load started more than B before
+//     the read (a load slower than B), the read does not take it and loads for
+//     itself (also a stale bypass), so slow loads do not stretch the bound.
 //   - Events between checkpoints apply at once, so with a healthy stream a change
 //     is visible as soon as its event is applied, usually far inside B.
 //

@@ -1,0 +1,96 @@
+package cache_test
+
+import (
+	"fmt"
+
+	"github.com/Yiling-J/theine-go"
+	"github.com/dgraph-io/ristretto/v2"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/maypok86/otter/v2"
+
+	"github.com/tierkit/tierkit/cache"
+)
+
+// kv is the common surface of every cache under test: a lookup that never loads
+// and a store. Each adapter does the same work with its library's own calls.
+type kv interface {
+	Get(k uint64) (uint64, bool)
+	Set(k, v uint64)
+}
+
+type impl struct {
+	name string
+	make func(capacity int) kv
+}
+
+// impls lists tierkit first, then the peers pinned in bench/go.mod.
+var impls = []impl{
+	{"tierkit", newTierkit},
+	{"otter", newOtter},
+	{"theine", newTheine},
+	{"ristretto", newRistretto},
+	{"golang-lru", newLRU},
+}
+
+type tierkitKV struct{ c *cache.Cache[uint64, uint64] }
+
+func newTierkit(capacity int) kv {
+	c, err := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: capacity})
+	if err != nil {
+		panic(err)
+	}
+	return tierkitKV{c}
+}
+func (t tierkitKV) Get(k uint64) (uint64, bool) { return t.c.TryGet(k) }
+func (t tierkitKV) Set(k, v uint64)             { t.c.Set(k, v) }
+
+type otterKV struct{ c *otter.Cache[uint64, uint64] }
+
+func newOtter(capacity int) kv {
+	return otterKV{otter.Must(&otter.Options[uint64, uint64]{MaximumSize: capacity})}
+}
+func (o otterKV) Get(k uint64) (uint64, bool) { return o.c.GetIfPresent(k) }
+func (o otterKV) Set(k, v uint64)             { o.c.Set(k, v) }
+
+type theineKV struct{ c *theine.Cache[uint64, uint64] }
+
+func newTheine(capacity int) kv {
+	c, err := theine.NewBuilder[uint64, uint64](int64(capacity)).Build()
+	if err != nil {
+		panic(err)
+	}
+	return theineKV{c}
+}
+func (t theineKV) Get(k uint64) (uint64, bool) { return t.c.Get(k) }
+func (t theineKV) Set(k, v uint64)             { t.c.Set(k, v, 1) }
+
+type ristrettoKV struct {
+	c *ristretto.Cache[uint64, uint64]
+}
+
+func newRistretto(capacity int) kv {
+	c, err := ristretto.NewCache(&ristretto.Config[uint64, uint64]{
+		NumCounters:        int64(10 * capacity),
+		MaxCost:            int64(capacity),
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return ristrettoKV{c}
+}
+func (r ristrettoKV) Get(k uint64) (uint64, bool) { return r.c.Get(k) }
+func (r ristrettoKV) Set(k, v uint64)             { r.c.Set(k, v, 1) }
+
+type lruKV struct{ c *lru.Cache[uint64, uint64] }
+
+func newLRU(capacity int) kv {
+	c, err := lru.New[uint64, uint64](capacity)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return lruKV{c}
+}
+func (l lruKV) Get(k uint64) (uint64, bool) { return l.c.Get(k) }
+func (l lruKV) Set(k, v uint64)             { l.c.Add(k, v) }
