@@ -17,8 +17,9 @@ import (
 // authorization scope of the caller, belongs in K: callers that share a key share
 // a result.
 type Group[K comparable, V any] struct {
-	mu sync.Mutex // protects m and the waiter bookkeeping of every call in it
-	m  map[K]*call[V]
+	mu   sync.Mutex // protects m, free, and the waiter bookkeeping of every call in m
+	m    map[K]*call[V]
+	free []*call[V] // finished calls nobody else saw, for reuse: see finish
 
 	calls      atomic.Uint64
 	executions atomic.Uint64
@@ -45,15 +46,14 @@ type Result[V any] struct {
 
 // call is one execution of fn and the callers waiting for it.
 type call[V any] struct {
-	done chan struct{} // closed once val, err and shared are final
-
-	// Written by the goroutine running fn before done is closed (and before
-	// finished is set under Group.mu); read by waiters after either.
+	// Written by the goroutine running fn before finished is set under Group.mu
+	// and done is closed; read by waiters after either.
 	val    V
 	err    error
 	shared bool
 
 	// Guarded by Group.mu.
+	done     chan struct{}      // closed when the result is final; made on demand, for the first Do caller that must wait
 	waiters  int                // callers still waiting, Do and DoChan
 	joins    int                // callers beyond the first
 	finished bool               // fn is done; the result is final
@@ -100,21 +100,22 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 	g.calls.Add(1)
 	if c, ok := g.m[key]; ok {
 		g.joinLocked(c)
+		cdone := c.doneLocked()
 		g.mu.Unlock()
-		return g.wait(ctx, done, key, c)
+		return g.wait(ctx, done, key, c, cdone)
 	}
 	c := g.startLocked(key)
 	if done == nil {
 		// The caller can never leave, so fn can never be abandoned: run it here,
 		// on ctx itself, with no goroutine and no detached context.
 		g.mu.Unlock()
-		g.execute(ctx, key, c, fn)
-		return c.val, c.err
+		return g.execute(ctx, key, c, fn, true)
 	}
 	fctx := g.detachLocked(ctx, c)
+	cdone := c.doneLocked()
 	g.mu.Unlock()
-	go g.execute(fctx, key, c, fn)
-	return g.wait(ctx, done, key, c)
+	go g.execute(fctx, key, c, fn, false)
+	return g.wait(ctx, done, key, c, cdone)
 }
 
 // DoChan is like [Group.Do] but returns at once; the result arrives on the returned
@@ -158,7 +159,7 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 		fctx = g.detachLocked(ctx, c)
 	}
 	g.mu.Unlock()
-	go g.execute(fctx, key, c, fn)
+	go g.execute(fctx, key, c, fn, false)
 	return ch
 }
 
@@ -224,10 +225,28 @@ func (g *Group[K, V]) startLocked(key K) *call[V] {
 	if g.m == nil {
 		g.m = make(map[K]*call[V])
 	}
-	c := &call[V]{done: make(chan struct{}), waiters: 1}
+	var c *call[V]
+	if n := len(g.free); n > 0 {
+		c = g.free[n-1]
+		g.free[n-1] = nil
+		g.free = g.free[:n-1]
+	} else {
+		c = new(call[V])
+	}
+	c.waiters = 1
 	g.m[key] = c
 	g.executions.Add(1)
 	return c
+}
+
+// doneLocked returns c's done channel, making it if this is the first caller that
+// needs one: an execution nobody waits on (the common case for a key without
+// contention) allocates no channel.
+func (c *call[V]) doneLocked() chan struct{} {
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
+	return c.done
 }
 
 // detachLocked returns fn's context for a call whose first caller can leave: the
@@ -239,22 +258,21 @@ func (g *Group[K, V]) detachLocked(ctx context.Context, c *call[V]) context.Cont
 }
 
 // wait blocks until c finishes or ctx ends, whichever is first.
-func (g *Group[K, V]) wait(ctx context.Context, done <-chan struct{}, key K, c *call[V]) (V, error) {
+// cdone is c.done, read under the lock.
+func (g *Group[K, V]) wait(ctx context.Context, done <-chan struct{}, key K, c *call[V], cdone <-chan struct{}) (V, error) {
 	if done == nil {
-		<-c.done
+		<-cdone
 		return c.val, c.err
 	}
 	select {
-	case <-c.done:
+	case <-cdone:
 		return c.val, c.err
 	case <-done:
 	}
 	g.mu.Lock()
 	if c.finished {
-		// The result and the cancellation arrived together: the result wins, and
-		// done is about to be closed.
+		// The result and the cancellation arrived together: the result wins.
 		g.mu.Unlock()
-		<-c.done
 		return c.val, c.err
 	}
 	g.leaveLocked(key, c)
@@ -303,8 +321,10 @@ func (g *Group[K, V]) leaveLocked(key K, c *call[V]) {
 	c.cancel()
 }
 
-// execute runs fn and publishes its result, whatever way fn ends.
-func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[V], fn func(context.Context) (V, error)) {
+// execute runs fn and publishes its result, whatever way fn ends, and returns it.
+// inline says fn runs on the goroutine of the first caller, a Do caller, which reads
+// the result from the return values rather than from c.
+func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[V], fn func(context.Context) (V, error), inline bool) (val V, err error) {
 	normal := false
 	defer func() {
 		if !normal {
@@ -317,27 +337,45 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[V], fn func(co
 			}
 			g.panics.Add(1)
 		}
-		g.finish(key, c)
+		val, err = c.val, c.err
+		g.finish(key, c, inline)
 	}()
 	c.val, c.err = fn(ctx)
 	normal = true
+	return
 }
 
 // finish publishes c's result: it removes the key (unless Forget or abandonment
 // already did, and a newer call may own it), wakes the Do waiters and sends to the
 // DoChan waiters, outside the lock.
-func (g *Group[K, V]) finish(key K, c *call[V]) {
+//
+// When fn ran inline and nobody joined, no one but the first caller (which has the
+// result in hand) ever saw c, and no one can find it any more: c goes back to the
+// free list, so a key without contention costs no allocation.
+func (g *Group[K, V]) finish(key K, c *call[V], inline bool) {
 	g.mu.Lock()
 	if g.m[key] == c {
 		delete(g.m, key)
+	}
+	if inline && c.joins == 0 {
+		*c = call[V]{}
+		if len(g.free) < maxFree {
+			g.free = append(g.free, c)
+		}
+		g.mu.Unlock()
+		g.completed.Add(1)
+		return
 	}
 	c.shared = c.joins > 0
 	c.finished = true
 	chans := c.chans
 	c.chans = nil
+	done := c.done
 	g.mu.Unlock()
 	g.completed.Add(1)
-	close(c.done)
+	if done != nil {
+		close(done)
+	}
 	if c.cancel != nil {
 		c.cancel() // releases the detached context
 	}
@@ -348,3 +386,7 @@ func (g *Group[K, V]) finish(key K, c *call[V]) {
 		w.ch <- Result[V]{Val: c.val, Err: c.err, Shared: c.shared}
 	}
 }
+
+// maxFree bounds the free list of a Group: a few calls cover the executions that
+// overlap on a machine's cores without holding memory after a burst.
+const maxFree = 8
