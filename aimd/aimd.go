@@ -1,0 +1,282 @@
+package aimd
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Limiter is adaptive admission control: a concurrency limit and, optionally, a
+// token bucket, both regulated by an AIMD loop on a load [Signal], plus a memory
+// guard. Create it with [New]; it is safe for concurrent use.
+//
+// The loop takes one step per [Config.Period]: lazily, on the first admission
+// after the period ends (the admitting goroutine samples the signal, outside the
+// lock), or explicitly with [Limiter.Tick] when [Config.Manual] is set. No
+// goroutine is started, so there is nothing to stop; [Limiter.Close] only fails
+// later admissions and wakes blocked ones.
+type Limiter struct {
+	mu       sync.Mutex // protects the fields up to the blank line
+	cfg      config
+	limit    float64 // concurrency limit, in [Min, Max]
+	rate     float64 // tokens per second, when cfg.MaxRate > 0
+	tokens   float64
+	refilled time.Time
+	inflight int
+	memHigh  bool
+	closed   bool
+	changed  chan struct{} // closed and replaced when capacity may have freed
+	waiting  int           // Acquire calls between giving up the lock and retrying
+	st       counters
+
+	limitNow atomic.Int64 // the limit, readable without the lock (Limit)
+	nextStep atomic.Int64 // unix nanos of the next lazy step
+	stepping atomic.Bool  // a lazy step is in progress
+	done     func(ok bool)
+}
+
+// New returns a Limiter configured by cfg, or an error if cfg is invalid.
+func New(cfg Config) (*Limiter, error) {
+	c, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{})}
+	l.tokens = l.rate * c.Period.Seconds()
+	l.limitNow.Store(int64(c.Initial))
+	l.done = l.release
+	return l, nil
+}
+
+// SetConfig validates cfg and applies it atomically. The current limit and rate
+// are clamped into the new bounds.
+func (l *Limiter) SetConfig(cfg Config) error {
+	c, err := cfg.validate()
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.cfg = c
+	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
+	l.rate = clampF(l.rate, c.rateP.Min, c.rateP.Max)
+	l.limitNow.Store(int64(l.limit))
+	l.wakeLocked()
+	l.mu.Unlock()
+	return nil
+}
+
+// Limit returns the current concurrency limit. It reads one atomic, so a
+// consumer may call it on every decision: a shed.Shedder takes a Limiter as its
+// capacity.
+func (l *Limiter) Limit() int { return int(l.limitNow.Load()) }
+
+// TryAcquire admits one unit of work now or fails without waiting: with
+// ErrMemory while the memory guard is tripped, ErrLimitExceeded when the
+// concurrency limit is reached or the token bucket is empty, ErrClosed after
+// Close. On success the caller must call done exactly once when the work ends,
+// with ok reporting whether it succeeded (counted in [Stats]; the loop itself
+// acts on the Signal). done is shared by all admissions (calling it twice
+// releases twice), which is what lets admission allocate nothing.
+func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
+	now := time.Now()
+	l.maybeStep(now)
+	l.mu.Lock()
+	err = l.tryLocked(now, true)
+	l.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return l.done, nil
+}
+
+// Acquire is the blocking TryAcquire: it waits until the work is admitted, the
+// Limiter is closed, or ctx ends (then it returns ctx.Err() and holds nothing).
+// It waits for a release when the concurrency limit is reached, for the next
+// token when the bucket is empty, and for the next control step while the memory
+// guard is tripped.
+func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
+	for first := true; ; first = false {
+		now := time.Now()
+		l.maybeStep(now)
+		l.mu.Lock()
+		err = l.tryLocked(now, first)
+		if err == nil || err == ErrClosed {
+			l.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			return l.done, nil
+		}
+		wait := l.cfg.Period
+		if err == ErrLimitExceeded && l.inflight < l.Limit() && l.rate > 0 {
+			wait = time.Duration((1 - l.tokens) / l.rate * float64(time.Second))
+		}
+		changed := l.changed
+		l.waiting++
+		l.mu.Unlock()
+		err = l.sleep(ctx, max(wait, time.Microsecond), changed)
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (l *Limiter) sleep(ctx context.Context, d time.Duration, changed <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-changed:
+	case <-t.C:
+	}
+	return nil
+}
+
+// tryLocked admits one unit at now or says why not; count says whether a refusal
+// is counted (a blocked Acquire counts only its first).
+func (l *Limiter) tryLocked(now time.Time, count bool) error {
+	n := int64(0)
+	if count {
+		n = 1
+	}
+	switch {
+	case l.closed:
+		return ErrClosed
+	case l.memHigh:
+		l.st.rejectedMemory += n
+		return ErrMemory
+	case l.inflight >= int(l.limit):
+		l.st.rejectedLimit += n
+		return ErrLimitExceeded
+	}
+	if l.cfg.MaxRate > 0 {
+		l.refillLocked(now)
+		if l.tokens < 1 {
+			l.st.rejectedRate += n
+			return ErrLimitExceeded
+		}
+		l.tokens--
+	}
+	l.inflight++
+	l.st.admitted++
+	return nil
+}
+
+// refillLocked adds the tokens earned since the last refill, keeping at most one
+// period's worth: a burst never releases more than one control period's tokens.
+func (l *Limiter) refillLocked(now time.Time) {
+	if el := now.Sub(l.refilled); el > 0 || l.refilled.IsZero() {
+		if !l.refilled.IsZero() {
+			l.tokens += l.rate * el.Seconds()
+		}
+		l.refilled = now
+	}
+	l.tokens = min(l.tokens, l.burstLocked())
+}
+
+func (l *Limiter) burstLocked() float64 { return max(1, l.rate*l.cfg.Period.Seconds()) }
+
+// release is the done func of every admission.
+func (l *Limiter) release(ok bool) {
+	l.mu.Lock()
+	l.inflight--
+	if ok {
+		l.st.succeeded++
+	} else {
+		l.st.failed++
+	}
+	l.wakeLocked()
+	l.mu.Unlock()
+}
+
+// wakeLocked wakes the blocked Acquire calls so that they try again. With nobody
+// waiting it does nothing, so a release allocates nothing.
+func (l *Limiter) wakeLocked() {
+	if l.waiting > 0 {
+		close(l.changed)
+		l.changed = make(chan struct{})
+	}
+}
+
+// maybeStep takes the lazy control step when its time has come; one caller does
+// it while the others go on.
+func (l *Limiter) maybeStep(now time.Time) {
+	if now.UnixNano() < l.nextStep.Load() || !l.stepping.CompareAndSwap(false, true) {
+		return
+	}
+	defer l.stepping.Store(false)
+	l.mu.Lock()
+	manual, period := l.cfg.Manual, l.cfg.Period
+	l.mu.Unlock()
+	if manual {
+		l.nextStep.Store(math.MaxInt64)
+		return
+	}
+	if now.UnixNano() < l.nextStep.Load() {
+		return
+	}
+	l.nextStep.Store(now.Add(period).UnixNano())
+	l.step(now)
+}
+
+// Tick takes one control step at now: it samples the signal and the memory,
+// updates the limit and the rate, and trips or resets the memory guard. It
+// returns the signal's error, if any (the limit is then unchanged). Call it from
+// your own loop when [Config.Manual] is set, or to drive a Limiter on explicit
+// time in tests and simulations.
+func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
+
+func (l *Limiter) step(now time.Time) error {
+	l.mu.Lock()
+	sig, heapFn := l.cfg.Signal, l.cfg.HeapBytes
+	l.mu.Unlock()
+	load, err := sig.Sample(now) // outside the lock: it may read files
+	heap := float64(heapFn())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st.steps++
+	l.st.heap = heap
+	c := &l.cfg
+	tripped := guard(l.memHigh, heap, c.memLimit, c.MemoryHigh, c.MemoryLow)
+	if tripped && !l.memHigh {
+		l.st.memoryTrips++
+	}
+	l.memHigh = tripped
+	if err != nil {
+		l.st.signalErrors++
+		l.wakeLocked()
+		return err
+	}
+	l.st.load = load
+	prev := l.limit
+	l.limit = Update(l.limit, load, c.limitP)
+	if c.MaxRate > 0 {
+		l.refillLocked(now)
+		l.rate = Update(l.rate, load, c.rateP)
+		l.tokens = min(l.tokens, l.burstLocked())
+	}
+	switch {
+	case l.limit > prev:
+		l.st.increases++
+	case l.limit < prev:
+		l.st.decreases++
+	}
+	l.limitNow.Store(int64(l.limit))
+	l.wakeLocked()
+	return nil
+}
+
+// Close makes later admissions fail with ErrClosed and wakes blocked Acquire
+// calls. Admitted work must still call done. Close is idempotent.
+func (l *Limiter) Close() {
+	l.mu.Lock()
+	l.closed = true
+	l.wakeLocked()
+	l.mu.Unlock()
+}

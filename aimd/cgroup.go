@@ -1,0 +1,175 @@
+package aimd
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CgroupCPU is the CPU utilization of this process's cgroup against its CPU quota,
+// read correctly inside a container: utilization = CPU time used by the cgroup /
+// (wall time x quota in CPUs). With cgroup v2 it reads cpu.max (quota and period)
+// and cpu.stat usage_usec; with cgroup v1 it reads cpu.cfs_quota_us,
+// cpu.cfs_period_us and cpuacct.usage. Without a quota the cgroup may use every
+// CPU of the machine (runtime.NumCPU). The cgroup directory is found from
+// /proc/self/cgroup under the mount point; a path that does not exist there (a
+// cgroup namespace hides it) falls back to the mount point itself.
+//
+// The zero value reads the live system; it is safe for concurrent use.
+type CgroupCPU struct {
+	// Root is prefixed to every path read (for tests: a directory holding
+	// proc/self/cgroup and sys/fs/cgroup/...). Empty means "/".
+	Root string
+
+	mu       sync.Mutex
+	lastUsed time.Duration
+	lastWall time.Time
+}
+
+// Sample returns the cgroup's utilization of its quota since the previous call,
+// NaN on the first call.
+func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
+	used, cores, err := c.Read()
+	if err != nil {
+		return math.NaN(), err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prevUsed, prevWall := c.lastUsed, c.lastWall
+	c.lastUsed, c.lastWall = used, now
+	return utilization(used-prevUsed, now.Sub(prevWall), cores, prevWall.IsZero()), nil
+}
+
+// Read returns the cgroup's cumulative CPU usage and its quota in CPUs
+// (runtime.NumCPU when there is no quota).
+func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
+	root := c.Root
+	if root == "" {
+		root = "/"
+	}
+	mnt := filepath.Join(root, "sys/fs/cgroup")
+	if _, err := os.Stat(filepath.Join(mnt, "cgroup.controllers")); err == nil {
+		return readV2(root, mnt)
+	}
+	return readV1(root, mnt)
+}
+
+func readV2(root, mnt string) (time.Duration, float64, error) {
+	dir := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
+	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("aimd: cgroup v2: %w", err)
+	}
+	usec, err := field(stat, "usage_usec")
+	if err != nil {
+		return 0, 0, err
+	}
+	cores := float64(runtime.NumCPU())
+	if b, err := os.ReadFile(filepath.Join(dir, "cpu.max")); err == nil {
+		f := strings.Fields(string(b))
+		if len(f) == 2 && f[0] != "max" {
+			q, err1 := strconv.ParseFloat(f[0], 64)
+			p, err2 := strconv.ParseFloat(f[1], 64)
+			if err1 == nil && err2 == nil && q > 0 && p > 0 {
+				cores = q / p
+			}
+		}
+	}
+	return time.Duration(usec) * time.Microsecond, cores, nil
+}
+
+func readV1(root, mnt string) (time.Duration, float64, error) {
+	var used time.Duration
+	found := false
+	for _, d := range []string{"cpuacct", "cpu,cpuacct", "cpuacct,cpu"} {
+		dir := cgroupDir(root, filepath.Join(mnt, d), hasController("cpuacct"))
+		b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+		if err != nil {
+			continue
+		}
+		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
+		}
+		used, found = time.Duration(ns), true
+		break
+	}
+	if !found {
+		return 0, 0, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+	}
+	cores := float64(runtime.NumCPU())
+	for _, d := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
+		dir := cgroupDir(root, filepath.Join(mnt, d), hasController("cpu"))
+		q, err1 := readInt(filepath.Join(dir, "cpu.cfs_quota_us"))
+		p, err2 := readInt(filepath.Join(dir, "cpu.cfs_period_us"))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if q > 0 && p > 0 {
+			cores = float64(q) / float64(p)
+		}
+		break
+	}
+	return used, cores, nil
+}
+
+// cgroupDir returns mnt joined with this process's cgroup path for the hierarchy
+// whose controller list matches, or mnt if that directory does not exist.
+func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
+	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
+	if err != nil {
+		return mnt
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 || !match(parts[1]) {
+			continue
+		}
+		dir := filepath.Join(mnt, parts[2])
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+		return mnt
+	}
+	return mnt
+}
+
+func hasController(name string) func(string) bool {
+	return func(ctrl string) bool {
+		for c := range strings.SplitSeq(ctrl, ",") {
+			if c == name {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func field(b []byte, name string) (int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == name {
+			return strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("aimd: cgroup cpu.stat has no %s", name)
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}

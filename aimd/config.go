@@ -1,0 +1,166 @@
+package aimd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"time"
+)
+
+// Defaults applied to zero Config fields.
+const (
+	DefaultTarget     = 0.9
+	DefaultPeriod     = 100 * time.Millisecond
+	DefaultMin        = 1
+	DefaultMax        = 1000
+	DefaultIncrease   = 1.0
+	DefaultGain       = 0.5
+	DefaultDecrease   = 0.7
+	DefaultMemoryHigh = 0.9
+	DefaultMemoryLow  = 0.8
+)
+
+// Config holds the tunables of a [Limiter]. A zero field means the documented
+// default; every field can be changed at runtime with [Limiter.SetConfig].
+type Config struct {
+	// Signal is the load measurement. If nil, a [CgroupCPU] when the process's
+	// cgroup CPU accounting is readable, else a [ProcessCPU].
+	Signal Signal
+	// Target is the load to hold. Default 0.9 (90% CPU).
+	Target float64
+	// Period is the control period: one step per period, and the token bucket
+	// holds at most one period of tokens. Default 100ms.
+	Period time.Duration
+	// Manual stops the Limiter from stepping on its own (lazily, on the first
+	// admission after each Period); the caller drives it with [Limiter.Tick].
+	Manual bool
+
+	// Min, Max and Initial bound and start the concurrency limit. Defaults 1,
+	// 1000 and Max.
+	Min, Max, Initial int
+	// Increase is the additive step of the concurrency limit. Default 1.
+	Increase float64
+	// Gain scales the headroom term of the increase (see [Params.Gain]).
+	// Default 0.5; a negative Gain means 0 (textbook AIMD).
+	Gain float64
+	// Decrease is the smallest multiplicative factor of one step (see
+	// [Params.Decrease]), in (0, 1). Default 0.7.
+	Decrease float64
+
+	// MaxRate enables the token bucket: admissions per second, regulated
+	// between MinRate and MaxRate by the same loop (starting at MaxRate) with
+	// the additive step RateIncrease (default MaxRate/100). Zero disables it.
+	MinRate, MaxRate, RateIncrease float64
+
+	// MemoryLimit is the heap limit the memory guard watches, in bytes. Zero
+	// means GOMEMLIMIT when it is set (otherwise no guard); negative disables
+	// the guard.
+	MemoryLimit int64
+	// MemoryHigh and MemoryLow are the fractions of MemoryLimit at which the
+	// guard trips (new work fails with ErrMemory) and resets. Defaults 0.9
+	// and 0.8.
+	MemoryHigh, MemoryLow float64
+	// HeapBytes reports the Go memory the guard compares with the limit. If
+	// nil, the memory GOMEMLIMIT governs, read with runtime/metrics (total
+	// mapped minus released heap). Called once per step.
+	HeapBytes func() uint64
+}
+
+type config struct {
+	Config
+	limitP, rateP Params
+	memLimit      float64 // 0: no guard
+}
+
+func (c Config) validate() (config, error) {
+	var errs []error
+	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
+		errs = append(errs, fmt.Errorf("aimd: Target %v is not a finite non-negative number", c.Target))
+	}
+	if c.Period < 0 {
+		errs = append(errs, fmt.Errorf("aimd: Period %v is negative", c.Period))
+	}
+	if c.Min < 0 || c.Max < 0 || c.Initial < 0 {
+		errs = append(errs, errors.New("aimd: negative Min, Max or Initial"))
+	}
+	if c.Increase < 0 || c.RateIncrease < 0 {
+		errs = append(errs, errors.New("aimd: negative Increase"))
+	}
+	if c.Decrease < 0 || c.Decrease >= 1 {
+		errs = append(errs, fmt.Errorf("aimd: Decrease %v not in (0, 1)", c.Decrease))
+	}
+	if c.MinRate < 0 || c.MaxRate < 0 || (c.MaxRate > 0 && c.MinRate > c.MaxRate) {
+		errs = append(errs, fmt.Errorf("aimd: rate bounds [%v, %v] invalid", c.MinRate, c.MaxRate))
+	}
+	if c.MemoryHigh < 0 || c.MemoryHigh > 1 || c.MemoryLow < 0 || c.MemoryLow > 1 {
+		errs = append(errs, errors.New("aimd: MemoryHigh and MemoryLow must be fractions in [0, 1]"))
+	}
+	v := config{Config: c}
+	v.Target = orF(c.Target, DefaultTarget)
+	v.Period = or(c.Period, DefaultPeriod)
+	v.Min = or(c.Min, DefaultMin)
+	v.Max = or(c.Max, DefaultMax)
+	v.Initial = or(c.Initial, v.Max)
+	v.Increase = orF(c.Increase, DefaultIncrease)
+	v.Gain = orF(c.Gain, DefaultGain)
+	v.Gain = max(v.Gain, 0)
+	v.Decrease = orF(c.Decrease, DefaultDecrease)
+	v.RateIncrease = orF(c.RateIncrease, c.MaxRate/100)
+	v.MemoryHigh = orF(c.MemoryHigh, DefaultMemoryHigh)
+	v.MemoryLow = orF(c.MemoryLow, DefaultMemoryLow)
+	if v.Min > v.Max {
+		errs = append(errs, fmt.Errorf("aimd: Min %d exceeds Max %d", v.Min, v.Max))
+	}
+	if v.Initial < v.Min || v.Initial > v.Max {
+		errs = append(errs, fmt.Errorf("aimd: Initial %d not in [%d, %d]", v.Initial, v.Min, v.Max))
+	}
+	if v.MemoryLow > v.MemoryHigh {
+		errs = append(errs, fmt.Errorf("aimd: MemoryLow %v exceeds MemoryHigh %v", v.MemoryLow, v.MemoryHigh))
+	}
+	if len(errs) > 0 {
+		return config{}, errors.Join(errs...)
+	}
+	v.limitP = Params{Target: v.Target, Increase: v.Increase, Gain: v.Gain, Decrease: v.Decrease,
+		Min: float64(v.Min), Max: float64(v.Max)}
+	v.rateP = Params{Target: v.Target, Increase: v.RateIncrease, Gain: v.Gain, Decrease: v.Decrease,
+		Min: v.MinRate, Max: v.MaxRate}
+	switch {
+	case c.MemoryLimit > 0:
+		v.memLimit = float64(c.MemoryLimit)
+	case c.MemoryLimit == 0:
+		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+			v.memLimit = float64(l)
+		}
+	}
+	if v.HeapBytes == nil {
+		v.HeapBytes = goMemory
+	}
+	if v.Signal == nil {
+		v.Signal = defaultSignal()
+	}
+	return v, nil
+}
+
+// defaultSignal prefers the cgroup's accounting when it is readable.
+func defaultSignal() Signal {
+	if _, _, err := (&CgroupCPU{}).Read(); err == nil {
+		return &CgroupCPU{}
+	}
+	return &ProcessCPU{}
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func orF(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}

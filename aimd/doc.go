@@ -1,0 +1,67 @@
+// Package aimd is adaptive admission control: an AIMD (additive increase,
+// multiplicative decrease) loop holds a load signal, such as the CPU utilization
+// of the process or of its container, at a target by regulating a concurrency
+// limit and, optionally, a token bucket; a memory guard rejects new work before
+// the Go heap reaches its limit. It is the CPU concurrency controller that sits in
+// front of discriminant load shedding in the ZGateway design.
+//
+// # Use
+//
+// [New] returns a [Limiter] configured by a [Config]. [Limiter.Acquire] (blocking,
+// context first) and [Limiter.TryAcquire] admit one unit of work and return
+// done(ok bool), gobreaker-style; errors are [ErrLimitExceeded], [ErrMemory] and
+// [ErrClosed]: shed or back off. [Limiter.Limit] is the current concurrency limit,
+// readable with one atomic load, so a *Limiter is the capacity of a shed.Shedder
+// (which declares the one-method interface; neither package imports the other).
+//
+// # Control
+//
+// Each step samples the [Signal] and calls the pure [Update]: at or below the
+// target the limit grows by Increase plus a term proportional to the headroom
+// ([Params.Gain]), above it the limit is multiplied by max(Decrease,
+// target/load); the result is clamped to [Min, Max]. The token bucket rate is
+// updated the same way within [MinRate, MaxRate], and the bucket never holds
+// more than one control period of tokens, so a burst after an idle spell
+// releases at most one period's worth of work. Signals: [ProcessCPU]
+// (getrusage over GOMAXPROCS), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
+// usage_usec, v1 cpu.cfs_quota_us and cpuacct.usage: correct inside a container
+// with a CPU quota), [Latency] (mean latency of observed work), or any
+// [SignalFunc]. The memory guard compares the Go memory GOMEMLIMIT governs (via
+// runtime/metrics) with GOMEMLIMIT or [Config.MemoryLimit], tripping at
+// MemoryHigh and resetting below MemoryLow (hysteresis).
+//
+// Measured on explicit time against a lagged CPU-bound plant (control_test.go):
+// after capacity doubles, the limit is within 10% of its new equilibrium after
+// 0.2 s of control time and overshoots it by 7-10%; after an outside overload
+// that drove the limit to Min ends, full admission returns within 0.7-1.0 s.
+// The constant Increase (default 1) must be small next to the equilibrium limit
+// for the steady sawtooth to stay within 10% (about 45 and up with the default).
+//
+// # When not to use it
+//
+// For a fixed per-client quota use golang.org/x/time/rate; for per-tenant
+// fairness under overload put a shed.Shedder behind the Limiter: aimd decides
+// how much work the process takes, not whose.
+//
+// # Concurrency
+//
+// A Limiter is safe for concurrent use and starts no goroutine. The control step
+// runs lazily, on the first admission after each period (the caller samples the
+// signal outside the lock; concurrent callers do not wait for it), or only from
+// [Limiter.Tick] when [Config.Manual] is set, which also serves simulations and
+// tests on explicit time. [Limiter.SetConfig] swaps every tunable atomically.
+//
+// # Stats
+//
+// [Limiter.Stats] returns admissions, outcomes, rejections by cause, control
+// steps (increases, decreases, signal errors), memory trips, and the current
+// limit, rate, load and heap.
+//
+// # Cost
+//
+// On 2 cores (AMD EPYC, Go 1.26, shared), go test -bench . ./aimd/: one
+// TryAcquire plus done costs about 60-90 ns and allocates nothing (time.Now is
+// about 50 ns of it on this machine); the pure Update about 10 ns. See
+// bench/aimd/README.md for the comparison with x/time/rate and
+// go-concurrency-limits.
+package aimd

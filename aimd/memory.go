@@ -1,0 +1,28 @@
+package aimd
+
+import "runtime/metrics"
+
+// goMemory returns the Go memory that GOMEMLIMIT governs: everything the runtime
+// mapped minus heap memory returned to the OS.
+func goMemory() uint64 {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
+}
+
+// guard applies the hysteresis: trip at or above high, reset below low.
+func guard(tripped bool, heap, limit, high, low float64) bool {
+	if limit <= 0 {
+		return false
+	}
+	if tripped {
+		return heap >= low*limit
+	}
+	return heap >= high*limit
+}

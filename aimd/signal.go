@@ -1,0 +1,83 @@
+package aimd
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Signal is a load measurement the control loop holds at [Config.Target]. Sample
+// is called once per control step with the step's time; it returns the load over
+// the period since the previous call (for a CPU signal, a utilization where 1 is
+// all the CPU the process may use). It returns NaN when it has no information yet
+// (the first call of a rate signal), which leaves the limit unchanged; an error
+// also leaves the limit unchanged and is counted in [Stats].SignalErrors.
+type Signal interface {
+	Sample(now time.Time) (float64, error)
+}
+
+// SignalFunc adapts a function to [Signal].
+type SignalFunc func(now time.Time) (float64, error)
+
+// Sample returns f(now).
+func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
+
+// ProcessCPU is the CPU utilization of this process: CPU time used (user and
+// system, from getrusage) over wall time x GOMAXPROCS. Since Go 1.25 GOMAXPROCS
+// follows a cgroup CPU quota, rounded up to a whole CPU; [CgroupCPU] reads the
+// quota exactly. The zero value is ready to use; it is safe for concurrent use.
+type ProcessCPU struct {
+	mu       sync.Mutex
+	lastCPU  time.Duration
+	lastWall time.Time
+}
+
+// Sample returns the utilization since the previous call, or NaN on the first.
+func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
+	cpu, err := processCPUTime()
+	if err != nil {
+		return math.NaN(), err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	prevCPU, prevWall := p.lastCPU, p.lastWall
+	p.lastCPU, p.lastWall = cpu, now
+	return utilization(cpu-prevCPU, now.Sub(prevWall), float64(runtime.GOMAXPROCS(0)), prevWall.IsZero()), nil
+}
+
+// utilization is used/(wall x cores), NaN without a previous sample or elapsed time.
+func utilization(used, wall time.Duration, cores float64, first bool) float64 {
+	if first || wall <= 0 || cores <= 0 {
+		return math.NaN()
+	}
+	return max(0, used.Seconds()/(wall.Seconds()*cores))
+}
+
+// Latency is a latency signal: callers record the latency of completed work with
+// [Latency.Observe], and Sample returns the mean over the period in seconds (so
+// [Config.Target] is the latency to hold, in seconds). A period without
+// observations returns NaN. The zero value is ready to use and safe for concurrent
+// use.
+type Latency struct {
+	sum   atomic.Int64 // nanoseconds
+	count atomic.Int64
+}
+
+// Observe records one latency.
+func (l *Latency) Observe(d time.Duration) {
+	l.sum.Add(int64(d))
+	l.count.Add(1)
+}
+
+// Sample returns the mean latency in seconds since the previous call and resets
+// the window.
+func (l *Latency) Sample(time.Time) (float64, error) {
+	n := l.count.Swap(0)
+	s := l.sum.Swap(0)
+	if n == 0 {
+		return math.NaN(), nil
+	}
+	return time.Duration(s / n).Seconds(), nil
+}

@@ -1,0 +1,50 @@
+package aimd
+
+// Stats is a snapshot of a [Limiter]: monotonic counters and current gauges.
+type Stats struct {
+	Admitted       int64 // admissions
+	Succeeded      int64 // done(true) calls
+	Failed         int64 // done(false) calls
+	RejectedLimit  int64 // ErrLimitExceeded: concurrency limit reached
+	RejectedRate   int64 // ErrLimitExceeded: token bucket empty
+	RejectedMemory int64 // ErrMemory
+	Steps          int64 // control steps taken
+	Increases      int64 // steps that raised the limit
+	Decreases      int64 // steps that lowered the limit
+	SignalErrors   int64 // steps whose signal failed
+	MemoryTrips    int64 // times the memory guard tripped
+
+	InFlight    int     // admitted work not yet done
+	Limit       int     // concurrency limit
+	Rate        float64 // token bucket rate per second (0 without a bucket)
+	Load        float64 // the last signal sample
+	MemoryHigh  bool    // the memory guard is tripped
+	HeapBytes   float64 // the last memory reading
+	MemoryLimit float64 // the limit the guard watches (0: no guard)
+}
+
+// Rejected returns the admissions refused for any reason.
+func (s Stats) Rejected() int64 { return s.RejectedLimit + s.RejectedRate + s.RejectedMemory }
+
+type counters struct {
+	admitted, succeeded, failed                 int64
+	rejectedLimit, rejectedRate, rejectedMemory int64
+	steps, increases, decreases, signalErrors   int64
+	memoryTrips                                 int64
+	load, heap                                  float64
+}
+
+// Stats returns a snapshot.
+func (l *Limiter) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.st
+	return Stats{
+		Admitted: c.admitted, Succeeded: c.succeeded, Failed: c.failed,
+		RejectedLimit: c.rejectedLimit, RejectedRate: c.rejectedRate, RejectedMemory: c.rejectedMemory,
+		Steps: c.steps, Increases: c.increases, Decreases: c.decreases,
+		SignalErrors: c.signalErrors, MemoryTrips: c.memoryTrips,
+		InFlight: l.inflight, Limit: int(l.limit), Rate: l.rate, Load: c.load,
+		MemoryHigh: l.memHigh, HeapBytes: c.heap, MemoryLimit: l.cfg.memLimit,
+	}
+}
