@@ -1,0 +1,289 @@
+package failover
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Router computes the tier's cross-region routing table, one run at a time. It keeps,
+// per region, the signal's trend and the failover phase (for hysteresis); every run is
+// otherwise a pure function of the input and the Config.
+//
+// It is safe for concurrent use (a mutex serializes runs). It starts no goroutine and
+// reads no clock.
+type Router struct {
+	mu sync.Mutex
+	// protected by mu
+	cfg       Config
+	run       uint64
+	state     map[string]*regionState
+	routes    map[[2]string]bool // routes in force, for counting route changes
+	receiving map[string]bool    // regions that received spill in the last table
+	stats     Stats
+}
+
+type regionState struct {
+	phase    Phase
+	since    uint64  // run the phase began
+	lastHome float64 // last Signal.Home, for the trend
+	trend    float64 // EWMA of the per-run change of Signal.Home
+	share    float64 // spill share in force (before knobs)
+	rose     uint64  // last run the share rose
+	seen     bool
+}
+
+// Stats is a snapshot of a Router's counters.
+type Stats struct {
+	Runs         uint64
+	Rejected     uint64 // runs rejected for bad input
+	SpillStarts  uint64 // Local -> Spilling transitions
+	SpillEnds    uint64 // Spilling -> Local transitions
+	RouteChanges uint64 // routes turned on or off
+	Spilling     int    // regions spilling after the last run
+}
+
+// New returns a Router for cfg or an error wrapping [ErrInvalidConfig].
+func New(cfg Config) (*Router, error) {
+	r := &Router{state: make(map[string]*regionState), routes: make(map[[2]string]bool)}
+	if err := r.SetConfig(cfg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// SetConfig validates cfg and uses it from the next run on; the per-region state of
+// regions that remain is kept. On error the previous Config stays in force.
+func (r *Router) SetConfig(cfg Config) error {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return err
+	}
+	c.Regions = slices.Clone(c.Regions)
+	for i := range c.Regions {
+		c.Regions[i].Ring = slices.Clone(c.Regions[i].Ring)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg = c
+	for name := range r.state {
+		if !slices.ContainsFunc(c.Regions, func(x Region) bool { return x.Name == name }) {
+			delete(r.state, name)
+		}
+	}
+	return nil
+}
+
+// Config returns the Config in force, with defaults filled in.
+func (r *Router) Config() Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cfg
+	c.Regions = slices.Clone(c.Regions)
+	return c
+}
+
+// Stats returns a snapshot of r's counters.
+func (r *Router) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// Step computes the routing table at now from each region's load. A configured
+// region missing from loads is treated as down (Capacity 0, no demand).
+//
+// Errors: a [*LoadError] for an unknown or duplicate region or a negative or NaN
+// figure; nothing changes and the caller should keep the published table.
+func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byName, err := r.index(loads)
+	if err != nil {
+		r.stats.Rejected++
+		return Table{}, err
+	}
+	r.run++
+	cfg := r.cfg
+	n := len(cfg.Regions)
+	t := Table{Now: now, Run: r.run, Regions: make([]RegionDecision, n)}
+	sig := make([]Signal, n)
+	k := make([]float64, n) // percentile over mean: the region's internal imbalance
+	for i, reg := range cfg.Regions {
+		l := byName[reg.Name]
+		st := r.regionState(reg.Name)
+		sig[i], k[i] = r.signal(cfg, st, l)
+		t.Regions[i] = RegionDecision{Name: reg.Name, Signal: sig[i]}
+	}
+	for i, reg := range cfg.Regions {
+		r.decide(cfg, r.state[reg.Name], byName[reg.Name], sig[i], r.receiving[reg.Name], &t.Regions[i])
+	}
+	r.place(cfg, byName, k, &t)
+	r.count(&t)
+	return t, nil
+}
+
+func (r *Router) regionState(name string) *regionState {
+	st := r.state[name]
+	if st == nil {
+		st = &regionState{phase: Local}
+		r.state[name] = st
+	}
+	return st
+}
+
+// index checks loads and maps them by region name.
+func (r *Router) index(loads []Load) (map[string]Load, error) {
+	known := make(map[string]bool, len(r.cfg.Regions))
+	for _, reg := range r.cfg.Regions {
+		known[reg.Name] = true
+	}
+	m := make(map[string]Load, len(loads))
+	for _, l := range loads {
+		bad := func(why string, args ...any) error {
+			return &LoadError{Region: l.Region, Reason: fmt.Sprintf(why, args...)}
+		}
+		switch {
+		case !known[l.Region]:
+			return nil, bad("not a region of tier %q", r.cfg.Tier)
+		case math.IsNaN(l.Demand) || l.Demand < 0 || math.IsInf(l.Demand, 0):
+			return nil, bad("demand %v", l.Demand)
+		case math.IsNaN(l.Capacity) || l.Capacity < 0 || math.IsInf(l.Capacity, 0):
+			return nil, bad("capacity %v", l.Capacity)
+		}
+		if _, dup := m[l.Region]; dup {
+			return nil, bad("listed twice")
+		}
+		for _, c := range l.HostCPU {
+			if math.IsNaN(c) || c < 0 || math.IsInf(c, 0) {
+				return nil, bad("host CPU %v", c)
+			}
+		}
+		m[l.Region] = l
+	}
+	return m, nil
+}
+
+// signal computes the region's signal and updates its trend.
+//
+// The hosts give the percentile P and the hot share: both react to the hottest hosts,
+// which a regional mean smooths away. P over the mean is the region's internal
+// imbalance k. Home = Demand/Capacity * k is the percentile CPU the region would run
+// at serving only its own demand: unlike the observed CPU it does not move when routes
+// change, so spilling does not hide the pressure that caused it and receiving does not
+// fake pressure. Its EWMA trend projects it LeadRuns runs ahead (Projected), so a
+// rising region fires several runs before it gets hot.
+func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
+	var s Signal
+	util := 0.0
+	switch {
+	case l.Capacity > 0:
+		util = l.Demand / l.Capacity
+	case l.Demand > 0:
+		util = math.Inf(1)
+	}
+	k := 1.0
+	if len(l.HostCPU) > 0 {
+		xs := slices.Clone(l.HostCPU)
+		slices.Sort(xs)
+		sum, hot := 0.0, 0
+		for _, x := range xs {
+			sum += x
+			if x > cfg.HotCPU {
+				hot++
+			}
+		}
+		s.Mean = sum / float64(len(xs))
+		s.P = xs[min(len(xs)-1, int(cfg.Percentile*float64(len(xs))))]
+		s.HotShare = float64(hot) / float64(len(xs))
+		if s.Mean > 0 {
+			k = math.Max(1, s.P/s.Mean)
+		}
+	}
+	s.Home = util * k
+	if st.seen && !math.IsInf(s.Home, 0) && !math.IsInf(st.lastHome, 0) {
+		st.trend = (1-cfg.TrendAlpha)*st.trend + cfg.TrendAlpha*(s.Home-st.lastHome)
+	}
+	st.seen, st.lastHome = true, s.Home
+	s.Trend = st.trend
+	s.Projected = s.Home + cfg.LeadRuns*math.Max(st.trend, 0)
+	return s, k
+}
+
+// decide moves the region between phases (with hysteresis) and sets its wanted spill
+// share. receiving reports whether the region took spill in the last table (then its
+// hot hosts may be someone else's traffic and do not fire).
+func (r *Router) decide(cfg Config, st *regionState, l Load, s Signal, receiving bool, d *RegionDecision) {
+	want := 0.0
+	if s.Projected > cfg.Target {
+		want = 1 - cfg.Target/s.Projected
+	}
+	switch st.phase {
+	case Local:
+		hot := s.HotShare >= cfg.HotShare && !receiving
+		if (s.Projected < cfg.Enter && !hot) || l.Demand == 0 {
+			d.Phase, d.Reason = Local, fmt.Sprintf("home p%.0f %.2f projected %.2f < enter %.2f",
+				100*cfg.Percentile, s.Home, s.Projected, cfg.Enter)
+			st.share = 0
+			return
+		}
+		st.phase, st.since, st.share = Spilling, r.run, 0
+		r.stats.SpillStarts++
+		if hot && want == 0 {
+			want = cfg.DownStep // hot hosts with no demand excess: shed a little
+		}
+		d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
+			100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
+	case Spilling:
+		held := r.run-st.since >= uint64(cfg.MinHold)
+		if held && s.Projected <= cfg.Exit && st.share <= cfg.DownStep {
+			st.phase, st.since, st.share = Local, r.run, 0
+			r.stats.SpillEnds++
+			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f <= exit %.2f",
+				100*cfg.Percentile, s.Projected, cfg.Exit)
+			return
+		}
+		d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f", 100*cfg.Percentile, s.Projected, cfg.Target)
+	}
+	// Rise at once (by more than MinChange); wind down only when the want is zero or more
+	// than twice MinChange below the share and nothing rose for MinHold runs, by at most
+	// DownStep per run. The asymmetric band absorbs signal noise, so the share moves
+	// in one direction at a time instead of flapping.
+	switch {
+	case want > st.share+cfg.MinChange:
+		st.share, st.rose = want, r.run
+	case (want < st.share-2*cfg.MinChange || want == 0) && st.share > 0 && r.run-st.rose >= uint64(cfg.MinHold):
+		st.share = math.Max(want, st.share-cfg.DownStep)
+	}
+	d.Phase, d.Want = Spilling, st.share
+}
+
+// count updates the route-change counter and phase gauge.
+func (r *Router) count(t *Table) {
+	now := make(map[[2]string]bool, len(t.Routes))
+	for _, rt := range t.Routes {
+		now[[2]string{rt.From, rt.To}] = true
+		if !r.routes[[2]string{rt.From, rt.To}] {
+			r.stats.RouteChanges++
+		}
+	}
+	for k := range r.routes {
+		if !now[k] {
+			r.stats.RouteChanges++
+		}
+	}
+	r.routes = now
+	r.receiving = make(map[string]bool)
+	for _, rt := range t.Routes {
+		r.receiving[rt.To] = true
+	}
+	r.stats.Runs++
+	r.stats.Spilling = 0
+	for _, d := range t.Regions {
+		if d.Phase == Spilling {
+			r.stats.Spilling++
+		}
+	}
+}

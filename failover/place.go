@@ -1,0 +1,107 @@
+package failover
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// place turns each spilling region's wanted share into routes: ring backups first (in
+// the declared proportions), then the rest of its mega-region, then any region,
+// each receiver capped by its headroom (ReceiverMax minus its own projected home
+// percentile, at its imbalance, minus what it already took). A mechanism's knob p routes p% of
+// what the mechanism could place; the other (100-p)% stays home, and what found no room
+// passes to the next mechanism.
+func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table) {
+	n := len(cfg.Regions)
+	idx := make(map[string]int, n)
+	room := make([]float64, n)
+	for i, reg := range cfg.Regions {
+		idx[reg.Name] = i
+		l := loads[reg.Name]
+		if t.Regions[i].Phase == Local && l.Capacity > 0 {
+			// headroom against the receiver's own projected home percentile
+			proj := t.Regions[i].Signal.Projected
+			room[i] = math.Max(0, l.Capacity*(cfg.ReceiverMax-proj)/k[i])
+		}
+	}
+	var order []int
+	for i := range cfg.Regions {
+		if t.Regions[i].Phase == Spilling && t.Regions[i].Want > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t.Regions[b].Want, t.Regions[a].Want) })
+	in := make([]float64, n)
+	for _, i := range order {
+		reg, l := cfg.Regions[i], loads[cfg.Regions[i].Name]
+		rem := t.Regions[i].Want * l.Demand
+		enabled := false
+		route := func(j int, amount, knob float64, m Mechanism) {
+			routed := amount * knob / 100
+			if routed <= 0 {
+				return
+			}
+			room[j] -= routed
+			in[j] += routed
+			t.Routes = append(t.Routes, Route{From: reg.Name, To: cfg.Regions[j].Name, Share: routed / l.Demand, Mechanism: m})
+			t.Regions[i].Out += routed / l.Demand
+		}
+		if len(reg.Ring) > 0 && reg.Knobs.Ring > 0 {
+			enabled = true
+			sumW := 0.0
+			for _, b := range reg.Ring {
+				sumW += b.Weight
+			}
+			total := rem
+			for _, b := range reg.Ring {
+				j := idx[b.Region]
+				give := math.Min(total*b.Weight/sumW, math.Max(room[j], 0))
+				route(j, give, reg.Knobs.Ring, MechRing)
+				rem -= give
+			}
+		}
+		if reg.Mega != "" && reg.Knobs.Mega > 0 && rem > 0 {
+			enabled = true
+			rem = spread(rem, room, func(j int) bool { return j != i && cfg.Regions[j].Mega == reg.Mega },
+				func(j int, amt float64) { route(j, amt, reg.Knobs.Mega, MechMega) })
+		}
+		if reg.Knobs.Global > 0 && rem > 0 {
+			enabled = true
+			rem = spread(rem, room, func(j int) bool { return j != i },
+				func(j int, amt float64) { route(j, amt, reg.Knobs.Global, MechGlobal) })
+		}
+		if enabled && l.Demand > 0 {
+			t.Regions[i].Unplaced = rem / l.Demand
+		}
+	}
+	for j := range cfg.Regions {
+		if c := loads[cfg.Regions[j].Name].Capacity; c > 0 {
+			t.Regions[j].In = in[j] / c
+		}
+	}
+	slices.SortStableFunc(t.Routes, func(a, b Route) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Mechanism, b.Mechanism))
+	})
+}
+
+// spread places up to rem over the eligible regions in proportion to their room and
+// returns what is left.
+func spread(rem float64, room []float64, eligible func(int) bool, give func(int, float64)) float64 {
+	total := 0.0
+	for j, x := range room {
+		if eligible(j) && x > 0 {
+			total += x
+		}
+	}
+	if total <= 0 {
+		return rem
+	}
+	placed := math.Min(rem, total)
+	for j := range room {
+		if x := room[j]; eligible(j) && x > 0 {
+			give(j, placed*x/total)
+		}
+	}
+	return rem - placed
+}
