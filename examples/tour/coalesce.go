@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/coalesce"
+)
+
+func init() {
+	sections = append(sections, section{
+		order: 10,
+		name:  "coalesce",
+		title: "identical in-flight reads share one backend fetch",
+		run:   tourCoalesce,
+	})
+}
+
+func tourCoalesce(w io.Writer) error {
+	for _, step := range []func(io.Writer) error{
+		coalesceStampede, coalesceOpenArrivals, coalesceCancel, coalescePanic,
+	} {
+		if err := step(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// coalesceStampede: 10,000 readers of one key arrive while its fetch is in flight.
+// The backend holds its answer until every reader has called (it watches the
+// group's counters), so the figure shows what coalescing does to a true stampede.
+func coalesceStampede(w io.Writer) error {
+	const readers = 10_000
+	var g coalesce.Group[string, string]
+	var fetches atomic.Int64
+	fetch := func(ctx context.Context) (string, error) {
+		fetches.Add(1)
+		for g.Stats().Calls < readers {
+			runtime.Gosched() // the backend round trip, long enough for all readers
+		}
+		return "profile-of-user-42", nil
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	for range readers {
+		wg.Go(func() {
+			if v, err := g.Do(context.Background(), "user:42", fetch); err != nil || v != "profile-of-user-42" {
+				wrong.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wrong.Load() != 0 {
+		return fmt.Errorf("%d readers got a wrong result", wrong.Load())
+	}
+	st := g.Stats()
+	fmt.Fprintf(w, "   %d concurrent reads of one hot key -> %d backend %s; join ratio %.2f%%, %v\n",
+		st.Calls, fetches.Load(), coalescePlural(fetches.Load(), "fetch", "fetches"), 100*st.JoinRatio(),
+		time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// coalesceOpenArrivals: the same 10,000 reads arrive over time from 100 clients
+// (100 reads each, one after the other) against a backend with 200µs of latency:
+// with and without coalescing.
+func coalesceOpenArrivals(w io.Writer) error {
+	const clients, perClient, latency = 100, 100, 200 * time.Microsecond
+	var fetches atomic.Int64
+	backend := func(ctx context.Context) (int, error) {
+		fetches.Add(1)
+		time.Sleep(latency) // simulated network and storage time
+		return 1, nil
+	}
+	run := func(read func() error) (time.Duration, error) {
+		fetches.Store(0)
+		start := time.Now()
+		var wg sync.WaitGroup
+		var failed atomic.Int64
+		for range clients {
+			wg.Go(func() {
+				for range perClient {
+					if read() != nil {
+						failed.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() > 0 {
+			return 0, fmt.Errorf("%d reads failed", failed.Load())
+		}
+		return time.Since(start), nil
+	}
+	var g coalesce.Group[string, int]
+	took, err := run(func() error { _, err := g.Do(context.Background(), "hot", backend); return err })
+	if err != nil {
+		return err
+	}
+	coalesced := fetches.Load()
+	tookRaw, err := run(func() error { _, err := backend(context.Background()); return err })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   %d reads from %d clients, backend latency %v: %d backend fetches with coalesce (%.0f reads/fetch, %v) vs %d without (%v)\n",
+		clients*perClient, clients, latency, coalesced, float64(clients*perClient)/float64(coalesced),
+		took.Round(time.Millisecond), fetches.Load(), tookRaw.Round(time.Millisecond))
+	return nil
+}
+
+// coalesceCancel: a caller that gives up leaves at once without disturbing the
+// others; when every caller has gone, the fetch is cancelled and the next caller
+// starts afresh.
+func coalesceCancel(w io.Writer) error {
+	var g coalesce.Group[string, string]
+	release := make(chan struct{})
+	fetchCtx := make(chan context.Context, 1)
+	slow := func(ctx context.Context) (string, error) {
+		fetchCtx <- ctx
+		select {
+		case <-release:
+			return "v1", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	impatientCtx, giveUp := context.WithCancel(context.Background())
+	impatient := make(chan error, 1)
+	go func() { _, err := g.Do(impatientCtx, "k", slow); impatient <- err }()
+	fctx := <-fetchCtx
+	patientCtx, cancelPatient := context.WithCancel(context.Background())
+	defer cancelPatient()
+	patient := g.DoChan(patientCtx, "k", slow)
+	for g.Stats().Joins < 1 {
+		runtime.Gosched()
+	}
+	start := time.Now()
+	giveUp()
+	err := <-impatient
+	left := time.Since(start)
+	fmt.Fprintf(w, "   impatient caller cancelled: returned %v after %v; shared fetch's context still live: %v\n",
+		err, left.Round(time.Microsecond), fctx.Err() == nil)
+	close(release)
+	r := <-patient
+	fmt.Fprintf(w, "   patient caller got %q (shared: %v)\n", r.Val, r.Shared)
+
+	// Now everyone leaves before the fetch answers.
+	release = make(chan struct{})
+	a, cancelA := context.WithCancel(context.Background())
+	ch := g.DoChan(a, "k2", slow)
+	fctx = <-fetchCtx
+	cancelA()
+	<-ch
+	<-fctx.Done()
+	v, err := g.Do(context.Background(), "k2", func(ctx context.Context) (string, error) { return "fresh", ctx.Err() })
+	st := g.Stats()
+	fmt.Fprintf(w, "   all callers left: fetch context %v; next caller started a fresh fetch -> %q, %v (abandoned %d, cancelled waiters %d)\n",
+		context.Cause(fctx), v, err, st.Abandoned, st.CancelledWaiters)
+	return nil
+}
+
+// coalescePanic: a panicking fetch reaches every waiter as an error.
+func coalescePanic(w io.Writer) error {
+	var g coalesce.Group[string, int]
+	release := make(chan struct{})
+	boom := func(context.Context) (int, error) {
+		<-release
+		panic("backend client bug")
+	}
+	const waiters = 50
+	errs := make(chan error, waiters)
+	for range waiters {
+		go func() { _, err := g.Do(context.Background(), "k", boom); errs <- err }()
+	}
+	for g.Stats().Calls < waiters {
+		runtime.Gosched()
+	}
+	close(release)
+	got := 0
+	for range waiters {
+		var pe *coalesce.PanicError
+		if err := <-errs; errors.As(err, &pe) && pe.Value == "backend client bug" {
+			got++
+		}
+	}
+	fmt.Fprintf(w, "   fn panicked: %d of %d waiters got a *PanicError (value and stack), process still up; panics counted: %d\n",
+		got, waiters, g.Stats().Panics)
+	return nil
+}
+
+func coalescePlural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
