@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/tierkit/tierkit/hashring"
+)
+
+func init() {
+	sections = append(sections, section{
+		order: 30,
+		name:  "hashring",
+		title: "weighted consistent hashing: exact shares, minimal movement, bounded load",
+		run:   tourHashring,
+	})
+}
+
+// tourHashKeys is the number of real keys the section routes to measure shares and
+// movement (hashed once, routed through every ring).
+const tourHashKeys = 300_000
+
+func tourHashring(w io.Writer) error {
+	// 100 gateway hosts of 26 to 126 cores, weight = cores.
+	rng := rand.New(rand.NewPCG(26, 126))
+	hosts := make([]hashring.Node, 100)
+	for i := range hosts {
+		hosts[i] = hashring.Node{ID: fmt.Sprintf("gw-%03d", i), Weight: float64(26 + rng.IntN(101))}
+	}
+	start := time.Now()
+	ring, err := hashring.New(hashring.Config{}, hosts)
+	if err != nil {
+		return err
+	}
+	built := time.Since(start)
+	var current atomic.Pointer[hashring.Ring] // how a router publishes rings
+	current.Store(ring)
+
+	keys := make([]uint64, tourHashKeys)
+	for i := range keys {
+		keys[i] = xxhash.Sum64String("user:" + strconv.Itoa(i))
+	}
+	route := func(r *hashring.Ring) ([]string, error) {
+		out := make([]string, len(keys))
+		for i, h := range keys {
+			id, err := r.LookupHash(h)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = id
+		}
+		return out, nil
+	}
+	before, err := route(current.Load())
+	if err != nil {
+		return err
+	}
+	st := ring.Stats()
+	fmt.Fprintf(w, "   100 hosts of 26-126 cores, ring built in %v: max share / expected = %.4f (exact, from the slot table)\n",
+		built.Round(time.Microsecond), st.MaxShareRatio)
+	fmt.Fprintf(w, "   on %d real keys: max keys / expected = %.3f (a perfect random placement of as many keys shows %.3f: sampling noise)\n",
+		len(keys), worstOverExpected(before, hosts), perfectPlacement(hosts, len(keys), rng))
+
+	// The biggest host leaves; a router swaps the ring atomically.
+	gone := hosts[0]
+	for _, h := range hosts {
+		if h.Weight > gone.Weight {
+			gone = h
+		}
+	}
+	next, err := current.Load().Remove(gone.ID)
+	if err != nil {
+		return err
+	}
+	current.Store(next)
+	after, err := route(current.Load())
+	if err != nil {
+		return err
+	}
+	moved, onlyGone := 0, true
+	for i := range before {
+		if before[i] != after[i] {
+			moved++
+			onlyGone = onlyGone && before[i] == gone.ID
+		}
+	}
+	total := st.TotalWeight
+	ns := next.Stats()
+	fmt.Fprintf(w, "   %s (%v cores) leaves: %.3f%% of keys move (optimum %.3f%%; exact from the table %.3f%%); every moved key was on %s: %v\n",
+		gone.ID, gone.Weight, 100*float64(moved)/float64(len(keys)), 100*gone.Weight/total, 100*ns.MovedShare, gone.ID, onlyGone)
+
+	// The control plane halves a hot host's weight.
+	hot := hosts[1]
+	rw, err := next.Reweight(hot.ID, hot.Weight/2)
+	if err != nil {
+		return err
+	}
+	reweighted, err := route(rw)
+	if err != nil {
+		return err
+	}
+	moved = 0
+	for i := range after {
+		if after[i] != reweighted[i] {
+			moved++
+		}
+	}
+	rs := rw.Stats()
+	fmt.Fprintf(w, "   %s reweighted %v -> %v: %.3f%% of keys move (optimum %.3f%%)\n",
+		hot.ID, hot.Weight, hot.Weight/2, 100*float64(moved)/float64(len(keys)), 100*rs.OptimalMovedShare)
+
+	return tourBoundedLoad(w, rw)
+}
+
+// tourBoundedLoad sends a burst in which one hot key is half the traffic and shows
+// that bounded-load lookups keep every host under ceil(1.25 x its weighted average).
+func tourBoundedLoad(w io.Writer, r *hashring.Ring) error {
+	var loads hashring.Loads
+	const burst = 20_000
+	owner, err := r.Lookup("hot-key")
+	if err != nil {
+		return err
+	}
+	spilled := 0
+	for i := range burst {
+		key := "hot-key"
+		if i%2 == 1 {
+			key = "k" + strconv.Itoa(i)
+		}
+		id, err := r.LookupBounded(key, 1.25, &loads)
+		if err != nil {
+			return err
+		}
+		if key == "hot-key" && id != owner {
+			spilled++
+		}
+		loads.Acquire(id) // all requests stay in flight: the worst case
+	}
+	worst := 0.0
+	for _, n := range r.Nodes() {
+		bound := math.Ceil(1.25 * burst * n.Weight / r.Stats().TotalWeight)
+		worst = math.Max(worst, float64(loads.Load(n.ID))/bound)
+	}
+	ownerShare := float64(loads.Load(owner)) / burst
+	fmt.Fprintf(w, "   %d in-flight requests, half on one hot key: its owner holds %.2f%% of them, %d hot requests spilled to other hosts;\n",
+		burst, 100*ownerShare, spilled)
+	fmt.Fprintf(w, "   fullest host at %.3f of its bound ceil(1.25 x weighted average) (never above 1)\n", worst)
+	return nil
+}
+
+// perfectPlacement returns max over hosts of keys owned / keys expected when k keys
+// are placed independently at random with probability proportional to weight.
+func perfectPlacement(hosts []hashring.Node, k int, rng *rand.Rand) float64 {
+	cum := make([]float64, len(hosts))
+	total := 0.0
+	for i, h := range hosts {
+		total += h.Weight
+		cum[i] = total
+	}
+	owners := make([]string, k)
+	for i := range owners {
+		j, _ := slices.BinarySearch(cum, rng.Float64()*total)
+		owners[i] = hosts[min(j, len(hosts)-1)].ID
+	}
+	return worstOverExpected(owners, hosts)
+}
+
+// worstOverExpected returns max over hosts of keys owned / keys expected by weight.
+func worstOverExpected(owners []string, hosts []hashring.Node) float64 {
+	counts := map[string]int{}
+	for _, o := range owners {
+		counts[o]++
+	}
+	total := 0.0
+	for _, h := range hosts {
+		total += h.Weight
+	}
+	worst := 0.0
+	for _, h := range hosts {
+		worst = math.Max(worst, float64(counts[h.ID])/(float64(len(owners))*h.Weight/total))
+	}
+	return worst
+}
