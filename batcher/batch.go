@@ -112,7 +112,7 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 		b.launch(bt, false)
 	}
 	// Of the goroutines that saw the sweep due, the one that moves the due time wins.
-	if sweepAt >= 0 && b.nextSweep.CompareAndSwap(due, sweepAt+int64(cfg.IdleTTL/2)) {
+	if sweepAt >= 0 && b.nextSweep.CompareAndSwap(due, sweepAt+cfg.sweepEvery()) {
 		b.sweep(sweepAt)
 	}
 	return bt, slot, nil

@@ -85,7 +85,7 @@ func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, R
 		b.shards[i].groups = make(map[G]*group[G, Req, Resp])
 	}
 	b.cfg.Store(&cfg)
-	b.nextSweep.Store(int64(cfg.IdleTTL / 2))
+	b.nextSweep.Store(cfg.sweepEvery())
 	return b, nil
 }
 
@@ -129,7 +129,7 @@ func (b *Batcher[G, Req, Resp]) SetConfig(cfg Config[Req]) error {
 	}
 	cfg = cfg.withDefaults()
 	b.cfg.Store(&cfg)
-	b.nextSweep.Store(b.now() + int64(cfg.IdleTTL/2))
+	b.nextSweep.Store(b.now() + cfg.sweepEvery())
 	return nil
 }
 

@@ -59,3 +59,110 @@ func BenchmarkDo(b *testing.B) {
 	b.ReportMetric(100*s.MeanFill, "fill%")
 	b.ReportMetric(float64(s.Batches)/float64(b.N), "batches/op")
 }
+
+// BenchmarkDoGroups: the same 256 callers spread over 16 groups (tenant x
+// shard), MaxItems 8, so the shard map and many concurrent batches are exercised.
+func BenchmarkDoGroups(b *testing.B) {
+	bt, err := batcher.New(batcher.Config[int]{MaxItems: 8, Linger: time.Millisecond}, trivialFlush)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bt.Close()
+	b.ReportAllocs()
+	setCallers(b)
+	var worker atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		g := int(worker.Add(1)) % 16
+		i := 0
+		for pb.Next() {
+			i++
+			if v, err := bt.Do(ctx, g, i); err != nil || v != i+1 {
+				b.Error("wrong result")
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	s := bt.Stats()
+	b.ReportMetric(100*s.MeanFill, "fill%")
+}
+
+// naive is the hand-rolled batcher many services start with, as a baseline: one
+// collector goroutine reading items from a channel, a reply channel per item, the
+// flush called inline by the collector.
+type naive struct {
+	in     chan naiveReq
+	max    int
+	linger time.Duration
+	done   chan struct{}
+}
+
+type naiveReq struct {
+	v     int
+	reply chan int
+}
+
+func newNaive(max int, linger time.Duration) *naive {
+	n := &naive{in: make(chan naiveReq), max: max, linger: linger, done: make(chan struct{})}
+	go n.loop()
+	return n
+}
+
+func (n *naive) do(v int) int {
+	reply := make(chan int, 1)
+	n.in <- naiveReq{v, reply}
+	return <-reply
+}
+
+func (n *naive) close() { close(n.in); <-n.done }
+
+func (n *naive) loop() {
+	defer close(n.done)
+	batch := make([]naiveReq, 0, n.max)
+	reqs := make([]int, 0, n.max)
+	out := make([]batcher.Result[int], n.max)
+	for first := range n.in {
+		batch = append(batch[:0], first)
+		timer := time.NewTimer(n.linger)
+	collect:
+		for len(batch) < n.max {
+			select {
+			case r, ok := <-n.in:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, r)
+			case <-timer.C:
+				break collect
+			}
+		}
+		timer.Stop()
+		reqs = reqs[:0]
+		for _, r := range batch {
+			reqs = append(reqs, r.v)
+		}
+		_ = trivialFlush(context.Background(), 0, reqs, out[:len(reqs)])
+		for i, r := range batch {
+			r.reply <- out[i].Resp
+		}
+	}
+}
+
+// BenchmarkNaive is BenchmarkDo's workload on the naive channel batcher.
+func BenchmarkNaive(b *testing.B) {
+	n := newNaive(benchBatch, time.Millisecond)
+	defer n.close()
+	b.ReportAllocs()
+	setCallers(b)
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			if n.do(i) != i+1 {
+				b.Error("wrong result")
+				return
+			}
+		}
+	})
+}

@@ -50,7 +50,8 @@ type Config[Req any] struct {
 
 	// IdleTTL evicts the entry of a group that has had nothing pending for this
 	// long. Eviction is lazy: it runs on the goroutine that opens a new batch, at
-	// most every IdleTTL/2, or when [Batcher.EvictIdle] is called.
+	// most every IdleTTL/2 (and at most every millisecond), or when
+	// [Batcher.EvictIdle] is called.
 	// Zero means DefaultIdleTTL.
 	IdleTTL time.Duration
 
@@ -104,3 +105,10 @@ func (c Config[Req]) withDefaults() Config[Req] {
 	}
 	return c
 }
+
+// minSweepEvery bounds how often the lazy eviction sweep runs, so that a tiny
+// IdleTTL cannot turn every new batch into a walk over all groups.
+const minSweepEvery = time.Millisecond
+
+// sweepEvery returns the interval between lazy eviction sweeps, in nanoseconds.
+func (c Config[Req]) sweepEvery() int64 { return int64(max(c.IdleTTL/2, minSweepEvery)) }

@@ -32,7 +32,8 @@
 // Holding requests in memory invites OOMs; two safeguards follow the ZGateway
 // design. Idle eviction: the entry of a group that has had nothing pending for
 // [Config.IdleTTL] is removed, lazily, by the goroutine that opens a batch (at most
-// every IdleTTL/2) or by [Batcher.EvictIdle]; shard maps that shrink to a quarter
+// every IdleTTL/2, and at most every millisecond, so a sweep over all groups
+// stays amortized) or by [Batcher.EvictIdle]; shard maps that shrink to a quarter
 // of their peak are rebuilt, since Go maps keep their memory on delete. In-flight
 // cap: while [Config.MaxInFlight] dispatched batches have not returned, [Batcher.Do]
 // returns [ErrOverloaded] at once, and a batch that closes while the cap is

@@ -1,0 +1,148 @@
+package batcherbench
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+	"github.com/vikstrous/dataloadgen"
+	"google.golang.org/api/support/bundler"
+
+	"github.com/tierkit/tierkit/batcher"
+)
+
+const (
+	callers  = 256              // concurrent goroutines, whatever -cpu is
+	maxBatch = 128              // MaxItems / batch capacity / count threshold
+	linger   = time.Millisecond // linger / wait / delay threshold
+	keySpace = 1 << 40          // per-goroutine key range: keys never repeat
+)
+
+// run is the common harness: 256 goroutines each calling do with unique keys and
+// checking the answer; it reports the mean batch fill and the process CPU time per
+// item (which, unlike ns/op, does not depend on how busy the machine is).
+func run(b *testing.B, batches *atomic.Int64, do func(ctx context.Context, key int) (int, error)) {
+	b.ReportAllocs()
+	b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	var worker, bad atomic.Int64
+	cpu0 := cpuTime()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		key := int(worker.Add(1)) * keySpace
+		for pb.Next() {
+			key++
+			if v, err := do(ctx, key); err != nil || v != key+1 {
+				bad.Add(1)
+			}
+		}
+	})
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	if bad.Load() > 0 {
+		b.Fatalf("%d wrong answers", bad.Load())
+	}
+	b.ReportMetric(100*float64(b.N)/float64(batches.Load()*maxBatch), "fill%")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime returns the user+system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkBatch(b *testing.B) {
+	b.Run("impl=tierkit", func(b *testing.B) {
+		var batches atomic.Int64
+		bt, err := batcher.New(batcher.Config[int]{MaxItems: maxBatch, Linger: linger},
+			func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
+				batches.Add(1)
+				for i, r := range reqs {
+					out[i].Resp = r + 1
+				}
+				return nil
+			})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer bt.Close()
+		run(b, &batches, func(ctx context.Context, key int) (int, error) { return bt.Do(ctx, 0, key) })
+	})
+
+	b.Run("impl=dataloadgen", func(b *testing.B) {
+		var batches atomic.Int64
+		l := dataloadgen.NewLoader(func(_ context.Context, keys []int) ([]int, []error) {
+			batches.Add(1)
+			out := make([]int, len(keys))
+			for i, k := range keys {
+				out[i] = k + 1
+			}
+			return out, nil
+		}, dataloadgen.WithBatchCapacity(maxBatch), dataloadgen.WithWait(linger), dataloadgen.WithoutCache())
+		run(b, &batches, l.Load)
+	})
+
+	b.Run("impl=dataloader", func(b *testing.B) {
+		var batches atomic.Int64
+		l := dataloader.NewBatchedLoader(func(_ context.Context, keys []int) []*dataloader.Result[int] {
+			batches.Add(1)
+			out := make([]*dataloader.Result[int], len(keys))
+			for i, k := range keys {
+				out[i] = &dataloader.Result[int]{Data: k + 1}
+			}
+			return out
+		},
+			dataloader.WithBatchCapacity[int, int](maxBatch),
+			dataloader.WithWait[int, int](linger),
+			dataloader.WithCache[int, int](&dataloader.NoCache[int, int]{}))
+		run(b, &batches, func(ctx context.Context, key int) (int, error) { return l.Load(ctx, key)() })
+	})
+
+	b.Run("impl=bundler", func(b *testing.B) {
+		// bundler returns nothing to the caller: each item carries its own reply
+		// channel. Each goroutine has one item in flight at a time, so it reuses
+		// one item (the cheapest correct use).
+		type item struct {
+			req, resp int
+			done      chan struct{}
+		}
+		var batches atomic.Int64
+		bd := bundler.NewBundler((*item)(nil), func(bundle any) {
+			batches.Add(1)
+			for _, it := range bundle.([]*item) {
+				it.resp = it.req + 1
+				it.done <- struct{}{}
+			}
+		})
+		bd.BundleCountThreshold = maxBatch
+		bd.DelayThreshold = linger
+		bd.BundleByteThreshold = 1 << 30
+		bd.BufferedByteLimit = 1 << 30
+		bd.HandlerLimit = 4
+		defer bd.Flush()
+		pool := make(chan *item, callers*2)
+		run(b, &batches, func(_ context.Context, key int) (int, error) {
+			var it *item
+			select {
+			case it = <-pool:
+			default:
+				it = &item{done: make(chan struct{}, 1)}
+			}
+			it.req = key
+			if err := bd.Add(it, 1); err != nil {
+				return 0, err
+			}
+			<-it.done
+			v := it.resp
+			pool <- it
+			return v, nil
+		})
+	})
+}

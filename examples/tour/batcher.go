@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/batcher"
+)
+
+func init() {
+	sections = append(sections, section{
+		order: 20,
+		name:  "batcher",
+		title: "many callers' requests become a few full backend calls; a slow backend is refused, not queued",
+		run:   tourBatcher,
+	})
+}
+
+// tenantShard is the batching group: requests of one tenant to one shard.
+type tenantShard struct {
+	Tenant string
+	Shard  int
+}
+
+func tourBatcher(w io.Writer) error {
+	if err := tourBatching(w); err != nil {
+		return err
+	}
+	if err := tourOverload(w); err != nil {
+		return err
+	}
+	return tourEviction(w)
+}
+
+// tourBatching: concurrent callers over (tenant, shard) groups, one backend call
+// per batch.
+func tourBatching(w io.Writer) error {
+	const (
+		callers  = 512
+		perCall  = 40
+		maxItems = 32
+	)
+	tenants := []string{"ads", "feed"}
+	const shards = 4
+	var calls atomic.Int64
+	b, err := batcher.New(batcher.Config[string]{MaxItems: maxItems, Linger: time.Millisecond},
+		func(_ context.Context, g tenantShard, keys []string, out []batcher.Result[int]) error {
+			calls.Add(1) // one backend RPC for the whole batch
+			for i, k := range keys {
+				out[i].Resp = len(k) + g.Shard
+			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	for c := range callers {
+		wg.Go(func() {
+			g := tenantShard{tenants[c%len(tenants)], c % shards}
+			for i := range perCall {
+				key := fmt.Sprintf("user:%d:%d", c, i)
+				v, err := b.Do(context.Background(), g, key)
+				if err != nil || v != len(key)+g.Shard {
+					wrong.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	if err := b.Close(); err != nil {
+		return err
+	}
+	if wrong.Load() != 0 {
+		return fmt.Errorf("%d wrong answers", wrong.Load())
+	}
+	s := b.Stats()
+	n := callers * perCall
+	fmt.Fprintf(w, "   %s requests from %d concurrent callers across %d (tenant, shard) groups -> %s backend calls\n",
+		commas(n), callers, len(tenants)*shards, commas(int(calls.Load())))
+	fmt.Fprintf(w, "   %.0fx fewer backend requests; mean batch %.1f of %d (fill %.0f%%); %v (%s items/s)\n",
+		float64(n)/float64(calls.Load()), s.MeanBatchSize(), maxItems, 100*s.MeanFill,
+		took.Round(time.Millisecond), commas(int(float64(n)/took.Seconds())))
+	return nil
+}
+
+// tourOverload: the backend stalls; MaxInFlight batches fill up and every new
+// request is refused at once with ErrOverloaded instead of piling up in memory.
+func tourOverload(w io.Writer) error {
+	const (
+		maxItems = 32
+		maxIF    = 4
+		extra    = 2_000
+	)
+	gate := make(chan struct{})
+	var entered atomic.Int64
+	b, err := batcher.New(batcher.Config[int]{MaxItems: maxItems, MaxInFlight: maxIF, Linger: time.Hour},
+		func(ctx context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
+			entered.Add(1)
+			select { // the backend has stalled until the gate opens
+			case <-gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			for i, r := range reqs {
+				out[i].Resp = r
+			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	// Fill the cap: maxIF full batches go into the stalled backend.
+	var wg sync.WaitGroup
+	var served atomic.Int64
+	for i := range maxIF * maxItems {
+		wg.Go(func() {
+			if _, err := b.Do(context.Background(), i%maxIF, i); err == nil {
+				served.Add(1)
+			}
+		})
+	}
+	for entered.Load() < maxIF {
+		runtime.Gosched() // until the stalled backend holds every batch
+	}
+	inFlight := b.Stats()
+	start := time.Now()
+	var rejected int
+	for i := range extra {
+		if _, err := b.Do(context.Background(), i%maxIF, i); errors.Is(err, batcher.ErrOverloaded) {
+			rejected++
+		}
+	}
+	rejectTook := time.Since(start)
+	close(gate) // the backend recovers
+	wg.Wait()
+	if err := b.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   backend stalls: %d batches (%d items) in flight = MaxInFlight; next %s requests -> %s rejected with ErrOverloaded, %v each, none queued\n",
+		inFlight.InFlightBatches, inFlight.InFlightItems, commas(extra), commas(rejected),
+		(rejectTook / extra).Round(time.Nanosecond))
+	fmt.Fprintf(w, "   backend recovers: %d of the %d items in flight served\n", served.Load(), inFlight.InFlightItems)
+	return nil
+}
+
+// tourEviction: a burst over 10,000 groups, then idle eviction gives the memory
+// back. The tour cannot wait out a real IdleTTL, so it lowers the knob at run
+// time (as an operator would) once the burst is over.
+func tourEviction(w io.Writer) error {
+	const groups = 10_000
+	b, err := batcher.New(batcher.Config[int]{MaxItems: 1, IdleTTL: time.Hour},
+		func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error { return nil })
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	before := heapAlloc()
+	for g := range groups {
+		if _, err := b.Do(context.Background(), g, g); err != nil {
+			return err
+		}
+	}
+	live := b.Stats().LiveGroups
+	peak := heapAlloc()
+	if err := b.SetConfig(batcher.Config[int]{MaxItems: 1, IdleTTL: time.Microsecond}); err != nil {
+		return err
+	}
+	evicted := b.EvictIdle()
+	after := heapAlloc()
+	fmt.Fprintf(w, "   burst over %s groups -> %s live entries, heap %+d KiB; IdleTTL lowered, idle eviction removes %s -> %d live, heap %+d KiB vs before the burst\n",
+		commas(groups), commas(live), (int64(peak)-int64(before))>>10, commas(evicted), b.Stats().LiveGroups,
+		(int64(after)-int64(before))>>10)
+	return nil
+}
+
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// commas formats n with thousands separators.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
