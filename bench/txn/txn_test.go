@@ -1,0 +1,328 @@
+// Package txn_test benchmarks tierkit's txn and memkv side by side with
+// badger v4 in its in-memory mode (a transactional, MVCC, optimistic
+// key-value store: the closest embedded peer). Each pair does the same work;
+// see README.md for the results and how to reproduce them.
+package txn_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+const nKeys = 1 << 14
+
+var (
+	ctx   = context.Background()
+	keys  = makeKeys()
+	value = []byte("value-0123456789")
+	sink  []byte
+)
+
+func makeKeys() [][]byte {
+	ks := make([][]byte, nKeys)
+	for i := range ks {
+		ks[i] = []byte(fmt.Sprintf("key%08d", i*7919%nKeys))
+	}
+	return ks
+}
+
+func newMemkv(b *testing.B) *memkv.Store {
+	s, err := memkv.New(memkv.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &memkv.CommitRequest{}
+	for _, k := range keys {
+		req.Sets = append(req.Sets, k, value)
+	}
+	if _, err := s.Commit(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func newBadger(b *testing.B) *badger.DB {
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	wb := db.NewWriteBatch()
+	for _, k := range keys {
+		if err := wb.Set(k, value); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// opsPerTx is how many operations share one transaction in the per-operation
+// benchmarks, so that begin and discard are amortized the same way for both.
+const opsPerTx = 1024
+
+// BenchmarkWriteReadBack: Put a key then Get it back inside a transaction
+// (read-your-writes). Target: <= 120 ns/op, 0 allocs amortized.
+func BenchmarkWriteReadBack(b *testing.B) {
+	b.Run("impl=tierkit", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		var tx *txn.Tx
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				tx, _ = txn.Begin(s, txn.Options{})
+			}
+			k := keys[i%nKeys]
+			if err := tx.Put(k, value); err != nil {
+				b.Fatal(err)
+			}
+			v, _, err := tx.Get(ctx, k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = v
+			i++
+		}
+		done()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		var tx *badger.Txn
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				if tx != nil {
+					tx.Discard()
+				}
+				tx = db.NewTransaction(true)
+			}
+			k := keys[i%nKeys]
+			if err := tx.Set(k, value); err != nil {
+				b.Fatal(err)
+			}
+			it, err := tx.Get(k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = it.Value(func(v []byte) error { sink = v; return nil })
+			i++
+		}
+		done()
+		tx.Discard()
+	})
+}
+
+// BenchmarkRecordRead: the bookkeeping of one read in a transaction's read
+// set (tierkit: AddReadConflictKey, what Get records). Target: <= 25 ns.
+// The naive baseline appends a copy of the key to a slice of its own.
+func BenchmarkRecordRead(b *testing.B) {
+	b.Run("impl=tierkit", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		var tx *txn.Tx
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				tx, _ = txn.Begin(s, txn.Options{})
+			}
+			if err := tx.AddReadConflictKey(keys[i%nKeys]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		done()
+	})
+	b.Run("impl=naive", func(b *testing.B) {
+		b.ReportAllocs()
+		var set [][]byte
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				set = nil
+			}
+			set = append(set, append([]byte(nil), keys[i%nKeys]...))
+			i++
+		}
+		done()
+	})
+}
+
+// BenchmarkGet: a point read of a stored key through a transaction (engine
+// read plus recording). badger's Txn.Get also records the read for its
+// conflict check.
+func BenchmarkGet(b *testing.B) {
+	b.Run("impl=tierkit", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		var tx *txn.Tx
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				tx, _ = txn.Begin(s, txn.Options{})
+			}
+			v, _, err := tx.Get(ctx, keys[i*31%nKeys])
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = v
+			i++
+		}
+		done()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		var tx *badger.Txn
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if i%opsPerTx == 0 {
+				if tx != nil {
+					tx.Discard()
+				}
+				tx = db.NewTransaction(true)
+			}
+			it, err := tx.Get(keys[i*31%nKeys])
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = it.Value(func(v []byte) error { sink = v; return nil })
+			i++
+		}
+		done()
+		tx.Discard()
+	})
+}
+
+// BenchmarkBuild100R100W: begin, record 100 reads, buffer 100 writes and
+// build the commit request (no engine call). Target: <= 10 us. badger does
+// the same bookkeeping (100 Gets recorded, 100 Sets buffered) and discards.
+func BenchmarkBuild100R100W(b *testing.B) {
+	b.Run("impl=tierkit", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			tx, _ := txn.Begin(s, txn.Options{})
+			for j := range 100 {
+				if err := tx.AddReadConflictKey(keys[(i+j)%nKeys]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for j := range 100 {
+				if err := tx.Put(keys[(i+j+100)%nKeys], value); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if r := tx.Request(); len(r.ReadKeys) != 100 || len(r.Sets) != 200 {
+				b.Fatal("bad request")
+			}
+			tx.Rollback()
+			i += 200
+		}
+		done()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			tx := db.NewTransaction(true)
+			for j := range 100 {
+				if _, err := tx.Get(keys[(i+j)%nKeys]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for j := range 100 {
+				if err := tx.Set(keys[(i+j+100)%nKeys], value); err != nil {
+					b.Fatal(err)
+				}
+			}
+			tx.Discard()
+			i += 200
+		}
+		done()
+	})
+}
+
+// BenchmarkCommit2R2W: a whole transaction of 2 reads and 2 writes,
+// validated and applied by the engine, on one goroutine. Target: >= 200k
+// transactions/s. "engine" sends a prepared request straight to memkv (the
+// validation throughput itself); "tierkit" goes through txn; badger runs the
+// same transaction and commits it.
+func BenchmarkCommit2R2W(b *testing.B) {
+	b.Run("impl=engine", func(b *testing.B) {
+		s := newMemkv(b)
+		req := &memkv.CommitRequest{ReadKeys: make([][]byte, 2), Sets: make([][]byte, 4)}
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			req.ReadVersion = s.ReadVersion()
+			req.ReadKeys[0], req.ReadKeys[1] = keys[i%nKeys], keys[(i+1)%nKeys]
+			req.Sets[0], req.Sets[1] = keys[(i+2)%nKeys], value
+			req.Sets[2], req.Sets[3] = keys[(i+3)%nKeys], value
+			if _, err := s.Commit(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+			i += 4
+		}
+		done()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+	b.Run("impl=tierkit", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			tx, _ := txn.Begin(s, txn.Options{})
+			_, _, _ = tx.Get(ctx, keys[i%nKeys])
+			_, _, _ = tx.Get(ctx, keys[(i+1)%nKeys])
+			_ = tx.Put(keys[(i+2)%nKeys], value)
+			_ = tx.Put(keys[(i+3)%nKeys], value)
+			if _, err := tx.Commit(ctx); err != nil {
+				b.Fatal(err)
+			}
+			i += 4
+		}
+		done()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			tx := db.NewTransaction(true)
+			_, _ = tx.Get(keys[i%nKeys])
+			_, _ = tx.Get(keys[(i+1)%nKeys])
+			_ = tx.Set(keys[(i+2)%nKeys], value)
+			_ = tx.Set(keys[(i+3)%nKeys], value)
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			i += 4
+		}
+		done()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+}
