@@ -17,18 +17,18 @@ import (
 // stream. Create it with [New]; all methods are safe for concurrent use. A Cache
 // must not be copied after first use.
 //
-// Reads ([Cache.Get], [Cache.TryGet]) are lock-free on a hit: the index is a
-// sync.Map and the hit is recorded in a lossy striped buffer that the eviction
-// policy drains in batches. Writes (fills, [Cache.Set], invalidations) take a
-// per-key-stripe lock, and inserts also the policy lock.
+// The index is split in 64 shards, each a map under a read-write lock: a hit
+// takes one shard's read lock and records the access in a lossy striped buffer
+// that the eviction policy drains in batches. Writes (fills, [Cache.Set],
+// invalidations) take the key's shard lock, and inserts also the policy lock.
 type Cache[K comparable, V any] struct {
 	seed  maphash.Seed
 	clock Clock
 	base  time.Time // clock reading at New: entry and checkpoint times are offsets from it
 	cfg   atomic.Pointer[Config[K]]
 
-	index   sync.Map // K -> *node[K, V]
-	shards  [numShards]shard[K]
+	salt    uint64 // seeds the integer key hash
+	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
 	flights coalesce.Group[K, loaded[V]]
@@ -49,6 +49,7 @@ type node[K comparable, V any] struct {
 	key  K
 	hash uint64
 	item atomic.Pointer[item[V]]
+	dead atomic.Bool // set under the policy lock when evicted or removed
 
 	prev, next *node[K, V] // policy lock
 	queue      queueID     // policy lock
@@ -70,14 +71,15 @@ type item[V any] struct {
 
 const numShards = 64
 
-// shard serialises the writers of the keys that hash to it and tracks their
-// in-flight fills, so a fill can tell whether its key was invalidated after it
-// started.
-type shard[K comparable] struct {
-	mu    sync.Mutex
-	seq   uint64       // protected by mu: bumped by every invalidation in the shard
-	fills map[K]*fills // protected by mu: keys with fills in flight
-	_     [40]byte
+// shard is one slice of the index. It also serialises the writers of its keys
+// and tracks their in-flight fills, so a fill can tell whether its key was
+// invalidated after it started.
+type shard[K comparable, V any] struct {
+	mu    sync.RWMutex
+	m     map[K]*node[K, V] // protected by mu
+	seq   uint64            // protected by mu: bumped by every invalidation in the shard
+	fills map[K]*fills      // protected by mu: keys with fills in flight
+	_     [64]byte
 }
 
 // fills tracks the in-flight fills of one key.
@@ -105,7 +107,10 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache[K, V]{seed: maphash.MakeSeed(), clock: cfg.Clock}
+	c := &Cache[K, V]{seed: maphash.MakeSeed(), salt: rand.Uint64(), clock: cfg.Clock}
+	for i := range c.shards {
+		c.shards[i].m = make(map[K]*node[K, V])
+	}
 	if c.clock == nil {
 		c.clock = systemClock{}
 	}
@@ -182,12 +187,13 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	if cfg.Owns != nil && !cfg.Owns(key) {
 		return
 	}
-	h := maphash.Comparable(c.seed, key)
+	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	c.storeLocked(key, h, &item[V]{val: value, freshAt: c.now()})
+	victims := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.now()})
 	s.mu.Unlock()
+	c.unlink(victims)
 	c.flights.Forget(key)
 }
 
@@ -216,9 +222,10 @@ func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {
 	c.mu.Lock()
 	c.drainLocked()
 	c.pol.setCapacity(cfg.capacity())
-	c.evictedLocked()
+	victims := c.takeEvictedLocked()
 	c.cfg.Store(&cfg)
 	c.mu.Unlock()
+	c.unlink(victims)
 	return nil
 }
 
@@ -228,8 +235,11 @@ func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
 // lookup returns the entry's value if it is present and within the bound.
 func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	st := &c.stripes[rand.Uint32()&c.smask]
-	if e, ok := c.index.Load(key); ok {
-		n := e.(*node[K, V])
+	s := &c.shards[c.hash(key)&(numShards-1)]
+	s.mu.RLock()
+	n := s.m[key]
+	s.mu.RUnlock()
+	if n != nil {
 		it := n.item.Load()
 		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, it) {
 			st.hits.Add(1)
@@ -295,7 +305,7 @@ func (c *Cache[K, V]) drainLocked() {
 // fill runs load for key and stores the result unless the key was invalidated
 // since the fill started. It runs inside the coalesce call, once per flight.
 func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
-	h := maphash.Comparable(c.seed, key)
+	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	if s.fills == nil {
@@ -317,6 +327,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	c.stats.loads.Add(1)
 	v, err := load(ctx)
 
+	var victims []*node[K, V]
 	s.mu.Lock()
 	f.active--
 	if f.active == 0 {
@@ -334,16 +345,17 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	default:
 		cfg := c.cfg.Load()
 		if cfg.Owns == nil || cfg.Owns(key) {
-			c.storeLocked(key, h, &item[V]{val: v, freshAt: startedAt})
+			victims = c.storeLocked(s, key, h, &item[V]{val: v, freshAt: startedAt})
 		}
 	}
 	s.mu.Unlock()
+	c.unlink(victims)
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
 // invalidateFillsLocked makes every fill of key in flight lose. The caller
 // holds the key's shard lock.
-func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K], key K) {
+func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 	s.seq++
 	if f := s.fills[key]; f != nil {
 		f.invalidated = s.seq
@@ -351,57 +363,110 @@ func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K], key K) {
 }
 
 // storeLocked stores it for key: in place when key is cached, else as a new
-// node, evicting as needed. The caller holds the key's shard lock.
-func (c *Cache[K, V]) storeLocked(key K, h uint64, it *item[V]) {
-	if e, ok := c.index.Load(key); ok {
+// node, evicting as needed. The caller holds s's write lock, and must pass the
+// returned victims to unlink after releasing it.
+func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) []*node[K, V] {
+	if n := s.m[key]; n != nil && !n.dead.Load() {
 		// A concurrent eviction may be removing this node; then the store is
 		// lost as if evicted right after, which a cache may always do.
-		n := e.(*node[K, V])
 		n.item.Store(it)
 		c.recordHit(&c.stripes[rand.Uint32()&c.smask], n)
-		return
+		return nil
 	}
 	n := &node[K, V]{key: key, hash: h}
 	n.item.Store(it)
+	s.m[key] = n
 	c.mu.Lock()
 	c.drainLocked()
-	c.index.Store(key, n)
 	c.pol.add(n)
-	c.evictedLocked()
+	victims := c.takeEvictedLocked()
 	c.mu.Unlock()
+	return victims
 }
 
-// evictedLocked removes the nodes the policy just evicted from the index. The
-// caller holds c.mu.
-func (c *Cache[K, V]) evictedLocked() {
-	for i, n := range c.pol.evicted {
-		c.index.CompareAndDelete(n.key, n)
-		c.pol.evicted[i] = nil
+// takeEvictedLocked marks the nodes the policy just evicted dead and returns
+// them for unlink. The caller holds c.mu.
+func (c *Cache[K, V]) takeEvictedLocked() []*node[K, V] {
+	if len(c.pol.evicted) == 0 {
+		return nil
 	}
-	c.stats.evictions.Add(uint64(len(c.pol.evicted)))
+	victims := make([]*node[K, V], len(c.pol.evicted))
+	copy(victims, c.pol.evicted)
+	clear(c.pol.evicted)
 	c.pol.evicted = c.pol.evicted[:0]
+	for _, n := range victims {
+		n.dead.Store(true)
+	}
+	c.stats.evictions.Add(uint64(len(victims)))
+	return victims
+}
+
+// unlink removes evicted nodes from the index, one shard lock at a time (the
+// policy lock is taken under shard locks, so evictions cannot lock shards).
+// A node is only removed if its key still maps to it.
+func (c *Cache[K, V]) unlink(victims []*node[K, V]) {
+	for _, n := range victims {
+		s := &c.shards[n.hash&(numShards-1)]
+		s.mu.Lock()
+		if s.m[n.key] == n {
+			delete(s.m, n.key)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// hash returns the key's hash: a seeded mix for integer keys (cheaper than
+// maphash), maphash otherwise.
+func (c *Cache[K, V]) hash(key K) uint64 {
+	switch k := any(key).(type) {
+	case string:
+		return maphash.String(c.seed, k)
+	case int:
+		return mix64(uint64(k) ^ c.salt)
+	case int64:
+		return mix64(uint64(k) ^ c.salt)
+	case uint64:
+		return mix64(k ^ c.salt)
+	case int32:
+		return mix64(uint64(k) ^ c.salt)
+	case uint32:
+		return mix64(uint64(k) ^ c.salt)
+	case uint:
+		return mix64(uint64(k) ^ c.salt)
+	}
+	return maphash.Comparable(c.seed, key)
+}
+
+// mix64 is the splitmix64 finalizer: a bijection that spreads every input bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 // invalidate removes key unless its entry reflects version or newer (version 0
 // always removes), and makes its in-flight fills lose. It reports whether an
 // entry was removed.
 func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
-	h := maphash.Comparable(c.seed, key)
+	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
-	e, ok := c.index.Load(key)
-	if !ok {
+	n := s.m[key]
+	if n == nil {
 		return false
 	}
-	n := e.(*node[K, V])
 	if v := n.item.Load().version; version != 0 && v >= version {
 		return false
 	}
-	c.index.CompareAndDelete(key, n)
+	delete(s.m, key)
 	c.mu.Lock()
 	c.pol.remove(n)
+	n.dead.Store(true)
 	c.mu.Unlock()
 	c.stats.invalidations.Add(1)
 	return true

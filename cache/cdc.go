@@ -1,9 +1,6 @@
 package cache
 
-import (
-	"hash/maphash"
-	"time"
-)
+import "time"
 
 // EventKind says what an [Event] reports. Kinds start at 1 so that a zero Event
 // is invalid.
@@ -74,16 +71,14 @@ func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 
 // refill updates a cached key to value at version.
 func (c *Cache[K, V]) refill(key K, version uint64, value V) {
-	h := maphash.Comparable(c.seed, key)
-	s := &c.shards[h&(numShards-1)]
+	s := &c.shards[c.hash(key)&(numShards-1)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
-	e, ok := c.index.Load(key)
-	if !ok {
+	n := s.m[key]
+	if n == nil {
 		return
 	}
-	n := e.(*node[K, V])
 	if v := n.item.Load().version; version != 0 && v >= version {
 		return
 	}

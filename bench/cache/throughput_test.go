@@ -1,0 +1,66 @@
+package cache_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkThroughput measures operations per second on a shared cache from
+// parallel goroutines (run it with -cpu 2), with Zipf-distributed keys:
+//
+//   - reads=100 or reads=75: the share of lookups, the rest are Sets;
+//   - fits: capacity covers the keyspace, so reads hit and Sets update;
+//     evicting: capacity is a quarter of it, so misses and Sets insert and evict.
+//
+// Every cache does the same work through the kv adapter: lookup without
+// loading, and store. golang-lru (one mutex around an LRU) is the naive baseline
+// and, per the issue, the bar.
+func BenchmarkThroughput(b *testing.B) {
+	const keyspace = 1 << 16
+	keys := zipfKeys(1<<20, keyspace, 7)
+	for _, fit := range []struct {
+		name     string
+		capacity int
+	}{{"fits", keyspace}, {"evicting", keyspace / 4}} {
+		for _, reads := range []int{100, 75} {
+			for _, im := range impls {
+				name := fmt.Sprintf("%s/reads=%d/impl=%s", fit.name, reads, im.name)
+				b.Run(name, func(b *testing.B) {
+					c := im.make(fit.capacity)
+					for _, k := range keys {
+						if _, ok := c.Get(k); !ok {
+							c.Set(k, k)
+						}
+					}
+					var hits, lookups atomic.Int64
+					var seed atomic.Uint64
+					b.ReportAllocs()
+					b.ResetTimer()
+					b.RunParallel(func(pb *testing.PB) {
+						i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
+						var h, l int64
+						for n := 0; pb.Next(); n++ {
+							k := keys[i&(len(keys)-1)]
+							i++
+							if n%100 < reads {
+								l++
+								if _, ok := c.Get(k); ok {
+									h++
+								}
+							} else {
+								c.Set(k, k)
+							}
+						}
+						hits.Add(h)
+						lookups.Add(l)
+					})
+					if l := lookups.Load(); l > 0 {
+						b.ReportMetric(100*float64(hits.Load())/float64(l), "hit%")
+					}
+				})
+			}
+		}
+	}
+}
