@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+func init() {
+	sections = append(sections, section{order: 80, name: "txn",
+		title: "gateway-side transactions: serializable validation, retries, thin-client manager", run: tourTxn})
+}
+
+func tourTxn(w io.Writer) error {
+	if err := tourWriteSkew(w); err != nil {
+		return err
+	}
+	if err := tourCounter(w); err != nil {
+		return err
+	}
+	return tourManager(w)
+}
+
+// tourWriteSkew: two doctors go off call at once, at each isolation level.
+func tourWriteSkew(w io.Writer) error {
+	ctx := context.Background()
+	for _, iso := range []txn.Isolation{txn.Serializable, txn.Snapshot} {
+		s, err := memkv.New(memkv.Config{})
+		if err != nil {
+			return err
+		}
+		_, _ = s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{
+			[]byte("oncall/alice"), []byte("y"), []byte("oncall/bob"), []byte("y")}})
+		var txs []*txn.Tx
+		for _, me := range []string{"alice", "bob"} {
+			tx, _ := txn.Begin(s, txn.Options{Isolation: iso})
+			kvs, err := tx.GetRange(ctx, []byte("oncall/"), []byte("oncall0"), 0, false)
+			if err != nil {
+				return err
+			}
+			if len(kvs) == 2 {
+				_ = tx.Delete([]byte("oncall/" + me))
+			}
+			txs = append(txs, tx)
+		}
+		_, err1 := txs[0].Commit(ctx)
+		_, err2 := txs[1].Commit(ctx)
+		left, _ := s.Scan(ctx, s.ReadVersion(), []byte("oncall/"), []byte("oncall0"), 0, false, nil)
+		fmt.Fprintf(w, "   write skew at %-13s commits %s / %s -> %d doctor(s) left on call\n",
+			iso.String()+":", errText(err1), errText(err2), len(left)/2)
+	}
+	return nil
+}
+
+func errText(err error) string {
+	var ce *txn.ConflictError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &ce):
+		return "conflict on " + strconv.Quote(string(ce.Ranges[0])) + "..."
+	}
+	return err.Error()
+}
+
+// tourCounter: contended increments through Run, and a dropped reply
+// resolved by an idempotency key.
+func tourCounter(w io.Writer) error {
+	ctx := context.Background()
+	var drop sync.Once
+	s, err := memkv.New(memkv.Config{})
+	if err != nil {
+		return err
+	}
+	const workers, each = 4, 200
+	incr := func(tx *txn.Tx) error {
+		v, _, err := tx.Get(ctx, []byte("counter"))
+		if err != nil {
+			return err
+		}
+		n, _ := strconv.Atoi(string(v))
+		runtime.Gosched() // let the other goroutines interleave
+		return tx.Put([]byte("counter"), []byte(strconv.Itoa(n+1)))
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				_, _ = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: 1000, MaxElapsed: time.Minute}, incr)
+			}
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	v, _, _ := s.Get(ctx, s.ReadVersion(), []byte("counter"))
+	st := s.Stats()
+	fmt.Fprintf(w, "   %d goroutines x %d increments with Run: counter = %s, %d conflicts retried (%.0f conflicts/s, %.0f commits/s)\n",
+		workers, each, v, st.Conflicts, float64(st.Conflicts)/el.Seconds(), float64(st.Commits)/el.Seconds())
+
+	_ = s.SetConfig(memkv.Config{Faults: memkv.Faults{DropReply: func(*memkv.CommitRequest) bool {
+		dropped := false
+		drop.Do(func() { dropped = true })
+		return dropped
+	}}})
+	_, errNoKey := txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, incr)
+	_, errKey := txn.Run(ctx, s, txn.Options{IdempotencyKey: []byte("req-42")}, txn.RetryPolicy{}, incr)
+	drop = sync.Once{}
+	_, errKey2 := txn.Run(ctx, s, txn.Options{IdempotencyKey: []byte("req-43")}, txn.RetryPolicy{}, incr)
+	v, _, _ = s.Get(ctx, s.ReadVersion(), []byte("counter"))
+	fmt.Fprintf(w, "   3 more runs, 2 with a lost reply: without idempotency key -> ErrCommitUnknown %v (not retried);\n"+
+		"   with key -> %s, %s (retried, deduplicated); counter = %s (each run applied once)\n",
+		errors.Is(errNoKey, txn.ErrCommitUnknown), errText(errKey), errText(errKey2), v)
+	return nil
+}
+
+// tourManager: a gateway holding transactions for thin clients reaps the
+// abandoned ones.
+func tourManager(w io.Writer) error {
+	ctx := context.Background()
+	s, err := memkv.New(memkv.Config{})
+	if err != nil {
+		return err
+	}
+	m, err := txn.NewManager(s, txn.ManagerConfig{IdleTimeout: time.Minute, TotalBudget: 1 << 20})
+	if err != nil {
+		return err
+	}
+	const clients = 1000
+	var ids []txn.ID
+	for i := range clients {
+		id, err := m.Begin(txn.Options{})
+		if err != nil {
+			return err
+		}
+		_, _, _ = m.Get(ctx, id, []byte(fmt.Sprintf("user/%04d", i)))
+		_ = m.Put(id, []byte(fmt.Sprintf("user/%04d", i)), []byte("seen"))
+		ids = append(ids, id)
+	}
+	for _, id := range ids[:clients/2] {
+		if _, err := m.Commit(ctx, id); err != nil {
+			return err
+		}
+	}
+	mem := m.Stats().MemoryBytes
+	reaped := m.Reap(time.Now().Add(2 * time.Minute)) // the other half went silent
+	st := m.Stats()
+	fmt.Fprintf(w, "   manager: %d thin-client transactions, %d committed, %d abandoned and reaped; memory held %d B -> %d B\n",
+		st.Begun, st.Committed, reaped, mem, st.MemoryBytes)
+	return nil
+}
