@@ -1,0 +1,31 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/leak"
+)
+
+// TestRealModeShort runs the real mode for half a second: every offered request is
+// admitted or shed, and every goroutine it started (the control loop, the
+// requests) is gone afterwards. It checks accounting and hygiene, not the
+// figures, which need the full run on an idle machine (README.md).
+func TestRealModeShort(t *testing.T) {
+	leak.Check(t)
+	r, err := runReal(realConfig{Duration: 500 * time.Millisecond})
+	require.NoError(t, err)
+	for k := range 2 {
+		assert.Positive(t, r.offered[k])
+		assert.Equal(t, r.offered[k], r.admitted[k]+r.shed[k], "class %d", k)
+		assert.LessOrEqual(t, r.inDeadline[k], r.admitted[k])
+	}
+	assert.GreaterOrEqual(t, r.limitMin, 1)
+	assert.LessOrEqual(t, r.limitMax, 256)
+	var b stringsBuilder
+	r.print(&b)
+	assert.Contains(t, b.String(), "real mode")
+}
