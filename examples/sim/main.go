@@ -1,0 +1,82 @@
+// Command sim is a seeded, deterministic simulator of a gateway tier that runs the
+// real balancer and failover packages against baselines and prints a table of the
+// issue's targets; with -plots it writes SVG plots.
+//
+//	go run ./examples/sim                 # full size, table only
+//	go run ./examples/sim -plots out/     # and plots
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	seed := flag.Uint64("seed", 1, "random seed (same seed, same output)")
+	runs := flag.Int("runs", 300, "balancer runs per scenario")
+	plots := flag.String("plots", "", "directory to write SVG plots to (empty: none)")
+	flag.Parse()
+	if err := run(os.Stdout, *seed, *runs, *plots); err != nil {
+		fmt.Fprintln(os.Stderr, "sim:", err)
+		os.Exit(1)
+	}
+}
+
+func defaultBal(runs int) balParams {
+	return balParams{Hosts: 200, Runs: runs, Target: 0.55, Noise: 0.005, Drift: 0.002, Regions: 4}
+}
+
+// results is everything one simulation measured.
+type results struct {
+	bal  []balResult
+	fail []failResult
+	knob knobResult
+}
+
+// simulateAll runs both simulations: the balancer with runs runs per scenario, the
+// failover over minutes simulated minutes (1440: one day).
+func simulateAll(seed uint64, runs, minutes int) results {
+	var res results
+	res.bal = runBalancerAll(defaultBal(runs), seed)
+	fp := defaultFail(minutes)
+	for _, r := range failRouters() {
+		res.fail = append(res.fail, runFailover(fp, seed, r))
+	}
+	res.knob = runKnob(fp, seed, 60)
+	return res
+}
+
+func run(w io.Writer, seed uint64, runs int, plots string) error {
+	res := simulateAll(seed, runs, 24*60)
+	fmt.Fprintf(w, "tierkit sim, seed %d: balancer 200 hosts x %d runs per scenario; failover 6 regions x 1440 minutes\n\n", seed, runs)
+	printAll(w, res)
+	if plots != "" {
+		if err := writePlots(plots, res.bal, res.fail); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "plots written to %s\n", plots)
+	}
+	return nil
+}
+
+// printAll prints the measurement tables and the target tables.
+func printAll(w io.Writer, res results) {
+	printBalancer(w, res.bal)
+	fmt.Fprintln(w)
+	printFailover(w, res.fail, res.knob)
+	ctls, rows := balancerTargets(res.bal)
+	printTargets(w, "balancer targets (tierkit vs baselines, same tier, same seed)", ctls, rows)
+	ctls, rows = failoverTargets(res.fail, res.knob)
+	printTargets(w, "failover targets (tierkit vs baselines, same day, same seed)", ctls, rows)
+}
+
+func printBalancer(w io.Writer, rs []balResult) {
+	fmt.Fprintf(w, "%-14s %-16s %8s %8s %7s %9s %9s %8s %8s %7s %8s %5s\n",
+		"scenario", "controller", "max/mean", "p95", "settle", "moved%", "movedMax%", "jitter%", ">100%", "min/med", "class%", "flat")
+	for _, r := range rs {
+		fmt.Fprintf(w, "%-14s %-16s %8.3f %8.3f %7d %9.4f %9.4f %8.3f %8d %7.3f %8.1f %5d\n",
+			r.scenario, r.ctl, r.MaxMean, r.P95, r.Settle, 100*r.Moved, 100*r.MovedMax, 100*r.Jitter, r.Over100, r.MinMed, 100*r.Accuracy, r.FlatSettled)
+	}
+}
