@@ -51,7 +51,7 @@ func (tx *Tx) recordKey(key []byte) error {
 	if err := tx.charge(len(key) + entryOverhead); err != nil {
 		return err
 	}
-	tx.rkeys = append(tx.rkeys, tx.wb.copyBytes(key))
+	tx.c.rkeys = append(tx.c.rkeys, tx.c.wb.copyBytes(key))
 	return nil
 }
 
@@ -63,18 +63,18 @@ func (tx *Tx) recordRange(begin, end []byte) error {
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
 	}
-	tx.rranges = append(tx.rranges, tx.wb.copyBytes(begin), copyEnd(&tx.wb, end))
+	tx.c.rranges = append(tx.c.rranges, tx.c.wb.copyBytes(begin), copyEnd(&tx.c.wb, end))
 	return nil
 }
 
 // readMem is the bytes accounted to the read set.
 func (tx *Tx) readMem() int {
 	n := 0
-	for _, k := range tx.rkeys {
+	for _, k := range tx.c.rkeys {
 		n += len(k) + entryOverhead
 	}
-	for i := 0; i+1 < len(tx.rranges); i += 2 {
-		n += len(tx.rranges[i]) + len(tx.rranges[i+1]) + entryOverhead
+	for i := 0; i+1 < len(tx.c.rranges); i += 2 {
+		n += len(tx.c.rranges[i]) + len(tx.c.rranges[i+1]) + entryOverhead
 	}
 	return n
 }
@@ -89,12 +89,12 @@ func (tx *Tx) mergeReads() {
 		return
 	}
 	type iv struct{ b, e []byte }
-	ivs := make([]iv, 0, len(tx.rkeys)+len(tx.rranges)/2)
-	for _, k := range tx.rkeys {
+	ivs := make([]iv, 0, len(tx.c.rkeys)+len(tx.c.rranges)/2)
+	for _, k := range tx.c.rkeys {
 		ivs = append(ivs, iv{k, keyAfter(k)})
 	}
-	for i := 0; i+1 < len(tx.rranges); i += 2 {
-		ivs = append(ivs, iv{tx.rranges[i], tx.rranges[i+1]})
+	for i := 0; i+1 < len(tx.c.rranges); i += 2 {
+		ivs = append(ivs, iv{tx.c.rranges[i], tx.c.rranges[i+1]})
 	}
 	slices.SortFunc(ivs, func(a, b iv) int { return bytes.Compare(a.b, b.b) })
 	endMax := func(a, b []byte) []byte {
@@ -133,10 +133,10 @@ func (tx *Tx) mergeReads() {
 		}
 		merged = out
 	}
-	tx.rkeys = tx.rkeys[:0]
-	tx.rranges = tx.rranges[:0]
+	tx.c.rkeys = tx.c.rkeys[:0]
+	tx.c.rranges = tx.c.rranges[:0]
 	for _, x := range merged {
-		tx.rranges = append(tx.rranges, x.b, x.e)
+		tx.c.rranges = append(tx.c.rranges, x.b, x.e)
 	}
 	after := size(merged)
 	tx.mem += after - before

@@ -59,15 +59,15 @@ func (tx *Tx) getRange(ctx context.Context, begin, end []byte, limit int, revers
 // after the chunk's last key.
 func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
 	var out []KV
-	local := tx.wb.inRange(begin, end)
+	local := tx.c.wb.inRange(begin, end)
 	cur := begin
 	for {
 		need := 0
 		if limit > 0 {
 			need = limit - len(out)
 		}
-		chunk, err := tx.eng.Scan(ctx, rv, cur, end, need, false, tx.scratch[:0])
-		tx.scratch = chunk[:0]
+		chunk, err := tx.eng.Scan(ctx, rv, cur, end, need, false, tx.c.scratch[:0])
+		tx.c.scratch = chunk[:0]
 		if err != nil {
 			return nil, err
 		}
@@ -78,25 +78,25 @@ func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, li
 		}
 		i := 0
 		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
-			useLocal := len(local) > 0 && (i >= len(chunk) || bytes.Compare(tx.wb.keyOf(local[0]), chunk[i]) <= 0)
-			if useLocal && full && bytes.Compare(tx.wb.keyOf(local[0]), last) > 0 {
+			useLocal := len(local) > 0 && (i >= len(chunk) || bytes.Compare(tx.c.wb.keyOf(local[0]), chunk[i]) <= 0)
+			if useLocal && full && bytes.Compare(tx.c.wb.keyOf(local[0]), last) > 0 {
 				if i >= len(chunk) {
 					break // beyond what the engine covered: fetch more first
 				}
 				useLocal = false
 			}
 			if useLocal {
-				k := tx.wb.keyOf(local[0])
+				k := tx.c.wb.keyOf(local[0])
 				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
 					i += 2 // the transaction's write hides the engine's
 				}
-				if e := tx.wb.ents[local[0]]; !e.del {
+				if e := tx.c.wb.ents[local[0]]; !e.del {
 					out = append(out, KV{k, e.val})
 				}
 				local = local[1:]
 				continue
 			}
-			if !tx.wb.cleared(chunk[i]) {
+			if !tx.c.wb.cleared(chunk[i]) {
 				out = append(out, KV{chunk[i], chunk[i+1]})
 			}
 			i += 2
@@ -111,15 +111,15 @@ func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, li
 // mergeReverse is mergeForward in descending order.
 func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
 	var out []KV
-	local := tx.wb.inRange(begin, end)
+	local := tx.c.wb.inRange(begin, end)
 	cur := end
 	for {
 		need := 0
 		if limit > 0 {
 			need = limit - len(out)
 		}
-		chunk, err := tx.eng.Scan(ctx, rv, begin, cur, need, true, tx.scratch[:0])
-		tx.scratch = chunk[:0]
+		chunk, err := tx.eng.Scan(ctx, rv, begin, cur, need, true, tx.c.scratch[:0])
+		tx.c.scratch = chunk[:0]
 		if err != nil {
 			return nil, err
 		}
@@ -131,25 +131,25 @@ func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, li
 		i := 0
 		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
 			j := len(local) - 1
-			useLocal := j >= 0 && (i >= len(chunk) || bytes.Compare(tx.wb.keyOf(local[j]), chunk[i]) >= 0)
-			if useLocal && full && bytes.Compare(tx.wb.keyOf(local[j]), last) < 0 {
+			useLocal := j >= 0 && (i >= len(chunk) || bytes.Compare(tx.c.wb.keyOf(local[j]), chunk[i]) >= 0)
+			if useLocal && full && bytes.Compare(tx.c.wb.keyOf(local[j]), last) < 0 {
 				if i >= len(chunk) {
 					break
 				}
 				useLocal = false
 			}
 			if useLocal {
-				k := tx.wb.keyOf(local[j])
+				k := tx.c.wb.keyOf(local[j])
 				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
 					i += 2
 				}
-				if e := tx.wb.ents[local[j]]; !e.del {
+				if e := tx.c.wb.ents[local[j]]; !e.del {
 					out = append(out, KV{k, e.val})
 				}
 				local = local[:j]
 				continue
 			}
-			if !tx.wb.cleared(chunk[i]) {
+			if !tx.c.wb.cleared(chunk[i]) {
 				out = append(out, KV{chunk[i], chunk[i+1]})
 			}
 			i += 2

@@ -12,7 +12,7 @@ func (tx *Tx) Savepoint() (Savepoint, error) {
 	if err := tx.checkOp(); err != nil {
 		return Savepoint{}, err
 	}
-	return tx.wb.savepoint(len(tx.wranges)), nil
+	return tx.c.wb.savepoint(len(tx.c.wranges)), nil
 }
 
 // RollbackTo undoes the writes, clears and write-conflict ranges made since
@@ -23,10 +23,10 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
-	if !tx.wb.find(sp) {
+	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
-	tx.wranges = tx.wranges[:tx.wb.rollbackTo(sp)]
+	tx.c.wranges = tx.c.wranges[:tx.c.wb.rollbackTo(sp)]
 	return nil
 }
 
@@ -35,9 +35,9 @@ func (tx *Tx) Release(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
-	if !tx.wb.find(sp) {
+	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
-	tx.wb.release(sp)
+	tx.c.wb.release(sp)
 	return nil
 }

@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -31,19 +32,53 @@ type Tx struct {
 	state state
 	cv    uint64 // commit version
 
+	c *core // the buffers; nil once the transaction is done
+
+	mem    int       // bytes accounted against the budgets
+	acct   *account  // gateway-wide budget, or nil
+	merges int       // read-set merges forced by the budget
+	onDone func(*Tx) // manager hook, called once when the tx finishes
+}
+
+// core holds a transaction's reusable buffers. When the transaction
+// finishes they go back to corePool (emptied), so a steady stream of
+// transactions does not allocate them again. The arena is never reused:
+// values handed to callers point into it.
+type core struct {
 	wb writes
 
 	rkeys   [][]byte // point reads to validate
 	rranges [][]byte // range reads to validate, flattened pairs
 	wranges [][]byte // explicit write-conflict ranges, flattened pairs
 
-	mem    int      // bytes accounted against the budgets
-	acct   *account // gateway-wide budget, or nil
-	merges int      // read-set merges forced by the budget
-
 	req     CommitRequest // reused by Request
 	scratch [][]byte      // reused engine scan buffer
-	onDone  func(*Tx)     // manager hook, called once when the tx finishes
+}
+
+var corePool = sync.Pool{New: func() any { return new(core) }}
+
+// maxPooled bounds the entries of buffers kept for reuse, so that one huge
+// transaction does not pin its buffers forever.
+const maxPooled = 1 << 14
+
+// reset empties c for reuse, dropping every reference into the arena and
+// the engine.
+func (c *core) reset() {
+	w := &c.wb
+	clear(w.idx)
+	clear(w.ents[:cap(w.ents)])
+	w.ents = w.ents[:0]
+	clear(w.clears[:cap(w.clears)])
+	w.clears = w.clears[:0]
+	w.sorted, w.sortedOK = w.sorted[:0], false
+	clear(w.undo[:cap(w.undo)])
+	w.undo, w.sps, w.gen, w.arena = w.undo[:0], w.sps[:0], 0, nil
+	for _, s := range []*[][]byte{&c.rkeys, &c.rranges, &c.wranges, &c.scratch,
+		&c.req.ReadKeys, &c.req.ReadRanges, &c.req.Sets} {
+		clear((*s)[:cap(*s)])
+		*s = (*s)[:0]
+	}
+	c.req.Clears, c.req.WriteRanges, c.req.IdempotencyKey = nil, nil, nil
 }
 
 // KV is one key and its value.
@@ -60,7 +95,7 @@ func Begin(eng Engine, opt Options) (*Tx, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
-	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active}
+	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active, c: corePool.Get().(*core)}
 	tx.rv = eng.ReadVersion()
 	return tx, nil
 }
@@ -93,10 +128,10 @@ func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, e
 	if err := tx.check(ctx); err != nil {
 		return nil, false, err
 	}
-	if e, ok := tx.wb.lookup(key); ok {
+	if e, ok := tx.c.wb.lookup(key); ok {
 		return e.val, !e.del, nil
 	}
-	if tx.wb.cleared(key) {
+	if tx.c.wb.cleared(key) {
 		return nil, false, nil
 	}
 	if record {
@@ -119,7 +154,7 @@ func (tx *Tx) Put(key, value []byte) error {
 	if err := tx.charge(len(key) + len(value) + entryOverhead); err != nil {
 		return err
 	}
-	tx.wb.put(key, value, false)
+	tx.c.wb.put(key, value, false)
 	return nil
 }
 
@@ -131,7 +166,7 @@ func (tx *Tx) Delete(key []byte) error {
 	if err := tx.charge(len(key) + entryOverhead); err != nil {
 		return err
 	}
-	tx.wb.put(key, nil, true)
+	tx.c.wb.put(key, nil, true)
 	return nil
 }
 
@@ -144,7 +179,7 @@ func (tx *Tx) DeleteRange(begin, end []byte) error {
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
 	}
-	tx.wb.clearRange(begin, end)
+	tx.c.wb.clearRange(begin, end)
 	return nil
 }
 
@@ -174,7 +209,7 @@ func (tx *Tx) AddWriteConflictRange(begin, end []byte) error {
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
 	}
-	tx.wranges = append(tx.wranges, tx.wb.copyBytes(begin), copyEnd(&tx.wb, end))
+	tx.c.wranges = append(tx.c.wranges, tx.c.wb.copyBytes(begin), copyEnd(&tx.c.wb, end))
 	return nil
 }
 
@@ -212,7 +247,7 @@ func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 	if err := tx.check(ctx); err != nil {
 		return 0, err
 	}
-	if tx.wb.empty() && len(tx.wranges) == 0 && tx.opt.IdempotencyKey == nil {
+	if tx.c.wb.empty() && len(tx.c.wranges) == 0 && tx.opt.IdempotencyKey == nil {
 		tx.finish(committed)
 		tx.cv = tx.rv
 		return tx.rv, nil
@@ -243,25 +278,29 @@ func (tx *Tx) Rollback() {
 }
 
 // Request builds the commit request Commit would send (a view reused by the
-// transaction: valid until its next operation).
+// transaction: valid until its next operation). On a finished transaction
+// it returns an empty request.
 func (tx *Tx) Request() *CommitRequest {
-	r := &tx.req
+	if tx.c == nil {
+		return &CommitRequest{ReadVersion: tx.rv}
+	}
+	r := &tx.c.req
 	*r = CommitRequest{
 		ReadVersion:    tx.rv,
 		ReadKeys:       r.ReadKeys[:0],
 		ReadRanges:     r.ReadRanges[:0],
 		Sets:           r.Sets[:0],
-		Clears:         tx.wb.clears,
-		WriteRanges:    tx.wranges,
+		Clears:         tx.c.wb.clears,
+		WriteRanges:    tx.c.wranges,
 		IdempotencyKey: tx.opt.IdempotencyKey,
 	}
-	r.ReadKeys = append(r.ReadKeys, tx.rkeys...)
-	r.ReadRanges = append(r.ReadRanges, tx.rranges...)
+	r.ReadKeys = append(r.ReadKeys, tx.c.rkeys...)
+	r.ReadRanges = append(r.ReadRanges, tx.c.rranges...)
 	snapshot := tx.opt.Isolation == Snapshot
-	for i := range tx.wb.ents {
-		e := &tx.wb.ents[i]
+	for i := range tx.c.wb.ents {
+		e := &tx.c.wb.ents[i]
 		k := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
-		if e.del && tx.wb.cleared(k) {
+		if e.del && tx.c.wb.cleared(k) {
 			continue // the clear deletes it
 		}
 		if e.del {
@@ -274,7 +313,7 @@ func (tx *Tx) Request() *CommitRequest {
 		}
 	}
 	if snapshot {
-		r.ReadRanges = append(r.ReadRanges, tx.wb.clears...)
+		r.ReadRanges = append(r.ReadRanges, tx.c.wb.clears...)
 	}
 	if tx.opt.Isolation == ReadCommitted {
 		r.ReadVersion = tx.eng.ReadVersion()
@@ -333,6 +372,11 @@ func (tx *Tx) finish(s state) {
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
+	if c := tx.c; cap(c.wb.ents) <= maxPooled && cap(c.rkeys) <= maxPooled && cap(c.rranges) <= maxPooled {
+		c.reset()
+		corePool.Put(c)
+	}
+	tx.c = nil
 }
 
 // keyAfter returns the smallest key greater than k: k + 0x00.

@@ -80,6 +80,9 @@ func BenchmarkWriteReadBack(b *testing.B) {
 		done := cpuMeter(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
+				if tx != nil {
+					tx.Rollback()
+				}
 				tx, _ = txn.Begin(s, txn.Options{})
 			}
 			k := keys[i%nKeys]
@@ -136,6 +139,9 @@ func BenchmarkRecordRead(b *testing.B) {
 		done := cpuMeter(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
+				if tx != nil {
+					tx.Rollback()
+				}
 				tx, _ = txn.Begin(s, txn.Options{})
 			}
 			if err := tx.AddReadConflictKey(keys[i%nKeys]); err != nil {
@@ -173,6 +179,9 @@ func BenchmarkGet(b *testing.B) {
 		done := cpuMeter(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
+				if tx != nil {
+					tx.Rollback()
+				}
 				tx, _ = txn.Begin(s, txn.Options{})
 			}
 			v, _, err := tx.Get(ctx, keys[i*31%nKeys])
