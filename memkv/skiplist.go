@@ -135,7 +135,8 @@ func (l *list) getOrInsert(k []byte) *node {
 		}
 		l.level.Store(int32(h))
 	}
-	n := &node{key: bytes.Clone(k), next: make([]atomic.Pointer[node], h)}
+	n := newNode(h)
+	n.key = bytes.Clone(k)
 	if n.key == nil {
 		n.key = []byte{}
 	}
@@ -188,4 +189,40 @@ func (n *node) visible(rv uint64) (val []byte, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// Nodes of small heights (15 in 16 nodes have height 1 or 2) carry their
+// next pointers in the same allocation, saving an allocation and a cache
+// miss per step of a search.
+type (
+	node1 struct {
+		n node
+		a [1]atomic.Pointer[node]
+	}
+	node2 struct {
+		n node
+		a [2]atomic.Pointer[node]
+	}
+	node3 struct {
+		n node
+		a [3]atomic.Pointer[node]
+	}
+)
+
+func newNode(h int) *node {
+	switch h {
+	case 1:
+		x := &node1{}
+		x.n.next = x.a[:]
+		return &x.n
+	case 2:
+		x := &node2{}
+		x.n.next = x.a[:]
+		return &x.n
+	case 3:
+		x := &node3{}
+		x.n.next = x.a[:]
+		return &x.n
+	}
+	return &node{next: make([]atomic.Pointer[node], h)}
 }
