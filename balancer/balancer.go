@@ -94,7 +94,7 @@ func (b *Balancer) Step(now time.Time, hosts []Host) (Result, error) {
 	age := b.ages(hosts)
 	v := newView(b.cfg, hosts, age, b.wasHot(hosts))
 	state, evidence := classify(b.cfg, v)
-	b.markHot(v)
+	b.markHot(v, state == HotOutliers)
 	res := apply(b.cfg, v, state)
 	res.Now, res.Run, res.State, res.Evidence = now, b.run, state, evidence
 	b.record(res)
@@ -141,12 +141,14 @@ func (b *Balancer) wasHot(hosts []Host) []bool {
 	return out
 }
 
-// markHot remembers the hosts hot in this run and forgets expired or absent ones.
-func (b *Balancer) markHot(v *view) {
+// markHot remembers the hosts hot in this run when the tier was classified as having
+// hot outliers (a flat or shocked tier has many "hot" hosts that are not outliers),
+// and forgets expired or absent ones.
+func (b *Balancer) markHot(v *view, outliers bool) {
 	present := make(map[string]struct{}, len(v.hosts))
 	for i, h := range v.hosts {
 		present[h.ID] = struct{}{}
-		if hotNow(b.cfg, v, i) {
+		if outliers && hotNow(b.cfg, v, i) {
 			b.lastHot[h.ID] = b.run
 		}
 	}

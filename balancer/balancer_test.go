@@ -279,3 +279,35 @@ func TestNoSignalKept(t *testing.T) {
 	assert.Equal(t, balancer.ReasonNoSignal, res.Hosts[1].Reason)
 	assert.Equal(t, 1.0, res.Hosts[1].New)
 }
+
+// TestHotOutliersAfterFlatStart: hosts that looked hot while the weights were flat
+// are not remembered as outliers; real outliers later are classified as such and
+// corrected.
+func TestHotOutliersAfterFlatStart(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	m := newModel(11, 200, func(int) float64 { return 0.85 + 0.3*r.Float64() }, 4)
+	for i := range m.hosts {
+		m.hosts[i].Weight = 1
+	}
+	b := mustNew(t, balancer.Config{})
+	for run := range 30 {
+		if run == 12 {
+			for i := range 6 {
+				m.extra[i*33] = 0.25
+			}
+		}
+		res, err := b.Step(t0, m.observe())
+		require.NoError(t, err)
+		switch {
+		case run == 0:
+			require.Equal(t, balancer.FlatInitial, res.State)
+		case run >= 3 && run < 12:
+			require.Equal(t, balancer.SteadyDrift, res.State, "run %d: %s", run, res.Evidence)
+		case run >= 12:
+			require.Equal(t, balancer.HotOutliers, res.State, "run %d: %s", run, res.Evidence)
+		}
+		m.apply(res)
+	}
+	m.noise = 0
+	assert.Less(t, m.maxMean(), 1.06)
+}
