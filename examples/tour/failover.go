@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tierkit/tierkit/failover"
+)
+
+func init() {
+	sections = append(sections, section{order: 110, name: "failover",
+		title: "cross-region routing: fires on a sharp signal before overload, no flapping", run: tourFailover})
+}
+
+// tourFailover ramps one region's demand up and back down and prints when the real
+// router starts and stops spilling, with the region's mean CPU at those moments.
+func tourFailover(w io.Writer) error {
+	names := []string{"a1", "a2", "b1", "b2"}
+	cfg := failover.Config{Tier: "tour"}
+	for _, n := range names {
+		r := failover.Region{Name: n, Mega: map[byte]string{'a': "east", 'b': "west"}[n[0]],
+			Knobs: failover.Knobs{Ring: 100, Mega: 100, Global: 100}}
+		cfg.Regions = append(cfg.Regions, r)
+	}
+	router, err := failover.New(cfg)
+	if err != nil {
+		return err
+	}
+	hostsAt := func(u float64) []float64 {
+		h := make([]float64, 50)
+		for i := range h {
+			h[i] = u * (0.93 + 0.14*float64(i)/49) // p90 about 1.05 x mean
+		}
+		return h
+	}
+	// b1: 55% for 10 runs, +1 point per run up to 95%, hold 30 runs, back down.
+	demand := func(t int) float64 {
+		switch {
+		case t < 10:
+			return 0.55
+		case t < 50:
+			return 0.55 + 0.01*float64(t-10)
+		case t < 80:
+			return 0.95
+		case t < 120:
+			return 0.95 - 0.01*float64(t-80)
+		}
+		return 0.55
+	}
+	served := 0.0
+	share := 0.0
+	var fired, stopped, crossed int = -1, -1, -1
+	peak := 0.0
+	for t := range 160 {
+		u := demand(t)
+		served = u * (1 - share)
+		peak = max(peak, served)
+		if crossed < 0 && u >= 0.9 {
+			crossed = t
+		}
+		loads := make([]failover.Load, len(names))
+		for i, n := range names {
+			x := 0.5
+			if n == "b1" {
+				x = served
+			}
+			loads[i] = failover.Load{Region: n, Demand: 1000 * map[bool]float64{true: u, false: 0.5}[n == "b1"], Capacity: 1000, HostCPU: hostsAt(x)}
+		}
+		tab, err := router.Step(time.Unix(int64(t)*60, 0), loads)
+		if err != nil {
+			return err
+		}
+		d := tab.Regions[2]
+		if d.Phase == failover.Spilling && fired < 0 {
+			fired = t
+			fmt.Fprintf(w, "   run %3d: b1 mean CPU %.2f (demand %.2f of capacity) -> %s\n", t, served, u, d.Reason)
+			for _, r := range tab.Out("b1") {
+				fmt.Fprintf(w, "            route b1 -> %s %.1f%% (%s)\n", r.To, 100*r.Share, r.Mechanism)
+			}
+		}
+		if fired >= 0 && stopped < 0 && d.Phase == failover.Local {
+			stopped = t
+			fmt.Fprintf(w, "   run %3d: b1 back to local at demand %.2f -> %s\n", t, u, d.Reason)
+		}
+		share = d.Out
+	}
+	st := router.Stats()
+	fmt.Fprintf(w, "   b1's demand crossed 90%% of capacity at run %d; spilling started %d runs earlier; b1 peaked at %.2f mean CPU\n",
+		crossed, crossed-fired, peak)
+	fmt.Fprintf(w, "   %d runs: %d spill start(s), %d end(s), %d route on/off changes (no flapping)\n",
+		st.Runs, st.SpillStarts, st.SpillEnds, st.RouteChanges)
+	return nil
+}
