@@ -1,0 +1,472 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Registry holds a tier's knobs and state snapshots and is the one way to read
+// and change them. Create it with [New]; there is no process-global registry,
+// so tests and multi-tenant hosts make as many as they need.
+//
+// A Registry is safe for concurrent use. Changes (Apply, Rollback, Register*)
+// are serialized by one lock held while the knobs' Apply funcs run; reads (Get,
+// Knobs, Audit, Stats) take a separate read lock that changes hold only to
+// publish their result, so a reader sees every batch whole or not at all. State
+// funcs are called with no lock held.
+//
+// The registry must be the only writer of a knob's setting: it remembers the
+// last value it applied and reports that, and the audit log's chain of old and
+// new values holds only if nothing else changes the setting.
+type Registry struct {
+	change sync.Mutex // serializes changes and registrations
+
+	// mu protects everything below; changes hold it (write) only to publish.
+	mu           sync.RWMutex
+	cfg          Config
+	knobs        map[string]*knob
+	names        []string // sorted
+	states       map[string]func() any
+	log          []Entry // oldest first, at most cfg.auditSize()
+	undone       map[uint64]bool
+	batch        uint64 // last batch id
+	seq          uint64 // last entry seq
+	evictedBatch uint64 // highest batch with an entry dropped from log
+	tokens       float64
+	tokensAt     time.Time
+
+	n counters
+}
+
+// Request is a batch of changes applied all or nothing, as [Registry.Apply] and
+// POST /control take it.
+type Request struct {
+	Who     string   `json:"who"`               // operator, cron job or agent; recorded in the audit
+	Why     string   `json:"why"`               // reason; recorded in the audit
+	DryRun  bool     `json:"dry_run,omitempty"` // validate and report; change nothing
+	Strict  bool     `json:"strict,omitempty"`  // reject out-of-bounds values (*BoundsError) instead of clamping
+	Changes []Change `json:"changes"`
+}
+
+// Change sets one knob.
+type Change struct {
+	Knob  string `json:"knob"`
+	Value Value  `json:"value"`
+}
+
+// Result reports what a request did or, for a dry run, would do.
+type Result struct {
+	Batch   uint64    `json:"batch,omitempty"` // audit batch id; 0 for a dry run or a no-op
+	DryRun  bool      `json:"dry_run,omitempty"`
+	Changes []Outcome `json:"changes"`
+}
+
+// Outcome is the effect of one change.
+type Outcome struct {
+	Knob      string `json:"knob"`
+	Old       Value  `json:"old"`
+	New       Value  `json:"new"`
+	Requested Value  `json:"requested"`
+	Clamped   bool   `json:"clamped,omitempty"`   // New is Requested clamped into the bounds
+	Unchanged bool   `json:"unchanged,omitempty"` // New equals Old: nothing applied, nothing audited
+}
+
+// Entry is one audit record: one knob changed by one request.
+type Entry struct {
+	Seq        uint64    `json:"seq"`   // increasing, one per entry
+	Batch      uint64    `json:"batch"` // the request; entries of one batch are adjacent
+	Time       time.Time `json:"time"`
+	Who        string    `json:"who"`
+	Why        string    `json:"why"`
+	Knob       string    `json:"knob"`
+	Old        Value     `json:"old"`
+	New        Value     `json:"new"`
+	Clamped    bool      `json:"clamped,omitempty"`
+	RollbackOf uint64    `json:"rollback_of,omitempty"` // batch this entry undoes; 0 for a forward change
+}
+
+// New returns an empty Registry, or an error if cfg is invalid.
+func New(cfg Config) (*Registry, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Registry{cfg: cfg, knobs: map[string]*knob{}, states: map[string]func() any{},
+		undone: map[uint64]bool{}, tokens: cfg.burst()}, nil
+}
+
+// SetConfig swaps the registry's tunables. A smaller AuditSize drops the oldest
+// entries at the next change.
+func (r *Registry) SetConfig(cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg = cfg
+	r.tokens = min(r.tokens, cfg.burst())
+	return nil
+}
+
+// RegisterInt adds an integer knob. It returns ErrDuplicateKnob for a taken name
+// and an error for an invalid description (no name, no Apply, Min > Max, an
+// initial value out of bounds).
+func (r *Registry) RegisterInt(k IntKnob) error { return r.register(fromInt(k)) }
+
+// RegisterFloat adds a float knob; see [Registry.RegisterInt].
+func (r *Registry) RegisterFloat(k FloatKnob) error { return r.register(fromFloat(k)) }
+
+// RegisterDuration adds a duration knob; see [Registry.RegisterInt].
+func (r *Registry) RegisterDuration(k DurationKnob) error { return r.register(fromDuration(k)) }
+
+// RegisterBool adds a bool knob; see [Registry.RegisterInt].
+func (r *Registry) RegisterBool(k BoolKnob) error { return r.register(fromBool(k)) }
+
+// RegisterString adds a string or enum knob; see [Registry.RegisterInt].
+func (r *Registry) RegisterString(k StringKnob) error { return r.register(fromString(k)) }
+
+func (r *Registry) register(k *knob) error {
+	if err := k.validate(); err != nil {
+		return err
+	}
+	r.change.Lock()
+	defer r.change.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.knobs[k.name]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicateKnob, k.name)
+	}
+	r.knobs[k.name] = k
+	i, _ := slices.BinarySearch(r.names, k.name)
+	r.names = slices.Insert(r.names, i, k.name)
+	return nil
+}
+
+// RegisterState adds a named state snapshot, such as a component's Stats
+// method: func() any { return limiter.Stats() }. The value must encode as JSON
+// for the HTTP API. It returns ErrDuplicateKnob if the name is taken by another
+// state.
+func (r *Registry) RegisterState(name string, fn func() any) error {
+	if name == "" || fn == nil {
+		return errors.New("control: RegisterState needs a name and a func")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.states[name]; ok {
+		return fmt.Errorf("%w: state %q", ErrDuplicateKnob, name)
+	}
+	r.states[name] = fn
+	return nil
+}
+
+// Get returns a knob's current value, or ErrUnknownKnob.
+func (r *Registry) Get(name string) (Value, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	k, ok := r.knobs[name]
+	if !ok {
+		return Value{}, unknown(name)
+	}
+	return k.value, nil
+}
+
+// Knobs describes every knob with its current value, sorted by name. The
+// values are one consistent snapshot: no batch is seen half applied.
+func (r *Registry) Knobs() []Info {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Info, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.knobs[n].info())
+	}
+	return out
+}
+
+// State calls every registered state func (with no lock held) and returns the
+// results by name.
+func (r *Registry) State() map[string]any {
+	r.mu.RLock()
+	fns := make(map[string]func() any, len(r.states))
+	for n, f := range r.states {
+		fns[n] = f
+	}
+	r.mu.RUnlock()
+	out := make(map[string]any, len(fns))
+	for n, f := range fns {
+		out[n] = f()
+	}
+	return out
+}
+
+// Audit returns a copy of the audit log, oldest entry first.
+func (r *Registry) Audit() []Entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.log)
+}
+
+// Stats returns a snapshot of the registry's counters.
+func (r *Registry) Stats() Stats {
+	r.mu.RLock()
+	s := Stats{Knobs: len(r.knobs), States: len(r.states), AuditLen: len(r.log)}
+	r.mu.RUnlock()
+	s.Requests = r.n.requests.Load()
+	s.Applied = r.n.applied.Load()
+	s.Changes = r.n.changes.Load()
+	s.NoOps = r.n.noops.Load()
+	s.DryRuns = r.n.dryRuns.Load()
+	s.Rejected = r.n.rejected.Load()
+	s.RateLimited = r.n.rateLimited.Load()
+	s.ApplyFailed = r.n.applyFailed.Load()
+	s.Clamped = r.n.clamped.Load()
+	s.Rollbacks = r.n.rollbacks.Load()
+	s.Evicted = r.n.evicted.Load()
+	return s
+}
+
+// Apply is shorthand for ApplyAt(time.Now(), req).
+func (r *Registry) Apply(req Request) (Result, error) { return r.ApplyAt(time.Now(), req) }
+
+// ApplyAt validates req and applies its changes all or nothing at time now.
+//
+// Each value is converted to its knob's kind (*ValueError if it cannot be) and
+// clamped into the knob's bounds (*BoundsError instead when req.Strict). A
+// value equal to the current one is a no-op. Changed knobs must be past their
+// MinInterval and the request must fit the registry's change budget
+// (*RateLimitError, errors.Is ErrRateLimited). Only then are the Apply funcs
+// called, in request order; if one fails, the knobs applied before it get their
+// old values back and the error is an *ApplyError. On success every change is
+// recorded in the audit log under one batch id. A dry run does everything but
+// call Apply funcs, consume budget and record.
+func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
+	r.n.requests.Add(1)
+	if len(req.Changes) == 0 {
+		r.n.rejected.Add(1)
+		return Result{}, ErrEmptyRequest
+	}
+	r.change.Lock()
+	defer r.change.Unlock()
+
+	res, plan, err := r.planLocked(now, req)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(plan) == 0 {
+		r.n.noops.Add(1)
+		return res, nil
+	}
+	if err := r.takeTokenLocked(now, req.DryRun); err != nil {
+		r.n.rateLimited.Add(1)
+		return Result{}, err
+	}
+	if req.DryRun {
+		r.n.dryRuns.Add(1)
+		return res, nil
+	}
+	if err := r.applyLocked(plan); err != nil {
+		r.refundTokenLocked()
+		return Result{}, err
+	}
+	res.Batch = r.publishLocked(now, req.Who, req.Why, plan, 0)
+	return res, nil
+}
+
+// planLocked validates req against the knobs and returns the outcome and the
+// changes to apply (Outcome entries that are not Unchanged).
+func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, error) {
+	res := Result{DryRun: req.DryRun, Changes: make([]Outcome, 0, len(req.Changes))}
+	var plan []Outcome
+	seen := make(map[string]bool, len(req.Changes))
+	for _, c := range req.Changes {
+		k, ok := r.knobs[c.Knob] // knobs change only under r.change, which we hold
+		if !ok {
+			r.n.rejected.Add(1)
+			return Result{}, nil, unknown(c.Knob)
+		}
+		if seen[c.Knob] {
+			r.n.rejected.Add(1)
+			return Result{}, nil, fmt.Errorf("%w: %q", ErrDuplicateChange, c.Knob)
+		}
+		seen[c.Knob] = true
+		v, err := k.check(c.Value, req.Strict)
+		if err != nil {
+			r.n.rejected.Add(1)
+			return Result{}, nil, err
+		}
+		requested, _ := coerce(k.kind, c.Value)
+		o := Outcome{Knob: k.name, Old: k.value, New: v, Requested: requested, Clamped: v != requested,
+			Unchanged: v == k.value}
+		res.Changes = append(res.Changes, o)
+		if o.Unchanged {
+			continue
+		}
+		if k.minInterval > 0 && !k.lastChange.IsZero() {
+			if wait := k.minInterval - now.Sub(k.lastChange); wait > 0 {
+				r.n.rateLimited.Add(1)
+				return Result{}, nil, &RateLimitError{Knob: k.name, RetryAfter: wait}
+			}
+		}
+		plan = append(plan, o)
+	}
+	return res, plan, nil
+}
+
+// applyLocked calls the Apply funcs of plan in order and undoes the applied
+// prefix if one fails.
+func (r *Registry) applyLocked(plan []Outcome) error {
+	for i, o := range plan {
+		err := r.knobs[o.Knob].apply(o.New)
+		if err == nil {
+			continue
+		}
+		r.n.applyFailed.Add(1)
+		ae := &ApplyError{Knob: o.Knob, Err: err}
+		for j := i - 1; j >= 0; j-- {
+			p := plan[j]
+			if uerr := r.knobs[p.Knob].apply(p.Old); uerr != nil {
+				ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
+			}
+		}
+		return ae
+	}
+	return nil
+}
+
+// publishLocked makes the applied plan visible: values, audit entries, stats.
+func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome, rollbackOf uint64) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batch++
+	for _, o := range plan {
+		k := r.knobs[o.Knob]
+		k.value = o.New
+		k.lastChange = now
+		r.seq++
+		r.log = append(r.log, Entry{Seq: r.seq, Batch: r.batch, Time: now, Who: who, Why: why, Knob: o.Knob,
+			Old: o.Old, New: o.New, Clamped: o.Clamped, RollbackOf: rollbackOf})
+		if o.Clamped {
+			r.n.clamped.Add(1)
+		}
+	}
+	if rollbackOf != 0 {
+		r.undone[rollbackOf] = true
+		r.n.rollbacks.Add(1)
+	}
+	r.trimLocked()
+	r.n.applied.Add(1)
+	r.n.changes.Add(uint64(len(plan)))
+	return r.batch
+}
+
+// trimLocked drops the oldest audit entries beyond the bound. The backing
+// array is compacted only once the dropped prefix is as long as the bound, so
+// a change costs amortized O(1) rather than a copy of the log.
+func (r *Registry) trimLocked() {
+	size := r.cfg.auditSize()
+	drop := len(r.log) - size
+	if drop <= 0 {
+		return
+	}
+	r.evictedBatch = r.log[drop-1].Batch
+	r.n.evicted.Add(uint64(drop))
+	clear(r.log[:drop]) // let the dropped strings be collected
+	r.log = r.log[drop:]
+	if cap(r.log) > 2*size+8 || len(r.log) == cap(r.log) {
+		r.log = append(make([]Entry, 0, 2*size), r.log...)
+		for b := range r.undone {
+			if b <= r.evictedBatch {
+				delete(r.undone, b)
+			}
+		}
+	}
+}
+
+// takeTokenLocked charges one request to the change budget (or, for a dry
+// run, only checks that it would fit).
+func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.Rate == 0 {
+		return nil
+	}
+	if el := now.Sub(r.tokensAt); el > 0 || r.tokensAt.IsZero() {
+		if !r.tokensAt.IsZero() {
+			r.tokens = min(r.cfg.burst(), r.tokens+el.Seconds()*r.cfg.Rate)
+		}
+		r.tokensAt = now
+	}
+	if r.tokens < 1 {
+		wait := time.Duration((1 - r.tokens) / r.cfg.Rate * float64(time.Second))
+		return &RateLimitError{RetryAfter: max(wait, time.Nanosecond)}
+	}
+	if !dry {
+		r.tokens--
+	}
+	return nil
+}
+
+func (r *Registry) refundTokenLocked() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.Rate > 0 {
+		r.tokens = min(r.cfg.burst(), r.tokens+1)
+	}
+}
+
+// Rollback is shorthand for RollbackAt(time.Now(), who, why).
+func (r *Registry) Rollback(who, why string) (Result, error) {
+	return r.RollbackAt(time.Now(), who, why)
+}
+
+// RollbackAt undoes the most recent forward batch not yet undone: its knobs get
+// back the values they had before it. Calling it again undoes the batch before
+// that, and so on, as far as the bounded audit log reaches (then
+// ErrNothingToRollback). A rollback is exempt from rate limits (it is the
+// emergency brake) but counts as a change for the knobs' MinInterval, and is
+// audited with RollbackOf set. If an Apply func refuses, the rollback is itself
+// undone and the error is an *ApplyError.
+func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
+	r.n.requests.Add(1)
+	r.change.Lock()
+	defer r.change.Unlock()
+
+	target, entries := r.lastForwardLocked()
+	if target == 0 {
+		return Result{}, ErrNothingToRollback
+	}
+	plan := make([]Outcome, 0, len(entries))
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		k := r.knobs[e.Knob]
+		plan = append(plan, Outcome{Knob: e.Knob, Old: k.value, New: e.Old, Requested: e.Old})
+	}
+	if err := r.applyLocked(plan); err != nil {
+		return Result{}, err
+	}
+	b := r.publishLocked(now, who, why, plan, target)
+	return Result{Batch: b, Changes: plan}, nil
+}
+
+// lastForwardLocked finds the newest forward batch not yet undone whose entries
+// are all still in the log.
+func (r *Registry) lastForwardLocked() (uint64, []Entry) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for i := len(r.log) - 1; i >= 0; i-- {
+		e := r.log[i]
+		if e.RollbackOf != 0 || r.undone[e.Batch] {
+			continue
+		}
+		if e.Batch <= r.evictedBatch {
+			return 0, nil
+		}
+		j := i
+		for j > 0 && r.log[j-1].Batch == e.Batch {
+			j--
+		}
+		return e.Batch, slices.Clone(r.log[j : i+1])
+	}
+	return 0, nil
+}

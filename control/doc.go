@@ -1,0 +1,86 @@
+// Package control is the structured control surface of a gateway tier (the
+// ZGateway article's "agent-operated heuristics"): components register typed
+// knobs with bounds and docs, and state snapshots; an operator, a cron job or an
+// automated agent reads and changes them through one API, in Go or as JSON over
+// HTTP, that validates and clamps, applies atomically, rate-limits, previews
+// (dry run) and keeps an audit log with rollback. Shedding thresholds, AIMD
+// targets, batch windows, cache staleness bounds and balancer parameters can be
+// steered without a restart, and every change says who made it and why.
+//
+// # Use
+//
+// [New] returns a [Registry] (there is no process-global one). A component
+// registers each tunable with [Registry.RegisterInt], [Registry.RegisterFloat],
+// [Registry.RegisterDuration], [Registry.RegisterBool] or
+// [Registry.RegisterString] (an enum when Values is set); the knob's Apply func
+// typically copies the component's Config, sets one field and calls its
+// SetConfig. [Registry.RegisterState] adds a snapshot such as a Stats method.
+//
+//	reg, _ := control.New(control.Config{Rate: 1, Burst: 5})
+//	reg.RegisterDuration(control.DurationKnob{
+//		Name: "batcher.linger", Doc: "batch window", Max: 50 * time.Millisecond, Value: cfg.Linger,
+//		Apply: func(v time.Duration) error { c := cfg; c.Linger = v; return b.SetConfig(c) },
+//	})
+//	reg.RegisterState("batcher", func() any { return b.Stats() })
+//	http.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
+//
+// [Registry.Apply] takes a [Request]: who, why, and a batch of [Change]s. Values
+// are converted to the knob's kind and clamped into its bounds (a *BoundsError
+// instead when Request.Strict); then the Apply funcs run in order, and if one
+// fails the ones before it get their old values back (an *ApplyError): a batch
+// applies all or nothing. A dry run validates and reports the outcome without
+// applying. [Registry.Rollback] undoes the newest batch not yet undone; called
+// again it steps further back, as far as the bounded audit log reaches.
+// [Registry.Handler] serves all of it as JSON.
+//
+// Rate limits: each knob may set a MinInterval between its changes, and
+// Config.Rate/Burst is a token bucket over applied requests for the whole
+// registry. Refusals are *RateLimitError (errors.Is ErrRateLimited) with a
+// RetryAfter. Dry runs, no-op requests and rollbacks spend no budget. The core
+// takes now explicitly ([Registry.ApplyAt], [Registry.RollbackAt]) so policies
+// are tested on explicit time.
+//
+// # Errors
+//
+// ErrUnknownKnob, *ValueError (wrong kind, unparsable duration, value outside
+// an enum), *BoundsError, ErrDuplicateChange and ErrEmptyRequest mean the
+// request is wrong: fix it. *RateLimitError means wait and reconsider.
+// *ApplyError means a component refused: nothing changed unless its Undo
+// errors are set. ErrNothingToRollback means the log holds nothing to undo.
+//
+// # When not to use it
+//
+// It is not a configuration store: values are not persisted across restarts
+// (write the audit log somewhere if you need that) and are not distributed; a
+// fleet of gateways needs a control plane that calls each one's API. It is not
+// a feature-flag system for per-request decisions (see package rollout), and
+// knobs are not meant to change thousands of times a second: reads are cheap
+// but every change takes a lock and writes the audit log.
+//
+// # Concurrency
+//
+// A Registry is safe for concurrent use. Changes and registrations are
+// serialized by one lock held while Apply funcs run (so an Apply func must not
+// change the registry; reading it is fine); readers take a separate RWMutex
+// that a change holds only to publish its result, so [Registry.Knobs] never
+// shows a batch half applied. State funcs are called with no lock held. The
+// registry starts no goroutine. It must be the only writer of the settings its
+// knobs control, or the values it reports and the audit chain go stale.
+//
+// # Stats
+//
+// [Registry.Stats] counts requests, applied batches and changes, no-ops, dry
+// runs, rejections, rate-limit refusals, Apply failures, clamps, rollbacks and
+// audit evictions.
+//
+// # Cost
+//
+// Measured on 2 shared cores (AMD EPYC, Go 1.26), go test -run '^$' -bench .
+// ./control/: a validated, audited change of one knob (Apply) about 1.2-1.6 us
+// and 3 allocations; the same from JSON (DecodeRequest then Apply) 3.6-4.9 us;
+// Get 35-60 ns under RunParallel, in line with a mutex-guarded map write
+// (38-44 ns); change plus rollback 2.1-3.1 us. The stress test (4 writers with
+// batches, failures, dry runs and rollbacks against 2 readers, 20,000 requests;
+// TIERKIT_LONG=1 for 10^6) checks that readers never see a batch half applied,
+// components agree with the registry and the audit log chains.
+package control

@@ -1,0 +1,100 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+var (
+	// ErrUnknownKnob reports a change or read of a knob that is not registered.
+	// The caller should fix the name (GET the knob list); retrying will not help.
+	ErrUnknownKnob = errors.New("control: unknown knob")
+
+	// ErrDuplicateKnob reports a registration under a name already taken.
+	ErrDuplicateKnob = errors.New("control: knob already registered")
+
+	// ErrRateLimited reports a change refused by a knob's MinInterval or the
+	// registry's change budget. Errors returned are *RateLimitError: the caller
+	// should wait RetryAfter, reconsider, and try again.
+	ErrRateLimited = errors.New("control: change rate limited")
+
+	// ErrNothingToRollback reports a rollback with no change left to undo in the
+	// audit log (never changed, everything undone, or the batch was evicted from
+	// the bounded log).
+	ErrNothingToRollback = errors.New("control: nothing to roll back")
+
+	// ErrEmptyRequest reports a change request with no changes.
+	ErrEmptyRequest = errors.New("control: request has no changes")
+
+	// ErrDuplicateChange reports a request that changes one knob twice. Send one
+	// change per knob.
+	ErrDuplicateChange = errors.New("control: knob changed twice in one request")
+)
+
+// ValueError reports a value a knob cannot take: the wrong kind, a duration that
+// does not parse, a non-finite float, a string outside an enum. The caller
+// should fix the value.
+type ValueError struct {
+	Knob   string
+	Value  string
+	Reason string
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("control: knob %q: value %q: %s", e.Knob, e.Value, e.Reason)
+}
+
+// BoundsError reports a value outside a knob's bounds in a strict request (a
+// request that is not strict clamps instead). The caller should pick a value in
+// [Min, Max].
+type BoundsError struct {
+	Knob     string
+	Value    Value
+	Min, Max Value
+}
+
+func (e *BoundsError) Error() string {
+	return fmt.Sprintf("control: knob %q: %v is outside [%v, %v]", e.Knob, e.Value, e.Min, e.Max)
+}
+
+// RateLimitError is the ErrRateLimited error: which knob (empty for the
+// registry-wide budget) and how long until a change would be accepted.
+type RateLimitError struct {
+	Knob       string
+	RetryAfter time.Duration
+}
+
+func (e *RateLimitError) Error() string {
+	if e.Knob == "" {
+		return fmt.Sprintf("control: change budget exhausted; retry after %v", e.RetryAfter)
+	}
+	return fmt.Sprintf("control: knob %q changed too recently; retry after %v", e.Knob, e.RetryAfter)
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// ApplyError reports a change that the component's Apply func refused. The
+// whole batch was undone (the knobs applied before it got their old values
+// back); Undo holds the errors of that undo, if any, in which case the
+// component may be left half-changed and needs an operator.
+type ApplyError struct {
+	Knob string
+	Err  error
+	Undo []error
+}
+
+func (e *ApplyError) Error() string {
+	s := fmt.Sprintf("control: knob %q: apply: %v", e.Knob, e.Err)
+	if len(e.Undo) > 0 {
+		s += fmt.Sprintf(" (undo failed: %v)", errors.Join(e.Undo...))
+	}
+	return s
+}
+
+// Unwrap returns the component's error.
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// unknown wraps ErrUnknownKnob with the name.
+func unknown(name string) error { return fmt.Errorf("%w %q", ErrUnknownKnob, name) }

@@ -1,0 +1,175 @@
+package control
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// maxBody bounds a request body of the HTTP API.
+const maxBody = 1 << 20
+
+// Handler serves the registry as JSON over HTTP. Mount it with a prefix strip:
+//
+//	mux.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
+//
+// Routes, relative to the mount point:
+//
+//	GET  /          {"knobs": [Info...], "state": {name: snapshot...}}
+//	GET  /knobs     [Info...]
+//	GET  /state     {name: snapshot...}
+//	GET  /audit     [Entry...], oldest first
+//	GET  /stats     Stats
+//	POST /          a Request; answers a Result (add "dry_run": true to preview)
+//	POST /rollback  {"who": "...", "why": "..."}; answers a Result
+//
+// Errors answer {"error": message, "code": code} with a status: 400
+// bad_request or invalid_value, 404 unknown_knob, 422 out_of_bounds, 429
+// rate_limited (with Retry-After), 409 nothing_to_rollback, 500 apply_failed.
+// A request without "who" is recorded as the client's address.
+//
+// WARNING: the handler does no authentication. Serve it on loopback or behind
+// a middleware that does.
+func (r *Registry) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, struct {
+			Knobs []Info         `json:"knobs"`
+			State map[string]any `json:"state"`
+		}{r.Knobs(), r.State()})
+	})
+	mux.HandleFunc("GET /knobs", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, r.Knobs())
+	})
+	mux.HandleFunc("GET /state", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, r.State())
+	})
+	mux.HandleFunc("GET /audit", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, r.Audit())
+	})
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, r.Stats())
+	})
+	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, hr *http.Request) {
+		var req Request
+		if err := decode(hr, &req); err != nil {
+			writeError(w, err)
+			return
+		}
+		if req.Who == "" {
+			req.Who = "http:" + hr.RemoteAddr
+		}
+		res, err := r.Apply(req)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
+	})
+	mux.HandleFunc("POST /rollback", func(w http.ResponseWriter, hr *http.Request) {
+		var req struct{ Who, Why string }
+		if err := decode(hr, &req); err != nil {
+			writeError(w, err)
+			return
+		}
+		if req.Who == "" {
+			req.Who = "http:" + hr.RemoteAddr
+		}
+		res, err := r.Rollback(req.Who, req.Why)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
+	})
+	return mux
+}
+
+// DecodeRequest parses a JSON change request as POST / takes it; unknown fields
+// and trailing data are errors. It is the HTTP path minus the transport, for
+// callers that receive requests another way.
+func DecodeRequest(data []byte) (Request, error) {
+	var req Request
+	err := decodeStrict(data, &req)
+	return req, err
+}
+
+type badRequest struct{ err error }
+
+func (e badRequest) Error() string { return "control: bad request: " + e.err.Error() }
+func (e badRequest) Unwrap() error { return e.err }
+
+func decode(hr *http.Request, v any) error {
+	data, err := io.ReadAll(io.LimitReader(hr.Body, maxBody+1))
+	if err != nil {
+		return badRequest{err}
+	}
+	if len(data) > maxBody {
+		return badRequest{fmt.Errorf("body over %d bytes", maxBody)}
+	}
+	return decodeStrict(data, v)
+}
+
+func decodeStrict(data []byte, v any) error {
+	if len(data) == 0 {
+		return badRequest{errors.New("empty body")}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badRequest{err}
+	}
+	if dec.More() {
+		return badRequest{errors.New("trailing data after the JSON object")}
+	}
+	return nil
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	status, code := http.StatusInternalServerError, "internal"
+	var (
+		be *BoundsError
+		ve *ValueError
+		rl *RateLimitError
+		ae *ApplyError
+		br badRequest
+	)
+	switch {
+	case errors.As(err, &br), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
+		status, code = http.StatusBadRequest, "bad_request"
+	case errors.Is(err, ErrUnknownKnob):
+		status, code = http.StatusNotFound, "unknown_knob"
+	case errors.As(err, &ve):
+		status, code = http.StatusBadRequest, "invalid_value"
+	case errors.As(err, &be):
+		status, code = http.StatusUnprocessableEntity, "out_of_bounds"
+	case errors.As(err, &rl):
+		status, code = http.StatusTooManyRequests, "rate_limited"
+		secs := int64((rl.RetryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	case errors.Is(err, ErrNothingToRollback):
+		status, code = http.StatusConflict, "nothing_to_rollback"
+	case errors.As(err, &ae):
+		status, code = http.StatusInternalServerError, "apply_failed"
+	}
+	writeJSON(w, status, struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+	}{err.Error(), code})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		status = http.StatusInternalServerError
+		data, _ = json.Marshal(map[string]string{"error": "control: encode: " + err.Error(), "code": "internal"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}

@@ -1,0 +1,76 @@
+package control_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/control"
+)
+
+func TestHTTP(t *testing.T) {
+	fx := newFixture(t, control.Config{})
+	fx.fail = "b"
+	require.NoError(t, fx.reg.RegisterState("comp", func() any { return map[string]int{"queued": 3} }))
+	h := http.StripPrefix("/control", fx.reg.Handler())
+	do := func(method, path, body string) (int, string, http.Header) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		data, _ := io.ReadAll(rec.Body)
+		return rec.Code, string(data), rec.Header()
+	}
+	tests := []struct {
+		name, method, path, body string
+		wantStatus               int
+		wantBody                 string
+	}{
+		{"list", "GET", "/control/", "", 200, `"queued": 3`},
+		{"knobs", "GET", "/control/knobs", "", 200, `"name": "n"`},
+		{"state", "GET", "/control/state", "", 200, `"comp"`},
+		{"change", "POST", "/control/", `{"who":"op","why":"w","changes":[{"knob":"n","value":200}]}`, 200, `"clamped": true`},
+		{"audit", "GET", "/control/audit", "", 200, `"who": "op"`},
+		{"stats", "GET", "/control/stats", "", 200, `"Applied": 1`},
+		{"unknown", "POST", "/control/", `{"changes":[{"knob":"zz","value":1}]}`, 404, `"unknown_knob"`},
+		{"bounds", "POST", "/control/", `{"strict":true,"changes":[{"knob":"n","value":200}]}`, 422, `"out_of_bounds"`},
+		{"value", "POST", "/control/", `{"changes":[{"knob":"d","value":5}]}`, 400, `"invalid_value"`},
+		{"junk", "POST", "/control/", `{"changes":`, 400, `"bad_request"`},
+		{"unknown field", "POST", "/control/", `{"chnages":[]}`, 400, `"bad_request"`},
+		{"apply failed", "POST", "/control/", `{"changes":[{"knob":"b","value":true}]}`, 500, `"apply_failed"`},
+		{"rollback", "POST", "/control/rollback", `{"who":"op","why":"undo"}`, 200, `"batch": 2`},
+		{"nothing left", "POST", "/control/rollback", `{"who":"op"}`, 409, `"nothing_to_rollback"`},
+		{"method", "DELETE", "/control/", "", 405, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body, _ := do(tt.method, tt.path, tt.body)
+			assert.Equal(t, tt.wantStatus, status, body)
+			assert.Contains(t, body, tt.wantBody)
+		})
+	}
+	assert.Equal(t, int64(10), fx.n, "rolled back")
+}
+
+func TestHTTPRateLimitedSetsRetryAfter(t *testing.T) {
+	fx := newFixture(t, control.Config{Rate: 0.5})
+	h := fx.reg.Handler()
+	post := func(v int) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/",
+			strings.NewReader(`{"changes":[{"knob":"n","value":`+json.Number(string(rune('0'+v))).String()+`}]}`)))
+		return rec
+	}
+	require.Equal(t, 200, post(2).Code)
+	rec := post(3)
+	require.Equal(t, 429, rec.Code)
+	assert.Equal(t, "2", rec.Header().Get("Retry-After"))
+	a := fx.reg.Audit()
+	require.Len(t, a, 1)
+	assert.True(t, strings.HasPrefix(a[0].Who, "http:"), "who defaults to the client address")
+}

@@ -1,0 +1,241 @@
+package control
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// IntKnob describes an integer knob for [Registry.RegisterInt].
+type IntKnob struct {
+	Name string // unique in the registry, e.g. "shed.max_queue"; required
+	Doc  string // one line: what the knob does and its unit
+
+	// Min and Max bound the value (inclusive). Both 0 means unbounded.
+	Min, Max int64
+
+	// Value is the current setting when the knob is registered.
+	Value int64
+
+	// Apply makes v the component's setting, typically by building a new
+	// Config and calling the component's SetConfig. It is called with the
+	// registry's change lock held: it must not change the registry (reads are
+	// fine). A non-nil error rejects the change (and the rest of its batch).
+	// Required.
+	Apply func(v int64) error
+
+	// MinInterval is the least time between two changes of this knob; 0 means
+	// no per-knob limit.
+	MinInterval time.Duration
+}
+
+// FloatKnob describes a float knob for [Registry.RegisterFloat]. Values must be
+// finite.
+type FloatKnob struct {
+	Name, Doc   string
+	Min, Max    float64 // inclusive bounds; both 0 means unbounded
+	Value       float64
+	Apply       func(v float64) error
+	MinInterval time.Duration
+}
+
+// DurationKnob describes a duration knob for [Registry.RegisterDuration].
+type DurationKnob struct {
+	Name, Doc   string
+	Min, Max    time.Duration // inclusive bounds; both 0 means unbounded
+	Value       time.Duration
+	Apply       func(v time.Duration) error
+	MinInterval time.Duration
+}
+
+// BoolKnob describes an on/off knob for [Registry.RegisterBool].
+type BoolKnob struct {
+	Name, Doc   string
+	Value       bool
+	Apply       func(v bool) error
+	MinInterval time.Duration
+}
+
+// StringKnob describes a string knob for [Registry.RegisterString]. With Values
+// set it is an enum: only those strings are accepted.
+type StringKnob struct {
+	Name, Doc   string
+	Values      []string // allowed values; empty means any string up to MaxLen
+	MaxLen      int      // longest accepted string in bytes; 0 means 256
+	Value       string
+	Apply       func(v string) error
+	MinInterval time.Duration
+}
+
+// Info describes a registered knob and its current value, as [Registry.Knobs]
+// and the HTTP API report it.
+type Info struct {
+	Name        string        `json:"name"`
+	Doc         string        `json:"doc,omitempty"`
+	Kind        Kind          `json:"kind"`
+	Value       Value         `json:"value"`
+	Min         *Value        `json:"min,omitempty"`
+	Max         *Value        `json:"max,omitempty"`
+	Values      []string      `json:"values,omitempty"`
+	MinInterval time.Duration `json:"min_interval_ns,omitempty"`
+	LastChange  time.Time     `json:"last_change,omitzero"`
+}
+
+// knob is the registry's kind-independent view of a knob.
+type knob struct {
+	name, doc   string
+	kind        Kind
+	min, max    Value // invalid when unbounded
+	values      []string
+	maxLen      int
+	apply       func(Value) error
+	minInterval time.Duration
+
+	// Guarded by Registry.mu.
+	value      Value
+	lastChange time.Time
+}
+
+func (k *knob) validate() error {
+	if k.name == "" || strings.TrimSpace(k.name) != k.name || strings.ContainsAny(k.name, "\n\r\t \"") {
+		return fmt.Errorf("control: knob name %q is empty or has spaces or quotes", k.name)
+	}
+	if k.apply == nil {
+		return fmt.Errorf("control: knob %q has no Apply func", k.name)
+	}
+	if k.minInterval < 0 {
+		return fmt.Errorf("control: knob %q has a negative MinInterval", k.name)
+	}
+	if k.min.IsValid() && less(k.max, k.min) {
+		return fmt.Errorf("control: knob %q has Min %v > Max %v", k.name, k.min, k.max)
+	}
+	if k.kind == KindFloat && k.min.IsValid() && (!finite(k.min.f) || !finite(k.max.f)) {
+		return fmt.Errorf("control: knob %q has non-finite bounds", k.name)
+	}
+	if k.kind == KindString {
+		if slices.Contains(k.values, "") && len(k.values) == 1 {
+			return fmt.Errorf("control: knob %q has only the empty value", k.name)
+		}
+	}
+	v, err := k.check(k.value, true)
+	if err != nil {
+		return fmt.Errorf("control: knob %q initial value: %w", k.name, err)
+	}
+	k.value = v
+	return nil
+}
+
+// check converts v to the knob's kind and bounds it: out-of-range values are
+// clamped, or rejected with a *BoundsError when strict.
+func (k *knob) check(v Value, strict bool) (Value, error) {
+	c, why := coerce(k.kind, v)
+	if why != "" {
+		return Value{}, &ValueError{Knob: k.name, Value: v.String(), Reason: why}
+	}
+	switch k.kind {
+	case KindString:
+		if len(k.values) > 0 && !slices.Contains(k.values, c.s) {
+			return Value{}, &ValueError{Knob: k.name, Value: c.s, Reason: "not one of " + strings.Join(k.values, ", ")}
+		}
+		if len(k.values) == 0 && len(c.s) > k.maxLen {
+			return Value{}, &ValueError{Knob: k.name, Value: c.s[:min(len(c.s), 16)] + "...", Reason: fmt.Sprintf("longer than %d bytes", k.maxLen)}
+		}
+		return c, nil
+	case KindBool:
+		return c, nil
+	}
+	if !k.min.IsValid() {
+		return c, nil
+	}
+	out := c
+	if less(c, k.min) {
+		out = k.min
+	} else if less(k.max, c) {
+		out = k.max
+	}
+	if out != c && strict {
+		return Value{}, &BoundsError{Knob: k.name, Value: c, Min: k.min, Max: k.max}
+	}
+	return out, nil
+}
+
+func (k *knob) info() Info {
+	in := Info{Name: k.name, Doc: k.doc, Kind: k.kind, Value: k.value, Values: slices.Clone(k.values),
+		MinInterval: k.minInterval, LastChange: k.lastChange}
+	if k.min.IsValid() {
+		lo, hi := k.min, k.max
+		in.Min, in.Max = &lo, &hi
+	}
+	return in
+}
+
+// less orders two values of one numeric kind.
+func less(a, b Value) bool {
+	if a.kind == KindFloat {
+		return a.f < b.f
+	}
+	return a.i < b.i
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func bounds[T comparable](lo, hi T, mk func(T) Value) (Value, Value) {
+	var zero T
+	if lo == zero && hi == zero {
+		return Value{}, Value{}
+	}
+	return mk(lo), mk(hi)
+}
+
+func fromInt(k IntKnob) *knob {
+	lo, hi := bounds(k.Min, k.Max, Int)
+	var apply func(Value) error
+	if k.Apply != nil {
+		apply = func(v Value) error { return k.Apply(v.i) }
+	}
+	return &knob{name: k.Name, doc: k.Doc, kind: KindInt, min: lo, max: hi, value: Int(k.Value),
+		apply: apply, minInterval: k.MinInterval}
+}
+
+func fromFloat(k FloatKnob) *knob {
+	lo, hi := bounds(k.Min, k.Max, Float)
+	var apply func(Value) error
+	if k.Apply != nil {
+		apply = func(v Value) error { return k.Apply(v.f) }
+	}
+	return &knob{name: k.Name, doc: k.Doc, kind: KindFloat, min: lo, max: hi, value: Float(k.Value),
+		apply: apply, minInterval: k.MinInterval}
+}
+
+func fromDuration(k DurationKnob) *knob {
+	lo, hi := bounds(k.Min, k.Max, Duration)
+	var apply func(Value) error
+	if k.Apply != nil {
+		apply = func(v Value) error { return k.Apply(time.Duration(v.i)) }
+	}
+	return &knob{name: k.Name, doc: k.Doc, kind: KindDuration, min: lo, max: hi, value: Duration(k.Value),
+		apply: apply, minInterval: k.MinInterval}
+}
+
+func fromBool(k BoolKnob) *knob {
+	var apply func(Value) error
+	if k.Apply != nil {
+		apply = func(v Value) error { return k.Apply(v.i == 1) }
+	}
+	return &knob{name: k.Name, doc: k.Doc, kind: KindBool, value: Bool(k.Value), apply: apply, minInterval: k.MinInterval}
+}
+
+func fromString(k StringKnob) *knob {
+	var apply func(Value) error
+	if k.Apply != nil {
+		apply = func(v Value) error { return k.Apply(v.s) }
+	}
+	maxLen := k.MaxLen
+	if maxLen <= 0 {
+		maxLen = 256
+	}
+	return &knob{name: k.Name, doc: k.Doc, kind: KindString, values: slices.Clone(k.Values), maxLen: maxLen,
+		value: String(k.Value), apply: apply, minInterval: k.MinInterval}
+}

@@ -1,0 +1,248 @@
+package control
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Kind is the type of a knob and of the values it takes.
+type Kind int
+
+// Kinds of knobs. Enums start at 1 so the zero Kind is invalid.
+const (
+	KindInt      Kind = iota + 1 // a signed integer, int64
+	KindFloat                    // a finite float64
+	KindDuration                 // a time.Duration; JSON "150ms"
+	KindBool                     // true or false
+	KindString                   // a string, optionally one of a fixed set (an enum)
+
+	// Kinds of a value decoded from JSON before it meets its knob: a JSON number
+	// may become an int or a float, a JSON string a duration or a string.
+	kindNumber
+	kindText
+)
+
+// String returns the kind's name as the HTTP API spells it.
+func (k Kind) String() string {
+	switch k {
+	case KindInt:
+		return "int"
+	case KindFloat:
+		return "float"
+	case KindDuration:
+		return "duration"
+	case KindBool:
+		return "bool"
+	case KindString:
+		return "string"
+	case kindNumber:
+		return "number"
+	case kindText:
+		return "text"
+	}
+	return "invalid"
+}
+
+// MarshalText encodes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Value is a knob setting: an int, float, duration, bool or string. The zero Value
+// is invalid (Kind 0). Build one with [Int], [Float], [Duration], [Bool] or
+// [String]; read it back with the accessor of its kind. Values are comparable
+// with ==.
+//
+// In JSON an int or float is a number, a duration a string such as "250ms", a
+// bool a bool and a string a string. A Value decoded from JSON takes its final
+// kind when it is checked against a knob: 3 suits an int or a float knob, "2s"
+// a duration or a string knob.
+type Value struct {
+	kind Kind
+	i    int64 // KindInt, KindDuration, KindBool (0 or 1)
+	f    float64
+	s    string // KindString, kindText, kindNumber (the JSON literal)
+}
+
+// Int returns an int Value.
+func Int(v int64) Value { return Value{kind: KindInt, i: v} }
+
+// Float returns a float Value.
+func Float(v float64) Value { return Value{kind: KindFloat, f: v} }
+
+// Duration returns a duration Value.
+func Duration(v time.Duration) Value { return Value{kind: KindDuration, i: int64(v)} }
+
+// Bool returns a bool Value.
+func Bool(v bool) Value {
+	if v {
+		return Value{kind: KindBool, i: 1}
+	}
+	return Value{kind: KindBool}
+}
+
+// String returns a string Value (for string and enum knobs).
+func String(v string) Value { return Value{kind: KindString, s: v} }
+
+// Kind returns the value's kind.
+func (v Value) Kind() Kind { return v.kind }
+
+// IsValid reports whether v holds a value (its Kind is not 0).
+func (v Value) IsValid() bool { return v.kind != 0 }
+
+// Int returns an int value, or 0 for another kind.
+func (v Value) Int() int64 {
+	if v.kind == KindInt {
+		return v.i
+	}
+	return 0
+}
+
+// Float returns a float value (an int converted), or 0 for another kind.
+func (v Value) Float() float64 {
+	switch v.kind {
+	case KindFloat:
+		return v.f
+	case KindInt:
+		return float64(v.i)
+	}
+	return 0
+}
+
+// Duration returns a duration value, or 0 for another kind.
+func (v Value) Duration() time.Duration {
+	if v.kind == KindDuration {
+		return time.Duration(v.i)
+	}
+	return 0
+}
+
+// Bool returns a bool value, or false for another kind.
+func (v Value) Bool() bool { return v.kind == KindBool && v.i == 1 }
+
+// String formats the value as the HTTP API shows it ("42", "0.5", "250ms",
+// "true"); for a string value it is the string itself.
+func (v Value) String() string {
+	switch v.kind {
+	case KindInt:
+		return strconv.FormatInt(v.i, 10)
+	case KindFloat:
+		return strconv.FormatFloat(v.f, 'g', -1, 64)
+	case KindDuration:
+		return time.Duration(v.i).String()
+	case KindBool:
+		return strconv.FormatBool(v.i == 1)
+	case KindString, kindText, kindNumber:
+		return v.s
+	}
+	return "<invalid>"
+}
+
+// MarshalJSON encodes the value as a JSON number, string or bool.
+func (v Value) MarshalJSON() ([]byte, error) {
+	switch v.kind {
+	case KindInt:
+		return strconv.AppendInt(nil, v.i, 10), nil
+	case KindFloat:
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+			return nil, fmt.Errorf("control: cannot encode %v as JSON", v.f)
+		}
+		return strconv.AppendFloat(nil, v.f, 'g', -1, 64), nil
+	case KindBool:
+		return strconv.AppendBool(nil, v.i == 1), nil
+	case KindDuration, KindString, kindText:
+		return json.Marshal(v.String())
+	case kindNumber:
+		return []byte(v.s), nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON decodes a JSON number, string or bool; null and other JSON types
+// are errors. The result takes its final kind when checked against a knob.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return fmt.Errorf("control: empty value")
+	}
+	switch b[0] {
+	case 't', 'f':
+		var x bool
+		if err := json.Unmarshal(b, &x); err != nil {
+			return err
+		}
+		*v = Bool(x)
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*v = Value{kind: kindText, s: s}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		if err := json.Unmarshal(b, &n); err != nil {
+			return err
+		}
+		*v = Value{kind: kindNumber, s: n.String()}
+	default:
+		return fmt.Errorf("control: a value is a JSON number, string or bool, not %.20s", b)
+	}
+	return nil
+}
+
+// coerce converts v to kind k, or explains why it cannot.
+func coerce(k Kind, v Value) (Value, string) {
+	switch k {
+	case KindInt:
+		switch v.kind {
+		case KindInt:
+			return v, ""
+		case kindNumber:
+			if i, err := strconv.ParseInt(v.s, 10, 64); err == nil {
+				return Int(i), ""
+			}
+			f, err := strconv.ParseFloat(v.s, 64)
+			if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				return Int(int64(f)), ""
+			}
+			return Value{}, "not an integer"
+		}
+	case KindFloat:
+		switch v.kind {
+		case KindFloat, KindInt:
+			f := v.Float()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return Value{}, "not a finite number"
+			}
+			return Float(f), ""
+		case kindNumber:
+			f, err := strconv.ParseFloat(v.s, 64)
+			if err != nil || math.IsInf(f, 0) {
+				return Value{}, "not a finite number"
+			}
+			return Float(f), ""
+		}
+	case KindDuration:
+		switch v.kind {
+		case KindDuration:
+			return v, ""
+		case kindText, KindString:
+			d, err := time.ParseDuration(v.s)
+			if err != nil {
+				return Value{}, "not a duration such as \"250ms\""
+			}
+			return Duration(d), ""
+		}
+	case KindBool:
+		if v.kind == KindBool {
+			return v, ""
+		}
+	case KindString:
+		if v.kind == KindString || v.kind == kindText {
+			return String(v.s), ""
+		}
+	}
+	return Value{}, fmt.Sprintf("a %s knob does not take a %s", k, v.kind)
+}
