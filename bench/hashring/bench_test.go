@@ -1,0 +1,95 @@
+package hashringbench
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sink string
+
+// benchKeys are the lookup keys: 1<<14 distinct strings, cycled, so every
+// implementation hashes the same strings.
+var benchKeys = func() []string {
+	keys := make([]string, 1<<14)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("user:%d:profile", i)
+	}
+	return keys
+}()
+
+// BenchmarkLookup is one goroutine routing keys: hashing the string key included.
+func BenchmarkLookup(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		ms := equalFleet(n)
+		for _, im := range impls {
+			r := im.build(ms)
+			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					sink = r.lookup(benchKeys[i&(len(benchKeys)-1)])
+					i++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLookupParallel is GOMAXPROCS goroutines sharing one router: with 2 cores,
+// ns/op half of BenchmarkLookup's means perfect scaling.
+func BenchmarkLookupParallel(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		ms := equalFleet(n)
+		for _, im := range impls {
+			r := im.build(ms)
+			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					i, id := 0, ""
+					for pb.Next() {
+						id = r.lookup(benchKeys[i&(len(benchKeys)-1)])
+						i++
+					}
+					_ = id
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkBuild builds a router for n nodes of 26-126 "cores" from scratch
+// (unweighted peers get the same IDs without weights).
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		ms := coreFleet(n)
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = im.build(ms)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLeave is the cost of deriving the ring after one node leaves, for the
+// implementations with an incremental removal (tierkit derives a new immutable ring;
+// maglev rebuilds its table with the node marked dead).
+func BenchmarkLeave(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		ms := coreFleet(n)
+		for _, im := range impls {
+			if im.name != "tierkit" && im.name != "go-maglev" && im.name != "serialx" {
+				continue
+			}
+			r := im.build(ms)
+			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = r.remove(ms[n/2].id)
+				}
+			})
+		}
+	}
+}
