@@ -51,9 +51,12 @@ type Engine interface {
 	Get(ctx context.Context, version uint64, key []byte) (value []byte, found bool, err error)
 	// Scan appends to dst the key, value pairs (flattened) of [begin, end)
 	// at version, ascending or descending, at most limit pairs (limit <= 0:
-	// all).
+	// all). The appended slices must stay valid and unmodified after the
+	// call (the transaction returns them to its caller); dst is reused.
 	Scan(ctx context.Context, version uint64, begin, end []byte, limit int, reverse bool, dst [][]byte) ([][]byte, error)
-	// Commit validates and applies req, returning the commit version.
+	// Commit validates and applies req, returning the commit version. The
+	// engine must not keep req or its slices after returning: the
+	// transaction reuses them.
 	Commit(ctx context.Context, req *CommitRequest) (uint64, error)
 }
 

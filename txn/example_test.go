@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tierkit/tierkit/memkv"
 	"github.com/tierkit/tierkit/txn"
@@ -43,4 +44,27 @@ func ExampleRun() {
 	})
 	fmt.Println(v, err)
 	// Output: 1 <nil>
+}
+
+// A gateway holds transactions for thin clients by id, and reaps those the
+// clients abandon.
+func ExampleManager() {
+	ctx := context.Background()
+	s, _ := memkv.New(memkv.Config{})
+	m, _ := txn.NewManager(s, txn.ManagerConfig{IdleTimeout: time.Minute})
+
+	id, _ := m.Begin(txn.Options{})
+	_ = m.Put(id, []byte("cart/1"), []byte("book"))
+	v, ok, _ := m.Get(ctx, id, []byte("cart/1")) // read-your-writes
+	fmt.Println(string(v), ok)
+	_, err := m.Commit(ctx, id)
+	fmt.Println(err)
+
+	abandoned, _ := m.Begin(txn.Options{})
+	_ = m.Put(abandoned, []byte("cart/2"), []byte("pen"))
+	fmt.Println(m.Reap(time.Now().Add(2*time.Minute)), m.Stats().ReapedIdle)
+	// Output:
+	// book true
+	// <nil>
+	// 1 1
 }

@@ -19,20 +19,8 @@ import (
 // of unknown outcome count as committed exactly when their appends are
 // visible.
 func checkListAppend(hist []*htx, final map[string]string) []string {
-	var bad []string
-	lists := map[string][]int{}
-	writer := map[int]int{} // appended value -> transaction id
-	pos := map[int]int{}    // appended value -> index in its final list
-	for k, v := range final {
-		l := parseList(v)
-		lists[k] = l
-		for i, x := range l {
-			if _, dup := pos[x]; dup {
-				bad = append(bad, fmt.Sprintf("value %d appears twice", x))
-			}
-			pos[x] = i
-		}
-	}
+	lists, pos, bad := appendIndex(final) // pos: appended value -> index in its final list
+	writer := map[int]int{}               // appended value -> transaction id
 	byID := map[int]*htx{}
 	for _, h := range hist {
 		byID[h.id] = h
@@ -102,6 +90,23 @@ func checkListAppend(hist []*htx, final map[string]string) []string {
 		bad = append(bad, fmt.Sprintf("dependency cycle among transactions %v", c))
 	}
 	return bad
+}
+
+// appendIndex maps every value of the final lists to its position, and
+// reports values that appear twice.
+func appendIndex(final map[string]string) (lists map[string][]int, pos map[int]int, bad []string) {
+	lists, pos = map[string][]int{}, map[int]int{}
+	for k, v := range final {
+		l := parseList(v)
+		lists[k] = l
+		for i, x := range l {
+			if _, dup := pos[x]; dup {
+				bad = append(bad, fmt.Sprintf("value %d appears twice", x))
+			}
+			pos[x] = i
+		}
+	}
+	return lists, pos, bad
 }
 
 func parseList(s string) []int {

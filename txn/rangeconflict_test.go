@@ -67,21 +67,7 @@ func TestRandomRangeReadConflicts(t *testing.T) {
 		got := read(t1)
 		require.NoError(t, t1.Put(b("out"), b("x")))
 
-		w := &memkv.CommitRequest{ReadVersion: s.ReadVersion()}
-		for range 1 + r.IntN(2) {
-			if r.IntN(3) == 0 {
-				w.Sets = append(w.Sets, key(), nil)
-			} else {
-				w.Sets = append(w.Sets, key(), b(fmt.Sprint(r.IntN(9))))
-			}
-		}
-		if r.IntN(6) == 0 {
-			a, z := key(), key()
-			if bytes.Compare(a, z) > 0 {
-				a, z = z, a
-			}
-			w.Clears = [][]byte{a, z}
-		}
+		w := randomWrites(r, s.ReadVersion(), key)
 		_, err = s.Commit(ctx, w)
 		require.NoError(t, err)
 
@@ -108,4 +94,25 @@ func TestRandomRangeReadConflicts(t *testing.T) {
 	assert.Zero(t, missed)
 	assert.Positive(t, realConf, "the workload produces real conflicts")
 	assert.Less(t, rate, 0.5, "most aborts are real")
+}
+
+// randomWrites draws the concurrent transaction: one or two puts or deletes,
+// sometimes a range clear.
+func randomWrites(r *rand.Rand, rv uint64, key func() []byte) *memkv.CommitRequest {
+	w := &memkv.CommitRequest{ReadVersion: rv}
+	for range 1 + r.IntN(2) {
+		if r.IntN(3) == 0 {
+			w.Sets = append(w.Sets, key(), nil)
+		} else {
+			w.Sets = append(w.Sets, key(), b(fmt.Sprint(r.IntN(9))))
+		}
+	}
+	if r.IntN(6) == 0 {
+		a, z := key(), key()
+		if bytes.Compare(a, z) > 0 {
+			a, z = z, a
+		}
+		w.Clears = [][]byte{a, z}
+	}
+	return w
 }

@@ -29,6 +29,14 @@ type ManagerStats struct {
 	MemoryBytes int64 // gauge: bytes accounted to held transactions
 }
 
+// ConflictRate returns Conflicts / (Committed + Conflicts), or 0.
+func (s ManagerStats) ConflictRate() float64 {
+	if t := s.Committed + s.Conflicts; t > 0 {
+		return float64(s.Conflicts) / float64(t)
+	}
+	return 0
+}
+
 type mcounters struct {
 	begun, committed, rolledBack, failed, unknown           atomic.Uint64
 	conflicts, conflictsKey, conflictsRange, tooOld, tooBig atomic.Uint64

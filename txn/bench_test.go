@@ -1,0 +1,86 @@
+package txn_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+var (
+	benchKeys = func() [][]byte {
+		ks := make([][]byte, 1024)
+		for i := range ks {
+			ks[i] = []byte(fmt.Sprintf("key%08d", i))
+		}
+		return ks
+	}()
+	benchVal = []byte("value-0123456789")
+	sinkB    []byte
+)
+
+// BenchmarkPutGet: write then read back inside a transaction, 1024
+// operations per transaction.
+func BenchmarkPutGet(b *testing.B) {
+	s := newStore(b, memkv.Config{})
+	var tx *txn.Tx
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%1024 == 0 {
+			if tx != nil {
+				tx.Rollback()
+			}
+			tx, _ = txn.Begin(s, txn.Options{})
+		}
+		k := benchKeys[i%1024]
+		_ = tx.Put(k, benchVal)
+		sinkB, _, _ = tx.Get(ctx, k)
+		i++
+	}
+}
+
+// BenchmarkPutGetNaive is the baseline: a map of copied values, no
+// savepoints, budgets or ordering.
+func BenchmarkPutGetNaive(b *testing.B) {
+	var m map[string][]byte
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%1024 == 0 {
+			m = make(map[string][]byte)
+		}
+		k := benchKeys[i%1024]
+		m[string(k)] = append([]byte(nil), benchVal...)
+		sinkB = m[string(k)]
+		i++
+	}
+}
+
+// BenchmarkManagerParallel: thin-client transactions (begin, read, write,
+// commit) through one shared Manager from all cores.
+func BenchmarkManagerParallel(b *testing.B) {
+	s := newStore(b, memkv.Config{})
+	m, err := txn.NewManager(s, txn.ManagerConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			id, err := m.Begin(txn.Options{})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _, _ = m.Get(ctx, id, benchKeys[i%1024])
+			_ = m.Put(id, benchKeys[(i*7+1)%1024], benchVal)
+			_, _ = m.Commit(ctx, id)
+			i++
+		}
+	})
+	st := m.Stats()
+	b.ReportMetric(st.ConflictRate(), "conflict-rate")
+}
