@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tierkit/tierkit/shed"
 )
@@ -125,7 +126,9 @@ func BenchmarkTryAcquireParallel(b *testing.B) {
 // BenchmarkShedBucketFull measures the slow path under overload: a full bucket sheds
 // (the flooding tenant's common case), allocation-free.
 func BenchmarkShedBucketFull(b *testing.B) {
-	s, _ := shed.New(shed.Config{Capacity: shed.Fixed(1), MaxQueue: 1})
+	// The waiter must outlive the benchmark: with a short deadline it would leave
+	// and each op would queue instead of being shed.
+	s, _ := shed.New(shed.Config{Capacity: shed.Fixed(1), MaxQueue: 1, QueueDeadline: time.Hour, StandingDeadline: time.Hour})
 	hold, _ := s.TryAcquire("x", 0, 1)
 	defer hold()
 	done := make(chan struct{})

@@ -241,8 +241,10 @@ func (s *Scheduler[T]) Expire(now time.Time, expired func(T)) {
 
 // Remove takes the request of h out of its bucket and reports whether it was still
 // queued. reason is counted as the request's shed reason; zero counts it as
-// canceled by its caller.
+// canceled by its caller. It panics on a reason that is not one of the Reason
+// constants.
 func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
+	mustReason(reason)
 	n := h.n
 	if n == nil || n.gen != h.gen {
 		return false
@@ -336,6 +338,12 @@ func (s *Scheduler[T]) at(now time.Time) int64 {
 		s.epoch, s.started = now, true
 	}
 	return int64(now.Sub(s.epoch))
+}
+
+func mustReason(r Reason) {
+	if int(r) >= numReasons {
+		panic("shed: invalid reason " + r.String())
+	}
 }
 
 func clamp(p, n int) int {

@@ -306,3 +306,16 @@ func TestReasonsAndErrors(t *testing.T) {
 	assert.Nil(t, shed.ErrorFor(0))
 	assert.Equal(t, "invalid reason", shed.Reason(0).String())
 }
+
+func TestSchedulerInvalidReasonPanics(t *testing.T) {
+	s := newSched(t, shed.Config{})
+	h, _, err := s.Push(t0, "A", 0, 1, req{})
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "shed: invalid reason invalid reason", func() { s.Remove(t0, h, 99) })
+	assert.Panics(t, func() { s.Refuse(t0, "A", 0, 99) })
+	s.Refuse(t0, "A", 1, 0)
+	s.Refuse(t0, "A", 1, shed.ReasonNoCapacity)
+	b := s.Tenant(nil, "A")
+	assert.Equal(t, int64(1), b[1].Canceled)
+	assert.Equal(t, int64(1), b[1].ShedNoCapacity)
+}

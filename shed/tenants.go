@@ -168,8 +168,10 @@ func (t *tenantState[T]) appendStats(dst []BucketStats) []BucketStats {
 
 // Refuse records against its bucket a request refused without queueing, for
 // instance with ReasonNoCapacity or ReasonClosed; reason zero counts it as
-// canceled by its caller.
+// canceled by its caller. It panics on a reason that is not one of the Reason
+// constants.
 func (s *Scheduler[T]) Refuse(now time.Time, tenant string, priority int, reason Reason) {
+	mustReason(reason)
 	s.observe(s.at(now))
 	t := s.touch(tenant)
 	b := &t.buckets[clamp(priority, len(t.buckets))]
