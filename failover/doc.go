@@ -79,6 +79,7 @@
 // knob realized at 59.8% through Table.Pick, ring proportions 70.0/30.0 over uncapped
 // runs. Baselines in the same run: health-only priorities (Envoy) 115 region-minutes
 // above 90% (peak 0.94), a fixed 80%-mean threshold 23 (6.1 reversals/hour), a
-// 30-minute epoch table 34. One Step over 6 regions of 60 hosts costs about 20 us
-// (`go test -bench . ./failover/`), Pick about 45 ns.
+// 30-minute epoch table 34. One Step over 6 regions of 60 hosts costs about 18 us,
+// 48 regions about 150-210 us, and Table.Pick 45 ns quiet / 82 ns contended, 0
+// allocations (`go test -run '^$' -bench . -count 8 ./failover/`).
 package failover
