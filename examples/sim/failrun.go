@@ -41,131 +41,170 @@ type failResult struct {
 // runFailover runs the world under one router.
 func runFailover(p failParams, seed uint64, ctl router) failResult {
 	w := newWorld(p, seed)
-	n := len(w.regions)
-	res := failResult{ctl: ctl.name(), MinLead: math.MaxInt, CPU: make([][]float64, n), RingA1: math.NaN()}
+	ft := newFailTracker(ctl.name(), len(w.regions))
 	var routes []route
-	prev := map[[2]int]bool{}
-	spillStart := make([]int, n)
-	for i := range spillStart {
-		spillStart[i] = -1
-	}
-	prevHome := make([]float64, n)
-	var idleRuns, changes, reversals int
-	lastShare, dir := make([]float64, n), make([]int, n)
-	var ringA1, ringAll float64
 	for t := range p.Runs {
-		demand, capacity := make([]float64, n), make([]float64, n)
-		for i := range w.regions {
-			demand[i], capacity[i] = w.demand(i, t), w.capacity(i, t)
-		}
-		served := slices0(demand)
-		out := make([]bool, n)
-		cross := 0.0
-		for _, r := range routes {
-			amt := r.share * demand[r.from]
-			served[r.from] -= amt
-			served[r.to] += amt
-			out[r.from] = true
-			cross += amt
-		}
-		var totD, totS, totC float64
-		cpu := make([][]float64, n)
-		idle := true
+		demand, capacity, served, cross := traffic(w, t, routes)
+		cpu := make([][]float64, len(w.regions))
 		for i := range w.regions {
 			cpu[i] = w.hostCPU(i, served[i]/capacity[i])
-			totD += demand[i]
-			totS += served[i]
-			totC += capacity[i]
-			home := demand[i] / capacity[i]
-			if home > 0.75 {
-				idle = false
-			}
-			switch {
-			case out[i] && spillStart[i] < 0:
-				spillStart[i] = t
-			case !out[i]:
-				spillStart[i] = -1
-			}
-			if t > 0 && prevHome[i] < 0.9 && home >= 0.9 {
-				res.Crossings++
-				lead := -1
-				if spillStart[i] >= 0 {
-					lead = t - spillStart[i]
-				}
-				res.MinLead = min(res.MinLead, lead)
-			}
-			prevHome[i] = home
 		}
-		headroom := 1-totS/totC >= 0.15
-		for i := range w.regions {
-			m := meanOf(cpu[i])
-			res.CPU[i] = append(res.CPU[i], m)
-			res.PeakCPU = math.Max(res.PeakCPU, m)
-			if m > 0.9 {
-				res.Over90All++
-				if headroom {
-					res.Over90++
-				}
-			}
-		}
-		for _, r := range routes {
-			res.RecvPeak = math.Max(res.RecvPeak, res.CPU[r.to][t])
-			if r.from == 1 && (r.to == 0 || r.to == 2) {
-				ringAll += r.share
-				if r.to == 0 {
-					ringA1 += r.share
-				}
-			}
-		}
-		res.Cross = append(res.Cross, cross/totD)
-		if idle {
-			res.CrossIdle += cross / totD
-			idleRuns++
-		}
+		ft.observe(t, routes, demand, capacity, served, cpu, cross)
 		routes = ctl.step(t, w, demand, capacity, cpu)
-		outShare := make([]float64, n)
-		for _, r := range routes {
-			outShare[r.from] += r.share
-		}
-		for i := range outShare {
-			d := outShare[i] - lastShare[i]
-			if math.Abs(d) < 0.005 {
-				continue
-			}
-			nd := 1
-			if d < 0 {
-				nd = -1
-			}
-			if dir[i] != 0 && nd != dir[i] {
-				reversals++
-			}
-			dir[i], lastShare[i] = nd, outShare[i]
-		}
-		now := map[[2]int]bool{}
-		for _, r := range routes {
-			now[[2]int{r.from, r.to}] = true
-			if !prev[[2]int{r.from, r.to}] {
-				changes++
-			}
-		}
-		for k := range prev {
-			if !now[k] {
-				changes++
-			}
-		}
-		prev = now
+		ft.routed(routes)
 	}
-	if idleRuns > 0 {
-		res.CrossIdle /= float64(idleRuns)
+	return ft.finish(p)
+}
+
+// traffic returns run t's demand, capacity and served load per region under routes,
+// and the rate served cross-region.
+func traffic(w *world, t int, routes []route) (demand, capacity, served []float64, cross float64) {
+	n := len(w.regions)
+	demand, capacity = make([]float64, n), make([]float64, n)
+	for i := range w.regions {
+		demand[i], capacity[i] = w.demand(i, t), w.capacity(i, t)
+	}
+	served = slices0(demand)
+	for _, r := range routes {
+		amt := r.share * demand[r.from]
+		served[r.from] -= amt
+		served[r.to] += amt
+		cross += amt
+	}
+	return demand, capacity, served, cross
+}
+
+// failTracker accumulates a failResult run by run.
+type failTracker struct {
+	res                        failResult
+	prev                       map[[2]int]bool
+	spillStart                 []int
+	prevHome, lastShare        []float64
+	dir                        []int
+	idleRuns, changes, reverse int
+	ringA1, ringAll            float64
+}
+
+func newFailTracker(name string, n int) *failTracker {
+	ft := &failTracker{
+		res:        failResult{ctl: name, MinLead: math.MaxInt, CPU: make([][]float64, n), RingA1: math.NaN()},
+		prev:       map[[2]int]bool{},
+		spillStart: make([]int, n),
+		prevHome:   make([]float64, n),
+		lastShare:  make([]float64, n),
+		dir:        make([]int, n),
+	}
+	for i := range ft.spillStart {
+		ft.spillStart[i] = -1
+	}
+	return ft
+}
+
+// observe records run t under the routes in force.
+func (ft *failTracker) observe(t int, routes []route, demand, capacity, served []float64, cpu [][]float64, cross float64) {
+	res := &ft.res
+	out := make([]bool, len(demand))
+	for _, r := range routes {
+		out[r.from] = true
+	}
+	var totD, totS, totC float64
+	idle := true
+	for i := range demand {
+		totD, totS, totC = totD+demand[i], totS+served[i], totC+capacity[i]
+		home := demand[i] / capacity[i]
+		idle = idle && home <= 0.75
+		switch {
+		case out[i] && ft.spillStart[i] < 0:
+			ft.spillStart[i] = t
+		case !out[i]:
+			ft.spillStart[i] = -1
+		}
+		if t > 0 && ft.prevHome[i] < 0.9 && home >= 0.9 {
+			res.Crossings++
+			lead := -1
+			if ft.spillStart[i] >= 0 {
+				lead = t - ft.spillStart[i]
+			}
+			res.MinLead = min(res.MinLead, lead)
+		}
+		ft.prevHome[i] = home
+	}
+	headroom := 1-totS/totC >= 0.15
+	for i := range demand {
+		m := meanOf(cpu[i])
+		res.CPU[i] = append(res.CPU[i], m)
+		res.PeakCPU = math.Max(res.PeakCPU, m)
+		if m > 0.9 {
+			res.Over90All++
+			if headroom {
+				res.Over90++
+			}
+		}
+	}
+	for _, r := range routes {
+		res.RecvPeak = math.Max(res.RecvPeak, res.CPU[r.to][t])
+		if r.from == 1 && (r.to == 0 || r.to == 2) {
+			ft.ringAll += r.share
+			if r.to == 0 {
+				ft.ringA1 += r.share
+			}
+		}
+	}
+	res.Cross = append(res.Cross, cross/totD)
+	if idle {
+		res.CrossIdle += cross / totD
+		ft.idleRuns++
+	}
+}
+
+// routed records the table a router published: route on/off changes and reversals
+// of each region's total spill share.
+func (ft *failTracker) routed(routes []route) {
+	outShare := make([]float64, len(ft.lastShare))
+	now := map[[2]int]bool{}
+	for _, r := range routes {
+		outShare[r.from] += r.share
+		now[[2]int{r.from, r.to}] = true
+		if !ft.prev[[2]int{r.from, r.to}] {
+			ft.changes++
+		}
+	}
+	for k := range ft.prev {
+		if !now[k] {
+			ft.changes++
+		}
+	}
+	ft.prev = now
+	for i := range outShare {
+		d := outShare[i] - ft.lastShare[i]
+		if math.Abs(d) < 0.005 {
+			continue
+		}
+		nd := 1
+		if d < 0 {
+			nd = -1
+		}
+		if ft.dir[i] != 0 && nd != ft.dir[i] {
+			ft.reverse++
+		}
+		ft.dir[i], ft.lastShare[i] = nd, outShare[i]
+	}
+}
+
+func (ft *failTracker) finish(p failParams) failResult {
+	res := ft.res
+	if ft.idleRuns > 0 {
+		res.CrossIdle /= float64(ft.idleRuns)
 	}
 	if res.MinLead == math.MaxInt {
 		res.MinLead = 0
 	}
-	if ringAll > 0 {
-		res.RingA1 = ringA1 / ringAll
+	if ft.ringAll > 0 {
+		res.RingA1 = ft.ringA1 / ft.ringAll
 	}
-	res.ReversalsPerHour = float64(reversals) / (float64(p.Runs) / 60)
-	res.RouteChangesPerHour = float64(changes) / (float64(p.Runs) / 60)
+	hours := float64(p.Runs) / 60
+	res.ReversalsPerHour = float64(ft.reverse) / hours
+	res.RouteChangesPerHour = float64(ft.changes) / hours
 	return res
 }
 
@@ -260,19 +299,10 @@ func runKnob(p failParams, seed uint64, knob float64) knobResult {
 
 // simulate runs the world under r (fluid traffic model) and calls after each run.
 func simulate(p failParams, w *world, r router, after func(t int)) {
-	n := len(w.regions)
 	var routes []route
 	for t := range p.Runs {
-		demand, capacity := make([]float64, n), make([]float64, n)
-		for i := range w.regions {
-			demand[i], capacity[i] = w.demand(i, t), w.capacity(i, t)
-		}
-		served := slices0(demand)
-		for _, rt := range routes {
-			served[rt.from] -= rt.share * demand[rt.from]
-			served[rt.to] += rt.share * demand[rt.from]
-		}
-		cpu := make([][]float64, n)
+		demand, capacity, served, _ := traffic(w, t, routes)
+		cpu := make([][]float64, len(w.regions))
 		for i := range w.regions {
 			cpu[i] = w.hostCPU(i, served[i]/capacity[i])
 		}
