@@ -128,7 +128,13 @@ func (b *Batcher[G, Req, Resp]) openLocked(cfg *Config[Req], sh *shard[G, Req, R
 	bt.done = make(chan struct{})
 	grp.pending = bt
 	b.wg.Add(1) // released by the timer func, or by closeBatchLocked if Stop wins
-	bt.timer = time.AfterFunc(cfg.Linger, func() { b.lingerEnded(bt) })
+	if bt.timer == nil {
+		bt.timer = time.AfterFunc(cfg.Linger, func() { b.lingerEnded(bt) })
+	} else {
+		// A recycled batch keeps its timer: it is stopped or its func has
+		// released its reference, so this arming cannot meet a stale one.
+		bt.timer.Reset(cfg.Linger)
+	}
 	return bt
 }
 
@@ -196,12 +202,19 @@ func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp]) {
 	cfg := b.cfg.Load()
 	start := time.Now()
 	reqs, out, slotOf := bt.compact(cfg.Key)
-	var err error = &PanicError{Value: errGoexit} // replaced unless the flush Goexits
-	defer func() { b.finish(cfg, bt, out, slotOf, err, time.Since(start)) }()
+	var err error
+	returned := false
+	defer func() {
+		if !returned { // the flush called runtime.Goexit
+			err = &PanicError{Value: errGoexit}
+		}
+		b.finish(cfg, bt, out, slotOf, err, time.Since(start))
+	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.FlushTimeout)
 	defer cancel()
 	err = b.call(ctx, bt.key, reqs, out)
+	returned = true
 }
 
 // call runs the flush func, turning a panic into a *PanicError.
@@ -288,7 +301,7 @@ func (b *Batcher[G, Req, Resp]) release(bt *batch[G, Req, Resp]) {
 	clear(bt.reqs) // let requests and responses be collected
 	clear(bt.res)
 	var zero G
-	*bt = batch[G, Req, Resp]{reqs: bt.reqs[:0], sizes: bt.sizes[:0], gone: bt.gone[:0], res: bt.res[:0], key: zero}
+	*bt = batch[G, Req, Resp]{reqs: bt.reqs[:0], sizes: bt.sizes[:0], gone: bt.gone[:0], res: bt.res[:0], key: zero, timer: bt.timer}
 	b.pool.Put(bt)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -169,25 +170,41 @@ func heapInUse() uint64 {
 // batcher survives it (real time, checked with internal/leak).
 func TestCloseLeavesNoGoroutine(t *testing.T) {
 	leak.Check(t)
+	const groups = 50
 	r := newRecorder()
-	r.delay.Store(int64(5 * time.Millisecond))
-	b := newBatcher(t, batcher.Config[item]{MaxItems: 3, Linger: time.Hour}, r)
+	gate := make(chan struct{})
+	var started atomic.Int64
+	flush := func(ctx context.Context, g int, reqs []item, out []batcher.Result[int]) error {
+		started.Add(int64(len(reqs)))
+		<-gate // the backend is busy until the test opens the gate
+		return r.flush(ctx, g, reqs, out)
+	}
+	b, err := batcher.New(batcher.Config[item]{MaxItems: 3, Linger: time.Hour}, flush)
+	require.NoError(t, err)
 	var wg sync.WaitGroup
-	outs := make([]outcome, 200)
+	outs := make([]outcome, 4*groups) // per group: one full batch in flight, one item pending
 	for i := range outs {
 		wg.Go(func() {
-			v, err := b.Do(context.Background(), i%50, item{ID: i, Group: i % 50})
+			v, err := b.Do(context.Background(), i%groups, item{ID: i, Group: i % groups})
 			outs[i] = outcome{ID: i, Resp: v, Err: err}
 		})
 	}
-	for b.Stats().PendingItems+int(b.Stats().Items)+b.Stats().InFlightItems < len(outs) {
+	for started.Load() < 3*groups || b.Stats().PendingItems < groups {
 		runtime.Gosched() // until every caller is in a batch
 	}
-	require.NoError(t, b.Close())
+	closed := make(chan struct{})
+	go func() {
+		assert.NoError(t, b.Close())
+		close(closed)
+	}()
+	close(gate)
+	<-closed
 	wg.Wait()
 	require.Empty(t, checkOutcomes(r, outs))
 	for _, o := range outs {
 		require.NoError(t, o.Err, "Close flushes what is pending")
 	}
-	assert.Equal(t, uint64(len(outs)), b.Stats().Items)
+	s := b.Stats()
+	assert.Equal(t, uint64(len(outs)), s.Items)
+	assert.Equal(t, uint64(2*groups), s.Batches)
 }
