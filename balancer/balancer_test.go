@@ -311,3 +311,41 @@ func TestHotOutliersAfterFlatStart(t *testing.T) {
 	m.noise = 0
 	assert.Less(t, m.maxMean(), 1.06)
 }
+
+// TestConcurrentUse: Step, SetConfig and Stats from several goroutines (run under
+// -race); every result keeps its invariants and every run is counted.
+func TestConcurrentUse(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	done := make(chan struct{})
+	for g := range 3 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			m := newModel(uint64(20+g), 100, func(i int) float64 { return 0.9 + 0.002*float64(i) }, 4)
+			for i := range 100 {
+				res, err := b.Step(t0, m.observe())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, d := range res.Hosts {
+					if d.New < 0.05 || d.New > 20 || math.IsNaN(d.New) {
+						t.Errorf("weight %v out of bounds", d.New)
+						return
+					}
+				}
+				m.apply(res)
+				_ = b.Stats()
+				if i%25 == 0 {
+					if err := b.SetConfig(balancer.Config{Gain: 0.4 + 0.1*float64(g)}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 3 {
+		<-done
+	}
+	assert.Equal(t, uint64(300), b.Stats().Runs)
+}
