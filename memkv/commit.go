@@ -165,7 +165,7 @@ func (s *Store) rangeLogAfter(rv uint64) []rangeWrite {
 // keyWrittenAfter returns the newest version after rv that wrote k, or 0.
 func (s *Store) keyWrittenAfter(k []byte, rv uint64, log []rangeWrite) uint64 {
 	var w uint64
-	if n := s.shardOf(k).l.get(k); n != nil {
+	if n := s.idx.get(k); n != nil {
 		if h := n.head.Load(); h != nil && h.ver > rv {
 			w = h.ver
 		}
@@ -247,7 +247,11 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 		}
 		sh := s.shardOf(k)
 		sh.mu.Lock()
-		n := sh.l.getOrInsert(k)
+		n := s.idx.get(k) // under sh.mu: GC cannot unlink it meanwhile
+		if n == nil {
+			n = sh.l.getOrInsert(k)
+			s.idx.put(n)
+		}
 		if old := n.head.Load(); old == nil {
 			sh.keys.Add(1)
 		} else {

@@ -95,6 +95,7 @@ func (s *Store) sweepLocked(sh *shard, n *node, h uint64) {
 		// Readers at or above h see the key as absent either way, and no
 		// validation looks at versions <= h.
 		sh.l.remove(n.key)
+		s.idx.del(n.key)
 		sh.keys.Add(-1)
 		freed++
 	}

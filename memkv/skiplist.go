@@ -100,15 +100,6 @@ func (l *list) seekLT(k []byte) *node {
 	return x
 }
 
-// get returns the node for k, or nil.
-func (l *list) get(k []byte) *node {
-	n := l.seekGE(k)
-	if n != nil && bytes.Equal(n.key, k) {
-		return n
-	}
-	return nil
-}
-
 // getOrInsert returns the node for k, inserting an empty one (no versions) if
 // absent. The key is copied. Writer only.
 func (l *list) getOrInsert(k []byte) *node {

@@ -43,14 +43,15 @@ type CommitRequest = struct {
 // optimistic commit validation and a change feed. Create it with [New]; it is
 // safe for concurrent use and must not be copied.
 //
-// Reads never lock: each range shard is a skiplist whose readers only follow
-// atomic pointers. Commits are sequenced by one mutex (validation needs a
+// Range reads never lock: each range shard is a skiplist whose readers only
+// follow atomic pointers; point reads use a striped hash index of the nodes. Commits are sequenced by one mutex (validation needs a
 // single order) and lock only the shards they write, so the incremental GC of
 // one shard does not stall commits to others.
 type Store struct {
 	cfg     atomic.Pointer[Config]
 	splits  [][]byte // immutable after New
 	shards  []*shard // immutable after New
+	idx     *index   // key -> node, for point reads and validation
 	visible atomic.Uint64
 	horizon atomic.Uint64
 
@@ -91,7 +92,7 @@ func New(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
-	s := &Store{splits: c.Splits, idem: map[string]uint64{}}
+	s := &Store{splits: c.Splits, idem: map[string]uint64{}, idx: newIndex()}
 	for i := 0; i <= len(c.Splits); i++ {
 		s.shards = append(s.shards, &shard{l: newList(uint64(i)*0x9e3779b97f4a7c15 + 1)})
 	}
@@ -134,7 +135,7 @@ func (s *Store) Get(ctx context.Context, version uint64, key []byte) ([]byte, bo
 	s.st.reads.Add(1)
 	var val []byte
 	var ok bool
-	if n := s.shardOf(key).l.get(key); n != nil {
+	if n := s.idx.get(key); n != nil {
 		val, ok = n.visible(version)
 	}
 	// GC may have cut versions while we read: re-check the horizon.

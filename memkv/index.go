@@ -1,0 +1,58 @@
+package memkv
+
+import (
+	"hash/maphash"
+	"sync"
+	"unsafe"
+)
+
+// index maps keys to their skiplist nodes, so that point reads and point
+// validation cost a hash lookup instead of a skiplist search. It is striped:
+// a reader takes the read lock of one of 256 stripes for the lookup only.
+// Nodes enter it when first inserted and leave it when GC unlinks them, both
+// under the shard mutex, so a writer holding the shard mutex sees the index
+// and the skiplist agree.
+type index struct {
+	seed    maphash.Seed
+	stripes [256]stripe
+}
+
+type stripe struct {
+	mu sync.RWMutex     // protects m
+	m  map[string]*node // keys point into node.key
+	_  [32]byte         // keep stripes on separate cache lines
+}
+
+func newIndex() *index {
+	ix := &index{seed: maphash.MakeSeed()}
+	for i := range ix.stripes {
+		ix.stripes[i].m = make(map[string]*node)
+	}
+	return ix
+}
+
+func (ix *index) stripe(k []byte) *stripe {
+	return &ix.stripes[maphash.Bytes(ix.seed, k)&255]
+}
+
+func (ix *index) get(k []byte) *node {
+	st := ix.stripe(k)
+	st.mu.RLock()
+	n := st.m[string(k)]
+	st.mu.RUnlock()
+	return n
+}
+
+func (ix *index) put(n *node) {
+	st := ix.stripe(n.key)
+	st.mu.Lock()
+	st.m[unsafe.String(unsafe.SliceData(n.key), len(n.key))] = n
+	st.mu.Unlock()
+}
+
+func (ix *index) del(k []byte) {
+	st := ix.stripe(k)
+	st.mu.Lock()
+	delete(st.m, string(k))
+	st.mu.Unlock()
+}
