@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/coalesce"
+	"github.com/tierkit/tierkit/internal/leak"
 )
 
 var errBackend = errors.New("backend down")
@@ -404,4 +405,39 @@ func TestPanicErrorMessage(t *testing.T) {
 	assert.Contains(t, err.Error(), "stack")
 	assert.NoError(t, errors.Unwrap(err))
 	assert.Equal(t, fmt.Sprint(coalesce.Stats{}.JoinRatio(), coalesce.Stats{}.CallsPerExecution()), "0 0")
+}
+
+// TestNoGoroutineLeft: the goroutines the group starts (fn for cancellable or
+// DoChan callers, ctx watchers of DoChan callers) all exit, whether the call
+// finishes, is abandoned, or its callers leave, in real time (outside synctest).
+func TestNoGoroutineLeft(t *testing.T) {
+	leak.Check(t)
+	var g coalesce.Group[int, int]
+	fn := func(ctx context.Context) (int, error) {
+		runtime.Gosched()
+		return 1, ctx.Err()
+	}
+	block := func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }
+	var wg sync.WaitGroup
+	for i := range 200 {
+		ctx, cancel := cancellable()
+		wg.Go(func() {
+			defer cancel()
+			switch i % 4 {
+			case 0:
+				_, _ = g.Do(ctx, i%7, fn)
+			case 1:
+				<-g.DoChan(ctx, i%7, fn)
+			case 2: // every caller leaves: abandoned
+				ch := g.DoChan(ctx, 100+i, block)
+				cancel()
+				<-ch
+			case 3:
+				<-g.DoChan(context.Background(), i%7, fn)
+			}
+		})
+	}
+	wg.Wait()
+	// The abandoned fns may still be returning; leak.Check waits for them.
+	assert.EqualValues(t, 50, g.Stats().Abandoned)
 }
