@@ -224,9 +224,9 @@ func (p *policy[K, V]) climb() {
 	}
 }
 
-// adjustStep sets adjust from the hit rate of a completed sample.
+// adjustStep sets adjust from the hit rate of a completed sample; between
+// samples adjust keeps what the last move could not do.
 func (p *policy[K, V]) adjustStep() {
-	p.adjust = 0
 	if !p.sketch.initialized() {
 		p.prevHitRate, p.hitsInSample, p.missesInSample = 0, 0, 0
 		return
@@ -262,6 +262,10 @@ func (p *policy[K, V]) adjustStep() {
 // growWindow moves up to adjust nodes from main (probation first) to the
 // window, with the matching share of protected's target.
 func (p *policy[K, V]) growWindow() {
+	if p.protected.cap == 0 {
+		p.adjust = 0
+		return
+	}
 	quota := min(p.adjust, p.protected.cap)
 	p.protected.cap -= quota
 	p.window.cap += quota
@@ -281,15 +285,17 @@ func (p *policy[K, V]) growWindow() {
 		}
 		p.window.pushFront(n)
 	}
-	// Give back what could not be moved.
+	// Give back what could not be moved, and try it again next time.
 	p.protected.cap += quota
 	p.window.cap -= quota
+	p.adjust = quota
 }
 
 // shrinkWindow moves up to -adjust nodes from the window to probation, keeping
 // a window of at least one.
 func (p *policy[K, V]) shrinkWindow() {
 	if p.window.cap <= 1 {
+		p.adjust = 0
 		return
 	}
 	quota := min(-p.adjust, p.window.cap-1)
@@ -304,4 +310,5 @@ func (p *policy[K, V]) shrinkWindow() {
 	}
 	p.protected.cap -= quota
 	p.window.cap += quota
+	p.adjust = -quota
 }

@@ -1,0 +1,96 @@
+package cache_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/tierkit/tierkit/cache"
+)
+
+// mutexMap is the naive baseline: a map under one mutex, no eviction.
+type mutexMap struct {
+	mu sync.Mutex
+	m  map[uint64]uint64
+}
+
+func (m *mutexMap) get(k uint64) (uint64, bool) {
+	m.mu.Lock()
+	v, ok := m.m[k]
+	m.mu.Unlock()
+	return v, ok
+}
+
+func benchKeys() []uint64 {
+	r := rand.New(rand.NewPCG(1, 2))
+	z := rand.NewZipf(r, 1.01, 1, 1<<14-1)
+	keys := make([]uint64, 1<<16)
+	for i := range keys {
+		keys[i] = z.Uint64()
+	}
+	return keys
+}
+
+// BenchmarkHit: parallel lookups of Zipf keys that are all cached.
+func BenchmarkHit(b *testing.B) {
+	keys := benchKeys()
+	b.Run("impl=cache", func(b *testing.B) {
+		c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 14})
+		for k := range uint64(1 << 14) {
+			c.Set(k, k)
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := rand.IntN(len(keys))
+			for pb.Next() {
+				c.TryGet(keys[i&(len(keys)-1)])
+				i++
+			}
+		})
+		b.ReportMetric(100*c.Stats().HitRatio(), "hit%")
+	})
+	b.Run("impl=mutexmap", func(b *testing.B) {
+		m := &mutexMap{m: map[uint64]uint64{}}
+		for k := range uint64(1 << 14) {
+			m.m[k] = k
+		}
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := rand.IntN(len(keys))
+			for pb.Next() {
+				m.get(keys[i&(len(keys)-1)])
+				i++
+			}
+		})
+	})
+}
+
+// BenchmarkGetLoad: read-through with a quarter-size cache, so misses load,
+// insert and evict.
+func BenchmarkGetLoad(b *testing.B) {
+	keys := benchKeys()
+	c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 12})
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := keys[i&(len(keys)-1)]
+		i++
+		_, _ = c.Get(ctx, k, func(context.Context) (uint64, error) { return k, nil })
+	}
+	s := c.Stats()
+	b.ReportMetric(100*s.HitRatio(), "hit%")
+}
+
+// BenchmarkApply: invalidation events on cached keys.
+func BenchmarkApply(b *testing.B) {
+	c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 12})
+	b.ReportAllocs()
+	var k uint64
+	for b.Loop() {
+		k++
+		c.Set(k&4095, k)
+		c.Apply(cache.Event[uint64, uint64]{Kind: cache.Write, Key: k & 4095, Version: k})
+	}
+}

@@ -1,0 +1,140 @@
+package cache_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/cache"
+)
+
+// TestStress races reads (Get, TryGet) against a change stream (write, refill,
+// delete and checkpoint events), Set, Delete and SetConfig, and checks after
+// every read that it never returns a version older than an event already
+// applied when the read started (no stale set), and that the size bound holds.
+// The larger randomized harness, against peers too, is in bench/cache.
+func TestStress(t *testing.T) {
+	const (
+		keys     = 64
+		readers  = 4
+		reads    = 20_000
+		capacity = 32
+	)
+	clock := &fakeClock{}
+	c := newCache[int, uint64](t, cache.Config[int]{Capacity: capacity, MaxStaleness: time.Millisecond, Clock: clock})
+	var version, applied [keys]atomic.Uint64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() { // the stream
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := uint64(1); !stop.Load(); i++ {
+			clock.Advance(10 * time.Microsecond)
+			k := r.IntN(keys)
+			v := version[k].Add(1)
+			switch r.IntN(8) {
+			case 0:
+				c.Apply(cache.Event[int, uint64]{Kind: cache.Delete, Key: k, Version: v})
+			case 1, 2:
+				c.Apply(cache.Event[int, uint64]{Kind: cache.Write, Key: k, Version: v, Value: v, Refill: true})
+			default:
+				c.Apply(cache.Event[int, uint64]{Kind: cache.Write, Key: k, Version: v})
+			}
+			applied[k].Store(v)
+			if i%16 == 0 {
+				c.Apply(cache.Event[int, uint64]{Kind: cache.Checkpoint, Version: i})
+			}
+			if i%1000 == 0 {
+				require.NoError(t, c.SetConfig(cache.Config[int]{Capacity: capacity/2 + r.IntN(capacity/2+1), MaxStaleness: time.Millisecond}))
+			}
+		}
+	})
+	var readersWG sync.WaitGroup
+	for id := range readers {
+		readersWG.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(id), 3))
+			for range reads {
+				k := r.IntN(keys)
+				floor := applied[k].Load()
+				var v uint64
+				var ok bool
+				switch r.IntN(10) {
+				case 0:
+					v, ok = c.TryGet(k)
+				case 1:
+					c.Delete(k)
+					continue
+				default:
+					var err error
+					v, err = c.Get(context.Background(), k, func(context.Context) (uint64, error) {
+						return version[k].Load(), nil
+					})
+					ok = err == nil
+				}
+				if ok && v < floor {
+					t.Errorf("key %d: read version %d after version %d was applied", k, v, floor)
+					return
+				}
+				if l := c.Len(); l > capacity {
+					t.Errorf("Len %d over capacity %d", l, capacity)
+					return
+				}
+			}
+		})
+	}
+	readersWG.Wait()
+	stop.Store(true)
+	wg.Wait()
+	s := c.Stats()
+	assert.Positive(t, s.Hits)
+	assert.Positive(t, s.Invalidations)
+	assert.Positive(t, s.Refills)
+	t.Logf("stats: %+v", s)
+}
+
+// FuzzCache applies arbitrary operations to a small cache and checks it against
+// a model: a hit returns exactly the value last stored for the key, a removed
+// key is a miss, and the size never exceeds the capacity.
+func FuzzCache(f *testing.F) {
+	f.Add(uint8(3), []byte{0, 1, 1, 1, 2, 1, 3, 4, 0, 5})
+	f.Add(uint8(1), []byte{0, 0, 0, 1, 0, 2, 1, 0, 5, 3})
+	f.Add(uint8(16), []byte("a longer seed with many different keys and ops"))
+	f.Fuzz(func(t *testing.T, capacity uint8, ops []byte) {
+		capN := int(capacity%32) + 1
+		c, err := cache.New[byte, int](cache.Config[byte]{Capacity: capN})
+		require.NoError(t, err)
+		model := map[byte]int{}
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, k := ops[i]%6, ops[i+1]%48
+			switch op {
+			case 0, 1:
+				c.Set(k, i)
+				model[k] = i
+			case 2:
+				c.Delete(k)
+				delete(model, k)
+			case 3:
+				c.Apply(cache.Event[byte, int]{Kind: cache.Write, Key: k})
+				delete(model, k)
+			case 4:
+				if _, ok := model[k]; ok {
+					c.Apply(cache.Event[byte, int]{Kind: cache.Write, Key: k, Value: -i, Refill: true})
+					model[k] = -i
+				}
+			case 5:
+				v, ok := c.TryGet(k)
+				want, in := model[k]
+				if ok {
+					require.True(t, in, "hit on removed key %d", k)
+					require.Equal(t, want, v, "key %d", k)
+				}
+			}
+			require.LessOrEqual(t, c.Len(), capN)
+		}
+	})
+}
