@@ -133,3 +133,24 @@ func parallel(b *testing.B, op func()) {
 		}
 	})
 }
+
+// BenchmarkDoUncontended is one goroutine calling Do on one key: every call is an
+// execution that runs fn inline and recycles its call, the path of a cold key.
+func BenchmarkDoUncontended(b *testing.B) {
+	trivial := func(context.Context) (int, error) { return 1, nil }
+	b.Run("impl=coalesce", func(b *testing.B) {
+		var g coalesce.Group[string, int]
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = g.Do(ctx, "k", trivial)
+		}
+	})
+	b.Run("impl=naive", func(b *testing.B) {
+		var g naiveGroup
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = g.Do("k", trivial)
+		}
+	})
+}
