@@ -45,7 +45,13 @@
 //
 // A caller leaves early through its context: [Group.Do] returns ctx.Err() at once,
 // and [Group.DoChan] delivers a [Result] whose Err is ctx.Err(), so a receive on its
-// channel never outlasts the context.
+// channel never outlasts the context. DoChan is also the non-blocking form of Do: it
+// returns at once, and the caller selects on the channel with whatever else it
+// waits for.
+//
+// An execution that ran inline and that nobody joined allocates nothing: its done
+// channel is made only for the first caller that must wait, and its bookkeeping goes
+// back to a small per-group free list.
 //
 // # Panics and Goexit
 //
