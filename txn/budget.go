@@ -28,6 +28,14 @@ func (tx *Tx) overBudget() bool {
 // into fewer ranges; if still over, it refunds n and returns ErrTooLarge
 // (the operation is refused, the transaction stays usable).
 func (tx *Tx) charge(n int) error {
+	if tx.acct == nil && tx.mem+n <= tx.limit {
+		tx.mem += n // fast path, inlined
+		return nil
+	}
+	return tx.chargeSlow(n)
+}
+
+func (tx *Tx) chargeSlow(n int) error {
 	tx.mem += n
 	if tx.acct != nil {
 		tx.acct.add(n)

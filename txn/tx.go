@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"time"
 	"unsafe"
@@ -34,10 +35,13 @@ type Tx struct {
 
 	c *core // the buffers; nil once the transaction is done
 
-	mem    int       // bytes accounted against the budgets
-	acct   *account  // gateway-wide budget, or nil
-	merges int       // read-set merges forced by the budget
-	onDone func(*Tx) // manager hook, called once when the tx finishes
+	mem   int // bytes accounted against the budgets
+	limit int // the per-transaction budget, MaxInt for none
+
+	hasDeadline bool
+	acct        *account  // gateway-wide budget, or nil
+	merges      int       // read-set merges forced by the budget
+	onDone      func(*Tx) // manager hook, called once when the tx finishes
 }
 
 // core holds a transaction's reusable buffers. When the transaction
@@ -95,7 +99,11 @@ func Begin(eng Engine, opt Options) (*Tx, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
-	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active, c: corePool.Get().(*core)}
+	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active, c: corePool.Get().(*core),
+		hasDeadline: !opt.Deadline.IsZero(), limit: math.MaxInt}
+	if tx.opt.MemoryBudget > 0 {
+		tx.limit = tx.opt.MemoryBudget
+	}
 	tx.rv = eng.ReadVersion()
 	return tx, nil
 }
@@ -337,8 +345,16 @@ func (tx *Tx) check(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// checkOp is check for operations that do not block.
+// checkOp is check for operations that do not block. Its fast path is
+// small enough to inline.
 func (tx *Tx) checkOp() error {
+	if tx.state == active && !tx.hasDeadline {
+		return nil
+	}
+	return tx.checkSlow()
+}
+
+func (tx *Tx) checkSlow() error {
 	if tx.state != active {
 		return ErrDone
 	}
