@@ -45,12 +45,15 @@ func (g *Group[K, V]) doneOnEntry(ctx context.Context) (V, error) {
 	return zero, ctx.Err()
 }
 
+// joinLocked adds a caller to c, the execution in flight for its key.
 func (g *Group[K, V]) joinLocked(c *call[V]) {
 	c.waiters++
 	c.joins++
 	g.joins.Add(1)
 }
 
+// startLocked registers a new execution for key whose only waiter is the caller
+// starting it, reusing a call from the free list when there is one.
 func (g *Group[K, V]) startLocked(key K) *call[V] {
 	if g.m == nil {
 		g.m = make(map[K]*call[V])
