@@ -69,7 +69,7 @@ const maxPooled = 1 << 14
 // the engine.
 func (c *core) reset() {
 	w := &c.wb
-	clear(w.idx)
+	w.idx.reset()
 	clear(w.ents[:cap(w.ents)])
 	w.ents = w.ents[:0]
 	clear(w.clears[:cap(w.clears)])
@@ -388,7 +388,7 @@ func (tx *Tx) finish(s state) {
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
-	if c := tx.c; cap(c.wb.ents) <= maxPooled && cap(c.rkeys) <= maxPooled && cap(c.rranges) <= maxPooled {
+	if c := tx.c; cap(c.wb.ents) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rkeys) <= maxPooled && cap(c.rranges) <= maxPooled {
 		c.reset()
 		corePool.Put(c)
 	}

@@ -11,7 +11,7 @@ import (
 // clears, and an undo log for savepoints. Keys and values are copied into an
 // append-only arena, so steady-state writes do not allocate per call.
 type writes struct {
-	idx    map[string]int32 // key -> index in ents; keys point into the arena
+	idx    table // key -> index in ents
 	ents   []entry
 	clears [][]byte // flattened [begin, end) pairs, in order
 
@@ -26,9 +26,10 @@ type writes struct {
 }
 
 type entry struct {
-	key string
-	val []byte
-	del bool
+	key  string // points into the arena
+	val  []byte
+	del  bool
+	hash uint64 // of key, for idx
 }
 
 type undoRec struct {
@@ -60,7 +61,7 @@ func (w *writes) copyBytes(b []byte) []byte {
 }
 
 func (w *writes) lookup(key []byte) (entry, bool) {
-	if i, ok := w.idx[string(key)]; ok {
+	if i, _ := w.idx.find(w.ents, key, w.idx.hash(key)); i >= 0 {
 		return w.ents[i], true
 	}
 	return entry{}, false
@@ -71,21 +72,19 @@ func (w *writes) put(key, val []byte, del bool) {
 	if !del {
 		v = w.copyBytes(val)
 	}
-	if i, ok := w.idx[string(key)]; ok {
+	h := w.idx.hash(key)
+	i, slot := w.idx.find(w.ents, key, h)
+	if i >= 0 {
 		if len(w.sps) > 0 {
 			w.undo = append(w.undo, undoRec{i: i, prev: w.ents[i], existed: true})
 		}
 		w.ents[i].val, w.ents[i].del = v, del
 		return
 	}
-	if w.idx == nil {
-		w.idx = make(map[string]int32)
-	}
 	kb := w.copyBytes(key)
-	k := unsafe.String(unsafe.SliceData(kb), len(kb))
-	i := int32(len(w.ents))
-	w.ents = append(w.ents, entry{key: k, val: v, del: del})
-	w.idx[k] = i
+	i = int32(len(w.ents))
+	w.ents = append(w.ents, entry{key: unsafe.String(unsafe.SliceData(kb), len(kb)), val: v, del: del, hash: h})
+	w.idx.insert(w.ents, i, h, slot)
 	w.sortedOK = false
 	if len(w.sps) > 0 {
 		w.undo = append(w.undo, undoRec{i: i})
@@ -167,9 +166,9 @@ func (w *writes) rollbackTo(sp Savepoint) int {
 			w.ents[u.i] = u.prev
 			continue
 		}
-		delete(w.idx, w.ents[u.i].key)
 		w.ents = w.ents[:u.i]
 	}
+	w.idx.rebuild(w.ents)
 	w.undo = w.undo[:m.undo]
 	w.clears = w.clears[:m.clears]
 	w.sps = w.sps[:sp.depth]
