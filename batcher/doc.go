@@ -70,6 +70,37 @@
 // rejected items, evicted and live groups, pending and in-flight gauges, and flush
 // latency (sum and max; see [Stats.MeanFlushLatency]).
 //
+// # Why there is no TryDo
+//
+// Admission never blocks: Do returns ErrOverloaded or ErrClosed at once. What Do
+// waits for is the batch, which is its purpose; a caller that cannot wait passes
+// a context with a deadline and is removed from the batch when it ends.
+//
+// # Measured
+//
+// 256 goroutines, MaxItems 128, 1 ms linger, trivial backend, every key unique,
+// on a 2-core machine shared with other jobs (bench/batcher/README.md has the
+// benchstat tables, the command and the peers' configuration):
+//
+//	                  -cpu 2 CPU/item  -cpu 1 CPU/item  allocs/item  fill
+//	tierkit batcher        223 ns           207 ns           0       99.1%
+//	dataloadgen            295 ns           248 ns           1       99.3%
+//	dataloader v7          664 ns           593 ns           8       99.0%
+//	api/support/bundler    326 ns           303 ns           1       98.9%
+//
+// CPU/item is the process's CPU time per item, which does not depend on how much
+// of the machine other jobs take; the wall time per item (880 ns median at
+// -cpu 2) was dominated by them, so the 250 ns wall-clock target is not
+// demonstrated there. Reproduce with
+//
+//	cd bench && go test -run '^$' -bench . -cpu 2,1 -count 8 ./batcher/
+//
+// In virtual time (TestFillVersusLoad), batches are 100% full once the offered
+// load exceeds MaxItems/linger; in the slow-backend scenario
+// (TestSlowBackendRejectsWithinOneLinger: 1 ms -> 200 ms backend latency) the
+// first ErrOverloaded comes 1.3 ms after the step with a 4 ms linger, and items
+// in the backend never exceed MaxInFlight x MaxItems.
+//
 // # Runtime tuning
 //
 // [Batcher.SetConfig] swaps every knob atomically (linger, MaxItems, MaxBytes,
