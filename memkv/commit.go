@@ -248,6 +248,10 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 		sh := s.shardOf(k)
 		sh.mu.Lock()
 		n := s.idx.get(k) // under sh.mu: GC cannot unlink it meanwhile
+		if val == nil && (n == nil || n.head.Load() == nil || n.head.Load().del) {
+			sh.mu.Unlock()
+			continue // deleting an absent key changes nothing: no version, no conflict
+		}
 		if n == nil {
 			n = sh.l.getOrInsert(k)
 			s.idx.put(n)

@@ -49,7 +49,8 @@ func FuzzStore(f *testing.F) {
 			models = append(models, m)
 			// A stale read of the written key must conflict.
 			_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{k}})
-			if op%4 != 3 {
+			_, existed := models[len(models)-2][string(k)]
+			if op%4 < 2 || (op%4 == 2 && existed) {
 				require.ErrorIs(t, err, memkv.ErrConflict)
 			}
 			if i%7 == 0 {

@@ -130,6 +130,7 @@ func TestValidation(t *testing.T) {
 		{"disjoint key", func(s *memkv.Store) { put(t, s, "x", "1") }, memkv.CommitRequest{ReadKeys: [][]byte{b("y")}}, nil},
 		{"same key", func(s *memkv.Store) { put(t, s, "y", "1") }, memkv.CommitRequest{ReadKeys: [][]byte{b("y")}}, memkv.ErrConflict},
 		{"deleted key", func(s *memkv.Store) { _, _ = s.Delete(ctx, b("a")) }, memkv.CommitRequest{ReadKeys: [][]byte{b("a")}}, memkv.ErrConflict},
+		{"delete of an absent key", func(s *memkv.Store) { _, _ = s.Delete(ctx, b("zz")) }, memkv.CommitRequest{ReadKeys: [][]byte{b("zz")}, ReadRanges: [][]byte{b("z"), nil}}, nil},
 		{"insert into empty scan", func(s *memkv.Store) { put(t, s, "m", "1") }, memkv.CommitRequest{ReadRanges: [][]byte{b("l"), b("n")}}, memkv.ErrConflict},
 		{"insert after limited scan", func(s *memkv.Store) { put(t, s, "m", "1") }, memkv.CommitRequest{ReadRanges: [][]byte{b("a"), b("b\x00")}}, nil},
 		{"clear over read key", func(s *memkv.Store) {
