@@ -449,3 +449,30 @@ func TestPanicErrorUnwrap(t *testing.T) {
 	assert.Nil(t, (&batcher.PanicError{Value: 1}).Unwrap())
 	assert.True(t, errors.Is(pe, errBatch))
 }
+
+// TestSetConfigAppliesToNextItem: a lower MaxItems closes the open batch on its
+// next item; the open batch keeps the linger it was opened with.
+func TestSetConfigAppliesToNextItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		b := newBatcher(t, batcher.Config[item]{MaxItems: 10, Linger: time.Second}, r)
+		defer b.Close()
+		start := time.Now()
+		var wg sync.WaitGroup
+		var outs []outcome
+		wg.Go(func() { outs = doAll(t.Context(), b, []item{{1, 1}, {2, 1}}, []time.Duration{0, time.Millisecond}) })
+		synctest.Wait()
+		require.NoError(t, b.SetConfig(batcher.Config[item]{MaxItems: 2, Linger: time.Hour}))
+		wg.Wait()
+		require.Empty(t, checkOutcomes(r, outs))
+		sent := r.snapshot()
+		require.Len(t, sent, 1)
+		assert.Equal(t, time.Millisecond, sent[0].At.Sub(start), "full at the 2nd item under the new MaxItems")
+		assert.Equal(t, 2, b.Config().MaxItems)
+		// The next batch uses the new linger.
+		start = time.Now()
+		outs = append(outs, doAll(t.Context(), b, []item{{3, 1}}, nil)...)
+		require.Empty(t, checkOutcomes(r, outs))
+		assert.Equal(t, time.Hour, r.snapshot()[1].At.Sub(start))
+	})
+}

@@ -2,7 +2,6 @@ package batcher_test
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"sync"
 	"testing"
@@ -77,18 +76,7 @@ func fuzzRun(t *testing.T, data []byte) {
 	require.Empty(t, checkOutcomes(r, outs))
 
 	s := b.Stats()
-	var overloaded, ctxErrs, sent int
-	for _, o := range outs {
-		switch {
-		case errors.Is(o.Err, batcher.ErrOverloaded):
-			overloaded++
-		case errors.Is(o.Err, context.DeadlineExceeded):
-			ctxErrs++
-		}
-	}
-	for _, n := range r.seen {
-		sent += n
-	}
+	overloaded, ctxErrs, sent := tally(r, outs)
 	assert.Equal(t, uint64(sent), s.Items)
 	assert.Equal(t, uint64(len(r.snapshot())), s.Batches)
 	assert.GreaterOrEqual(t, s.Rejected, uint64(overloaded))

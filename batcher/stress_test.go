@@ -41,29 +41,11 @@ func TestStress(t *testing.T) {
 	b, err := batcher.New(base, r.flush)
 	require.NoError(t, err)
 
-	var next atomic.Int64
 	outs := make([][]outcome, workers)
 	var wg sync.WaitGroup
+	var next atomic.Int64
 	for w := range workers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for next.Add(1) <= int64(ops) {
-				id := int(next.Load())*workers + w // unique
-				it := item{ID: id, Group: rng.IntN(50)}
-				ctx, cancel := context.Background(), context.CancelFunc(func() {})
-				if rng.IntN(5) == 0 {
-					ctx, cancel = context.WithTimeout(ctx, time.Duration(rng.IntN(400))*time.Microsecond)
-				}
-				v, err := b.Do(ctx, it.Group, it)
-				cancel()
-				outs[w] = append(outs[w], outcome{ID: id, Resp: v, Err: err})
-				if errors.Is(err, batcher.ErrOverloaded) {
-					// Back off like a real client; without it rejected workers
-					// spin through all the ops while a few batches are in flight.
-					<-time.After(time.Duration(rng.IntN(1000)) * time.Microsecond)
-				}
-			}
-		})
+		wg.Go(func() { outs[w] = stressWorker(b, &next, int64(ops), w) })
 	}
 	stop := make(chan struct{})
 	var tuner sync.WaitGroup
@@ -95,18 +77,7 @@ func TestStress(t *testing.T) {
 	}
 	require.Empty(t, checkOutcomes(r, all))
 
-	var overloaded, ctxErrs, sent int
-	for _, o := range all {
-		switch {
-		case errors.Is(o.Err, batcher.ErrOverloaded):
-			overloaded++
-		case errors.Is(o.Err, context.Canceled), errors.Is(o.Err, context.DeadlineExceeded):
-			ctxErrs++
-		}
-	}
-	for _, n := range r.seen {
-		sent += n
-	}
+	overloaded, ctxErrs, sent := tally(r, all)
 	s := b.Stats()
 	assert.Equal(t, uint64(sent), s.Items, "Stats.Items counts exactly the items sent")
 	assert.Equal(t, uint64(sent), s.Sent)
@@ -127,4 +98,49 @@ func TestStress(t *testing.T) {
 	assert.Positive(t, s.Rejected, "the cap was exercised")
 	assert.Positive(t, s.Cancelled, "cancels before dispatch were exercised")
 	assert.Positive(t, s.FlushErrors, "batch errors were exercised")
+}
+
+// stressWorker calls Do until next passes ops: random group, a random deadline
+// on one call in five, a random back-off after a rejection.
+func stressWorker(b *batcher.Batcher[int, item, int], next *atomic.Int64, ops int64, w int) []outcome {
+	var outs []outcome
+	rng := rand.New(rand.NewPCG(uint64(w), 1))
+	for {
+		n := next.Add(1)
+		if n > ops {
+			return outs
+		}
+		it := item{ID: int(n), Group: rng.IntN(50)}
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if rng.IntN(5) == 0 {
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(rng.IntN(400))*time.Microsecond)
+		}
+		v, err := b.Do(ctx, it.Group, it)
+		cancel()
+		outs = append(outs, outcome{ID: it.ID, Resp: v, Err: err})
+		if errors.Is(err, batcher.ErrOverloaded) {
+			// Back off like a real client; without it rejected workers spin
+			// through all the ops while a few batches are in flight.
+			<-time.After(time.Duration(rng.IntN(1000)) * time.Microsecond)
+		}
+	}
+}
+
+// tally counts the ErrOverloaded and context outcomes, and the items the
+// backend received.
+func tally(r *recorder, outs []outcome) (overloaded, ctxErrs, sent int) {
+	for _, o := range outs {
+		switch {
+		case errors.Is(o.Err, batcher.ErrOverloaded):
+			overloaded++
+		case errors.Is(o.Err, context.Canceled), errors.Is(o.Err, context.DeadlineExceeded):
+			ctxErrs++
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.seen {
+		sent += n
+	}
+	return overloaded, ctxErrs, sent
 }
