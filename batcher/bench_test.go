@@ -60,6 +60,32 @@ func BenchmarkDo(b *testing.B) {
 	b.ReportMetric(float64(s.Batches)/float64(b.N), "batches/op")
 }
 
+// BenchmarkDoCancelable is BenchmarkDo with a cancelable context per caller (as a
+// server's request context is), so Do waits in a select on two channels.
+func BenchmarkDoCancelable(b *testing.B) {
+	bt, err := batcher.New(batcher.Config[int]{MaxItems: benchBatch, Linger: time.Millisecond}, trivialFlush)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bt.Close()
+	b.ReportAllocs()
+	setCallers(b)
+	b.RunParallel(func(pb *testing.PB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		i := 0
+		for pb.Next() {
+			i++
+			if v, err := bt.Do(ctx, 0, i); err != nil || v != i+1 {
+				b.Error("wrong result")
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(100*bt.Stats().MeanFill, "fill%")
+}
+
 // BenchmarkDoGroups: the same 256 callers spread over 16 groups (tenant x
 // shard), MaxItems 8, so the shard map and many concurrent batches are exercised.
 func BenchmarkDoGroups(b *testing.B) {
