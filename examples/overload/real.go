@@ -39,7 +39,7 @@ type realResult struct {
 	wall                 time.Duration
 }
 
-// burn spins for about d of CPU, calibrated once.
+// itersPerMicro calibrates spin, once.
 var itersPerMicro = calibrate()
 
 var burnSink atomic.Uint64
@@ -161,7 +161,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 				return
 			}
 			atomic.AddInt64(&res.admitted[k], 1)
-			spin(int(itersPerMicro * float64(r.cost) * float64(cfg.Work.Microseconds())))
+			burn(time.Duration(r.cost) * cfg.Work)
 			release()
 			if time.Since(start) <= s.Deadline {
 				atomic.AddInt64(&res.inDeadline[k], 1)
