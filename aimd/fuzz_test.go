@@ -1,8 +1,10 @@
 package aimd_test
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/tierkit/tierkit/aimd"
 )
@@ -30,6 +32,50 @@ func FuzzUpdate(f *testing.F) {
 				t.Fatalf("step %d: limit %v outside [%v, %v] (load %v)", i, limit, lo, hi, load)
 			}
 			load = math.Mod(load*1.7+0.3, 3) // wander over loads around the target
+		}
+	})
+}
+
+// FuzzLimiterSignal feeds a Limiter an arbitrary signal, one float per control
+// step (NaN, infinities and negatives included), and checks that its limit and
+// rate stay within their bounds after every step.
+func FuzzLimiterSignal(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf0, 0x7f}, uint8(3), uint8(50))
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, raw []byte, lo, span uint8) {
+		minL, maxL := int(lo)+1, int(lo)+1+int(span)
+		var vals []float64
+		for i := 0; i+8 <= len(raw) && len(vals) < 500; i += 8 {
+			vals = append(vals, math.Float64frombits(binary.LittleEndian.Uint64(raw[i:])))
+		}
+		i := 0
+		l, err := aimd.New(aimd.Config{
+			Signal: aimd.SignalFunc(func(time.Time) (float64, error) {
+				v := vals[i%len(vals)]
+				i++
+				return v, nil
+			}),
+			Manual: true, Min: minL, Max: maxL, MinRate: 1, MaxRate: 1000, MemoryLimit: -1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vals) == 0 {
+			return
+		}
+		now := time.Unix(0, 0)
+		for range 2 * len(vals) {
+			now = now.Add(100 * time.Millisecond)
+			if err := l.Tick(now); err != nil {
+				t.Fatal(err)
+			}
+			st := l.Stats()
+			if st.Limit < minL || st.Limit > maxL || l.Limit() != st.Limit {
+				t.Fatalf("limit %d outside [%d, %d]", st.Limit, minL, maxL)
+			}
+			if !(st.Rate >= 1 && st.Rate <= 1000) {
+				t.Fatalf("rate %v outside [1, 1000]", st.Rate)
+			}
 		}
 	})
 }

@@ -319,3 +319,21 @@ func TestSchedulerInvalidReasonPanics(t *testing.T) {
 	assert.Equal(t, int64(1), b[1].Canceled)
 	assert.Equal(t, int64(1), b[1].ShedNoCapacity)
 }
+
+func TestSchedulerSetConfigWeights(t *testing.T) {
+	s := newSched(t, shed.Config{MaxQueue: 1000, MaxQueueCost: 1 << 20, QueueDeadline: time.Hour})
+	for i := range 600 {
+		_, _, err := s.Push(t0, "A", 0, 1, req{tenant: "A", seq: i})
+		require.NoError(t, err)
+		_, _, err = s.Push(t0, "B", 0, 1, req{tenant: "B", seq: i})
+		require.NoError(t, err)
+	}
+	require.Error(t, s.SetConfig(shed.Config{Weights: map[string]int{"A": -1}}))
+	require.NoError(t, s.SetConfig(shed.Config{MaxQueue: 1000, MaxQueueCost: 1 << 20, QueueDeadline: time.Hour, Weights: map[string]int{"B": 4}}))
+	served := map[string]int{}
+	for _, r := range drain(s, t0, 500) {
+		served[r.tenant]++
+	}
+	assert.Equal(t, 100, served["A"])
+	assert.Equal(t, 400, served["B"], "the new weight applies to a tenant already kept")
+}
