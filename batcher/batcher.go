@@ -20,8 +20,9 @@ import (
 // [*PanicError].
 //
 // ctx belongs to no caller: it carries no caller's values and ends when
-// [Config.FlushTimeout] has passed since dispatch. The flush must not keep reqs or
-// out after it returns; the batcher reuses them.
+// [Config.FlushTimeout] has passed since dispatch. A flush that ignores ctx is not
+// interrupted: it keeps its in-flight slot, and Close waits for it. The flush must
+// not keep reqs or out after it returns; the batcher reuses them.
 type FlushFunc[G comparable, Req, Resp any] func(ctx context.Context, group G, reqs []Req, out []Result[Resp]) error
 
 // Result is the outcome of one request of a batch.

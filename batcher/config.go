@@ -44,8 +44,9 @@ type Config[Req any] struct {
 	// MaxInFlight caps the batches dispatched whose flush has not returned. While
 	// the cap is reached, Do rejects new items at once with ErrOverloaded, and a
 	// batch that closes while the cap is reached is answered ErrOverloaded instead
-	// of being flushed, so at most MaxInFlight*MaxItems items are ever in the
-	// backend. Zero means DefaultMaxInFlight.
+	// of being flushed, so at most MaxInFlight*MaxItems items are in the backend
+	// (Close, which flushes every open batch at once, is the exception).
+	// Zero means DefaultMaxInFlight.
 	MaxInFlight int
 
 	// IdleTTL evicts the entry of a group that has had nothing pending for this
