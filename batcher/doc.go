@@ -103,6 +103,12 @@
 //
 //	TIERKIT_LONG=1 go test -race -run TestStress -v ./batcher/
 //
+// FuzzBatcher asserts the same in virtual time for arbitrary schedules (groups,
+// arrival gaps, deadlines, latency, MaxItems, linger, cap, de-duplication):
+// 1.13 million executions in 3 minutes without a failure with
+//
+//	go test -run '^$' -fuzz FuzzBatcher -fuzztime 180s ./batcher/
+//
 // In virtual time (TestFillVersusLoad), batches are 100% full once the offered
 // load exceeds MaxItems/linger; in the slow-backend scenario
 // (TestSlowBackendRejectsWithinOneLinger: 1 ms -> 200 ms backend latency) the
