@@ -143,23 +143,24 @@ func plan(cur []int, quota []float64, m int) []int {
 	return want
 }
 
-// fill deals a fresh table: node i gets want[i] slots, taken in a fixed scattered
-// order so that each node's slots spread over the whole hash space.
+// fill deals a fresh table: node i gets want[i] consecutive slots, in ID order.
+// (Where a node's slots lie does not matter for balance: a uniform hash hits every
+// slot alike. Contiguous runs make the fill a sequential write.)
 func fill(slots []uint16, want []int) {
-	mask := uint64(len(slots) - 1)
-	s := scatter(0, len(slots))
+	s := 0
 	for i, w := range want {
-		for range w {
-			slots[s] = uint16(i)
-			s = int((uint64(s) + scatterStep) & mask)
+		run := slots[s : s+w]
+		for j := range run {
+			run[j] = uint16(i)
 		}
+		s += w
 	}
 }
 
 // carry copies the parent table old into slots, renaming owners through remap, and
 // moves slots so that node i, which owned cur[i], owns want[i]. Slots of removed
-// nodes and the first surplus slots of each donor (in slot order, which keeps them
-// spread) go to the nodes below their target. It returns the number of slots whose
+// nodes and the first surplus slots of each donor (in slot order) go to the nodes
+// below their target, in index order. It returns the number of slots whose
 // owner changed.
 func carry(slots, old, remap []uint16, cur, want []int) int {
 	give := make([]int, len(cur))
@@ -186,14 +187,6 @@ func carry(slots, old, remap []uint16, cur, want []int) int {
 		}
 	}
 	return need
-}
-
-// scatterStep is odd, so adding it modulo a power of two visits every slot once.
-const scatterStep = 0x9e3779b97f4a7c15
-
-// scatter is a bijection of [0, m) for m a power of two: an odd multiplier modulo m.
-func scatter(pos, m int) int {
-	return int((uint64(pos)*scatterStep + 0x632be59bd9b4e019) & uint64(m-1))
 }
 
 // optimalMove returns the least share any placement must move from p to c: the sum

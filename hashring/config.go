@@ -14,7 +14,10 @@ const DefaultSlots = 1 << 18
 const MaxNodes = 1<<16 - 1
 
 // Config holds the placement parameters of a ring. They are part of the placement:
-// rings that must agree on where keys go must use the same Config.
+// rings that must agree on where keys go must use the same Config. There is no
+// SetConfig: a ring is immutable, and changing Slots re-places every key (build a new
+// ring with [New]). The only runtime knob, the bounded-load factor c, is an argument
+// of [Ring.LookupBounded].
 type Config struct {
 	// Slots is the number of slots in the lookup table: a power of two between 2^8 and
 	// 2^24. Zero means [DefaultSlots]. A node's share is its slot count / Slots, held

@@ -26,7 +26,7 @@ func Example() {
 	share, _ := ring.Share("host-b")
 	fmt.Printf("host-b owns %.3f of the keys (expected %.3f)\n", share, 126.0/216)
 	// Output:
-	// host-a [host-a host-b]
+	// host-c [host-c host-a]
 	// host-b owns 0.583 of the keys (expected 0.583)
 }
 
@@ -38,7 +38,7 @@ func Example_atomicSwap() {
 	current.Store(r)
 
 	// Request path:
-	owner, _ := current.Load().Lookup("order:3")
+	owner, _ := current.Load().Lookup("order:4")
 	fmt.Println("before:", owner)
 
 	// Control loop: b leaves. Only b's keys move.
@@ -47,7 +47,7 @@ func Example_atomicSwap() {
 		panic(err)
 	}
 	current.Store(next)
-	owner, _ = current.Load().Lookup("order:3")
+	owner, _ = current.Load().Lookup("order:4")
 	st := next.Stats()
 	fmt.Println("after:", owner)
 	fmt.Printf("moved %.3f of the keys, optimum %.3f\n", st.MovedShare, st.OptimalMovedShare)

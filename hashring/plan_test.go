@@ -27,13 +27,3 @@ func TestPlan(t *testing.T) {
 		})
 	}
 }
-
-func TestScatterIsABijection(t *testing.T) {
-	const m = 1 << 10
-	seen := make([]bool, m)
-	for pos := range m {
-		s := scatter(pos, m)
-		assert.False(t, seen[s])
-		seen[s] = true
-	}
-}
