@@ -59,7 +59,9 @@ func (tx *Tx) recordKey(key []byte) error {
 	if err := tx.charge(len(key) + entryOverhead); err != nil {
 		return err
 	}
-	tx.c.rkeys = append(tx.c.rkeys, tx.c.wb.copyBytes(key))
+	c := tx.c
+	c.rbuf = append(c.rbuf, key...)
+	c.rends = append(c.rends, len(c.rbuf))
 	return nil
 }
 
@@ -71,16 +73,13 @@ func (tx *Tx) recordRange(begin, end []byte) error {
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
 	}
-	tx.c.rranges = append(tx.c.rranges, tx.c.wb.copyBytes(begin), copyEnd(&tx.c.wb, end))
+	tx.c.rranges = append(tx.c.rranges, bytes.Clone(begin), bytes.Clone(end))
 	return nil
 }
 
 // readMem is the bytes accounted to the read set.
 func (tx *Tx) readMem() int {
-	n := 0
-	for _, k := range tx.c.rkeys {
-		n += len(k) + entryOverhead
-	}
+	n := len(tx.c.rbuf) + len(tx.c.rends)*entryOverhead
 	for i := 0; i+1 < len(tx.c.rranges); i += 2 {
 		n += len(tx.c.rranges[i]) + len(tx.c.rranges[i+1]) + entryOverhead
 	}
@@ -97,8 +96,9 @@ func (tx *Tx) mergeReads() {
 		return
 	}
 	type iv struct{ b, e []byte }
-	ivs := make([]iv, 0, len(tx.c.rkeys)+len(tx.c.rranges)/2)
-	for _, k := range tx.c.rkeys {
+	ivs := make([]iv, 0, len(tx.c.rends)+len(tx.c.rranges)/2)
+	for i := range tx.c.rends {
+		k := bytes.Clone(tx.c.readKey(i)) // rbuf is reused below
 		ivs = append(ivs, iv{k, keyAfter(k)})
 	}
 	for i := 0; i+1 < len(tx.c.rranges); i += 2 {
@@ -141,7 +141,7 @@ func (tx *Tx) mergeReads() {
 		}
 		merged = out
 	}
-	tx.c.rkeys = tx.c.rkeys[:0]
+	tx.c.rbuf, tx.c.rends = tx.c.rbuf[:0], tx.c.rends[:0]
 	tx.c.rranges = tx.c.rranges[:0]
 	for _, x := range merged {
 		tx.c.rranges = append(tx.c.rranges, x.b, x.e)
@@ -152,4 +152,13 @@ func (tx *Tx) mergeReads() {
 		tx.acct.add(after - before)
 	}
 	tx.merges++
+}
+
+// readKey returns the i-th recorded point read (a view of rbuf).
+func (c *core) readKey(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = c.rends[i-1]
+	}
+	return c.rbuf[start:c.rends[i]:c.rends[i]]
 }

@@ -90,8 +90,8 @@ func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, li
 				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
 					i += 2 // the transaction's write hides the engine's
 				}
-				if e := tx.c.wb.ents[local[0]]; !e.del {
-					out = append(out, KV{k, e.val})
+				if e := &tx.c.wb.ents[local[0]]; !e.del {
+					out = append(out, KV{k, tx.c.wb.val(e)})
 				}
 				local = local[1:]
 				continue
@@ -143,8 +143,8 @@ func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, li
 				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
 					i += 2
 				}
-				if e := tx.c.wb.ents[local[j]]; !e.del {
-					out = append(out, KV{k, e.val})
+				if e := &tx.c.wb.ents[local[j]]; !e.del {
+					out = append(out, KV{k, tx.c.wb.val(e)})
 				}
 				local = local[:j]
 				continue

@@ -1,12 +1,12 @@
 package txn
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 type state uint8
@@ -51,7 +51,8 @@ type Tx struct {
 type core struct {
 	wb writes
 
-	rkeys   [][]byte // point reads to validate
+	rbuf    []byte   // point reads to validate, concatenated (never handed out)
+	rends   []int    // end offset in rbuf of each point read
 	rranges [][]byte // range reads to validate, flattened pairs
 	wranges [][]byte // explicit write-conflict ranges, flattened pairs
 
@@ -70,14 +71,15 @@ const maxPooled = 1 << 14
 func (c *core) reset() {
 	w := &c.wb
 	w.idx.reset()
-	clear(w.ents[:cap(w.ents)])
 	w.ents = w.ents[:0]
+	clear(w.chunks[:cap(w.chunks)]) // never reused: values handed out point into them
+	w.chunks = w.chunks[:0]
 	clear(w.clears[:cap(w.clears)])
 	w.clears = w.clears[:0]
 	w.sorted, w.sortedOK = w.sorted[:0], false
-	clear(w.undo[:cap(w.undo)])
-	w.undo, w.sps, w.gen, w.arena = w.undo[:0], w.sps[:0], 0, nil
-	for _, s := range []*[][]byte{&c.rkeys, &c.rranges, &c.wranges, &c.scratch,
+	w.undo, w.sps, w.gen = w.undo[:0], w.sps[:0], 0
+	c.rbuf, c.rends = c.rbuf[:0], c.rends[:0]
+	for _, s := range []*[][]byte{&c.rranges, &c.wranges, &c.scratch,
 		&c.req.ReadKeys, &c.req.ReadRanges, &c.req.Sets} {
 		clear((*s)[:cap(*s)])
 		*s = (*s)[:0]
@@ -136,8 +138,8 @@ func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, e
 	if err := tx.check(ctx); err != nil {
 		return nil, false, err
 	}
-	if e, ok := tx.c.wb.lookup(key); ok {
-		return e.val, !e.del, nil
+	if v, del, ok := tx.c.wb.lookup(key); ok {
+		return v, !del, nil
 	}
 	if tx.c.wb.cleared(key) {
 		return nil, false, nil
@@ -217,7 +219,7 @@ func (tx *Tx) AddWriteConflictRange(begin, end []byte) error {
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
 	}
-	tx.c.wranges = append(tx.c.wranges, tx.c.wb.copyBytes(begin), copyEnd(&tx.c.wb, end))
+	tx.c.wranges = append(tx.c.wranges, bytes.Clone(nonNil(begin)), bytes.Clone(end))
 	return nil
 }
 
@@ -302,20 +304,19 @@ func (tx *Tx) Request() *CommitRequest {
 		WriteRanges:    tx.c.wranges,
 		IdempotencyKey: tx.opt.IdempotencyKey,
 	}
-	r.ReadKeys = append(r.ReadKeys, tx.c.rkeys...)
+	for i := range tx.c.rends {
+		r.ReadKeys = append(r.ReadKeys, tx.c.readKey(i))
+	}
 	r.ReadRanges = append(r.ReadRanges, tx.c.rranges...)
 	snapshot := tx.opt.Isolation == Snapshot
-	for i := range tx.c.wb.ents {
-		e := &tx.c.wb.ents[i]
-		k := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
-		if e.del && tx.c.wb.cleared(k) {
+	w := &tx.c.wb
+	for i := range w.ents {
+		e := &w.ents[i]
+		k := w.key(e)
+		if e.del && w.cleared(k) {
 			continue // the clear deletes it
 		}
-		if e.del {
-			r.Sets = append(r.Sets, k, nil)
-		} else {
-			r.Sets = append(r.Sets, k, nonNil(e.val))
-		}
+		r.Sets = append(r.Sets, k, w.val(e))
 		if snapshot {
 			r.ReadKeys = append(r.ReadKeys, k) // first committer wins
 		}
@@ -388,7 +389,7 @@ func (tx *Tx) finish(s state) {
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
-	if c := tx.c; cap(c.wb.ents) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rkeys) <= maxPooled && cap(c.rranges) <= maxPooled {
+	if c := tx.c; cap(c.wb.ents) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rends) <= maxPooled && cap(c.rranges) <= maxPooled {
 		c.reset()
 		corePool.Put(c)
 	}
@@ -400,11 +401,4 @@ func keyAfter(k []byte) []byte {
 	out := make([]byte, len(k)+1)
 	copy(out, k)
 	return out
-}
-
-func copyEnd(w *writes, end []byte) []byte {
-	if end == nil {
-		return nil
-	}
-	return w.copyBytes(end)
 }

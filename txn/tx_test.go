@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -242,4 +243,45 @@ func TestReadSetMergesUnderBudget(t *testing.T) {
 	_, err = tx.Commit(ctx)
 	assert.ErrorIs(t, err, txn.ErrConflict, "the merged range still catches the conflict")
 	assert.True(t, errors.Is(err, txn.ErrConflict))
+}
+
+// TestWriteBufferAcrossChunks writes enough (and one value bigger than a
+// chunk) to span many arena chunks, overwrites some keys, and checks every
+// value read back, in a range read and in the commit.
+func TestWriteBufferAcrossChunks(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	tx := begin(t, s, 0)
+	val := func(i, gen int) []byte { return bytes.Repeat([]byte{byte('a' + (i+gen)%26)}, 10+i%200) }
+	big := bytes.Repeat([]byte("x"), 100<<10)
+	require.NoError(t, tx.Put(b("big"), big))
+	held, _, _ := tx.Get(ctx, b("big"))
+	for i := range 2000 {
+		require.NoError(t, tx.Put([]byte(fmt.Sprintf("k%05d", i)), val(i, 0)))
+	}
+	for i := 0; i < 2000; i += 3 {
+		require.NoError(t, tx.Put([]byte(fmt.Sprintf("k%05d", i)), val(i, 1)))
+	}
+	want := func(i int) []byte {
+		if i%3 == 0 {
+			return val(i, 1)
+		}
+		return val(i, 0)
+	}
+	for i := range 2000 {
+		v, ok, err := tx.Get(ctx, []byte(fmt.Sprintf("k%05d", i)))
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, want(i), v, "key %d", i)
+	}
+	kvs, err := tx.GetRange(ctx, b("k"), b("l"), 0, false)
+	require.NoError(t, err)
+	require.Len(t, kvs, 2000)
+	for i, kv := range kvs {
+		require.Equal(t, want(i), kv.Value)
+	}
+	_, err = tx.Commit(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, big, held, "values handed out stay valid after the commit")
+	got, _, _ := s.Get(ctx, s.ReadVersion(), b("k01998"))
+	assert.Equal(t, want(1998), got)
 }

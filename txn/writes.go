@@ -3,17 +3,19 @@ package txn
 import (
 	"bytes"
 	"slices"
-	"strings"
-	"unsafe"
 )
 
 // writes is a transaction's write buffer: the latest write per key, range
-// clears, and an undo log for savepoints. Keys and values are copied into an
-// append-only arena, so steady-state writes do not allocate per call.
+// clears, and an undo log for savepoints. Keys and values are copied into
+// append-only chunks (1 KiB doubling to 64 KiB) and entries refer to them by
+// chunk and offset, so entries hold no pointers: storing them costs no GC
+// write barrier and the GC does not scan them. Chunk bytes never change once
+// written, so slices handed to callers stay valid.
 type writes struct {
 	idx    table // key -> index in ents
 	ents   []entry
-	clears [][]byte // flattened [begin, end) pairs, in order
+	chunks [][]byte // the last one is being filled
+	clears [][]byte // flattened [begin, end) pairs, in order (own copies)
 
 	sorted   []int32 // indices of ents by key; valid when sortedOK
 	sortedOK bool
@@ -21,15 +23,14 @@ type writes struct {
 	undo []undoRec // recorded only while a savepoint is open
 	sps  []spMark
 	gen  uint64
-
-	arena []byte
 }
 
 type entry struct {
-	key  string // points into the arena
-	val  []byte
-	del  bool
-	hash uint64 // of key, for idx
+	koff, voff int
+	kc, vc     int32 // chunk indices
+	klen, vlen int32
+	del        bool
+	hash       uint64 // of the key, for idx
 }
 
 type undoRec struct {
@@ -45,46 +46,77 @@ type spMark struct {
 
 func (w *writes) empty() bool { return len(w.ents) == 0 && len(w.clears) == 0 }
 
-// copyBytes copies b into the arena. Chunks are never reused or moved, so
-// earlier copies stay valid.
-func (w *writes) copyBytes(b []byte) []byte {
-	if len(b) == 0 {
-		return []byte{}
+// reserve makes room for n bytes in the last chunk and returns its index.
+func (w *writes) reserve(n int) int32 {
+	last := len(w.chunks) - 1
+	if last < 0 || cap(w.chunks[last])-len(w.chunks[last]) < n {
+		size := 1 << 10
+		if last >= 0 {
+			size = min(2*cap(w.chunks[last]), 64<<10)
+		}
+		w.chunks = append(w.chunks, make([]byte, 0, max(size, n)))
+		last++
 	}
-	if cap(w.arena)-len(w.arena) < len(b) {
-		n := max(min(2*cap(w.arena), 64<<10), 1<<10, len(b))
-		w.arena = make([]byte, 0, n)
-	}
-	off := len(w.arena)
-	w.arena = append(w.arena, b...)
-	return w.arena[off:len(w.arena):len(w.arena)]
+	return int32(last)
 }
 
-func (w *writes) lookup(key []byte) (entry, bool) {
-	if i, _ := w.idx.find(w.ents, key, w.idx.hash(key)); i >= 0 {
-		return w.ents[i], true
+// add appends b to chunk c (reserved) and returns its offset.
+func (w *writes) add(c int32, b []byte) int {
+	off := len(w.chunks[c])
+	w.chunks[c] = append(w.chunks[c], b...)
+	return off
+}
+
+// key returns entry e's key (capacity-limited: appending to it copies).
+func (w *writes) key(e *entry) []byte {
+	end := e.koff + int(e.klen)
+	return w.chunks[e.kc][e.koff:end:end]
+}
+
+// val returns entry e's value, nil for a deletion, non-nil otherwise.
+func (w *writes) val(e *entry) []byte {
+	if e.del {
+		return nil
 	}
-	return entry{}, false
+	end := e.voff + int(e.vlen)
+	return w.chunks[e.vc][e.voff:end:end]
+}
+
+func (w *writes) keyOf(i int32) []byte { return w.key(&w.ents[i]) }
+
+// lookup returns the buffered write of key: its value, whether it is a
+// deletion, and whether there is one.
+func (w *writes) lookup(key []byte) (val []byte, del, ok bool) {
+	if i, _ := w.idx.find(w, key, w.idx.hash(key)); i >= 0 {
+		e := &w.ents[i]
+		return w.val(e), e.del, true
+	}
+	return nil, false, false
 }
 
 func (w *writes) put(key, val []byte, del bool) {
-	var v []byte
-	if !del {
-		v = w.copyBytes(val)
-	}
 	h := w.idx.hash(key)
-	i, slot := w.idx.find(w.ents, key, h)
+	i, slot := w.idx.find(w, key, h)
 	if i >= 0 {
 		if len(w.sps) > 0 {
 			w.undo = append(w.undo, undoRec{i: i, prev: w.ents[i], existed: true})
 		}
-		w.ents[i].val, w.ents[i].del = v, del
+		e := &w.ents[i]
+		e.del, e.vlen = del, int32(len(val))
+		if !del {
+			e.vc = w.reserve(len(val))
+			e.voff = w.add(e.vc, val)
+		}
 		return
 	}
-	kb := w.copyBytes(key)
+	c := w.reserve(len(key) + len(val))
+	e := entry{kc: c, vc: c, koff: w.add(c, key), klen: int32(len(key)), del: del, hash: h}
+	if !del {
+		e.voff, e.vlen = w.add(c, val), int32(len(val))
+	}
 	i = int32(len(w.ents))
-	w.ents = append(w.ents, entry{key: unsafe.String(unsafe.SliceData(kb), len(kb)), val: v, del: del, hash: h})
-	w.idx.insert(w.ents, i, h, slot)
+	w.ents = append(w.ents, e)
+	w.idx.insert(w, i, h, slot)
 	w.sortedOK = false
 	if len(w.sps) > 0 {
 		w.undo = append(w.undo, undoRec{i: i})
@@ -93,13 +125,13 @@ func (w *writes) put(key, val []byte, del bool) {
 
 // clearRange records a clear and marks the buffered writes in it deleted.
 func (w *writes) clearRange(begin, end []byte) {
-	w.clears = append(w.clears, w.copyBytes(begin), copyEnd(w, end))
+	w.clears = append(w.clears, bytes.Clone(nonNil(begin)), bytes.Clone(end))
 	for _, i := range w.inRange(begin, end) {
 		if e := &w.ents[i]; !e.del {
 			if len(w.sps) > 0 {
 				w.undo = append(w.undo, undoRec{i: i, prev: *e, existed: true})
 			}
-			e.val, e.del = nil, true
+			e.del = true
 		}
 	}
 }
@@ -122,27 +154,22 @@ func (w *writes) inRange(begin, end []byte) []int32 {
 		for i := range w.ents {
 			w.sorted = append(w.sorted, int32(i))
 		}
-		slices.SortFunc(w.sorted, func(a, b int32) int { return strings.Compare(w.ents[a].key, w.ents[b].key) })
+		slices.SortFunc(w.sorted, func(a, b int32) int { return bytes.Compare(w.keyOf(a), w.keyOf(b)) })
 		w.sortedOK = true
 	}
 	lo, _ := slices.BinarySearchFunc(w.sorted, begin, func(i int32, k []byte) int {
-		return strings.Compare(w.ents[i].key, unsafe.String(unsafe.SliceData(k), len(k)))
+		return bytes.Compare(w.keyOf(i), k)
 	})
 	hi := len(w.sorted)
 	if end != nil {
 		hi, _ = slices.BinarySearchFunc(w.sorted, end, func(i int32, k []byte) int {
-			return strings.Compare(w.ents[i].key, unsafe.String(unsafe.SliceData(k), len(k)))
+			return bytes.Compare(w.keyOf(i), k)
 		})
 	}
 	if hi < lo {
 		return nil
 	}
 	return w.sorted[lo:hi]
-}
-
-func (w *writes) keyOf(i int32) []byte {
-	k := w.ents[i].key
-	return unsafe.Slice(unsafe.StringData(k), len(k))
 }
 
 // savepoint pushes a mark; wranges is the caller's write-range count.

@@ -1,8 +1,8 @@
 package txn
 
 import (
+	"bytes"
 	"hash/maphash"
-	"unsafe"
 )
 
 // table indexes a write buffer's entries by key: open addressing with linear
@@ -26,18 +26,17 @@ func (t *table) hash(key []byte) uint64 {
 
 // find returns the index of key's entry, or -1 and the slot where it would
 // go.
-func (t *table) find(ents []entry, key []byte, h uint64) (idx int32, slot int) {
+func (t *table) find(w *writes, key []byte, h uint64) (idx int32, slot int) {
 	if len(t.slots) == 0 {
 		return -1, -1
 	}
 	mask := len(t.slots) - 1
-	k := unsafe.String(unsafe.SliceData(key), len(key))
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return -1, i
 		}
-		if e := &ents[s-1]; e.hash == h && e.key == k {
+		if e := &w.ents[s-1]; e.hash == h && bytes.Equal(w.key(e), key) {
 			return int32(s - 1), i
 		}
 	}
@@ -45,9 +44,9 @@ func (t *table) find(ents []entry, key []byte, h uint64) (idx int32, slot int) {
 
 // insert records entry idx (with hash h) at slot, which find returned for
 // its key, growing the table first if needed.
-func (t *table) insert(ents []entry, idx int32, h uint64, slot int) {
+func (t *table) insert(w *writes, idx int32, h uint64, slot int) {
 	if slot < 0 || (t.n+1)*4 > len(t.slots)*3 {
-		t.grow(ents[:idx])
+		t.grow(w.ents[:idx])
 		slot = t.freeSlot(h)
 	}
 	t.slots[slot] = uint32(idx) + 1
