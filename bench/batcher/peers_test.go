@@ -3,12 +3,14 @@ package batcherbench
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
+	"github.com/stretchr/testify/require"
 	"github.com/vikstrous/dataloadgen"
 	"google.golang.org/api/support/bundler"
 
@@ -58,9 +60,16 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func BenchmarkBatch(b *testing.B) {
-	b.Run("impl=tierkit", func(b *testing.B) {
-		var batches atomic.Int64
+// impl is one batcher under test: do sends one key and returns its answer;
+// batches counts backend calls; stop releases the batcher.
+type impl struct {
+	name string
+	make func() (do func(ctx context.Context, key int) (int, error), batches *atomic.Int64, stop func())
+}
+
+var impls = []impl{
+	{"tierkit", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+		batches := new(atomic.Int64)
 		bt, err := batcher.New(batcher.Config[int]{MaxItems: maxBatch, Linger: linger},
 			func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
 				batches.Add(1)
@@ -70,14 +79,13 @@ func BenchmarkBatch(b *testing.B) {
 				return nil
 			})
 		if err != nil {
-			b.Fatal(err)
+			panic(err)
 		}
-		defer bt.Close()
-		run(b, &batches, func(ctx context.Context, key int) (int, error) { return bt.Do(ctx, 0, key) })
-	})
-
-	b.Run("impl=dataloadgen", func(b *testing.B) {
-		var batches atomic.Int64
+		do := func(ctx context.Context, key int) (int, error) { return bt.Do(ctx, 0, key) }
+		return do, batches, func() { _ = bt.Close() }
+	}},
+	{"dataloadgen", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+		batches := new(atomic.Int64)
 		l := dataloadgen.NewLoader(func(_ context.Context, keys []int) ([]int, []error) {
 			batches.Add(1)
 			out := make([]int, len(keys))
@@ -86,11 +94,10 @@ func BenchmarkBatch(b *testing.B) {
 			}
 			return out, nil
 		}, dataloadgen.WithBatchCapacity(maxBatch), dataloadgen.WithWait(linger), dataloadgen.WithoutCache())
-		run(b, &batches, l.Load)
-	})
-
-	b.Run("impl=dataloader", func(b *testing.B) {
-		var batches atomic.Int64
+		return l.Load, batches, func() {}
+	}},
+	{"dataloader", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+		batches := new(atomic.Int64)
 		l := dataloader.NewBatchedLoader(func(_ context.Context, keys []int) []*dataloader.Result[int] {
 			batches.Add(1)
 			out := make([]*dataloader.Result[int], len(keys))
@@ -102,47 +109,88 @@ func BenchmarkBatch(b *testing.B) {
 			dataloader.WithBatchCapacity[int, int](maxBatch),
 			dataloader.WithWait[int, int](linger),
 			dataloader.WithCache[int, int](&dataloader.NoCache[int, int]{}))
-		run(b, &batches, func(ctx context.Context, key int) (int, error) { return l.Load(ctx, key)() })
-	})
+		do := func(ctx context.Context, key int) (int, error) { return l.Load(ctx, key)() }
+		return do, batches, func() {}
+	}},
+	{"bundler", newBundler},
+}
 
-	b.Run("impl=bundler", func(b *testing.B) {
-		// bundler returns nothing to the caller: each item carries its own reply
-		// channel. Each goroutine has one item in flight at a time, so it reuses
-		// one item (the cheapest correct use).
-		type item struct {
-			req, resp int
-			done      chan struct{}
+// newBundler drives api/support/bundler. It returns nothing to the caller, so
+// each item carries its own reply channel; each goroutine has one item in flight
+// at a time, so items are reused (the cheapest correct use).
+func newBundler() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+	type item struct {
+		req, resp int
+		done      chan struct{}
+	}
+	batches := new(atomic.Int64)
+	bd := bundler.NewBundler((*item)(nil), func(bundle any) {
+		batches.Add(1)
+		for _, it := range bundle.([]*item) {
+			it.resp = it.req + 1
+			it.done <- struct{}{}
 		}
-		var batches atomic.Int64
-		bd := bundler.NewBundler((*item)(nil), func(bundle any) {
-			batches.Add(1)
-			for _, it := range bundle.([]*item) {
-				it.resp = it.req + 1
-				it.done <- struct{}{}
-			}
-		})
-		bd.BundleCountThreshold = maxBatch
-		bd.DelayThreshold = linger
-		bd.BundleByteThreshold = 1 << 30
-		bd.BufferedByteLimit = 1 << 30
-		bd.HandlerLimit = 4
-		defer bd.Flush()
-		pool := make(chan *item, callers*2)
-		run(b, &batches, func(_ context.Context, key int) (int, error) {
-			var it *item
-			select {
-			case it = <-pool:
-			default:
-				it = &item{done: make(chan struct{}, 1)}
-			}
-			it.req = key
-			if err := bd.Add(it, 1); err != nil {
-				return 0, err
-			}
-			<-it.done
-			v := it.resp
-			pool <- it
-			return v, nil
-		})
 	})
+	bd.BundleCountThreshold = maxBatch
+	bd.DelayThreshold = linger
+	bd.BundleByteThreshold = 1 << 30
+	bd.BufferedByteLimit = 1 << 30
+	bd.HandlerLimit = 4
+	pool := make(chan *item, callers*2)
+	do := func(_ context.Context, key int) (int, error) {
+		var it *item
+		select {
+		case it = <-pool:
+		default:
+			it = &item{done: make(chan struct{}, 1)}
+		}
+		it.req = key
+		if err := bd.Add(it, 1); err != nil {
+			return 0, err
+		}
+		<-it.done
+		v := it.resp
+		select {
+		case pool <- it:
+		default:
+		}
+		return v, nil
+	}
+	return do, batches, bd.Flush
+}
+
+func BenchmarkBatch(b *testing.B) {
+	for _, im := range impls {
+		b.Run("impl="+im.name, func(b *testing.B) {
+			do, batches, stop := im.make()
+			defer stop()
+			run(b, batches, do)
+		})
+	}
+}
+
+// TestPeersAnswer checks, under the race detector in CI, that every
+// implementation of the benchmark answers every caller correctly and batches.
+func TestPeersAnswer(t *testing.T) {
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			do, batches, stop := im.make()
+			defer stop()
+			var wg sync.WaitGroup
+			var bad atomic.Int64
+			for w := range callers {
+				wg.Go(func() {
+					for i := range 20 {
+						key := w*keySpace + i
+						if v, err := do(context.Background(), key); err != nil || v != key+1 {
+							bad.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			require.Zero(t, bad.Load(), "wrong answers")
+			require.Less(t, batches.Load(), int64(callers*20), "items were batched")
+		})
+	}
 }
