@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tierkit/tierkit/memkv"
+)
+
+// opKind is the kind of one backend operation.
+type opKind uint8
+
+const (
+	opGet opKind = iota + 1
+	opSet
+	opDel
+	opExists
+	opIncr
+)
+
+// op is one single-key backend operation. The gateway splits multi-key client
+// commands (MGET, MSET, DEL k1 k2, ...) into ops per key, routes each to its
+// shard, and the batcher groups the ops of one tenant and shard into one
+// backend call.
+type op struct {
+	kind  opKind
+	key   string
+	value []byte        // opSet
+	ttl   time.Duration // opSet: 0 means no expiry
+	nx    bool          // opSet: only if absent
+	xx    bool          // opSet: only if present
+	delta int64         // opIncr
+}
+
+// opResult is the outcome of one op.
+type opResult struct {
+	value []byte // opGet: the value
+	found bool   // opGet: key present; opSet: written (false when NX/XX refused); opDel/opExists: key present
+	n     int64  // opIncr: the new value
+	err   error  // this op alone failed (the others of its batch may have succeeded)
+}
+
+// Backend is the store behind the gateway: shards numbered 0..Shards()-1, each
+// taking batches of ops in one round trip. Implementations: memkvBackend
+// (embedded, the default) and redisBackend (Redis shards).
+type Backend interface {
+	// Shards returns the number of shards.
+	Shards() int
+	// Do runs ops on shard in order and sets out[i] to the result of ops[i].
+	// A non-nil error fails the whole batch (the shard is unreachable).
+	Do(ctx context.Context, shard int, ops []op, out []opResult) error
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// errNotInteger is the Redis error for INCR on a value that is not an integer.
+var errNotInteger = errors.New("ERR value is not an integer or out of range")
+
+// memkvBackend keeps each shard in its own memkv.Store. Values carry an
+// 8-byte expiry header (unix nanoseconds, 0 for none); expired keys read as
+// absent and are deleted lazily by the next write.
+type memkvBackend struct {
+	stores []*memkv.Store
+	now    func() time.Time
+}
+
+var _ Backend = (*memkvBackend)(nil)
+
+func newMemkvBackend(shards int) (*memkvBackend, error) {
+	b := &memkvBackend{now: time.Now}
+	for range shards {
+		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16})
+		if err != nil {
+			return nil, err
+		}
+		b.stores = append(b.stores, s)
+	}
+	return b, nil
+}
+
+func (b *memkvBackend) Shards() int  { return len(b.stores) }
+func (b *memkvBackend) Close() error { return nil }
+
+func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
+	if shard < 0 || shard >= len(b.stores) {
+		return fmt.Errorf("memkv: no shard %d", shard)
+	}
+	s := b.stores[shard]
+	// Plain reads of one batch share one read version: a multi-get at a snapshot.
+	rv := s.ReadVersion()
+	now := b.now()
+	for i, o := range ops {
+		switch o.kind {
+		case opGet, opExists:
+			v, ok, err := b.read(ctx, s, rv, o.key, now)
+			out[i] = opResult{value: v, found: ok, err: err}
+		default:
+			out[i] = b.write(ctx, s, o, now)
+			rv = s.ReadVersion() // later reads of the batch see this write
+		}
+	}
+	return nil
+}
+
+func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key string, now time.Time) ([]byte, bool, error) {
+	raw, ok, err := s.Get(ctx, rv, []byte(key))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	v, live := decodeValue(raw, now)
+	return v, live, nil
+}
+
+// write applies one write op as an optimistic transaction: read the key, decide,
+// commit with the key in the read set; retry on conflict.
+func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time.Time) opResult {
+	k := []byte(o.key)
+	for attempt := 0; ; attempt++ {
+		rv := s.ReadVersion()
+		raw, ok, err := s.Get(ctx, rv, k)
+		if err != nil {
+			return opResult{err: err}
+		}
+		var cur []byte
+		if ok {
+			cur, ok = decodeValue(raw, now)
+		}
+		var res opResult
+		var newVal []byte // nil deletes
+		write := true
+		switch o.kind {
+		case opSet:
+			if (o.nx && ok) || (o.xx && !ok) {
+				return opResult{}
+			}
+			var exp int64
+			if o.ttl > 0 {
+				exp = now.Add(o.ttl).UnixNano()
+			}
+			newVal, res.found = encodeValue(o.value, exp), true
+		case opDel:
+			res.found = ok
+			write = ok
+		case opIncr:
+			n := int64(0)
+			if ok {
+				n, err = strconv.ParseInt(string(cur), 10, 64)
+				if err != nil {
+					return opResult{err: errNotInteger}
+				}
+			}
+			if (o.delta > 0 && n > (1<<63-1)-o.delta) || (o.delta < 0 && n < -(1<<63)-o.delta) {
+				return opResult{err: errors.New("ERR increment or decrement would overflow")}
+			}
+			n += o.delta
+			res.n = n
+			exp := int64(0)
+			if ok {
+				exp = int64(binary.BigEndian.Uint64(raw[:8])) // INCR keeps the TTL
+			}
+			newVal = encodeValue(strconv.AppendInt(nil, n, 10), exp)
+		}
+		if !write {
+			return res
+		}
+		_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{k}, Sets: [][]byte{k, newVal}})
+		if err == nil {
+			return res
+		}
+		if !errors.Is(err, memkv.ErrConflict) || attempt > 100 {
+			return opResult{err: err}
+		}
+	}
+}
+
+func encodeValue(v []byte, expireAt int64) []byte {
+	out := make([]byte, 8+len(v))
+	binary.BigEndian.PutUint64(out, uint64(expireAt))
+	copy(out[8:], v)
+	return out
+}
+
+// decodeValue strips the expiry header; it reports false for an expired value.
+func decodeValue(raw []byte, now time.Time) ([]byte, bool) {
+	if len(raw) < 8 {
+		return nil, false
+	}
+	if exp := int64(binary.BigEndian.Uint64(raw)); exp != 0 && now.UnixNano() >= exp {
+		return nil, false
+	}
+	return raw[8:], true
+}

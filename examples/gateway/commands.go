@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cmdKind says how a command is scheduled within a pipeline.
+type cmdKind uint8
+
+const (
+	kindConn  cmdKind = iota + 1 // changes or reads connection state: runs alone, in order
+	kindRead                     // reads keys: may run with other commands that write none of them
+	kindWrite                    // writes keys: may run with commands that touch none of them
+	kindLocal                    // answered by the gateway, no keys (PING, INFO): runs anywhere
+)
+
+// cmdSpec describes a command: arity as Redis gives it (n exact, -n at least
+// n, counting the name), scheduling kind, key positions and the handler.
+type cmdSpec struct {
+	arity int
+	kind  cmdKind
+	keys  func(args [][]byte) []string // nil: no keys
+	fn    func(ctx context.Context, s *session, args [][]byte) any
+}
+
+var commands map[string]*cmdSpec
+
+func init() {
+	first := func(a [][]byte) []string { return []string{string(a[1])} }
+	all := func(a [][]byte) []string {
+		ks := make([]string, 0, len(a)-1)
+		for _, k := range a[1:] {
+			ks = append(ks, string(k))
+		}
+		return ks
+	}
+	pairs := func(a [][]byte) []string {
+		ks := make([]string, 0, len(a)/2)
+		for i := 1; i < len(a); i += 2 {
+			ks = append(ks, string(a[i]))
+		}
+		return ks
+	}
+	commands = map[string]*cmdSpec{
+		"PING":    {-1, kindLocal, nil, cmdPing},
+		"ECHO":    {2, kindLocal, nil, func(_ context.Context, _ *session, a [][]byte) any { return a[1] }},
+		"HELLO":   {-1, kindConn, nil, cmdHello},
+		"AUTH":    {-2, kindConn, nil, cmdAuth},
+		"SELECT":  {2, kindConn, nil, cmdSelect},
+		"QUIT":    {-1, kindConn, nil, func(_ context.Context, s *session, _ [][]byte) any { s.quit = true; return simple("OK") }},
+		"RESET":   {1, kindConn, nil, cmdReset},
+		"CLIENT":  {-2, kindConn, nil, cmdClient},
+		"COMMAND": {-1, kindLocal, nil, cmdCommand},
+		"CONFIG":  {-2, kindLocal, nil, cmdConfig},
+		"INFO":    {-1, kindLocal, nil, cmdInfo},
+		"GET":     {2, kindRead, first, cmdGet},
+		"MGET":    {-2, kindRead, all, cmdMGet},
+		"EXISTS":  {-2, kindRead, all, cmdExists},
+		"SET":     {-3, kindWrite, first, cmdSet},
+		"MSET":    {-3, kindWrite, pairs, cmdMSet},
+		"DEL":     {-2, kindWrite, all, cmdDel},
+		"UNLINK":  {-2, kindWrite, all, cmdDel},
+		"INCR":    {2, kindWrite, first, cmdIncrBy(1, false)},
+		"DECR":    {2, kindWrite, first, cmdIncrBy(-1, false)},
+		"INCRBY":  {3, kindWrite, first, cmdIncrBy(1, true)},
+		"DECRBY":  {3, kindWrite, first, cmdIncrBy(-1, true)},
+	}
+}
+
+func arityOK(spec *cmdSpec, n int) bool {
+	if spec.arity >= 0 {
+		return n == spec.arity
+	}
+	return n >= -spec.arity
+}
+
+func errArity(name string) respErr {
+	return respErr("ERR wrong number of arguments for '" + strings.ToLower(name) + "' command")
+}
+
+func cmdPing(_ context.Context, _ *session, a [][]byte) any {
+	if len(a) > 1 {
+		return a[1]
+	}
+	return simple("PONG")
+}
+
+func cmdHello(_ context.Context, s *session, a [][]byte) any {
+	proto := s.proto
+	if len(a) > 1 {
+		v, err := strconv.Atoi(string(a[1]))
+		if err != nil || v < 2 || v > 3 {
+			return respErr("NOPROTO unsupported protocol version")
+		}
+		proto = v
+	}
+	for i := 2; i < len(a); i++ {
+		switch strings.ToUpper(string(a[i])) {
+		case "AUTH":
+			if i+2 >= len(a) {
+				return respErr("ERR syntax error in HELLO option 'auth'")
+			}
+			if r := s.auth(string(a[i+1]), string(a[i+2])); r != nil {
+				return r
+			}
+			i += 2
+		case "SETNAME":
+			if i+1 >= len(a) {
+				return respErr("ERR syntax error in HELLO option 'setname'")
+			}
+			s.name = string(a[i+1])
+			i++
+		default:
+			return respErr("ERR syntax error in HELLO option '" + string(a[i]) + "'")
+		}
+	}
+	s.proto = proto
+	return respMap{
+		"server", "redis", "version", "7.2.0", "proto", int64(proto), "id", int64(s.id),
+		"mode", "standalone", "role", "master", "modules", []any{},
+	}
+}
+
+func cmdAuth(_ context.Context, s *session, a [][]byte) any {
+	user, pass := "default", string(a[1])
+	if len(a) == 3 {
+		user, pass = string(a[1]), string(a[2])
+	} else if len(a) > 3 {
+		return respErr("ERR syntax error")
+	}
+	if r := s.auth(user, pass); r != nil {
+		return r
+	}
+	return simple("OK")
+}
+
+func cmdSelect(_ context.Context, _ *session, a [][]byte) any {
+	if string(a[1]) != "0" {
+		return respErr("ERR DB index is out of range")
+	}
+	return simple("OK")
+}
+
+func cmdReset(_ context.Context, s *session, _ [][]byte) any {
+	s.tenant, s.proto, s.name = s.g.open, 2, ""
+	return simple("RESET")
+}
+
+func cmdClient(_ context.Context, s *session, a [][]byte) any {
+	switch strings.ToUpper(string(a[1])) {
+	case "SETNAME":
+		if len(a) != 3 {
+			return errArity("client|setname")
+		}
+		s.name = string(a[2])
+		return simple("OK")
+	case "GETNAME":
+		if s.name == "" {
+			return nullReply{}
+		}
+		return s.name
+	case "SETINFO":
+		return simple("OK")
+	case "ID":
+		return int64(s.id)
+	case "INFO":
+		return fmt.Sprintf("id=%d addr=%s name=%s user=%s resp=%d\n", s.id, s.remote, s.name, s.user(), s.proto)
+	}
+	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try CLIENT HELP.")
+}
+
+func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
+	if len(a) == 1 {
+		return []any{} // clients fall back to their own command tables
+	}
+	switch strings.ToUpper(string(a[1])) {
+	case "COUNT":
+		return int64(len(commands))
+	case "DOCS":
+		return respMap{}
+	case "INFO", "LIST":
+		return []any{}
+	}
+	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try COMMAND HELP.")
+}
+
+// configValues answers CONFIG GET for the settings tools ask about.
+var configValues = [][2]string{
+	{"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
+	{"maxmemory-policy", "noeviction"}, {"timeout", "0"}, {"cluster-enabled", "no"},
+}
+
+func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
+	if strings.ToUpper(string(a[1])) != "GET" {
+		return respErr("ERR CONFIG " + strings.ToUpper(string(a[1])) + " is not supported by the gateway; use its /control endpoint")
+	}
+	out := respMap{}
+	for _, p := range a[2:] {
+		for _, kv := range configValues {
+			if globMatch(strings.ToLower(string(p)), kv[0]) {
+				out = append(out, kv[0], kv[1])
+			}
+		}
+	}
+	return out
+}
+
+// globMatch supports the '*' wildcard of CONFIG GET patterns.
+func globMatch(pattern, s string) bool {
+	if pattern == "*" {
+		return true
+	}
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+func cmdGet(ctx context.Context, s *session, a [][]byte) any {
+	r := s.g.run(ctx, s.tenant, []op{{kind: opGet, key: string(a[1])}})[0]
+	if r.err != nil {
+		return errReply(r.err)
+	}
+	if !r.found {
+		return nullReply{}
+	}
+	return r.value
+}
+
+func cmdMGet(ctx context.Context, s *session, a [][]byte) any {
+	ops := make([]op, len(a)-1)
+	for i, k := range a[1:] {
+		ops[i] = op{kind: opGet, key: string(k)}
+	}
+	out := make([]any, len(ops))
+	for i, r := range s.g.run(ctx, s.tenant, ops) {
+		switch {
+		case r.err != nil:
+			return errReply(r.err) // Redis has no per-key MGET error: fail the command
+		case r.found:
+			out[i] = r.value
+		default:
+			out[i] = nullReply{}
+		}
+	}
+	return out
+}
+
+func cmdExists(ctx context.Context, s *session, a [][]byte) any {
+	return countKeys(ctx, s, a, opExists)
+}
+
+func cmdDel(ctx context.Context, s *session, a [][]byte) any {
+	return countKeys(ctx, s, a, opDel)
+}
+
+func countKeys(ctx context.Context, s *session, a [][]byte, kind opKind) any {
+	ops := make([]op, len(a)-1)
+	for i, k := range a[1:] {
+		ops[i] = op{kind: kind, key: string(k)}
+	}
+	var n int64
+	for _, r := range s.g.run(ctx, s.tenant, ops) {
+		if r.err != nil {
+			return errReply(r.err)
+		}
+		if r.found {
+			n++
+		}
+	}
+	return n
+}
+
+func cmdSet(ctx context.Context, s *session, a [][]byte) any {
+	o := op{kind: opSet, key: string(a[1]), value: a[2]}
+	for i := 3; i < len(a); i++ {
+		switch opt := strings.ToUpper(string(a[i])); opt {
+		case "NX":
+			o.nx = true
+		case "XX":
+			o.xx = true
+		case "EX", "PX":
+			if i+1 >= len(a) || o.ttl != 0 {
+				return respErr("ERR syntax error")
+			}
+			n, err := strconv.ParseInt(string(a[i+1]), 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return respErr("ERR invalid expire time in 'set' command")
+			}
+			unit := time.Second
+			if opt == "PX" {
+				unit = time.Millisecond
+			}
+			o.ttl = time.Duration(n) * unit
+			i++
+		default:
+			return respErr("ERR syntax error")
+		}
+	}
+	if o.nx && o.xx {
+		return respErr("ERR syntax error")
+	}
+	r := s.g.run(ctx, s.tenant, []op{o})[0]
+	switch {
+	case r.err != nil:
+		return errReply(r.err)
+	case !r.found:
+		return nullReply{}
+	}
+	return simple("OK")
+}
+
+func cmdMSet(ctx context.Context, s *session, a [][]byte) any {
+	if len(a)%2 != 1 {
+		return errArity("mset")
+	}
+	ops := make([]op, 0, len(a)/2)
+	for i := 1; i < len(a); i += 2 {
+		ops = append(ops, op{kind: opSet, key: string(a[i]), value: a[i+1]})
+	}
+	for _, r := range s.g.run(ctx, s.tenant, ops) {
+		if r.err != nil {
+			return errReply(r.err) // NOTE: unlike Redis, MSET across shards is not atomic
+		}
+	}
+	return simple("OK")
+}
+
+func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte) any {
+	return func(ctx context.Context, s *session, a [][]byte) any {
+		delta := int64(1)
+		if hasArg {
+			n, err := strconv.ParseInt(string(a[2]), 10, 64)
+			if err != nil {
+				return respErr("ERR value is not an integer or out of range")
+			}
+			delta = n
+		}
+		if sign < 0 {
+			if delta == -1<<63 {
+				return respErr("ERR decrement would overflow")
+			}
+			delta = -delta
+		}
+		r := s.g.run(ctx, s.tenant, []op{{kind: opIncr, key: string(a[1]), delta: delta}})[0]
+		if r.err != nil {
+			return errReply(r.err)
+		}
+		return r.n
+	}
+}

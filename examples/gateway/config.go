@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is the gateway's configuration: one JSON file (-config) plus flags.
+// Every zero field means the documented default; with no file the gateway
+// serves one open tenant, "default", on an embedded memkv backend.
+type Config struct {
+	Addr     string `json:"addr"`      // RESP listen address; default 127.0.0.1:6380
+	HTTPAddr string `json:"http_addr"` // /control and /debug/pprof; default 127.0.0.1:6381, "-" disables
+
+	Tenants []TenantConfig `json:"tenants"` // empty: one open tenant "default"
+
+	Backend BackendConfig `json:"backend"`
+
+	// Batching and coalescing.
+	Linger         Duration `json:"linger"`          // batch window; default 200us
+	MaxBatch       int      `json:"max_batch"`       // ops per backend call; default 128
+	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
+	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
+
+	// Admission: aimd (CPU-driven limit, memory guard) feeding shed.
+	TargetCPU     float64  `json:"target_cpu"`     // aimd target load; default 0.9
+	MinLimit      int      `json:"min_limit"`      // aimd Min; default 64
+	MaxLimit      int      `json:"max_limit"`      // aimd Max; default 4096
+	MaxQueue      int      `json:"max_queue"`      // shed per bucket; default 1024
+	QueueDeadline Duration `json:"queue_deadline"` // shed; default 100ms
+
+	Limits Limits `json:"limits"`
+}
+
+// TenantConfig is one tenant (use case). AUTH username password selects it.
+type TenantConfig struct {
+	Name        string   `json:"name"`
+	Password    string   `json:"password"`     // empty: AUTH with any password (or none) works
+	Commands    []string `json:"commands"`     // allowed commands (upper case); empty: all
+	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes; empty: all keys
+	Priority    int      `json:"priority"`     // 0 (low) or 1 (high); default 0
+	Weight      int      `json:"weight"`       // shed share; default 1
+	QuotaRate   float64  `json:"quota_rate"`   // backend calls per second; 0: unlimited
+	QuotaBurst  int      `json:"quota_burst"`  // default max(1, QuotaRate)
+}
+
+// BackendConfig selects the store.
+type BackendConfig struct {
+	Kind   string   `json:"kind"`   // "memkv" (default) or "redis"
+	Shards int      `json:"shards"` // memkv: number of shards; default 4
+	Redis  []string `json:"redis"`  // redis: one address per shard
+	Pool   int      `json:"pool"`   // redis: connections per shard; default 8
+}
+
+// Limits harden the front end.
+type Limits struct {
+	MaxConns        int      `json:"max_conns"`         // default 10000
+	MaxArgs         int      `json:"max_args"`          // per command; default 1024
+	MaxRequestBytes int      `json:"max_request_bytes"` // one command; default 4 MiB
+	MaxPipeline     int      `json:"max_pipeline"`      // commands run at once per connection; default 128
+	IdleTimeout     Duration `json:"idle_timeout"`      // close a silent connection; default 5m
+	WriteTimeout    Duration `json:"write_timeout"`     // default 10s
+}
+
+// Duration is a time.Duration that reads "250ms" from JSON.
+type Duration time.Duration
+
+// UnmarshalJSON parses a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"250ms\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+func loadConfig(path string) (Config, error) {
+	var c Config
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// withDefaults fills zero fields and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	c.Addr = or(c.Addr, "127.0.0.1:6380")
+	c.HTTPAddr = or(c.HTTPAddr, "127.0.0.1:6381")
+	if len(c.Tenants) == 0 {
+		c.Tenants = []TenantConfig{{Name: "default"}}
+	}
+	seen := map[string]bool{}
+	for i, t := range c.Tenants {
+		if t.Name == "" || seen[t.Name] {
+			return c, fmt.Errorf("gateway: tenant %d: empty or duplicate name %q", i, t.Name)
+		}
+		seen[t.Name] = true
+		if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
+			return c, fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
+		}
+		for j, cmd := range t.Commands {
+			c.Tenants[i].Commands[j] = strings.ToUpper(cmd)
+		}
+	}
+	c.Backend.Kind = or(c.Backend.Kind, "memkv")
+	c.Backend.Shards = or(c.Backend.Shards, 4)
+	c.Backend.Pool = or(c.Backend.Pool, 8)
+	switch c.Backend.Kind {
+	case "memkv":
+	case "redis":
+		if len(c.Backend.Redis) == 0 {
+			return c, errors.New("gateway: backend redis needs at least one address")
+		}
+	default:
+		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)
+	}
+	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
+	c.MaxBatch = or(c.MaxBatch, 128)
+	c.RequestTimeout = or(c.RequestTimeout, Duration(5*time.Second))
+	c.TargetCPU = or(c.TargetCPU, 0.9)
+	c.MinLimit = or(c.MinLimit, 64)
+	c.MaxLimit = or(c.MaxLimit, 4096)
+	c.MaxQueue = or(c.MaxQueue, 1024)
+	c.QueueDeadline = or(c.QueueDeadline, Duration(100*time.Millisecond))
+	l := &c.Limits
+	l.MaxConns = or(l.MaxConns, 10000)
+	l.MaxArgs = or(l.MaxArgs, 1024)
+	l.MaxRequestBytes = or(l.MaxRequestBytes, 4<<20)
+	l.MaxPipeline = or(l.MaxPipeline, 128)
+	l.IdleTimeout = or(l.IdleTimeout, Duration(5*time.Minute))
+	l.WriteTimeout = or(l.WriteTimeout, Duration(10*time.Second))
+	if c.MinLimit > c.MaxLimit {
+		return c, fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
+	}
+	return c, nil
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/aimd"
+	"github.com/tierkit/tierkit/batcher"
+	"github.com/tierkit/tierkit/coalesce"
+	"github.com/tierkit/tierkit/hashring"
+	"github.com/tierkit/tierkit/shed"
+)
+
+// Gateway is the request path: tenant policy, admission (shed over an aimd
+// limit), routing (hashring), coalescing, batching per tenant x shard, quota,
+// and the backend. The RESP front end (server.go) calls it.
+type Gateway struct {
+	cfg     Config
+	backend Backend
+	ring    *hashring.Ring
+	shardOf map[string]int // ring node id -> shard index
+
+	tenants map[string]*tenant
+	open    *tenant // the tenant of an unauthenticated connection, or nil
+
+	limiter *aimd.Limiter
+	shedder *shed.Shedder
+	flights coalesce.Group[string, opResult]
+	batches *batcher.Batcher[group, op, opResult]
+
+	// Settings steered through control (see knobs.go). Apply funcs run one at
+	// a time under the registry's lock; the hot path reads the atomics.
+	coalesceOn atomic.Bool
+	timeout    atomic.Int64 // request timeout, ns
+	mu         sync.Mutex   // protects the config copies below (control's Apply funcs)
+	aimdCfg    aimd.Config
+	shedCfg    shed.Config
+
+	n gatewayCounters
+}
+
+// batchConfig is the batcher's configuration.
+type batchConfig = batcher.Config[op]
+
+// group is a batch group: one tenant's ops to one shard.
+type group struct {
+	tenant string
+	shard  int
+}
+
+type gatewayCounters struct {
+	commands, errors, backendCalls, backendOps, shed, throttled, overloaded atomic.Uint64
+	denied                                                                  atomic.Uint64
+}
+
+// Errors of the request path, as RESP error strings (prefix first).
+var (
+	errShed       = errors.New("OVERLOADED request shed: the tier is over capacity or the tenant over its share; back off")
+	errOverloaded = errors.New("OVERLOADED the gateway is at its admission limit; back off")
+	errThrottled  = errors.New("THROTTLED tenant is over its backend quota; slow down")
+	errNoPerm     = errors.New("NOPERM this tenant may not run this command or touch this key")
+)
+
+func newGateway(cfg Config, backend Backend) (*Gateway, error) {
+	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}}
+	nodes := make([]hashring.Node, backend.Shards())
+	for i := range nodes {
+		id := "shard-" + strconv.Itoa(i)
+		nodes[i] = hashring.Node{ID: id, Weight: 1}
+		g.shardOf[id] = i
+	}
+	ring, err := hashring.New(hashring.Config{Slots: 1 << 12}, nodes)
+	if err != nil {
+		return nil, err
+	}
+	g.ring = ring
+	weights := map[string]int{}
+	for _, tc := range cfg.Tenants {
+		t := newTenant(tc)
+		g.tenants[tc.Name] = t
+		if tc.Weight > 0 {
+			weights[tc.Name] = tc.Weight
+		}
+	}
+	if t, ok := g.tenants["default"]; ok && t.cfg.Password == "" {
+		g.open = t
+	}
+	g.aimdCfg = aimd.Config{Target: cfg.TargetCPU, Min: cfg.MinLimit, Max: cfg.MaxLimit}
+	if g.limiter, err = aimd.New(g.aimdCfg); err != nil {
+		return nil, err
+	}
+	g.shedCfg = shed.Config{Capacity: shed.CapacityFunc(g.limiter.Limit), Weights: weights,
+		MaxQueue: cfg.MaxQueue, MaxQueueCost: int64(cfg.MaxQueue) * 16, QueueDeadline: time.Duration(cfg.QueueDeadline),
+		StandingDeadline: time.Duration(cfg.QueueDeadline) / 4}
+	if g.shedder, err = shed.New(g.shedCfg); err != nil {
+		return nil, err
+	}
+	g.batches, err = batcher.New(batcher.Config[op]{
+		MaxItems: cfg.MaxBatch,
+		Linger:   time.Duration(cfg.Linger),
+		Key: func(o op) (string, bool) {
+			return o.key, o.kind == opGet // identical GETs in one batch are sent once
+		},
+	}, g.flush)
+	if err != nil {
+		return nil, err
+	}
+	g.coalesceOn.Store(!cfg.NoCoalesce)
+	g.timeout.Store(int64(cfg.RequestTimeout))
+	return g, nil
+}
+
+// flush sends one batch (one tenant, one shard) to the backend as one call and
+// charges the tenant's quota one backend call.
+func (g *Gateway) flush(ctx context.Context, grp group, reqs []op, out []batcher.Result[opResult]) error {
+	res := make([]opResult, len(reqs))
+	g.n.backendCalls.Add(1)
+	g.n.backendOps.Add(uint64(len(reqs)))
+	if t := g.tenants[grp.tenant]; t != nil {
+		t.quota.charge(time.Now(), 1)
+		t.backendCalls.Add(1)
+	}
+	if err := g.backend.Do(ctx, grp.shard, reqs, res); err != nil {
+		return fmt.Errorf("ERR backend shard %d: %w", grp.shard, err)
+	}
+	for i := range res {
+		out[i] = batcher.Result[opResult]{Resp: res[i], Err: res[i].err}
+	}
+	return nil
+}
+
+// shard routes a key.
+func (g *Gateway) shard(key string) int {
+	id, err := g.ring.Lookup(key)
+	if err != nil {
+		return 0 // the ring is never empty
+	}
+	return g.shardOf[id]
+}
+
+// admit runs the admission path for one command of cost: quota, shed (per
+// tenant x priority, capacity from the aimd limit), then the aimd limiter
+// itself (memory guard). It returns the func to call when the command is done.
+func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (func(ok bool), error) {
+	if !t.quota.allow(time.Now()) {
+		g.n.throttled.Add(1)
+		t.throttled.Add(1)
+		return nil, errThrottled
+	}
+	release, err := g.shedder.Acquire(ctx, t.cfg.Name, t.cfg.Priority, cost)
+	if err != nil {
+		if errors.Is(err, shed.ErrShed) {
+			g.n.shed.Add(1)
+			t.shed.Add(1)
+			return nil, errShed
+		}
+		return nil, err
+	}
+	done, err := g.limiter.TryAcquire()
+	if err != nil {
+		release()
+		g.n.overloaded.Add(1)
+		return nil, errOverloaded
+	}
+	return func(ok bool) { done(ok); release() }, nil
+}
+
+// run executes ops for tenant t (already admitted): each op goes to its
+// shard's batch, reads through the coalescing group. results[i] answers ops[i].
+func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
+	results := make([]opResult, len(ops))
+	if len(ops) == 1 {
+		results[0] = g.one(ctx, t, ops[0])
+		return results
+	}
+	var wg sync.WaitGroup
+	for i := range ops {
+		wg.Go(func() { results[i] = g.one(ctx, t, ops[i]) })
+	}
+	wg.Wait()
+	return results
+}
+
+func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
+	grp := group{tenant: t.cfg.Name, shard: g.shard(o.key)}
+	if o.kind == opGet && g.coalesceOn.Load() {
+		// Tenants share the key space and the ACL was checked before, so
+		// callers of every tenant with the same key share one fetch: nothing
+		// else changes the result. The fetch is charged to the tenant that
+		// started it.
+		r, err := g.flights.Do(ctx, o.key, func(ctx context.Context) (opResult, error) {
+			return g.batches.Do(ctx, grp, o)
+		})
+		if err != nil {
+			return opResult{err: err}
+		}
+		return r
+	}
+	r, err := g.batches.Do(ctx, grp, o)
+	if o.kind != opGet && o.kind != opExists {
+		// A read that starts after this write returns must not join a fetch
+		// that started before it: drop the key's in-flight fetch.
+		g.flights.Forget(o.key)
+	}
+	if err != nil {
+		return opResult{err: err}
+	}
+	return r
+}
+
+// tenant is a use case: its policy and its counters.
+type tenant struct {
+	cfg      TenantConfig
+	commands map[string]bool // nil: all
+	quota    *quota
+
+	requests, shed, throttled, denied, backendCalls atomic.Uint64
+}
+
+func newTenant(c TenantConfig) *tenant {
+	t := &tenant{cfg: c, quota: newQuota(c.QuotaRate, c.QuotaBurst)}
+	if len(c.Commands) > 0 {
+		t.commands = map[string]bool{}
+		for _, cmd := range c.Commands {
+			t.commands[cmd] = true
+		}
+	}
+	return t
+}
+
+// allows reports whether t may run cmd on keys.
+func (t *tenant) allows(cmd string, keys []string) bool {
+	if t.commands != nil && !t.commands[cmd] {
+		return false
+	}
+	if len(t.cfg.KeyPrefixes) == 0 {
+		return true
+	}
+	for _, k := range keys {
+		if !slices.ContainsFunc(t.cfg.KeyPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Close drains the request path: pending batches are flushed and every flush
+// has returned when it returns.
+func (g *Gateway) Close() error {
+	err := g.batches.Close()
+	g.shedder.Close()
+	g.limiter.Close()
+	return errors.Join(err, g.backend.Close())
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+var startTime = time.Now()
+
+// cmdInfo answers INFO with the sections tools read (server, clients, stats,
+// keyspace) plus the gateway's own: admission, batching, coalescing, tenants.
+func cmdInfo(_ context.Context, s *session, a [][]byte) any {
+	want := "all"
+	if len(a) > 1 {
+		want = strings.ToLower(string(a[1]))
+	}
+	g := s.g
+	var b strings.Builder
+	section := func(name string, lines ...string) {
+		if want != "all" && want != "everything" && want != "default" && want != strings.ToLower(name) {
+			return
+		}
+		fmt.Fprintf(&b, "# %s\r\n", name)
+		for _, l := range lines {
+			b.WriteString(l + "\r\n")
+		}
+		b.WriteString("\r\n")
+	}
+	section("Server", "redis_version:7.2.0", "redis_mode:standalone", "tierkit_gateway:1",
+		fmt.Sprintf("uptime_in_seconds:%d", int(time.Since(startTime).Seconds())),
+		"go_version:"+runtime.Version(), fmt.Sprintf("backend:%s", g.cfg.Backend.Kind),
+		fmt.Sprintf("shards:%d", g.backend.Shards()))
+	srv := s.srv()
+	if srv != nil {
+		section("Clients", fmt.Sprintf("connected_clients:%d", srv.active.Load()),
+			fmt.Sprintf("maxclients:%d", g.cfg.Limits.MaxConns))
+	}
+	bs := g.batches.Stats()
+	cs := g.flights.Stats()
+	ls := g.limiter.Stats()
+	ss := g.shedder.Stats()
+	stats := []string{
+		fmt.Sprintf("total_commands_processed:%d", g.n.commands.Load()),
+		fmt.Sprintf("backend_calls:%d", g.n.backendCalls.Load()),
+		fmt.Sprintf("backend_ops:%d", g.n.backendOps.Load()),
+		fmt.Sprintf("batch_mean_fill:%.3f", bs.MeanFill),
+		fmt.Sprintf("batch_deduped:%d", bs.Deduped),
+		fmt.Sprintf("coalesce_calls:%d", cs.Calls),
+		fmt.Sprintf("coalesce_joins:%d", cs.Joins),
+		fmt.Sprintf("admission_limit:%d", ls.Limit),
+		fmt.Sprintf("admission_load:%.3f", ls.Load),
+		fmt.Sprintf("shed_total:%d", ss.Shed()),
+		fmt.Sprintf("throttled_total:%d", g.n.throttled.Load()),
+		fmt.Sprintf("denied_total:%d", g.n.denied.Load()),
+	}
+	if srv != nil {
+		stats = append(stats, fmt.Sprintf("total_connections_received:%d", srv.accepted.Load()),
+			fmt.Sprintf("rejected_connections:%d", srv.refused.Load()))
+	}
+	section("Stats", stats...)
+	var tl []string
+	for _, name := range slices.Sorted(maps.Keys(g.tenants)) {
+		t := g.tenants[name]
+		tl = append(tl, fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
+			name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load()))
+	}
+	section("Tenants", tl...)
+	section("Keyspace")
+	return []byte(b.String())
+}

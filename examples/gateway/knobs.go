@@ -1,0 +1,109 @@
+package main
+
+import (
+	"time"
+
+	"github.com/tierkit/tierkit/control"
+)
+
+// registerKnobs exposes the composed components' runtime tunables and state
+// on a control.Registry, so an operator or an agent can steer the gateway
+// through /control without a restart.
+func (g *Gateway) registerKnobs(reg *control.Registry) error {
+	bc := func(f func(c *batchConfig)) error {
+		c := g.batches.Config()
+		f(&c)
+		return g.batches.SetConfig(c)
+	}
+	aimdSet := func(f func()) error {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		old := g.aimdCfg
+		f()
+		if err := g.limiter.SetConfig(g.aimdCfg); err != nil {
+			g.aimdCfg = old
+			return err
+		}
+		return nil
+	}
+	shedSet := func(f func()) error {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		old := g.shedCfg
+		f()
+		if err := g.shedder.SetConfig(g.shedCfg); err != nil {
+			g.shedCfg = old
+			return err
+		}
+		return nil
+	}
+	bcfg := g.batches.Config()
+	errs := []error{
+		reg.RegisterDuration(control.DurationKnob{Name: "batcher.linger", Doc: "how long a batch waits for more ops after its first",
+			Min: time.Microsecond, Max: 50 * time.Millisecond, Value: bcfg.Linger,
+			Apply: func(v time.Duration) error { return bc(func(c *batchConfig) { c.Linger = v }) }}),
+		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "ops per backend call", Min: 1, Max: 4096,
+			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
+		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch",
+			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
+		reg.RegisterDuration(control.DurationKnob{Name: "gateway.request_timeout", Doc: "deadline of one command",
+			Min: time.Millisecond, Max: time.Minute, Value: time.Duration(g.timeout.Load()),
+			Apply: func(v time.Duration) error { g.timeout.Store(int64(v)); return nil }}),
+		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: 0.05, Max: 1,
+			Value: g.aimdCfg.Target, MinInterval: time.Second,
+			Apply: func(v float64) error { return aimdSet(func() { g.aimdCfg.Target = v }) }}),
+		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands)", Min: 1, Max: 1 << 20,
+			Value: int64(g.aimdCfg.Max), Apply: func(v int64) error { return aimdSet(func() { g.aimdCfg.Max = int(v) }) }}),
+		reg.RegisterInt(control.IntKnob{Name: "shed.max_queue", Doc: "requests queued per tenant x priority before shedding",
+			Min: 1, Max: 1 << 20, Value: int64(g.shedCfg.MaxQueue),
+			Apply: func(v int64) error {
+				return shedSet(func() { g.shedCfg.MaxQueue, g.shedCfg.MaxQueueCost = int(v), v*16 })
+			}}),
+		reg.RegisterDuration(control.DurationKnob{Name: "shed.queue_deadline", Doc: "longest queue wait before shedding",
+			Min: time.Millisecond, Max: 10 * time.Second, Value: g.shedCfg.QueueDeadline,
+			Apply: func(v time.Duration) error {
+				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
+			}}),
+	}
+	for _, t := range g.tenants {
+		rate, burst, _ := t.quota.get()
+		errs = append(errs,
+			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".rate", Doc: "backend calls per second (0: unlimited)",
+				Min: 0, Max: 1e9, Value: rate, Apply: func(v float64) error {
+					_, b, _ := t.quota.get()
+					t.quota.set(v, b)
+					return nil
+				}}),
+			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".burst", Doc: "backend calls a tenant may make back to back",
+				Min: 1, Max: 1e9, Value: burst, Apply: func(v float64) error {
+					r, _, _ := t.quota.get()
+					t.quota.set(r, v)
+					return nil
+				}}),
+		)
+	}
+	errs = append(errs,
+		reg.RegisterState("batcher", func() any { return g.batches.Stats() }),
+		reg.RegisterState("coalesce", func() any { return g.flights.Stats() }),
+		reg.RegisterState("aimd", func() any { return g.limiter.Stats() }),
+		reg.RegisterState("shed", func() any { return g.shedder.Stats() }),
+		reg.RegisterState("ring", func() any { return g.ring.Stats() }),
+		reg.RegisterState("gateway", func() any { return g.counters() }),
+	)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// counters snapshots the gateway's own counters for /control.
+func (g *Gateway) counters() map[string]uint64 {
+	return map[string]uint64{
+		"commands": g.n.commands.Load(), "errors": g.n.errors.Load(),
+		"backend_calls": g.n.backendCalls.Load(), "backend_ops": g.n.backendOps.Load(),
+		"shed": g.n.shed.Load(), "throttled": g.n.throttled.Load(),
+		"overloaded": g.n.overloaded.Load(), "denied": g.n.denied.Load(),
+	}
+}

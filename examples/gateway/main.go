@@ -1,0 +1,183 @@
+// Command gateway is tierkit's reference gateway: a Redis-protocol proxy that
+// composes the kit's packages on the request path (tenant ACLs, aimd admission
+// feeding shed, hashring routing, coalescing, batching per tenant x shard,
+// per-tenant quota) in front of an embedded memkv store or Redis shards.
+//
+//	go run ./examples/gateway                 # RESP on 127.0.0.1:6380, /control on 127.0.0.1:6381
+//	redis-cli -p 6380 set k v
+//	curl -s 127.0.0.1:6381/control/ | head
+//
+// See README.md for the configuration file, what is implemented and what is not.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tierkit/tierkit/control"
+)
+
+func main() {
+	var (
+		configPath = flag.String("config", "", "JSON configuration file (optional)")
+		addr       = flag.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
+		httpAddr   = flag.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
+		shards     = flag.Int("shards", 0, "memkv shards (default 4)")
+		verbose    = flag.Bool("v", false, "debug logs")
+	)
+	flag.Parse()
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		log.Error("config", "err", err)
+		os.Exit(2)
+	}
+	cfg.Addr = or(*addr, cfg.Addr)
+	cfg.HTTPAddr = or(*httpAddr, cfg.HTTPAddr)
+	cfg.Backend.Shards = or(*shards, cfg.Backend.Shards)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, log, nil); err != nil {
+		log.Error("gateway", "err", err)
+		os.Exit(1)
+	}
+}
+
+// instance is a running gateway: RESP server, HTTP server, control registry.
+type instance struct {
+	cfg      Config
+	gw       *Gateway
+	srv      *Server
+	reg      *control.Registry
+	ln       net.Listener
+	httpLn   net.Listener
+	http     *http.Server
+	serveErr chan error
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// start builds the gateway from cfg and starts serving; Addr() is then the
+// RESP address (cfg.Addr may be 127.0.0.1:0 for a free port).
+func start(cfg Config, log *slog.Logger) (*instance, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	backend, err := openBackend(cfg)
+	if err != nil {
+		return nil, err
+	}
+	gw, err := newGateway(cfg, backend)
+	if err != nil {
+		_ = backend.Close()
+		return nil, err
+	}
+	reg, err := control.New(control.Config{Rate: 10, Burst: 20})
+	if err != nil {
+		return nil, err
+	}
+	if err := gw.registerKnobs(reg); err != nil {
+		_ = gw.Close()
+		return nil, err
+	}
+	in := &instance{cfg: cfg, gw: gw, reg: reg, srv: newServer(gw, cfg, log), serveErr: make(chan error, 1)}
+	if in.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		_ = gw.Close()
+		return nil, err
+	}
+	if cfg.HTTPAddr != "-" {
+		if in.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			_ = in.ln.Close()
+			_ = gw.Close()
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		in.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = in.http.Serve(in.httpLn) }()
+	}
+	go func() { in.serveErr <- in.srv.Serve(in.ln) }()
+	log.Info("gateway serving", "resp", in.ln.Addr().String(), "http", httpAddrOf(in), "backend", cfg.Backend.Kind,
+		"shards", backend.Shards(), "tenants", len(cfg.Tenants))
+	return in, nil
+}
+
+func httpAddrOf(in *instance) string {
+	if in.httpLn == nil {
+		return "-"
+	}
+	return in.httpLn.Addr().String()
+}
+
+// Addr returns the RESP listen address.
+func (in *instance) Addr() string { return in.ln.Addr().String() }
+
+// Shutdown drains connections, flushes batches and stops the HTTP server.
+// Later calls return the first call's result.
+func (in *instance) Shutdown(ctx context.Context) error {
+	in.shutdownOnce.Do(func() {
+		err := in.srv.Shutdown(ctx)
+		if in.http != nil {
+			err = errors.Join(err, in.http.Shutdown(ctx))
+		}
+		if serr := <-in.serveErr; serr != nil {
+			err = errors.Join(err, serr)
+		}
+		in.shutdownErr = err
+	})
+	return in.shutdownErr
+}
+
+// run serves until ctx ends, then shuts down gracefully (10 s at most).
+// started, if non-nil, receives the instance once it serves.
+func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *instance) error {
+	in, err := start(cfg, log)
+	if err != nil {
+		return err
+	}
+	if started != nil {
+		started <- in
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-in.serveErr:
+		in.serveErr <- err // for Shutdown
+	}
+	log.Info("shutting down: draining connections and flushing batches")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := in.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func openBackend(cfg Config) (Backend, error) {
+	switch cfg.Backend.Kind {
+	case "memkv":
+		return newMemkvBackend(cfg.Backend.Shards)
+	}
+	return nil, fmt.Errorf("gateway: backend %q is not implemented yet", cfg.Backend.Kind)
+}

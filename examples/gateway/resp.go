@@ -1,0 +1,94 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/tidwall/redcon"
+)
+
+// Replies are computed first and written later, in command order, so the
+// commands of one pipeline can run concurrently. A reply is one of:
+//
+//	simple      +OK
+//	respErr     -ERR ...
+//	int64       :1
+//	[]byte      $3 foo (nil: null)
+//	nullReply   null
+//	[]any       an array of replies
+//	respMap     a map (RESP3), or a flat array of pairs (RESP2)
+type (
+	simple    string
+	respErr   string
+	nullReply struct{}
+	respMap   []any // key, value, key, value...
+)
+
+func errReply(err error) respErr {
+	s := err.Error()
+	if s == "" || s[0] < 'A' || s[0] > 'Z' || !hasCode(s) {
+		s = "ERR " + s
+	}
+	return respErr(s)
+}
+
+// hasCode reports whether s starts with an upper-case error code word.
+func hasCode(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			return i > 0
+		}
+		if (c < 'A' || c > 'Z') && c != '_' {
+			return false
+		}
+	}
+	return false
+}
+
+// writeReply encodes v for protocol version proto (2 or 3).
+func writeReply(w *redcon.Writer, proto int, v any) {
+	switch v := v.(type) {
+	case simple:
+		w.WriteString(string(v))
+	case respErr:
+		w.WriteError(string(v))
+	case int64:
+		w.WriteInt64(v)
+	case int:
+		w.WriteInt64(int64(v))
+	case []byte:
+		if v == nil {
+			writeNull(w, proto)
+			return
+		}
+		w.WriteBulk(v)
+	case string:
+		w.WriteBulkString(v)
+	case nullReply, nil:
+		writeNull(w, proto)
+	case []any:
+		w.WriteArray(len(v))
+		for _, e := range v {
+			writeReply(w, proto, e)
+		}
+	case respMap:
+		if proto >= 3 {
+			w.WriteRaw([]byte("%" + strconv.Itoa(len(v)/2) + "\r\n"))
+		} else {
+			w.WriteArray(len(v))
+		}
+		for _, e := range v {
+			writeReply(w, proto, e)
+		}
+	default:
+		w.WriteError("ERR internal: unknown reply type")
+	}
+}
+
+func writeNull(w *redcon.Writer, proto int) {
+	if proto >= 3 {
+		w.WriteRaw([]byte("_\r\n"))
+		return
+	}
+	w.WriteNull()
+}

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// Server is the RESP front end: it accepts connections, parses commands with
+// redcon's reader, runs each pipeline through the Gateway (commands that touch
+// different keys concurrently, so they can share batches), and writes the
+// replies in order.
+type Server struct {
+	g   *Gateway
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex // protects conns, closing and read deadlines set by connections
+	conns    map[*session]struct{}
+	closing  bool
+	listener net.Listener
+
+	wg     sync.WaitGroup // connection goroutines
+	nextID atomic.Uint64
+
+	accepted, refused, active, tooLarge, protoErrors atomic.Int64
+}
+
+// session is one client connection and its state.
+type session struct {
+	g      *Gateway
+	server *Server
+	conn   net.Conn
+	id     uint64
+	remote string
+	tenant *tenant // nil: not authenticated (NOAUTH)
+	proto  int
+	name   string
+	quit   bool
+}
+
+func (s *session) srv() *Server { return s.server }
+
+func (s *session) user() string {
+	if s.tenant == nil {
+		return ""
+	}
+	return s.tenant.cfg.Name
+}
+
+// auth switches the session to tenant user if pass matches; nil on success.
+func (s *session) auth(user, pass string) any {
+	t, ok := s.g.tenants[user]
+	if !ok || (t.cfg.Password != "" && t.cfg.Password != pass) {
+		return respErr("WRONGPASS invalid username-password pair or user is disabled.")
+	}
+	s.tenant = t
+	return nil
+}
+
+func newServer(g *Gateway, cfg Config, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Server{g: g, cfg: cfg, log: log, conns: map[*session]struct{}{}}
+}
+
+// Serve accepts connections on ln until Shutdown. It returns nil after
+// Shutdown, or the accept error.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return errors.New("gateway: server is shut down")
+	}
+	s.listener = ln
+	s.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		ss := &session{g: s.g, server: s, conn: c, id: s.nextID.Add(1), remote: c.RemoteAddr().String(), tenant: s.g.open, proto: 2}
+		s.mu.Lock()
+		if s.closing || len(s.conns) >= s.cfg.Limits.MaxConns {
+			closing := s.closing
+			s.mu.Unlock()
+			s.refused.Add(1)
+			msg := "-ERR max number of clients reached\r\n"
+			if closing {
+				msg = "-ERR server is shutting down\r\n"
+			}
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_, _ = c.Write([]byte(msg))
+			_ = c.Close()
+			continue
+		}
+		s.conns[ss] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		s.accepted.Add(1)
+		s.active.Add(1)
+		go s.serveConn(ss)
+	}
+}
+
+// Shutdown stops accepting, lets every connection finish the commands it has
+// read (their replies are written), closes the connections, then closes the
+// Gateway, which flushes pending batches: no acknowledged write is lost.
+// If ctx ends first, the remaining connections are closed at once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	if s.listener != nil {
+		_ = s.listener.Close()
+	}
+	for ss := range s.conns {
+		_ = ss.conn.SetReadDeadline(time.Now()) // wake idle readers
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.mu.Lock()
+		for ss := range s.conns {
+			_ = ss.conn.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
+	return errors.Join(err, s.g.Close())
+}
+
+// limitReader fails a read once more than limit bytes arrived since reset:
+// the bound on one command (redcon's reader would grow its buffer without end).
+type limitReader struct {
+	r     io.Reader
+	n     int
+	limit int
+}
+
+var errTooLarge = errors.New("ERR Protocol error: request too large")
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n > l.limit {
+		return 0, errTooLarge
+	}
+	n, err := l.r.Read(p)
+	l.n += n
+	return n, err
+}
+
+func (s *Server) serveConn(ss *session) {
+	defer func() {
+		_ = ss.conn.Close()
+		s.mu.Lock()
+		delete(s.conns, ss)
+		s.mu.Unlock()
+		s.active.Add(-1)
+		s.wg.Done()
+	}()
+	lim := s.cfg.Limits
+	lr := &limitReader{r: ss.conn, limit: lim.MaxRequestBytes}
+	rd := redcon.NewReader(lr)
+	wr := redcon.NewWriter(ss.conn)
+	for {
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			return
+		}
+		_ = ss.conn.SetReadDeadline(time.Now().Add(time.Duration(lim.IdleTimeout)))
+		s.mu.Unlock()
+		lr.n = 0
+		cmds, err := rd.ReadCommands()
+		if err != nil {
+			s.readFailed(ss, wr, err)
+			return
+		}
+		for len(cmds) > 0 && !ss.quit {
+			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
+			cmds = cmds[len(chunk):]
+			for _, r := range ss.execute(chunk) {
+				writeReply(wr, ss.proto, r)
+			}
+		}
+		_ = ss.conn.SetWriteDeadline(time.Now().Add(time.Duration(lim.WriteTimeout)))
+		if err := wr.Flush(); err != nil || ss.quit {
+			return
+		}
+	}
+}
+
+// readFailed answers a malformed or oversized request with an error before the
+// connection is closed; a closed or timed-out connection gets nothing.
+func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.As(err, &ne):
+		return
+	case errors.Is(err, errTooLarge):
+		s.tooLarge.Add(1)
+	default:
+		s.protoErrors.Add(1)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "ERR ") {
+		msg = "ERR " + msg
+	}
+	wr.WriteError(msg)
+	_ = ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = wr.Flush()
+	s.log.Debug("closing connection after a bad request", "remote", ss.remote, "err", err)
+}
+
+// execute runs one chunk of a pipeline and returns the replies in order.
+// Commands are grouped into runs that execute concurrently: a run ends before
+// a connection command (AUTH, HELLO, ...) and before a command whose keys
+// conflict with the run's (a write after a read or write of the same key, a
+// read after a write), so the connection sees its commands in order.
+func (ss *session) execute(cmds []redcon.Command) []any {
+	replies := make([]any, len(cmds))
+	type job struct {
+		i    int
+		spec *cmdSpec
+		name string
+	}
+	var run []job
+	read, written := map[string]bool{}, map[string]bool{}
+	flush := func() {
+		switch len(run) {
+		case 0:
+		case 1:
+			replies[run[0].i] = ss.call(run[0].spec, run[0].name, cmds[run[0].i].Args)
+		default:
+			var wg sync.WaitGroup
+			for _, j := range run {
+				wg.Go(func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
+			}
+			wg.Wait()
+		}
+		run = run[:0]
+		clear(read)
+		clear(written)
+	}
+	for i, cmd := range cmds {
+		spec, name, bad := ss.lookup(cmd.Args)
+		if bad != nil {
+			replies[i] = bad
+			continue
+		}
+		var keys []string
+		if spec.keys != nil {
+			keys = spec.keys(cmd.Args)
+		}
+		switch spec.kind {
+		case kindConn:
+			flush()
+			replies[i] = ss.call(spec, name, cmd.Args)
+			if ss.quit {
+				return replies[:i+1]
+			}
+			continue
+		case kindRead:
+			if anyIn(keys, written) {
+				flush()
+			}
+			for _, k := range keys {
+				read[k] = true
+			}
+		case kindWrite:
+			if anyIn(keys, written) || anyIn(keys, read) {
+				flush()
+			}
+			for _, k := range keys {
+				written[k] = true
+			}
+		}
+		run = append(run, job{i, spec, name})
+	}
+	flush()
+	return replies
+}
+
+func anyIn(keys []string, set map[string]bool) bool {
+	for _, k := range keys {
+		if set[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup finds the command and checks arity, argument count, authentication
+// and the tenant's ACL. It returns an error reply instead of a spec when the
+// command must not run.
+func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
+	if len(args) == 0 {
+		return nil, "", respErr("ERR empty command")
+	}
+	name := strings.ToUpper(string(args[0]))
+	spec, ok := commands[name]
+	if !ok {
+		var b strings.Builder
+		for _, a := range args[1:min(len(args), 4)] {
+			fmt.Fprintf(&b, "'%.32s' ", a)
+		}
+		return nil, name, respErr(fmt.Sprintf("ERR unknown command '%.32s', with args beginning with: %s", args[0], b.String()))
+	}
+	if !arityOK(spec, len(args)) {
+		return nil, name, errArity(name)
+	}
+	if len(args) > ss.g.cfg.Limits.MaxArgs {
+		return nil, name, respErr(fmt.Sprintf("ERR too many arguments (limit %d)", ss.g.cfg.Limits.MaxArgs))
+	}
+	if spec.kind == kindRead || spec.kind == kindWrite {
+		if ss.tenant == nil {
+			return nil, name, respErr("NOAUTH Authentication required.")
+		}
+		if !ss.tenant.allows(name, spec.keys(args)) {
+			ss.tenant.denied.Add(1)
+			ss.g.n.denied.Add(1)
+			return nil, name, respErr(errNoPerm.Error())
+		}
+	}
+	return spec, name, nil
+}
+
+// call runs one command: data commands go through admission first.
+func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
+	g := ss.g
+	g.n.commands.Add(1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(g.timeout.Load()))
+	defer cancel()
+	if spec.kind != kindRead && spec.kind != kindWrite {
+		return spec.fn(ctx, ss, args)
+	}
+	ss.tenant.requests.Add(1)
+	cost := int64(len(spec.keys(args)))
+	done, err := g.admit(ctx, ss.tenant, max(cost, 1))
+	if err != nil {
+		g.n.errors.Add(1)
+		return errReply(err)
+	}
+	r := spec.fn(ctx, ss, args)
+	_, failed := r.(respErr)
+	if failed {
+		g.n.errors.Add(1)
+	}
+	done(!failed)
+	return r
+}
