@@ -78,11 +78,12 @@ type shard[K comparable, V any] struct {
 	mu    sync.RWMutex
 	m     map[K]*node[K, V] // protected by mu
 	seq   uint64            // protected by mu: bumped by every invalidation in the shard
-	fills map[K]*fills      // protected by mu: keys with fills in flight
+	fills map[K]*fills      // protected by mu: keys with fills in flight or recently done
 	_     [64]byte
 }
 
-// fills tracks the in-flight fills of one key.
+// fills tracks the fills of one key: those in flight, and whether a finished
+// one may still be joinable in the coalesce group.
 type fills struct {
 	active      int    // fills in flight
 	invalidated uint64 // shard seq of the newest invalidation of the key
@@ -191,18 +192,15 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	victims := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.now()})
+	victims := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.vouchTime(cfg)})
 	s.mu.Unlock()
 	c.unlink(victims)
-	c.flights.Forget(key)
 }
 
 // Delete removes key, and makes any fill of key in flight lose. It reports
 // whether an entry was removed.
 func (c *Cache[K, V]) Delete(key K) bool {
-	removed := c.invalidate(key, 0)
-	c.flights.Forget(key)
-	return removed
+	return c.invalidate(key, 0)
 }
 
 // Len returns the number of cached entries.
@@ -259,6 +257,16 @@ func (c *Cache[K, V]) fresh(bound time.Duration, it *item[V]) bool {
 	return c.now()-vouched <= int64(bound)
 }
 
+// vouchTime returns now for a value known current now, when a staleness bound
+// is set; without one it skips the clock read and returns 0, so the value is
+// vouched for by checkpoints only, should a bound be set later (conservative).
+func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
+	if cfg.MaxStaleness <= 0 {
+		return 0
+	}
+	return c.now()
+}
+
 // now returns the clock's offset from base in nanoseconds.
 func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
 
@@ -313,6 +321,9 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	}
 	f := s.fills[key]
 	if f == nil {
+		if len(s.fills) >= sweepFills {
+			c.sweepFillsLocked(s)
+		}
 		f = &fills{}
 		s.fills[key] = f
 	}
@@ -323,16 +334,16 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	// The load's result is at least as fresh as this instant: taken after the
 	// fill registered, so an invalidation before it is either seen by the load
 	// or bumps the sequence.
-	startedAt := c.now()
+	startedAt := c.vouchTime(c.cfg.Load())
 	c.stats.loads.Add(1)
 	v, err := load(ctx)
 
 	var victims []*node[K, V]
 	s.mu.Lock()
+	// The record outlives the fill: the coalesce call that ran it stays
+	// joinable until it finishes, after this returns, so an invalidation in
+	// between must still find the record and Forget the call.
 	f.active--
-	if f.active == 0 {
-		delete(s.fills, key)
-	}
 	switch {
 	case err != nil:
 		c.stats.loadErrors.Add(1)
@@ -353,12 +364,39 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
-// invalidateFillsLocked makes every fill of key in flight lose. The caller
-// holds the key's shard lock.
+// invalidateFillsLocked makes every fill of key in flight lose, and later
+// reads start a new load instead of joining one of them. The caller holds the
+// key's shard lock.
+//
+// Forget is only needed when the key has a fill record: a flight whose fill has
+// not registered yet takes its start sequence after this invalidation and
+// loads after it, so joining it is safe; a fill that ended keeps its record
+// until an invalidation or a sweep Forgets its key. Skipping Forget otherwise
+// keeps the coalesce group's lock off the write path.
 func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 	s.seq++
 	if f := s.fills[key]; f != nil {
 		f.invalidated = s.seq
+		c.flights.Forget(key)
+		if f.active == 0 {
+			delete(s.fills, key)
+		}
+	}
+}
+
+// sweepFills bounds the fill records of a shard: past it, records of finished
+// fills are dropped, each after a Forget of its key (its coalesce call may not
+// have finished yet).
+const sweepFills = 64
+
+// sweepFillsLocked drops the records of finished fills. The caller holds s's
+// write lock.
+func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
+	for k, f := range s.fills {
+		if f.active == 0 {
+			c.flights.Forget(k)
+			delete(s.fills, k)
+		}
 	}
 }
 

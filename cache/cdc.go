@@ -59,10 +59,8 @@ func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 			} else {
 				c.invalidate(e.Key, e.Version)
 			}
-			c.flights.Forget(e.Key)
 		case Delete:
 			c.invalidate(e.Key, e.Version)
-			c.flights.Forget(e.Key)
 		case Checkpoint:
 			c.checkpoint(e.Version)
 		}
