@@ -42,6 +42,7 @@ func BenchmarkFastPath(b *testing.B) {
 				}
 				seq := order(pattern, names)
 				b.ReportAllocs()
+				stop := cpuNs(b)
 				i := 0
 				for b.Loop() {
 					r, err := s.Acquire(ctx, seq[i], i&1, 1)
@@ -53,6 +54,7 @@ func BenchmarkFastPath(b *testing.B) {
 						i = 0
 					}
 				}
+				stop()
 				b.ReportMetric(float64(s.Stats().Tenants), "tenants")
 			})
 		}
@@ -87,6 +89,8 @@ func BenchmarkNaiveBaseline(b *testing.B) {
 				var inflight int64
 				seq := order(pattern, names)
 				b.ReportAllocs()
+				stop := cpuNs(b)
+				defer stop()
 				i := 0
 				for b.Loop() {
 					mu.Lock()
@@ -146,11 +150,13 @@ func BenchmarkShedBucketFull(b *testing.B) {
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
+	stop := cpuNs(b)
 	for b.Loop() {
 		if _, err := s.Acquire(ctx, "noisy", 0, 1); err == nil {
 			b.Fatal("admitted")
 		}
 	}
+	stop()
 	b.StopTimer()
 	s.Close()
 	<-done
