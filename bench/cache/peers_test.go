@@ -16,6 +16,9 @@ import (
 type kv interface {
 	Get(k uint64) (uint64, bool)
 	Set(k, v uint64)
+	// Len returns the number of entries held now, or -1 if the library cannot
+	// tell cheaply (ristretto).
+	Len() int
 }
 
 type impl struct {
@@ -43,6 +46,7 @@ func newTierkit(capacity int) kv {
 }
 func (t tierkitKV) Get(k uint64) (uint64, bool) { return t.c.TryGet(k) }
 func (t tierkitKV) Set(k, v uint64)             { t.c.Set(k, v) }
+func (t tierkitKV) Len() int                    { return t.c.Len() }
 
 type otterKV struct{ c *otter.Cache[uint64, uint64] }
 
@@ -51,6 +55,7 @@ func newOtter(capacity int) kv {
 }
 func (o otterKV) Get(k uint64) (uint64, bool) { return o.c.GetIfPresent(k) }
 func (o otterKV) Set(k, v uint64)             { o.c.Set(k, v) }
+func (o otterKV) Len() int                    { return o.c.EstimatedSize() }
 
 type theineKV struct{ c *theine.Cache[uint64, uint64] }
 
@@ -63,6 +68,7 @@ func newTheine(capacity int) kv {
 }
 func (t theineKV) Get(k uint64) (uint64, bool) { return t.c.Get(k) }
 func (t theineKV) Set(k, v uint64)             { t.c.Set(k, v, 1) }
+func (t theineKV) Len() int                    { return t.c.Len() }
 
 type ristrettoKV struct {
 	c *ristretto.Cache[uint64, uint64]
@@ -82,6 +88,7 @@ func newRistretto(capacity int) kv {
 }
 func (r ristrettoKV) Get(k uint64) (uint64, bool) { return r.c.Get(k) }
 func (r ristrettoKV) Set(k, v uint64)             { r.c.Set(k, v, 1) }
+func (r ristrettoKV) Len() int                    { return -1 }
 
 type lruKV struct{ c *lru.Cache[uint64, uint64] }
 
@@ -94,3 +101,4 @@ func newLRU(capacity int) kv {
 }
 func (l lruKV) Get(k uint64) (uint64, bool) { return l.c.Get(k) }
 func (l lruKV) Set(k, v uint64)             { l.c.Add(k, v) }
+func (l lruKV) Len() int                    { return l.c.Len() }

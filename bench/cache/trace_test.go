@@ -74,15 +74,25 @@ func zipfKeys(n int, keyspace uint64, seed uint64) []uint64 {
 }
 
 // replay runs keys through c as a read-through cache (lookup, store on a miss)
-// and returns the hit ratio in percent.
-func replay(c kv, keys []uint64) float64 {
-	hits := 0
-	for _, k := range keys {
+// and returns the hit ratio in percent, with the mean and the peak number of
+// entries held (sampled every 64 requests; -1 when c cannot tell).
+func replay(c kv, keys []uint64) (ratio, meanLen float64, maxLen int) {
+	hits, samples, sum := 0, 0, 0
+	for i, k := range keys {
 		if _, ok := c.Get(k); ok {
 			hits++
 		} else {
 			c.Set(k, k)
 		}
+		if i%64 == 63 {
+			n := c.Len()
+			samples++
+			sum += n
+			maxLen = max(maxLen, n)
+		}
 	}
-	return 100 * float64(hits) / float64(len(keys))
+	if samples > 0 {
+		meanLen = float64(sum) / float64(samples)
+	}
+	return 100 * float64(hits) / float64(len(keys)), meanLen, maxLen
 }
