@@ -55,8 +55,9 @@ type Engine interface {
 	// call (the transaction returns them to its caller); dst is reused.
 	Scan(ctx context.Context, version uint64, begin, end []byte, limit int, reverse bool, dst [][]byte) ([][]byte, error)
 	// Commit validates and applies req, returning the commit version. The
-	// engine must not keep req or its slices after returning: the
-	// transaction reuses them.
+	// engine must not keep req or its slices after returning, not even in
+	// the error it returns (copy conflicting keys): the transaction reuses
+	// them.
 	Commit(ctx context.Context, req *CommitRequest) (uint64, error)
 }
 

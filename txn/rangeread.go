@@ -92,6 +92,7 @@ func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, li
 				}
 				if e := &tx.c.wb.ents[local[0]]; !e.del {
 					out = append(out, KV{k, tx.c.wb.val(e)})
+					tx.c.wb.handed = true
 				}
 				local = local[1:]
 				continue
@@ -145,6 +146,7 @@ func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, li
 				}
 				if e := &tx.c.wb.ents[local[j]]; !e.del {
 					out = append(out, KV{k, tx.c.wb.val(e)})
+					tx.c.wb.handed = true
 				}
 				local = local[:j]
 				continue

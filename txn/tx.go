@@ -72,8 +72,15 @@ func (c *core) reset() {
 	w := &c.wb
 	w.idx.reset()
 	w.ents = w.ents[:0]
-	clear(w.chunks[:cap(w.chunks)]) // never reused: values handed out point into them
-	w.chunks = w.chunks[:0]
+	var keep []byte // reused only if no caller can hold a slice of it
+	if n := len(w.chunks); n > 0 && !w.handed && cap(w.chunks[n-1]) <= 64<<10 {
+		keep = w.chunks[n-1][:0]
+	}
+	clear(w.chunks[:cap(w.chunks)])
+	w.chunks, w.handed = w.chunks[:0], false
+	if keep != nil {
+		w.chunks = append(w.chunks, keep)
+	}
 	clear(w.clears[:cap(w.clears)])
 	w.clears = w.clears[:0]
 	w.sorted, w.sortedOK = w.sorted[:0], false
@@ -139,6 +146,7 @@ func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, e
 		return nil, false, err
 	}
 	if v, del, ok := tx.c.wb.lookup(key); ok {
+		tx.c.wb.handed = tx.c.wb.handed || !del
 		return v, !del, nil
 	}
 	if tx.c.wb.cleared(key) {
@@ -287,9 +295,10 @@ func (tx *Tx) Rollback() {
 	}
 }
 
-// Request builds the commit request Commit would send (a view reused by the
-// transaction: valid until its next operation). On a finished transaction
-// it returns an empty request.
+// Request builds the commit request Commit would send. It is a view of the
+// transaction's buffers: valid until the transaction's next operation
+// (Commit and Rollback included), and not to be modified. On a finished
+// transaction it returns an empty request.
 func (tx *Tx) Request() *CommitRequest {
 	if tx.c == nil {
 		return &CommitRequest{ReadVersion: tx.rv}

@@ -285,3 +285,31 @@ func TestWriteBufferAcrossChunks(t *testing.T) {
 	got, _, _ := s.Get(ctx, s.ReadVersion(), b("k01998"))
 	assert.Equal(t, want(1998), got)
 }
+
+// TestHandedOutValuesSurviveBufferReuse: a finished transaction's buffers go
+// back to a pool, but never the bytes a caller was given.
+func TestHandedOutValuesSurviveBufferReuse(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	tx := begin(t, s, 0)
+	require.NoError(t, tx.Put(b("k"), b("mine")))
+	require.NoError(t, tx.Put(b("r1"), b("ranged")))
+	held, _, err := tx.Get(ctx, b("k"))
+	require.NoError(t, err)
+	kvs, err := tx.GetRange(ctx, b("r"), b("s"), 0, false)
+	require.NoError(t, err)
+	tx.Rollback()
+	for i := range 200 {
+		other := begin(t, s, 0)
+		for j := range 20 {
+			require.NoError(t, other.Put([]byte(fmt.Sprintf("x%d-%d", i, j)), []byte("overwrite-overwrite")))
+		}
+		if i%2 == 0 {
+			other.Rollback()
+		} else {
+			_, err := other.Commit(ctx)
+			require.NoError(t, err)
+		}
+	}
+	assert.Equal(t, "mine", string(held))
+	assert.Equal(t, []string{"r1=ranged"}, keysOf(kvs))
+}

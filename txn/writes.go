@@ -10,11 +10,14 @@ import (
 // append-only chunks (1 KiB doubling to 64 KiB) and entries refer to them by
 // chunk and offset, so entries hold no pointers: storing them costs no GC
 // write barrier and the GC does not scan them. Chunk bytes never change once
-// written, so slices handed to callers stay valid.
+// written, so slices handed to callers stay valid; a transaction that handed
+// none out (it only wrote, or read the engine) passes its last chunk on to
+// the next transaction through the pool.
 type writes struct {
 	idx    table // key -> index in ents
 	ents   []entry
 	chunks [][]byte // the last one is being filled
+	handed bool     // a slice of a chunk was returned to the caller
 	clears [][]byte // flattened [begin, end) pairs, in order (own copies)
 
 	sorted   []int32 // indices of ents by key; valid when sortedOK
