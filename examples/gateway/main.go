@@ -21,6 +21,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ func main() {
 		addr       = flag.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
 		httpAddr   = flag.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
 		shards     = flag.Int("shards", 0, "memkv shards (default 4)")
+		redisAddrs = flag.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
 		verbose    = flag.Bool("v", false, "debug logs")
 	)
 	flag.Parse()
@@ -50,6 +52,9 @@ func main() {
 	cfg.Addr = or(*addr, cfg.Addr)
 	cfg.HTTPAddr = or(*httpAddr, cfg.HTTPAddr)
 	cfg.Backend.Shards = or(*shards, cfg.Backend.Shards)
+	if *redisAddrs != "" {
+		cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(*redisAddrs, ",")
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -178,6 +183,8 @@ func openBackend(cfg Config) (Backend, error) {
 	switch cfg.Backend.Kind {
 	case "memkv":
 		return newMemkvBackend(cfg.Backend.Shards)
+	case "redis":
+		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Pool), nil
 	}
 	return nil, fmt.Errorf("gateway: backend %q is not implemented yet", cfg.Backend.Kind)
 }

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// redisBackend sends each shard's batches to one redis-server through a small
+// bounded pool of connections (go-redis), whatever the number of clients of
+// the gateway: the backend sees gateways x Pool connections per shard (the
+// article's connection asymmetry). A batch of GETs is one MGET; a mixed batch
+// is one pipeline.
+type redisBackend struct {
+	shards []*redis.Client
+}
+
+var _ Backend = (*redisBackend)(nil)
+
+func newRedisBackend(addrs []string, pool int) *redisBackend {
+	b := &redisBackend{}
+	for _, a := range addrs {
+		b.shards = append(b.shards, redis.NewClient(&redis.Options{
+			Addr:             a,
+			Protocol:         2,
+			PoolSize:         pool,
+			MaxActiveConns:   pool, // a hard bound: PoolSize alone lets go-redis open more under load
+			PipelinePoolSize: -1,   // pipelines share the bounded pool
+			MinIdleConns:     0,
+			MaxRetries:       -1,                     // a batch fails fast; the client decides to retry
+			DialTimeout:      500 * time.Millisecond, // a shard that is down fails its keys promptly
+			ReadTimeout:      2 * time.Second,
+			WriteTimeout:     2 * time.Second,
+			PoolTimeout:      2 * time.Second,
+			// The gateway's own identity on the shard.
+			ClientName:            "tierkit-gateway",
+			DisableIdentity:       true,
+			ContextTimeoutEnabled: true,
+		}))
+	}
+	return b
+}
+
+func (b *redisBackend) Shards() int { return len(b.shards) }
+
+func (b *redisBackend) Close() error {
+	var errs []error
+	for _, c := range b.shards {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
+	c := b.shards[shard]
+	if allGets(ops) {
+		keys := make([]string, len(ops))
+		for i, o := range ops {
+			keys[i] = o.key
+		}
+		vals, err := c.MGet(ctx, keys...).Result()
+		if err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if s, ok := v.(string); ok {
+				out[i] = opResult{value: []byte(s), found: true}
+			} else {
+				out[i] = opResult{}
+			}
+		}
+		return nil
+	}
+	cmds := make([]redis.Cmder, len(ops))
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, o := range ops {
+			switch o.kind {
+			case opGet:
+				cmds[i] = p.Get(ctx, o.key)
+			case opExists:
+				cmds[i] = p.Exists(ctx, o.key)
+			case opDel:
+				cmds[i] = p.Del(ctx, o.key)
+			case opIncr:
+				cmds[i] = p.IncrBy(ctx, o.key, o.delta)
+			case opSet:
+				a := redis.SetArgs{TTL: o.ttl}
+				if o.nx {
+					a.Mode = "NX"
+				} else if o.xx {
+					a.Mode = "XX"
+				}
+				cmds[i] = p.SetArgs(ctx, o.key, o.value, a)
+			}
+		}
+		return nil
+	})
+	if err != nil && !isReplyError(err) && !errors.Is(err, redis.Nil) {
+		return err // the shard is unreachable: the whole batch fails
+	}
+	for i, cmd := range cmds {
+		out[i] = redisResult(cmd)
+	}
+	return nil
+}
+
+func allGets(ops []op) bool {
+	for _, o := range ops {
+		if o.kind != opGet {
+			return false
+		}
+	}
+	return true
+}
+
+// isReplyError reports whether err is an error reply of the server (the
+// command failed, the connection is fine).
+func isReplyError(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) && !strings.HasPrefix(err.Error(), "redis: ")
+}
+
+func redisResult(cmd redis.Cmder) opResult {
+	err := cmd.Err()
+	switch c := cmd.(type) {
+	case *redis.StringCmd:
+		if errors.Is(err, redis.Nil) {
+			return opResult{}
+		}
+		if err != nil {
+			return opResult{err: err}
+		}
+		return opResult{value: []byte(c.Val()), found: true}
+	case *redis.StatusCmd: // SET with NX/XX answers nil when refused
+		if errors.Is(err, redis.Nil) {
+			return opResult{}
+		}
+		return opResult{found: err == nil, err: err}
+	case *redis.IntCmd:
+		if err != nil {
+			return opResult{err: err}
+		}
+		return opResult{found: c.Val() > 0, n: c.Val()}
+	}
+	return opResult{err: errors.New("ERR gateway: unexpected backend reply")}
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// redisServer is a redis-server started by a test on a free loopback port.
+type redisServer struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+// startRedis starts a throwaway redis-server (no persistence) on a free
+// loopback port and stops it at cleanup. scripts/setup.sh installs
+// redis-server; without it the test fails rather than skips, so CI notices.
+func startRedis(t testing.TB) *redisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port)}
+	r.start(t, bin, port)
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *redisServer) start(t testing.TB, bin string, port int) {
+	t.Helper()
+	r.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning")
+	require.NoError(t, r.cmd.Start())
+	// Bounded readiness poll: the server has no way to tell us it listens.
+	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	for i := 0; ; i++ {
+		if c.Ping(context.Background()).Err() == nil {
+			return
+		}
+		require.Less(t, i, 200, "redis-server on %s did not start", r.addr)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (r *redisServer) stop() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// info returns one field of the server's INFO.
+func (r *redisServer) info(t testing.TB, section, field string) string {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1})
+	defer c.Close()
+	s, err := c.Info(context.Background(), section).Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(s, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func redisGateway(t *testing.T, n, pool int) (*instance, []*redisServer) {
+	var shards []*redisServer
+	var addrs []string
+	for range n {
+		r := startRedis(t)
+		shards = append(shards, r)
+		addrs = append(addrs, r.addr)
+	}
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: pool}})
+	return in, shards
+}
+
+func TestRedisShardsCommands(t *testing.T) {
+	in, _ := redisGateway(t, 2, 4)
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		c := client(t, in, &redis.Options{Protocol: proto})
+		p := fmt.Sprint("r", proto, ":")
+		require.NoError(t, c.Set(ctx, p+"a", "1", 0).Err())
+		require.Equal(t, "1", c.Get(ctx, p+"a").Val())
+		require.ErrorIs(t, c.Get(ctx, p+"none").Err(), redis.Nil)
+		ok, err := c.SetNX(ctx, p+"a", "2", 0).Result()
+		require.NoError(t, err)
+		assert.False(t, ok)
+		require.NoError(t, c.Set(ctx, p+"ex", "1", time.Minute).Err())
+		require.NoError(t, c.MSet(ctx, p+"x", "1", p+"y", "2", p+"z", "3").Err())
+		vals, err := c.MGet(ctx, p+"x", p+"y", p+"none", p+"z").Result()
+		require.NoError(t, err)
+		assert.Equal(t, []any{"1", "2", nil, "3"}, vals)
+		require.Equal(t, int64(6), c.IncrBy(ctx, p+"x", 5).Val())
+		require.Equal(t, int64(1), c.Incr(ctx, p+"ctr").Val())
+	}
+}
+
+func TestRedisShardDownFailsOnlyItsKeys(t *testing.T) {
+	in, shards := redisGateway(t, 2, 4)
+	ctx := context.Background()
+	c := client(t, in, nil)
+	keyOn := map[int]string{}
+	for i := 0; len(keyOn) < 2; i++ {
+		k := fmt.Sprint("key", i)
+		keyOn[in.gw.shard(k)] = k
+	}
+	for _, k := range keyOn {
+		require.NoError(t, c.Set(ctx, k, "v", 0).Err())
+	}
+	bin, _ := exec.LookPath("redis-server")
+	port, _ := strconv.Atoi(strings.TrimPrefix(shards[1].addr, "127.0.0.1:"))
+	shards[1].stop()
+
+	start := time.Now()
+	require.ErrorContains(t, c.Get(ctx, keyOn[1]).Err(), "backend shard 1")
+	assert.Less(t, time.Since(start), 3*time.Second, "fails promptly")
+	require.Equal(t, "v", c.Get(ctx, keyOn[0]).Val(), "the other shard still serves")
+
+	shards[1].start(t, bin, port) // comes back empty (no persistence)
+	require.ErrorIs(t, c.Get(ctx, keyOn[1]).Err(), redis.Nil, "recovers when the shard returns")
+	require.NoError(t, c.Set(ctx, keyOn[1], "w", 0).Err())
+}
+
+// TestRedisConnectionAsymmetry: 200 client connections through the gateway
+// reach each shard over at most Pool connections.
+func TestRedisConnectionAsymmetry(t *testing.T) {
+	const pool, conns = 4, 200
+	in, shards := redisGateway(t, 2, pool)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range conns {
+		wg.Go(func() {
+			c := redis.NewClient(&redis.Options{Addr: in.Addr(), MaxRetries: -1, PoolSize: 1})
+			defer c.Close()
+			for i := range 20 {
+				assert.NoError(t, c.Set(ctx, fmt.Sprint("c", w, ":", i), "v", 0).Err())
+			}
+		})
+	}
+	wg.Wait()
+	for i, s := range shards {
+		n, _ := strconv.Atoi(s.info(t, "clients", "connected_clients"))
+		calls, _ := strconv.Atoi(s.info(t, "stats", "total_commands_processed"))
+		total := s.info(t, "stats", "total_connections_received")
+		t.Logf("shard %d: %d connections (incl. this probe; %s ever) for %d client connections; %d commands for %d client SETs",
+			i, n, total, conns, calls, conns*20)
+		assert.LessOrEqual(t, n, pool+1)
+	}
+}
