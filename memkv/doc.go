@@ -71,12 +71,12 @@
 //
 // # Measured
 //
-// On 2 cores shared with other jobs (load average 9 to 18), Go 1.26, in
+// On 2 cores shared with other jobs (load average about 12), Go 1.26, in
 // bench/txn (cd bench && go test -run '^$' -bench Commit2R2W -count 8
 // ./txn/): validating and applying a transaction of 2 reads and 2 writes
-// runs at 627k transactions/s on one goroutine (wall-clock median; 562 ns of
-// CPU each, 3 allocations); badger's in-memory commit of the same
-// transaction takes 10.8 us of CPU. Random limited range reads raise false
-// conflicts on about 8 % of aborts (go test -run RandomRange -v ./txn/). See
+// runs at 433k transactions/s of wall time on one goroutine (637 ns of CPU
+// each, 3 allocations); badger's in-memory commit of the same transaction
+// takes 11.8 us of CPU. Random limited range reads raise false conflicts on
+// about 8 % of aborts (go test -run RandomRange -v ./txn/). See
 // bench/txn/README.md.
 package memkv

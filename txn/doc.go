@@ -62,17 +62,17 @@
 //
 // # Measured
 //
-// On 2 cores shared with other jobs (load average 9 to 18), Go 1.26, side by
-// side with badger v4 in memory (cd bench && go test -run '^$' -bench .
-// -count 8 ./txn/; medians of CPU time per operation, wall time is higher on
-// that machine): a write then read back inside a transaction 102 ns and 0
-// allocations (badger 321 ns, 3 allocs); recording a read 31 ns; begin + 100
-// reads + 100 writes + building the commit request 15.9 us and 4 allocations
-// (badger 105 us, 731 allocs); a whole 2-read 2-write transaction committed
-// on memkv 2.0 us (badger 10.8 us); memkv validates 627k such transactions
-// per second on one goroutine. Of the targets, 0 allocations and
-// 200k validations/s are met, 120 ns is met in CPU time only, 25 ns and
-// 10 us are not met as measured; bench/txn/README.md has the tables.
+// On 2 cores shared with other jobs (load average about 12), Go 1.26, side
+// by side with badger v4 in memory (cd bench && go test -run '^$' -bench .
+// -count 8 ./txn/; medians of CPU time per operation; wall time was about 3x
+// higher on that machine): a write then read back inside a transaction 91 ns
+// and 0 allocations (badger 309 ns, 3 allocs); recording a read 8.6 ns;
+// begin + 100 reads + 100 writes + building the commit request 5.2 us and 1
+// allocation (badger 100 us, 731 allocs); a whole 2-read 2-write transaction
+// committed on memkv 1.3 us (badger 11.8 us); memkv validates 433k such
+// transactions per second of wall time on one goroutine. The targets
+// (120 ns, 25 ns, 10 us, 200k/s) are met in CPU time, and in wall time only
+// for the validation rate; bench/txn/README.md has the tables.
 //
 // The proofs (go test ./txn/): Hermitage's cases at three levels against an
 // expected table; every interleaving of six two-transaction scripts; 4,000

@@ -46,8 +46,8 @@ type Tx struct {
 
 // core holds a transaction's reusable buffers. When the transaction
 // finishes they go back to corePool (emptied), so a steady stream of
-// transactions does not allocate them again. The arena is never reused:
-// values handed to callers point into it.
+// transactions does not allocate them again. Arena chunks are reused only
+// when no slice of them was handed to the caller (see writes).
 type core struct {
 	wb writes
 
