@@ -20,11 +20,11 @@ const (
 // Event is one change-feed record. Key and Value are shared with the store and
 // must not be modified.
 type Event struct {
-	Kind    EventKind
-	Version uint64
-	Key     []byte
-	Value   []byte
-	Deleted bool
+	Kind    EventKind // a write or a checkpoint
+	Version uint64    // the commit version of the write, or the checkpoint's
+	Key     []byte    // the key written (nil for a checkpoint)
+	Value   []byte    // the value written (nil for a deletion or checkpoint)
+	Deleted bool      // the write deleted Key
 }
 
 // Subscription is an ordered stream of change-feed events: writes in commit
