@@ -161,6 +161,10 @@ func (t *tenantState[T]) appendStats(dst []BucketStats) []BucketStats {
 		b := &t.buckets[p]
 		bs := BucketStats{Tenant: t.name, Priority: p, Queued: b.n, QueuedCost: b.cost}
 		b.c.fill(&bs)
+		if p < len(t.fast) {
+			bs.Admitted += t.fast[p].n
+			bs.AdmittedCost += t.fast[p].cost
+		}
 		dst = append(dst, bs)
 	}
 	return dst
