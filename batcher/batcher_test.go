@@ -41,8 +41,6 @@ func doAll(ctx context.Context, b *batcher.Batcher[int, item, int], items []item
 }
 
 func TestNewValidates(t *testing.T) {
-	flush := func(context.Context, int, item, []batcher.Result[int]) error { return nil }
-	_ = flush
 	tests := []struct {
 		name string
 		give batcher.Config[item]
