@@ -1,0 +1,208 @@
+// Package memkv_test benchmarks tierkit's memkv store as a plain ordered
+// key-value backend beside badger v4 in its in-memory mode: parallel point
+// reads, 100-key range scans and blind single-key writes, doing the same
+// work on both sides. See README.md.
+package memkv_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/tierkit/tierkit/memkv"
+)
+
+const nKeys = 1 << 14
+
+var (
+	ctx   = context.Background()
+	keys  = makeKeys()
+	value = []byte("value-0123456789")
+	sink  []byte
+	sinkN int
+	// sinkCh receives each parallel reader's byte count (buffered for
+	// more readers than any machine here has cores).
+	sinkCh = make(chan int, 1024)
+)
+
+func makeKeys() [][]byte {
+	ks := make([][]byte, nKeys)
+	for i := range ks {
+		ks[i] = []byte(fmt.Sprintf("key%08d", i))
+	}
+	return ks
+}
+
+func newMemkv(b *testing.B) *memkv.Store {
+	s, err := memkv.New(memkv.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &memkv.CommitRequest{}
+	for _, k := range keys {
+		req.Sets = append(req.Sets, k, value)
+	}
+	if _, err := s.Commit(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func newBadger(b *testing.B) *badger.DB {
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	wb := db.NewWriteBatch()
+	for _, k := range keys {
+		if err := wb.Set(k, value); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkGetParallel: point reads of random stored keys at the latest
+// version, from every core.
+func BenchmarkGetParallel(b *testing.B) {
+	b.Run("impl=memkv", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		done := cpuMeter(b)
+		b.RunParallel(func(pb *testing.PB) {
+			i, n := 0, 0
+			for pb.Next() {
+				v, _, err := s.Get(ctx, s.ReadVersion(), keys[i*7919%nKeys])
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				n += len(v)
+				i++
+			}
+			sinkCh <- n
+		})
+		done()
+		drain()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		done := cpuMeter(b)
+		b.RunParallel(func(pb *testing.PB) {
+			i, n := 0, 0
+			for pb.Next() {
+				err := db.View(func(tx *badger.Txn) error {
+					it, err := tx.Get(keys[i*7919%nKeys])
+					if err != nil {
+						return err
+					}
+					return it.Value(func(v []byte) error { n += len(v); return nil })
+				})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				i++
+			}
+			sinkCh <- n
+		})
+		done()
+		drain()
+	})
+}
+
+// BenchmarkScan100: an ordered range read of 100 keys and values.
+func BenchmarkScan100(b *testing.B) {
+	b.Run("impl=memkv", func(b *testing.B) {
+		s := newMemkv(b)
+		var dst [][]byte
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			var err error
+			dst, err = s.Scan(ctx, s.ReadVersion(), keys[i%(nKeys-200)], nil, 100, false, dst[:0])
+			if err != nil || len(dst) != 200 {
+				b.Fatal(err, len(dst))
+			}
+			i += 101
+		}
+		done()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			n := 0
+			_ = db.View(func(tx *badger.Txn) error {
+				it := tx.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+				defer it.Close()
+				for it.Seek(keys[i%(nKeys-200)]); it.Valid() && n < 100; it.Next() {
+					item := it.Item()
+					sink = item.Key()
+					_ = item.Value(func(v []byte) error { sinkN += len(v); return nil })
+					n++
+				}
+				return nil
+			})
+			if n != 100 {
+				b.Fatal(n)
+			}
+			i += 101
+		}
+		done()
+	})
+}
+
+// BenchmarkPut: a blind single-key write committed on its own.
+func BenchmarkPut(b *testing.B) {
+	b.Run("impl=memkv", func(b *testing.B) {
+		s := newMemkv(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if _, err := s.Put(ctx, keys[i%nKeys], value); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		done()
+	})
+	b.Run("impl=badger", func(b *testing.B) {
+		db := newBadger(b)
+		b.ReportAllocs()
+		i := 0
+		done := cpuMeter(b)
+		for b.Loop() {
+			if err := db.Update(func(tx *badger.Txn) error { return tx.Set(keys[i%nKeys], value) }); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		done()
+	})
+}
+
+// drain empties sinkCh after a parallel run.
+func drain() {
+	for {
+		select {
+		case n := <-sinkCh:
+			sinkN += n
+		default:
+			return
+		}
+	}
+}
