@@ -77,6 +77,9 @@
 // runs at 433k transactions/s of wall time on one goroutine (637 ns of CPU
 // each, 3 allocations); badger's in-memory commit of the same transaction
 // takes 11.8 us of CPU. Random limited range reads raise false conflicts on
-// about 8 % of aborts (go test -run RandomRange -v ./txn/). See
-// bench/txn/README.md.
+// about 8 % of aborts (go test -run RandomRange -v ./txn/). As a plain
+// backend (cd bench && go test -run '^$' -bench . -count 8 ./memkv/), CPU
+// time per operation: a point read 88 ns, 0 allocations (badger 1.25 us); a
+// 100-key scan 0.98 us (badger 20.6 us); a blind committed write 0.55 us
+// (badger 5.1 us). See bench/txn/README.md and bench/memkv/README.md.
 package memkv
