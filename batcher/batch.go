@@ -37,7 +37,7 @@ type batch[G comparable, Req, Resp any] struct {
 	key G
 
 	reqs       []Req  // one slot per item, in arrival order
-	sizes      []int  // per slot, only when Config.Size is set
+	sizes      []int  // per slot while Config.Size is set (a prefix of reqs' length)
 	gone       []bool // per slot: the caller left before dispatch; grows lazily
 	live       int    // slots whose caller is still there
 	dispatched bool   // closed and handed to launch (false for a dropped batch)
@@ -94,7 +94,12 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 	}
 	slot := len(bt.reqs)
 	bt.reqs = append(bt.reqs, req)
-	if cfg.Size != nil {
+	if cfg.Size != nil || len(bt.sizes) > 0 {
+		// Keep sizes aligned with reqs even if SetConfig added or removed Size
+		// while this batch was open.
+		for len(bt.sizes) < slot {
+			bt.sizes = append(bt.sizes, 0)
+		}
 		bt.sizes = append(bt.sizes, size)
 	}
 	bt.live++
@@ -350,7 +355,7 @@ func (b *Batcher[G, Req, Resp]) leave(bt *batch[G, Req, Resp], slot int) bool {
 	var zero Req
 	bt.reqs[slot] = zero // let the request be collected
 	bt.live--
-	if bt.sizes != nil {
+	if slot < len(bt.sizes) {
 		bt.bytes -= bt.sizes[slot]
 	}
 	b.c.cancelled.Add(1)

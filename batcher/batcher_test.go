@@ -474,3 +474,41 @@ func TestSetConfigAppliesToNextItem(t *testing.T) {
 		assert.Equal(t, time.Hour, r.snapshot()[1].At.Sub(start))
 	})
 }
+
+// TestSizeChangedBySetConfig: Size may come and go at run time, with batches
+// open and with recycled batches, without misaligned sizes or a panic when a
+// caller leaves.
+func TestSizeChangedBySetConfig(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		size := func(it item) int { return it.ID }
+		withSize := batcher.Config[item]{MaxItems: 10, MaxBytes: 100, Size: size, Linger: 5 * time.Millisecond}
+		noSize := batcher.Config[item]{MaxItems: 10, Linger: 5 * time.Millisecond}
+		b := newBatcher(t, withSize, r)
+		defer b.Close()
+		var outs []outcome
+		outs = append(outs, doAll(t.Context(), b, []item{{1, 1}, {2, 1}}, nil)...) // batch recycled after
+		for _, give := range []struct{ first, second batcher.Config[item] }{
+			{noSize, withSize}, {withSize, noSize}, {noSize, noSize},
+		} {
+			require.NoError(t, b.SetConfig(give.first))
+			ctx, cancel := context.WithCancel(t.Context())
+			var wg sync.WaitGroup
+			base := 10 * (len(outs) + 1)
+			wg.Go(func() {
+				_, err := b.Do(ctx, 1, item{base, 1}) // leaves before dispatch
+				outs = append(outs, outcome{ID: base, Err: err})
+			})
+			synctest.Wait()
+			require.NoError(t, b.SetConfig(give.second))
+			var more []outcome
+			wg.Go(func() { more = doAll(t.Context(), b, []item{{base + 1, 1}, {base + 2, 1}}, nil) })
+			synctest.Wait() // all three in the open batch
+			cancel()        // the first leaves it
+			wg.Wait()
+			outs = append(outs, more...)
+			require.ErrorIs(t, outs[len(outs)-3].Err, context.Canceled)
+		}
+		require.Empty(t, checkOutcomes(r, outs))
+	})
+}

@@ -23,6 +23,7 @@ func FuzzBatcher(f *testing.F) {
 	f.Add([]byte{0x87, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	f.Add([]byte{0, 3, 2, 2, 0xff, 0xfe, 0xfd, 0xfc, 0x00, 0x40, 0x80, 0xc0})
 	f.Add([]byte{7, 2, 0, 1, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22, 0x33})
+	f.Add([]byte{7, 3, 2, 0, 0xc0, 0x01, 0x12, 0xc1, 0x02, 0xd3, 0x10, 0xc4, 0x15, 0xe6, 0x07})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 5 {
 			return
@@ -55,8 +56,17 @@ func fuzzRun(t *testing.T, data []byte) {
 	}
 	outs := make([]outcome, len(ops))
 	var wg sync.WaitGroup
+	sized := false
 	for i, x := range ops {
 		time.Sleep(time.Duration((x>>2)%4) * 500 * time.Microsecond) // arrival gap
+		if x>>6 == 3 {                                               // an operator toggles the byte limit
+			next := cfg
+			if sized = !sized; sized {
+				next.Size = func(it item) int { return 1 + it.ID%4 }
+				next.MaxBytes = 6
+			}
+			require.NoError(t, b.SetConfig(next))
+		}
 		it := item{ID: i, Group: int(x % 3)}
 		ctx, cancel := t.Context(), context.CancelFunc(func() {})
 		switch (x >> 4) % 4 {
