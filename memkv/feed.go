@@ -59,6 +59,7 @@ func (s *Store) Subscribe() *Subscription {
 		buf:    make([]Event, s.cfg.Load().FeedBuffer),
 	}
 	s.subs = append(s.subs, sub)
+	s.st.subscribers.Add(1)
 	return sub
 }
 
@@ -161,6 +162,7 @@ func (sub *Subscription) Close() {
 	for i, x := range s.subs {
 		if x == sub {
 			s.subs = append(s.subs[:i], s.subs[i+1:]...)
+			s.st.subscribers.Add(-1)
 			break
 		}
 	}

@@ -41,6 +41,7 @@ type counters struct {
 	tooOld, tooLarge, already, injected, dropped     atomic.Uint64
 	reads, scans, gcRuns, gcFreed                    atomic.Uint64
 	feedEvents, feedOverflows                        atomic.Uint64
+	subscribers                                      atomic.Int64
 }
 
 // Stats returns a snapshot of the store's counters.
@@ -69,8 +70,6 @@ func (s *Store) Stats() Stats {
 		st.Keys += sh.keys.Load()
 		st.Versions += sh.versions.Load()
 	}
-	s.mu.Lock()
-	st.Subscribers = len(s.subs)
-	s.mu.Unlock()
+	st.Subscribers = int(s.st.subscribers.Load())
 	return st
 }
