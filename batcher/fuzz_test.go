@@ -59,7 +59,8 @@ func fuzzRun(t *testing.T, data []byte) {
 	sized := false
 	for i, x := range ops {
 		time.Sleep(time.Duration((x>>2)%4) * 500 * time.Microsecond) // arrival gap
-		if x>>6 == 3 {                                               // an operator toggles the byte limit
+		// An operator toggles the byte limit.
+		if x>>6 == 3 {
 			next := cfg
 			if sized = !sized; sized {
 				next.Size = func(it item) int { return 1 + it.ID%4 }
