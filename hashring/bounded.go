@@ -31,7 +31,7 @@ type LoadReporter interface {
 // panics: if concurrent callers filled every node between reads, it returns the
 // node with the lowest load relative to its bound. Lookups and the caller's
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
-// at most the number of callers racing for it.
+// at most the number of callers racing for it. A nil lr counts as no load at all.
 func (r *Ring) LookupBounded(key string, c float64, lr LoadReporter) (string, error) {
 	return r.LookupBoundedHash(xxhash.Sum64String(key), c, lr)
 }
@@ -43,6 +43,9 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	}
 	if len(r.nodes) == 0 {
 		return "", ErrEmpty
+	}
+	if lr == nil { // nothing is loaded
+		return r.LookupHash(h)
 	}
 	scale := c * float64(lr.Total()+1) / r.total
 	fits := func(i int) (bool, float64) {

@@ -108,7 +108,12 @@ func (fullReporter) Total() int64         { return 1 }
 func TestLookupBoundedNeverFails(t *testing.T) {
 	r, err := hashring.New(hashring.Config{}, []hashring.Node{{ID: "a", Weight: 1}, {ID: "bb", Weight: 1}})
 	require.NoError(t, err)
-	got, err := r.LookupBounded("k", 1.5, fullReporter{})
+	owner, _ := r.Lookup("k")
+	got, err := r.LookupBounded("k", 1.5, nil)
+	require.NoError(t, err)
+	assert.Equal(t, owner, got, "no reporter: no load")
+
+	got, err = r.LookupBounded("k", 1.5, fullReporter{})
 	require.NoError(t, err)
 	assert.Equal(t, "a", got, "least loaded relative to its bound")
 }

@@ -79,3 +79,57 @@ func checkStep(t *testing.T, parent, child *hashring.Ring) {
 	slack := float64(max(parent.Len(), child.Len())) / float64(st.Slots)
 	require.LessOrEqual(t, st.MovedShare, st.OptimalMovedShare+slack)
 }
+
+// mapReporter reports fixed loads.
+type mapReporter map[string]int64
+
+func (m mapReporter) Load(id string) int64 { return m[id] }
+func (m mapReporter) Total() int64 {
+	t := int64(0)
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// FuzzLookupBounded feeds arbitrary loads and factors: LookupBounded never panics,
+// returns a member, and returns a node below its bound whenever one exists.
+func FuzzLookupBounded(f *testing.F) {
+	f.Add([]byte{3, 0, 9, 1, 200}, 1.25, uint64(7))
+	f.Add([]byte{0, 0, 0}, 1.0, uint64(0))
+	f.Add([]byte{255, 255, 255, 255}, 3.5, uint64(1<<63))
+	nodes := coreNodes(6, 4)
+	r, err := hashring.New(hashring.Config{Slots: 1 << 8}, nodes)
+	require.NoError(f, err)
+	total := 0.0
+	for _, n := range nodes {
+		total += n.Weight
+	}
+	f.Fuzz(func(t *testing.T, loads []byte, c float64, h uint64) {
+		rep := mapReporter{}
+		for i, l := range loads {
+			rep[nodes[i%len(nodes)].ID] += int64(l)
+		}
+		id, err := r.LookupBoundedHash(h, c, rep)
+		if !(c >= 1) || math.IsInf(c, 0) {
+			require.ErrorIs(t, err, hashring.ErrBadLoadFactor)
+			return
+		}
+		require.NoError(t, err)
+		require.True(t, r.Contains(id))
+		fits := func(n hashring.Node) bool {
+			return float64(rep[n.ID])+1 <= math.Ceil(c*float64(rep.Total()+1)*n.Weight/total)
+		}
+		anyFits := false
+		for _, n := range nodes {
+			anyFits = anyFits || fits(n)
+		}
+		if anyFits {
+			for _, n := range nodes {
+				if n.ID == id {
+					require.True(t, fits(n), "returned %s over its bound while another node had room", id)
+				}
+			}
+		}
+	})
+}
