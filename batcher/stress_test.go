@@ -63,6 +63,10 @@ func TestStress(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				cfg.Key = func(it item) (string, bool) { return "", false }
 			}
+			if rng.IntN(2) == 0 {
+				cfg.Size = func(it item) int { return 1 + it.ID%5 }
+				cfg.MaxBytes = 4 + rng.IntN(20)
+			}
 			assert.NoError(t, b.SetConfig(cfg))
 		}
 	})
