@@ -73,7 +73,7 @@ func (r *Ring) derive(next []Node, from []int) (*Ring, error) {
 	}
 	quota := make([]float64, len(next))
 	for i, n := range next {
-		quota[i] = float64(m) * n.Weight / c.total
+		quota[i] = float64(m) * (n.Weight / c.total) // w/W <= 1: no overflow
 	}
 	want := plan(cur, quota, m)
 	c.slots = make([]uint16, m)

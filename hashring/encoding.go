@@ -107,7 +107,7 @@ func Unmarshal(data []byte) (*Ring, error) {
 		r.total += n.Weight
 	}
 	for i, n := range nodes {
-		q := float64(m) * n.Weight / r.total
+		q := float64(m) * (n.Weight / r.total)
 		if c := float64(r.counts[i]); c < math.Floor(q) || c > math.Ceil(q) {
 			return nil, fmt.Errorf("%w: node %q owns %v slots, quota %.2f", ErrCorrupt, n.ID, c, q)
 		}

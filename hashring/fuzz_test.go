@@ -60,7 +60,7 @@ func checkStep(t *testing.T, parent, child *hashring.Ring) {
 	}
 	for _, n := range child.Nodes() {
 		share, _ := child.Share(n.ID)
-		quota := float64(st.Slots) * n.Weight / st.TotalWeight
+		quota := float64(st.Slots) * (n.Weight / st.TotalWeight)
 		got := share * float64(st.Slots)
 		require.GreaterOrEqual(t, got, math.Floor(quota), n.ID)
 		require.LessOrEqual(t, got, math.Ceil(quota), n.ID)

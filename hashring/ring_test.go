@@ -264,3 +264,19 @@ func TestShareAndStats(t *testing.T) {
 	assert.Equal(t, 1.0, none.Stats().MovedShare)
 	assert.Equal(t, 1.0, none.Stats().OptimalMovedShare)
 }
+
+func TestHugeAndTinyWeights(t *testing.T) {
+	r, err := hashring.New(hashring.Config{Slots: 1 << 8}, []hashring.Node{
+		{ID: "huge", Weight: math.MaxFloat64 / 2}, {ID: "tiny", Weight: math.SmallestNonzeroFloat64}, {ID: "big", Weight: 1e300},
+	})
+	require.NoError(t, err)
+	share, _ := r.Share("huge")
+	assert.Equal(t, 1.0, share)
+	id, err := r.Lookup("k")
+	require.NoError(t, err)
+	assert.Equal(t, "huge", id)
+	r, err = r.Reweight("big", math.MaxFloat64/2)
+	require.NoError(t, err)
+	share, _ = r.Share("big")
+	assert.Equal(t, 0.5, share)
+}
