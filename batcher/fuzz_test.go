@@ -56,16 +56,21 @@ func fuzzRun(t *testing.T, data []byte) {
 	}
 	outs := make([]outcome, len(ops))
 	var wg sync.WaitGroup
-	sized := false
+	sized, maxItems := false, cfg.MaxItems
 	for i, x := range ops {
 		time.Sleep(time.Duration((x>>2)%4) * 500 * time.Microsecond) // arrival gap
-		// An operator toggles the byte limit.
+		// An operator toggles the byte limit and de-duplication, and moves MaxItems.
 		if x>>6 == 3 {
 			next := cfg
 			if sized = !sized; sized {
 				next.Size = func(it item) int { return 1 + it.ID%4 }
 				next.MaxBytes = 6
+				next.Key = nil
+			} else if next.Key == nil {
+				next.Key = func(it item) (string, bool) { return strconv.Itoa(it.ID), true }
 			}
+			next.MaxItems = 1 + int(x%5)
+			maxItems = max(maxItems, next.MaxItems)
 			require.NoError(t, b.SetConfig(next))
 		}
 		it := item{ID: i, Group: int(x % 3)}
@@ -93,6 +98,6 @@ func fuzzRun(t *testing.T, data []byte) {
 	assert.GreaterOrEqual(t, s.Rejected, uint64(overloaded))
 	assert.LessOrEqual(t, s.Rejected, uint64(overloaded+ctxErrs))
 	assert.Equal(t, uint64(len(outs)), s.Items+s.Rejected+s.Cancelled, "every call sent, rejected or cancelled")
-	assert.LessOrEqual(t, r.maxInFlight.Load(), int64(cfg.MaxInFlight*cfg.MaxItems), "in-flight items bounded")
+	assert.LessOrEqual(t, r.maxInFlight.Load(), int64(cfg.MaxInFlight*maxItems), "in-flight items bounded")
 	assert.Zero(t, s.InFlightBatches+s.InFlightItems+s.PendingItems)
 }
