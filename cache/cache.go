@@ -192,9 +192,9 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	victims := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.vouchTime(cfg)})
+	n := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.vouchTime(cfg)})
 	s.mu.Unlock()
-	c.unlink(victims)
+	c.admit(n)
 }
 
 // Delete removes key, and makes any fill of key in flight lose. It reports
@@ -293,7 +293,9 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
 func (c *Cache[K, V]) drainLocked() {
 	for i := range c.stripes {
 		st := &c.stripes[i]
-		st.mu.Lock()
+		if !st.mu.TryLock() {
+			continue // a reader holds it (maybe descheduled): never wait on readers
+		}
 		c.scratch = append(c.scratch, st.buf[:st.n]...)
 		clear(st.buf[:st.n])
 		st.n = 0
@@ -338,7 +340,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	c.stats.loads.Add(1)
 	v, err := load(ctx)
 
-	var victims []*node[K, V]
+	var added *node[K, V]
 	s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in
@@ -356,11 +358,11 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	default:
 		cfg := c.cfg.Load()
 		if cfg.Owns == nil || cfg.Owns(key) {
-			victims = c.storeLocked(s, key, h, &item[V]{val: v, freshAt: startedAt})
+			added = c.storeLocked(s, key, h, &item[V]{val: v, freshAt: startedAt})
 		}
 	}
 	s.mu.Unlock()
-	c.unlink(victims)
+	c.admit(added)
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
@@ -401,9 +403,10 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 }
 
 // storeLocked stores it for key: in place when key is cached, else as a new
-// node, evicting as needed. The caller holds s's write lock, and must pass the
-// returned victims to unlink after releasing it.
-func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) []*node[K, V] {
+// node in the index, which it returns. The caller holds s's write lock, and
+// must pass a returned node to admit after releasing it, so that no reader of
+// the shard waits for the policy lock.
+func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) *node[K, V] {
 	if n := s.m[key]; n != nil && !n.dead.Load() {
 		// A concurrent eviction may be removing this node; then the store is
 		// lost as if evicted right after, which a cache may always do.
@@ -414,12 +417,23 @@ func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) 
 	n := &node[K, V]{key: key, hash: h}
 	n.item.Store(it)
 	s.m[key] = n
+	return n
+}
+
+// admit adds a node just stored in the index to the policy, evicting as
+// needed. A node invalidated in between is dead and skipped. Nil is a no-op.
+func (c *Cache[K, V]) admit(n *node[K, V]) {
+	if n == nil {
+		return
+	}
 	c.mu.Lock()
 	c.drainLocked()
-	c.pol.add(n)
+	if !n.dead.Load() {
+		c.pol.add(n)
+	}
 	victims := c.takeEvictedLocked()
 	c.mu.Unlock()
-	return victims
+	c.unlink(victims)
 }
 
 // takeEvictedLocked marks the nodes the policy just evicted dead and returns
