@@ -4,10 +4,11 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // burn spends d of CPU on this goroutine's thread, measured with
-// getrusage(RUSAGE_THREAD), so that a request costs the same CPU however busy the
+// clock_gettime(CLOCK_THREAD_CPUTIME_ID), so that a request costs the same CPU however busy the
 // machine is (a calibrated loop would cost less or more as the CPU is shared).
 func burn(d time.Duration) {
 	runtime.LockOSThread()
@@ -19,10 +20,13 @@ func burn(d time.Duration) {
 	}
 }
 
+// threadCPU reads the calling thread's CPU clock (nanosecond precision;
+// getrusage(RUSAGE_THREAD) advances in scheduler ticks).
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+	const clockThreadCPUTimeID = 3
+	var ts syscall.Timespec
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }

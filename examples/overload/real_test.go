@@ -10,13 +10,14 @@ import (
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
-// TestRealModeShort runs the real mode for half a second: every offered request is
+// TestRealModeShort runs the real mode for half a second at 2 ms of CPU per
+// request (about 700 requests): every offered request is
 // admitted or shed, and every goroutine it started (the control loop, the
 // requests) is gone afterwards. It checks accounting and hygiene, not the
 // figures, which need the full run on an idle machine (README.md).
 func TestRealModeShort(t *testing.T) {
 	leak.Check(t)
-	r, err := runReal(realConfig{Duration: 500 * time.Millisecond})
+	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Work: 2 * time.Millisecond})
 	require.NoError(t, err)
 	for k := range 2 {
 		assert.Positive(t, r.offered[k])
