@@ -83,14 +83,14 @@
 // benchstat tables, the command and the peers' configuration):
 //
 //	                  -cpu 2 CPU/item  -cpu 1 CPU/item  allocs/item  fill
-//	tierkit batcher        220 ns           208 ns           0       99.2%
-//	dataloadgen            294 ns           270 ns           1       99.2%
-//	dataloader v7          676 ns           612 ns           8       99.1%
-//	api/support/bundler    357 ns           317 ns           1       98.9%
+//	tierkit batcher        212 ns           202 ns           0       99.3%
+//	dataloadgen            273 ns           240 ns           1       99.3%
+//	dataloader v7          645 ns           556 ns           8       99.4%
+//	api/support/bundler    335 ns           307 ns           1       99.2%
 //
 // CPU/item is the process's CPU time per item, which does not depend on how much
-// of the machine other jobs take. The wall time per item (961 ns median at
-// -cpu 2; dataloadgen 1271 ns, dataloader 2292 ns, bundler 1718 ns) was dominated
+// of the machine other jobs take. The wall time per item (650 ns median at
+// -cpu 2; dataloadgen 765 ns, dataloader 1087 ns, bundler 826 ns) was dominated
 // by them, so the 250 ns wall-clock target is not demonstrated there;
 // the scheduler trace shows both Ps busy, which puts the idle-machine wall time
 // near CPU/2, an inference rather than a measurement. Reproduce with
