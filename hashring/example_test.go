@@ -93,3 +93,21 @@ func ExampleNodeError() {
 	// true true
 	// hashring: remove "zz": hashring: unknown node
 }
+
+// A control plane publishes the ring; a client that starts later loads it instead of
+// rebuilding it from the current members (placement depends on the ring's history).
+func ExampleUnmarshal() {
+	r, _ := hashring.New(hashring.Config{}, []hashring.Node{{ID: "a", Weight: 1}, {ID: "b", Weight: 2}})
+	r, _ = r.Add(hashring.Node{ID: "c", Weight: 1})
+	data, _ := r.MarshalBinary()
+
+	loaded, err := hashring.Unmarshal(data)
+	if err != nil {
+		panic(err) // hashring.ErrCorrupt: fetch again
+	}
+	want, _ := r.Lookup("user:7")
+	got, _ := loaded.Lookup("user:7")
+	fmt.Println(len(data), got == want)
+	// Output:
+	// 524334 true
+}
