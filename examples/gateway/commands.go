@@ -57,6 +57,11 @@ func init() {
 		"COMMAND": {-1, kindLocal, nil, cmdCommand},
 		"CONFIG":  {-2, kindLocal, nil, cmdConfig},
 		"INFO":    {-1, kindLocal, nil, cmdInfo},
+		"WATCH":   {-2, kindConn, nil, cmdWatch},
+		"UNWATCH": {1, kindConn, nil, cmdUnwatch},
+		"MULTI":   {1, kindConn, nil, cmdMulti},
+		"EXEC":    {1, kindConn, nil, cmdExec},
+		"DISCARD": {1, kindConn, nil, cmdDiscard},
 		"GET":     {2, kindRead, first, cmdGet},
 		"MGET":    {-2, kindRead, all, cmdMGet},
 		"EXISTS":  {-2, kindRead, all, cmdExists},
@@ -146,6 +151,7 @@ func cmdSelect(_ context.Context, _ *session, a [][]byte) any {
 }
 
 func cmdReset(_ context.Context, s *session, _ [][]byte) any {
+	s.resetTx()
 	s.tenant, s.proto, s.name = s.g.open, 2, ""
 	return simple("RESET")
 }

@@ -136,8 +136,14 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs []op, out []batcher
 	return nil
 }
 
-// shard routes a key.
+// shard routes a key. A hash tag routes by the part between the first { and
+// the next }, as Redis Cluster does, so related keys can share a shard.
 func (g *Gateway) shard(key string) int {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
 	id, err := g.ring.Lookup(key)
 	if err != nil {
 		return 0 // the ring is never empty

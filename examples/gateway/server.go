@@ -46,6 +46,7 @@ type session struct {
 	proto  int
 	name   string
 	quit   bool
+	txs    txState
 }
 
 func (s *session) srv() *Server { return s.server }
@@ -268,6 +269,10 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	for i, cmd := range cmds {
 		spec, name, bad := ss.lookup(cmd.Args)
+		if ss.txs.multi && !txControl[name] {
+			replies[i] = ss.queue(cmd, spec, bad)
+			continue
+		}
 		if bad != nil {
 			replies[i] = bad
 			continue
@@ -304,6 +309,9 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	flush()
 	return replies
 }
+
+// txControl are the commands that act on a transaction rather than join it.
+var txControl = map[string]bool{"EXEC": true, "DISCARD": true, "MULTI": true, "WATCH": true, "QUIT": true, "RESET": true}
 
 func anyIn(keys []string, set map[string]bool) bool {
 	for _, k := range keys {
@@ -359,6 +367,12 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		return spec.fn(ctx, ss, args)
 	}
 	ss.tenant.requests.Add(1)
+	if spec.kind == kindRead && ss.txs.tx != nil && ss.onTxShard(spec.keys(args)) {
+		// Reads after WATCH are served from the transaction's snapshot: they
+		// are consistent with the version EXEC validates against (a shared
+		// fetch could be older), and they join its read set.
+		return ss.txCommand(ctx, args, time.Now())
+	}
 	cost := int64(len(spec.keys(args)))
 	done, err := g.admit(ctx, ss.tenant, max(cost, 1))
 	if err != nil {

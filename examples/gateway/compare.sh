@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Gateway vs twemproxy (nutcracker), same machine, same run: starts 2 redis-server
+# shards, the gateway (Redis backend) and twemproxy (ketama, redis: true) in front
+# of them, and runs redis-benchmark with 50 clients, 64-byte values, 100k keys:
+# SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16.
+# For each row it reports ops/s, p50/p99 (ms), backend commands executed per
+# client request (INFO commandstats on the shards) and proxy CPU per op.
+#
+#   examples/gateway/compare.sh            # N=100000 requests per row
+#   N=20000 examples/gateway/compare.sh    # quicker
+#
+# Needs redis-server, redis-benchmark (scripts/setup.sh) and nutcracker
+# (apt-get install nutcracker); loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${N:-100000}
+command -v nutcracker >/dev/null || { echo "compare: nutcracker (twemproxy) is not installed" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { # a loopback port nobody listens on
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }
+	done
+}
+wait_port() { for _ in $(seq 200); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
+
+r1=$(free_port); r2=$(free_port)
+for p in $r1 $r2; do
+	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
+	pids+=($!)
+done
+wait_port "$r1"; wait_port "$r2"
+
+(cd examples && go build -o "$work/gateway" ./gateway)
+gw=$(free_port)
+# Admission is set not to throttle (target CPU 1.0): on 2 shared cores the
+# benchmark saturates the CPU, and the gateway would otherwise shed what
+# twemproxy, which has no admission control, simply queues.
+echo '{"target_cpu": 1.0}' >"$work/gateway.json"
+"$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gw" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway.log" &
+gwpid=$!; pids+=($gwpid)
+
+tw=$(free_port)
+cat >"$work/nutcracker.yml" <<YML
+pool:
+  listen: 127.0.0.1:$tw
+  hash: fnv1a_64
+  distribution: ketama
+  redis: true
+  auto_eject_hosts: false
+  server_connections: 1
+  servers:
+    - 127.0.0.1:$r1:1
+    - 127.0.0.1:$r2:1
+YML
+nutcracker -c "$work/nutcracker.yml" -s "$(free_port)" -o "$work/nutcracker.log" &
+twpid=$!; pids+=($twpid)
+wait_port "$gw"
+for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
+
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+backend_calls() { # data commands executed on both shards since the last reset
+	for p in $r1 $r2; do redis-cli -p "$p" info commandstats; done |
+		grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists)' |
+		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
+}
+tick=$(getconf CLK_TCK)
+keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
+
+printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
+for P in 1 16; do
+	for wl in set get hot mget10; do
+		for proxy in twemproxy gateway; do
+			port=$tw; pid=$twpid
+			[ "$proxy" = gateway ] && { port=$gw; pid=$gwpid; }
+			case $wl in
+			set) args=(-t set -r 100000) ;;
+			get) args=(-t get -r 100000) ;;
+			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
+			mget10) args=(-r 100000 mget $keys) ;;
+			esac
+			for p in $r1 $r2; do redis-cli -p "$p" config resetstat >/dev/null; done
+			c0=$(cpu_ticks "$pid")
+			line=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" | tail -1 || true)
+			c1=$(cpu_ticks "$pid")
+			calls=$(backend_calls)
+			# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+			rps=$(echo "$line" | awk -F'","' '{print $2}')
+			p50=$(echo "$line" | awk -F'","' '{print $5}')
+			p99=$(echo "$line" | awk -F'","' '{print $7}')
+			printf '%-10s %-10s %-3s %12s %8s %8s %14.3f %14.2f\n' "$proxy" "$wl" "$P" "$rps" "$p50" "$p99" \
+				"$(echo "$calls $N" | awk '{print $1/$2}')" \
+				"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
+		done
+	done
+done

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/tierkit/tierkit/txn"
+)
+
+// txState is a connection's WATCH/MULTI state. Transactions run through package
+// txn on one memkv shard: the gateway keeps the bookkeeping (read set,
+// buffered writes, read-your-writes) and sends one commit that the shard
+// validates optimistically. All keys of a transaction must map to one shard
+// (use a hash tag: {user1}:a and {user1}:b share a shard), as in Redis Cluster.
+type txState struct {
+	tx      *txn.Tx
+	shard   int
+	multi   bool
+	queued  []redcon.Command
+	aborted bool // a command failed to queue: EXEC answers EXECABORT
+}
+
+var (
+	errCrossShard = errors.New("CROSSSLOT keys of one transaction must map to one shard (use a {hash tag})")
+	errTxBackend  = errors.New("ERR WATCH/MULTI/EXEC need the memkv backend in this version of the gateway")
+)
+
+// txEngine returns the txn engine of shard, or nil for a backend without one.
+func (g *Gateway) txEngine(shard int) txn.Engine {
+	if b, ok := g.backend.(*memkvBackend); ok {
+		return b.stores[shard]
+	}
+	return nil
+}
+
+// bindShard starts the transaction on the shard of keys, or checks that keys
+// belong to the shard it already uses.
+func (s *session) bindShard(keys []string) error {
+	for _, k := range keys {
+		sh := s.g.shard(k)
+		if s.txs.tx == nil {
+			eng := s.g.txEngine(sh)
+			if eng == nil {
+				return errTxBackend
+			}
+			tx, err := txn.Begin(eng, txn.Options{})
+			if err != nil {
+				return err
+			}
+			s.txs.tx, s.txs.shard = tx, sh
+		} else if sh != s.txs.shard {
+			return errCrossShard
+		}
+	}
+	return nil
+}
+
+// onTxShard reports whether every key maps to the transaction's shard.
+func (s *session) onTxShard(keys []string) bool {
+	for _, k := range keys {
+		if s.g.shard(k) != s.txs.shard {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *session) resetTx() {
+	if s.txs.tx != nil {
+		s.txs.tx.Rollback()
+	}
+	s.txs = txState{}
+}
+
+func cmdWatch(_ context.Context, s *session, a [][]byte) any {
+	if s.txs.multi {
+		return respErr("ERR WATCH inside MULTI is not allowed")
+	}
+	keys := make([]string, 0, len(a)-1)
+	for _, k := range a[1:] {
+		keys = append(keys, string(k))
+	}
+	if s.tenant == nil {
+		return respErr("NOAUTH Authentication required.")
+	}
+	if !s.tenant.allows("WATCH", keys) {
+		return respErr(errNoPerm.Error())
+	}
+	if err := s.bindShard(keys); err != nil {
+		return errReply(err)
+	}
+	for _, k := range keys {
+		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
+			return errReply(err)
+		}
+	}
+	return simple("OK")
+}
+
+func cmdUnwatch(_ context.Context, s *session, _ [][]byte) any {
+	if !s.txs.multi {
+		s.resetTx()
+	}
+	return simple("OK")
+}
+
+func cmdMulti(_ context.Context, s *session, _ [][]byte) any {
+	if s.txs.multi {
+		return respErr("ERR MULTI calls can not be nested")
+	}
+	s.txs.multi = true
+	return simple("OK")
+}
+
+func cmdDiscard(_ context.Context, s *session, _ [][]byte) any {
+	if !s.txs.multi {
+		return respErr("ERR DISCARD without MULTI")
+	}
+	s.resetTx()
+	return simple("OK")
+}
+
+// queue answers a command sent between MULTI and EXEC.
+func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
+	if bad != nil {
+		s.txs.aborted = true
+		return bad
+	}
+	if spec.kind == kindConn {
+		s.txs.aborted = true
+		return respErr("ERR command not allowed inside a transaction")
+	}
+	s.txs.queued = append(s.txs.queued, redcon.Command{Args: cloneArgs(cmd.Args)})
+	return simple("QUEUED")
+}
+
+func cloneArgs(args [][]byte) [][]byte {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		out[i] = append([]byte(nil), a...)
+	}
+	return out
+}
+
+// cmdExec runs the queued commands in the transaction and commits it. A
+// conflict with a write committed since the transaction's reads (a WATCHed
+// key, or any key the transaction read) answers a null array, as Redis does
+// when a WATCHed key changed: the client retries.
+func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
+	if !s.txs.multi {
+		return respErr("ERR EXEC without MULTI")
+	}
+	defer s.resetTx()
+	if s.txs.aborted {
+		return respErr("EXECABORT Transaction discarded because of previous errors.")
+	}
+	if s.tenant == nil {
+		return respErr("NOAUTH Authentication required.")
+	}
+	for _, c := range s.txs.queued {
+		spec := commands[strings.ToUpper(string(c.Args[0]))]
+		if spec.keys != nil {
+			if err := s.bindShard(spec.keys(c.Args)); err != nil {
+				return errReply(err)
+			}
+		}
+	}
+	if s.txs.tx == nil { // no keys at all
+		if err := s.bindShard([]string{""}); err != nil {
+			return errReply(err)
+		}
+	}
+	done, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
+	if err != nil {
+		return errReply(err)
+	}
+	out := make([]any, len(s.txs.queued))
+	now := time.Now()
+	for i, c := range s.txs.queued {
+		out[i] = s.txCommand(ctx, c.Args, now)
+	}
+	s.g.n.backendCalls.Add(1)
+	s.tenant.quota.charge(now, 1)
+	s.tenant.backendCalls.Add(1)
+	_, err = s.txs.tx.Commit(ctx)
+	done(err == nil)
+	if err == nil {
+		// Reads that start after EXEC returns must not join a fetch that
+		// started before the commit.
+		for _, c := range s.txs.queued {
+			if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
+				for _, k := range spec.keys(c.Args) {
+					s.g.flights.Forget(k)
+				}
+			}
+		}
+	}
+	var ce *txn.ConflictError
+	switch {
+	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld):
+		return nullReply{}
+	case err != nil:
+		return errReply(err)
+	}
+	return out
+}
+
+// txCommand runs one queued command against the transaction (reads see its
+// own writes).
+func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any {
+	tx := s.txs.tx
+	get := func(k []byte) ([]byte, bool, error) {
+		raw, ok, err := tx.Get(ctx, k)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		v, live := decodeValue(raw, now)
+		return v, live, nil
+	}
+	name := strings.ToUpper(string(a[0]))
+	switch name {
+	case "GET":
+		v, ok, err := get(a[1])
+		if err != nil {
+			return errReply(err)
+		}
+		if !ok {
+			return nullReply{}
+		}
+		return v
+	case "MGET":
+		out := make([]any, 0, len(a)-1)
+		for _, k := range a[1:] {
+			v, ok, err := get(k)
+			if err != nil {
+				return errReply(err)
+			}
+			if ok {
+				out = append(out, v)
+			} else {
+				out = append(out, nullReply{})
+			}
+		}
+		return out
+	case "EXISTS", "DEL", "UNLINK":
+		var n int64
+		for _, k := range a[1:] {
+			_, ok, err := get(k)
+			if err != nil {
+				return errReply(err)
+			}
+			if ok {
+				n++
+				if name != "EXISTS" {
+					if err := tx.Delete(k); err != nil {
+						return errReply(err)
+					}
+				}
+			}
+		}
+		return n
+	case "SET":
+		return s.txSet(ctx, a, now, get)
+	case "MSET":
+		for i := 1; i+1 < len(a); i += 2 {
+			if err := tx.Put(a[i], encodeValue(a[i+1], 0)); err != nil {
+				return errReply(err)
+			}
+		}
+		return simple("OK")
+	case "INCR", "DECR", "INCRBY", "DECRBY":
+		delta := int64(1)
+		if len(a) == 3 {
+			d, err := strconv.ParseInt(string(a[2]), 10, 64)
+			if err != nil {
+				return respErr("ERR value is not an integer or out of range")
+			}
+			delta = d
+		}
+		if name[0] == 'D' {
+			delta = -delta
+		}
+		v, ok, err := get(a[1])
+		if err != nil {
+			return errReply(err)
+		}
+		n := int64(0)
+		if ok {
+			if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+				return errReply(errNotInteger)
+			}
+		}
+		n += delta
+		if err := tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), 0)); err != nil {
+			return errReply(err)
+		}
+		return n
+	}
+	// Commands without keys (PING, ECHO, INFO...) are answered as outside.
+	if spec := commands[name]; spec != nil && spec.kind == kindLocal {
+		return spec.fn(ctx, s, a)
+	}
+	return respErr("ERR " + name + " is not supported inside a transaction")
+}
+
+func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func([]byte) ([]byte, bool, error)) any {
+	var nx, xx bool
+	var ttl time.Duration
+	for i := 3; i < len(a); i++ {
+		switch opt := strings.ToUpper(string(a[i])); opt {
+		case "NX":
+			nx = true
+		case "XX":
+			xx = true
+		case "EX", "PX":
+			if i+1 >= len(a) {
+				return respErr("ERR syntax error")
+			}
+			n, err := strconv.ParseInt(string(a[i+1]), 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return respErr("ERR invalid expire time in 'set' command")
+			}
+			ttl = time.Duration(n) * time.Second
+			if opt == "PX" {
+				ttl = time.Duration(n) * time.Millisecond
+			}
+			i++
+		default:
+			return respErr("ERR syntax error")
+		}
+	}
+	if nx || xx {
+		_, ok, err := get(a[1])
+		if err != nil {
+			return errReply(err)
+		}
+		if (nx && ok) || (xx && !ok) {
+			return nullReply{}
+		}
+	}
+	var exp int64
+	if ttl > 0 {
+		exp = now.Add(ttl).UnixNano()
+	}
+	if err := s.txs.tx.Put(a[1], encodeValue(a[2], exp)); err != nil {
+		return errReply(err)
+	}
+	return simple("OK")
+}

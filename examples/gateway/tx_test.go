@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWatchMultiExecCounter: concurrent clients increment a counter with the
+// WATCH / GET / MULTI / SET / EXEC pattern, retrying when EXEC aborts. No
+// increment is lost.
+func TestWatchMultiExecCounter(t *testing.T) {
+	in := startGateway(t, Config{})
+	ctx := context.Background()
+	c := client(t, in, &redis.Options{PoolSize: 16})
+	const workers, per = 8, 25
+	var aborted sync.Map
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for range per {
+				for attempt := 0; ; attempt++ {
+					err := c.Watch(ctx, func(tx *redis.Tx) error {
+						n, err := tx.Get(ctx, "{ctr}:n").Int()
+						if err != nil && !errors.Is(err, redis.Nil) {
+							return err
+						}
+						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+							p.Set(ctx, "{ctr}:n", strconv.Itoa(n+1), 0)
+							p.Incr(ctx, "{ctr}:ops")
+							return nil
+						})
+						return err
+					}, "{ctr}:n")
+					if errors.Is(err, redis.TxFailedErr) {
+						aborted.Store(fmt.Sprint(w, attempt), true)
+						continue
+					}
+					require.NoError(t, err)
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, strconv.Itoa(workers*per), c.Get(ctx, "{ctr}:n").Val())
+	assert.Equal(t, strconv.Itoa(workers*per), c.Get(ctx, "{ctr}:ops").Val())
+	n := 0
+	aborted.Range(func(any, any) bool { n++; return true })
+	t.Logf("%d increments by %d clients; %d EXEC aborted by a concurrent write and retried", workers*per, workers, n)
+}
+
+func TestTransactionErrors(t *testing.T) {
+	in := startGateway(t, Config{})
+	ctx := context.Background()
+	c := client(t, in, &redis.Options{PoolSize: 1})
+	conn := c.Conn()
+	defer conn.Close()
+
+	// Reads inside a transaction see its own writes; results come back in order.
+	res, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "{t}:a", "1", 0)
+		p.Get(ctx, "{t}:a")
+		p.IncrBy(ctx, "{t}:a", 5)
+		p.Exists(ctx, "{t}:a", "{t}:b")
+		p.Del(ctx, "{t}:a")
+		p.Get(ctx, "{t}:a")
+		return nil
+	})
+	require.ErrorIs(t, err, redis.Nil) // the last GET
+	assert.Len(t, res, 6)
+	assert.Equal(t, "1", res[1].(*redis.StringCmd).Val())
+	assert.Equal(t, int64(6), res[2].(*redis.IntCmd).Val())
+	assert.Equal(t, int64(1), res[3].(*redis.IntCmd).Val())
+
+	// Keys on two shards in one transaction are refused.
+	var k1, k2 string
+	for i := 0; k2 == ""; i++ {
+		k := fmt.Sprint("x", i)
+		if k1 == "" {
+			k1 = k
+		} else if in.gw.shard(k) != in.gw.shard(k1) {
+			k2 = k
+		}
+	}
+	_, err = conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, k1, "1", 0)
+		p.Set(ctx, k2, "1", 0)
+		return nil
+	})
+	require.ErrorContains(t, err, "CROSSSLOT")
+
+	// A bad command aborts the transaction; nothing is applied.
+	require.NoError(t, conn.Do(ctx, "MULTI").Err())
+	require.NoError(t, conn.Do(ctx, "SET", "{t}:c", "1").Err())
+	require.ErrorContains(t, conn.Do(ctx, "NOSUCH").Err(), "unknown command")
+	require.ErrorContains(t, conn.Do(ctx, "EXEC").Err(), "EXECABORT")
+	require.ErrorIs(t, conn.Get(ctx, "{t}:c").Err(), redis.Nil)
+
+	require.ErrorContains(t, conn.Do(ctx, "EXEC").Err(), "EXEC without MULTI")
+	require.NoError(t, conn.Do(ctx, "MULTI").Err())
+	require.ErrorContains(t, conn.Do(ctx, "MULTI").Err(), "nested")
+	require.NoError(t, conn.Do(ctx, "DISCARD").Err())
+	require.NoError(t, conn.Do(ctx, "UNWATCH").Err())
+}
