@@ -305,6 +305,9 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			}
 		}
 		run = append(run, job{i, spec, name})
+		if ss.txs.tx != nil {
+			flush() // reads after WATCH use the transaction, which is not safe for concurrent use
+		}
 	}
 	flush()
 	return replies

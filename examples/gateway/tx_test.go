@@ -109,4 +109,16 @@ func TestTransactionErrors(t *testing.T) {
 	require.ErrorContains(t, conn.Do(ctx, "MULTI").Err(), "nested")
 	require.NoError(t, conn.Do(ctx, "DISCARD").Err())
 	require.NoError(t, conn.Do(ctx, "UNWATCH").Err())
+
+	// Pipelined reads after WATCH run one at a time on the transaction.
+	cmds, err := conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Do(ctx, "WATCH", "{t}:w")
+		for i := range 8 {
+			p.Get(ctx, fmt.Sprint("{t}:w", i))
+		}
+		p.Do(ctx, "UNWATCH")
+		return nil
+	})
+	require.ErrorIs(t, err, redis.Nil)
+	assert.Len(t, cmds, 10)
 }
