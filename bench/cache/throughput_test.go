@@ -40,6 +40,7 @@ func BenchmarkThroughput(b *testing.B) {
 					var seed atomic.Uint64
 					b.ReportAllocs()
 					b.ResetTimer()
+					cpu := startCPU()
 					b.RunParallel(func(pb *testing.PB) {
 						i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
 						var h, l int64
@@ -58,6 +59,7 @@ func BenchmarkThroughput(b *testing.B) {
 						hits.Add(h)
 						lookups.Add(l)
 					})
+					cpu.report(b)
 					if l := lookups.Load(); l > 0 {
 						b.ReportMetric(100*float64(hits.Load())/float64(l), "hit%")
 					}
