@@ -16,8 +16,9 @@
 // # Reads
 //
 // [Cache.Get] returns a cached value or calls the loader. Concurrent misses of one
-// key share one load through a [coalesce.Group] (the per-key fill lock): a herd of
-// 1,000 concurrent misses makes 1 backend load. [Cache.TryGet] never loads.
+// key share one load through a [github.com/tierkit/tierkit/coalesce.Group] (the
+// per-key fill lock): a herd of 1,000 concurrent misses makes 1 backend load.
+// [Cache.TryGet] never loads.
 // [Cache.Set] stores a value the caller vouches for; [Cache.Delete] removes one.
 //
 // # Eviction
@@ -83,18 +84,24 @@
 //
 // # Concurrency
 //
-// All methods are safe for concurrent use. A hit takes no lock: the index is a
-// sync.Map and the access is recorded in a lossy striped buffer that the policy
-// drains in batches (dropping samples under contention, as Caffeine does). Fills,
-// Set and invalidations lock one of 64 key stripes; inserts also take the policy
-// lock and evict inline. No goroutine is started: maintenance is done by callers.
+// All methods are safe for concurrent use. The index is split in 64 shards, maps
+// under read-write locks. A hit takes its shard's read lock, reads the entry's
+// immutable value through an atomic pointer, and records the access in a lossy
+// striped buffer that the policy drains in batches (dropping samples under
+// contention, as Caffeine does). Fills, Set and invalidations take the key's shard
+// lock; inserts then take the policy lock, after releasing the shard, and evict
+// inline. Under a shard lock only invalidations wait for another lock (the
+// policy's, and the coalesce group's when a load of the key may be joinable). No
+// goroutine is started: maintenance is done by the callers.
 //
 // # When not to use it
 //
 // It is not a distributed cache nor a store: values live in this process only. It
 // does not weigh entries by size (capacity counts entries), expire by TTL other
 // than through the staleness bound, or refresh ahead. For a cache with no change
-// stream and a strict memory budget in bytes, use ristretto or otter's weigher.
+// stream and a strict memory budget in bytes, use ristretto or otter's weigher. On
+// very few cores, when LRU's hit ratio is good enough and there is no stream, a
+// mutex LRU (golang-lru) serves hits with less work per operation.
 //
 // # Measured
 //
@@ -113,6 +120,11 @@
 //     golang-lru + singleflight 55 stale sets.
 //   - A herd of 1,000 concurrent misses on one key makes 1 load (go run
 //     ./examples/tour cache, and TestHerdMakesOneLoad).
+//   - Throughput, 2 goroutines on 2 shared cores, Zipf keys, 100% and 75% reads
+//     (cd bench && go test -run '^$' -bench Throughput -cpu 2 -count 8 ./cache/):
+//     on par with otter (geomean 147 vs 159 ns/op, 30% faster with evictions and
+//     25% writes), about half the throughput of golang-lru's mutex LRU (68 ns/op),
+//     whose hits do less work.
 //
 // # Stats
 //
