@@ -67,8 +67,8 @@
 //
 // TryAcquire plus done costs 58 ns with a concurrency limit and 72 ns with the
 // token bucket too, and allocates nothing; golang.org/x/time/rate's Allow costs
-// 87 ns and go-concurrency-limits' AIMD and Gradient2 limiters 187 and 196 ns
-// (3 allocations). A rejection costs 56 ns (go-concurrency-limits: 32 ns, it
+// 87 ns and go-concurrency-limits' AIMD and Gradient2 limiters 191 and 195 ns
+// (3 allocations). A rejection costs 55 ns (go-concurrency-limits: 32 ns, it
 // reads no clock); time.Now alone is about 49 ns of these on that machine. The
 // pure Update costs 7 ns.
 package aimd

@@ -62,15 +62,15 @@
 //	go test -run '^$' -bench 'FastPath|Naive|ShedBucketFull' -count 8 -benchtime 300ms ./shed/
 //
 // The fast path (Acquire + release, free capacity, nothing queued) allocates
-// nothing, reads no clock, and costs 34-39 ns whether 1,350, 10,000 or 100,000
+// nothing, reads no clock, and costs 35-36 ns whether 1,350, 10,000 or 100,000
 // tenants are kept, when traffic comes from a hot set of tenants (a bare
 // mutex-and-map counter: 27 ns). Visiting every kept tenant in turn, the worst
-// case for the CPU caches, costs 38 ns at 1,350 tenants, 48 ns at 10,000 and
+// case for the CPU caches, costs 38 ns at 1,350 tenants, 51 ns at 10,000 and
 // about 140-280 ns at 100,000, where the tenant states (about 420 bytes each)
 // no longer fit in the caches. Shedding a flooding tenant's request (bucket
-// full) costs about 64 ns and allocates nothing. Against peers in the same run
-// (bench/shed): 0.43x the CPU of a per-tenant golang.org/x/time/rate Allow and
-// 0.17x that of go-concurrency-limits' per-tenant partitions.
+// full) costs about 66 ns and allocates nothing. Against peers in the same run
+// (bench/shed): 0.38x the CPU of a per-tenant golang.org/x/time/rate Allow and
+// 0.15x that of go-concurrency-limits' per-tenant partitions.
 //
 // In the overload experiment (examples/overload: 1,344 normal tenants at 75%
 // of capacity, 6 noisy at 10% each), no normal tenant sees a rejection and
