@@ -23,6 +23,7 @@ type Config struct {
 	// Batching and coalescing.
 	Linger         Duration `json:"linger"`          // batch window; default 200us
 	MaxBatch       int      `json:"max_batch"`       // ops per backend call; default 128
+	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
 	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
 
@@ -139,6 +140,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
 	c.MaxBatch = or(c.MaxBatch, 128)
+	c.MaxInFlight = or(c.MaxInFlight, 1024)
 	c.RequestTimeout = or(c.RequestTimeout, Duration(5*time.Second))
 	c.TargetCPU = or(c.TargetCPU, 0.9)
 	c.MinLimit = or(c.MinLimit, 64)
