@@ -10,10 +10,11 @@ import (
 )
 
 // plotResults draws, per variant, the share of normal tenants' requests served
-// within the deadline and the goodput of every policy.
+// within the deadline and the goodput of every policy; the format follows the
+// file name's extension (.svg, .png, .pdf).
 func plotResults(path string, res []variant) error {
 	p := plot.New()
-	p.Title.Text = "1,350 tenants at 135% offered load (+ 4x-cost noisy variant)"
+	p.Title.Text = "1,350 tenants, 135% offered load (315% when noisy requests cost 4)"
 	p.Y.Label.Text = "%"
 	p.Y.Min, p.Y.Max = 0, 140
 	w := vg.Points(10)
@@ -51,6 +52,7 @@ func plotResults(path string, res []variant) error {
 	p.X.Tick.Label.XAlign = -0.9
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.YOffs = -vg.Points(14) // below the title
 	if err := p.Save(10*vg.Inch, 6*vg.Inch, path); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
