@@ -116,7 +116,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 		c.clock = systemClock{}
 	}
 	c.base = c.clock.Now()
-	n := 1 << bits.Len(uint(min(max(4*runtime.GOMAXPROCS(0), 4), 64)-1))
+	n := 1 << bits.Len(uint(min(max(8*runtime.GOMAXPROCS(0), 16), 64)-1))
 	c.stripes = make([]stripe[K, V], n)
 	c.smask = uint32(n - 1)
 	c.pol.init(cfg.capacity())
@@ -232,8 +232,9 @@ func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
 
 // lookup returns the entry's value if it is present and within the bound.
 func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
-	st := &c.stripes[rand.Uint32()&c.smask]
-	s := &c.shards[c.hash(key)&(numShards-1)]
+	h := c.hash(key)
+	st := c.stripeOf(h)
+	s := &c.shards[h&(numShards-1)]
 	s.mu.RLock()
 	n := s.m[key]
 	s.mu.RUnlock()
@@ -249,6 +250,14 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	st.misses.Add(1)
 	var zero V
 	return zero, false
+}
+
+// stripeOf picks the read stripe of a key by its hash (high bits, independent of
+// the shard): readers of different keys mostly touch different stripes, and a
+// key's readers touch the same one, whose line they already share through the
+// key's shard lock and node.
+func (c *Cache[K, V]) stripeOf(h uint64) *stripe[K, V] {
+	return &c.stripes[uint32(h>>40)&c.smask]
 }
 
 // fresh reports whether it may be served under the staleness bound.
@@ -411,7 +420,7 @@ func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) 
 		// A concurrent eviction may be removing this node; then the store is
 		// lost as if evicted right after, which a cache may always do.
 		n.item.Store(it)
-		c.recordHit(&c.stripes[rand.Uint32()&c.smask], n)
+		c.recordHit(c.stripeOf(h), n)
 		return nil
 	}
 	n := &node[K, V]{key: key, hash: h}
