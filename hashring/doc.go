@@ -89,9 +89,10 @@
 //     0.9979, reweight 1.0000 / 0.9994 / 0.9932; on 10^7 real keys at 1000 nodes:
 //     leave 1.002, join 1.004, reweight 0.992 (maglev moves 1.5x at 100 nodes and 4.3x
 //     at 1000; buraksezer 1.3-1.9x);
-//   - Lookup: 12.8 / 11.8 / 12.7 ns of CPU, 0 allocations, the same CPU per lookup
-//     with 2 goroutines (nothing shared is written); wall 15-19 ns when the machine
-//     was quieter. go-maglev, the fastest peer, 1.1-1.7x; buraksezer 6-8x;
+//   - Lookup: 17.5 / 12.8 / 13.4 ns wall (17.1 / 12.2 / 12.6 ns of CPU), 0
+//     allocations; with 2 goroutines sharing the ring 8.3 / 5.5 / 20.1 ns wall for
+//     the same CPU per lookup (nothing shared is written). go-maglev, the fastest
+//     peer, is 0.8x / 2.6x / 1.3x; buraksezer 5-13x; vnode rings 6-144x;
 //   - New with 1000 nodes: 0.33 ms of CPU (0.92 ms wall); Remove at 1000 nodes:
 //     0.80 ms of CPU.
 //
