@@ -43,7 +43,8 @@ type Gateway struct {
 	aimdCfg    aimd.Config
 	shedCfg    shed.Config
 
-	n gatewayCounters
+	n       gatewayCounters
+	metrics *metrics
 }
 
 // batchConfig is the batcher's configuration.
@@ -113,6 +114,7 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
 	g.timeout.Store(int64(cfg.RequestTimeout))
 	return g, nil

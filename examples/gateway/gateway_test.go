@@ -331,3 +331,22 @@ func TestMaxConns(t *testing.T) {
 	n, _ := io.ReadAtLeast(c2, buf, 1)
 	assert.Contains(t, string(buf[:n]), "max number of clients")
 }
+
+func TestMetricsEndpoint(t *testing.T) {
+	in := startGateway(t, Config{})
+	c := client(t, in, nil)
+	ctx := context.Background()
+	require.NoError(t, c.Set(ctx, "m", "1", 0).Err())
+	require.Equal(t, "1", c.Get(ctx, "m").Val())
+	resp, err := http.Get("http://" + in.httpLn.Addr().String() + "/metrics")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`gateway_requests_total{command="GET",outcome="ok",tenant="default"} 1`,
+		`gateway_request_seconds_count{command="SET",tenant="default"} 1`,
+		"gateway_backend_calls_total 2", "gateway_coalesce_calls_total 1", "gateway_quota_tokens_default",
+	} {
+		assert.Contains(t, string(body), want)
+	}
+}

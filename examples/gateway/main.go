@@ -116,6 +116,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
+		mux.Handle("/metrics", gw.metrics.handler())
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

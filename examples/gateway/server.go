@@ -377,9 +377,11 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		return ss.txCommand(ctx, args, time.Now())
 	}
 	cost := int64(len(spec.keys(args)))
+	start := time.Now()
 	done, err := g.admit(ctx, ss.tenant, max(cost, 1))
 	if err != nil {
 		g.n.errors.Add(1)
+		g.metrics.observe(ss.tenant.cfg.Name, name, false, time.Since(start))
 		return errReply(err)
 	}
 	r := spec.fn(ctx, ss, args)
@@ -388,5 +390,6 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		g.n.errors.Add(1)
 	}
 	done(!failed)
+	g.metrics.observe(ss.tenant.cfg.Name, name, !failed, time.Since(start))
 	return r
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics is the gateway's Prometheus registry (its own, not the global one):
+// per-tenant requests and latency, and the components' counters read at scrape
+// time from their Stats.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec   // tenant, command, outcome
+	latency  *prometheus.HistogramVec // tenant, command
+}
+
+func newMetrics(g *Gateway) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gateway_requests_total",
+			Help: "Commands by tenant, command and outcome (ok, error)."}, []string{"tenant", "command", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gateway_request_seconds",
+			Help:    "Command latency in the gateway (admission to reply), by tenant and command.",
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 16)}, []string{"tenant", "command"}),
+	}
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	m.reg.MustRegister(m.requests, m.latency,
+		counter("gateway_backend_calls_total", "Backend calls (one per batch).", func() float64 { return float64(g.n.backendCalls.Load()) }),
+		counter("gateway_backend_ops_total", "Ops sent to the backend.", func() float64 { return float64(g.n.backendOps.Load()) }),
+		counter("gateway_shed_total", "Commands shed.", func() float64 { return float64(g.n.shed.Load()) }),
+		counter("gateway_throttled_total", "Commands refused over quota.", func() float64 { return float64(g.n.throttled.Load()) }),
+		counter("gateway_overloaded_total", "Commands refused by admission or the batcher's in-flight cap.", func() float64 { return float64(g.n.overloaded.Load()) }),
+		counter("gateway_coalesce_calls_total", "GETs through the coalescing group.", func() float64 { return float64(g.flights.Stats().Calls) }),
+		counter("gateway_coalesce_joins_total", "GETs that joined a fetch in flight.", func() float64 { return float64(g.flights.Stats().Joins) }),
+		gauge("gateway_batch_mean_fill", "Mean batch fill (items / max items).", func() float64 { return g.batches.Stats().MeanFill }),
+		gauge("gateway_admission_limit", "The aimd concurrency limit.", func() float64 { return float64(g.limiter.Limit()) }),
+	)
+	for name, t := range g.tenants {
+		m.reg.MustRegister(gauge("gateway_quota_tokens_"+sanitize(name), "Quota allowance left for tenant "+name+".",
+			func() float64 { _, _, tok := t.quota.get(); return tok }))
+	}
+	return m
+}
+
+// observe records one command.
+func (m *metrics) observe(tenant, command string, ok bool, d time.Duration) {
+	if m == nil {
+		return
+	}
+	outcome := "ok"
+	if !ok {
+		outcome = "error"
+	}
+	m.requests.WithLabelValues(tenant, command, outcome).Inc()
+	m.latency.WithLabelValues(tenant, command).Observe(d.Seconds())
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// sanitize makes a tenant name usable in a metric name.
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
