@@ -3,6 +3,7 @@ package aimd_test
 import (
 	"context"
 	"math"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -292,4 +293,21 @@ func TestLimiterStress(t *testing.T) {
 	assert.Equal(t, 0, st.InFlight)
 	assert.Equal(t, st.Admitted, st.Succeeded)
 	assert.Equal(t, int64(200), st.Steps)
+}
+
+// TestMemoryGuardFollowsGOMEMLIMIT: with MemoryLimit zero the guard watches
+// GOMEMLIMIT, and reads the real Go memory through runtime/metrics.
+func TestMemoryGuardFollowsGOMEMLIMIT(t *testing.T) {
+	old := debug.SetMemoryLimit(1 << 40)
+	defer debug.SetMemoryLimit(old)
+	l := newLimiter(t, aimd.Config{Manual: true, Signal: aimd.SignalFunc(func(time.Time) (float64, error) { return 0.5, nil })})
+	require.NoError(t, l.Tick(time.Now()))
+	st := l.Stats()
+	assert.InDelta(t, float64(1<<40), st.MemoryLimit, 0)
+	assert.Positive(t, st.HeapBytes, "the Go memory read via runtime/metrics")
+	assert.False(t, st.MemoryHigh)
+
+	debug.SetMemoryLimit(math.MaxInt64) // no GOMEMLIMIT: no guard
+	l = newLimiter(t, aimd.Config{Manual: true, Signal: aimd.SignalFunc(func(time.Time) (float64, error) { return 0.5, nil })})
+	assert.Zero(t, l.Stats().MemoryLimit)
 }
