@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,11 +14,18 @@ import (
 	"github.com/tierkit/tierkit/shed"
 )
 
-// *aimd.Limiter is a shed capacity source (neither package imports the other).
+// *aimd.Limiter is a shed capacity source (neither package imports the other),
+// and has the admission shape the reference gateway declares.
 var (
 	_ shed.Capacity = (*aimd.Limiter)(nil)
 	_ shed.Capacity = shed.Fixed(0)
+	_ admitter      = (*aimd.Limiter)(nil)
 )
+
+// admitter is the gateway's admission interface (DESIGN.md).
+type admitter interface {
+	Acquire(ctx context.Context) (done func(ok bool), err error)
+}
 
 // simDuration is the virtual time of the CI run; TIERKIT_LONG=1 runs the full 20 s
 // of the README.
