@@ -29,6 +29,11 @@ type cmdSpec struct {
 
 var commands map[string]*cmdSpec
 
+// scanRange returns a KVSCAN's bounds as its keys: the ACL check then confines
+// the range to an allowed prefix (every key between two keys with prefix p has
+// prefix p).
+func scanRange(a [][]byte) []string { return []string{string(a[1]), string(a[2])} }
+
 func init() {
 	first := func(a [][]byte) []string { return []string{string(a[1])} }
 	all := func(a [][]byte) []string {
@@ -63,6 +68,7 @@ func init() {
 		"EXEC":    {1, kindConn, nil, cmdExec},
 		"DISCARD": {1, kindConn, nil, cmdDiscard},
 		"GET":     {2, kindRead, first, cmdGet},
+		"KVSCAN":  {-3, kindRead, scanRange, cmdKVScan},
 		"MGET":    {-2, kindRead, all, cmdMGet},
 		"EXISTS":  {-2, kindRead, all, cmdExists},
 		"SET":     {-3, kindWrite, first, cmdSet},

@@ -290,8 +290,8 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			}
 			continue
 		case kindRead:
-			if anyIn(keys, written) {
-				flush()
+			if anyIn(keys, written) || name == "KVSCAN" {
+				flush() // a range read conflicts with any write before it
 			}
 			for _, k := range keys {
 				read[k] = true
@@ -305,8 +305,10 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			}
 		}
 		run = append(run, job{i, spec, name})
-		if ss.txs.tx != nil {
-			flush() // reads after WATCH use the transaction, which is not safe for concurrent use
+		if ss.txs.tx != nil || name == "KVSCAN" {
+			// Reads after WATCH use the transaction, which is not safe for
+			// concurrent use; a range read runs alone, before later writes.
+			flush()
 		}
 	}
 	flush()

@@ -122,3 +122,32 @@ func TestTransactionErrors(t *testing.T) {
 	require.ErrorIs(t, err, redis.Nil)
 	assert.Len(t, cmds, 10)
 }
+
+func TestKVScan(t *testing.T) {
+	in := startGateway(t, Config{Tenants: []TenantConfig{{Name: "default"}, {Name: "shop", KeyPrefixes: []string{"shop:"}}}})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	for i := range 20 {
+		require.NoError(t, c.Set(ctx, fmt.Sprintf("s:%02d", i), fmt.Sprint(i), 0).Err())
+	}
+	require.NoError(t, c.Set(ctx, "t:0", "x", 0).Err())
+	res, err := c.Do(ctx, "KVSCAN", "s:05", "s:09").Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"s:05", "5", "s:06", "6", "s:07", "7", "s:08", "8"}, res)
+	res, err = c.Do(ctx, "KVSCAN", "s:", "", "LIMIT", "3").Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"s:00", "0", "s:01", "1", "s:02", "2"}, res)
+
+	// A pipelined write before the scan is seen by it.
+	cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "s:055", "new", 0)
+		p.Do(ctx, "KVSCAN", "s:05", "s:06")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []any{"s:05", "5", "s:055", "new"}, cmds[1].(*redis.Cmd).Val())
+
+	shop := client(t, in, &redis.Options{Username: "shop", Password: "x"})
+	require.ErrorContains(t, shop.Do(ctx, "KVSCAN", "s:", "t:").Err(), "NOPERM")
+	require.NoError(t, shop.Do(ctx, "KVSCAN", "shop:a", "shop:z").Err())
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxScan bounds the pairs one KVSCAN returns.
+const maxScan = 10_000
+
+// cmdKVScan is a range scan on the memkv backend: KVSCAN begin end [LIMIT n]
+// returns the key, value pairs (flattened) with begin <= key < end in key
+// order, at most n (default 100, at most 10,000). An empty end means no upper
+// bound. Keys are hashed over shards, so every shard is scanned and the results
+// merged; each shard is read at one snapshot, but the shards are not read at
+// one common instant. Expired keys are skipped (a shard's expired keys still
+// count towards its share of the limit, so a scan may return fewer pairs).
+func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
+	b, ok := s.g.backend.(*memkvBackend)
+	if !ok {
+		return respErr("ERR KVSCAN needs the memkv backend")
+	}
+	limit := 100
+	switch {
+	case len(a) == 5 && strings.EqualFold(string(a[3]), "LIMIT"):
+		n, err := strconv.Atoi(string(a[4]))
+		if err != nil || n <= 0 {
+			return respErr("ERR LIMIT must be a positive integer")
+		}
+		limit = min(n, maxScan)
+	case len(a) != 3:
+		return respErr("ERR syntax error: KVSCAN begin end [LIMIT n]")
+	}
+	begin, end := a[1], a[2]
+	if len(end) == 0 {
+		end = nil
+	}
+	now := time.Now()
+	type kv struct{ k, v []byte }
+	var all []kv
+	var buf [][]byte
+	for _, st := range b.stores {
+		var err error
+		buf, err = st.Scan(ctx, st.ReadVersion(), begin, end, limit, false, buf[:0])
+		if err != nil {
+			return errReply(err)
+		}
+		for i := 0; i+1 < len(buf); i += 2 {
+			if v, live := decodeValue(buf[i+1], now); live {
+				all = append(all, kv{buf[i], v})
+			}
+		}
+	}
+	s.g.n.backendCalls.Add(uint64(len(b.stores)))
+	s.tenant.quota.charge(now, float64(len(b.stores)))
+	slices.SortFunc(all, func(x, y kv) int { return strings.Compare(string(x.k), string(y.k)) })
+	all = all[:min(len(all), limit)]
+	out := make([]any, 0, 2*len(all))
+	for _, p := range all {
+		out = append(out, p.k, p.v)
+	}
+	return out
+}
