@@ -15,6 +15,8 @@ import (
 type Config struct {
 	Addr     string `json:"addr"`      // RESP listen address; default 127.0.0.1:6380
 	HTTPAddr string `json:"http_addr"` // /control and /debug/pprof; default 127.0.0.1:6381, "-" disables
+	TLSCert  string `json:"tls_cert"`  // PEM certificate file: serve RESP over TLS (with TLSKey)
+	TLSKey   string `json:"tls_key"`   // PEM private key file
 
 	Tenants []TenantConfig `json:"tenants"` // empty: one open tenant "default"
 
@@ -125,6 +127,9 @@ func (c Config) withDefaults() (Config, error) {
 		for j, cmd := range t.Commands {
 			c.Tenants[i].Commands[j] = strings.ToUpper(cmd)
 		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return c, errors.New("gateway: tls_cert and tls_key go together")
 	}
 	c.Backend.Kind = or(c.Backend.Kind, "memkv")
 	c.Backend.Shards = or(c.Backend.Shards, 4)

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,6 +36,8 @@ func main() {
 		addr       = flag.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
 		httpAddr   = flag.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
 		shards     = flag.Int("shards", 0, "memkv shards (default 4)")
+		tlsCert    = flag.String("tls-cert", "", "PEM certificate: serve RESP over TLS (with -tls-key)")
+		tlsKey     = flag.String("tls-key", "", "PEM private key for -tls-cert")
 		redisAddrs = flag.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
 		verbose    = flag.Bool("v", false, "debug logs")
 	)
@@ -52,6 +55,7 @@ func main() {
 	cfg.Addr = or(*addr, cfg.Addr)
 	cfg.HTTPAddr = or(*httpAddr, cfg.HTTPAddr)
 	cfg.Backend.Shards = or(*shards, cfg.Backend.Shards)
+	cfg.TLSCert, cfg.TLSKey = or(*tlsCert, cfg.TLSCert), or(*tlsKey, cfg.TLSKey)
 	if *redisAddrs != "" {
 		cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(*redisAddrs, ",")
 	}
@@ -104,7 +108,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		return nil, err
 	}
 	in := &instance{cfg: cfg, gw: gw, reg: reg, srv: newServer(gw, cfg, log), serveErr: make(chan error, 1)}
-	if in.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+	if in.ln, err = listen(cfg); err != nil {
 		_ = gw.Close()
 		return nil, err
 	}
@@ -178,6 +182,18 @@ func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *inst
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// listen opens the RESP listener, over TLS when a certificate is configured.
+func listen(cfg Config) (net.Listener, error) {
+	if cfg.TLSCert == "" {
+		return net.Listen("tcp", cfg.Addr)
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: tls: %w", err)
+	}
+	return tls.Listen("tcp", cfg.Addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 }
 
 func openBackend(cfg Config) (Backend, error) {
