@@ -55,8 +55,12 @@ type TenantConfig struct {
 type BackendConfig struct {
 	Kind   string   `json:"kind"`   // "memkv" (default) or "redis"
 	Shards int      `json:"shards"` // memkv: number of shards; default 4
-	Redis  []string `json:"redis"`  // redis: one address per shard
-	Pool   int      `json:"pool"`   // redis: connections per shard; default 8
+	Redis  []string `json:"redis"`  // redis: one address per shard (its primary)
+	// Replicas lists, per shard, replica addresses: batches of reads spread
+	// over them round robin; writes go to the primary. Reads from a replica may
+	// lag the writes acknowledged by the primary.
+	Replicas [][]string `json:"replicas"`
+	Pool     int        `json:"pool"` // redis: connections per shard; default 8
 }
 
 // Limits harden the front end.
@@ -139,6 +143,9 @@ func (c Config) withDefaults() (Config, error) {
 	case "redis":
 		if len(c.Backend.Redis) == 0 {
 			return c, errors.New("gateway: backend redis needs at least one address")
+		}
+		if len(c.Backend.Replicas) > len(c.Backend.Redis) {
+			return c, errors.New("gateway: more replica lists than shards")
 		}
 	default:
 		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)

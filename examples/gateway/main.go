@@ -201,7 +201,7 @@ func openBackend(cfg Config) (Backend, error) {
 	case "memkv":
 		return newMemkvBackend(cfg.Backend.Shards)
 	case "redis":
-		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Pool), nil
+		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool), nil
 	}
 	return nil, fmt.Errorf("gateway: backend %q is not implemented yet", cfg.Backend.Kind)
 }

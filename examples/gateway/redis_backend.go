@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,41 +16,55 @@ import (
 // article's connection asymmetry). A batch of GETs is one MGET; a mixed batch
 // is one pipeline.
 type redisBackend struct {
-	shards []*redis.Client
+	shards   []*redis.Client
+	replicas [][]*redis.Client // per shard; may be empty
+	next     atomic.Uint32     // round robin over replicas
 }
 
 var _ Backend = (*redisBackend)(nil)
 
-func newRedisBackend(addrs []string, pool int) *redisBackend {
-	b := &redisBackend{}
-	for _, a := range addrs {
-		b.shards = append(b.shards, redis.NewClient(&redis.Options{
-			Addr:             a,
-			Protocol:         2,
-			PoolSize:         pool,
-			MaxActiveConns:   pool, // a hard bound: PoolSize alone lets go-redis open more under load
-			PipelinePoolSize: -1,   // pipelines share the bounded pool
-			MinIdleConns:     0,
-			MaxRetries:       -1,                     // a batch fails fast; the client decides to retry
-			DialTimeout:      500 * time.Millisecond, // a shard that is down fails its keys promptly
-			ReadTimeout:      2 * time.Second,
-			WriteTimeout:     2 * time.Second,
-			PoolTimeout:      2 * time.Second,
-			// The gateway's own identity on the shard.
-			ClientName:            "tierkit-gateway",
-			DisableIdentity:       true,
-			ContextTimeoutEnabled: true,
-		}))
+func newRedisBackend(addrs []string, replicas [][]string, pool int) *redisBackend {
+	b := &redisBackend{replicas: make([][]*redis.Client, len(addrs))}
+	for i, a := range addrs {
+		b.shards = append(b.shards, newShardClient(a, pool))
+		if i < len(replicas) {
+			for _, r := range replicas[i] {
+				b.replicas[i] = append(b.replicas[i], newShardClient(r, pool))
+			}
+		}
 	}
 	return b
+}
+
+func newShardClient(a string, pool int) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr:             a,
+		Protocol:         2,
+		PoolSize:         pool,
+		MaxActiveConns:   pool, // a hard bound: PoolSize alone lets go-redis open more under load
+		PipelinePoolSize: -1,   // pipelines share the bounded pool
+		MinIdleConns:     0,
+		MaxRetries:       -1,                     // a batch fails fast; the client decides to retry
+		DialTimeout:      500 * time.Millisecond, // a shard that is down fails its keys promptly
+		ReadTimeout:      2 * time.Second,
+		WriteTimeout:     2 * time.Second,
+		PoolTimeout:      2 * time.Second,
+		// The gateway's own identity on the shard.
+		ClientName:            "tierkit-gateway",
+		DisableIdentity:       true,
+		ContextTimeoutEnabled: true,
+	})
 }
 
 func (b *redisBackend) Shards() int { return len(b.shards) }
 
 func (b *redisBackend) Close() error {
 	var errs []error
-	for _, c := range b.shards {
+	for i, c := range b.shards {
 		errs = append(errs, c.Close())
+		for _, r := range b.replicas[i] {
+			errs = append(errs, r.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -61,7 +76,16 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		for i, o := range ops {
 			keys[i] = o.key
 		}
-		vals, err := c.MGet(ctx, keys...).Result()
+		var vals []any
+		var err error
+		if reps := b.replicas[shard]; len(reps) > 0 {
+			r := reps[int(b.next.Add(1))%len(reps)]
+			if vals, err = r.MGet(ctx, keys...).Result(); err != nil && !isReplyError(err) {
+				vals, err = c.MGet(ctx, keys...).Result() // the replica is down: read the primary
+			}
+		} else {
+			vals, err = c.MGet(ctx, keys...).Result()
+		}
 		if err != nil {
 			return err
 		}

@@ -25,7 +25,7 @@ type redisServer struct {
 // startRedis starts a throwaway redis-server (no persistence) on a free
 // loopback port and stops it at cleanup. scripts/setup.sh installs
 // redis-server; without it the test fails rather than skips, so CI notices.
-func startRedis(t testing.TB) *redisServer {
+func startRedis(t testing.TB, extra ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
@@ -34,15 +34,16 @@ func startRedis(t testing.TB) *redisServer {
 	port := ln.Addr().(*net.TCPAddr).Port
 	require.NoError(t, ln.Close())
 	r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port)}
-	r.start(t, bin, port)
+	r.start(t, bin, port, extra...)
 	t.Cleanup(r.stop)
 	return r
 }
 
-func (r *redisServer) start(t testing.TB, bin string, port int) {
+func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string) {
 	t.Helper()
-	r.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning")
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning"}, extra...)
+	r.cmd = exec.Command(bin, args...)
 	require.NoError(t, r.cmd.Start())
 	// Bounded readiness poll: the server has no way to tell us it listens.
 	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
@@ -164,4 +165,44 @@ func TestRedisConnectionAsymmetry(t *testing.T) {
 			i, n, total, conns, calls, conns*20)
 		assert.LessOrEqual(t, n, pool+1)
 	}
+}
+
+// TestRedisReplicasServeReads: batches of GETs go to the shard's replica,
+// writes to its primary.
+func TestRedisReplicasServeReads(t *testing.T) {
+	primary := startRedis(t)
+	host, port, _ := strings.Cut(primary.addr, ":")
+	replica := startRedis(t, "--replicaof", host, port)
+	for i := 0; replica.info(t, "replication", "master_link_status") != "up"; i++ {
+		require.Less(t, i, 500, "replica did not sync")
+		time.Sleep(10 * time.Millisecond) // bounded poll: replication has no event to wait on
+	}
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary.addr},
+		Replicas: [][]string{{replica.addr}}, Pool: 2}})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "rk", "v", 0).Err())
+	rc := redis.NewClient(&redis.Options{Addr: replica.addr})
+	defer rc.Close()
+	for i := 0; rc.Get(ctx, "rk").Val() != "v"; i++ {
+		require.Less(t, i, 500, "write did not replicate")
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, s := range []*redisServer{primary, replica} {
+		sc := redis.NewClient(&redis.Options{Addr: s.addr})
+		require.NoError(t, sc.ConfigResetStat(ctx).Err())
+		sc.Close()
+	}
+	for range 10 {
+		require.Equal(t, "v", c.Get(ctx, "rk").Val())
+	}
+	stat := func(s *redisServer, cmd string) string {
+		v := s.info(t, "commandstats", "cmdstat_"+cmd)
+		calls, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
+		return calls
+	}
+	assert.Equal(t, "10", stat(replica, "mget"), "reads served by the replica")
+	assert.Equal(t, "", stat(primary, "mget"), "no reads on the primary")
+	require.NoError(t, c.Set(ctx, "rk", "w", 0).Err())
+	assert.Equal(t, "1", stat(primary, "set"), "writes go to the primary")
 }
