@@ -38,6 +38,9 @@ func main() {
 	realMode := flag.Bool("real", false, "also run the real mode (goroutines, CPU burn, aimd)")
 	realDur := flag.Duration("rd", 20*time.Second, "real mode duration")
 	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile here")
+	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
+	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
+	backend := flag.Duration("backend", 5*time.Millisecond, "real mode: backend wait per request")
 	flag.Parse()
 	res := experiment(*d)
 	printTable(os.Stdout, res)
@@ -50,7 +53,7 @@ func main() {
 		fmt.Println("plot written to", *plotPath)
 	}
 	if *realMode {
-		r, err := runReal(realConfig{Duration: *realDur, Profile: *profile})
+		r, err := runReal(realConfig{Duration: *realDur, Profile: *profile, Target: *target, Work: *work, Backend: *backend})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload: real mode:", err)
 			os.Exit(1)
