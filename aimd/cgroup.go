@@ -24,7 +24,8 @@ import (
 // /proc/self/cgroup under the mount point; a path that does not exist there (a
 // cgroup namespace hides it) falls back to the mount point itself.
 //
-// The zero value reads the live system; it is safe for concurrent use.
+// The zero value reads the live system; it is safe for concurrent use. As with
+// [ProcessCPU], pass Sample the time of the call itself.
 type CgroupCPU struct {
 	// Root is prefixed to every path read (for tests: a directory holding
 	// proc/self/cgroup and sys/fs/cgroup/...). Empty means "/".

@@ -25,7 +25,10 @@ type SignalFunc func(now time.Time) (float64, error)
 func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
 
 // ProcessCPU is the CPU utilization of this process: CPU time used (user and
-// system, from getrusage) over wall time x GOMAXPROCS. Since Go 1.25 GOMAXPROCS
+// system, from getrusage) over wall time x GOMAXPROCS. The wall time is taken
+// from the now passed to Sample, so pass the time of the call itself (not, say,
+// a ticker's stale tick time): a gap between the two skews one period up and
+// the next down. Since Go 1.25 GOMAXPROCS
 // follows a cgroup CPU quota, rounded up to a whole CPU; [CgroupCPU] reads the
 // quota exactly. The zero value is ready to use; it is safe for concurrent use.
 type ProcessCPU struct {
