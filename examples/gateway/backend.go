@@ -41,7 +41,10 @@ type opResult struct {
 	value []byte // opGet: the value
 	found bool   // opGet: key present; opSet: written (false when NX/XX refused); opDel/opExists: key present
 	n     int64  // opIncr: the new value
-	err   error  // this op alone failed (the others of its batch may have succeeded)
+	// expireAt is the value's expiry (unix ns; 0 none) for an opGet on memkv,
+	// so the caching tier can honour TTLs.
+	expireAt int64
+	err      error // this op alone failed (the others of its batch may have succeeded)
 }
 
 // Backend is the store behind the gateway: shards numbered 0..Shards()-1, each
@@ -96,8 +99,8 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	for i, o := range ops {
 		switch o.kind {
 		case opGet, opExists:
-			v, ok, err := b.read(ctx, s, rv, o.key, now)
-			out[i] = opResult{value: v, found: ok, err: err}
+			v, ok, exp, err := b.read(ctx, s, rv, o.key, now)
+			out[i] = opResult{value: v, found: ok, expireAt: exp, err: err}
 		default:
 			out[i] = b.write(ctx, s, o, now)
 			rv = s.ReadVersion() // later reads of the batch see this write
@@ -106,13 +109,16 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	return nil
 }
 
-func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key string, now time.Time) ([]byte, bool, error) {
+func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key string, now time.Time) ([]byte, bool, int64, error) {
 	raw, ok, err := s.Get(ctx, rv, []byte(key))
 	if err != nil || !ok {
-		return nil, false, err
+		return nil, false, 0, err
 	}
 	v, live := decodeValue(raw, now)
-	return v, live, nil
+	if !live {
+		return nil, false, 0, nil
+	}
+	return v, true, int64(binary.BigEndian.Uint64(raw)), nil
 }
 
 // write applies one write op as an optimistic transaction: read the key, decide,

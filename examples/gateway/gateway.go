@@ -45,6 +45,7 @@ type Gateway struct {
 
 	n       gatewayCounters
 	metrics *metrics
+	cache   *cacheTier // nil: no caching tier
 }
 
 // batchConfig is the batcher's configuration.
@@ -113,6 +114,11 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	}, g.flush)
 	if err != nil {
 		return nil, err
+	}
+	if b, ok := backend.(*memkvBackend); ok && cfg.CacheCapacity > 0 {
+		if g.cache, err = newCacheTier(b, cfg.CacheCapacity, time.Duration(cfg.CacheStaleness)); err != nil {
+			return nil, err
+		}
 	}
 	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
@@ -199,6 +205,16 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 
 func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	grp := group{tenant: t.cfg.Name, shard: g.shard(o.key)}
+	if o.kind == opGet && g.cache != nil {
+		// The cache coalesces its misses itself (a fill lock per key).
+		r, err := g.cache.get(context.WithoutCancel(ctx), grp.shard, o.key, func(ctx context.Context) (opResult, error) {
+			return g.batches.Do(ctx, grp, o)
+		})
+		if err != nil {
+			return opResult{err: err}
+		}
+		return r
+	}
 	if o.kind == opGet && g.coalesceOn.Load() {
 		// Tenants share the key space and the ACL was checked before, so
 		// callers of every tenant with the same key share one fetch: nothing
@@ -229,6 +245,9 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// A read that starts after this write returns must not join a fetch
 		// that started before it: drop the key's in-flight fetch.
 		g.flights.Forget(o.key)
+		if g.cache != nil {
+			g.cache.invalidate(grp.shard, o.key) // read-your-writes without waiting for the feed
+		}
 	}
 	if err != nil {
 		return opResult{err: err}
@@ -276,6 +295,9 @@ func (t *tenant) allows(cmd string, keys []string) bool {
 // has returned when it returns.
 func (g *Gateway) Close() error {
 	err := g.batches.Close()
+	if g.cache != nil {
+		g.cache.Close()
+	}
 	g.shedder.Close()
 	g.limiter.Close()
 	return errors.Join(err, g.backend.Close())

@@ -92,6 +92,12 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 		reg.RegisterState("shed", func() any { return g.shedder.Stats() }),
 		reg.RegisterState("ring", func() any { return g.ring.Stats() }),
 		reg.RegisterState("gateway", func() any { return g.counters() }),
+		reg.RegisterState("cache", func() any {
+			if g.cache == nil {
+				return nil
+			}
+			return g.cache.stats()
+		}),
 	)
 	for _, err := range errs {
 		if err != nil {

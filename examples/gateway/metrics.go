@@ -43,6 +43,12 @@ func newMetrics(g *Gateway) *metrics {
 		gauge("gateway_batch_mean_fill", "Mean batch fill (items / max items).", func() float64 { return g.batches.Stats().MeanFill }),
 		gauge("gateway_admission_limit", "The aimd concurrency limit.", func() float64 { return float64(g.limiter.Limit()) }),
 	)
+	if g.cache != nil {
+		m.reg.MustRegister(
+			counter("gateway_cache_hits_total", "GETs served by the caching tier.", func() float64 { return float64(g.cache.stats()["hits"]) }),
+			counter("gateway_cache_misses_total", "GETs the caching tier read through.", func() float64 { return float64(g.cache.stats()["misses"]) }),
+		)
+	}
 	for name, t := range g.tenants {
 		m.reg.MustRegister(gauge("gateway_quota_tokens_"+sanitize(name), "Quota allowance left for tenant "+name+".",
 			func() float64 { _, _, tok := t.quota.get(); return tok }))

@@ -196,6 +196,9 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
 				for _, k := range spec.keys(c.Args) {
 					s.g.flights.Forget(k)
+					if s.g.cache != nil {
+						s.g.cache.invalidate(s.txs.shard, k)
+					}
 				}
 			}
 		}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/cache"
+	"github.com/tierkit/tierkit/memkv"
+)
+
+// cacheTier is the optional caching tier on the memkv backend: one
+// cache.Cache per shard (each shard numbers its versions), kept fresh by that
+// shard's change feed, which a goroutine per shard applies in order; a ticker
+// cuts a checkpoint when the shard is idle, so the bounded-staleness contract
+// keeps hits flowing. Writes through the gateway also invalidate the key at
+// once, so a client reads its own writes without waiting for the feed.
+type cacheTier struct {
+	caches []atomic.Pointer[cache.Cache[string, cached]]
+	cfg    cache.Config[string]
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	resets atomic.Uint64 // caches replaced after a feed overflow
+}
+
+// cached is a GET result as the cache holds it.
+type cached struct {
+	value    []byte
+	found    bool
+	expireAt int64 // unix ns; 0: no expiry
+}
+
+func newCacheTier(b *memkvBackend, capacity int, staleness time.Duration) (*cacheTier, error) {
+	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], len(b.stores)),
+		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}}
+	for i := range ct.caches {
+		c, err := cache.New[string, cached](ct.cfg)
+		if err != nil {
+			return nil, err
+		}
+		ct.caches[i].Store(c)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ct.stop = cancel
+	for i, st := range b.stores {
+		ct.wg.Go(func() { ct.follow(ctx, i, st) })
+		ct.wg.Go(func() { checkpoints(ctx, st, max(staleness/4, time.Millisecond)) })
+	}
+	return ct, nil
+}
+
+// checkpoints cuts a checkpoint on st every period until ctx ends, so an idle
+// shard still tells its cache that nothing changed.
+func checkpoints(ctx context.Context, st *memkv.Store, period time.Duration) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			st.Checkpoint()
+		}
+	}
+}
+
+// follow applies shard i's change feed to its cache until ctx ends.
+func (ct *cacheTier) follow(ctx context.Context, i int, st *memkv.Store) {
+	for ctx.Err() == nil {
+		sub := st.Subscribe()
+		err := ct.apply(ctx, i, sub)
+		sub.Close()
+		if errors.Is(err, memkv.ErrOverflow) {
+			// Events were lost: entries may miss invalidations. Start over
+			// with an empty cache for this shard.
+			if c, cerr := cache.New[string, cached](ct.cfg); cerr == nil {
+				ct.caches[i].Store(c)
+				ct.resets.Add(1)
+			}
+		}
+	}
+}
+
+func (ct *cacheTier) apply(ctx context.Context, i int, sub *memkv.Subscription) error {
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			return err
+		}
+		c := ct.caches[i].Load()
+		switch ev.Kind {
+		case memkv.EventWrite:
+			c.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: string(ev.Key), Version: ev.Version})
+		case memkv.EventCheckpoint:
+			c.Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version})
+		}
+	}
+}
+
+// get reads key on shard through the cache; load fetches it on a miss.
+func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(context.Context) (opResult, error)) (opResult, error) {
+	c := ct.caches[shard].Load()
+	fill := func(ctx context.Context) (cached, error) {
+		r, err := load(ctx)
+		if err == nil && r.err != nil {
+			err = r.err
+		}
+		return cached{value: r.value, found: r.found, expireAt: r.expireAt}, err
+	}
+	v, err := c.Get(ctx, key, fill)
+	if err == nil && v.expireAt != 0 && time.Now().UnixNano() >= v.expireAt {
+		// A TTL ran out: expiry makes no feed event, so drop the entry here.
+		c.Delete(key)
+		v, err = c.Get(ctx, key, fill)
+	}
+	return opResult{value: v.value, found: v.found}, err
+}
+
+// invalidate drops key after a write through the gateway.
+func (ct *cacheTier) invalidate(shard int, key string) {
+	ct.caches[shard].Load().Delete(key)
+}
+
+// stats sums the shards' cache stats.
+func (ct *cacheTier) stats() map[string]uint64 {
+	out := map[string]uint64{"resets": ct.resets.Load()}
+	for i := range ct.caches {
+		s := ct.caches[i].Load().Stats()
+		out["hits"] += s.Hits
+		out["misses"] += s.Misses
+		out["loads"] += s.Loads
+		out["invalidations"] += s.Invalidations
+		out["dropped_fills"] += s.DroppedFills
+		out["stale_bypass"] += s.StaleBypass
+	}
+	return out
+}
+
+// Close stops the feed followers.
+func (ct *cacheTier) Close() {
+	ct.stop()
+	ct.wg.Wait()
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/leak"
+)
+
+// TestCachingTier: repeated GETs are served from the cache (no backend call),
+// a client reads its own write at once, a write made behind the gateway's back
+// (straight into the store) reaches the cache through the change feed, and TTLs
+// still expire.
+func TestCachingTier(t *testing.T) {
+	leak.Check(t)
+	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "ck", "v1", 0).Err())
+	require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	before := in.gw.n.backendCalls.Load()
+	for range 50 {
+		require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	}
+	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
+
+	require.NoError(t, c.Set(ctx, "ck", "v2", 0).Err())
+	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
+
+	// Another writer commits straight to the shard: the feed invalidates.
+	be := in.gw.backend.(*memkvBackend)
+	_, err := be.stores[in.gw.shard("ck")].Put(ctx, []byte("ck"), encodeValue([]byte("v3"), 0))
+	require.NoError(t, err)
+	for i := 0; c.Get(ctx, "ck").Val() != "v3"; i++ {
+		require.Less(t, i, 1000, "the change feed did not invalidate the entry")
+		time.Sleep(time.Millisecond) // bounded poll: the feed is applied by another goroutine
+	}
+
+	require.NoError(t, c.Set(ctx, "ttl", "x", 30*time.Millisecond).Err())
+	require.Equal(t, "x", c.Get(ctx, "ttl").Val())
+	for i := 0; c.Get(ctx, "ttl").Err() != redis.Nil; i++ {
+		require.Less(t, i, 1000, "a cached value outlived its TTL")
+		time.Sleep(time.Millisecond)
+	}
+	st := in.gw.cache.stats()
+	t.Logf("cache: %v", st)
+	assert.Positive(t, st["hits"])
+	assert.Positive(t, st["invalidations"])
+}
