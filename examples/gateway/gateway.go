@@ -196,9 +196,11 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		return results
 	}
 	var wg sync.WaitGroup
-	for i := range ops {
+	last := len(ops) - 1
+	for i := range ops[:last] {
 		wg.Go(func() { results[i] = g.one(ctx, t, ops[i]) })
 	}
+	results[last] = g.one(ctx, t, ops[last]) // one goroutine fewer
 	wg.Wait()
 	return results
 }

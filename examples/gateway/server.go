@@ -243,6 +243,13 @@ func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
 // conflict with the run's (a write after a read or write of the same key, a
 // read after a write), so the connection sees its commands in order.
 func (ss *session) execute(cmds []redcon.Command) []any {
+	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
+		spec, name, bad := ss.lookup(cmds[0].Args)
+		if bad != nil {
+			return []any{bad}
+		}
+		return []any{ss.call(spec, name, cmds[0].Args)}
+	}
 	replies := make([]any, len(cmds))
 	type job struct {
 		i    int
