@@ -19,6 +19,7 @@ import (
 // once, so a client reads its own writes without waiting for the feed.
 type cacheTier struct {
 	caches []atomic.Pointer[cache.Cache[string, cached]]
+	mu     sync.Mutex // protects cfg
 	cfg    cache.Config[string]
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
@@ -75,7 +76,10 @@ func (ct *cacheTier) follow(ctx context.Context, i int, st *memkv.Store) {
 		if errors.Is(err, memkv.ErrOverflow) {
 			// Events were lost: entries may miss invalidations. Start over
 			// with an empty cache for this shard.
-			if c, cerr := cache.New[string, cached](ct.cfg); cerr == nil {
+			ct.mu.Lock()
+			cfg := ct.cfg
+			ct.mu.Unlock()
+			if c, cerr := cache.New[string, cached](cfg); cerr == nil {
 				ct.caches[i].Store(c)
 				ct.resets.Add(1)
 			}
@@ -116,6 +120,28 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 		v, err = c.Get(ctx, key, fill)
 	}
 	return opResult{value: v.value, found: v.found}, err
+}
+
+// setConfig changes capacity and staleness bound on every shard's cache
+// (control knobs; the checkpoint period stays as started).
+func (ct *cacheTier) setConfig(f func(*cache.Config[string])) error {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	cfg := ct.cfg
+	f(&cfg)
+	for i := range ct.caches {
+		if err := ct.caches[i].Load().SetConfig(cfg); err != nil {
+			return err
+		}
+	}
+	ct.cfg = cfg
+	return nil
+}
+
+func (ct *cacheTier) config() cache.Config[string] {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	return ct.cfg
 }
 
 // invalidate drops key after a write through the gateway.

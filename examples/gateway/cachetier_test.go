@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/control"
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
@@ -47,6 +48,14 @@ func TestCachingTier(t *testing.T) {
 		require.Less(t, i, 1000, "a cached value outlived its TTL")
 		time.Sleep(time.Millisecond)
 	}
+	_, err = in.reg.Apply(control.Request{Who: "test", Changes: []control.Change{
+		{Knob: "cache.max_staleness", Value: control.Duration(time.Second)},
+		{Knob: "cache.capacity", Value: control.Int(10)},
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, in.gw.cache.caches[0].Load().Config().MaxStaleness)
+	assert.Equal(t, 10, in.gw.cache.caches[1].Load().Config().Capacity)
+
 	st := in.gw.cache.stats()
 	t.Logf("cache: %v", st)
 	assert.Positive(t, st["hits"])

@@ -3,6 +3,8 @@ package main
 import (
 	"time"
 
+	"github.com/tierkit/tierkit/cache"
+
 	"github.com/tierkit/tierkit/control"
 )
 
@@ -67,6 +69,20 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Apply: func(v time.Duration) error {
 				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
 			}}),
+	}
+	if ct := g.cache; ct != nil {
+		cc := ct.config()
+		errs = append(errs,
+			reg.RegisterDuration(control.DurationKnob{Name: "cache.max_staleness", Doc: "bounded staleness of cache hits",
+				Min: time.Millisecond, Max: time.Hour, Value: cc.MaxStaleness,
+				Apply: func(v time.Duration) error {
+					return ct.setConfig(func(c *cache.Config[string]) { c.MaxStaleness = v })
+				}}),
+			reg.RegisterInt(control.IntKnob{Name: "cache.capacity", Doc: "cache entries per shard", Min: 1, Max: 1 << 26,
+				Value: int64(cc.Capacity), Apply: func(v int64) error {
+					return ct.setConfig(func(c *cache.Config[string]) { c.Capacity = int(v) })
+				}}),
+		)
 	}
 	for _, t := range g.tenants {
 		rate, burst, _ := t.quota.get()
