@@ -18,7 +18,8 @@
 // path). Otherwise it joins its (tenant, priority) bucket, bounded by
 // [Config.MaxQueue] requests and [Config.MaxQueueCost] cost; beyond that it is
 // shed with [ReasonBucketFull]. Buckets drain by deficit round robin by cost
-// across tenants (optional per-tenant weights), strict priority within a tenant's
+// across tenants (optional per-tenant weights), sparse tenants ahead of
+// backlogged ones (FQ-CoDel's rule, RFC 8290), strict priority within a tenant's
 // share; [Scheduler] documents the exact order. A request waiting past its queue
 // deadline is shed ([ReasonQueueDeadline]) rather than served late, with a
 // shorter deadline for a bucket that has had a standing queue (CoDel-style, as

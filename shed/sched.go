@@ -12,15 +12,23 @@ import (
 //
 // # Drain order
 //
-// Tenants with queued requests form a ring served by deficit round robin by cost
-// (Shreedhar and Varghese, SIGCOMM 1995). When the ring reaches a tenant, the
-// tenant's deficit grows by Quantum x weight; the tenant's head request is served
-// while the deficit covers its cost, and the deficit shrinks by that cost. When
-// the deficit no longer covers the head, the tenant moves to the back of the
-// ring. A tenant whose queue empties leaves the ring and its deficit resets to
-// zero, so idle time earns no credit. Over any busy period each backlogged tenant
-// thus receives cost in proportion to its weight, within Quantum x weight + the
-// largest cost.
+// Tenants are served by deficit round robin by cost (Shreedhar and Varghese,
+// SIGCOMM 1995) over two lists, as FQ-CoDel does for flows (RFC 8290, section
+// 4.1): a tenant with nothing listed that gets a request joins the fresh list
+// with one quantum (Quantum x weight) of credit; the fresh list is served before
+// the old list of backlogged tenants. The head tenant's head request is served
+// while the tenant's deficit covers its cost, and the deficit shrinks by that
+// cost; when it no longer covers the head, the tenant moves to the back of the
+// old list and, on its next visit there, receives another quantum. A fresh
+// tenant whose queue empties moves to the old list too (so it cannot rejoin the
+// fresh list before its turn comes round); an old tenant found empty at the head
+// leaves, and its deficit resets to zero, so idle time earns no credit.
+//
+// Over any busy period each backlogged tenant thus receives cost in proportion
+// to its weight, within Quantum x weight + the largest cost, while a sparse
+// tenant (a few requests now and then, the normal tenants of an overload) is
+// served ahead of the backlogged ones and waits for at most the fresh tenants
+// ahead of it, not a full round of the floods.
 //
 // Within a tenant's share, priorities are strict: the head request of the
 // highest non-empty priority is served first, and its cost is charged to the
@@ -35,9 +43,9 @@ import (
 //
 // A request joining an empty bucket, or one that was empty within the last
 // QueueDeadline, gets the deadline QueueDeadline; one joining a standing queue
-// gets StandingDeadline. Expired requests are shed when they reach the head of the
-// ring ([Scheduler.Pop]), when [Scheduler.Expire] sweeps, or by the caller's own
-// timer ([Scheduler.Remove]).
+// gets StandingDeadline. Expired requests are shed when their tenant reaches the
+// head of its list ([Scheduler.Pop]), when [Scheduler.Expire] sweeps, or by the
+// caller's own timer ([Scheduler.Remove]).
 type Scheduler[T any] struct {
 	cfg     config
 	epoch   time.Time
@@ -48,7 +56,9 @@ type Scheduler[T any] struct {
 	hand    int               // reclamation hand over all
 	touches uint64
 	coarse  int64         // latest time seen, stamps tenants
-	ring    tenantList[T] // tenants with queued requests, in drain order
+	fresh   tenantList[T] // tenants that just became active, served first
+	old     tenantList[T] // backlogged tenants, in round-robin order
+	active  int           // tenants with queued requests
 	free    *node[T]      // recycled nodes
 
 	queued     int
@@ -95,11 +105,11 @@ type tenantState[T any] struct {
 	name    string
 	weight  int64
 	deficit int64
-	inTurn  bool // the quantum of the current visit was added
-	inRing  bool
+	inTurn  bool  // the quantum of the current visit was added
+	list    uint8 // which drain list holds the tenant: notListed, inFresh, inOld
 	queued  int
 	slot    int // index in Scheduler.all
-	// links of the ring
+	// links of the drain list
 	rnext, rprev *tenantState[T]
 	// inline holds the buckets when there are at most two priorities, so that
 	// they live in the tenant's own allocation.
@@ -185,12 +195,16 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	b.tail = n
 	b.n++
 	b.cost += cost
-	t.queued++
+	if t.queued++; t.queued == 1 {
+		s.active++
+	}
 	s.queued++
 	s.queuedCost += cost
-	if !t.inRing {
-		s.ring.pushBack(t)
-		t.inRing = true
+	if t.list == notListed {
+		// A tenant that was not listed is sparse: it joins the fresh list,
+		// served before the backlogged tenants, with one quantum of credit.
+		t.deficit, t.inTurn, t.list = s.cfg.quantum*t.weight, true, inFresh
+		s.fresh.pushBack(t)
 	}
 	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(at + dl)), nil
 }
@@ -203,10 +217,25 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 // not fit.
 func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, cost int64, ok bool) {
 	at := s.at(now)
-	for t := s.ring.head; t != nil; t = s.ring.head {
+	if s.queued == 0 {
+		s.unlistAll()
+		return v, 0, false
+	}
+	for {
+		t, fresh := s.fresh.head, true
+		if t == nil {
+			t, fresh = s.old.head, false
+		}
+		if t == nil {
+			return v, 0, false
+		}
 		s.expireHeads(t, at, expired)
 		if t.queued == 0 {
-			continue // expireHeads took t out of the ring
+			// An emptied fresh tenant moves to the old list (it cannot come
+			// back as fresh before its turn there); an emptied old tenant
+			// leaves, and its credit with it.
+			s.unlistHead(t, fresh)
+			continue
 		}
 		b := t.top()
 		n := b.head
@@ -216,8 +245,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		if t.deficit < n.cost {
 			t.inTurn = false
-			s.ring.remove(t)
-			s.ring.pushBack(t)
+			s.moveToOld(t, fresh)
 			continue
 		}
 		if n.cost > avail {
@@ -234,18 +262,17 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		s.unlink(n, at)
 		return v, cost, true
 	}
-	return v, 0, false
 }
 
 // Expire sheds (ReasonQueueDeadline) every expired request at the head of a
-// bucket of a tenant in the ring, passing each to expired (which may be nil). Its
-// cost is proportional to the number of tenants with queued requests.
+// bucket of a listed tenant, passing each to expired (which may be nil). Its
+// cost is proportional to the number of listed tenants.
 func (s *Scheduler[T]) Expire(now time.Time, expired func(T)) {
 	at := s.at(now)
-	for t := s.ring.head; t != nil; {
-		next := t.rnext
-		s.expireHeads(t, at, expired)
-		t = next
+	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
+		for t := l.head; t != nil; t = t.rnext {
+			s.expireHeads(t, at, expired)
+		}
 	}
 }
 
@@ -288,7 +315,7 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 	}
 }
 
-// unlink removes n from its bucket, maintains the gauges and the ring, and frees n.
+// unlink removes n from its bucket, maintains the gauges, and frees n.
 func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 	t := n.t
 	b := &t.buckets[n.prio]
@@ -307,13 +334,12 @@ func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 	if b.n == 0 {
 		b.lastEmpty = at
 	}
-	t.queued--
+	if t.queued--; t.queued == 0 {
+		s.active--
+	}
 	s.queued--
 	s.queuedCost -= n.cost
-	if t.queued == 0 && t.inRing {
-		s.ring.remove(t)
-		t.inRing, t.inTurn, t.deficit = false, false, 0
-	}
+	// t stays listed even when empty: Pop unlists it when it reaches the head.
 	var zero T
 	*n = node[T]{v: zero, next: s.free}
 	s.free = n
@@ -350,6 +376,45 @@ func (s *Scheduler[T]) at(now time.Time) int64 {
 	return int64(now.Sub(s.epoch))
 }
 
+// The drain list a tenant is on.
+const (
+	notListed uint8 = iota
+	inFresh
+	inOld
+)
+
+// unlistHead handles t, empty, at the head of its list.
+func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {
+	if fresh {
+		s.moveToOld(t, true)
+		return
+	}
+	s.old.remove(t)
+	t.list, t.inTurn, t.deficit = notListed, false, 0
+}
+
+// moveToOld moves t from the head of its list to the tail of the old list.
+func (s *Scheduler[T]) moveToOld(t *tenantState[T], fresh bool) {
+	if fresh {
+		s.fresh.remove(t)
+	} else {
+		s.old.remove(t)
+	}
+	s.old.pushBack(t)
+	t.list = inOld
+}
+
+// unlistAll empties both lists once nothing is queued.
+func (s *Scheduler[T]) unlistAll() {
+	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
+		for l.head != nil {
+			t := l.head
+			l.remove(t)
+			t.list, t.inTurn, t.deficit = notListed, false, 0
+		}
+	}
+}
+
 func mustReason(r Reason) {
 	if int(r) >= numReasons {
 		panic("shed: invalid reason " + r.String())
@@ -369,7 +434,14 @@ func clamp(p, n int) int {
 // popClosed removes the first queued request (any order) and counts it as shed
 // with ReasonClosed.
 func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
-	t := s.ring.head
+	var t *tenantState[T]
+	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
+		for c := l.head; c != nil && t == nil; c = c.rnext {
+			if c.queued > 0 {
+				t = c
+			}
+		}
+	}
 	if t == nil {
 		return v, 0, false
 	}

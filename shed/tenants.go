@@ -2,7 +2,7 @@ package shed
 
 import "time"
 
-// tenantList is an intrusive doubly linked list of tenants (the drain ring).
+// tenantList is an intrusive doubly linked list of tenants (a drain list).
 type tenantList[T any] struct {
 	head, tail *tenantState[T]
 	n          int
@@ -76,7 +76,7 @@ func (s *Scheduler[T]) sweep() {
 		s.hand = 0
 	}
 	t := s.all[s.hand]
-	if t.queued == 0 && s.coarse-t.lastSeen > s.cfg.idleTimeout {
+	if t.list == notListed && s.coarse-t.lastSeen > s.cfg.idleTimeout {
 		s.reclaim(t) // the last slot moved into hand: look at it next time
 		return
 	}
@@ -94,7 +94,7 @@ func (s *Scheduler[T]) evictOldest(keep *tenantState[T]) {
 		}
 		t := s.all[s.hand]
 		s.hand++
-		if t == keep || t.queued > 0 {
+		if t == keep || t.list != notListed { // listed tenants may have queued requests
 			continue
 		}
 		if victim == nil || t.lastSeen < victim.lastSeen {
@@ -106,7 +106,8 @@ func (s *Scheduler[T]) evictOldest(keep *tenantState[T]) {
 	}
 }
 
-// reclaim forgets t, which has nothing queued; its counts stay in the totals.
+// reclaim forgets t, which is on no drain list (so has nothing queued); its
+// counts stay in the totals.
 func (s *Scheduler[T]) reclaim(t *tenantState[T]) {
 	last := s.all[len(s.all)-1]
 	s.all[t.slot] = last
@@ -133,7 +134,7 @@ func (s *Scheduler[T]) Stats() Stats {
 		ShedClosed: b.ShedClosed, ShedNoCapacity: b.ShedNoCapacity,
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
 		Queued: s.queued, QueuedCost: s.queuedCost,
-		Tenants: len(s.tenants), Active: s.ring.n, Reclaimed: s.reclaimed,
+		Tenants: len(s.tenants), Active: s.active, Reclaimed: s.reclaimed,
 	}
 }
 
