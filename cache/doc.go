@@ -108,11 +108,12 @@
 // On a 2-core VM, Go 1.26, side by side with otter v2.4.0, theine v0.6.3, ristretto
 // v2.4.2 and golang-lru v2.0.7 (bench/cache/README.md has the tables):
 //
-//   - Hit ratio (cd bench && go test -run TestHitRatio -v ./cache/): OLTP/2000 46.4%
-//     (otter 45.1, theine 46.6), P3/25k 14.8% (11.8, 14.6), P3/100k 40.5% (37.7,
-//     40.6), Zipf/10k 67.0% (65.5, 67.3). OLTP/250: 24.1% against 25.1 and 27.2,
-//     because the peers buffer writes and hold on average 404 and 314 entries for a
-//     capacity of 250; given that room this policy scores 30.1 and 27.8.
+//   - Hit ratio (cd bench && go test -run TestHitRatio -v ./cache/; mean of 5
+//     runs, against otter and theine): OLTP/2000 46.2% (45.2, 46.7), P3/25k 14.7%
+//     (12.0, 14.6), P3/100k 40.1% (37.5, 40.5), Zipf/10k 66.9% (65.5, 67.3).
+//     OLTP/250: 24.1% against 26.9 and 26.3, because the peers buffer writes and
+//     hold on average 403 and 314 entries for a capacity of 250; given that room
+//     this policy scores 30.9 and about 27.
 //   - Stale sets (cd bench && TIERKIT_LONG=1 go test -run TestStaleSets -v ./cache/):
 //     10^7 operations of fills racing write and checkpoint events, with silent
 //     stream phases of 4x the bound: 0 stale sets and no read over a 1 ms bound
