@@ -24,7 +24,7 @@ type Config struct {
 
 	// Batching and coalescing.
 	Linger         Duration `json:"linger"`          // batch window; default 200us
-	MaxBatch       int      `json:"max_batch"`       // ops per backend call; default 128
+	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
 	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv only); 0: off

@@ -33,7 +33,7 @@ type Gateway struct {
 	limiter *aimd.Limiter
 	shedder *shed.Shedder
 	flights coalesce.Group[string, opResult]
-	batches *batcher.Batcher[group, op, opResult]
+	batches *batcher.Batcher[group, []op, []opResult] // an item is one command's ops for one shard
 
 	// Settings steered through control (see knobs.go). Apply funcs run one at
 	// a time under the registry's lock; the hot path reads the atomics.
@@ -49,7 +49,7 @@ type Gateway struct {
 }
 
 // batchConfig is the batcher's configuration.
-type batchConfig = batcher.Config[op]
+type batchConfig = batcher.Config[[]op]
 
 // group is a batch group: one tenant's ops to one shard.
 type group struct {
@@ -104,12 +104,16 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	if g.shedder, err = shed.New(g.shedCfg); err != nil {
 		return nil, err
 	}
-	g.batches, err = batcher.New(batcher.Config[op]{
+	g.batches, err = batcher.New(batcher.Config[[]op]{
 		MaxItems:    cfg.MaxBatch,
 		Linger:      time.Duration(cfg.Linger),
 		MaxInFlight: cfg.MaxInFlight,
-		Key: func(o op) (string, bool) {
-			return o.key, o.kind == opGet // identical GETs in one batch are sent once
+		Key: func(ops []op) (string, bool) {
+			// identical single GETs in one batch are sent once
+			if len(ops) != 1 || ops[0].kind != opGet {
+				return "", false
+			}
+			return ops[0].key, true
 		},
 	}, g.flush)
 	if err != nil {
@@ -127,22 +131,52 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 }
 
 // flush sends one batch (one tenant, one shard) to the backend as one call and
-// charges the tenant's quota one backend call.
-func (g *Gateway) flush(ctx context.Context, grp group, reqs []op, out []batcher.Result[opResult]) error {
-	res := make([]opResult, len(reqs))
+// charges the tenant's quota one backend call. Each item carries the ops of
+// one command for this shard; the call runs them all, in item order.
+func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) error {
+	n := 0
+	for _, r := range reqs {
+		n += len(r)
+	}
+	flat := make([]op, 0, n)
+	for _, r := range reqs {
+		flat = append(flat, r...)
+	}
+	res := make([]opResult, n)
 	g.n.backendCalls.Add(1)
-	g.n.backendOps.Add(uint64(len(reqs)))
+	g.n.backendOps.Add(uint64(n))
 	if t := g.tenants[grp.tenant]; t != nil {
 		t.quota.charge(time.Now(), 1)
 		t.backendCalls.Add(1)
 	}
-	if err := g.backend.Do(ctx, grp.shard, reqs, res); err != nil {
+	if err := g.backend.Do(ctx, grp.shard, flat, res); err != nil {
 		return fmt.Errorf("ERR backend shard %d: %w", grp.shard, err)
 	}
-	for i := range res {
-		out[i] = batcher.Result[opResult]{Resp: res[i], Err: res[i].err}
+	off := 0
+	for i, r := range reqs {
+		out[i] = batcher.Result[[]opResult]{Resp: res[off : off+len(r) : off+len(r)]}
+		off += len(r)
 	}
 	return nil
+}
+
+// submit sends ops (all for grp's shard) as one batch item and waits.
+func (g *Gateway) submit(ctx context.Context, grp group, ops []op) ([]opResult, error) {
+	res, err := g.batches.Do(ctx, grp, ops)
+	if errors.Is(err, batcher.ErrOverloaded) {
+		g.n.overloaded.Add(1)
+		err = errOverloaded
+	}
+	return res, err
+}
+
+// submitOne sends one op.
+func (g *Gateway) submitOne(ctx context.Context, grp group, o op) (opResult, error) {
+	res, err := g.submit(ctx, grp, []op{o})
+	if err != nil {
+		return opResult{}, err
+	}
+	return res[0], res[0].err
 }
 
 // shard routes a key. A hash tag routes by the part between the first { and
@@ -195,12 +229,51 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		results[0] = g.one(ctx, t, ops[0])
 		return results
 	}
-	var wg sync.WaitGroup
-	last := len(ops) - 1
-	for i := range ops[:last] {
-		wg.Go(func() { results[i] = g.one(ctx, t, ops[i]) })
+	if g.cache != nil { // reads go through the cache key by key
+		var wg sync.WaitGroup
+		last := len(ops) - 1
+		for i := range ops[:last] {
+			wg.Go(func() { results[i] = g.one(ctx, t, ops[i]) })
+		}
+		results[last] = g.one(ctx, t, ops[last]) // one goroutine fewer
+		wg.Wait()
+		return results
 	}
-	results[last] = g.one(ctx, t, ops[last]) // one goroutine fewer
+	// A multi-key command becomes one batch item per shard: one wait per
+	// shard rather than per key. Its GETs do not coalesce with other
+	// commands' (single GETs still do, and de-duplicate within a batch).
+	byShard := map[int][]int{}
+	var order []int
+	for i, o := range ops {
+		sh := g.shard(o.key)
+		if _, ok := byShard[sh]; !ok {
+			order = append(order, sh)
+		}
+		byShard[sh] = append(byShard[sh], i)
+	}
+	do := func(sh int) {
+		idx := byShard[sh]
+		part := make([]op, len(idx))
+		for j, i := range idx {
+			part[j] = ops[i]
+		}
+		res, err := g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, part)
+		for j, i := range idx {
+			if err != nil {
+				results[i] = opResult{err: err}
+			} else {
+				results[i] = res[j]
+			}
+			if ops[i].kind != opGet && ops[i].kind != opExists {
+				g.flights.Forget(ops[i].key)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, sh := range order[:len(order)-1] {
+		wg.Go(func() { do(sh) })
+	}
+	do(order[len(order)-1])
 	wg.Wait()
 	return results
 }
@@ -210,7 +283,7 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	if o.kind == opGet && g.cache != nil {
 		// The cache coalesces its misses itself (a fill lock per key).
 		r, err := g.cache.get(context.WithoutCancel(ctx), grp.shard, o.key, func(ctx context.Context) (opResult, error) {
-			return g.batches.Do(ctx, grp, o)
+			return g.submitOne(ctx, grp, o)
 		})
 		if err != nil {
 			return opResult{err: err}
@@ -227,22 +300,14 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// lets the group run the fetch on this goroutine instead of starting
 		// one per fetch (a third of the CPU of a GET in a profile).
 		r, err := g.flights.Do(context.WithoutCancel(ctx), o.key, func(ctx context.Context) (opResult, error) {
-			return g.batches.Do(ctx, grp, o)
+			return g.submitOne(ctx, grp, o)
 		})
-		if errors.Is(err, batcher.ErrOverloaded) {
-			g.n.overloaded.Add(1)
-			err = errOverloaded
-		}
 		if err != nil {
 			return opResult{err: err}
 		}
 		return r
 	}
-	r, err := g.batches.Do(ctx, grp, o)
-	if errors.Is(err, batcher.ErrOverloaded) {
-		g.n.overloaded.Add(1)
-		err = errOverloaded
-	}
+	r, err := g.submitOne(ctx, grp, o)
 	if o.kind != opGet && o.kind != opExists {
 		// A read that starts after this write returns must not join a fetch
 		// that started before it: drop the key's in-flight fetch.

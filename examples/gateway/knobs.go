@@ -44,7 +44,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 		reg.RegisterDuration(control.DurationKnob{Name: "batcher.linger", Doc: "how long a batch waits for more ops after its first",
 			Min: time.Microsecond, Max: 50 * time.Millisecond, Value: bcfg.Linger,
 			Apply: func(v time.Duration) error { return bc(func(c *batchConfig) { c.Linger = v }) }}),
-		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "ops per backend call", Min: 1, Max: 4096,
+		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: 4096,
 			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once; beyond, OVERLOADED",
 			Min: 1, Max: 1 << 20, Value: int64(bcfg.MaxInFlight),
