@@ -112,12 +112,11 @@ func runReal(cfg realConfig) (*realResult, error) {
 	procStart, _ := cpuTime()
 
 	// Capacity: GOMAXPROCS cores of cfg.Work per request.
-	// The offered load is relative to the capacity at the target: at the
-	// default 90% it is the article's 135% of the CPU capacity; a lower target
-	// (for a machine shared with other work) scales every rate down alike.
+	// The offered load is relative to the capacity the tier runs at: the CPU
+	// aimd lets the process use, target x cores, over the work per request.
 	s := defaultScenario(cfg.Duration, 1)
 	s.Slots = runtime.GOMAXPROCS(0)
-	s.Unit = time.Duration(float64(cfg.Work) * 0.9 / cfg.Target) // capacity() = cores / work x target/0.9
+	s.Unit = time.Duration(float64(cfg.Work) / cfg.Target) // capacity() = cores x target / work
 	reqs, _ := s.arrivals()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -223,8 +222,8 @@ func runReal(cfg realConfig) (*realResult, error) {
 func cpuTime() (time.Duration, error) { return processCPU() }
 
 func (r *realResult) print(w io.Writer) {
-	fmt.Fprintf(w, "\nreal mode: %v, %d cores, %v CPU + %v backend wait per request, 1,350 tenants at 135%% of the CPU capacity x %.2f/0.9, aimd target %.0f%%\n",
-		r.cfg.Duration, runtime.GOMAXPROCS(0), r.cfg.Work, r.cfg.Backend, r.cfg.Target, 100*r.cfg.Target)
+	fmt.Fprintf(w, "\nreal mode: %v, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%, 1,350 tenants at 135%% of the capacity at the target\n",
+		r.cfg.Duration, runtime.GOMAXPROCS(0), r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target)
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}
