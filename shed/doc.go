@@ -67,8 +67,8 @@
 // tenants are kept, when traffic comes from a hot set of tenants (a bare
 // mutex-and-map counter: 27 ns). Visiting every kept tenant in turn, the worst
 // case for the CPU caches, costs 38 ns at 1,350 tenants, 51 ns at 10,000 and
-// about 90-280 ns at 100,000 (depending on other processes' cache pressure), where the tenant states (about 420 bytes each)
-// no longer fit in the caches. Shedding a flooding tenant's request (bucket
+// about 90-280 ns at 100,000 (with other processes' cache pressure), where the
+// tenant states (about 420 bytes each) no longer fit in the caches. Shedding a flooding tenant's request (bucket
 // full) costs about 66 ns and allocates nothing. Against peers in the same run
 // (bench/shed): 0.38x the CPU of a per-tenant golang.org/x/time/rate Allow and
 // 0.15x that of go-concurrency-limits' per-tenant partitions.
