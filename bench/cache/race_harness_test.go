@@ -163,115 +163,39 @@ func (r harnessResult) String() string {
 		r.ops, r.staleSets, r.staleReads, r.maxStaleness, harnessBound, r.overBound)
 }
 
+// harness is one run: the target, the store, the clock and the pacing.
+type harness struct {
+	t           testing.TB
+	target      harnessTarget
+	store       *harnessStore
+	clock       *harnessClock
+	ops         int64
+	seed        uint64
+	readsEach   int64
+	readersDone atomic.Int64
+	readsSoFar  atomic.Int64 // paces the producer: one commit per writeShare reads
+}
+
 // runHarness drives target for about ops operations (reads plus commits).
 func runHarness(t testing.TB, newTarget func(cache.Clock) harnessTarget, ops int64, seed uint64) harnessResult {
-	clock := &harnessClock{}
-	target := newTarget(clock)
-	store := &harnessStore{}
-	for k := range store.version {
-		store.version[k].Store(1)
-		store.applied[k].Store(1)
-		store.commits[k] = []int64{0}
+	h := &harness{t: t, clock: &harnessClock{}, store: &harnessStore{}, ops: ops, seed: seed}
+	h.target = newTarget(h.clock)
+	for k := range h.store.version {
+		h.store.version[k].Store(1)
+		h.store.applied[k].Store(1)
+		h.store.commits[k] = []int64{0}
 	}
-	readsEach := ops * writeShare / (writeShare + 1) / harnessReaders
-	var readersDone atomic.Int64
-	var readsSoFar atomic.Int64 // paces the producer: one commit per writeShare reads
-
-	producer := func() {
-		r := rand.New(rand.NewPCG(seed, 1))
-		type event struct{ k, v, due uint64 }
-		var pending []event
-		deliver := func(e event) {
-			target.Invalidate(e.k, e.v)
-			store.applied[e.k].Store(e.v)
-		}
-		maxSteps := ops // a bound on the loop; readers finish far earlier
-		for step := uint64(0); readersDone.Load() < harnessReaders && int64(step) < maxSteps; step++ {
-			for readsSoFar.Load() < int64(step)*writeShare && readersDone.Load() < harnessReaders {
-				runtime.Gosched()
-			}
-			clock.ns.Add(int64(harnessTick))
-			k := r.Uint64N(harnessKeys)
-			store.mu[k].Lock()
-			v := store.version[k].Load() + 1
-			store.commits[k] = append(store.commits[k], clock.ns.Load())
-			store.version[k].Store(v)
-			store.mu[k].Unlock()
-			pending = append(pending, event{k, v, step + r.Uint64N(maxDeliveryLag+1)})
-			silent := step%silentEvery >= silentEvery-silentSteps
-			if silent {
-				continue
-			}
-			// Deliver the due events in commit order (a stream is ordered).
-			n := 0
-			for n < len(pending) && pending[n].due <= step {
-				deliver(pending[n])
-				n++
-			}
-			pending = pending[n:]
-			if step%checkpointEvery == 0 {
-				for _, e := range pending {
-					deliver(e)
-				}
-				pending = pending[:0]
-				target.Checkpoint(step)
-			}
-		}
-	}
-
-	reader := func(id int) (res harnessResult, stale map[[2]uint64]bool) {
-		defer readersDone.Add(1)
-		stale = map[[2]uint64]bool{}
-		r := rand.New(rand.NewPCG(seed, uint64(id)+2))
-		z := rand.NewZipf(r, 1.1, 1, harnessKeys-1)
-		ctx := context.Background()
-		for range readsEach {
-			k := z.Uint64()
-			t0 := clock.ns.Load()
-			applied := store.applied[k].Load()
-			current := store.version[k].Load()
-			v, err := target.Get(ctx, k, func(context.Context) (uint64, error) {
-				if r.Uint32()&7 == 0 {
-					runtime.Gosched() // widen the load window
-				}
-				return store.version[k].Load(), nil
-			})
-			if err != nil {
-				t.Errorf("Get(%d): %v", k, err)
-				return
-			}
-			res.reads++
-			if res.reads%8 == 0 {
-				readsSoFar.Add(8)
-			}
-			if v < applied {
-				res.staleReads++
-				stale[[2]uint64{k, v}] = true
-			}
-			if v < current {
-				if age := time.Duration(t0 - store.supersededAt(k, v)); age > 0 {
-					res.maxStaleness = max(res.maxStaleness, age)
-					if age > harnessBound {
-						res.overBound++
-					}
-				}
-			}
-		}
-		return res, stale
-	}
+	h.readsEach = ops * writeShare / (writeShare + 1) / harnessReaders
 
 	var wg sync.WaitGroup
 	results := make([]harnessResult, harnessReaders)
 	stales := make([]map[[2]uint64]bool, harnessReaders)
 	for i := range harnessReaders {
-		wg.Go(func() { results[i], stales[i] = reader(i) })
+		wg.Go(func() { results[i], stales[i] = h.read(i) })
 	}
 	start := time.Now()
 	var producerSteps int64
-	wg.Go(func() {
-		producer()
-		producerSteps = int64(clock.ns.Load() / int64(harnessTick))
-	})
+	wg.Go(func() { producerSteps = h.produce() })
 	wg.Wait()
 	var total harnessResult
 	all := map[[2]uint64]bool{}
@@ -288,6 +212,94 @@ func runHarness(t testing.TB, newTarget func(cache.Clock) harnessTarget, ops int
 	total.ops = total.reads + producerSteps
 	t.Logf("%d reads + %d commits in %v", total.reads, producerSteps, time.Since(start).Round(time.Millisecond))
 	return total
+}
+
+// produce is the change stream: it commits, delivers late or not at all (silent
+// phases), and checkpoints, until the readers are done. It returns its steps.
+func (h *harness) produce() int64 {
+	r := rand.New(rand.NewPCG(h.seed, 1))
+	type event struct{ k, v, due uint64 }
+	var pending []event
+	deliver := func(e event) {
+		h.target.Invalidate(e.k, e.v)
+		h.store.applied[e.k].Store(e.v)
+	}
+	step := uint64(0)
+	// ops bounds the loop; the readers finish far earlier.
+	for ; h.readersDone.Load() < harnessReaders && int64(step) < h.ops; step++ {
+		for h.readsSoFar.Load() < int64(step)*writeShare && h.readersDone.Load() < harnessReaders {
+			runtime.Gosched()
+		}
+		h.clock.ns.Add(int64(harnessTick))
+		k := r.Uint64N(harnessKeys)
+		h.store.mu[k].Lock()
+		v := h.store.version[k].Load() + 1
+		h.store.commits[k] = append(h.store.commits[k], h.clock.ns.Load())
+		h.store.version[k].Store(v)
+		h.store.mu[k].Unlock()
+		pending = append(pending, event{k, v, step + r.Uint64N(maxDeliveryLag+1)})
+		if step%silentEvery >= silentEvery-silentSteps {
+			continue // silent: commits go on, nothing is delivered
+		}
+		// Deliver the due events in commit order (a stream is ordered).
+		n := 0
+		for n < len(pending) && pending[n].due <= step {
+			deliver(pending[n])
+			n++
+		}
+		pending = pending[n:]
+		if step%checkpointEvery == 0 {
+			for _, e := range pending {
+				deliver(e)
+			}
+			pending = pending[:0]
+			h.target.Checkpoint(step)
+		}
+	}
+	return int64(step)
+}
+
+// read is one reader: Zipf keys through the cache, each read checked for a
+// stale set and for its staleness.
+func (h *harness) read(id int) (res harnessResult, stale map[[2]uint64]bool) {
+	defer h.readersDone.Add(1)
+	stale = map[[2]uint64]bool{}
+	r := rand.New(rand.NewPCG(h.seed, uint64(id)+2))
+	z := rand.NewZipf(r, 1.1, 1, harnessKeys-1)
+	ctx := context.Background()
+	for range h.readsEach {
+		k := z.Uint64()
+		t0 := h.clock.ns.Load()
+		applied := h.store.applied[k].Load()
+		current := h.store.version[k].Load()
+		v, err := h.target.Get(ctx, k, func(context.Context) (uint64, error) {
+			if r.Uint32()&7 == 0 {
+				runtime.Gosched() // widen the load window
+			}
+			return h.store.version[k].Load(), nil
+		})
+		if err != nil {
+			h.t.Errorf("Get(%d): %v", k, err)
+			return res, stale
+		}
+		res.reads++
+		if res.reads%8 == 0 {
+			h.readsSoFar.Add(8)
+		}
+		if v < applied {
+			res.staleReads++
+			stale[[2]uint64{k, v}] = true
+		}
+		if v < current {
+			if age := time.Duration(t0 - h.store.supersededAt(k, v)); age > 0 {
+				res.maxStaleness = max(res.maxStaleness, age)
+				if age > harnessBound {
+					res.overBound++
+				}
+			}
+		}
+	}
+	return res, stale
 }
 
 // harnessOps is 10^7 with TIERKIT_LONG=1, else a CI-sized run.
