@@ -70,6 +70,20 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
 			}}),
 	}
+	errs = append(errs, g.registerCacheAndQuotaKnobs(reg)...)
+	errs = append(errs, g.registerStates(reg)...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerCacheAndQuotaKnobs adds the caching tier's knobs and each tenant's
+// quota knobs.
+func (g *Gateway) registerCacheAndQuotaKnobs(reg *control.Registry) []error {
+	var errs []error
 	if ct := g.cache; ct != nil {
 		cc := ct.config()
 		errs = append(errs,
@@ -101,7 +115,12 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 				}}),
 		)
 	}
-	errs = append(errs,
+	return errs
+}
+
+// registerStates adds the components' state snapshots.
+func (g *Gateway) registerStates(reg *control.Registry) []error {
+	return []error{
 		reg.RegisterState("batcher", func() any { return g.batches.Stats() }),
 		reg.RegisterState("coalesce", func() any { return g.flights.Stats() }),
 		reg.RegisterState("aimd", func() any { return g.limiter.Stats() }),
@@ -114,13 +133,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			}
 			return g.cache.stats()
 		}),
-	)
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
-	return nil
 }
 
 // counters snapshots the gateway's own counters for /control.

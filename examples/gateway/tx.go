@@ -277,38 +277,42 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		}
 		return simple("OK")
 	case "INCR", "DECR", "INCRBY", "DECRBY":
-		delta := int64(1)
-		if len(a) == 3 {
-			d, err := strconv.ParseInt(string(a[2]), 10, 64)
-			if err != nil {
-				return respErr("ERR value is not an integer or out of range")
-			}
-			delta = d
-		}
-		if name[0] == 'D' {
-			delta = -delta
-		}
-		v, ok, err := get(a[1])
-		if err != nil {
-			return errReply(err)
-		}
-		n := int64(0)
-		if ok {
-			if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
-				return errReply(errNotInteger)
-			}
-		}
-		n += delta
-		if err := tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), 0)); err != nil {
-			return errReply(err)
-		}
-		return n
+		return s.txIncr(name, a, get)
 	}
 	// Commands without keys (PING, ECHO, INFO...) are answered as outside.
 	if spec := commands[name]; spec != nil && spec.kind == kindLocal {
 		return spec.fn(ctx, s, a)
 	}
 	return respErr("ERR " + name + " is not supported inside a transaction")
+}
+
+func (s *session) txIncr(name string, a [][]byte, get func([]byte) ([]byte, bool, error)) any {
+	delta := int64(1)
+	if len(a) == 3 {
+		d, err := strconv.ParseInt(string(a[2]), 10, 64)
+		if err != nil {
+			return respErr("ERR value is not an integer or out of range")
+		}
+		delta = d
+	}
+	if name[0] == 'D' {
+		delta = -delta
+	}
+	v, ok, err := get(a[1])
+	if err != nil {
+		return errReply(err)
+	}
+	n := int64(0)
+	if ok {
+		if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+			return errReply(errNotInteger)
+		}
+	}
+	n += delta
+	if err := s.txs.tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), 0)); err != nil {
+		return errReply(err)
+	}
+	return n
 }
 
 func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func([]byte) ([]byte, bool, error)) any {
