@@ -2,6 +2,7 @@ package aimdbench
 
 import (
 	"context"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func BenchmarkAdmit(b *testing.B) {
 	b.Run("impl=tierkit-aimd/concurrency", func(b *testing.B) {
 		l := newAIMD(b, false)
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			done, err := l.TryAcquire()
 			if err != nil {
@@ -75,7 +76,7 @@ func BenchmarkAdmit(b *testing.B) {
 	b.Run("impl=tierkit-aimd/concurrency+rate", func(b *testing.B) {
 		l := newAIMD(b, true)
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			done, err := l.TryAcquire()
 			if err != nil {
@@ -88,7 +89,7 @@ func BenchmarkAdmit(b *testing.B) {
 	b.Run("impl=x-time-rate/Allow", func(b *testing.B) {
 		l := rate.NewLimiter(rate.Limit(1e12), big)
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if !l.Allow() {
 				b.Fatal("refused")
@@ -103,7 +104,7 @@ func BenchmarkAdmit(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			l := p.new(b)
 			b.ReportAllocs()
-			stop := cpuNs(b)
+			stop := cputime.ReportThread(b)
 			for b.Loop() {
 				lis, ok := l.Acquire(ctx)
 				if !ok {
@@ -174,7 +175,7 @@ func BenchmarkReject(b *testing.B) {
 		done, _ := l.TryAcquire()
 		defer done(true)
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if _, err := l.TryAcquire(); err == nil {
 				b.Fatal("admitted")
@@ -186,7 +187,7 @@ func BenchmarkReject(b *testing.B) {
 		l := rate.NewLimiter(rate.Limit(1e-9), 1)
 		l.Allow()
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if l.Allow() {
 				b.Fatal("admitted")
@@ -202,7 +203,7 @@ func BenchmarkReject(b *testing.B) {
 		}
 		defer lis.OnSuccess()
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if _, ok := l.Acquire(ctx); ok {
 				b.Fatal("admitted")
@@ -220,7 +221,7 @@ func BenchmarkControlStep(b *testing.B) {
 		l := 100.0
 		i := 0
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			l = aimd.Update(l, float64(i%3)*0.6, p)
 			i++
@@ -231,7 +232,7 @@ func BenchmarkControlStep(b *testing.B) {
 		l := limit.NewAIMDLimit("aimd", 100, 0.9, 1, core.EmptyMetricRegistryInstance)
 		i := 0
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			l.OnSample(0, 1000, 10, i%3 == 0)
 			i++

@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"fmt"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -40,7 +41,7 @@ func BenchmarkThroughput(b *testing.B) {
 					var seed atomic.Uint64
 					b.ReportAllocs()
 					b.ResetTimer()
-					cpu := startCPU()
+					cpu := cputime.ReportProcess(b)
 					b.RunParallel(func(pb *testing.PB) {
 						i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
 						var h, l int64
@@ -59,7 +60,7 @@ func BenchmarkThroughput(b *testing.B) {
 						hits.Add(h)
 						lookups.Add(l)
 					})
-					cpu.report(b)
+					cpu()
 					if l := lookups.Load(); l > 0 {
 						b.ReportMetric(100*float64(hits.Load())/float64(l), "hit%")
 					}

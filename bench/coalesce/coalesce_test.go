@@ -6,6 +6,7 @@ package coalesce_test
 import (
 	"context"
 	"errors"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -49,7 +50,7 @@ func hotKey(b *testing.B, newCtx func() (context.Context, context.CancelFunc),
 	fn := func() (*payload, error) { execs.Add(1); return fetch() }
 	b.ReportAllocs()
 	b.SetParallelism(goroutinesPerCPU)
-	cpu := startCPU()
+	cpu := cputime.ReportProcess(b)
 	b.RunParallel(func(pb *testing.PB) {
 		ctx, cancel := newCtx()
 		defer cancel()
@@ -60,7 +61,7 @@ func hotKey(b *testing.B, newCtx func() (context.Context, context.CancelFunc),
 			}
 		}
 	})
-	cpu.report(b)
+	cpu()
 	b.ReportMetric(float64(b.N)/float64(execs.Load()), "calls/exec")
 }
 
@@ -207,7 +208,7 @@ func BenchmarkDistinctKeys(b *testing.B) {
 	}
 	run := func(b *testing.B, do func(ctx context.Context, key string)) {
 		b.ReportAllocs()
-		cpu := startCPU()
+		cpu := cputime.ReportProcess(b)
 		b.RunParallel(func(pb *testing.PB) {
 			ks := keys()
 			ctx := context.Background()
@@ -215,7 +216,7 @@ func BenchmarkDistinctKeys(b *testing.B) {
 				do(ctx, ks[i%len(ks)])
 			}
 		})
-		cpu.report(b)
+		cpu()
 	}
 	b.Run("impl=tierkit", func(b *testing.B) {
 		var g coalesce.Group[string, *payload]

@@ -2,6 +2,7 @@ package hashringbench
 
 import (
 	"fmt"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"testing"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkLookup(b *testing.B) {
 			r := im.build(ms)
 			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				done := serialCPU(b)
+				done := cputime.ReportThread(b)
 				i := 0
 				for b.Loop() {
 					sink = r.lookup(benchKeys[i&(len(benchKeys)-1)])
@@ -48,7 +49,7 @@ func BenchmarkLookupParallel(b *testing.B) {
 			r := im.build(ms)
 			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				done := parallelCPU(b)
+				done := cputime.ReportProcess(b)
 				b.RunParallel(func(pb *testing.PB) {
 					i, id := 0, ""
 					for pb.Next() {
@@ -71,7 +72,7 @@ func BenchmarkBuild(b *testing.B) {
 		for _, im := range impls {
 			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				done := serialCPU(b)
+				done := cputime.ReportThread(b)
 				for b.Loop() {
 					_ = im.build(ms)
 				}
@@ -94,7 +95,7 @@ func BenchmarkLeave(b *testing.B) {
 			r := im.build(ms)
 			b.Run(fmt.Sprintf("impl=%s/n=%d", im.name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				done := serialCPU(b)
+				done := cputime.ReportThread(b)
 				for b.Loop() {
 					_ = r.remove(ms[n/2].id)
 				}

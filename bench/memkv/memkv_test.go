@@ -7,6 +7,7 @@ package memkv_test
 import (
 	"context"
 	"fmt"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -75,7 +76,7 @@ func BenchmarkGetParallel(b *testing.B) {
 		s := newMemkv(b)
 		b.ReportAllocs()
 		b.ResetTimer()
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		b.RunParallel(func(pb *testing.PB) {
 			i, n := 0, 0
 			for pb.Next() {
@@ -96,7 +97,7 @@ func BenchmarkGetParallel(b *testing.B) {
 		db := newBadger(b)
 		b.ReportAllocs()
 		b.ResetTimer()
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		b.RunParallel(func(pb *testing.PB) {
 			i, n := 0, 0
 			for pb.Next() {
@@ -127,7 +128,7 @@ func BenchmarkScan100(b *testing.B) {
 		var dst [][]byte
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			var err error
 			dst, err = s.Scan(ctx, s.ReadVersion(), keys[i%(nKeys-200)], nil, 100, false, dst[:0])
@@ -142,7 +143,7 @@ func BenchmarkScan100(b *testing.B) {
 		db := newBadger(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			n := 0
 			_ = db.View(func(tx *badger.Txn) error {
@@ -171,7 +172,7 @@ func BenchmarkPut(b *testing.B) {
 		s := newMemkv(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if _, err := s.Put(ctx, keys[i%nKeys], value); err != nil {
 				b.Fatal(err)
@@ -184,7 +185,7 @@ func BenchmarkPut(b *testing.B) {
 		db := newBadger(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if err := db.Update(func(tx *badger.Txn) error { return tx.Set(keys[i%nKeys], value) }); err != nil {
 				b.Fatal(err)

@@ -3,6 +3,7 @@ package shedbench
 import (
 	"context"
 	"fmt"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 		b.ReportAllocs()
 		i := 0
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			rel, err := s.Acquire(ctx, tenants[i%len(tenants)], i&1, 1)
 			if err != nil {
@@ -99,7 +100,7 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 		b.ReportAllocs()
 		i := 0
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if !lims[tenants[i%len(tenants)]].Allow() {
 				b.Fatal("refused")
@@ -121,7 +122,7 @@ func BenchmarkAdmit(b *testing.B) {
 			l, ctxs := gclPartitioned(b, tenants, p.lim(b), big)
 			b.ReportAllocs()
 			i := 0
-			stop := cpuNs(b)
+			stop := cputime.ReportThread(b)
 			for b.Loop() {
 				lis, ok := l.Acquire(ctxs[i%len(ctxs)])
 				if !ok {
@@ -160,7 +161,7 @@ func BenchmarkReject(b *testing.B) {
 		}
 		ctx := context.Background()
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if _, err := s.Acquire(ctx, "noisy", 0, 1); err == nil {
 				b.Fatal("admitted")
@@ -179,7 +180,7 @@ func BenchmarkReject(b *testing.B) {
 			lims[t].Allow()
 		}
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if lims["tenant-000042"].Allow() {
 				b.Fatal("admitted")
@@ -198,7 +199,7 @@ func BenchmarkReject(b *testing.B) {
 			held = append(held, lis)
 		}
 		b.ReportAllocs()
-		stop := cpuNs(b)
+		stop := cputime.ReportThread(b)
 		for b.Loop() {
 			if _, ok := l.Acquire(ctxs[42]); ok {
 				b.Fatal("admitted")

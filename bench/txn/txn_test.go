@@ -7,6 +7,7 @@ package txn_test
 import (
 	"context"
 	"fmt"
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -79,7 +80,7 @@ func BenchmarkWriteReadBack(b *testing.B) {
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				if tx != nil {
@@ -105,7 +106,7 @@ func BenchmarkWriteReadBack(b *testing.B) {
 		b.ReportAllocs()
 		var tx *badger.Txn
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				if tx != nil {
@@ -138,7 +139,7 @@ func BenchmarkRecordRead(b *testing.B) {
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				if tx != nil {
@@ -157,7 +158,7 @@ func BenchmarkRecordRead(b *testing.B) {
 		b.ReportAllocs()
 		var set [][]byte
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				set = nil
@@ -179,7 +180,7 @@ func BenchmarkGet(b *testing.B) {
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				if tx != nil {
@@ -201,7 +202,7 @@ func BenchmarkGet(b *testing.B) {
 		b.ReportAllocs()
 		var tx *badger.Txn
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			if i%opsPerTx == 0 {
 				if tx != nil {
@@ -229,7 +230,7 @@ func BenchmarkBuild100R100W(b *testing.B) {
 		s := newMemkv(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			tx, _ := txn.Begin(s, txn.Options{})
 			for j := range 100 {
@@ -254,7 +255,7 @@ func BenchmarkBuild100R100W(b *testing.B) {
 		db := newBadger(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			tx := db.NewTransaction(true)
 			for j := range 100 {
@@ -285,7 +286,7 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		req := &memkv.CommitRequest{ReadKeys: make([][]byte, 2), Sets: make([][]byte, 4)}
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			req.ReadVersion = s.ReadVersion()
 			req.ReadKeys[0], req.ReadKeys[1] = keys[i%nKeys], keys[(i+1)%nKeys]
@@ -303,7 +304,7 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		s := newMemkv(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			tx, _ := txn.Begin(s, txn.Options{})
 			_, _, _ = tx.Get(ctx, keys[i%nKeys])
@@ -322,7 +323,7 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		db := newBadger(b)
 		b.ReportAllocs()
 		i := 0
-		done := cpuMeter(b)
+		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			tx := db.NewTransaction(true)
 			_, _ = tx.Get(keys[i%nKeys])

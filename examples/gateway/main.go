@@ -203,5 +203,5 @@ func openBackend(cfg Config) (Backend, error) {
 	case "redis":
 		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool), nil
 	}
-	return nil, fmt.Errorf("gateway: backend %q is not implemented yet", cfg.Backend.Kind)
+	return nil, fmt.Errorf("gateway: unknown backend kind %q (want \"memkv\" or \"redis\")", cfg.Backend.Kind)
 }

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package shedbench
-
-import "testing"
-
-// cpuNs reports nothing where there is no per-thread CPU clock.
-func cpuNs(*testing.B) func() { return func() {} }
