@@ -1,22 +1,37 @@
 package main
 
 import (
-	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-// burn spends d of CPU on this goroutine's thread, measured with
-// clock_gettime(CLOCK_THREAD_CPUTIME_ID), so that a request costs the same CPU however busy the
-// machine is (a calibrated loop would cost less or more as the CPU is shared).
+// burn spends d of CPU, measured on the thread's CPU clock
+// (clock_gettime(CLOCK_THREAD_CPUTIME_ID)), so that a request costs the same CPU
+// however busy the machine is (a calibrated loop alone would cost less or more
+// as the CPU is shared).
+//
+// It does not lock the goroutine to its thread: a locked goroutine that the
+// scheduler parks (for a GC, a preemption) must later be handed its own thread
+// back, a futex round trip between threads each time, and with thousands of
+// requests in flight those handoffs left a core idle and drove the shedder's
+// mutex into a convoy (measured: the process stuck at 1 of 2 cores with the
+// limit at its maximum). Instead each chunk of spinning is timed on its own: a
+// chunk during which the goroutine moved to another thread shows a delta from
+// two different clocks, and counts as its calibrated length instead.
 func burn(d time.Duration) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	start := threadCPU()
-	chunk := max(1, int(itersPerMicro*10)) // about 10 µs between clock reads
-	for threadCPU()-start < d {
+	chunk := max(1, int(itersPerMicro*10)) // about 10 µs per chunk
+	const nominal = 10 * time.Microsecond
+	var spent time.Duration
+	prev := threadCPU()
+	for spent < d {
 		spin(chunk)
+		now := threadCPU()
+		dt := now - prev
+		if dt <= 0 || dt > 100*nominal { // moved to another thread mid-chunk
+			dt = nominal
+		}
+		spent, prev = spent+dt, now
 	}
 }
 

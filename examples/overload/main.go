@@ -36,7 +36,8 @@ func main() {
 	d := flag.Duration("d", 20*time.Second, "virtual duration of the simulation")
 	plotPath := flag.String("plot", "overload.svg", "plot file (.svg or .png); empty for none")
 	realMode := flag.Bool("real", false, "also run the real mode (goroutines, CPU burn, aimd)")
-	realDur := flag.Duration("rd", 20*time.Second, "real mode duration")
+	realDur := flag.Duration("rd", 20*time.Second, "real mode: measured duration")
+	warmup := flag.Duration("warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
 	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile here")
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
@@ -53,7 +54,7 @@ func main() {
 		fmt.Println("plot written to", *plotPath)
 	}
 	if *realMode {
-		r, err := runReal(realConfig{Duration: *realDur, Profile: *profile, Target: *target, Work: *work, Backend: *backend})
+		r, err := runReal(realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work, Backend: *backend})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload: real mode:", err)
 			os.Exit(1)

@@ -20,26 +20,49 @@ import (
 // realConfig configures the real mode: real goroutines and a CPU-burning handler
 // behind an aimd.Limiter (the shed capacity) and a shed.Shedder.
 type realConfig struct {
-	Duration time.Duration // bounded run
+	Duration time.Duration // measured run, after the warm-up
+	Warmup   time.Duration // warm-up and calibration before it (default 5s)
 	Work     time.Duration // CPU per unit of cost (default 200µs)
 	Backend  time.Duration // backend wait per request after the CPU work (default 5ms)
 	Profile  string        // CPU profile file, for the shed/aimd share ("" for none)
 	Target   float64       // CPU utilization aimd holds (default 0.9)
 }
 
+// phaseStats counts the outcome of the requests that arrived in one phase, per
+// class (0 normal, 1 noisy).
+type phaseStats struct {
+	offered, admitted, shed, inDeadline [2]atomic.Int64
+	why                                 [2][5]atomic.Int64 // shed by reason; [0] is the client's timeout
+	rejected                            []atomic.Bool      // per tenant
+}
+
+func newPhaseStats(tenants int) *phaseStats {
+	return &phaseStats{rejected: make([]atomic.Bool, tenants)}
+}
+
+// normalRejected is the number of normal tenants with at least one rejection.
+func (p *phaseStats) normalRejected(normal int) int {
+	n := 0
+	for i := range normal {
+		if p.rejected[i].Load() {
+			n++
+		}
+	}
+	return n
+}
+
 type realResult struct {
-	cfg                  realConfig
-	offered, admitted    [2]int64
-	shed                 [2]int64
-	inDeadline           [2]int64
-	normalRejectedTenant int
-	cpuMean, cpuStd      float64 // utilization samples after warm-up
-	cpuSamples           int
-	within3              int         // periods within the target +-3%
-	why                  [2][5]int64 // shed by reason; [0] is the client's timeout
-	limitMin, limitMax   int
-	procCPU              time.Duration
-	wall                 time.Duration
+	cfg                realConfig
+	warm, run          *phaseStats
+	nominal, capacity  float64       // requests per second at the target: assumed (work only) and calibrated
+	cpuPerReq          time.Duration // process CPU per admitted request during the calibration
+	cpuMean, cpuStd    float64       // utilization samples of the measured run
+	cpuSamples         int
+	within3            int // periods within the target +-3%
+	secWithin3, secs   int // whole seconds within the target +-3%
+	limitMin, limitMax int
+	procCPU            time.Duration // measured run
+	wall               time.Duration // measured run
 }
 
 // itersPerMicro calibrates spin, once.
@@ -68,17 +91,143 @@ func spin(n int) {
 	burnSink.Add(x & 1)
 }
 
-func runReal(cfg realConfig) (*realResult, error) {
-	if cfg.Work == 0 {
-		cfg.Work = 200 * time.Microsecond
+// realTier is the system under test: the limiter, the shedder and the handler.
+type realTier struct {
+	cfg      realConfig
+	lim      *aimd.Limiter
+	sh       *shed.Shedder
+	deadline time.Duration
+	lastLoad atomic.Value // float64: the latest CPU sample
+}
+
+func newRealTier(cfg realConfig) (*realTier, error) {
+	t := &realTier{cfg: cfg, deadline: defaultScenario(0, 1).Deadline}
+	cpuSig := &aimd.ProcessCPU{}
+	lim, err := aimd.New(aimd.Config{
+		Signal: aimd.SignalFunc(func(now time.Time) (float64, error) {
+			v, err := cpuSig.Sample(now)
+			t.lastLoad.Store(v)
+			return v, err
+		}),
+		Manual: true, Target: cfg.Target, Min: 1, Max: 256, Initial: 4, MemoryLimit: -1,
+		Decrease: 0.9, Gain: 0.2, // gentle steps: a CPU signal sampled every 100 ms is noisy
+	})
+	if err != nil {
+		return nil, err
 	}
+	sh, err := shed.New(shed.Config{Capacity: lim, Priorities: 2, MaxQueue: 64,
+		QueueDeadline: 50 * time.Millisecond, StandingDeadline: 10 * time.Millisecond})
+	if err != nil {
+		return nil, err
+	}
+	t.lim, t.sh = lim, sh
+	return t, nil
+}
+
+// serve runs one request: admission by the shedder, then the CPU work and the
+// backend wait, accounted in p.
+func (t *realTier) serve(p *phaseStats, r request) {
+	k := b2i(r.noisy)
+	rctx, rcancel := context.WithTimeout(context.Background(), t.deadline)
+	defer rcancel()
+	start := time.Now()
+	release, err := t.sh.Acquire(rctx, r.name, r.prio, r.cost)
+	if err != nil {
+		if !errors.Is(err, shed.ErrShed) && !errors.Is(err, context.DeadlineExceeded) {
+			panic(err)
+		}
+		p.shed[k].Add(1)
+		var se *shed.ShedError
+		switch {
+		case errors.As(err, &se):
+			p.why[k][se.Reason].Add(1)
+		default: // the client's deadline passed while queued
+			p.why[k][0].Add(1)
+		}
+		p.rejected[r.tenant].Store(true)
+		return
+	}
+	p.admitted[k].Add(1)
+	burn(time.Duration(r.cost) * t.cfg.Work)
+	// The backend round trip: a gateway request mostly waits, so the
+	// concurrency that saturates the CPU is large (about 50 here) and the
+	// limit can be regulated in steps of about 2% of the CPU.
+	time.Sleep(t.cfg.Backend)
+	release()
+	if time.Since(start) <= t.deadline {
+		p.inDeadline[k].Add(1)
+	}
+}
+
+// drive offers reqs open-loop from begin (each request in its own goroutine,
+// accounted in p) and returns once every request has finished.
+func (t *realTier) drive(p *phaseStats, reqs []request, begin time.Time) {
+	var wg sync.WaitGroup
+	for i := range reqs {
+		r := reqs[i]
+		if d := time.Until(begin.Add(r.arrive)); d > 200*time.Microsecond {
+			time.Sleep(d) // pacing the open-loop generator
+		}
+		p.offered[b2i(r.noisy)].Add(1)
+		wg.Go(func() { t.serve(p, r) })
+	}
+	wg.Wait()
+}
+
+// realScenario is the experiment's tenant mix at capacity requests per second.
+func realScenario(d time.Duration, capacity float64) scenario {
+	s := defaultScenario(d, 1)
+	s.Slots = runtime.GOMAXPROCS(0)
+	s.Unit = time.Duration(float64(s.Slots) / capacity * float64(time.Second)) // capacity() = Slots/Unit
+	return s
+}
+
+func runReal(cfg realConfig) (*realResult, error) {
+	cfg.Work = or(cfg.Work, 200*time.Microsecond)
+	cfg.Warmup = or(cfg.Warmup, 5*time.Second)
+	cfg.Backend = or(cfg.Backend, 5*time.Millisecond)
 	if cfg.Target == 0 {
 		cfg.Target = 0.9
 	}
-	if cfg.Backend == 0 {
-		cfg.Backend = 5 * time.Millisecond
+	t, err := newRealTier(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Profile != "" {
+	cores := float64(runtime.GOMAXPROCS(0))
+	res := &realResult{cfg: cfg, limitMin: math.MaxInt, nominal: cfg.Target * cores / cfg.Work.Seconds()}
+	ctl := startControl(t)
+	defer ctl.stop()
+
+	// Warm-up and calibration: the mix offered at the nominal capacity (the
+	// work alone) while aimd ramps up from its initial limit. Over the second
+	// half, the process CPU per admitted request measures what a request really
+	// costs here: the work plus the harness (goroutine, context, timer, sleep),
+	// the shedder, the shed requests' share and the garbage collector.
+	s := realScenario(cfg.Warmup, res.nominal)
+	reqs, _ := s.arrivals()
+	res.warm = newPhaseStats(s.Normal + s.Noisy)
+	begin := time.Now()
+	var cpu0, adm0 atomic.Int64
+	half := time.AfterFunc(cfg.Warmup/2, func() {
+		c, _ := processCPU()
+		adm0.Store(res.warm.admitted[0].Load() + res.warm.admitted[1].Load())
+		cpu0.Store(int64(c))
+	})
+	t.drive(res.warm, reqs, begin)
+	half.Stop()
+	cpu1, _ := processCPU()
+	adm := res.warm.admitted[0].Load() + res.warm.admitted[1].Load() - adm0.Load()
+	res.cpuPerReq = cfg.Work
+	if c0 := time.Duration(cpu0.Load()); adm > 0 && c0 > 0 {
+		res.cpuPerReq = max(cfg.Work, (cpu1-c0)/time.Duration(adm))
+	}
+	res.capacity = cfg.Target * cores / res.cpuPerReq.Seconds()
+
+	// The measured run: the same mix at the calibrated capacity.
+	s = realScenario(cfg.Duration, res.capacity)
+	reqs, _ = s.arrivals()
+	res.run = newPhaseStats(s.Normal + s.Noisy)
+	if cfg.Profile != "" { // the measured run only
 		f, err := os.Create(cfg.Profile)
 		if err != nil {
 			return nil, err
@@ -89,155 +238,149 @@ func runReal(cfg realConfig) (*realResult, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	cpuSig := &aimd.ProcessCPU{}
-	var lastLoad atomic.Value
-	lim, err := aimd.New(aimd.Config{
-		Signal: aimd.SignalFunc(func(now time.Time) (float64, error) {
-			v, err := cpuSig.Sample(now)
-			lastLoad.Store(v)
-			return v, err
-		}),
-		Manual: true, Target: cfg.Target, Min: 1, Max: 256, Initial: 4, MemoryLimit: -1,
-		Decrease: 0.9, Gain: 0.2, // gentle steps: the CPU signal of a shared machine is noisy
-	})
-	if err != nil {
-		return nil, err
-	}
-	sh, err := shed.New(shed.Config{Capacity: lim, Priorities: 2, MaxQueue: 64,
-		QueueDeadline: 50 * time.Millisecond, StandingDeadline: 10 * time.Millisecond})
-	if err != nil {
-		return nil, err
-	}
-	res := &realResult{cfg: cfg, limitMin: math.MaxInt}
-	procStart, _ := cpuTime()
-
-	// Capacity: GOMAXPROCS cores of cfg.Work per request.
-	// The offered load is relative to the capacity the tier runs at: the CPU
-	// aimd lets the process use, target x cores, over the work per request.
-	s := defaultScenario(cfg.Duration, 1)
-	s.Slots = runtime.GOMAXPROCS(0)
-	s.Unit = time.Duration(float64(cfg.Work) / cfg.Target) // capacity() = cores x target / work
-	reqs, _ := s.arrivals()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	// The control loop: one aimd step per period, then wake shed waiters.
-	var cpuVals []float64
-	var mu sync.Mutex
-	wg.Go(func() {
-		t := time.NewTicker(aimd.DefaultPeriod)
-		defer t.Stop()
-		start := time.Now()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				// The tick's own time may be stale when this goroutine ran late;
-				// the CPU signal needs the time it actually samples at.
-				now := time.Now()
-				_ = lim.Tick(now)
-				sh.Kick()
-				v, _ := lastLoad.Load().(float64)
-				mu.Lock()
-				if now.Sub(start) > cfg.Duration/4 && !math.IsNaN(v) { // after warm-up
-					cpuVals = append(cpuVals, v)
-					res.limitMin = min(res.limitMin, lim.Limit())
-					res.limitMax = max(res.limitMax, lim.Limit())
-				}
-				mu.Unlock()
-			}
-		}
-	})
-	rejected := make([]atomic.Bool, s.Normal+s.Noisy)
-	begin := time.Now()
-	var reqWG sync.WaitGroup
-	for i := range reqs {
-		r := reqs[i]
-		if d := time.Until(begin.Add(r.arrive)); d > 200*time.Microsecond {
-			time.Sleep(d) // pacing the open-loop generator
-		}
-		k := b2i(r.noisy)
-		atomic.AddInt64(&res.offered[k], 1)
-		reqWG.Go(func() {
-			rctx, rcancel := context.WithTimeout(context.Background(), s.Deadline)
-			defer rcancel()
-			start := time.Now()
-			release, err := sh.Acquire(rctx, r.name, r.prio, r.cost)
-			if err != nil {
-				if !errors.Is(err, shed.ErrShed) && !errors.Is(err, context.DeadlineExceeded) {
-					panic(err)
-				}
-				atomic.AddInt64(&res.shed[k], 1)
-				var se *shed.ShedError
-				switch {
-				case errors.As(err, &se):
-					atomic.AddInt64(&res.why[k][se.Reason], 1)
-				default: // the client's deadline passed while queued
-					atomic.AddInt64(&res.why[k][0], 1)
-				}
-				rejected[r.tenant].Store(true)
-				return
-			}
-			atomic.AddInt64(&res.admitted[k], 1)
-			burn(time.Duration(r.cost) * cfg.Work)
-			// The backend round trip: a gateway request mostly waits, so the
-			// concurrency that saturates the CPU is large (about 50 here) and the
-			// limit can be regulated in steps of about 2% of the CPU.
-			time.Sleep(cfg.Backend)
-			release()
-			if time.Since(start) <= s.Deadline {
-				atomic.AddInt64(&res.inDeadline[k], 1)
-			}
-		})
-	}
-	reqWG.Wait()
-	cancel()
-	wg.Wait()
-	procEnd, _ := cpuTime()
-	res.procCPU = procEnd - procStart
-	res.wall = time.Since(begin)
-	for i := range s.Normal {
-		if rejected[i].Load() {
-			res.normalRejectedTenant++
-		}
-	}
-	var sum, sq float64
-	for _, v := range cpuVals {
-		sum += v
-		sq += v * v
-		if math.Abs(v-cfg.Target) <= 0.03 {
-			res.within3++
-		}
-	}
-	if n := float64(len(cpuVals)); n > 0 {
-		res.cpuMean = sum / n
-		res.cpuStd = math.Sqrt(max(0, sq/n-res.cpuMean*res.cpuMean))
-		res.cpuSamples = len(cpuVals)
-	}
+	procStart, _ := processCPU()
+	begin = time.Now()
+	ctl.measure(begin)
+	t.drive(res.run, reqs, begin)
+	procEnd, _ := processCPU()
+	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
+	ctl.stop()
+	ctl.summarize(res)
 	return res, nil
 }
 
-func cpuTime() (time.Duration, error) { return processCPU() }
+func or(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// control is the control loop: one aimd step per period, then a Kick to wake
+// shed waiters, recording the CPU and the limit once the measured run begins.
+type control struct {
+	t      *realTier
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+
+	mu      sync.Mutex
+	begin   time.Time // zero during the warm-up
+	loads   []float64 // per period, measured run
+	limits  []int
+	secCPU  []time.Duration // process CPU at each whole second of the measured run
+	nextSec time.Time
+}
+
+func startControl(t *realTier) *control {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &control{t: t, cancel: cancel, done: make(chan struct{})}
+	go c.loop(ctx)
+	return c
+}
+
+func (c *control) loop(ctx context.Context) {
+	defer close(c.done)
+	tk := time.NewTicker(aimd.DefaultPeriod)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			// The tick's own time may be stale when this goroutine ran late;
+			// the CPU signal needs the time it actually samples at.
+			now := time.Now()
+			_ = c.t.lim.Tick(now)
+			c.t.sh.Kick()
+			v, _ := c.t.lastLoad.Load().(float64)
+			c.mu.Lock()
+			if !c.begin.IsZero() && !math.IsNaN(v) {
+				c.loads = append(c.loads, v)
+				c.limits = append(c.limits, c.t.lim.Limit())
+				if !now.Before(c.nextSec) {
+					cpu, _ := processCPU()
+					c.secCPU = append(c.secCPU, cpu)
+					c.nextSec = c.nextSec.Add(time.Second)
+				}
+			}
+			c.mu.Unlock()
+		}
+	}
+}
+
+// measure starts recording, from begin.
+func (c *control) measure(begin time.Time) {
+	cpu, _ := processCPU()
+	c.mu.Lock()
+	c.begin, c.nextSec, c.secCPU = begin, begin.Add(time.Second), []time.Duration{cpu}
+	c.mu.Unlock()
+}
+
+func (c *control) stop() {
+	c.once.Do(func() {
+		c.cancel()
+		<-c.done
+	})
+}
+
+// summarize computes the CPU and limit figures of the measured run.
+func (c *control) summarize(r *realResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var sum, sq float64
+	for i, v := range c.loads {
+		sum += v
+		sq += v * v
+		if math.Abs(v-r.cfg.Target) <= 0.03 {
+			r.within3++
+		}
+		r.limitMin, r.limitMax = min(r.limitMin, c.limits[i]), max(r.limitMax, c.limits[i])
+	}
+	if n := float64(len(c.loads)); n > 0 {
+		r.cpuMean = sum / n
+		r.cpuStd = math.Sqrt(max(0, sq/n-r.cpuMean*r.cpuMean))
+		r.cpuSamples = len(c.loads)
+	}
+	cores := float64(runtime.GOMAXPROCS(0))
+	for i := 1; i < len(c.secCPU); i++ {
+		// The ticks that close each second run up to a period late; the
+		// second's window is taken as one second all the same.
+		u := (c.secCPU[i] - c.secCPU[i-1]).Seconds() / cores
+		r.secs++
+		if math.Abs(u-r.cfg.Target) <= 0.03 {
+			r.secWithin3++
+		}
+	}
+}
 
 func (r *realResult) print(w io.Writer) {
-	fmt.Fprintf(w, "\nreal mode: %v, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%, 1,350 tenants at 135%% of the capacity at the target\n",
-		r.cfg.Duration, runtime.GOMAXPROCS(0), r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target)
+	cores := runtime.GOMAXPROCS(0)
+	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%\n",
+		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target)
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}
-	fmt.Fprintf(w, "  process CPU utilization after warm-up: mean %.1f%% sd %.1f%%, %d of %d periods within %.0f%% +-3%%\n",
-		100*r.cpuMean, 100*r.cpuStd, r.within3, r.cpuSamples, 100*r.cfg.Target)
-	fmt.Fprintf(w, "  process CPU over the run: %.2f cores of %d\n", r.procCPU.Seconds()/r.wall.Seconds(), runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "  aimd concurrency limit after warm-up: %d..%d\n", r.limitMin, r.limitMax)
-	fmt.Fprintf(w, "  normal: offered %d admitted %d shed %d, in deadline %.2f%%, tenants with a rejection %d / 1344\n",
-		r.offered[0], r.admitted[0], r.shed[0], pct(r.inDeadline[0], r.offered[0]), r.normalRejectedTenant)
-	fmt.Fprintf(w, "  noisy:  offered %d admitted %d shed %d\n", r.offered[1], r.admitted[1], r.shed[1])
+	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
+		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
+	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s (135%%)\n", r.capacity)
+	fmt.Fprintf(w, "  process CPU utilization: mean %.1f%% sd %.1f%%, %d of %d periods (100ms) and %d of %d seconds within %.0f%% +-3%%\n",
+		100*r.cpuMean, 100*r.cpuStd, r.within3, r.cpuSamples, r.secWithin3, r.secs, 100*r.cfg.Target)
+	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d\n", r.procCPU.Seconds()/r.wall.Seconds(), cores)
+	fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
+	p := r.run
+	fmt.Fprintf(w, "  normal: offered %d admitted %d shed %d, in deadline %.3f%%, tenants with a rejection %d / 1344\n",
+		p.offered[0].Load(), p.admitted[0].Load(), p.shed[0].Load(), pct(p.inDeadline[0].Load(), p.offered[0].Load()), p.normalRejected(1344))
+	fmt.Fprintf(w, "  noisy:  offered %d admitted %d shed %d\n", p.offered[1].Load(), p.admitted[1].Load(), p.shed[1].Load())
 	for k, class := range []string{"normal", "noisy"} {
 		fmt.Fprintf(w, "  %s shed by reason: bucket full %d, queue deadline %d, client timeout %d\n", class,
-			r.why[k][shed.ReasonBucketFull], r.why[k][shed.ReasonQueueDeadline], r.why[k][0])
+			p.why[k][shed.ReasonBucketFull].Load(), p.why[k][shed.ReasonQueueDeadline].Load(), p.why[k][0].Load())
 	}
+	useful := float64(p.inDeadline[0].Load() + p.inDeadline[1].Load())
+	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (requests served within deadline per second / %.0f)\n",
+		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
+	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
+		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
 	if r.cfg.Profile != "" {
 		fmt.Fprintf(w, "  CPU profile in %s; shed+aimd share: go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s\n", r.cfg.Profile, r.cfg.Profile)
 	}

@@ -17,13 +17,17 @@ import (
 // figures, which need the full run on an idle machine (README.md).
 func TestRealModeShort(t *testing.T) {
 	leak.Check(t)
-	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Work: 2 * time.Millisecond})
+	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond})
 	require.NoError(t, err)
-	for k := range 2 {
-		assert.Positive(t, r.offered[k])
-		assert.Equal(t, r.offered[k], r.admitted[k]+r.shed[k], "class %d", k)
-		assert.LessOrEqual(t, r.inDeadline[k], r.admitted[k])
+	for _, p := range []*phaseStats{r.warm, r.run} {
+		for k := range 2 {
+			assert.Positive(t, p.offered[k].Load())
+			assert.Equal(t, p.offered[k].Load(), p.admitted[k].Load()+p.shed[k].Load(), "class %d", k)
+			assert.LessOrEqual(t, p.inDeadline[k].Load(), p.admitted[k].Load())
+		}
 	}
+	assert.GreaterOrEqual(t, r.cpuPerReq, 2*time.Millisecond, "a request costs at least its work")
+	assert.Positive(t, r.capacity)
 	assert.GreaterOrEqual(t, r.limitMin, 1)
 	assert.LessOrEqual(t, r.limitMax, 256)
 	var b stringsBuilder
