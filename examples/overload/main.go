@@ -42,6 +42,7 @@ func main() {
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
 	backend := flag.Duration("backend", 5*time.Millisecond, "real mode: backend wait per request")
+	qd := flag.Duration("qd", 50*time.Millisecond, "real mode: the shedder's queue deadline")
 	flag.Parse()
 	res := experiment(*d)
 	printTable(os.Stdout, res)
@@ -54,7 +55,7 @@ func main() {
 		fmt.Println("plot written to", *plotPath)
 	}
 	if *realMode {
-		r, err := runReal(realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work, Backend: *backend})
+		r, err := runReal(realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work, Backend: *backend, QueueDeadline: *qd})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload: real mode:", err)
 			os.Exit(1)

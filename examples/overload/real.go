@@ -26,6 +26,9 @@ type realConfig struct {
 	Backend  time.Duration // backend wait per request after the CPU work (default 5ms)
 	Profile  string        // CPU profile file, for the shed/aimd share ("" for none)
 	Target   float64       // CPU utilization aimd holds (default 0.9)
+	// QueueDeadline is the shedder's queue deadline (default 50ms, as in the
+	// simulation; the client gives up after 100ms).
+	QueueDeadline time.Duration
 }
 
 // phaseStats counts the outcome of the requests that arrived in one phase, per
@@ -116,7 +119,7 @@ func newRealTier(cfg realConfig) (*realTier, error) {
 		return nil, err
 	}
 	sh, err := shed.New(shed.Config{Capacity: lim, Priorities: 2, MaxQueue: 64,
-		QueueDeadline: 50 * time.Millisecond, StandingDeadline: 10 * time.Millisecond})
+		QueueDeadline: cfg.QueueDeadline, StandingDeadline: 10 * time.Millisecond})
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +189,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	cfg.Work = or(cfg.Work, 200*time.Microsecond)
 	cfg.Warmup = or(cfg.Warmup, 5*time.Second)
 	cfg.Backend = or(cfg.Backend, 5*time.Millisecond)
+	cfg.QueueDeadline = or(cfg.QueueDeadline, 50*time.Millisecond)
 	if cfg.Target == 0 {
 		cfg.Target = 0.9
 	}
@@ -356,8 +360,8 @@ func (c *control) summarize(r *realResult) {
 
 func (r *realResult) print(w io.Writer) {
 	cores := runtime.GOMAXPROCS(0)
-	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%\n",
-		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target)
+	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%, queue deadline %v\n",
+		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}
