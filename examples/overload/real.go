@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,8 @@ type realResult struct {
 	within3            int // periods within the target +-3%
 	secWithin3, secs   int // whole seconds within the target +-3%
 	limitMin, limitMax int
+	rejectedSizes      []int         // requests offered by each normal tenant with a rejection, ascending
+	normalSizes        []int         // requests offered by each normal tenant, ascending
 	procCPU            time.Duration // measured run
 	wall               time.Duration // measured run
 }
@@ -250,6 +253,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
 	ctl.stop()
 	ctl.summarize(res)
+	res.sizes(reqs, s.Normal)
 	return res, nil
 }
 
@@ -380,6 +384,11 @@ func (r *realResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  %s shed by reason: bucket full %d, queue deadline %d, client timeout %d\n", class,
 			p.why[k][shed.ReasonBucketFull].Load(), p.why[k][shed.ReasonQueueDeadline].Load(), p.why[k][0].Load())
 	}
+	if len(r.rejectedSizes) > 0 {
+		fmt.Fprintf(w, "  normal tenants with a rejection offered %d..%d requests (median %d); all normal tenants %d..%d (median %d)\n",
+			r.rejectedSizes[0], r.rejectedSizes[len(r.rejectedSizes)-1], median(r.rejectedSizes),
+			r.normalSizes[0], r.normalSizes[len(r.normalSizes)-1], median(r.normalSizes))
+	}
 	useful := float64(p.inDeadline[0].Load() + p.inDeadline[1].Load())
 	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (requests served within deadline per second / %.0f)\n",
 		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
@@ -388,4 +397,31 @@ func (r *realResult) print(w io.Writer) {
 	if r.cfg.Profile != "" {
 		fmt.Fprintf(w, "  CPU profile in %s; shed+aimd share: go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s\n", r.cfg.Profile, r.cfg.Profile)
 	}
+}
+
+// sizes records how many requests each normal tenant offered in the measured
+// run, for all of them and for those with a rejection: whether rejections hit
+// the largest normal tenants or any.
+func (r *realResult) sizes(reqs []request, normal int) {
+	n := make([]int, normal)
+	for _, q := range reqs {
+		if !q.noisy {
+			n[q.tenant]++
+		}
+	}
+	for i, c := range n {
+		r.normalSizes = append(r.normalSizes, c)
+		if r.run.rejected[i].Load() {
+			r.rejectedSizes = append(r.rejectedSizes, c)
+		}
+	}
+	slices.Sort(r.normalSizes)
+	slices.Sort(r.rejectedSizes)
+}
+
+func median(v []int) int {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[len(v)/2]
 }
