@@ -41,7 +41,7 @@ func main() {
 	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile here")
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
-	backend := flag.Duration("backend", 5*time.Millisecond, "real mode: backend wait per request")
+	backend := flag.Duration("backend", 10*time.Millisecond, "real mode: backend wait per request")
 	qd := flag.Duration("qd", 50*time.Millisecond, "real mode: the shedder's queue deadline")
 	flag.Parse()
 	res := experiment(*d)

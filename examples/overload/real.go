@@ -24,7 +24,7 @@ type realConfig struct {
 	Duration time.Duration // measured run, after the warm-up
 	Warmup   time.Duration // warm-up and calibration before it (default 5s)
 	Work     time.Duration // CPU per unit of cost (default 200µs)
-	Backend  time.Duration // backend wait per request after the CPU work (default 5ms)
+	Backend  time.Duration // backend wait per request after the CPU work (default 10ms)
 	Profile  string        // CPU profile file, for the shed/aimd share ("" for none)
 	Target   float64       // CPU utilization aimd holds (default 0.9)
 	// QueueDeadline is the shedder's queue deadline (default 50ms, as in the
@@ -156,8 +156,9 @@ func (t *realTier) serve(p *phaseStats, r request) {
 	p.admitted[k].Add(1)
 	burn(time.Duration(r.cost) * t.cfg.Work)
 	// The backend round trip: a gateway request mostly waits, so the
-	// concurrency that saturates the CPU is large (about 50 here) and the
-	// limit can be regulated in steps of about 2% of the CPU.
+	// concurrency that saturates the CPU is large (about 90 here) and the
+	// limit can be regulated in steps of about 1% of the CPU (with 5 ms, 2%: the sawtooth then
+	// runs into the 100% ceiling at a 90% target; README.md).
 	time.Sleep(t.cfg.Backend)
 	release()
 	if time.Since(start) <= t.deadline {
@@ -191,7 +192,7 @@ func realScenario(d time.Duration, capacity float64) scenario {
 func runReal(cfg realConfig) (*realResult, error) {
 	cfg.Work = or(cfg.Work, 200*time.Microsecond)
 	cfg.Warmup = or(cfg.Warmup, 5*time.Second)
-	cfg.Backend = or(cfg.Backend, 5*time.Millisecond)
+	cfg.Backend = or(cfg.Backend, 10*time.Millisecond)
 	cfg.QueueDeadline = or(cfg.QueueDeadline, 50*time.Millisecond)
 	if cfg.Target == 0 {
 		cfg.Target = 0.9
