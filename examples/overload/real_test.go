@@ -10,9 +10,10 @@ import (
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
-// TestRealModeShort runs the real mode for half a second at 2 ms of CPU per
-// request (about 700 requests): every offered request is
-// admitted or shed, and every goroutine it started (the control loop, the
+// TestRealModeShort runs the real mode for half a second of warm-up and half a
+// second measured at 2 ms of CPU per request (about 1,400 requests): in both
+// phases every offered request is admitted or shed, the calibration charges a
+// request at least its work, and every goroutine it started (the control loop, the
 // requests) is gone afterwards. It checks accounting and hygiene, not the
 // figures, which need the full run on an idle machine (README.md).
 func TestRealModeShort(t *testing.T) {
