@@ -43,12 +43,14 @@ type Cache[K comparable, V any] struct {
 	stats counters
 }
 
-// node is one cached entry. The key and hash never change; item is swapped
-// atomically so readers never lock; prev, next and queue belong to the policy.
+// node is one cached entry. The key and hash never change; it is written in
+// place under the key's shard write lock and read under its read lock, so a hit
+// reads the value from the node it found (no further pointer to chase) and an
+// update allocates nothing; prev, next and queue belong to the policy.
 type node[K comparable, V any] struct {
 	key  K
 	hash uint64
-	item atomic.Pointer[item[V]]
+	it   item[V]     // protected by the shard lock
 	dead atomic.Bool // set under the policy lock when evicted or removed
 
 	prev, next *node[K, V] // policy lock
@@ -62,7 +64,7 @@ type loaded[V any] struct {
 	at  int64
 }
 
-// item is an immutable cached value with its provenance.
+// item is a cached value with its provenance.
 type item[V any] struct {
 	val     V
 	version uint64 // CDC version it reflects; 0 when unknown (loaded or Set)
@@ -192,7 +194,7 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	n := c.storeLocked(s, key, h, &item[V]{val: value, freshAt: c.vouchTime(cfg)})
+	n := c.storeLocked(s, key, h, item[V]{val: value, freshAt: c.vouchTime(cfg)})
 	s.mu.Unlock()
 	c.admit(n)
 }
@@ -237,10 +239,13 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.RLock()
 	n := s.m[key]
+	var it item[V]
+	if n != nil {
+		it = n.it
+	}
 	s.mu.RUnlock()
 	if n != nil {
-		it := n.item.Load()
-		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, it) {
+		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, &it) {
 			st.hits.Add(1)
 			c.recordHit(st, n)
 			return it.val, true
@@ -367,7 +372,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	default:
 		cfg := c.cfg.Load()
 		if cfg.Owns == nil || cfg.Owns(key) {
-			added = c.storeLocked(s, key, h, &item[V]{val: v, freshAt: startedAt})
+			added = c.storeLocked(s, key, h, item[V]{val: v, freshAt: startedAt})
 		}
 	}
 	s.mu.Unlock()
@@ -415,16 +420,15 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 // node in the index, which it returns. The caller holds s's write lock, and
 // must pass a returned node to admit after releasing it, so that no reader of
 // the shard waits for the policy lock.
-func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it *item[V]) *node[K, V] {
+func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) *node[K, V] {
 	if n := s.m[key]; n != nil && !n.dead.Load() {
 		// A concurrent eviction may be removing this node; then the store is
 		// lost as if evicted right after, which a cache may always do.
-		n.item.Store(it)
+		n.it = it
 		c.recordHit(c.stripeOf(h), n)
 		return nil
 	}
-	n := &node[K, V]{key: key, hash: h}
-	n.item.Store(it)
+	n := &node[K, V]{key: key, hash: h, it: it}
 	s.m[key] = n
 	return n
 }
@@ -521,7 +525,7 @@ func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	if n == nil {
 		return false
 	}
-	if v := n.item.Load().version; version != 0 && v >= version {
+	if v := n.it.version; version != 0 && v >= version {
 		return false
 	}
 	delete(s.m, key)

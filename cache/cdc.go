@@ -77,12 +77,12 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	if n == nil {
 		return
 	}
-	if v := n.item.Load().version; version != 0 && v >= version {
+	if v := n.it.version; version != 0 && v >= version {
 		return
 	}
 	// Only checkpoints vouch for a refilled value: a later change may already
 	// be committed but not yet delivered.
-	n.item.Store(&item[V]{val: value, version: version})
+	n.it = item[V]{val: value, version: version}
 	c.stats.refills.Add(1)
 }
 
