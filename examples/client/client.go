@@ -1,0 +1,254 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tierkit/tierkit/rollout"
+)
+
+// Client is the thin client: per request it decides gateway or direct
+// (rollout), the serving region (failover), the host (a weighted ring per
+// region, or the shard ring in direct mode), and sends the command over a
+// small sticky pool of connections to that host, retrying once on the next
+// host of the key's replica order when the host itself failed.
+//
+// It is safe for concurrent use. Routes and Config are swapped atomically
+// (Client.SetRoutes, Client.SetConfig) while requests run: a request routes
+// on the snapshot it loaded. A Client must not be copied after first use;
+// call Client.Close to release its connections.
+type Client struct {
+	cfg    atomic.Pointer[Config]
+	routes atomic.Pointer[compiled]
+
+	mu     sync.Mutex       // protects hosts and closed
+	hosts  map[string]*host // address -> pool and counters
+	closed bool
+
+	gateway, direct, retries, failures, skipped, swaps atomic.Uint64
+}
+
+// host is one address's sticky pool, its ejection deadline and its counter.
+type host struct {
+	addr      string
+	rc        *redis.Client
+	downUntil atomic.Int64 // unix nanoseconds; skipped by new requests until then
+	requests  atomic.Uint64
+}
+
+// New returns a Client for cfg, or an error wrapping ErrInvalidConfig. It
+// starts no goroutine and opens no connection: pools are dialed on first use.
+// Requests fail with ErrNoRoutes until Client.SetRoutes.
+func New(cfg Config) (*Client, error) {
+	c := &Client{hosts: map[string]*host{}}
+	if err := c.SetConfig(cfg); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// SetConfig validates cfg and swaps it in atomically; on error the previous
+// Config stays in force. Service, Region, units and EjectFor apply to the next
+// request; PoolSize, DialTimeout and credentials apply to pools opened later
+// (a host's pool is opened on its first request and kept while the host is in
+// the routes).
+func (c *Client) SetConfig(cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	c.cfg.Store(&cfg)
+	return nil
+}
+
+// Config returns the Config in force, with defaults filled in.
+func (c *Client) Config() Config { return *c.cfg.Load() }
+
+// SetRoutes publishes r: requests that start afterwards route on it, requests
+// in flight finish on the routes they loaded. Pools of hosts that appear in
+// no path of r are closed (a request still using one sees a closed pool and
+// retries on its next host). On error (wrapping ErrInvalidRoutes) the previous
+// routes stay in force.
+func (c *Client) SetRoutes(r Routes) error {
+	cr, err := compile(r)
+	if err != nil {
+		return err
+	}
+	c.routes.Store(cr)
+	c.swaps.Add(1)
+	var stale []*host
+	c.mu.Lock()
+	for addr, h := range c.hosts {
+		if !cr.hosts[addr] {
+			stale = append(stale, h)
+			delete(c.hosts, addr)
+		}
+	}
+	c.mu.Unlock()
+	for _, h := range stale {
+		_ = h.rc.Close()
+	}
+	return nil
+}
+
+// Routes returns the routes in force and whether any were published.
+func (c *Client) Routes() (Routes, bool) {
+	r := c.routes.Load()
+	if r == nil {
+		return Routes{}, false
+	}
+	return r.Routes, true
+}
+
+// Route returns where a request for key goes now, without sending anything:
+// the decision every request makes. It returns ErrNoRoutes or ErrNoHost.
+func (c *Client) Route(key string) (Target, error) {
+	r := c.routes.Load()
+	if r == nil {
+		return Target{}, ErrNoRoutes
+	}
+	return c.route(r, c.cfg.Load(), key, time.Now().UnixNano())
+}
+
+func (c *Client) route(r *compiled, cfg *Config, key string, now int64) (Target, error) {
+	d := rollout.Decision{Reason: rollout.ReasonNoRule}
+	if r.Rollout != nil {
+		d = r.Rollout.Decide(rollout.Query{Service: cfg.Service, Key: key, Region: cfg.Region, Unit: cfg.RolloutUnit})
+	}
+	if !d.Use {
+		if r.direct == nil {
+			return Target{Path: PathDirect, Reason: d.Reason}, ErrNoHost
+		}
+		id, err := r.direct.Lookup(routingKey(key))
+		if err != nil {
+			return Target{Path: PathDirect, Reason: d.Reason}, ErrNoHost
+		}
+		// The shard is the key's only owner: a retry reconnects to it.
+		addr := r.shardOf[id]
+		return Target{Path: PathDirect, Host: addr, Next: addr, Reason: d.Reason}, nil
+	}
+	region := cfg.Region
+	if r.Failover != nil {
+		unit := cfg.Unit
+		if unit == "" {
+			unit = key
+		}
+		region = r.Failover.Pick(cfg.Region, unit)
+	}
+	t := Target{Path: PathGateway, Region: region, Reason: d.Reason}
+	ring := r.Gateways[region]
+	if ring == nil {
+		return t, ErrNoHost
+	}
+	var buf [4]string
+	cands := ring.AppendLookupNHash(buf[:0], gatewayHash(key), len(buf))
+	first, second := -1, -1
+	for i, h := range cands {
+		if r.draining[h] || c.ejected(h, now) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else {
+			second = i
+			break
+		}
+	}
+	switch {
+	case first < 0: // every candidate is out: try the owner anyway
+		first, second = 0, 1
+	case first > 0:
+		c.skipped.Add(1)
+	}
+	t.Host = cands[first]
+	if second >= 0 && second < len(cands) {
+		t.Next = cands[second]
+	}
+	return t, nil
+}
+
+// ejected reports whether host h failed recently enough to be skipped.
+func (c *Client) ejected(addr string, now int64) bool {
+	c.mu.Lock()
+	h := c.hosts[addr]
+	c.mu.Unlock()
+	return h != nil && h.downUntil.Load() > now
+}
+
+// host returns addr's pool, opening it on first use.
+func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if h := c.hosts[addr]; h != nil {
+		return h, nil
+	}
+	opt := &redis.Options{
+		Addr:                  addr,
+		PoolSize:              cfg.PoolSize,
+		DialTimeout:           cfg.DialTimeout,
+		MaxRetries:            -1, // the client retries across hosts itself
+		ContextTimeoutEnabled: true,
+		DisableIdentity:       true,
+		Protocol:              2,
+	}
+	if path == PathGateway {
+		opt.Username, opt.Password = cfg.Username, cfg.Password
+	}
+	h := &host{addr: addr, rc: redis.NewClient(opt)}
+	c.hosts[addr] = h
+	return h, nil
+}
+
+// do sends one command for key (or for a group of keys routed together) along
+// t, and once more to t.Next if the first host failed and ctx allows.
+func (c *Client) do(ctx context.Context, t Target, cfg *Config, fn func(context.Context, *redis.Client) error) error {
+	if t.Path == PathGateway {
+		c.gateway.Add(1)
+	} else {
+		c.direct.Add(1)
+	}
+	err := c.attempt(ctx, t.Host, t.Path, cfg, fn)
+	if retryable(ctx, err) && t.Next != "" {
+		c.retries.Add(1)
+		err = c.attempt(ctx, t.Next, t.Path, cfg, fn)
+	}
+	if err != nil && !errors.Is(err, redis.Nil) {
+		c.failures.Add(1)
+	}
+	return err
+}
+
+func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Config, fn func(context.Context, *redis.Client) error) error {
+	h, err := c.host(addr, path, cfg)
+	if err != nil {
+		return err
+	}
+	h.requests.Add(1)
+	err = fn(ctx, h.rc)
+	if retryable(ctx, err) {
+		h.downUntil.Store(time.Now().Add(cfg.EjectFor).UnixNano())
+	}
+	return err
+}
+
+// Close closes every pool. Requests in flight fail; later ones return
+// ErrClosed. Close is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	hosts := c.hosts
+	c.hosts, c.closed = map[string]*host{}, true
+	c.mu.Unlock()
+	var errs []error
+	for _, h := range hosts {
+		errs = append(errs, h.rc.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,47 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	// ErrNotFound is returned by Client.Get for a key that does not exist. It is an
+	// answer, not a failure: it is not counted in Stats.Failures.
+	ErrNotFound = errors.New("client: key not found")
+	// ErrNoRoutes is returned before the first successful Client.SetRoutes. The
+	// caller should wait for the control plane's first publication.
+	ErrNoRoutes = errors.New("client: no routes published")
+	// ErrNoHost means the chosen path has nowhere to go: the serving region has no
+	// gateway ring, or direct mode has no shards. The caller should fail the request;
+	// the published routes are incomplete.
+	ErrNoHost = errors.New("client: no host for the request")
+	// ErrClosed is returned after Client.Close.
+	ErrClosed = errors.New("client: closed")
+)
+
+// retryable reports whether err says the host, not the request, failed, so that
+// another host may serve it: a dial refused, a connection reset or closed (a
+// killed or draining gateway), a closed pool, or a server reply saying it is not
+// ready. Reply errors about the request itself (wrong type, ACL, quota, shed)
+// are not retried: another host would say the same, and retrying a shed request
+// adds load where there is none to spare. Nothing is retried once ctx is done.
+func retryable(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) && !errors.Is(err, redis.ErrClosed) {
+		msg := re.Error()
+		for _, p := range []string{"LOADING", "TRYAGAIN", "MASTERDOWN", "SHUTDOWN"} {
+			if strings.HasPrefix(msg, p) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,124 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Value is one key's result in Client.MGet.
+type Value struct {
+	Value string
+	Found bool
+}
+
+// start loads the routes and the config and routes key.
+func (c *Client) start(key string) (Target, *Config, error) {
+	r := c.routes.Load()
+	if r == nil {
+		return Target{}, nil, ErrNoRoutes
+	}
+	cfg := c.cfg.Load()
+	t, err := c.route(r, cfg, key, time.Now().UnixNano())
+	return t, cfg, err
+}
+
+// Get returns the value of key, or ErrNotFound. Other errors come from the
+// host (a reply error, returned as is) or from routing (ErrNoRoutes,
+// ErrNoHost); a host failure is retried once on the next host within ctx.
+func (c *Client) Get(ctx context.Context, key string) (string, error) {
+	t, cfg, err := c.start(key)
+	if err != nil {
+		return "", err
+	}
+	var v string
+	err = c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+		var err error
+		v, err = rc.Get(ctx, key).Result()
+		return err
+	})
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNotFound
+	}
+	return v, err
+}
+
+// Set stores value under key, expiring after ttl (0: no expiry). Set is
+// idempotent, so a retry on the next host after a host failure is safe even if
+// the first host applied it.
+func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) error {
+	t, cfg, err := c.start(key)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+		return rc.Set(ctx, key, value, ttl).Err()
+	})
+}
+
+// Del deletes key and reports whether it existed. After a retry the answer is
+// the second host's (the first may have deleted it before failing).
+func (c *Client) Del(ctx context.Context, key string) (bool, error) {
+	t, cfg, err := c.start(key)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	err = c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+		var err error
+		n, err = rc.Del(ctx, key).Result()
+		return err
+	})
+	return n > 0, err
+}
+
+// MGet returns the values of keys, in order. Keys are grouped by target (path
+// and host): one MGET per group, groups sent one after the other, each with its
+// own retry. The first group error is returned with the values read so far.
+func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
+	out := make([]Value, len(keys))
+	type group struct {
+		t   Target
+		idx []int
+	}
+	var groups []*group
+	byTarget := map[Target]*group{}
+	var cfg *Config
+	for i, k := range keys {
+		t, kcfg, err := c.start(k)
+		if err != nil {
+			return out, err
+		}
+		cfg = kcfg
+		g := byTarget[t]
+		if g == nil {
+			g = &group{t: t}
+			byTarget[t] = g
+			groups = append(groups, g)
+		}
+		g.idx = append(g.idx, i)
+	}
+	for _, g := range groups {
+		gk := make([]string, len(g.idx))
+		for j, i := range g.idx {
+			gk[j] = keys[i]
+		}
+		var vals []any
+		err := c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
+			var err error
+			vals, err = rc.MGet(ctx, gk...).Result()
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+		for j, v := range vals {
+			if s, ok := v.(string); ok && j < len(g.idx) {
+				out[g.idx[j]] = Value{Value: s, Found: true}
+			}
+		}
+	}
+	return out, nil
+}

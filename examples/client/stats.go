@@ -1,0 +1,35 @@
+package client
+
+// Stats is a snapshot of a Client's counters. A request is one command sent
+// for one key or one MGet group; its retry is counted in Retries, not again in
+// Gateway or Direct.
+type Stats struct {
+	Gateway  uint64 // requests sent on the gateway path
+	Direct   uint64 // requests sent straight to a backend shard
+	Retries  uint64 // requests retried on the next host after a host failure
+	Failures uint64 // requests that returned an error (after the retry); not-found is not one
+	Skipped  uint64 // requests whose ring owner was draining or ejected, sent to the next host up front
+	Swaps    uint64 // routes published with SetRoutes
+	// Hosts counts attempts (first tries and retries) per host address, for the
+	// hosts with an open pool.
+	Hosts map[string]uint64
+}
+
+// Stats returns a snapshot of c's counters.
+func (c *Client) Stats() Stats {
+	s := Stats{
+		Gateway:  c.gateway.Load(),
+		Direct:   c.direct.Load(),
+		Retries:  c.retries.Load(),
+		Failures: c.failures.Load(),
+		Skipped:  c.skipped.Load(),
+		Swaps:    c.swaps.Load(),
+		Hosts:    map[string]uint64{},
+	}
+	c.mu.Lock()
+	for addr, h := range c.hosts {
+		s.Hosts[addr] = h.requests.Load()
+	}
+	c.mu.Unlock()
+	return s
+}
