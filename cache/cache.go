@@ -194,9 +194,9 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	n := c.storeLocked(s, key, h, item[V]{val: value, freshAt: c.vouchTime(cfg)})
+	n, added := c.storeLocked(s, key, h, item[V]{val: value, freshAt: c.vouchTime(cfg)})
 	s.mu.Unlock()
-	c.admit(n)
+	c.settle(n, added)
 }
 
 // Delete removes key, and makes any fill of key in flight lose. It reports
@@ -354,7 +354,10 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	c.stats.loads.Add(1)
 	v, err := load(ctx)
 
-	var added *node[K, V]
+	var (
+		stored *node[K, V]
+		added  bool
+	)
 	s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in
@@ -372,11 +375,11 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	default:
 		cfg := c.cfg.Load()
 		if cfg.Owns == nil || cfg.Owns(key) {
-			added = c.storeLocked(s, key, h, item[V]{val: v, freshAt: startedAt})
+			stored, added = c.storeLocked(s, key, h, item[V]{val: v, freshAt: startedAt})
 		}
 	}
 	s.mu.Unlock()
-	c.admit(added)
+	c.settle(stored, added)
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
@@ -417,20 +420,32 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 }
 
 // storeLocked stores it for key: in place when key is cached, else as a new
-// node in the index, which it returns. The caller holds s's write lock, and
-// must pass a returned node to admit after releasing it, so that no reader of
-// the shard waits for the policy lock.
-func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) *node[K, V] {
+// node in the index (added). The caller holds s's write lock, and must pass the
+// result to settle after releasing it, so that no reader of the shard waits
+// while the policy drains or evicts.
+func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K, V], added bool) {
 	if n := s.m[key]; n != nil && !n.dead.Load() {
 		// A concurrent eviction may be removing this node; then the store is
 		// lost as if evicted right after, which a cache may always do.
 		n.it = it
-		c.recordHit(c.stripeOf(h), n)
-		return nil
+		return n, false
 	}
-	n := &node[K, V]{key: key, hash: h, it: it}
+	n = &node[K, V]{key: key, hash: h, it: it}
 	s.m[key] = n
-	return n
+	return n, true
+}
+
+// settle tells the policy about a store, outside the shard lock: an update in
+// place is buffered as an access (whose buffer may fill and drain), a new node
+// is admitted. Nil is a no-op.
+func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
+	switch {
+	case n == nil:
+	case added:
+		c.admit(n)
+	default:
+		c.recordHit(c.stripeOf(n.hash), n)
+	}
 }
 
 // admit adds a node just stored in the index to the policy, evicting as
