@@ -29,8 +29,15 @@ type Client struct {
 	mu     sync.Mutex       // protects hosts and closed
 	hosts  map[string]*host // address -> pool and counters
 	closed bool
+	// pools is a read-only copy of hosts, replaced under mu whenever hosts
+	// changes (rarely: a host's first request, a publication that drops hosts),
+	// so the request path reads it with one atomic load and takes no lock.
+	pools atomic.Pointer[map[string]*host]
 
 	gateway, direct, retries, failures, skipped, swaps atomic.Uint64
+	// ejectMax is the latest ejection deadline of any host (unix ns), 0 if none
+	// was ever ejected: while it is past, routing checks no host.
+	ejectMax atomic.Int64
 }
 
 // host is one address's sticky pool, its ejection deadline and its counter.
@@ -46,6 +53,7 @@ type host struct {
 // Requests fail with ErrNoRoutes until Client.SetRoutes.
 func New(cfg Config) (*Client, error) {
 	c := &Client{hosts: map[string]*host{}}
+	c.pools.Store(&map[string]*host{})
 	if err := c.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -89,6 +97,7 @@ func (c *Client) SetRoutes(r Routes) error {
 			delete(c.hosts, addr)
 		}
 	}
+	c.publishLocked()
 	c.mu.Unlock()
 	for _, h := range stale {
 		_ = h.rc.Close()
@@ -112,10 +121,12 @@ func (c *Client) Route(key string) (Target, error) {
 	if r == nil {
 		return Target{}, ErrNoRoutes
 	}
-	return c.route(r, c.cfg.Load(), key, time.Now().UnixNano())
+	return c.route(r, c.cfg.Load(), key, false)
 }
 
-func (c *Client) route(r *compiled, cfg *Config, key string, now int64) (Target, error) {
+// route decides key's target; count says whether a skipped owner is
+// counted in Stats.Skipped (requests do, Client.Route does not).
+func (c *Client) route(r *compiled, cfg *Config, key string, count bool) (Target, error) {
 	d := rollout.Decision{Reason: rollout.ReasonNoRule}
 	if r.Rollout != nil {
 		d = r.Rollout.Decide(rollout.Query{Service: cfg.Service, Key: key, Region: cfg.Region, Unit: cfg.RolloutUnit})
@@ -146,8 +157,42 @@ func (c *Client) route(r *compiled, cfg *Config, key string, now int64) (Target,
 		return t, ErrNoHost
 	}
 	var buf [4]string
-	cands := ring.AppendLookupNHash(buf[:0], gatewayHash(key), len(buf))
-	first, second := -1, -1
+	h := gatewayHash(key)
+	cands := ring.AppendLookupNHash(buf[:0], h, 2) // owner and retry host: the common case
+	var now int64
+	if c.ejectMax.Load() != 0 { // some host was ejected once: read the clock
+		now = time.Now().UnixNano()
+	}
+	first, second := c.usable(r, cands, now)
+	if (first != 0 || second < 0) && ring.Len() > 2 {
+		// The owner or its successor is out: look further down the replica order.
+		cands = ring.AppendLookupNHash(buf[:0], h, len(buf))
+		first, second = c.usable(r, cands, now)
+	}
+	switch {
+	case first < 0: // every candidate is out: try the owner anyway
+		first, second = 0, 1
+	case first > 0 && count:
+		c.skipped.Add(1)
+	}
+	t.Host = cands[first]
+	if second >= 0 && second < len(cands) {
+		t.Next = cands[second]
+	}
+	return t, nil
+}
+
+// usable returns the indexes of the first two candidates that are neither
+// draining nor ejected (-1 when missing).
+func (c *Client) usable(r *compiled, cands []string, now int64) (first, second int) {
+	if len(r.draining) == 0 && c.ejectMax.Load() <= now {
+		second = -1 // nothing is out: the fast path
+		if len(cands) > 1 {
+			second = 1
+		}
+		return 0, second
+	}
+	first, second = -1, -1
 	for i, h := range cands {
 		if r.draining[h] || c.ejected(h, now) {
 			continue
@@ -159,29 +204,20 @@ func (c *Client) route(r *compiled, cfg *Config, key string, now int64) (Target,
 			break
 		}
 	}
-	switch {
-	case first < 0: // every candidate is out: try the owner anyway
-		first, second = 0, 1
-	case first > 0:
-		c.skipped.Add(1)
-	}
-	t.Host = cands[first]
-	if second >= 0 && second < len(cands) {
-		t.Next = cands[second]
-	}
-	return t, nil
+	return first, second
 }
 
 // ejected reports whether host h failed recently enough to be skipped.
 func (c *Client) ejected(addr string, now int64) bool {
-	c.mu.Lock()
-	h := c.hosts[addr]
-	c.mu.Unlock()
+	h := (*c.pools.Load())[addr]
 	return h != nil && h.downUntil.Load() > now
 }
 
 // host returns addr's pool, opening it on first use.
 func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
+	if h := (*c.pools.Load())[addr]; h != nil {
+		return h, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -204,7 +240,17 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 	}
 	h := &host{addr: addr, rc: redis.NewClient(opt)}
 	c.hosts[addr] = h
+	c.publishLocked()
 	return h, nil
+}
+
+// publishLocked replaces the lock-free copy of c.hosts. Call with mu held.
+func (c *Client) publishLocked() {
+	m := make(map[string]*host, len(c.hosts))
+	for addr, h := range c.hosts {
+		m[addr] = h
+	}
+	c.pools.Store(&m)
 }
 
 // do sends one command for key (or for a group of keys routed together) along
@@ -234,7 +280,14 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 	h.requests.Add(1)
 	err = fn(ctx, h.rc)
 	if retryable(ctx, err) {
-		h.downUntil.Store(time.Now().Add(cfg.EjectFor).UnixNano())
+		until := time.Now().Add(cfg.EjectFor).UnixNano()
+		h.downUntil.Store(until)
+		for {
+			m := c.ejectMax.Load()
+			if m >= until || c.ejectMax.CompareAndSwap(m, until) {
+				break
+			}
+		}
 	}
 	return err
 }
@@ -245,6 +298,7 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	hosts := c.hosts
 	c.hosts, c.closed = map[string]*host{}, true
+	c.publishLocked()
 	c.mu.Unlock()
 	var errs []error
 	for _, h := range hosts {

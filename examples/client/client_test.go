@@ -353,3 +353,23 @@ func TestSwapRoutesUnderLoad(t *testing.T) {
 	assert.Greater(t, s.Gateway, uint64(0))
 	assert.Greater(t, s.Direct, uint64(0))
 }
+
+// A retry happens only within the caller's deadline: a request whose context
+// is already done is not sent again.
+func TestNoRetryPastDeadline(t *testing.T) {
+	c := newClient(t, client.Config{})
+	dead := "127.0.0.1:1" // nothing listens on port 1
+	r, err := hashring.New(hashring.Config{}, []hashring.Node{{ID: dead, Weight: 1}, {ID: "127.0.0.1:2", Weight: 1}})
+	require.NoError(t, err)
+	require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"a": r}, Rollout: flags(t, 100, false)}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.Error(t, c.Set(ctx, "user:1", "v", 0))
+	s := c.Stats()
+	assert.Zero(t, s.Retries)
+	assert.Equal(t, uint64(1), s.Failures)
+	require.Error(t, c.Set(context.Background(), "user:1", "v", 0), "both hosts are down")
+	s = c.Stats()
+	assert.Equal(t, uint64(1), s.Retries, "one retry, no more")
+	assert.Equal(t, uint64(2), s.Failures)
+}

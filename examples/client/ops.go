@@ -21,7 +21,7 @@ func (c *Client) start(key string) (Target, *Config, error) {
 		return Target{}, nil, ErrNoRoutes
 	}
 	cfg := c.cfg.Load()
-	t, err := c.route(r, cfg, key, time.Now().UnixNano())
+	t, err := c.route(r, cfg, key, true)
 	return t, cfg, err
 }
 

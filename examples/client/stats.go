@@ -26,10 +26,8 @@ func (c *Client) Stats() Stats {
 		Swaps:    c.swaps.Load(),
 		Hosts:    map[string]uint64{},
 	}
-	c.mu.Lock()
-	for addr, h := range c.hosts {
+	for addr, h := range *c.pools.Load() {
 		s.Hosts[addr] = h.requests.Load()
 	}
-	c.mu.Unlock()
 	return s
 }

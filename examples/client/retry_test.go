@@ -1,0 +1,45 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+)
+
+type replyErr string
+
+func (e replyErr) Error() string { return string(e) }
+func (replyErr) RedisError()     {}
+
+func TestRetryable(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		give error
+		want bool
+	}{
+		{"nil", context.Background(), nil, false},
+		{"not found", context.Background(), redis.Nil, false},
+		{"eof", context.Background(), io.EOF, true},
+		{"refused", context.Background(), &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
+		{"reset", context.Background(), syscall.ECONNRESET, true},
+		{"closed pool", context.Background(), redis.ErrClosed, true},
+		{"loading", context.Background(), replyErr("LOADING dataset"), true},
+		{"tryagain", context.Background(), replyErr("TRYAGAIN"), true},
+		{"shed", context.Background(), replyErr("BUSY overloaded"), false},
+		{"wrong type", context.Background(), replyErr("WRONGTYPE x"), false},
+		{"deadline passed", done, io.EOF, false},
+		{"wrapped eof", context.Background(), errors.Join(errors.New("x"), io.EOF), true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, retryable(tt.ctx, tt.give), tt.name)
+	}
+}
