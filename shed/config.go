@@ -37,6 +37,7 @@ const (
 	DefaultMaxQueueCost     = 256
 	DefaultQueueDeadline    = 100 * time.Millisecond
 	DefaultStandingDeadline = 10 * time.Millisecond
+	DefaultOverShareWindow  = time.Second
 	DefaultMaxTenants       = 1 << 17
 	DefaultIdleTimeout      = time.Minute
 )
@@ -75,13 +76,21 @@ type Config struct {
 	// within the last QueueDeadline. Default 100ms.
 	QueueDeadline time.Duration
 
-	// StandingDeadline is the queue deadline of a request that joins a bucket
-	// which has not been empty for the last QueueDeadline: a standing queue, as
-	// CoDel and "Fail at Scale" (Maurer, ACM Queue 2015) define it. A flooding
-	// tenant then sheds fast while a bursty one keeps the long deadline. Must not
+	// StandingDeadline is the queue deadline of a request of a tenant over its
+	// share (see OverShareWindow) that joins a bucket which has not been empty
+	// for the last QueueDeadline: a standing queue, as CoDel and "Fail at
+	// Scale" (Maurer, ACM Queue 2015) define it. A flooding tenant then sheds
+	// fast while a bursty one, or one under its share, keeps the long deadline. Must not
 	// exceed QueueDeadline; set both equal to disable. Default 10ms (capped at
 	// QueueDeadline).
 	StandingDeadline time.Duration
+
+	// OverShareWindow is how long a tenant that had a request shed (bucket
+	// full or queue deadline) counts as over its share: meanwhile it is served
+	// after every tenant that is not, and StandingDeadline applies to it. A
+	// tenant never shed, or not shed for this long, is under its share: it is
+	// served first and always gets QueueDeadline. Default 1s.
+	OverShareWindow time.Duration
 
 	// MaxTenants bounds the tenants whose state (deficit, stats) is kept. When a
 	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
@@ -106,6 +115,7 @@ type config struct {
 	maxQueueCost     int64
 	queueDeadline    int64
 	standingDeadline int64
+	overShareWindow  int64
 	maxTenants       int
 	idleTimeout      int64
 }
@@ -131,6 +141,9 @@ func (c Config) validate() (config, error) {
 		errs = append(errs, fmt.Errorf("shed: StandingDeadline %v exceeds QueueDeadline %v",
 			c.StandingDeadline, c.QueueDeadline))
 	}
+	if c.OverShareWindow < 0 {
+		errs = append(errs, fmt.Errorf("shed: OverShareWindow %v is negative", c.OverShareWindow))
+	}
 	if c.MaxTenants < 0 {
 		errs = append(errs, fmt.Errorf("shed: MaxTenants %d is negative", c.MaxTenants))
 	}
@@ -154,6 +167,7 @@ func (c Config) validate() (config, error) {
 		maxQueueCost:     or(c.MaxQueueCost, DefaultMaxQueueCost),
 		queueDeadline:    int64(or(c.QueueDeadline, DefaultQueueDeadline)),
 		standingDeadline: int64(or(c.StandingDeadline, DefaultStandingDeadline)),
+		overShareWindow:  int64(or(c.OverShareWindow, DefaultOverShareWindow)),
 		maxTenants:       or(c.MaxTenants, DefaultMaxTenants),
 		idleTimeout:      int64(or(c.IdleTimeout, DefaultIdleTimeout)),
 	}

@@ -1,6 +1,7 @@
 package shed
 
 import (
+	"math"
 	"time"
 )
 
@@ -13,22 +14,32 @@ import (
 // # Drain order
 //
 // Tenants are served by deficit round robin by cost (Shreedhar and Varghese,
-// SIGCOMM 1995) over two lists, as FQ-CoDel does for flows (RFC 8290, section
-// 4.1): a tenant with nothing listed that gets a request joins the fresh list
-// with one quantum (Quantum x weight) of credit; the fresh list is served before
-// the old list of backlogged tenants. The head tenant's head request is served
-// while the tenant's deficit covers its cost, and the deficit shrinks by that
-// cost; when it no longer covers the head, the tenant moves to the back of the
-// old list and, on its next visit there, receives another quantum. A fresh
-// tenant whose queue empties moves to the old list too (so it cannot rejoin the
-// fresh list before its turn comes round); an old tenant found empty at the head
-// leaves, and its deficit resets to zero, so idle time earns no credit.
+// SIGCOMM 1995) over two lists, in the manner of FQ-CoDel's new and old flows
+// (RFC 8290, section 4.1) but split by share rather than by recency: the fresh
+// list holds the tenants under their share, the old list those over it, and the
+// fresh list is served first. A tenant is over its share for OverShareWindow
+// after one of its requests is shed (bucket full or queue deadline), or once,
+// within the current window of OverShareWindow, it has been served more cost
+// per unit of weight than the level of the previous window: the cost served
+// from the old list per unit of weight of the tenants served there (what each
+// tenant over its share got, the max-min fair level), or, when the old list
+// was backlogged and served nothing, half of the most one fresh tenant got.
 //
-// Over any busy period each backlogged tenant thus receives cost in proportion
-// to its weight, within Quantum x weight + the largest cost, while a sparse
-// tenant (a few requests now and then, the normal tenants of an overload) is
-// served ahead of the backlogged ones and waits for at most the fresh tenants
-// ahead of it, not a full round of the floods.
+// A tenant with nothing listed that gets a request joins the fresh list (the
+// old list if it is over its share) with one quantum (Quantum x weight) of
+// credit. The head tenant's head request is served while the tenant's deficit
+// covers its cost, and the deficit shrinks by that cost; when it no longer
+// covers the head, the tenant moves to the back of the old list if it is over
+// its share, else of the fresh list, and on its next visit receives another
+// quantum. A tenant found empty at the head of its list leaves it, and its
+// deficit resets to zero, so idle time earns no credit.
+//
+// Over any busy period each backlogged tenant of one list thus receives cost in
+// proportion to its weight, within Quantum x weight + the largest cost; a
+// tenant under its share (the normal tenants of an overload, sparse or large)
+// waits only for the other tenants under their share, never for a round of
+// the floods; and a flood that was never shed joins the old list as soon as it
+// gets more than the floods there.
 //
 // Within a tenant's share, priorities are strict: the head request of the
 // highest non-empty priority is served first, and its cost is charged to the
@@ -41,11 +52,11 @@ import (
 //
 // # Deadlines
 //
-// A request joining an empty bucket, or one that was empty within the last
-// QueueDeadline, gets the deadline QueueDeadline; one joining a standing queue
-// gets StandingDeadline. Expired requests are shed when their tenant reaches the
-// head of its list ([Scheduler.Pop]), when [Scheduler.Expire] sweeps, or by the
-// caller's own timer ([Scheduler.Remove]).
+// A request gets the deadline QueueDeadline, or StandingDeadline if its tenant
+// is over its share and it joins a standing queue (a bucket that was not empty
+// at any time in the last QueueDeadline). Expired requests are shed when their
+// tenant reaches the head of its list ([Scheduler.Pop]), when
+// [Scheduler.Expire] sweeps, or by the caller's own timer ([Scheduler.Remove]).
 type Scheduler[T any] struct {
 	cfg     config
 	epoch   time.Time
@@ -64,6 +75,7 @@ type Scheduler[T any] struct {
 	queued     int
 	queuedCost int64
 	total      counters
+	share      shareWindow
 	reclaimed  int64
 	gen        uint64
 }
@@ -102,13 +114,17 @@ type tenantState[T any] struct {
 	fast     [2]struct{ n, cost int64 }
 	buckets  []bucket[T]
 
-	name    string
-	weight  int64
-	deficit int64
-	inTurn  bool  // the quantum of the current visit was added
-	list    uint8 // which drain list holds the tenant: notListed, inFresh, inOld
-	queued  int
-	slot    int // index in Scheduler.all
+	name      string
+	weight    int64
+	deficit   int64
+	overUntil int64  // over its share until then: it had a request shed
+	win       uint64 // the share window winCost counts in
+	winCost   int64  // cost served from the queue in that window
+	oldWin    uint64 // the last window the tenant was served from the old list in
+	inTurn    bool   // the quantum of the current visit was added
+	list      uint8  // which drain list holds the tenant: notListed, inFresh, inOld
+	queued    int
+	slot      int // index in Scheduler.all
 	// links of the drain list
 	rnext, rprev *tenantState[T]
 	// inline holds the buckets when there are at most two priorities, so that
@@ -176,12 +192,13 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
 		b.c.shed[ReasonBucketFull]++
 		s.total.shed[ReasonBucketFull]++
+		s.markOver(t, at)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
 	dl := s.cfg.queueDeadline
 	if b.n == 0 {
 		b.lastEmpty = at
-	} else if at-b.lastEmpty > s.cfg.queueDeadline {
+	} else if at-b.lastEmpty > s.cfg.queueDeadline && t.over(at) {
 		dl = s.cfg.standingDeadline
 	}
 	n := s.newNode()
@@ -201,10 +218,16 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	s.queued++
 	s.queuedCost += cost
 	if t.list == notListed {
-		// A tenant that was not listed is sparse: it joins the fresh list,
-		// served before the backlogged tenants, with one quantum of credit.
-		t.deficit, t.inTurn, t.list = s.cfg.quantum*t.weight, true, inFresh
-		s.fresh.pushBack(t)
+		// A tenant that was not listed joins the fresh list (the old list if
+		// it is over its share) with one quantum of credit.
+		t.deficit, t.inTurn = s.cfg.quantum*t.weight, true
+		if t.over(at) {
+			t.list = inOld
+			s.old.pushBack(t)
+		} else {
+			t.list = inFresh
+			s.fresh.pushBack(t)
+		}
 	}
 	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(at + dl)), nil
 }
@@ -231,9 +254,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		s.expireHeads(t, at, expired)
 		if t.queued == 0 {
-			// An emptied fresh tenant moves to the old list (it cannot come
-			// back as fresh before its turn there); an emptied old tenant
-			// leaves, and its credit with it.
+			// An emptied tenant leaves its list, and its credit with it.
 			s.unlistHead(t, fresh)
 			continue
 		}
@@ -245,13 +266,14 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		if t.deficit < n.cost {
 			t.inTurn = false
-			s.moveToOld(t, fresh)
+			s.requeue(t, fresh, at)
 			continue
 		}
 		if n.cost > avail {
 			return v, 0, false
 		}
 		t.deficit -= n.cost
+		s.served(t, n.cost, at, fresh)
 		b.c.admitted++
 		b.c.admittedCost += n.cost
 		b.c.wait(at - n.enq)
@@ -268,12 +290,24 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 // bucket of a listed tenant, passing each to expired (which may be nil). Its
 // cost is proportional to the number of listed tenants.
 func (s *Scheduler[T]) Expire(now time.Time, expired func(T)) {
-	at := s.at(now)
+	s.expire(s.at(now), expired)
+}
+
+// expire is Expire at at; it returns the earliest deadline among the bucket
+// heads left, and false if nothing is queued.
+func (s *Scheduler[T]) expire(at int64, expired func(T)) (next int64, ok bool) {
+	next = math.MaxInt64
 	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
 		for t := l.head; t != nil; t = t.rnext {
 			s.expireHeads(t, at, expired)
+			for p := range t.buckets {
+				if h := t.buckets[p].head; h != nil {
+					next = min(next, h.dl)
+				}
+			}
 		}
 	}
+	return next, next != math.MaxInt64
 }
 
 // Remove takes the request of h out of its bucket and reports whether it was still
@@ -294,7 +328,11 @@ func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
 		b.c.shed[reason]++
 		s.total.shed[reason]++
 	}
-	s.unlink(n, s.at(now))
+	at := s.at(now)
+	if reason == ReasonQueueDeadline || reason == ReasonBucketFull {
+		s.markOver(n.t, at)
+	}
+	s.unlink(n, at)
 	return true
 }
 
@@ -307,6 +345,7 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 			v := n.v
 			b.c.shed[ReasonQueueDeadline]++
 			s.total.shed[ReasonQueueDeadline]++
+			s.markOver(t, at)
 			s.unlink(n, at)
 			if expired != nil {
 				expired(v)
@@ -383,26 +422,41 @@ const (
 	inOld
 )
 
-// unlistHead handles t, empty, at the head of its list.
+// unlistHead takes t, empty, off the head of its list; its credit resets.
 func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {
-	if fresh {
-		s.moveToOld(t, true)
-		return
-	}
-	s.old.remove(t)
-	t.list, t.inTurn, t.deficit = notListed, false, 0
-}
-
-// moveToOld moves t from the head of its list to the tail of the old list.
-func (s *Scheduler[T]) moveToOld(t *tenantState[T], fresh bool) {
 	if fresh {
 		s.fresh.remove(t)
 	} else {
 		s.old.remove(t)
 	}
-	s.old.pushBack(t)
-	t.list = inOld
+	t.list, t.inTurn, t.deficit = notListed, false, 0
 }
+
+// requeue moves t, whose turn ended, from the head of its list to the tail of
+// the old list if it is over its share at at, else of the fresh list.
+func (s *Scheduler[T]) requeue(t *tenantState[T], fresh bool, at int64) {
+	if fresh {
+		s.fresh.remove(t)
+	} else {
+		s.old.remove(t)
+	}
+	if t.over(at) {
+		s.old.pushBack(t)
+		t.list = inOld
+	} else {
+		s.fresh.pushBack(t)
+		t.list = inFresh
+	}
+}
+
+// markOver records that t had a request shed at at: it counts as over its
+// share for the next OverShareWindow.
+func (s *Scheduler[T]) markOver(t *tenantState[T], at int64) {
+	t.overUntil = at + s.cfg.overShareWindow
+}
+
+// over reports whether t had a request shed within OverShareWindow before at.
+func (t *tenantState[T]) over(at int64) bool { return at < t.overUntil }
 
 // unlistAll empties both lists once nothing is queued.
 func (s *Scheduler[T]) unlistAll() {

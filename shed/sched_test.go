@@ -167,26 +167,33 @@ func TestSchedulerDeadlines(t *testing.T) {
 		require.Equal(t, 1+i, v.seq)
 	}
 	now = now.Add(time.Millisecond)
-	_, dl, err = s.Push(now, "A", 0, 1, req{seq: 99})
+	h, dl, err := s.Push(now, "A", 0, 1, req{seq: 99})
 	require.NoError(t, err)
-	assert.Equal(t, now.Add(10*time.Millisecond), dl, "standing queue: short deadline")
+	assert.Equal(t, now.Add(100*time.Millisecond), dl, "standing queue, never shed (under its share): long deadline")
+	// The caller's timer sheds 99: A is over its share, and its standing queue
+	// now gets the short deadline.
+	require.True(t, s.Remove(now, h, shed.ReasonQueueDeadline))
+	_, dl, err = s.Push(now, "A", 0, 1, req{seq: 100})
+	require.NoError(t, err)
+	assert.Equal(t, now.Add(10*time.Millisecond), dl, "standing queue, over its share: short deadline")
 	// Another tenant joining now still gets the long deadline.
-	_, dl, err = s.Push(now, "B", 0, 1, req{seq: 100})
+	_, dl, err = s.Push(now, "B", 0, 1, req{seq: 101})
 	require.NoError(t, err)
 	assert.Equal(t, now.Add(100*time.Millisecond), dl)
 
-	// Everything of A is expired 50ms later; B is not. B, sparse, is served
-	// first; the next Pop meets A's expired requests and sheds them.
+	// Just before B's deadline, both of A's requests (13, queued at 120ms with
+	// the long deadline, and 100) are expired: the Pop that meets them sheds
+	// them and serves B.
 	var expired []int
 	record := func(r req) { expired = append(expired, r.seq) }
-	later := now.Add(50 * time.Millisecond)
+	later := now.Add(99*time.Millisecond + 500*time.Microsecond)
 	v, _, ok := s.Pop(later, math.MaxInt64, record)
 	require.True(t, ok)
-	assert.Equal(t, 100, v.seq)
+	assert.Equal(t, 101, v.seq)
 	_, _, ok = s.Pop(later, math.MaxInt64, record)
 	assert.False(t, ok)
-	assert.Equal(t, []int{13, 99}, expired)
-	assert.Equal(t, int64(2), s.Stats().ShedQueueDeadline)
+	assert.Equal(t, []int{13, 100}, expired)
+	assert.Equal(t, int64(3), s.Stats().ShedQueueDeadline)
 }
 
 func TestSchedulerExpireSweep(t *testing.T) {
@@ -340,28 +347,31 @@ func TestSchedulerSetConfigWeights(t *testing.T) {
 	assert.InDelta(t, 400, served["B"], 1, "the new weight applies to a tenant already kept")
 }
 
-// TestSchedulerSparseTenantFirst: a tenant that was not queued joins ahead of the
-// backlogged ones for one quantum (FQ-CoDel's sparse-flow rule, RFC 8290), and
-// cannot get that treatment again before its turn in the old list.
+// TestSchedulerSparseTenantFirst: a tenant that was not queued joins the fresh
+// list, served before the tenants over their share (shed recently), and an
+// emptied tenant leaves its list, so its next request waits for its turn behind
+// the other fresh tenants.
 func TestSchedulerSparseTenantFirst(t *testing.T) {
-	s := newSched(t, shed.Config{MaxQueue: 100, QueueDeadline: time.Hour})
-	for i := range 50 {
+	s := newSched(t, shed.Config{MaxQueue: 50, QueueDeadline: time.Hour})
+	for i := range 51 { // the 51st of each is shed: bucket full, over its share
 		for _, n := range []string{"noisy1", "noisy2", "noisy3"} {
-			_, _, err := s.Push(t0, n, 0, 1, req{tenant: n, seq: i})
-			require.NoError(t, err)
+			_, _, _ = s.Push(t0, n, 0, 1, req{tenant: n, seq: i})
 		}
 	}
 	drain(s, t0, 6) // the noisy tenants are now backlogged in the old list
 	_, _, err := s.Push(t0, "sparse", 0, 1, req{tenant: "sparse"})
 	require.NoError(t, err)
+	_, _, err = s.Push(t0, "other", 0, 1, req{tenant: "other"})
+	require.NoError(t, err)
 	v, _, ok := s.Pop(t0, math.MaxInt64, nil)
 	require.True(t, ok)
 	assert.Equal(t, "sparse", v.tenant, "served before three backlogged tenants")
-	// Emptied, it moved to the old list: a second request waits its turn.
+	// Emptied, it stays in its place until its turn: a second request waits
+	// for "other", still ahead of the noisy tenants.
 	_, _, err = s.Push(t0, "sparse", 0, 1, req{tenant: "sparse"})
 	require.NoError(t, err)
-	v, _, _ = s.Pop(t0, math.MaxInt64, nil)
-	assert.NotEqual(t, "sparse", v.tenant)
+	got := drain(s, t0, 2)
+	assert.Equal(t, []string{"other", "sparse"}, []string{got[0].tenant, got[1].tenant})
 	// Once the backlog is drained, the lists empty and the Active gauge is zero.
 	drain(s, t0, 1000)
 	_, _, ok = s.Pop(t0, math.MaxInt64, nil)

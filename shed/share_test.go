@@ -1,0 +1,192 @@
+package shed_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/shed"
+)
+
+// TestSchedulerOverShareDeadline: the short standing-queue deadline applies
+// only to a tenant over its share, one that had a request shed within
+// OverShareWindow.
+func TestSchedulerOverShareDeadline(t *testing.T) {
+	const (
+		long     = 100 * time.Millisecond
+		short    = 10 * time.Millisecond
+		window   = time.Second
+		standFor = 150 * time.Millisecond // the bucket stays non-empty this long
+	)
+	tests := []struct {
+		name     string
+		shedAt   time.Duration // when one of the tenant's requests is shed; <0 never
+		standing bool
+		want     time.Duration
+	}{
+		{name: "standing, never shed", shedAt: -1, standing: true, want: long},
+		{name: "standing, shed just before", shedAt: standFor - time.Millisecond, standing: true, want: short},
+		{name: "not standing, shed just before", shedAt: standFor - time.Millisecond, standing: false, want: long},
+		{name: "standing, shed longer ago than the window", shedAt: 0, standing: true, want: long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSched(t, shed.Config{QueueDeadline: long, StandingDeadline: short,
+				OverShareWindow: window, MaxQueue: 1000})
+			start := t0.Add(-window) // so that a shed at 0 is older than the window at the end
+			if !tt.standing {
+				start = t0.Add(-standFor / 2)
+			}
+			keep, _, err := s.Push(start, "A", 0, 1, req{seq: 0})
+			require.NoError(t, err)
+			if tt.shedAt >= 0 {
+				at := t0.Add(tt.shedAt)
+				if tt.shedAt == 0 {
+					at = start.Add(time.Millisecond)
+				}
+				h, _, err := s.Push(at, "A", 0, 1, req{seq: 1})
+				require.NoError(t, err)
+				require.True(t, s.Remove(at, h, shed.ReasonQueueDeadline))
+			}
+			now := t0.Add(standFor)
+			if !tt.standing {
+				require.True(t, s.Remove(now, keep, 0)) // the bucket empties
+				now = now.Add(time.Millisecond)
+			}
+			_, _, err = s.Push(now, "A", 0, 1, req{seq: 2})
+			require.NoError(t, err)
+			_, dl, err := s.Push(now, "A", 0, 1, req{seq: 3})
+			require.NoError(t, err)
+			assert.Equal(t, now.Add(tt.want), dl)
+		})
+	}
+}
+
+// TestSchedulerDipSparesUnderShare is the real-mode case: a large tenant well
+// under its share over the last second is backlogged next to floods when the
+// capacity dips (to 1.5 requests per ms for 200 ms, less than a fourth of it
+// each for the three floods and the large tenant, which wants 0.5). It keeps
+// the long deadline and is served before the floods, so only the floods shed.
+// (Before the over-share rule, the large tenant shared the old list with the
+// floods, its queue stood for more than QueueDeadline, its requests got the
+// 10 ms deadline and some were shed.)
+func TestSchedulerDipSparesUnderShare(t *testing.T) {
+	s := newSched(t, shed.Config{QueueDeadline: 50 * time.Millisecond, StandingDeadline: 10 * time.Millisecond,
+		MaxQueue: 64})
+	shedBy := map[string]int{}
+	count := func(r req) { shedBy[r.tenant]++ }
+	served := map[string]int{}
+	now := t0
+	push := func(tenant string) {
+		if _, _, err := s.Push(now, tenant, 0, 1, req{tenant: tenant}); errors.Is(err, shed.ErrShed) {
+			shedBy[tenant]++
+		}
+	}
+	// 2 s at 10 requests per ms of capacity: each flood offers 4 per ms, the
+	// large tenant 1 per 2 ms; 1.5 per ms from 1000 to 1200 ms.
+	for ms := range 2000 {
+		now = t0.Add(time.Duration(ms) * time.Millisecond)
+		for f := range 3 {
+			for range 4 {
+				push(fmt.Sprint("flood", f))
+			}
+		}
+		if ms%2 == 0 {
+			push("large")
+		}
+		capacity := 10
+		if ms >= 1000 && ms < 1200 {
+			capacity = 1 + ms%2
+		}
+		for range capacity {
+			v, _, ok := s.Pop(now, math.MaxInt64, count)
+			if !ok {
+				break
+			}
+			served[v.tenant]++
+		}
+	}
+	assert.Zero(t, shedBy["large"], "the large tenant is under its share")
+	assert.Equal(t, 1000, served["large"])
+	for f := range 3 {
+		assert.Positive(t, shedBy[fmt.Sprint("flood", f)])
+	}
+}
+
+// TestSchedulerFloodNeverShedIsOverShare: a flood on the fresh list that is
+// never shed (the capacity suffices for it alone) still counts as over its
+// share once it is served more than the old list's tenants get each, and then
+// shares with them equally.
+func TestSchedulerFloodNeverShedIsOverShare(t *testing.T) {
+	s := newSched(t, shed.Config{QueueDeadline: time.Hour, StandingDeadline: time.Hour,
+		OverShareWindow: 100 * time.Millisecond, MaxQueue: 8})
+	now := t0
+	// "shed" is over its share from the start: one request shed.
+	for range 9 {
+		_, _, _ = s.Push(now, "shed", 0, 1, req{tenant: "shed"})
+	}
+	served := map[string]int{}
+	for ms := range 400 {
+		now = t0.Add(time.Duration(ms) * time.Millisecond)
+		for _, n := range []string{"shed", "fresh"} {
+			for range 4 {
+				_, _, _ = s.Push(now, n, 0, 1, req{tenant: n})
+			}
+		}
+		for range 4 { // capacity for half the offered load
+			v, _, ok := s.Pop(now, math.MaxInt64, nil)
+			require.True(t, ok)
+			if ms >= 200 {
+				served[v.tenant]++
+			}
+		}
+	}
+	// Starved in the first window, the old list sets the level at half what
+	// "fresh" got; "fresh" then exceeds it and joins the old list.
+	assert.InDelta(t, 400, served["fresh"], 40, "about equal shares in the last two windows")
+	assert.InDelta(t, 400, served["shed"], 40)
+}
+
+// TestShedderUnderShareFirst: with a real Shedder on the synctest clock, a
+// tenant that was never shed is admitted before a flooding tenant that queued
+// earlier and had a request shed, once the flood's current turn (one quantum)
+// is over.
+func TestShedderUnderShareFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newShedder(t, shed.Config{Capacity: shed.Fixed(1), MaxQueue: 2,
+			QueueDeadline: time.Second, StandingDeadline: 10 * time.Millisecond})
+		hold, err := s.Acquire(context.Background(), "holder", 0, 1)
+		require.NoError(t, err)
+		order := make(chan string, 8)
+		acquire := func(tenant string) {
+			release, err := s.Acquire(context.Background(), tenant, 0, 1)
+			if err != nil {
+				order <- tenant + " shed"
+				return
+			}
+			order <- tenant
+			release()
+		}
+		for range 3 { // the third is shed: bucket full
+			go acquire("flood")
+			synctest.Wait()
+		}
+		// The flood queued 2 and was over its bucket: it is over its share.
+		// "steady" queues behind it, never shed.
+		go acquire("steady")
+		synctest.Wait()
+		hold()
+		got := make([]string, 0, 4)
+		for range 4 {
+			got = append(got, <-order)
+		}
+		assert.Equal(t, []string{"flood shed", "flood", "steady", "flood"}, got)
+	})
+}
