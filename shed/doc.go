@@ -18,13 +18,24 @@
 // path). Otherwise it joins its (tenant, priority) bucket, bounded by
 // [Config.MaxQueue] requests and [Config.MaxQueueCost] cost; beyond that it is
 // shed with [ReasonBucketFull]. Buckets drain by deficit round robin by cost
-// across tenants (optional per-tenant weights), sparse tenants ahead of
-// backlogged ones (FQ-CoDel's rule, RFC 8290), strict priority within a tenant's
-// share; [Scheduler] documents the exact order. A request waiting past its queue
-// deadline is shed ([ReasonQueueDeadline]) rather than served late, with a
-// shorter deadline for a bucket that has had a standing queue (CoDel-style, as
-// in "Fail at Scale", Maurer 2015): the flooding tenant sheds fast, a bursty one
-// rides its burst out.
+// across tenants (optional per-tenant weights), strict priority within a
+// tenant's share; [Scheduler] documents the exact order.
+//
+// Tenants are either under or over their share. A tenant is over its share
+// for [Config.OverShareWindow] (default 1 s) after one of its requests is shed,
+// or once, within a window of that length, it has been served more than the
+// tenants already over their share got each in the previous window (the
+// max-min fair level). Tenants under their share are served first, in their
+// own round robin; those over it share what is left. A request waiting past
+// its queue deadline is shed ([ReasonQueueDeadline]) rather than served late.
+// The deadline is [Config.QueueDeadline], or the shorter
+// [Config.StandingDeadline] for a tenant that is over its share and has had a
+// standing queue for QueueDeadline (CoDel-style, as in "Fail at Scale",
+// Maurer 2015). So a flooding tenant sheds fast, while a tenant whose demand
+// is below its share, even a large one that queues when the capacity dips,
+// keeps the long deadline and is served ahead of the floods: it is shed only
+// if the capacity stays below the demand of all the tenants under their share
+// for a whole QueueDeadline.
 //
 // Shed errors are the shared *[ShedError] values (errors.Is(err, [ErrShed])):
 // the caller should fail the request or back off, never retry in a loop.
@@ -39,8 +50,13 @@
 // # Concurrency
 //
 // A Shedder is safe for concurrent use; one mutex guards the buckets, and no
-// goroutine is started. A blocked Acquire waits on its own channel and timer;
-// releases admit the next waiters in drain order and signal them after unlocking.
+// goroutine is started (a shared timer's function runs when a queue deadline
+// falls due). A blocked Acquire waits on its own channel and its context only;
+// releases admit the next waiters in drain order and signal them after
+// unlocking, and the one deadline timer, armed for the earliest deadline among
+// the bucket heads, sheds the expired heads. A request is therefore never
+// served after its deadline, and is shed at its deadline or, if a request with
+// a later deadline is ahead of it in its bucket, when it reaches the head.
 // The decision core, [Scheduler], is a plain single-threaded value that takes now
 // explicitly, so policies can be tested and simulated on a virtual clock
 // (examples/overload runs it for 1,350 tenants).

@@ -21,6 +21,8 @@ type Shedder struct {
 	fast     uint64    // fast-path admissions, paces the coarse clock
 	free     []*ticket // recycled tickets
 	waiters  []*waiter // recycled waiters
+	sweep    *time.Timer
+	sweepAt  time.Time // when sweep fires; zero when it is not armed
 }
 
 // waiter is a blocked Acquire.
@@ -98,9 +100,12 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 		return nil, err
 	}
 	ready := s.dispatchLocked(now)
+	if s.sched.queued > 0 && (s.sweepAt.IsZero() || deadline.Before(s.sweepAt)) {
+		s.armLocked(deadline)
+	}
 	s.mu.Unlock()
 	notify(ready)
-	release, err = s.wait(ctx, w, h, deadline)
+	release, err = s.wait(ctx, w, h)
 	s.mu.Lock()
 	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
 	s.waiters = append(s.waiters, w)
@@ -118,31 +123,60 @@ func (s *Shedder) waiterLocked() *waiter {
 	return &waiter{ch: make(chan struct{}, 1)}
 }
 
-// wait blocks until w is decided, its deadline passes, or ctx ends.
-func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter], deadline time.Time) (func(), error) {
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	var reason Reason // zero: canceled by ctx
+// wait blocks until w is decided (admitted, or shed by the deadline sweep or a
+// dispatch) or ctx ends.
+func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter]) (func(), error) {
 	select {
 	case <-w.ch:
 		return w.result()
 	case <-ctx.Done():
-	case <-timer.C:
-		reason = ReasonQueueDeadline
 	}
 	s.mu.Lock()
-	if s.sched.Remove(time.Now(), h, reason) {
+	if s.sched.Remove(time.Now(), h, 0) {
 		s.mu.Unlock()
-		if reason == 0 {
-			return nil, ctx.Err()
-		}
-		return nil, errQueueDeadline
+		return nil, ctx.Err()
 	}
 	s.mu.Unlock()
-	// Decided concurrently with the timer or ctx: the decision stands (the
-	// dispatcher already counted it), so return it rather than leak capacity.
+	// Decided concurrently with ctx: the decision stands (the dispatcher
+	// already counted it), so return it rather than leak capacity.
 	<-w.ch
 	return w.result()
+}
+
+// armLocked sets the shared deadline sweep to fire at at. One timer serves
+// every waiter: a timer per blocked Acquire cost more CPU than the rest of
+// the shedder.
+func (s *Shedder) armLocked(at time.Time) {
+	s.sweepAt = at
+	d := time.Until(at)
+	if s.sweep == nil {
+		s.sweep = time.AfterFunc(d, s.sweepDeadlines)
+		return
+	}
+	s.sweep.Reset(d)
+}
+
+// sweepDeadlines sheds the expired requests at the heads of the buckets and
+// re-arms the sweep for the earliest deadline left.
+func (s *Shedder) sweepDeadlines() {
+	var ready []*waiter
+	expired := func(w *waiter) {
+		w.err = errQueueDeadline
+		ready = append(ready, w)
+	}
+	s.mu.Lock()
+	s.sweepAt = time.Time{}
+	if !s.closed {
+		now := time.Now()
+		// A request is late once now passes its deadline; the timer fires at
+		// the deadline itself.
+		next, ok := s.sched.expire(s.sched.at(now)+1, expired)
+		if ok {
+			s.armLocked(s.sched.epoch.Add(time.Duration(next)))
+		}
+	}
+	s.mu.Unlock()
+	notify(ready)
 }
 
 func (w *waiter) result() (func(), error) {
@@ -274,6 +308,10 @@ func (s *Shedder) Kick() {
 func (s *Shedder) Close() {
 	s.mu.Lock()
 	s.closed = true
+	if s.sweep != nil {
+		s.sweep.Stop()
+		s.sweepAt = time.Time{}
+	}
 	var ready []*waiter
 	for s.sched.queued > 0 {
 		// Pop in drain order with unlimited capacity, then undo the admission
