@@ -230,6 +230,8 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 		Addr:                  addr,
 		PoolSize:              cfg.PoolSize,
 		DialTimeout:           cfg.DialTimeout,
+		DialerRetries:         1, // a refused dial fails at once: the next host is the retry
+		DialerRetryTimeout:    time.Millisecond,
 		MaxRetries:            -1, // the client retries across hosts itself
 		ContextTimeoutEnabled: true,
 		DisableIdentity:       true,

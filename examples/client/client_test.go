@@ -330,10 +330,12 @@ func TestSwapRoutesUnderLoad(t *testing.T) {
 	rings := []*hashring.Ring{ring(t, tr.gws, []float64{1, 1, 1}), ring(t, tr.gws, []float64{5, 1, 1}), ring(t, tr.gws[1:], nil)}
 	require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"a": rings[0]}, Rollout: f, Direct: tr.shards}))
 	var wg sync.WaitGroup
-	var stop atomic.Bool
+	var running atomic.Int64
+	running.Store(4)
 	for w := range 4 {
 		wg.Go(func() {
-			for i := 0; i < 300 && !stop.Load(); i++ {
+			defer running.Add(-1)
+			for i := range 200 {
 				key := fmt.Sprintf("user:%d:%d", w, i)
 				if err := c.Set(context.Background(), key, key, 0); err != nil {
 					t.Error(err)
@@ -342,13 +344,15 @@ func TestSwapRoutesUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	for i := range 50 {
+	published := uint64(1)
+	for i := 0; running.Load() > 0 && i < 100000; i++ { // publish for as long as the load runs
 		require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"a": rings[i%len(rings)]}, Rollout: f, Direct: tr.shards}))
+		published++
 	}
-	stop.Store(true)
 	wg.Wait()
 	s := c.Stats()
-	assert.Equal(t, uint64(51), s.Swaps)
+	assert.Equal(t, published, s.Swaps)
+	t.Logf("%d publications during 800 writes", published)
 	assert.Zero(t, s.Failures)
 	assert.Greater(t, s.Gateway, uint64(0))
 	assert.Greater(t, s.Direct, uint64(0))
