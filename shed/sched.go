@@ -54,7 +54,8 @@ import (
 //
 // A request gets the deadline QueueDeadline, or StandingDeadline if its tenant
 // is over its share and it joins a standing queue (a bucket that was not empty
-// at any time in the last QueueDeadline). Expired requests are shed when their
+// at any time in the last QueueDeadline), but never a deadline earlier than
+// that of the request ahead of it in its bucket. Expired requests are shed when their
 // tenant reaches the head of its list ([Scheduler.Pop]), when
 // [Scheduler.Expire] sweeps, or by the caller's own timer ([Scheduler.Remove]).
 type Scheduler[T any] struct {
@@ -201,8 +202,14 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	} else if at-b.lastEmpty > s.cfg.queueDeadline && t.over(at) {
 		dl = s.cfg.standingDeadline
 	}
+	due := at + dl
+	if b.tail != nil {
+		// Deadlines never decrease along a bucket, so that expiring its head
+		// is exact: a request is not shed before the ones ahead of it.
+		due = max(due, b.tail.dl)
+	}
 	n := s.newNode()
-	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, at+dl, t, p
+	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, due, t, p
 	n.prev = b.tail
 	if b.tail != nil {
 		b.tail.next = n
@@ -229,7 +236,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 			s.fresh.pushBack(t)
 		}
 	}
-	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(at + dl)), nil
+	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(due)), nil
 }
 
 // Pop returns the next request in drain order if its cost fits in avail (pass a

@@ -175,7 +175,8 @@ func TestSchedulerDeadlines(t *testing.T) {
 	require.True(t, s.Remove(now, h, shed.ReasonQueueDeadline))
 	_, dl, err = s.Push(now, "A", 0, 1, req{seq: 100})
 	require.NoError(t, err)
-	assert.Equal(t, now.Add(10*time.Millisecond), dl, "standing queue, over its share: short deadline")
+	assert.Equal(t, t0.Add(220*time.Millisecond), dl,
+		"standing queue, over its share: short deadline, but not before 13's ahead of it (120ms + 100ms)")
 	// Another tenant joining now still gets the long deadline.
 	_, dl, err = s.Push(now, "B", 0, 1, req{seq: 101})
 	require.NoError(t, err)
