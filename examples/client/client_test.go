@@ -377,3 +377,38 @@ func TestNoRetryPastDeadline(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Retries, "one retry, no more")
 	assert.Equal(t, uint64(2), s.Failures)
 }
+
+// End to end over two regions: region a's gateways serve its keys until the
+// published failover table spills 30% of them to region b's gateway, and
+// every key still reads back (the regions share the backend shards here).
+func TestFailoverMovesTrafficEndToEnd(t *testing.T) {
+	leak.Check(t)
+	tr := startTier(t, 3, 1)
+	c := newClient(t, client.Config{})
+	rings := map[string]*hashring.Ring{"a": ring(t, tr.gws[:2], nil), "b": ring(t, tr.gws[2:], nil)}
+	f := flags(t, 100, false)
+	shareB := func(table *failover.Table) float64 {
+		require.NoError(t, c.SetRoutes(client.Routes{Gateways: rings, Failover: table, Rollout: f}))
+		before := c.Stats()
+		const n, workers = 1000, 4
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < n; i += workers {
+					key := fmt.Sprint("user:", i)
+					assert.NoError(t, c.Set(context.Background(), key, key, 0))
+					v, err := c.Get(context.Background(), key)
+					assert.NoError(t, err)
+					assert.Equal(t, key, v)
+				}
+			})
+		}
+		wg.Wait()
+		return float64(c.Stats().Hosts[tr.gws[2].addr]-before.Hosts[tr.gws[2].addr]) / (2 * n)
+	}
+	assert.Zero(t, shareB(nil), "no table: every key stays home")
+	spill := &failover.Table{Routes: []failover.Route{{From: "a", To: "b", Share: 0.3, Mechanism: failover.MechRing}}}
+	assert.InDelta(t, 0.3, shareB(spill), 0.04)
+	assert.Zero(t, shareB(&failover.Table{}), "spill over: back home")
+	assert.Zero(t, c.Stats().Failures)
+}

@@ -68,7 +68,7 @@
 // 1.26, gateway processes in front of redis-server shards on loopback):
 //
 //   - a gateway killed (SIGKILL) or drained (SIGTERM) mid-load under 4 workers
-//     x 400 writes: 0 failures, 2-4 retries (at most one per worker), no
+//     x 400 writes: 0 failures, 1-4 retries (at most one per worker), no
 //     traffic to the lost host after its failure, every write readable after;
 //   - rollout 0 -> 50 -> 100%: 0, 0.50 +- 0.05 and 1.0 of 1,000 keys on the
 //     gateway, no key leaving the gateway as the ramp rises; the kill switch
