@@ -229,6 +229,7 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 	opt := &redis.Options{
 		Addr:                  addr,
 		PoolSize:              cfg.PoolSize,
+		MaxActiveConns:        cfg.PoolSize, // the pool stays small: callers wait for a connection within ctx
 		DialTimeout:           cfg.DialTimeout,
 		DialerRetries:         1, // a refused dial fails at once: the next host is the retry
 		DialerRetryTimeout:    time.Millisecond,

@@ -136,7 +136,7 @@ func TestGatewayLostMidLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			leak.Check(t)
 			tr := startTier(t, 3, 2)
-			c := newClient(t, client.Config{EjectFor: time.Hour})
+			c := newClient(t, client.Config{EjectFor: time.Hour, PoolSize: 2})
 			require.NoError(t, c.SetRoutes(client.Routes{
 				Gateways: map[string]*hashring.Ring{"a": ring(t, tr.gws, nil)}, Rollout: flags(t, 100, false), Direct: tr.shards}))
 			const workers, perWorker, killAt = 4, 400, 600
@@ -173,7 +173,10 @@ func TestGatewayLostMidLoad(t *testing.T) {
 			assert.LessOrEqual(t, s.Retries, uint64(workers), "at most one retry per worker before the host is ejected")
 			assert.LessOrEqual(t, s.Hosts[victim.addr]-victimAtKill, uint64(workers), "the lost host gets no traffic after its failure")
 			assert.Greater(t, s.Skipped, uint64(0), "its keys go to the next host up front")
-			t.Logf("%s: retries %d, skipped %d, hosts %v", tt.name, s.Retries, s.Skipped, s.Hosts)
+			for _, g := range tr.gws[1:] {
+				assert.LessOrEqual(t, s.Conns[g.addr], 2, "4 workers share a pool of 2 connections per host")
+			}
+			t.Logf("%s: retries %d, skipped %d, hosts %v, conns %v", tt.name, s.Retries, s.Skipped, s.Hosts, s.Conns)
 			for w := range workers { // every acknowledged write is readable through the remaining hosts
 				key := fmt.Sprintf("user:%d:%d", w, perWorker-1)
 				v, err := c.Get(context.Background(), key)

@@ -16,7 +16,8 @@
 //     shards that places keys exactly as the reference gateway does
 //     ([DirectSlots]), so both paths read and write the same shard;
 //  4. the connection: a small sticky pool per host (one go-redis client per
-//     address, [Config.PoolSize] connections).
+//     address, at most [Config.PoolSize] connections; callers beyond that wait
+//     for a free connection within their context).
 //
 // A request whose host fails at the connection level (refused, reset, closed:
 // a killed or draining gateway) or answers "not ready" (LOADING, TRYAGAIN,
@@ -60,7 +61,8 @@
 //
 // [Client.Stats] reports requests by path (gateway, direct), retries,
 // failures after the retry, requests whose ring owner was skipped (draining or
-// ejected), route publications, and attempts per host address.
+// ejected), route publications, and attempts and open connections per host
+// address.
 //
 // # Measured
 //
@@ -69,7 +71,8 @@
 //
 //   - a gateway killed (SIGKILL) or drained (SIGTERM) mid-load under 4 workers
 //     x 400 writes: 0 failures, 1-4 retries (at most one per worker), no
-//     traffic to the lost host after its failure, every write readable after;
+//     traffic to the lost host after its failure, every write readable after,
+//     and at most 2 connections per host with PoolSize 2;
 //   - rollout 0 -> 50 -> 100%: 0, 0.50 +- 0.05 and 1.0 of 1,000 keys on the
 //     gateway, no key leaving the gateway as the ramp rises; the kill switch
 //     sends the next 1,000 requests direct (0 on the gateway);

@@ -13,6 +13,9 @@ type Stats struct {
 	// Hosts counts attempts (first tries and retries) per host address, for the
 	// hosts with an open pool.
 	Hosts map[string]uint64
+	// Conns counts the open connections per host address (at most
+	// Config.PoolSize each): the client's fan-out.
+	Conns map[string]int
 }
 
 // Stats returns a snapshot of c's counters.
@@ -25,9 +28,11 @@ func (c *Client) Stats() Stats {
 		Skipped:  c.skipped.Load(),
 		Swaps:    c.swaps.Load(),
 		Hosts:    map[string]uint64{},
+		Conns:    map[string]int{},
 	}
 	for addr, h := range *c.pools.Load() {
 		s.Hosts[addr] = h.requests.Load()
+		s.Conns[addr] = int(h.rc.PoolStats().TotalConns)
 	}
 	return s
 }
