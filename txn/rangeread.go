@@ -27,13 +27,7 @@ func (tx *Tx) getRange(ctx context.Context, begin, end []byte, limit int, revers
 		return nil, nil
 	}
 	rv := tx.readVersion()
-	var out []KV
-	var err error
-	if reverse {
-		out, err = tx.mergeReverse(ctx, rv, begin, end, limit)
-	} else {
-		out, err = tx.mergeForward(ctx, rv, begin, end, limit)
-	}
+	out, err := tx.merge(ctx, rv, begin, end, limit, reverse)
 	if err != nil {
 		return nil, tx.fail(classify(err))
 	}
@@ -53,102 +47,69 @@ func (tx *Tx) getRange(ctx context.Context, begin, end []byte, limit int, revers
 	return out, nil
 }
 
-// mergeForward merges engine chunks with the buffered writes in key order.
-// Each chunk asks the engine for as many pairs as are still missing; hidden
-// pairs (overwritten or cleared by the transaction) make it fetch again
-// after the chunk's last key.
-func (tx *Tx) mergeForward(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
+// merge merges engine chunks with the buffered writes, in ascending key order or,
+// when reverse is set, descending. Each chunk asks the engine for as many pairs as
+// are still missing; hidden pairs (overwritten or cleared by the transaction) make
+// it fetch again past the chunk's last key.
+func (tx *Tx) merge(ctx context.Context, rv uint64, begin, end []byte, limit int, reverse bool) ([]KV, error) {
 	var out []KV
 	local := tx.c.wb.inRange(begin, end)
-	cur := begin
+	dir, cur := 1, begin // dir orients comparisons: 1 ascending, -1 descending
+	if reverse {
+		dir, cur = -1, end
+	}
+	// head is the next buffered write in scan order; pop consumes it.
+	head := func() int32 {
+		if reverse {
+			return local[len(local)-1]
+		}
+		return local[0]
+	}
+	pop := func() {
+		if reverse {
+			local = local[:len(local)-1]
+		} else {
+			local = local[1:]
+		}
+	}
 	for {
 		need := 0
 		if limit > 0 {
 			need = limit - len(out)
 		}
-		chunk, err := tx.eng.Scan(ctx, rv, cur, end, need, false, tx.c.scratch[:0])
+		lo, hi := cur, end
+		if reverse {
+			lo, hi = begin, cur
+		}
+		chunk, err := tx.eng.Scan(ctx, rv, lo, hi, need, reverse, tx.c.scratch[:0])
 		tx.c.scratch = chunk[:0]
 		if err != nil {
 			return nil, err
 		}
 		full := need > 0 && len(chunk)/2 == need
-		var last []byte // engine coverage ends at last (inclusive) when full
+		var last []byte // the engine's coverage ends at last (inclusive) when full
 		if full {
 			last = chunk[len(chunk)-2]
 		}
 		i := 0
 		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
-			useLocal := len(local) > 0 && (i >= len(chunk) || bytes.Compare(tx.c.wb.keyOf(local[0]), chunk[i]) <= 0)
-			if useLocal && full && bytes.Compare(tx.c.wb.keyOf(local[0]), last) > 0 {
+			useLocal := len(local) > 0 && (i >= len(chunk) || dir*bytes.Compare(tx.c.wb.keyOf(head()), chunk[i]) <= 0)
+			if useLocal && full && dir*bytes.Compare(tx.c.wb.keyOf(head()), last) > 0 {
 				if i >= len(chunk) {
 					break // beyond what the engine covered: fetch more first
 				}
 				useLocal = false
 			}
 			if useLocal {
-				k := tx.c.wb.keyOf(local[0])
+				k := tx.c.wb.keyOf(head())
 				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
 					i += 2 // the transaction's write hides the engine's
 				}
-				if e := &tx.c.wb.ents[local[0]]; !e.del {
+				if e := &tx.c.wb.ents[head()]; !e.del {
 					out = append(out, KV{k, tx.c.wb.val(e)})
 					tx.c.wb.handed = true
 				}
-				local = local[1:]
-				continue
-			}
-			if !tx.c.wb.cleared(chunk[i]) {
-				out = append(out, KV{chunk[i], chunk[i+1]})
-			}
-			i += 2
-		}
-		if !full || (limit > 0 && len(out) >= limit) {
-			return out, nil
-		}
-		cur = keyAfter(last)
-	}
-}
-
-// mergeReverse is mergeForward in descending order.
-func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, limit int) ([]KV, error) {
-	var out []KV
-	local := tx.c.wb.inRange(begin, end)
-	cur := end
-	for {
-		need := 0
-		if limit > 0 {
-			need = limit - len(out)
-		}
-		chunk, err := tx.eng.Scan(ctx, rv, begin, cur, need, true, tx.c.scratch[:0])
-		tx.c.scratch = chunk[:0]
-		if err != nil {
-			return nil, err
-		}
-		full := need > 0 && len(chunk)/2 == need
-		var last []byte // engine coverage starts at last (inclusive) when full
-		if full {
-			last = chunk[len(chunk)-2]
-		}
-		i := 0
-		for (i < len(chunk) || len(local) > 0) && (limit <= 0 || len(out) < limit) {
-			j := len(local) - 1
-			useLocal := j >= 0 && (i >= len(chunk) || bytes.Compare(tx.c.wb.keyOf(local[j]), chunk[i]) >= 0)
-			if useLocal && full && bytes.Compare(tx.c.wb.keyOf(local[j]), last) < 0 {
-				if i >= len(chunk) {
-					break
-				}
-				useLocal = false
-			}
-			if useLocal {
-				k := tx.c.wb.keyOf(local[j])
-				if i < len(chunk) && bytes.Equal(k, chunk[i]) {
-					i += 2
-				}
-				if e := &tx.c.wb.ents[local[j]]; !e.del {
-					out = append(out, KV{k, tx.c.wb.val(e)})
-					tx.c.wb.handed = true
-				}
-				local = local[:j]
+				pop()
 				continue
 			}
 			if !tx.c.wb.cleared(chunk[i]) {
@@ -160,5 +121,8 @@ func (tx *Tx) mergeReverse(ctx context.Context, rv uint64, begin, end []byte, li
 			return out, nil
 		}
 		cur = last
+		if !reverse {
+			cur = keyAfter(last)
+		}
 	}
 }
