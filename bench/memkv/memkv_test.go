@@ -6,21 +6,19 @@ package memkv_test
 
 import (
 	"context"
-	"fmt"
 	"github.com/tierkit/tierkit/bench/internal/cputime"
+	"github.com/tierkit/tierkit/bench/internal/kvfixture"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
-
-	"github.com/tierkit/tierkit/memkv"
 )
 
 const nKeys = 1 << 14
 
 var (
 	ctx   = context.Background()
-	keys  = makeKeys()
-	value = []byte("value-0123456789")
+	keys  = kvfixture.Keys(nKeys, 1)
+	value = kvfixture.Value
 	sink  []byte
 	sinkN int
 	// sinkCh receives each parallel reader's byte count (buffered for
@@ -28,52 +26,11 @@ var (
 	sinkCh = make(chan int, 1024)
 )
 
-func makeKeys() [][]byte {
-	ks := make([][]byte, nKeys)
-	for i := range ks {
-		ks[i] = []byte(fmt.Sprintf("key%08d", i))
-	}
-	return ks
-}
-
-func newMemkv(b *testing.B) *memkv.Store {
-	s, err := memkv.New(memkv.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := &memkv.CommitRequest{}
-	for _, k := range keys {
-		req.Sets = append(req.Sets, k, value)
-	}
-	if _, err := s.Commit(ctx, req); err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
-func newBadger(b *testing.B) *badger.DB {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
-	wb := db.NewWriteBatch()
-	for _, k := range keys {
-		if err := wb.Set(k, value); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	return db
-}
-
 // BenchmarkGetParallel: point reads of random stored keys at the latest
 // version, from every core.
 func BenchmarkGetParallel(b *testing.B) {
 	b.Run("impl=memkv", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		b.ResetTimer()
 		done := cputime.ReportProcess(b)
@@ -94,7 +51,7 @@ func BenchmarkGetParallel(b *testing.B) {
 		drain()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		b.ResetTimer()
 		done := cputime.ReportProcess(b)
@@ -124,7 +81,7 @@ func BenchmarkGetParallel(b *testing.B) {
 // BenchmarkScan100: an ordered range read of 100 keys and values.
 func BenchmarkScan100(b *testing.B) {
 	b.Run("impl=memkv", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		var dst [][]byte
 		b.ReportAllocs()
 		i := 0
@@ -140,7 +97,7 @@ func BenchmarkScan100(b *testing.B) {
 		done()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
@@ -169,7 +126,7 @@ func BenchmarkScan100(b *testing.B) {
 // BenchmarkPut: a blind single-key write committed on its own.
 func BenchmarkPut(b *testing.B) {
 	b.Run("impl=memkv", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
@@ -182,7 +139,7 @@ func BenchmarkPut(b *testing.B) {
 		done()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)

@@ -6,8 +6,8 @@ package txn_test
 
 import (
 	"context"
-	"fmt"
 	"github.com/tierkit/tierkit/bench/internal/cputime"
+	"github.com/tierkit/tierkit/bench/internal/kvfixture"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -20,53 +20,12 @@ const nKeys = 1 << 14
 
 var (
 	ctx   = context.Background()
-	keys  = makeKeys()
-	value = []byte("value-0123456789")
+	keys  = kvfixture.Keys(nKeys, 7919)
+	value = kvfixture.Value
 	sink  []byte
 	// sinkLen keeps the naive read set alive.
 	sinkLen int
 )
-
-func makeKeys() [][]byte {
-	ks := make([][]byte, nKeys)
-	for i := range ks {
-		ks[i] = []byte(fmt.Sprintf("key%08d", i*7919%nKeys))
-	}
-	return ks
-}
-
-func newMemkv(b *testing.B) *memkv.Store {
-	s, err := memkv.New(memkv.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := &memkv.CommitRequest{}
-	for _, k := range keys {
-		req.Sets = append(req.Sets, k, value)
-	}
-	if _, err := s.Commit(ctx, req); err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
-func newBadger(b *testing.B) *badger.DB {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
-	wb := db.NewWriteBatch()
-	for _, k := range keys {
-		if err := wb.Set(k, value); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	return db
-}
 
 // opsPerTx is how many operations share one transaction in the per-operation
 // benchmarks, so that begin and discard are amortized the same way for both.
@@ -76,7 +35,7 @@ const opsPerTx = 1024
 // (read-your-writes). Target: <= 120 ns/op, 0 allocs amortized.
 func BenchmarkWriteReadBack(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
@@ -102,7 +61,7 @@ func BenchmarkWriteReadBack(b *testing.B) {
 		done()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		var tx *badger.Txn
 		i := 0
@@ -135,7 +94,7 @@ func BenchmarkWriteReadBack(b *testing.B) {
 // The naive baseline appends a copy of the key to a slice of its own.
 func BenchmarkRecordRead(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
@@ -176,7 +135,7 @@ func BenchmarkRecordRead(b *testing.B) {
 // conflict check.
 func BenchmarkGet(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		var tx *txn.Tx
 		i := 0
@@ -198,7 +157,7 @@ func BenchmarkGet(b *testing.B) {
 		done()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		var tx *badger.Txn
 		i := 0
@@ -227,7 +186,7 @@ func BenchmarkGet(b *testing.B) {
 // the same bookkeeping (100 Gets recorded, 100 Sets buffered) and discards.
 func BenchmarkBuild100R100W(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
@@ -252,7 +211,7 @@ func BenchmarkBuild100R100W(b *testing.B) {
 		done()
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
@@ -282,7 +241,7 @@ func BenchmarkBuild100R100W(b *testing.B) {
 // same transaction and commits it.
 func BenchmarkCommit2R2W(b *testing.B) {
 	b.Run("impl=engine", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		req := &memkv.CommitRequest{ReadKeys: make([][]byte, 2), Sets: make([][]byte, 4)}
 		b.ReportAllocs()
 		i := 0
@@ -301,7 +260,7 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 	})
 	b.Run("impl=tierkit", func(b *testing.B) {
-		s := newMemkv(b)
+		s := kvfixture.Memkv(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
@@ -320,7 +279,7 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 	})
 	b.Run("impl=badger", func(b *testing.B) {
-		db := newBadger(b)
+		db := kvfixture.Badger(b, keys)
 		b.ReportAllocs()
 		i := 0
 		done := cputime.ReportProcess(b)
