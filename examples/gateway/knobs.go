@@ -71,6 +71,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			}}),
 	}
 	errs = append(errs, g.registerCacheAndQuotaKnobs(reg)...)
+	errs = append(errs, g.registerChaos(reg)...)
 	errs = append(errs, g.registerStates(reg)...)
 	for _, err := range errs {
 		if err != nil {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/tierkit/tierkit/control"
+)
+
+// Chaos knobs make one gateway artificially hot or slow without a restart, so
+// a control plane's reaction can be shown and tested on one machine
+// (examples/cluster makes one host hot, then a whole region):
+//
+//   - chaos.burn_us: CPU microseconds burned per backend op (a spin on the
+//     clock, so on a busy machine it is wall time spent running, not
+//     guaranteed CPU time); the process's CPU use rises with its traffic, as
+//     on a host whose requests got more expensive.
+//   - chaos.delay_us: latency added to each backend call (a batch), as on a
+//     host whose path to the store got slow; it costs no CPU.
+//
+// Both default to 0 (off). They wrap the backend, so they apply to every
+// command that reaches the store (cache hits of the caching tier skip them).
+const (
+	chaosMaxBurn  = 10 * time.Millisecond
+	chaosMaxDelay = time.Second
+)
+
+// chaosBackend is a Backend that burns and sleeps as its knobs say before
+// passing each call on.
+type chaosBackend struct {
+	Backend
+	burn  atomic.Int64 // ns per op
+	delay atomic.Int64 // ns per call
+}
+
+// Do burns burn per op, waits delay (or until ctx ends), then runs the call.
+func (c *chaosBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
+	if b := time.Duration(c.burn.Load()); b > 0 {
+		spin(b * time.Duration(len(ops)))
+	}
+	if d := time.Duration(c.delay.Load()); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	return c.Backend.Do(ctx, shard, ops, out)
+}
+
+// spin keeps the goroutine running for d. It yields nothing on purpose: the
+// point is to occupy the process's CPU.
+func spin(d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+	}
+}
+
+// registerChaos wraps the backend with the chaos knobs and registers them. It
+// runs before the gateway serves (registerKnobs is called by start), so the
+// backend field is not read concurrently while it is replaced.
+func (g *Gateway) registerChaos(reg *control.Registry) []error {
+	c := &chaosBackend{Backend: g.backend}
+	g.backend = c
+	return []error{
+		reg.RegisterInt(control.IntKnob{Name: "chaos.burn_us", Doc: "CPU microseconds burned per backend op (artificial heat; 0: off)",
+			Min: 0, Max: chaosMaxBurn.Microseconds(), Value: 0,
+			Apply: func(v int64) error { c.burn.Store(int64(time.Duration(v) * time.Microsecond)); return nil }}),
+		reg.RegisterInt(control.IntKnob{Name: "chaos.delay_us", Doc: "microseconds added to each backend call (artificial latency; 0: off)",
+			Min: 0, Max: chaosMaxDelay.Microseconds(), Value: 0,
+			Apply: func(v int64) error { c.delay.Store(int64(time.Duration(v) * time.Microsecond)); return nil }}),
+	}
+}
