@@ -1,0 +1,171 @@
+package failover
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// ErrInvalidTable is wrapped by the errors of [NewTable] and [Table.UnmarshalJSON]
+// for routes a client must not apply (a share outside (0, 1], a route to itself,
+// shares of one region summing above 1, an unknown mechanism, routes out of order).
+// The caller should keep the table in force and fetch or build the table again.
+var ErrInvalidTable = errors.New("failover: invalid table")
+
+// NewTable returns a Table holding routes, sorted as [Router.Step] sorts them (by
+// From, To, then Mechanism), for a control plane that publishes a table it did not
+// compute in this process, or a test that needs a fixed one. Regions is left empty:
+// [Table.Pick] reads only the routes. routes is not modified.
+//
+// Errors wrap [ErrInvalidTable]: an empty region name, a route from a region to
+// itself, a share that is not a number in (0, 1], an unknown mechanism, the same
+// (From, To, Mechanism) twice, or the shares leaving one region summing above 1.
+func NewTable(now time.Time, run uint64, routes []Route) (Table, error) {
+	rs := slices.Clone(routes)
+	slices.SortStableFunc(rs, compareRoutes)
+	if err := checkRoutes(rs); err != nil {
+		return Table{}, err
+	}
+	return Table{Now: now, Run: run, Routes: rs}, nil
+}
+
+// MarshalText encodes the mechanism by name ("ring", "mega", "global").
+func (m Mechanism) MarshalText() ([]byte, error) {
+	if m < MechRing || m > MechGlobal {
+		return nil, fmt.Errorf("failover: mechanism %d has no name", m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText decodes a mechanism name written by [Mechanism.MarshalText].
+func (m *Mechanism) UnmarshalText(b []byte) error {
+	for x := MechRing; x <= MechGlobal; x++ {
+		if string(b) == x.String() {
+			*m = x
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown mechanism %q", ErrInvalidTable, b)
+}
+
+// MarshalText encodes the phase by name ("local", "spilling"; "" for the zero Phase).
+func (p Phase) MarshalText() ([]byte, error) {
+	if p > Spilling {
+		return nil, fmt.Errorf("failover: phase %d has no name", p)
+	}
+	if p == 0 {
+		return []byte{}, nil
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText decodes a phase name written by [Phase.MarshalText].
+func (p *Phase) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*p = 0
+		return nil
+	}
+	for x := Local; x <= Spilling; x++ {
+		if string(b) == x.String() {
+			*p = x
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown phase %q", ErrInvalidTable, b)
+}
+
+// wireRoute and wireTable are the JSON form of Route and Table. The field names are
+// part of the wire contract between a control plane and its clients.
+type wireRoute struct {
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	Share     float64   `json:"share"`
+	Mechanism Mechanism `json:"mechanism"`
+}
+
+type wireTable struct {
+	Now     time.Time        `json:"now"`
+	Run     uint64           `json:"run"`
+	Routes  []wireRoute      `json:"routes"`
+	Regions []RegionDecision `json:"regions,omitempty"`
+}
+
+// MarshalJSON encodes the table as
+//
+//	{"now": RFC 3339, "run": n, "routes": [{"from", "to", "share", "mechanism"}...],
+//	 "regions": [RegionDecision...]}
+//
+// with mechanisms and phases by name. The region decisions (signals, reasons) travel
+// for display; a client needs only the routes.
+func (t Table) MarshalJSON() ([]byte, error) {
+	w := wireTable{Now: t.Now, Run: t.Run, Routes: make([]wireRoute, len(t.Routes)), Regions: t.Regions}
+	for i, r := range t.Routes {
+		w.Routes[i] = wireRoute(r)
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes a table written by [Table.MarshalJSON] and checks its routes
+// as [NewTable] does; they must also already be in the table's order, so the decoded
+// table picks exactly as the encoded one did. On error t is unchanged and the error
+// wraps [ErrInvalidTable] (or is the JSON syntax error).
+func (t *Table) UnmarshalJSON(data []byte) error {
+	var w wireTable
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	rs := make([]Route, len(w.Routes))
+	for i, r := range w.Routes {
+		rs[i] = Route(r)
+	}
+	if !slices.IsSortedFunc(rs, compareRoutes) {
+		return fmt.Errorf("%w: routes out of order", ErrInvalidTable)
+	}
+	if err := checkRoutes(rs); err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		rs = nil
+	}
+	*t = Table{Now: w.Now, Run: w.Run, Routes: rs, Regions: w.Regions}
+	return nil
+}
+
+func compareRoutes(a, b Route) int {
+	return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Mechanism, b.Mechanism))
+}
+
+// checkRoutes validates sorted routes.
+func checkRoutes(rs []Route) error {
+	sum := 0.0
+	for i, r := range rs {
+		bad := func(why string, args ...any) error {
+			return fmt.Errorf("%w: route %d (%q -> %q): %s", ErrInvalidTable, i, r.From, r.To, fmt.Sprintf(why, args...))
+		}
+		switch {
+		case r.From == "" || r.To == "":
+			return bad("empty region name")
+		case r.From == r.To:
+			return bad("routes a region to itself")
+		case math.IsNaN(r.Share) || r.Share <= 0 || r.Share > 1:
+			return bad("share %v not in (0, 1]", r.Share)
+		case r.Mechanism < MechRing || r.Mechanism > MechGlobal:
+			return bad("unknown mechanism %d", r.Mechanism)
+		}
+		if i > 0 && compareRoutes(rs[i-1], r) == 0 {
+			return bad("listed twice")
+		}
+		if i == 0 || rs[i-1].From != r.From {
+			sum = 0
+		}
+		sum += r.Share
+		if sum > 1+1e-9 {
+			return bad("shares leaving %q sum to %v > 1", r.From, sum)
+		}
+	}
+	return nil
+}
