@@ -121,7 +121,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	n := 1 << bits.Len(uint(min(max(8*runtime.GOMAXPROCS(0), 16), 64)-1))
 	c.stripes = make([]stripe[K, V], n)
 	c.smask = uint32(n - 1)
-	c.pol.init(cfg.capacity())
+	c.pol.init(cfg.capacity(), c.salt)
 	cfg.Clock = c.clock
 	c.cfg.Store(&cfg)
 	return c, nil

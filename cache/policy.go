@@ -1,13 +1,21 @@
 package cache
 
-import "math/rand/v2"
-
 // Hill-climber and admission constants, from Caffeine's BoundedLocalCache.
 const (
 	admitHashDoSThreshold = 6      // candidate frequency above which a rejected candidate may still win at random
 	climberStepPercent    = 0.0625 // initial (and restart) step: 6.25% of capacity
 	climberStepDecay      = 0.98   // step multiplier after each sample that did not restart
 	climberRestart        = 0.05   // hit-rate change that restarts the climb with a full step
+
+	// climberMinSample is the fewest requests per hill-climber sample. Caffeine
+	// samples every 10x capacity requests, which for a small cache is too few:
+	// the hit rate of 2,500 requests (capacity 250) moves by about 0.9 points by
+	// chance alone, more than one step changes it, so the climber walks at
+	// random. With at least 20,000 requests the noise is about 0.3 points. On
+	// the ARC OLTP trace this raised the hit ratio at capacities 250, 500 and
+	// 1000 by 0.6, 1.5 and 0.5 points, on the LIRS loop trace at 256 and 512
+	// by 0.8 and 1.1, and left larger caches unchanged (mean of 6 seeds).
+	climberMinSample = 20_000
 )
 
 // policy is an adaptive W-TinyLFU eviction policy (Einziger, Eytan, Friedman and
@@ -15,9 +23,10 @@ const (
 // Caffeine, otter and theine: new entries enter a small LRU window; an entry
 // leaving the window competes with the probation victim of the segmented-LRU main
 // space and is admitted only if the frequency sketch estimates it more popular.
-// A hill climber resizes the window every sample (10x capacity requests) in the
-// direction that improved the hit rate, so recency-biased traces get a large
-// window and frequency-biased ones a small one.
+// A hill climber resizes the window every sample (10x capacity requests, at
+// least climberMinSample) in the direction that improved the hit rate, so
+// recency-biased traces get a large window and frequency-biased ones a small
+// one.
 //
 // Capacity counts entries. Not safe for concurrent use: the cache's policy lock
 // guards every field and every node's queue links.
@@ -34,12 +43,17 @@ type policy[K comparable, V any] struct {
 	step                         float64 // next window change, in entries (signed)
 	adjust                       int     // window change decided by the last sample
 
+	rng uint64 // state of the admission jitter (splitmix64); seeded by init
+
 	// evicted collects the nodes the last operation evicted; the caller drains it.
 	evicted []*node[K, V]
 }
 
-func (p *policy[K, V]) init(capacity int) {
+// init sets up an empty policy of capacity entries; seed drives the admission
+// jitter, so a given seed and access sequence always evict the same nodes.
+func (p *policy[K, V]) init(capacity int, seed uint64) {
 	p.capacity = capacity
+	p.rng = seed
 	window := max(1, int(float64(capacity)*0.01))
 	p.window.init(queueWindow, window)
 	p.probation.init(queueProbation, 0)
@@ -207,7 +221,7 @@ func (p *policy[K, V]) admit(candidate, victim uint64) bool {
 	if cf > vf {
 		return true
 	}
-	return cf >= admitHashDoSThreshold && rand.Uint32()&127 == 0
+	return cf >= admitHashDoSThreshold && p.random()&127 == 0
 }
 
 // climb adapts the window: once per sample, it moves the split between window
@@ -232,7 +246,7 @@ func (p *policy[K, V]) adjustStep() {
 		return
 	}
 	total := p.hitsInSample + p.missesInSample
-	if total < p.sketch.sampleSize {
+	if total < max(p.sketch.sampleSize, climberMinSample) {
 		return
 	}
 	if p.size < p.capacity>>1 {
@@ -311,4 +325,11 @@ func (p *policy[K, V]) shrinkWindow() {
 	p.protected.cap -= quota
 	p.window.cap += quota
 	p.adjust = -quota
+}
+
+// random returns the next value of the policy's own generator (splitmix64), so
+// that the admission jitter is reproducible from the seed given to init.
+func (p *policy[K, V]) random() uint64 {
+	p.rng += 0x9e3779b97f4a7c15
+	return mix64(p.rng)
 }

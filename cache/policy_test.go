@@ -2,6 +2,7 @@ package cache
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,7 +39,7 @@ func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]
 func TestPolicyInvariants(t *testing.T) {
 	for _, capacity := range []int{1, 2, 10, 100, 1000} {
 		var p policy[int, int]
-		p.init(capacity)
+		p.init(capacity, uint64(capacity))
 		live := map[int]*node[int, int]{}
 		r := rand.New(rand.NewPCG(uint64(capacity), 1))
 		for i := range 20 * capacity * 11 {
@@ -80,7 +81,7 @@ func TestPolicyInvariants(t *testing.T) {
 // back only after 200 scan keys, twice the capacity).
 func TestPolicyScanResistance(t *testing.T) {
 	var p policy[int, int]
-	p.init(100)
+	p.init(100, 1)
 	live := map[int]*node[int, int]{}
 	touch := func(k int) bool {
 		if n := live[k]; n != nil {
@@ -130,4 +131,113 @@ func TestSketch(t *testing.T) {
 		s.increment(mix64(uint64(i + 100)))
 	}
 	assert.Less(t, s.frequency(mix64(7)), 15, "counters age by halving")
+}
+
+// TestPolicyDeterministic: the same seed and accesses evict the same keys.
+func TestPolicyDeterministic(t *testing.T) {
+	run := func(seed uint64) []int {
+		var p policy[int, int]
+		p.init(64, seed)
+		live := map[int]*node[int, int]{}
+		var evicted []int
+		r := rand.New(rand.NewPCG(3, 4))
+		for range 200_000 {
+			k := int(r.Int64N(512))
+			if r.IntN(4) > 0 {
+				k %= 48 // a hot set that saturates its counters
+			}
+			if n := live[k]; n != nil {
+				p.access(n)
+				continue
+			}
+			n := &node[int, int]{key: k, hash: mix64(uint64(k))}
+			p.add(n)
+			live[k] = n
+			for _, e := range p.evicted {
+				evicted = append(evicted, e.key)
+				delete(live, e.key)
+			}
+			p.evicted = p.evicted[:0]
+		}
+		return evicted
+	}
+	a, b := run(1), run(1)
+	assert.NotEmpty(t, a)
+	assert.True(t, slices.Equal(a, b), "two runs with one seed evicted differently")
+}
+
+// TestAdmit: a more frequent candidate always wins; a warm one (frequency at
+// least admitHashDoSThreshold) that is not more frequent wins about 1 time in
+// 128, the same times for the same seed; a cold one never does.
+func TestAdmit(t *testing.T) {
+	const draws = 128 * 200
+	tests := []struct {
+		name              string
+		candidate, victim int // accesses counted in the sketch
+		wantMin, wantMax  int // admissions out of draws
+	}{
+		{"more frequent", 3, 2, draws, draws},
+		{"cold tie", 2, 2, 0, 0},
+		{"cold loser", 1, 5, 0, 0},
+		{"warm tie", 8, 8, 100, 320},
+		{"warm loser", 7, 15, 100, 320},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			count := func(seed uint64) int {
+				var p policy[int, int]
+				p.init(1024, seed)
+				p.sketch.ensureCapacity(1024)
+				c, v := mix64(1), mix64(2)
+				for range tt.candidate {
+					p.sketch.increment(c)
+				}
+				for range tt.victim {
+					p.sketch.increment(v)
+				}
+				n := 0
+				for range draws {
+					if p.admit(c, v) {
+						n++
+					}
+				}
+				return n
+			}
+			got := count(7)
+			assert.GreaterOrEqual(t, got, tt.wantMin)
+			assert.LessOrEqual(t, got, tt.wantMax)
+			assert.Equal(t, got, count(7), "same seed, same draws")
+		})
+	}
+}
+
+// TestClimberSample: the window moves only once a sample holds at least
+// climberMinSample requests, even for a small cache whose 10x-capacity sample
+// is shorter.
+func TestClimberSample(t *testing.T) {
+	tests := []struct {
+		name     string
+		capacity int
+		requests int
+		moved    bool
+	}{
+		{"small cache, short sample", 100, 10 * 100, false},
+		{"small cache, just below the floor", 100, climberMinSample - 1, false},
+		{"small cache, floor reached", 100, climberMinSample, true},
+		{"large cache, 10x capacity", 4000, 40_000, true},
+		{"large cache, below 10x capacity", 4000, 39_999, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p policy[int, int]
+			p.init(tt.capacity, 1)
+			p.sketch.ensureCapacity(tt.capacity)
+			p.size = tt.capacity
+			p.hitsInSample = tt.requests / 2
+			p.missesInSample = tt.requests - tt.requests/2
+			p.adjustStep()
+			assert.Equal(t, tt.moved, p.adjust != 0, "adjust = %d", p.adjust)
+			assert.Equal(t, tt.moved, p.hitsInSample+p.missesInSample == 0, "sample reset")
+		})
+	}
 }
