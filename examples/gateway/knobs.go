@@ -128,6 +128,7 @@ func (g *Gateway) registerStates(reg *control.Registry) []error {
 		reg.RegisterState("shed", func() any { return g.shedder.Stats() }),
 		reg.RegisterState("ring", func() any { return g.ring.Stats() }),
 		reg.RegisterState("gateway", func() any { return g.counters() }),
+		reg.RegisterState("host", func() any { return g.hostSnapshot() }),
 		reg.RegisterState("cache", func() any {
 			if g.cache == nil {
 				return nil
