@@ -24,6 +24,7 @@ type shard[G comparable, Req, Resp any] struct {
 type group[G comparable, Req, Resp any] struct {
 	pending   *batch[G, Req, Resp] // the open batch, nil when nothing is pending
 	idleSince int64                // now() when pending last became nil
+	flushing  int                  // counted batches dispatched whose flush has not returned
 }
 
 // batch is one batch, open (its group's pending batch) then dispatched.
@@ -41,6 +42,8 @@ type batch[G comparable, Req, Resp any] struct {
 	gone       []bool // per slot: the caller left before dispatch; grows lazily
 	live       int    // slots whose caller is still there
 	dispatched bool   // closed and handed to launch (false for a dropped batch)
+	armed      bool   // the linger timer was armed for this batch
+	counted    bool   // counted in grp.flushing until its flush returns (FlushNatural)
 	bytes      int    // sum of the sizes of live slots
 	timer      *time.Timer
 
@@ -64,14 +67,16 @@ func (b *Batcher[G, Req, Resp]) shardFor(g G) *shard[G, Req, Resp] {
 }
 
 // enqueue adds req to the open batch of g (opening one if needed) and returns the
-// batch and the item's slot. Batches that this item closes are dispatched before
-// it returns.
-func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int) (*batch[G, Req, Resp], int, error) {
+// batch and the item's slot. A batch closed to make room for req (MaxBytes) is
+// dispatched before it returns; if req's own batch is closed by req (full, or
+// FlushNatural with no flush of the group in flight), own is true and the caller
+// must dispatch it.
+func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int) (bt *batch[G, Req, Resp], slot int, own bool, err error) {
 	sh := b.shardFor(g)
 	sh.mu.Lock()
 	if sh.closed {
 		sh.mu.Unlock()
-		return nil, 0, ErrClosed
+		return nil, 0, false, ErrClosed
 	}
 	grp := sh.groups[g]
 	if grp == nil {
@@ -80,19 +85,19 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 		sh.peak = max(sh.peak, len(sh.groups))
 	}
 	var before *batch[G, Req, Resp] // closed to make room for req (MaxBytes)
-	bt := grp.pending
+	bt = grp.pending
 	if bt != nil && cfg.MaxBytes > 0 && bt.bytes+size > cfg.MaxBytes {
-		b.closeBatchLocked(bt)
+		b.closeBatchLocked(cfg, bt)
 		before, bt = bt, nil
 	}
 	sweepAt, due := int64(-1), int64(0)
 	if bt == nil {
-		bt = b.openLocked(cfg, sh, grp, g)
+		bt = b.openLocked(cfg, sh, grp, g, armLinger(cfg.Policy, grp.flushing))
 		if now, d := b.now(), b.nextSweep.Load(); now >= d {
 			sweepAt, due = now, d
 		}
 	}
-	slot := len(bt.reqs)
+	slot = len(bt.reqs)
 	bt.reqs = append(bt.reqs, req)
 	if cfg.Size != nil || len(bt.sizes) > 0 {
 		// Keep sizes aligned with reqs even if SetConfig added or removed Size
@@ -104,27 +109,24 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 	}
 	bt.live++
 	bt.bytes += size
-	full := bt.live >= cfg.MaxItems || (cfg.MaxBytes > 0 && bt.bytes >= cfg.MaxBytes)
-	if full {
-		b.closeBatchLocked(bt)
+	own = decide(cfg.Policy, bt.live, bt.bytes, cfg.MaxItems, cfg.MaxBytes, grp.flushing) != keepOpen
+	if own {
+		b.closeBatchLocked(cfg, bt)
 	}
 	sh.mu.Unlock()
 
 	if before != nil {
 		b.launch(before, false)
 	}
-	if full {
-		b.launch(bt, false)
-	}
 	// Of the goroutines that saw the sweep due, the one that moves the due time wins.
 	if sweepAt >= 0 && b.nextSweep.CompareAndSwap(due, sweepAt+cfg.sweepEvery()) {
 		b.sweep(sweepAt)
 	}
-	return bt, slot, nil
+	return bt, slot, own, nil
 }
 
-// openLocked opens a batch for grp and arms its linger timer.
-func (b *Batcher[G, Req, Resp]) openLocked(cfg *Config[Req], sh *shard[G, Req, Resp], grp *group[G, Req, Resp], g G) *batch[G, Req, Resp] {
+// openLocked opens a batch for grp and, if arm, arms its linger timer.
+func (b *Batcher[G, Req, Resp]) openLocked(cfg *Config[Req], sh *shard[G, Req, Resp], grp *group[G, Req, Resp], g G, arm bool) *batch[G, Req, Resp] {
 	bt, _ := b.pool.Get().(*batch[G, Req, Resp])
 	if bt == nil {
 		bt = &batch[G, Req, Resp]{reqs: make([]Req, 0, min(cfg.MaxItems, 1024))}
@@ -132,6 +134,10 @@ func (b *Batcher[G, Req, Resp]) openLocked(cfg *Config[Req], sh *shard[G, Req, R
 	bt.sh, bt.grp, bt.key = sh, grp, g
 	bt.done = make(chan struct{})
 	grp.pending = bt
+	if !arm {
+		return bt
+	}
+	bt.armed = true
 	b.wg.Add(1) // released by the timer func, or by closeBatchLocked if Stop wins
 	if bt.timer == nil {
 		bt.timer = time.AfterFunc(cfg.Linger, func() { b.lingerEnded(bt) })
@@ -158,28 +164,36 @@ func (b *Batcher[G, Req, Resp]) lingerEnded(bt *batch[G, Req, Resp]) {
 		}
 		return
 	}
-	b.closeBatchLocked(bt)
+	b.closeBatchLocked(b.cfg.Load(), bt)
 	sh.mu.Unlock()
 	b.launch(bt, false)
 	b.release(bt)
 }
 
 // closeBatchLocked closes the open batch bt: no item joins it any more. The caller
-// must then call launch(bt). It registers the flush with b.wg while the shard is
-// locked, so that Close, which locks every shard first, waits for it.
+// must then call launch(bt) (or start and run). It registers the flush with b.wg
+// while the shard is locked, so that Close, which locks every shard first, waits
+// for it. Under FlushNatural the batch counts as a flush of its group in flight
+// until it returns.
 //
 // References: one per live item, one for the flush (or rejection), and one for
 // the linger timer func if Stop could not cancel it.
-func (b *Batcher[G, Req, Resp]) closeBatchLocked(bt *batch[G, Req, Resp]) {
+func (b *Batcher[G, Req, Resp]) closeBatchLocked(cfg *Config[Req], bt *batch[G, Req, Resp]) {
 	bt.grp.pending = nil
 	bt.grp.idleSince = b.now()
 	bt.dispatched = true
-	b.wg.Add(1) // released by run or by launch's rejection
+	if cfg.Policy == FlushNatural {
+		bt.counted = true
+		bt.grp.flushing++
+	}
+	b.wg.Add(1) // released by run or by start's rejection
 	refs := int32(bt.live) + 1
-	if bt.timer.Stop() {
-		b.wg.Done() // the timer func will not run
-	} else {
-		refs++ // the timer func runs (or is running) and will release
+	if bt.armed {
+		if bt.timer.Stop() {
+			b.wg.Done() // the timer func will not run
+		} else {
+			refs++ // the timer func runs (or is running) and will release
+		}
 	}
 	bt.refs.Store(refs)
 }
@@ -187,23 +201,60 @@ func (b *Batcher[G, Req, Resp]) closeBatchLocked(bt *batch[G, Req, Resp]) {
 // launch flushes a closed batch on a goroutine of its own, or answers all its
 // items ErrOverloaded if MaxInFlight batches are already in flight (unless force).
 func (b *Batcher[G, Req, Resp]) launch(bt *batch[G, Req, Resp], force bool) {
+	if b.start(bt, force) {
+		go b.run(bt, false)
+	}
+}
+
+// start admits a closed batch to flight and reports whether it did; if
+// MaxInFlight batches are already in flight (and not force), it answers every
+// item ErrOverloaded instead.
+func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool {
 	n := b.inflight.Add(1)
 	if !force && n > int64(b.cfg.Load().MaxInFlight) {
 		b.inflight.Add(-1)
 		b.c.rejected.Add(uint64(bt.live))
+		if bt.counted {
+			// The group's open batch, if any, was armed (it opened while this
+			// one was counted): its linger flushes it.
+			sh := bt.sh
+			sh.mu.Lock()
+			bt.grp.flushing--
+			sh.mu.Unlock()
+		}
 		bt.err = ErrOverloaded
 		close(bt.done)
 		b.release(bt)
 		b.wg.Done()
-		return
+		return false
 	}
 	b.inflightItems.Add(int64(bt.live))
-	go b.run(bt)
+	return true
 }
 
-// run flushes bt and wakes its waiters. A panic or Goexit in the flush func
-// becomes a *PanicError for every item; the deferred completion runs either way.
-func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp]) {
+// run flushes bt and, under FlushNatural, the batches of its group that
+// gathered meanwhile: on this goroutine if it is a flush goroutine, on a new
+// one if inline (the caller of Do runs its own batch and must then return).
+func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp], inline bool) {
+	for bt != nil {
+		next := b.runOne(bt)
+		if next == nil || !b.start(next, false) {
+			return
+		}
+		if inline {
+			go b.run(next, false)
+			return
+		}
+		bt = next
+	}
+}
+
+// runOne flushes bt and wakes its waiters, and returns the group's next batch
+// if it is to be flushed at once (closed, not yet started). A panic or Goexit in
+// the flush func becomes a *PanicError for every item; the deferred completion
+// runs either way (after a Goexit, the next batch is launched on a goroutine of
+// its own).
+func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, Req, Resp]) {
 	cfg := b.cfg.Load()
 	start := time.Now()
 	reqs, out, slotOf := bt.compact(cfg.Key)
@@ -213,13 +264,18 @@ func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp]) {
 		if !returned { // the flush called runtime.Goexit
 			err = &PanicError{Value: errGoexit}
 		}
-		b.finish(cfg, bt, out, slotOf, err, time.Since(start))
+		next = b.finish(cfg, bt, out, slotOf, err, time.Since(start))
+		if !returned && next != nil {
+			b.launch(next, false)
+			next = nil
+		}
 	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.FlushTimeout)
 	defer cancel()
 	err = b.call(ctx, bt.key, reqs, out)
 	returned = true
+	return nil
 }
 
 // call runs the flush func, turning a panic into a *PanicError.
@@ -271,7 +327,8 @@ func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req
 }
 
 // finish records the batch, hands results to the slots and wakes the waiters.
-func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], out []Result[Resp], slotOf []int32, err error, took time.Duration) {
+// It returns the group's next batch, closed, if it is to be flushed at once.
+func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], out []Result[Resp], slotOf []int32, err error, took time.Duration) (next *batch[G, Req, Resp]) {
 	for i, j := range slotOf { // nil in the common case: out is bt.res
 		if j >= 0 {
 			bt.res[i] = out[j]
@@ -287,11 +344,30 @@ func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp]
 		b.c.flushErrors.Add(1)
 	}
 	b.c.recordLatency(took)
+	if bt.counted {
+		next = b.returnedLocking(bt)
+	}
 	b.inflightItems.Add(-int64(bt.live))
 	b.inflight.Add(-1)
 	close(bt.done)
 	b.release(bt)
 	b.wg.Done()
+	return next
+}
+
+// returnedLocking records that bt, a counted flush of its group, has returned,
+// and closes the group's open batch if it is to be flushed now.
+func (b *Batcher[G, Req, Resp]) returnedLocking(bt *batch[G, Req, Resp]) *batch[G, Req, Resp] {
+	sh, grp := bt.sh, bt.grp
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	grp.flushing--
+	cfg := b.cfg.Load()
+	if p := grp.pending; p != nil && !sh.closed && flushOnReturn(cfg.Policy, p.live) {
+		b.closeBatchLocked(cfg, p)
+		return p
+	}
+	return nil
 }
 
 // release drops one reference to a dispatched batch and recycles it after the
@@ -362,7 +438,7 @@ func (b *Batcher[G, Req, Resp]) leave(bt *batch[G, Req, Resp], slot int) bool {
 	if bt.live == 0 {
 		bt.grp.pending = nil
 		bt.grp.idleSince = b.now()
-		if bt.timer.Stop() {
+		if bt.armed && bt.timer.Stop() {
 			b.wg.Done()
 		}
 	}
@@ -379,7 +455,7 @@ func (b *Batcher[G, Req, Resp]) sweep(now int64) int {
 		sh := &b.shards[i]
 		sh.mu.Lock()
 		for g, grp := range sh.groups {
-			if grp.pending == nil && now-grp.idleSince >= ttl {
+			if grp.pending == nil && grp.flushing == 0 && now-grp.idleSince >= ttl {
 				delete(sh.groups, g)
 				evicted++
 			}

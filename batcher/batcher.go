@@ -115,9 +115,21 @@ func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp,
 	if cfg.Size != nil {
 		size = cfg.Size(req)
 	}
-	bt, slot, err := b.enqueue(cfg, group, req, size)
+	bt, slot, own, err := b.enqueue(cfg, group, req, size)
 	if err != nil {
 		return zero, err
+	}
+	if own {
+		// This item closed its batch. Under FlushNatural, a caller that cannot
+		// leave early runs the flush itself (its result is then ready): one
+		// goroutine hand-off fewer per batch.
+		if cfg.Policy == FlushNatural && ctx.Done() == nil {
+			if b.start(bt, false) {
+				b.run(bt, true)
+			}
+		} else {
+			b.launch(bt, false)
+		}
 	}
 	return b.wait(ctx, bt, slot)
 }
@@ -157,7 +169,7 @@ func (b *Batcher[G, Req, Resp]) Close() error {
 			sh.closed = true
 			for _, grp := range sh.groups {
 				if bt := grp.pending; bt != nil {
-					b.closeBatchLocked(bt)
+					b.closeBatchLocked(b.cfg.Load(), bt)
 					todo = append(todo, bt)
 				}
 			}

@@ -2,7 +2,10 @@ package batcher_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -191,4 +194,107 @@ func BenchmarkNaive(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPolicy shows the trade-off of the flush policies: 1, 2 and 50
+// submitters calling Do in a closed loop on one group, a backend that spins
+// 50 us per call, MaxItems 128, a 1 ms linger. It reports the mean and
+// p99 latency of one Do and the mean items per backend call. FlushOnLinger
+// makes every partial batch wait out the linger; FlushNatural sends at once
+// when the group has no flush in flight, so lone callers see the backend's
+// latency and batches grow only with concurrency.
+func BenchmarkPolicy(b *testing.B) {
+	const backendDelay = 50 * time.Microsecond
+	slow := func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
+		// Spin rather than sleep: a sleep this short lasts 1-2 ms on a busy
+		// machine, which would hide the linger.
+		for t0 := time.Now(); time.Since(t0) < backendDelay; {
+		}
+		return trivialFlush(context.Background(), 0, reqs, out)
+	}
+	for _, subs := range []int{1, 2, 50} {
+		for _, p := range []batcher.FlushPolicy{batcher.FlushOnLinger, batcher.FlushNatural} {
+			b.Run(fmt.Sprintf("submitters=%d/policy=%v", subs, p), func(b *testing.B) {
+				bt, err := batcher.New(batcher.Config[int]{MaxItems: benchBatch, Linger: time.Millisecond, Policy: p}, slow)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer bt.Close()
+				b.ReportAllocs()
+				lat := make([][]time.Duration, subs)
+				for w := range lat {
+					lat[w] = make([]time.Duration, 0, b.N/subs+1)
+				}
+				var next, bad atomic.Int64
+				var wg sync.WaitGroup
+				b.ResetTimer()
+				for w := range subs {
+					wg.Go(func() {
+						ctx := context.Background()
+						for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+							t0 := time.Now()
+							v, err := bt.Do(ctx, 0, int(i))
+							lat[w] = append(lat[w], time.Since(t0))
+							if err != nil || v != int(i)+1 {
+								bad.Add(1)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				b.StopTimer()
+				if bad.Load() > 0 {
+					b.Fatalf("%d wrong results", bad.Load())
+				}
+				var all []time.Duration
+				var sum time.Duration
+				for _, l := range lat {
+					all = append(all, l...)
+					for _, d := range l {
+						sum += d
+					}
+				}
+				slices.Sort(all)
+				s := bt.Stats()
+				b.ReportMetric(float64(sum.Microseconds())/float64(len(all)), "lat-us")
+				b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-us")
+				b.ReportMetric(s.MeanBatchSize(), "items/batch")
+				b.ReportMetric(100*s.MeanFill, "fill%")
+			})
+		}
+	}
+}
+
+// BenchmarkDoPolicy is BenchmarkDo's workload (256 callers, MaxItems 128,
+// trivial backend) under each flush policy, side by side.
+func BenchmarkDoPolicy(b *testing.B) {
+	for _, p := range []batcher.FlushPolicy{batcher.FlushOnLinger, batcher.FlushNatural} {
+		b.Run("policy="+p.String(), func(b *testing.B) {
+			bt, err := batcher.New(batcher.Config[int]{MaxItems: benchBatch, Linger: time.Millisecond, Policy: p}, trivialFlush)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bt.Close()
+			b.ReportAllocs()
+			setCallers(b)
+			var bad atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				i := 0
+				for pb.Next() {
+					i++
+					if v, err := bt.Do(ctx, 0, i); err != nil || v != i+1 {
+						bad.Add(1)
+					}
+				}
+			})
+			b.StopTimer()
+			if bad.Load() > 0 {
+				b.Fatalf("%d wrong results", bad.Load())
+			}
+			s := bt.Stats()
+			b.ReportMetric(100*s.MeanFill, "fill%")
+			b.ReportMetric(s.MeanBatchSize(), "items/batch")
+		})
+	}
 }

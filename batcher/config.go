@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -13,6 +14,47 @@ const (
 	DefaultMaxInFlight  = 256
 	DefaultIdleTTL      = time.Minute
 )
+
+// FlushPolicy says when a batch that is neither full nor past its linger is
+// flushed. The zero value means [FlushOnLinger].
+type FlushPolicy uint8
+
+const (
+	// FlushOnLinger keeps a batch open until it is full ([Config.MaxItems],
+	// [Config.MaxBytes]) or [Config.Linger] has passed since its first item. Every
+	// partial batch pays the whole linger: right for a backend whose cost is per
+	// call and a load that fills batches, wrong at low concurrency.
+	FlushOnLinger FlushPolicy = iota + 1
+
+	// FlushNatural is natural ("smart") batching, as in group commit: an item that
+	// finds no flush of its group in flight is flushed at once, with whatever its
+	// group had pending; items that arrive while a flush of the group is in flight
+	// wait in the open batch, which is flushed the moment that flush returns, when
+	// it is full, or when Linger has passed since its first item, whichever comes
+	// first (so Linger stays an upper bound, and a slow flush does not hold the
+	// next batch back longer than Linger). Batch size then follows the load: one
+	// item per call when callers come one at a time (latency = the backend's),
+	// full batches when the backend is the bottleneck. Fewer items per call than
+	// FlushOnLinger at moderate load is the price.
+	//
+	// With FlushNatural, a caller whose context cannot be cancelled
+	// (ctx.Done() == nil) and whose item closes its batch runs that batch's flush
+	// on its own goroutine, saving a goroutine hand-off; a flush func that calls
+	// runtime.Goexit then ends that caller's goroutine too (the batch's other
+	// items still get a [*PanicError]).
+	FlushNatural
+)
+
+// String returns the policy's name.
+func (p FlushPolicy) String() string {
+	switch p {
+	case 0, FlushOnLinger:
+		return "linger"
+	case FlushNatural:
+		return "natural"
+	}
+	return "FlushPolicy(" + strconv.Itoa(int(p)) + ")"
+}
 
 // Config holds the knobs of a [Batcher]. A zero field means the documented default;
 // every field can be changed at run time with [Batcher.SetConfig].
@@ -35,7 +77,13 @@ type Config[Req any] struct {
 
 	// Linger is how long a batch stays open after its FIRST item arrives; when it
 	// ends the batch is flushed however full it is. Zero means DefaultLinger.
+	// With FlushNatural it is only an upper bound.
 	Linger time.Duration
+
+	// Policy says when a partial batch is flushed: FlushOnLinger (the default)
+	// waits out Linger, FlushNatural flushes at once when no flush of the group
+	// is in flight. Zero means FlushOnLinger.
+	Policy FlushPolicy
 
 	// FlushTimeout bounds each flush: the flush context ends this long after the
 	// batch is dispatched. Zero means DefaultFlushTimeout.
@@ -77,6 +125,8 @@ func (c Config[Req]) validate() error {
 		return errors.New("batcher: MaxBytes needs a Size func")
 	case c.Linger < 0:
 		return errors.New("batcher: Linger is negative")
+	case c.Policy > FlushNatural:
+		return errors.New("batcher: unknown Policy " + c.Policy.String())
 	case c.FlushTimeout < 0:
 		return errors.New("batcher: FlushTimeout is negative")
 	case c.MaxInFlight < 0:
@@ -94,6 +144,9 @@ func (c Config[Req]) withDefaults() Config[Req] {
 	}
 	if c.Linger == 0 {
 		c.Linger = DefaultLinger
+	}
+	if c.Policy == 0 {
+		c.Policy = FlushOnLinger
 	}
 	if c.FlushTimeout == 0 {
 		c.FlushTimeout = DefaultFlushTimeout

@@ -15,7 +15,7 @@ import (
 )
 
 // FuzzBatcher drives a batcher with an arbitrary schedule of arrivals, groups,
-// cancels, backend latency, flush errors and knobs, in virtual time, and checks
+// cancels, backend latency, flush errors, knobs and flush policy, in virtual time, and checks
 // that no item is lost (every Do returns; the bubble would deadlock otherwise) or
 // duplicated, that each caller gets its own answer, and that the stats add up.
 func FuzzBatcher(f *testing.F) {
@@ -23,6 +23,8 @@ func FuzzBatcher(f *testing.F) {
 	f.Add([]byte{0x87, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	f.Add([]byte{0, 3, 2, 2, 0xff, 0xfe, 0xfd, 0xfc, 0x00, 0x40, 0x80, 0xc0})
 	f.Add([]byte{7, 2, 0, 1, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22, 0x33})
+	f.Add([]byte{3, 1, 0x81, 2, 0x10, 0x21, 0x32, 0x03, 0x14, 0x25, 0x00, 0x01})
+	f.Add([]byte{7, 3, 0x82, 1, 0xc0, 0x01, 0x12, 0xc1, 0x02, 0xd3, 0x10, 0xc4, 0x15})
 	f.Add([]byte{7, 3, 2, 0, 0xc0, 0x01, 0x12, 0xc1, 0x02, 0xd3, 0x10, 0xc4, 0x15, 0xe6, 0x07})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 5 {
@@ -39,6 +41,9 @@ func fuzzRun(t *testing.T, data []byte) {
 		MaxInFlight:  1 + int(data[2]%3),
 		FlushTimeout: 2 * time.Millisecond,
 		IdleTTL:      time.Millisecond,
+	}
+	if data[2]&0x80 != 0 {
+		cfg.Policy = batcher.FlushNatural
 	}
 	if data[0]&0x80 != 0 {
 		cfg.Key = func(it item) (string, bool) { return strconv.Itoa(it.ID), it.ID%4 != 0 }

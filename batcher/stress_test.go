@@ -30,6 +30,16 @@ func stressOps() int {
 // trips the in-flight cap, and concurrent SetConfig calls, then checks that no
 // item was lost or duplicated and that the stats add up.
 func TestStress(t *testing.T) {
+	for _, policy := range []batcher.FlushPolicy{batcher.FlushOnLinger, batcher.FlushNatural, 0} {
+		name := policy.String()
+		if policy == 0 {
+			name = "switching" // SetConfig flips the policy while traffic flows
+		}
+		t.Run(name, func(t *testing.T) { stress(t, policy) })
+	}
+}
+
+func stress(t *testing.T, policy batcher.FlushPolicy) {
 	leak.Check(t)
 	const workers = 64
 	ops := stressOps()
@@ -37,7 +47,7 @@ func TestStress(t *testing.T) {
 	r.failBatch = func(ids []int) bool { return ids[0]%10 == 0 }
 	r.failItem = func(id int) bool { return id%7 == 0 }
 	r.delay.Store(int64(20 * time.Microsecond))
-	base := batcher.Config[item]{MaxItems: 8, Linger: 200 * time.Microsecond, MaxInFlight: 8, IdleTTL: time.Millisecond}
+	base := batcher.Config[item]{MaxItems: 8, Linger: 200 * time.Microsecond, MaxInFlight: 8, IdleTTL: time.Millisecond, Policy: policy}
 	b, err := batcher.New(base, r.flush)
 	require.NoError(t, err)
 
@@ -60,6 +70,9 @@ func TestStress(t *testing.T) {
 			cfg := base
 			cfg.MaxItems = 1 + rng.IntN(16)
 			cfg.MaxInFlight = 2 + rng.IntN(12)
+			if policy == 0 {
+				cfg.Policy = batcher.FlushPolicy(rng.IntN(3)) // 0 is the default, FlushOnLinger
+			}
 			if rng.IntN(3) == 0 {
 				cfg.Key = func(it item) (string, bool) { return "", false }
 			}

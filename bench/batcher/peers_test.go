@@ -69,20 +69,12 @@ type impl struct {
 
 var impls = []impl{
 	{"tierkit", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
-		batches := new(atomic.Int64)
-		bt, err := batcher.New(batcher.Config[int]{MaxItems: maxBatch, Linger: linger},
-			func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
-				batches.Add(1)
-				for i, r := range reqs {
-					out[i].Resp = r + 1
-				}
-				return nil
-			})
-		if err != nil {
-			panic(err)
-		}
-		do := func(ctx context.Context, key int) (int, error) { return bt.Do(ctx, 0, key) }
-		return do, batches, func() { _ = bt.Close() }
+		return newTierkit(batcher.FlushOnLinger)
+	}},
+	// The same with natural batching: a batch goes at once when no flush of its
+	// group is in flight (the linger is then only an upper bound).
+	{"tierkit-natural", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+		return newTierkit(batcher.FlushNatural)
 	}},
 	{"dataloadgen", func() (func(context.Context, int) (int, error), *atomic.Int64, func()) {
 		batches := new(atomic.Int64)
@@ -113,6 +105,24 @@ var impls = []impl{
 		return do, batches, func() {}
 	}},
 	{"bundler", newBundler},
+}
+
+// newTierkit drives tierkit's batcher with the given flush policy.
+func newTierkit(policy batcher.FlushPolicy) (func(context.Context, int) (int, error), *atomic.Int64, func()) {
+	batches := new(atomic.Int64)
+	bt, err := batcher.New(batcher.Config[int]{MaxItems: maxBatch, Linger: linger, Policy: policy},
+		func(_ context.Context, _ int, reqs []int, out []batcher.Result[int]) error {
+			batches.Add(1)
+			for i, r := range reqs {
+				out[i].Resp = r + 1
+			}
+			return nil
+		})
+	if err != nil {
+		panic(err)
+	}
+	do := func(ctx context.Context, key int) (int, error) { return bt.Do(ctx, 0, key) }
+	return do, batches, func() { _ = bt.Close() }
 }
 
 // newBundler drives api/support/bundler. It returns nothing to the caller, so
