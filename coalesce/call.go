@@ -1,27 +1,70 @@
 package coalesce
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // call is one execution of fn and the callers waiting for it.
-type call[V any] struct {
-	// Written by the goroutine running fn before finished is set under Group.mu
-	// and done is closed; read by waiters after either.
-	val    V
-	err    error
-	shared bool
+//
+// Its waiter bookkeeping is one atomic word, state, so that a caller can join a
+// call it found through Group.hot without taking the group's lock:
+//
+//	bit 63      sealed: no caller may join any more (the result is final, or every
+//	            waiter left and the call was abandoned)
+//	bits 32-62  joins, callers beyond the first (saturating: only "any?" is read)
+//	bits 0-31   waiters still waiting, Do and DoChan
+//
+// A caller joins with a CAS that fails once the call is sealed; finish seals with
+// one atomic Or; the last waiter to leave seals in the same CAS that takes the
+// count to zero. So no caller can join a call whose result is already being
+// delivered, or whose context is about to be cancelled.
+type call[K comparable, V any] struct {
+	// key is set under Group.mu when the call starts, before anyone else can see
+	// the call, and not changed while it can be found.
+	key K
 
-	// Guarded by Group.mu.
-	done     chan struct{}      // closed when the result is final; made on demand, for the first Do caller that must wait
-	waiters  int                // callers still waiting, Do and DoChan
-	joins    int                // callers beyond the first
-	finished bool               // fn is done; the result is final
-	chans    []*chanWaiter[V]   // DoChan waiters still owed a Result
-	cancel   context.CancelFunc // cancels fn's context; nil when fn's context cannot be cancelled
+	state atomic.Uint64
+
+	// Written by the goroutine running fn before the call is sealed; read by
+	// waiters after they see it sealed or done closed.
+	val V
+	err error
+
+	// Guarded by Group.mu (done: written once under it, before any goroutine
+	// that reads it without the lock can reach the call).
+	done   chan struct{}      // closed when the result is final; made for the first Do caller that must wait
+	chans  []*chanWaiter[V]   // DoChan waiters still owed a Result
+	cancel context.CancelFunc // cancels fn's context; nil when fn's context cannot be cancelled
+}
+
+const (
+	sealed      = 1 << 63
+	joinOne     = 1 << 32
+	joinsMask   = (1<<31 - 1) << 32
+	waitersMask = 1<<32 - 1
+)
+
+// tryJoin adds the caller to c as a waiter, unless c is sealed.
+func (c *call[K, V]) tryJoin() bool {
+	for {
+		s := c.state.Load()
+		if s&sealed != 0 {
+			return false
+		}
+		n := s + 1
+		if s&joinsMask != joinsMask {
+			n += joinOne
+		}
+		if c.state.CompareAndSwap(s, n) {
+			return true
+		}
+	}
 }
 
 // chanWaiter is a DoChan caller. Exactly one Result is sent on ch: by the goroutine
-// that finishes the call, or by the ctx watcher if the caller leaves first; the
-// call's finished flag, read under Group.mu, decides which.
+// that finishes the call, or by the ctx watcher if the caller leaves first; whether
+// the call was sealed when the watcher looked, under Group.mu, decides which.
 type chanWaiter[V any] struct {
 	ch   chan Result[V]
 	stop func() bool // stops the ctx watcher; nil when ctx cannot be cancelled
@@ -39,85 +82,186 @@ func isDone(done <-chan struct{}) bool {
 
 // doneOnEntry accounts for a caller whose ctx ended before it called.
 func (g *Group[K, V]) doneOnEntry(ctx context.Context) (V, error) {
-	g.calls.Add(1)
+	g.onEntry.Add(1)
 	g.cancelled.Add(1)
 	var zero V
 	return zero, ctx.Err()
 }
 
-// joinLocked adds a caller to c, the execution in flight for its key.
-func (g *Group[K, V]) joinLocked(c *call[V]) {
-	c.waiters++
-	c.joins++
+// joinHot is the lock-free join: when key's execution is the one in g.hot and is
+// still open, the caller becomes one of its waiters without touching the lock or
+// the map. It returns nil when the caller must take the locked path.
+func (g *Group[K, V]) joinHot(key K) *call[K, V] {
+	c := g.hot.Load()
+	if c == nil || c.key != key || !c.tryJoin() {
+		return nil
+	}
 	g.joins.Add(1)
+	return c
+}
+
+// enter is the locked path of Do: it joins key's execution in flight, or starts
+// one. For a new execution whose first caller can leave (detach), it also makes
+// fn's context and the done channel the caller will wait on.
+func (g *Group[K, V]) enter(ctx context.Context, key K, detach bool) (c *call[K, V], fctx context.Context, leader bool) {
+	g.mu.Lock()
+	if c = g.joinLocked(key); c != nil {
+		c.doneLocked()
+		g.publishLocked(c)
+		g.mu.Unlock()
+		return c, nil, false
+	}
+	c = g.startLocked(key)
+	if detach {
+		fctx = g.detachLocked(ctx, c)
+		c.doneLocked()
+	}
+	g.mu.Unlock()
+	return c, fctx, true
+}
+
+// joinLocked joins key's execution in flight, if there is one still open.
+func (g *Group[K, V]) joinLocked(key K) *call[K, V] {
+	c, ok := g.m[key]
+	if !ok || !c.tryJoin() {
+		return nil // none, or sealed: it is finishing or abandoned, start afresh
+	}
+	g.joins.Add(1)
+	return c
+}
+
+// publishLocked makes c, which a second caller has just joined (so it is hot and
+// has its done channel), the one later callers of its key join without the lock.
+// Calls nobody joined are never published, so a call that goes back to the free
+// list can never be reached through g.hot.
+func (g *Group[K, V]) publishLocked(c *call[K, V]) {
+	if g.hot.Load() != c {
+		g.hot.Store(c)
+	}
+}
+
+// unlinkLocked makes c unreachable for new callers: it removes key's entry and the
+// hot slot if they are still c's (Forget may have done so, and a newer call may
+// own them now).
+func (g *Group[K, V]) unlinkLocked(key K, c *call[K, V]) {
+	if g.m[key] == c {
+		delete(g.m, key)
+	}
+	if g.hot.Load() == c {
+		g.hot.Store(nil)
+	}
 }
 
 // startLocked registers a new execution for key whose only waiter is the caller
 // starting it, reusing a call from the free list when there is one.
-func (g *Group[K, V]) startLocked(key K) *call[V] {
+func (g *Group[K, V]) startLocked(key K) *call[K, V] {
 	if g.m == nil {
-		g.m = make(map[K]*call[V])
+		g.m = make(map[K]*call[K, V])
 	}
-	var c *call[V]
+	var c *call[K, V]
 	if n := len(g.free); n > 0 {
 		c = g.free[n-1]
 		g.free[n-1] = nil
 		g.free = g.free[:n-1]
 	} else {
-		c = new(call[V])
+		c = new(call[K, V])
 	}
-	c.waiters = 1
+	c.key = key
+	c.state.Store(1)
 	g.m[key] = c
 	g.executions.Add(1)
 	return c
 }
 
-// doneLocked returns c's done channel, making it if this is the first caller that
-// needs one: an execution nobody waits on (the common case for a key without
-// contention) allocates no channel.
-func (c *call[V]) doneLocked() chan struct{} {
+// doneLocked makes c's done channel if this is the first caller that needs one:
+// an execution nobody waits on (the common case for a key without contention)
+// allocates no channel.
+func (c *call[K, V]) doneLocked() {
 	if c.done == nil {
 		c.done = make(chan struct{})
 	}
-	return c.done
 }
 
 // detachLocked returns fn's context for a call whose first caller can leave: the
 // values of ctx, none of its cancellation, cancelled when the last waiter leaves.
-func (g *Group[K, V]) detachLocked(ctx context.Context, c *call[V]) context.Context {
+func (g *Group[K, V]) detachLocked(ctx context.Context, c *call[K, V]) context.Context {
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancel = cancel
 	return fctx
 }
 
-// wait blocks until c finishes or ctx ends, whichever is first.
-// cdone is c.done, read under the lock.
-func (g *Group[K, V]) wait(ctx context.Context, done <-chan struct{}, key K, c *call[V], cdone <-chan struct{}) (V, error) {
+// wait blocks until c finishes or ctx (whose Done channel is done) ends, whichever
+// is first.
+func (g *Group[K, V]) wait(ctx context.Context, done <-chan struct{}, key K, c *call[K, V]) (V, error) {
 	if done == nil {
-		<-cdone
+		<-c.done
 		return c.val, c.err
 	}
 	select {
-	case <-cdone:
+	case <-c.done:
 		return c.val, c.err
 	case <-done:
 	}
-	g.mu.Lock()
-	if c.finished {
+	if !g.leave(key, c) {
 		// The result and the cancellation arrived together: the result wins.
-		g.mu.Unlock()
 		return c.val, c.err
 	}
-	g.leaveLocked(key, c)
-	g.mu.Unlock()
 	var zero V
 	return zero, ctx.Err()
 }
 
-// leaveChan is the ctx watcher of a DoChan waiter.
-func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[V], w *chanWaiter[V]) {
+// leave removes one waiter from c, unless c is already sealed by finish, in which
+// case the result is final and leave reports false. See leaveLocked.
+func (g *Group[K, V]) leave(key K, c *call[K, V]) bool {
 	g.mu.Lock()
-	if c.finished {
+	left := g.leaveLocked(key, c)
+	g.mu.Unlock()
+	return left
+}
+
+// leaveLocked is leave with g.mu held. When the waiter was the last one, the same
+// CAS that takes the count to zero seals c; then, still under the lock, the key is
+// removed and fn's context cancelled: a caller that comes after finds no entry (or
+// a sealed one it cannot join) and starts a fresh execution; it can never join one
+// whose context is cancelled, and since it starts under the lock, by the time it
+// runs fn the old context is done. (cancel calls no user code synchronously:
+// context runs AfterFunc callbacks and foreign parents' watchers on their own
+// goroutines.)
+//
+// A waiter never sees c sealed by abandonment: it is itself one of the waiters the
+// count includes, so a sealed c here is a finished one.
+func (g *Group[K, V]) leaveLocked(key K, c *call[K, V]) bool {
+	var abandon bool
+	for {
+		s := c.state.Load()
+		if s&sealed != 0 {
+			return false
+		}
+		n := s - 1
+		abandon = n&waitersMask == 0 && c.cancel != nil
+		if abandon {
+			n |= sealed
+		}
+		if c.state.CompareAndSwap(s, n) {
+			break
+		}
+	}
+	g.cancelled.Add(1)
+	if abandon {
+		g.unlinkLocked(key, c)
+		g.abandoned.Add(1)
+		c.cancel()
+	}
+	return true
+}
+
+// leaveChan is the ctx watcher of a DoChan waiter. finish seals c before it takes
+// c.chans under the lock, and leaveLocked fails on a sealed c: so either w is
+// removed here, under the same lock, before finish can take c.chans, or finish
+// sends to w (w is still in c.chans or in the slice finish took).
+func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[K, V], w *chanWaiter[V]) {
+	g.mu.Lock()
+	if !g.leaveLocked(key, c) {
 		g.mu.Unlock() // finish sends the result
 		return
 	}
@@ -130,34 +274,14 @@ func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[V], w *chanW
 			break
 		}
 	}
-	g.leaveLocked(key, c)
 	g.mu.Unlock()
 	w.ch <- Result[V]{Err: ctx.Err()}
-}
-
-// leaveLocked removes one waiter from c. When it was the last one, the key is
-// removed and then fn's context cancelled, both under the lock: a caller that comes
-// after finds no entry and starts a fresh execution; it can never join one whose
-// context is already cancelled, and by the time it runs fn the old context is done.
-// (cancel calls no user code synchronously: context runs AfterFunc callbacks and
-// foreign parents' watchers on their own goroutines.)
-func (g *Group[K, V]) leaveLocked(key K, c *call[V]) {
-	g.cancelled.Add(1)
-	c.waiters--
-	if c.waiters > 0 || c.cancel == nil {
-		return
-	}
-	if g.m[key] == c {
-		delete(g.m, key)
-	}
-	g.abandoned.Add(1)
-	c.cancel()
 }
 
 // execute runs fn and publishes its result, whatever way fn ends, and returns it.
 // inline says fn runs on the goroutine of the first caller, a Do caller, which reads
 // the result from the return values rather than from c.
-func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[V], fn func(context.Context) (V, error), inline bool) (val V, err error) {
+func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func(context.Context) (V, error), inline bool) (val V, err error) {
 	normal := false
 	defer func() {
 		if !normal {
@@ -178,20 +302,21 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[V], fn func(co
 	return
 }
 
-// finish publishes c's result: it removes the key (unless Forget or abandonment
-// already did, and a newer call may own it), wakes the Do waiters and sends to the
-// DoChan waiters, outside the lock.
+// finish publishes c's result: it seals c (no caller can join any more), makes it
+// unreachable (unless Forget or abandonment already did, and a newer call may own
+// the key), then wakes the Do waiters with one close and sends to the DoChan
+// waiters, outside the lock.
 //
 // When fn ran inline and nobody joined, no one but the first caller (which has the
-// result in hand) ever saw c, and no one can find it any more: c goes back to the
-// free list, so a key without contention costs no allocation.
-func (g *Group[K, V]) finish(key K, c *call[V], inline bool) {
+// result in hand) ever saw c: it was never published in g.hot, and a caller that
+// found it in the map under the lock after the seal could not join it. c goes back
+// to the free list, so a key without contention costs no allocation.
+func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
+	shared := c.state.Or(sealed)&joinsMask != 0
 	g.mu.Lock()
-	if g.m[key] == c {
-		delete(g.m, key)
-	}
-	if inline && c.joins == 0 {
-		*c = call[V]{}
+	g.unlinkLocked(key, c)
+	if inline && !shared {
+		c.reset()
 		if len(g.free) < maxFree {
 			g.free = append(g.free, c)
 		}
@@ -199,8 +324,6 @@ func (g *Group[K, V]) finish(key K, c *call[V], inline bool) {
 		g.completed.Add(1)
 		return
 	}
-	c.shared = c.joins > 0
-	c.finished = true
 	chans := c.chans
 	c.chans = nil
 	done := c.done
@@ -216,8 +339,17 @@ func (g *Group[K, V]) finish(key K, c *call[V], inline bool) {
 		if w.stop != nil {
 			w.stop()
 		}
-		w.ch <- Result[V]{Val: c.val, Err: c.err, Shared: c.shared}
+		w.ch <- Result[V]{Val: c.val, Err: c.err, Shared: shared}
 	}
+}
+
+// reset clears a finished call for the free list.
+func (c *call[K, V]) reset() {
+	var zk K
+	var zv V
+	c.key, c.val, c.err = zk, zv, nil
+	c.state.Store(0)
+	c.done, c.chans, c.cancel = nil, nil, nil
 }
 
 // maxFree bounds the free list of a Group: a few calls cover the executions that

@@ -17,14 +17,19 @@ import (
 // authorization scope of the caller, belongs in K: callers that share a key share
 // a result.
 type Group[K comparable, V any] struct {
-	mu   sync.Mutex // protects m, free, and the waiter bookkeeping of every call in m
-	m    map[K]*call[V]
-	free []*call[V] // finished calls nobody else saw, for reuse: see finish
+	// hot is the execution that callers of its key join without the lock: the
+	// last one that a second caller joined, until it is sealed. Written under mu.
+	hot atomic.Pointer[call[K, V]]
 
-	calls      atomic.Uint64
+	mu   sync.Mutex // protects m, free, and the fields of calls marked as guarded by it
+	m    map[K]*call[K, V]
+	free []*call[K, V] // finished calls nobody else saw, for reuse: see finish
+
+	// Calls is not counted: it is executions + joins + onEntry.
 	executions atomic.Uint64
 	completed  atomic.Uint64 // fn returned, panicked or exited: InFlight = executions - completed
 	joins      atomic.Uint64
+	onEntry    atomic.Uint64 // calls whose ctx was done before they called
 	cancelled  atomic.Uint64
 	abandoned  atomic.Uint64
 	panics     atomic.Uint64
@@ -70,32 +75,65 @@ type Result[V any] struct {
 // NOTE: since fn may run on another goroutine, a func literal passed as fn is
 // allocated on the heap when it captures variables (typically the key): one small
 // allocation per call, joiners included, that the group itself does not make. A fn
-// that captures nothing per call (a func value built once) costs none.
+// that captures nothing per call (a func value built once) costs none; [DoWith]
+// takes the per-call data as an argument so that fn can be such a func.
 func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V, error)) (V, error) {
 	done := ctx.Done()
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
 	}
-	g.mu.Lock()
-	g.calls.Add(1)
-	if c, ok := g.m[key]; ok {
-		g.joinLocked(c)
-		cdone := c.doneLocked()
-		g.mu.Unlock()
-		return g.wait(ctx, done, key, c, cdone)
+	if c := g.joinHot(key); c != nil {
+		return g.wait(ctx, done, key, c)
 	}
-	c := g.startLocked(key)
+	c, fctx, leader := g.enter(ctx, key, done != nil)
+	if !leader {
+		return g.wait(ctx, done, key, c)
+	}
 	if done == nil {
 		// The caller can never leave, so fn can never be abandoned: run it here,
 		// on ctx itself, with no goroutine and no detached context.
-		g.mu.Unlock()
 		return g.execute(ctx, key, c, fn, true)
 	}
-	fctx := g.detachLocked(ctx, c)
-	cdone := c.doneLocked()
-	g.mu.Unlock()
 	go g.execute(fctx, key, c, fn, false)
-	return g.wait(ctx, done, key, c, cdone)
+	return g.wait(ctx, done, key, c)
+}
+
+// DoWith is [Group.Do] for a fn that takes an argument: fn(ctx, arg) runs once for
+// concurrent callers of g with the same key, with the arg of the caller that
+// started the execution. Everything else is as for Do.
+//
+// It exists so that the usual call allocates nothing: a func literal passed to Do
+// that captures per-call variables (the key, a request) escapes to the heap on
+// every call, joiners included, because fn may run on another goroutine. With
+// DoWith, fn should be a static func (a top-level func, or a func value built
+// once) and the per-call data goes in arg, which is passed by value: a caller that
+// joins an execution allocates nothing, and one that starts an execution on a new
+// goroutine (its ctx can be cancelled) makes one small allocation holding fn and
+// arg. Pass the key as arg when fn needs nothing else:
+//
+//	func load(ctx context.Context, key string) (*Item, error) { ... }
+//
+//	item, err := coalesce.DoWith(&g, ctx, key, key, load)
+//
+// (DoWith is a function rather than a method because a method cannot have a type
+// parameter of its own.)
+func DoWith[K comparable, V, A any](g *Group[K, V], ctx context.Context, key K, arg A, fn func(context.Context, A) (V, error)) (V, error) {
+	done := ctx.Done()
+	if done != nil && isDone(done) {
+		return g.doneOnEntry(ctx)
+	}
+	if c := g.joinHot(key); c != nil {
+		return g.wait(ctx, done, key, c)
+	}
+	c, fctx, leader := g.enter(ctx, key, done != nil)
+	if !leader {
+		return g.wait(ctx, done, key, c)
+	}
+	if done == nil {
+		return g.execute(ctx, key, c, func(ctx context.Context) (V, error) { return fn(ctx, arg) }, true)
+	}
+	go g.execute(fctx, key, c, func(ctx context.Context) (V, error) { return fn(ctx, arg) }, false)
+	return g.wait(ctx, done, key, c)
 }
 
 // DoChan is like [Group.Do] but returns at once; the result arrives on the returned
@@ -117,11 +155,9 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 	}
 	w := &chanWaiter[V]{ch: ch}
 	g.mu.Lock()
-	g.calls.Add(1)
-	c, ok := g.m[key]
-	if ok {
-		g.joinLocked(c)
-	} else {
+	c := g.joinLocked(key)
+	leader := c == nil
+	if leader {
 		c = g.startLocked(key)
 	}
 	c.chans = append(c.chans, w)
@@ -130,7 +166,7 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 		// its own goroutine, so it cannot deadlock on g.mu.
 		w.stop = context.AfterFunc(ctx, func() { g.leaveChan(ctx, key, c, w) })
 	}
-	if ok {
+	if !leader {
 		g.mu.Unlock()
 		return ch
 	}
@@ -153,8 +189,8 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 // write to the key.
 func (g *Group[K, V]) Forget(key K) {
 	g.mu.Lock()
-	if _, ok := g.m[key]; ok {
-		delete(g.m, key)
+	if c, ok := g.m[key]; ok {
+		g.unlinkLocked(key, c)
 		g.forgets.Add(1)
 	}
 	g.mu.Unlock()
@@ -165,14 +201,16 @@ func (g *Group[K, V]) Forget(key K) {
 // calls in progress.
 func (g *Group[K, V]) Stats() Stats {
 	completed := g.completed.Load()
+	executions := g.executions.Load()
+	joins := g.joins.Load()
 	return Stats{
-		Calls:            g.calls.Load(),
-		Executions:       g.executions.Load(),
-		Joins:            g.joins.Load(),
+		Calls:            executions + joins + g.onEntry.Load(),
+		Executions:       executions,
+		Joins:            joins,
 		CancelledWaiters: g.cancelled.Load(),
 		Abandoned:        g.abandoned.Load(),
 		Panics:           g.panics.Load(),
 		Forgets:          g.forgets.Load(),
-		InFlight:         g.executions.Load() - completed,
+		InFlight:         executions - completed,
 	}
 }

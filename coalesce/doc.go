@@ -32,16 +32,32 @@
 //
 // # Concurrency model
 //
-// One mutex guards the key map and the waiter counts; it is held only for map and
-// counter updates, never while fn runs or while waiters are woken. Waiters park on
-// a done channel shared by the whole execution: a joining caller allocates nothing.
-// A caller whose context can be cancelled waits in a select on that channel and its
+// One mutex guards the key map; it is held only for map updates, never while fn
+// runs or while waiters are woken. Each execution keeps its waiter count, its join
+// count and a sealed flag in one atomic word: a caller joins with a CAS that fails
+// once the execution is sealed, which finish does (one atomic Or) before it
+// delivers the result, and which the last waiter to leave does in the same CAS that
+// takes the count to zero. So a caller can never join an execution whose result is
+// already being delivered or whose context is about to be cancelled; it starts a
+// fresh one instead.
+//
+// The execution of the key that is hot at the moment (the last one a second caller
+// joined) is also published in an atomic pointer: callers of that key join it with
+// one load, a key comparison and the CAS, without the mutex or the map. Every other
+// join takes the mutex. Waiters park on a done channel shared by the whole
+// execution and are all woken by closing it: a joining caller allocates nothing. A
+// caller whose context can be cancelled waits in a select on that channel and its
 // own ctx.Done(); one whose context cannot (ctx.Done() == nil, such as
 // context.Background()) just receives. When the first caller's context cannot be
 // cancelled, fn runs on that caller's goroutine with that context, since the
 // execution can never be abandoned; otherwise fn runs on a new goroutine with the
-// detached context. [Group.Forget] removes a key's entry so the next call starts
-// fresh; callers already waiting keep their call.
+// detached context. [Group.Forget] removes a key's entry (and its hot pointer) so
+// the next call starts fresh; callers already waiting keep their call.
+//
+// [DoWith] is Do for a static fn that takes an argument: the usual Do call with a
+// func literal that captures the key allocates that closure on every call, joiners
+// included (fn may run on another goroutine, so it escapes); DoWith passes the
+// per-call data by value and a joining caller allocates nothing.
 //
 // A caller leaves early through its context: [Group.Do] returns ctx.Err() at once,
 // and [Group.DoChan] delivers a [Result] whose Err is ctx.Err(), so a receive on its

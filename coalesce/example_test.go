@@ -29,7 +29,7 @@ func Example() {
 		wg.Go(func() { results[i], _ = g.Do(context.Background(), "user:42", fetch) })
 	}
 	// Release the fetch once all 100 calls have started or joined it (a call is
-	// counted under the group's lock, when it attaches to the execution).
+	// counted when it attaches to the execution, before it waits).
 	for g.Stats().Calls < 100 {
 		runtime.Gosched()
 	}

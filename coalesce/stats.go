@@ -4,7 +4,7 @@ package coalesce
 // but InFlight is monotonic since the Group was created; take two snapshots and
 // subtract to get rates.
 type Stats struct {
-	// Calls counts calls to Do and DoChan.
+	// Calls counts calls to Do, DoWith and DoChan.
 	Calls uint64
 	// Executions counts runs of fn started (one per key per burst of callers).
 	Executions uint64
