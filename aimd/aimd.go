@@ -26,6 +26,7 @@ type Limiter struct {
 	refilled time.Time
 	inflight int
 	memHigh  bool
+	above    int // consecutive steps with the load above the target
 	closed   bool
 	changed  chan struct{} // closed and replaced when capacity may have freed
 	waiting  int           // Acquire calls between giving up the lock and retrying
@@ -255,10 +256,19 @@ func (l *Limiter) step(now time.Time) error {
 	}
 	l.st.load = load
 	prev := l.limit
-	l.limit = Update(l.limit, load, c.limitP)
+	switch {
+	case load > c.Target:
+		l.above++
+	case load <= c.Target: // not NaN
+		l.above = 0
+	}
+	lp, rp := c.limitP, c.rateP
+	lp.Backoff = EscalatedBackoff(lp.Backoff, l.above)
+	rp.Backoff = lp.Backoff
+	l.limit = Update(l.limit, load, lp)
 	if c.MaxRate > 0 {
 		l.refillLocked(now)
-		l.rate = Update(l.rate, load, c.rateP)
+		l.rate = Update(l.rate, load, rp)
 		l.tokens = min(l.tokens, l.burstLocked())
 	}
 	switch {

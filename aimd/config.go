@@ -47,6 +47,9 @@ type Config struct {
 	// Decrease is the smallest multiplicative factor of one step (see
 	// [Params.Decrease]), in (0, 1). Default 0.7.
 	Decrease float64
+	// Backoff is the fraction of the excess over Target one step corrects
+	// (see [Params.Backoff]), in [0, 1]. Zero means 1: the full correction.
+	Backoff float64
 
 	// MaxRate enables the token bucket: admissions per second, regulated
 	// between MinRate and MaxRate by the same loop (starting at MaxRate) with
@@ -90,6 +93,9 @@ func (c Config) validate() (config, error) {
 	if c.Decrease < 0 || c.Decrease >= 1 {
 		errs = append(errs, fmt.Errorf("aimd: Decrease %v not in (0, 1)", c.Decrease))
 	}
+	if c.Backoff < 0 || c.Backoff > 1 || math.IsNaN(c.Backoff) {
+		errs = append(errs, fmt.Errorf("aimd: Backoff %v not in [0, 1]", c.Backoff))
+	}
 	if c.MinRate < 0 || c.MaxRate < 0 || (c.MaxRate > 0 && c.MinRate > c.MaxRate) {
 		errs = append(errs, fmt.Errorf("aimd: rate bounds [%v, %v] invalid", c.MinRate, c.MaxRate))
 	}
@@ -122,9 +128,9 @@ func (c Config) validate() (config, error) {
 		return config{}, errors.Join(errs...)
 	}
 	v.limitP = Params{Target: v.Target, Increase: v.Increase, Gain: v.Gain, Decrease: v.Decrease,
-		Min: float64(v.Min), Max: float64(v.Max)}
+		Backoff: v.Backoff, Min: float64(v.Min), Max: float64(v.Max)}
 	v.rateP = Params{Target: v.Target, Increase: v.RateIncrease, Gain: v.Gain, Decrease: v.Decrease,
-		Min: v.MinRate, Max: v.MaxRate}
+		Backoff: v.Backoff, Min: v.MinRate, Max: v.MaxRate}
 	switch {
 	case c.MemoryLimit > 0:
 		v.memLimit = float64(c.MemoryLimit)

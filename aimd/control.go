@@ -20,6 +20,15 @@ type Params struct {
 	// above Target; the factor is Target/load, bounded below by Decrease, so a
 	// small excess backs off a little and a large one by at most 1-Decrease.
 	Decrease float64
+	// Backoff is the fraction of the excess over Target that one step
+	// corrects: above Target the factor is 1 - Backoff x (load - Target)/load,
+	// still bounded below by Decrease. Zero means 1, the full correction
+	// (Target/load). A smaller Backoff, with a small Increase and a Gain of
+	// about the same size, turns the loop into a proportional one that
+	// corrects the same fraction of the error either way: a noisy signal then
+	// moves the limit less (see the package documentation). A [Limiter]
+	// escalates it while the load stays above Target ([EscalatedBackoff]).
+	Backoff float64
 	// Min and Max clamp the result.
 	Min, Max float64
 }
@@ -27,7 +36,8 @@ type Params struct {
 // Update is the pure AIMD step: it returns the next limit given the current limit
 // and the measured load. At or below Target it adds Increase plus the headroom
 // term (see [Params.Gain]); above Target it multiplies by max(Decrease,
-// Target/load). The result is always within [Min, Max]; a load that is NaN or
+// 1 - Backoff x (load-Target)/load) (Target/load with the default Backoff).
+// The result is always within [Min, Max]; a load that is NaN or
 // negative carries no information and leaves the (clamped) limit unchanged, and an
 // infinite load multiplies by Decrease.
 func Update(limit, load float64, p Params) float64 {
@@ -39,7 +49,11 @@ func Update(limit, load float64, p Params) float64 {
 	case load > p.Target:
 		f := p.Decrease
 		if !math.IsInf(load, 1) {
-			f = max(p.Decrease, p.Target/load)
+			b := p.Backoff
+			if b <= 0 || b > 1 || math.IsNaN(b) {
+				b = 1
+			}
+			f = max(p.Decrease, 1-b*(load-p.Target)/load)
 		}
 		limit *= f
 	default:
@@ -50,6 +64,24 @@ func Update(limit, load float64, p Params) float64 {
 		limit += p.Increase + p.Gain*limit*head
 	}
 	return clampF(limit, p.Min, p.Max)
+}
+
+// EscalatedBackoff returns the Backoff of the run-th consecutive step above
+// the target (run >= 1): base for the first two, then doubled at each further
+// step, up to 1 (the full correction). One or two readings above the target
+// are as likely noise as overload, and are corrected by base; a longer run is
+// overload, and after a few more steps is
+// corrected in full, so a saturated signal (a CPU reading stuck at 100%, whose
+// excess is unknown) still drives the limit down as fast as the full
+// correction does. base outside (0, 1] means 1.
+func EscalatedBackoff(base float64, run int) float64 {
+	if !(base > 0 && base <= 1) {
+		return 1
+	}
+	for i := 2; i < run && base < 1; i++ {
+		base *= 2
+	}
+	return min(base, 1)
 }
 
 func clampF(v, lo, hi float64) float64 {

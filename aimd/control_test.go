@@ -2,6 +2,8 @@ package aimd_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,6 +31,10 @@ func TestUpdate(t *testing.T) {
 		{name: "infinite load", limit: 100, load: math.Inf(1), p: params, want: 70},
 		{name: "NaN load keeps the limit", limit: 100, load: math.NaN(), p: params, want: 100},
 		{name: "negative load keeps the limit", limit: 100, load: -1, p: params, want: 100},
+		{name: "backoff corrects a fraction of the excess", limit: 100, load: 1.0, p: proportional, want: 100 * (1 - 0.3*0.1/1.0)},
+		{name: "backoff of a large excess", limit: 100, load: 5, p: aimd.Params{Target: 0.9, Decrease: 0.7, Backoff: 0.3, Min: 1, Max: 1000}, want: 100 * (1 - 0.3*4.1/5)},
+		{name: "backoff is still bounded by Decrease", limit: 100, load: 5, p: withBackoff(proportional, 1), want: 90},
+		{name: "backoff above 1 means 1", limit: 100, load: 1.0, p: withBackoff(params, 2), want: 90},
 		{name: "clamped to Max", limit: 999.5, load: 0, p: params, want: 1000},
 		{name: "clamped to Min", limit: 1, load: 2, p: params, want: 1},
 		{name: "NaN limit restarts at Min", limit: math.NaN(), load: math.NaN(), p: params, want: 1},
@@ -62,15 +68,34 @@ func (p plant) load(limit float64) float64 {
 // run steps the pure update every period for d, starting from limit, and returns
 // the limits after each step.
 func (p plant) run(limit float64, d, period time.Duration) []float64 {
+	return p.runWith(params, limit, d, period)
+}
+
+// runWith is run with the given parameters, escalating the Backoff over runs
+// of steps above the target as a Limiter does.
+func (p plant) runWith(ps aimd.Params, limit float64, d, period time.Duration) []float64 {
 	var out []float64
 	prev := limit
+	above := 0
 	for range int(d / period) {
 		load := p.load(prev)
 		prev = limit
-		limit = aimd.Update(limit, load, params)
+		limit, above = step(limit, load, ps, above)
 		out = append(out, limit)
 	}
 	return out
+}
+
+// step is one step of a Limiter's loop: Update with the Backoff escalated
+// over the run of steps above the target.
+func step(limit, load float64, p aimd.Params, above int) (float64, int) {
+	if load > p.Target {
+		above++
+	} else {
+		above = 0
+	}
+	p.Backoff = aimd.EscalatedBackoff(p.Backoff, above)
+	return aimd.Update(limit, load, p), above
 }
 
 // settle returns the control time after which every limit stays within tol of
@@ -132,4 +157,116 @@ func TestRecoveryAfterOverload(t *testing.T) {
 		assert.LessOrEqual(t, took, 2*time.Second, "offered %v", offered)
 		t.Logf("offered %v: full admission after %v", offered, took)
 	}
+}
+
+// proportional is the configuration the overload example's real mode uses: a
+// small constant Increase, and a fraction of the error corrected either way
+// (Gain 0.4 below the target, Backoff 0.3 above it, escalated over runs).
+var proportional = aimd.Params{Target: 0.9, Increase: 0.1, Gain: 0.4, Decrease: 0.9, Backoff: 0.3, Min: 1, Max: 1000}
+
+func TestEscalatedBackoff(t *testing.T) {
+	for _, tt := range []struct {
+		base float64
+		run  int
+		want float64
+	}{
+		{0.3, 1, 0.3}, {0.3, 2, 0.3}, {0.3, 3, 0.6}, {0.3, 4, 1}, {0.3, 10, 1}, {0.3, 0, 0.3},
+		{1, 1, 1}, {0, 1, 1}, {0, 5, 1}, {-1, 2, 1}, {2, 1, 1}, {math.NaN(), 1, 1},
+	} {
+		assert.InDelta(t, tt.want, aimd.EscalatedBackoff(tt.base, tt.run), 1e-12, "base %v run %d", tt.base, tt.run)
+	}
+}
+
+func withBackoff(p aimd.Params, b float64) aimd.Params {
+	p.Backoff = b
+	return p
+}
+
+// TestProportionalMeetsTargets: the proportional configuration keeps the
+// issue's targets on the same lagged plant: settled within 10% in at most 5 s
+// after capacity doubles with at most 10% overshoot, and full admission within
+// 2 s after an outside overload ends.
+func TestProportionalMeetsTargets(t *testing.T) {
+	const period = 100 * time.Millisecond
+	for _, capacity := range []float64{50, 100, 400} {
+		before := plant{capacity: capacity}.runWith(proportional, proportional.Min, 20*time.Second, period)
+		settled, _ := settle(before[len(before)/2:], 0.9*capacity, 0.1, period)
+		require.Zero(t, settled, "capacity %v: steady before the change", capacity)
+		after := plant{capacity: 2 * capacity}.runWith(proportional, before[len(before)-1], 20*time.Second, period)
+		want := 0.9 * 2 * capacity
+		settled, peak := settle(after, want, 0.1, period)
+		assert.LessOrEqual(t, settled, 5*time.Second, "capacity %v -> %v: settle time", capacity, 2*capacity)
+		assert.LessOrEqual(t, peak, 1.1*want, "capacity %v -> %v: overshoot", capacity, 2*capacity)
+		t.Logf("capacity %v -> %v: settled within 10%% after %v, peak %.1f (%.1f%% over %.0f)",
+			capacity, 2*capacity, settled, peak, 100*(peak/want-1), want)
+	}
+	for _, offered := range []float64{30, 60, 85} {
+		p := plant{capacity: 100, offered: offered, hog: 0.95}
+		during := p.runWith(proportional, proportional.Max, 10*time.Second, period)
+		require.Equal(t, proportional.Min, during[len(during)-1], "overload drives the limit to Min")
+		p.hog = 0
+		after := p.runWith(proportional, during[len(during)-1], 5*time.Second, period)
+		back := slices.IndexFunc(after, func(l float64) bool { return l >= offered })
+		require.GreaterOrEqual(t, back, 0, "offered %v: never fully admitted again", offered)
+		took := time.Duration(back+1) * period
+		assert.LessOrEqual(t, took, 2*time.Second, "offered %v", offered)
+		t.Logf("offered %v: full admission after %v", offered, took)
+	}
+}
+
+// noisyPlant is a CPU-bound server whose utilization is proportional to the
+// concurrency limit (1% of the CPU per unit at capacity 100), read every period
+// with Gaussian noise of sd sigma: what a 100 ms process CPU sample shows.
+// It returns the fraction of periods whose reading is within +-3 points of the
+// target, and the lowest and highest limits after a settling second.
+func noisyPlant(p aimd.Params, capacity, sigma float64, periods int, seed uint64) (within, lo, hi float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	limit := p.Target * capacity
+	lo, hi = math.Inf(1), 0
+	n, above := 0, 0
+	for i := range periods {
+		load := min(1, limit/capacity) + sigma*rng.NormFloat64()
+		if i >= 10 {
+			if math.Abs(load-p.Target) <= 0.03 {
+				n++
+			}
+			lo, hi = min(lo, limit), max(hi, limit)
+		}
+		limit, above = step(limit, load, p, above)
+	}
+	return float64(n) / float64(periods-10), lo, hi
+}
+
+// TestNoisyPlant is the closed loop against a noisy CPU signal (sd 2 points,
+// as the real mode's 100 ms samples show on an idle machine): the fraction of
+// periods within +-3 points of a 90% target, and how far the limit swings.
+// The noise alone puts about 13% of the readings outside +-3 points (1.5
+// sd); the full correction (Backoff 1) turns each high reading into a real
+// cut of the limit and then climbs back one Increase per period, a sawtooth
+// that adds to the noise. The proportional loop corrects 30% of each error
+// (escalated over runs of high readings) and holds more periods, and with
+// either loop a load of 75% of the capacity (83% of the equilibrium limit, the normal tenants of the
+// overload experiment) always fits under it.
+func TestNoisyPlant(t *testing.T) {
+	const (
+		capacity = 100.0
+		sigma    = 0.02
+		periods  = 3000 // 5 minutes of control time
+	)
+	textbook := aimd.Params{Target: 0.9, Increase: 1, Gain: 0.2, Decrease: 0.9, Min: 1, Max: 256} // the real mode's former loop
+	prop := proportional
+	var wOld, wNew float64
+	for seed := range uint64(3) {
+		w, lo, hi := noisyPlant(textbook, capacity, sigma, periods, seed)
+		wOld += w / 3
+		t.Logf("seed %d, full correction: %.1f%% of periods within +-3, limit %.1f..%.1f", seed, 100*w, lo, hi)
+		w, lo, hi = noisyPlant(prop, capacity, sigma, periods, seed)
+		wNew += w / 3
+		t.Logf("seed %d, proportional:    %.1f%% of periods within +-3, limit %.1f..%.1f", seed, 100*w, lo, hi)
+		assert.GreaterOrEqual(t, w, 0.78, "seed %d", seed)
+		assert.GreaterOrEqual(t, lo, 0.9*0.9*capacity, "seed %d: the limit dips more than 10%%", seed)
+		assert.Greater(t, lo, 0.75*capacity, "seed %d: a 75%% load would not fit", seed)
+		assert.LessOrEqual(t, hi, 1.1*0.9*capacity, "seed %d: the limit overshoots more than 10%%", seed)
+	}
+	assert.Greater(t, wNew, wOld+0.05, "the proportional loop holds the target in more periods")
 }

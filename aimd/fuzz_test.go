@@ -25,7 +25,10 @@ func FuzzUpdate(f *testing.F) {
 		if lo > hi || dec >= 1 {
 			return
 		}
-		p := aimd.Params{Target: target, Increase: inc, Gain: gain, Decrease: dec, Min: lo, Max: hi}
+		// Backoff spans valid fractions and, beyond 1, values Update must
+		// treat as the default.
+		p := aimd.Params{Target: target, Increase: inc, Gain: gain, Decrease: dec, Backoff: math.Mod(gain, 1.5),
+			Min: lo, Max: hi}
 		for i := range 50 {
 			limit = aimd.Update(limit, load, p)
 			if !(limit >= lo && limit <= hi) {

@@ -31,7 +31,17 @@ func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
 // the next down. Since Go 1.25 GOMAXPROCS
 // follows a cgroup CPU quota, rounded up to a whole CPU; [CgroupCPU] reads the
 // quota exactly. The zero value is ready to use; it is safe for concurrent use.
+//
+// Set Cores to measure against a CPU budget instead: a process that shares its
+// machine with others cannot count on all of GOMAXPROCS, and a target
+// relative to cores it never gets holds nothing (the reading stays low, so the
+// limit climbs to Max while the work already queues for the CPU). With Cores 1
+// the reading is 1 when the process uses one full core.
 type ProcessCPU struct {
+	// Cores is the CPU budget, in cores, that a reading of 1 stands for. Zero
+	// means GOMAXPROCS.
+	Cores float64
+
 	mu       sync.Mutex
 	lastCPU  time.Duration
 	lastWall time.Time
@@ -47,7 +57,11 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	defer p.mu.Unlock()
 	prevCPU, prevWall := p.lastCPU, p.lastWall
 	p.lastCPU, p.lastWall = cpu, now
-	return utilization(cpu-prevCPU, now.Sub(prevWall), float64(runtime.GOMAXPROCS(0)), prevWall.IsZero()), nil
+	cores := p.Cores
+	if cores <= 0 || math.IsNaN(cores) || math.IsInf(cores, 0) {
+		cores = float64(runtime.GOMAXPROCS(0))
+	}
+	return utilization(cpu-prevCPU, now.Sub(prevWall), cores, prevWall.IsZero()), nil
 }
 
 // utilization is used/(wall x cores), NaN without a previous sample or elapsed time.

@@ -92,6 +92,18 @@ type Config struct {
 	// served first and always gets QueueDeadline. Default 1s.
 	OverShareWindow time.Duration
 
+	// FreshArrivalOrder serves the tenants under their share (the fresh list)
+	// nearly in arrival order: a visit serves every request the tenant had
+	// queued when the visit began, instead of one quantum. After a capacity
+	// dip (a stall, a GC cycle, a cut of an adaptive limit) the requests of
+	// tenants under their share then wait about as long as the dip, where by
+	// default a tenant with k requests queued waits k rounds of the fresh list
+	// for its last one (the largest normal tenants are shed first). The cost
+	// is fairness among tenants under their share: within the current window
+	// a burst is served whole, until the share level marks its tenant over
+	// (see OverShareWindow). Default false.
+	FreshArrivalOrder bool
+
 	// MaxTenants bounds the tenants whose state (deficit, stats) is kept. When a
 	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
 	// with nothing queued is reclaimed (sampled LRU). Default 131,072.
@@ -116,6 +128,7 @@ type config struct {
 	queueDeadline    int64
 	standingDeadline int64
 	overShareWindow  int64
+	freshArrival     bool
 	maxTenants       int
 	idleTimeout      int64
 }
@@ -168,6 +181,7 @@ func (c Config) validate() (config, error) {
 		queueDeadline:    int64(or(c.QueueDeadline, DefaultQueueDeadline)),
 		standingDeadline: int64(or(c.StandingDeadline, DefaultStandingDeadline)),
 		overShareWindow:  int64(or(c.OverShareWindow, DefaultOverShareWindow)),
+		freshArrival:     c.FreshArrivalOrder,
 		maxTenants:       or(c.MaxTenants, DefaultMaxTenants),
 		idleTimeout:      int64(or(c.IdleTimeout, DefaultIdleTimeout)),
 	}

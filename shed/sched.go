@@ -78,7 +78,9 @@ type Scheduler[T any] struct {
 	total      counters
 	share      shareWindow
 	reclaimed  int64
-	gen        uint64
+	// tenants marked over their share, from under it: on a shed, on the level
+	overByShed, overByLevel int64
+	gen                     uint64
 }
 
 // Handle identifies a queued request, for [Scheduler.Remove]. It is invalid once
@@ -123,7 +125,9 @@ type tenantState[T any] struct {
 	winCost   int64  // cost served from the queue in that window
 	oldWin    uint64 // the last window the tenant was served from the old list in
 	inTurn    bool   // the quantum of the current visit was added
-	list      uint8  // which drain list holds the tenant: notListed, inFresh, inOld
+	visiting  bool   // the tenant reached the head of its list at visitAt
+	visitAt   int64
+	list      uint8 // which drain list holds the tenant: notListed, inFresh, inOld
 	queued    int
 	slot      int // index in Scheduler.all
 	// links of the drain list
@@ -193,7 +197,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
 		b.c.shed[ReasonBucketFull]++
 		s.total.shed[ReasonBucketFull]++
-		s.markOver(t, at)
+		s.markOver(t, at, false)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
 	dl := s.cfg.queueDeadline
@@ -227,7 +231,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	if t.list == notListed {
 		// A tenant that was not listed joins the fresh list (the old list if
 		// it is over its share) with one quantum of credit.
-		t.deficit, t.inTurn = s.cfg.quantum*t.weight, true
+		t.deficit, t.inTurn, t.visiting = s.cfg.quantum*t.weight, true, false
 		if t.over(at) {
 			t.list = inOld
 			s.old.pushBack(t)
@@ -271,8 +275,17 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 			t.deficit += s.cfg.quantum * t.weight
 			t.inTurn = true
 		}
+		if !t.visiting {
+			t.visiting, t.visitAt = true, at
+		}
+		if t.deficit < n.cost && fresh && s.cfg.freshArrival && n.enq <= t.visitAt && !t.over(at) {
+			// A visit on the fresh list serves what the tenant had queued
+			// when the visit began: tenants under their share are served
+			// nearly in arrival order.
+			t.deficit = n.cost
+		}
 		if t.deficit < n.cost {
-			t.inTurn = false
+			t.inTurn, t.visiting = false, false
 			s.requeue(t, fresh, at)
 			continue
 		}
@@ -337,7 +350,7 @@ func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
 	}
 	at := s.at(now)
 	if reason == ReasonQueueDeadline || reason == ReasonBucketFull {
-		s.markOver(n.t, at)
+		s.markOver(n.t, at, false)
 	}
 	s.unlink(n, at)
 	return true
@@ -352,7 +365,7 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 			v := n.v
 			b.c.shed[ReasonQueueDeadline]++
 			s.total.shed[ReasonQueueDeadline]++
-			s.markOver(t, at)
+			s.markOver(t, at, false)
 			s.unlink(n, at)
 			if expired != nil {
 				expired(v)
@@ -436,7 +449,7 @@ func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {
 	} else {
 		s.old.remove(t)
 	}
-	t.list, t.inTurn, t.deficit = notListed, false, 0
+	t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
 }
 
 // requeue moves t, whose turn ended, from the head of its list to the tail of
@@ -456,9 +469,17 @@ func (s *Scheduler[T]) requeue(t *tenantState[T], fresh bool, at int64) {
 	}
 }
 
-// markOver records that t had a request shed at at: it counts as over its
-// share for the next OverShareWindow.
-func (s *Scheduler[T]) markOver(t *tenantState[T], at int64) {
+// markOver records that t had a request shed at at (or, byLevel, was served
+// more than the share level): it counts as over its share for the next
+// OverShareWindow. A tenant that was under its share is counted in Stats.
+func (s *Scheduler[T]) markOver(t *tenantState[T], at int64, byLevel bool) {
+	if !t.over(at) {
+		if byLevel {
+			s.overByLevel++
+		} else {
+			s.overByShed++
+		}
+	}
 	t.overUntil = at + s.cfg.overShareWindow
 }
 
@@ -471,7 +492,7 @@ func (s *Scheduler[T]) unlistAll() {
 		for l.head != nil {
 			t := l.head
 			l.remove(t)
-			t.list, t.inTurn, t.deficit = notListed, false, 0
+			t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
 		}
 	}
 }

@@ -39,7 +39,7 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 	}
 	w.maxFresh = max(w.maxFresh, t.winCost/t.weight)
 	if w.level > 0 && t.winCost > sat(w.level, t.weight) {
-		s.markOver(t, at)
+		s.markOver(t, at, true)
 	}
 }
 

@@ -58,6 +58,17 @@ type Stats struct {
 	Active     int   // tenants with requests queued now
 	Reclaimed  int64 // tenant states reclaimed (idle or over MaxTenants)
 
+	// OverShareByShed and OverShareByLevel count the times a tenant under its
+	// share became over it (see [Config.OverShareWindow]): because one of its
+	// requests was shed, or because it was served more than the share level.
+	// A tenant marked again while still over is not counted again.
+	OverShareByShed, OverShareByLevel int64
+	// ShareLevel is the current max-min fair level: the cost per unit of
+	// weight a tenant may be served from the fresh list within one
+	// OverShareWindow before it counts as over its share (0: none, nothing
+	// was backlogged over its share in the previous window).
+	ShareLevel int64
+
 	InFlight int64 // cost admitted and not yet released (Shedder only)
 	Limit    int   // capacity limit at the snapshot (Shedder only)
 }

@@ -27,6 +27,12 @@ import (
 	"time"
 )
 
+// defaultQueueDeadline is the real mode's queue deadline: the client's 100 ms
+// less the backend wait (10 ms) and the work, with a margin for scheduling. A
+// request of a tenant under its share may wait that long and still finish in
+// time; a tenant over its share gets the 10 ms standing-queue deadline anyway.
+const defaultQueueDeadline = 80 * time.Millisecond
+
 // unitCPU is the CPU a request of cost 1 is assumed to need, to express the
 // simulation's measured decision time as a share of the work (the real mode
 // measures that share directly).
@@ -42,7 +48,9 @@ func main() {
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
 	backend := flag.Duration("backend", 10*time.Millisecond, "real mode: backend wait per request")
-	qd := flag.Duration("qd", 50*time.Millisecond, "real mode: the shedder's queue deadline")
+	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
+	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
+	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
 	flag.Parse()
 	res := experiment(*d)
 	printTable(os.Stdout, res)
@@ -55,7 +63,18 @@ func main() {
 		fmt.Println("plot written to", *plotPath)
 	}
 	if *realMode {
-		r, err := runReal(realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work, Backend: *backend, QueueDeadline: *qd})
+		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work,
+			Backend: *backend, QueueDeadline: *qd, Cores: *cores}
+		if *tracePath != "" {
+			f, err := os.Create(*tracePath)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "overload:", err)
+				os.Exit(1)
+			}
+			defer f.Close()
+			cfg.Trace = f
+		}
+		r, err := runReal(cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload: real mode:", err)
 			os.Exit(1)

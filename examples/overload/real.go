@@ -27,9 +27,16 @@ type realConfig struct {
 	Backend  time.Duration // backend wait per request after the CPU work (default 10ms)
 	Profile  string        // CPU profile file, for the shed/aimd share ("" for none)
 	Target   float64       // CPU utilization aimd holds (default 0.9)
-	// QueueDeadline is the shedder's queue deadline (default 50ms, as in the
-	// simulation; the client gives up after 100ms).
+	// QueueDeadline is the shedder's queue deadline (default 80ms: the client
+	// gives up after 100ms; see defaultQueueDeadline).
 	QueueDeadline time.Duration
+	// Cores is the CPU budget, in cores, that the target is a fraction of
+	// (default GOMAXPROCS). On a machine shared with other work, a budget below
+	// what the process can get keeps the experiment meaningful: the signal is
+	// this process's own CPU over the budget.
+	Cores float64
+	// Trace, if set, receives one line per control period of the measured run.
+	Trace io.Writer
 }
 
 // phaseStats counts the outcome of the requests that arrived in one phase, per
@@ -65,6 +72,7 @@ type realResult struct {
 	within3            int // periods within the target +-3%
 	secWithin3, secs   int // whole seconds within the target +-3%
 	limitMin, limitMax int
+	periods            []period
 	rejectedSizes      []int         // requests offered by each normal tenant with a rejection, ascending
 	normalSizes        []int         // requests offered by each normal tenant, ascending
 	procCPU            time.Duration // measured run
@@ -108,26 +116,48 @@ type realTier struct {
 
 func newRealTier(cfg realConfig) (*realTier, error) {
 	t := &realTier{cfg: cfg, deadline: defaultScenario(0, 1).Deadline}
-	cpuSig := &aimd.ProcessCPU{}
-	lim, err := aimd.New(aimd.Config{
-		Signal: aimd.SignalFunc(func(now time.Time) (float64, error) {
-			v, err := cpuSig.Sample(now)
-			t.lastLoad.Store(v)
-			return v, err
-		}),
-		Manual: true, Target: cfg.Target, Min: 1, Max: 256, Initial: 4, MemoryLimit: -1,
-		Decrease: 0.9, Gain: 0.2, // gentle steps: a CPU signal sampled every 100 ms is noisy
+	cpuSig := &aimd.ProcessCPU{Cores: cfg.Cores}
+	ac := realAimd(cfg.Target)
+	ac.Manual, ac.MemoryLimit = true, -1
+	ac.Signal = aimd.SignalFunc(func(now time.Time) (float64, error) {
+		v, err := cpuSig.Sample(now)
+		t.lastLoad.Store(v)
+		return v, err
 	})
+	lim, err := aimd.New(ac)
 	if err != nil {
 		return nil, err
 	}
-	sh, err := shed.New(shed.Config{Capacity: lim, Priorities: 2, MaxQueue: 64,
-		QueueDeadline: cfg.QueueDeadline, StandingDeadline: 10 * time.Millisecond})
+	sc := realShed(cfg.QueueDeadline)
+	sc.Capacity = lim
+	sh, err := shed.New(sc)
 	if err != nil {
 		return nil, err
 	}
 	t.lim, t.sh = lim, sh
 	return t, nil
+}
+
+// realAimd is the aimd configuration of the real mode (and of its closed-loop
+// model) at the given target, without a signal.
+func realAimd(target float64) aimd.Config {
+	// A proportional loop: a CPU signal sampled every 100 ms is noisy (sd
+	// about 2 points), and the full correction of each high reading, then a
+	// climb of 1 per period, made a sawtooth of +-5 to 10% of the limit on
+	// top of that noise (README.md). Backoff 0.3 corrects 30% of an excess
+	// (escalated over runs of high readings, so a real overload still cuts
+	// fast), Gain 0.4 about as much of a shortfall.
+	return aimd.Config{Target: target, Min: 1, Max: 256, Initial: 4,
+		Increase: 0.1, Gain: 0.4, Backoff: 0.3, Decrease: 0.9}
+}
+
+// realShed is the shed configuration of the real mode (and of its model)
+// with the given queue deadline. Tenants under their share are served in
+// arrival order, so that their requests wait about as long as a capacity dip
+// lasts and no longer (README.md).
+func realShed(qd time.Duration) shed.Config {
+	return shed.Config{Priorities: 2, MaxQueue: 64, QueueDeadline: qd,
+		StandingDeadline: 10 * time.Millisecond, FreshArrivalOrder: true}
 }
 
 // serve runs one request: admission by the shedder, then the CPU work and the
@@ -193,15 +223,18 @@ func runReal(cfg realConfig) (*realResult, error) {
 	cfg.Work = or(cfg.Work, 200*time.Microsecond)
 	cfg.Warmup = or(cfg.Warmup, 5*time.Second)
 	cfg.Backend = or(cfg.Backend, 10*time.Millisecond)
-	cfg.QueueDeadline = or(cfg.QueueDeadline, 50*time.Millisecond)
+	cfg.QueueDeadline = or(cfg.QueueDeadline, defaultQueueDeadline)
 	if cfg.Target == 0 {
 		cfg.Target = 0.9
+	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = float64(runtime.GOMAXPROCS(0))
 	}
 	t, err := newRealTier(cfg)
 	if err != nil {
 		return nil, err
 	}
-	cores := float64(runtime.GOMAXPROCS(0))
+	cores := cfg.Cores
 	res := &realResult{cfg: cfg, limitMin: math.MaxInt, nominal: cfg.Target * cores / cfg.Work.Seconds()}
 	ctl := startControl(t)
 	defer ctl.stop()
@@ -248,12 +281,17 @@ func runReal(cfg realConfig) (*realResult, error) {
 	}
 	procStart, _ := processCPU()
 	begin = time.Now()
-	ctl.measure(begin)
+	ctl.measure(begin, res.run)
 	t.drive(res.run, reqs, begin)
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
 	ctl.stop()
 	ctl.summarize(res)
+	if cfg.Trace != nil {
+		if err := writeTrace(cfg.Trace, res.periods); err != nil {
+			return nil, err
+		}
+	}
 	res.sizes(reqs, s.Normal)
 	return res, nil
 }
@@ -279,6 +317,9 @@ type control struct {
 	limits  []int
 	secCPU  []time.Duration // process CPU at each whole second of the measured run
 	nextSec time.Time
+	stats   *phaseStats // of the measured run
+	probe   *probe
+	periods []period
 }
 
 func startControl(t *realTier) *control {
@@ -307,6 +348,7 @@ func (c *control) loop(ctx context.Context) {
 			if !c.begin.IsZero() && !math.IsNaN(v) {
 				c.loads = append(c.loads, v)
 				c.limits = append(c.limits, c.t.lim.Limit())
+				c.record(now, v)
 				if !now.Before(c.nextSec) {
 					cpu, _ := processCPU()
 					c.secCPU = append(c.secCPU, cpu)
@@ -318,12 +360,29 @@ func (c *control) loop(ctx context.Context) {
 	}
 }
 
-// measure starts recording, from begin.
-func (c *control) measure(begin time.Time) {
+// measure starts recording, from begin, the requests of ps.
+func (c *control) measure(begin time.Time, ps *phaseStats) {
 	cpu, _ := processCPU()
 	c.mu.Lock()
 	c.begin, c.nextSec, c.secCPU = begin, begin.Add(time.Second), []time.Duration{cpu}
+	c.stats = ps
+	c.probe = newProbe().read(ps, c.t.sh.Stats())
 	c.mu.Unlock()
+}
+
+// record appends the period that ended at now, with the signal's reading v.
+func (c *control) record(now time.Time, v float64) {
+	st := c.t.sh.Stats()
+	n := c.probe.read(c.stats, st)
+	p := period{at: now.Sub(c.begin), load: v, limit: c.t.lim.Limit(), inflight: st.InFlight,
+		queued: st.Queued, level: st.ShareLevel}
+	wall := aimd.DefaultPeriod
+	if len(c.periods) > 0 {
+		wall = p.at - c.periods[len(c.periods)-1].at
+	}
+	c.probe.delta(n, &p, wall)
+	c.probe = n
+	c.periods = append(c.periods, p)
 }
 
 func (c *control) stop() {
@@ -351,7 +410,8 @@ func (c *control) summarize(r *realResult) {
 		r.cpuStd = math.Sqrt(max(0, sq/n-r.cpuMean*r.cpuMean))
 		r.cpuSamples = len(c.loads)
 	}
-	cores := float64(runtime.GOMAXPROCS(0))
+	r.periods = c.periods
+	cores := r.cfg.Cores
 	for i := 1; i < len(c.secCPU); i++ {
 		// The ticks that close each second run up to a period late; the
 		// second's window is taken as one second all the same.
@@ -365,8 +425,8 @@ func (c *control) summarize(r *realResult) {
 
 func (r *realResult) print(w io.Writer) {
 	cores := runtime.GOMAXPROCS(0)
-	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, %d cores, %v CPU + %v backend wait per request, aimd target %.0f%%, queue deadline %v\n",
-		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
+	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, GOMAXPROCS %d, CPU budget %.2f cores, %v CPU + %v backend wait per request, aimd target %.0f%% of the budget, queue deadline %v\n",
+		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}
@@ -375,7 +435,7 @@ func (r *realResult) print(w io.Writer) {
 	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s (135%%)\n", r.capacity)
 	fmt.Fprintf(w, "  process CPU utilization: mean %.1f%% sd %.1f%%, %d of %d periods (100ms) and %d of %d seconds within %.0f%% +-3%%\n",
 		100*r.cpuMean, 100*r.cpuStd, r.within3, r.cpuSamples, r.secWithin3, r.secs, 100*r.cfg.Target)
-	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d\n", r.procCPU.Seconds()/r.wall.Seconds(), cores)
+	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
 	fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
 	p := r.run
 	fmt.Fprintf(w, "  normal: offered %d admitted %d shed %d, in deadline %.3f%%, tenants with a rejection %d / 1344\n",
@@ -395,6 +455,7 @@ func (r *realResult) print(w io.Writer) {
 		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
+	explain(w, r.periods)
 	if r.cfg.Profile != "" {
 		fmt.Fprintf(w, "  CPU profile in %s; shed+aimd share: go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s\n", r.cfg.Profile, r.cfg.Profile)
 	}
