@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -163,4 +164,26 @@ func TestLatencySignal(t *testing.T) {
 	assert.InDelta(t, 0.020, v, 1e-12)
 	v, _ = l.Sample(time.Time{})
 	assert.True(t, math.IsNaN(v), "the window resets")
+}
+
+// TestProcessCPUCores: with a budget of Cores, the same CPU reads
+// GOMAXPROCS/Cores times higher than against GOMAXPROCS.
+func TestProcessCPUCores(t *testing.T) {
+	all, half := aimd.ProcessCPU{}, aimd.ProcessCPU{Cores: 0.5}
+	start := time.Now()
+	_, err := all.Sample(start)
+	require.NoError(t, err)
+	_, err = half.Sample(start)
+	require.NoError(t, err)
+	x := 0.0
+	for time.Since(start) < 20*time.Millisecond { // burn a little CPU, bounded
+		x += math.Sqrt(x + 1)
+	}
+	now := time.Now()
+	a, err := all.Sample(now)
+	require.NoError(t, err)
+	h, err := half.Sample(now)
+	require.NoError(t, err)
+	require.Positive(t, a)
+	assert.InEpsilon(t, float64(runtime.GOMAXPROCS(0))/0.5, h/a, 0.2, "x %v", x)
 }

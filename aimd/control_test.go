@@ -270,3 +270,26 @@ func TestNoisyPlant(t *testing.T) {
 	}
 	assert.Greater(t, wNew, wOld+0.05, "the proportional loop holds the target in more periods")
 }
+
+// TestLimiterEscalatesBackoff: a Limiter with Backoff 0.3 on a saturated
+// signal (1.0 against 0.9) cuts 3% twice, then 6%, then the full correction
+// (10%), and a reading at the target resets the run.
+func TestLimiterEscalatesBackoff(t *testing.T) {
+	load := 1.0
+	l, err := aimd.New(aimd.Config{Manual: true, Target: 0.9, Initial: 100, Max: 1000, Backoff: 0.3,
+		Decrease: 0.7, MemoryLimit: -1, Signal: aimd.SignalFunc(func(time.Time) (float64, error) { return load, nil })})
+	require.NoError(t, err)
+	want := 100.0
+	now := time.Unix(0, 0)
+	for i, f := range []float64{0.97, 0.97, 0.94, 0.9, 0.9} {
+		require.NoError(t, l.Tick(now.Add(time.Duration(i)*time.Second)))
+		want *= f
+		assert.Equal(t, int(want), l.Limit(), "step %d", i+1)
+	}
+	load = 0.9
+	require.NoError(t, l.Tick(now.Add(10*time.Second)))
+	load = 1.0
+	require.NoError(t, l.Tick(now.Add(11*time.Second)))
+	want = (want + 1) * 0.97
+	assert.Equal(t, int(want), l.Limit(), "after a reading at the target the run starts again")
+}

@@ -190,3 +190,59 @@ func TestShedderUnderShareFirst(t *testing.T) {
 		assert.Equal(t, []string{"flood shed", "flood", "steady", "flood"}, got)
 	})
 }
+
+// TestSchedulerFreshArrivalOrder replays a capacity dip on explicit time: 40
+// ms without capacity, during which a large tenant under its share queues 4
+// requests and 40 small tenants one each, interleaved. Then the capacity comes
+// back at one request per ms. In round robin the large tenant gets one request
+// per round of the fresh list, and its second waits 71 ms, behind every small
+// tenant; in arrival order its visit serves all four, and no request waits
+// longer than the dip (40 ms).
+func TestSchedulerFreshArrivalOrder(t *testing.T) {
+	for _, tt := range []struct {
+		arrival bool
+		maxWait time.Duration // of the large tenant
+	}{{false, 71 * time.Millisecond}, {true, 40 * time.Millisecond}} {
+		s := newSched(t, shed.Config{QueueDeadline: time.Second, FreshArrivalOrder: tt.arrival, MaxQueue: 64})
+		enq := map[int]time.Time{}
+		seq := 0
+		for i := range 40 {
+			at := t0.Add(time.Duration(i) * time.Millisecond)
+			if i%10 == 0 {
+				_, _, err := s.Push(at, "large", 0, 1, req{tenant: "large", seq: seq})
+				require.NoError(t, err)
+				enq[seq] = at
+				seq++
+			}
+			_, _, err := s.Push(at, fmt.Sprintf("small-%d", i), 0, 1, req{tenant: "small", seq: -1})
+			require.NoError(t, err)
+		}
+		var largest time.Duration
+		for i := range 44 {
+			now := t0.Add(40*time.Millisecond + time.Duration(i)*time.Millisecond)
+			v, _, ok := s.Pop(now, math.MaxInt64, nil)
+			require.True(t, ok)
+			if v.tenant == "large" {
+				largest = max(largest, now.Sub(enq[v.seq]))
+			}
+		}
+		assert.Equal(t, tt.maxWait, largest, "arrival order %v", tt.arrival)
+		assert.Zero(t, s.Queued())
+	}
+}
+
+// TestSchedulerShareStats: Stats counts the tenants that became over their
+// share, on a shed and on the level, once per spell.
+func TestSchedulerShareStats(t *testing.T) {
+	s := newSched(t, shed.Config{MaxQueue: 1, QueueDeadline: time.Second})
+	_, _, err := s.Push(t0, "A", 0, 1, req{})
+	require.NoError(t, err)
+	for range 3 { // the bucket is full: shed three times, marked once
+		_, _, err = s.Push(t0, "A", 0, 1, req{})
+		require.Error(t, err)
+	}
+	st := s.Stats()
+	assert.Equal(t, int64(1), st.OverShareByShed)
+	assert.Zero(t, st.OverShareByLevel)
+	assert.Zero(t, st.ShareLevel)
+}
