@@ -1,0 +1,384 @@
+package controlplane
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/tierkit/tierkit/balancer"
+	"github.com/tierkit/tierkit/failover"
+)
+
+// Health is what the plane knows of a gateway's reachability.
+type Health uint8
+
+// Healths.
+const (
+	HealthUnknown Health = iota + 1 // not polled yet
+	HealthUp                        // the last poll succeeded
+	HealthDown                      // the last poll failed
+)
+
+var healthNames = [...]string{"", "unknown", "up", "down"}
+
+// String returns "unknown", "up" or "down".
+func (h Health) String() string {
+	if h > 0 && int(h) < len(healthNames) {
+		return healthNames[h]
+	}
+	return "invalid"
+}
+
+// MarshalText encodes the health by name.
+func (h Health) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText decodes a name written by [Health.MarshalText].
+func (h *Health) UnmarshalText(b []byte) error {
+	for i := HealthUnknown; i <= HealthDown; i++ {
+		if string(b) == i.String() {
+			*h = i
+			return nil
+		}
+	}
+	return fmt.Errorf("controlplane: unknown health %q", b)
+}
+
+// hostTrack is the plane's memory of one gateway.
+type hostTrack struct {
+	gw        Gateway
+	weight    float64 // published weight, > 0
+	fresh     bool    // added since the last balancer run: the balancer's Host.New
+	drained   bool    // an operator drained it
+	health    Health
+	downTicks int // consecutive failed polls
+	err       string
+
+	polled  bool   // last holds a sample
+	last    Sample // previous sample
+	hasUtil bool   // util holds a measurement
+	util    float64
+	raw     float64 // last unsmoothed utilization
+	rate    float64 // commands per second, last tick
+	shed    float64 // shed per second, last tick
+	tenants map[string]tenantRate
+
+	decision balancer.Decision
+	polls    uint64
+	failures uint64
+}
+
+// tenantRate is one tenant's deltas on one gateway over the last tick.
+type tenantRate struct {
+	requests, shed uint64  // counted in the tick
+	reqRate, rate  float64 // per second
+}
+
+// tenantTrack aggregates a tenant over the tier.
+type tenantTrack struct {
+	requests, shed    uint64  // cumulative since the plane started
+	reqRate, shedRate float64 // last tick, per second
+}
+
+// draining reports whether clients should skip h.
+func (h *hostTrack) draining(drainAfter int) bool { return h.drained || h.downTicks >= drainAfter }
+
+// observe folds one poll into h. It is pure in (h, res, smoothing): the time base is
+// the gateway's own uptime, so replayed samples give the same state.
+func (h *hostTrack) observe(res pollResult, smoothing float64) {
+	h.polls++
+	h.tenants = nil
+	h.rate, h.shed = 0, 0
+	if res.err != nil {
+		h.health, h.err = HealthDown, res.err.Error()
+		h.downTicks++
+		h.failures++
+		return
+	}
+	s := res.sample
+	h.health, h.err, h.downTicks = HealthUp, "", 0
+	prev := h.last
+	h.last = s
+	if !h.polled {
+		h.polled = true
+		return
+	}
+	dt := s.UptimeSeconds - prev.UptimeSeconds
+	if dt <= 0 || s.CPUSeconds < prev.CPUSeconds || s.Commands < prev.Commands {
+		// The process restarted (or its clock did not move): start over.
+		h.hasUtil, h.util, h.raw = false, 0, 0
+		return
+	}
+	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
+	h.raw = u
+	if h.hasUtil {
+		h.util = smoothing*u + (1-smoothing)*h.util
+	} else {
+		h.util, h.hasUtil = u, true
+	}
+	h.rate = float64(s.Commands-prev.Commands) / dt
+	if s.Shed >= prev.Shed {
+		h.shed = float64(s.Shed-prev.Shed) / dt
+	}
+	h.tenants = make(map[string]tenantRate, len(s.Tenants))
+	for name, t := range s.Tenants {
+		p := prev.Tenants[name]
+		var r tenantRate
+		if t.Requests >= p.Requests {
+			r.requests = t.Requests - p.Requests
+		}
+		if t.Shed >= p.Shed {
+			r.shed = t.Shed - p.Shed
+		}
+		r.reqRate, r.rate = float64(r.requests)/dt, float64(r.shed)/dt
+		h.tenants[name] = r
+	}
+}
+
+// decideLocked folds the poll results into the hosts and runs the balancers and the
+// failover router at now. Results for gateways removed (or replaced) during the
+// polls are dropped.
+func (p *Plane) decideLocked(now time.Time, results map[string]pollResult) {
+	p.tick++
+	p.stats.Ticks++
+	for _, id := range p.order {
+		h := p.hosts[id]
+		res, ok := results[id]
+		if !ok || res.gw != h.gw {
+			continue // added during the polls: polled next tick
+		}
+		p.stats.Polls++
+		if res.err != nil {
+			p.stats.PollErrors++
+		}
+		h.observe(res, p.cfg.Smoothing)
+	}
+	p.balanceLocked(now)
+	p.failoverLocked(now)
+	p.tenantsLocked()
+}
+
+// balanceLocked runs each region's balancer over its gateways. A gateway gives the
+// balancer its smoothed utilization only when it is up, not draining, and above
+// Config.MinCPU; otherwise CPU 0, which the balancer reads as "no signal": the
+// gateway keeps its weight (a down gateway's last weight is the best guess for
+// when it comes back, and a draining one's CPU says nothing about its weight).
+func (p *Plane) balanceLocked(now time.Time) {
+	for _, reg := range p.cfg.Regions {
+		var in []balancer.Host
+		var hs []*hostTrack
+		for _, id := range p.order {
+			h := p.hosts[id]
+			if h.gw.Region != reg.Name {
+				continue
+			}
+			hs = append(hs, h)
+			in = append(in, balancer.Host{ID: h.gw.ID, CPU: p.signal(h), Cores: h.gw.Cores,
+				Weight: h.weight, Region: reg.Name, New: h.fresh})
+		}
+		if len(in) == 0 {
+			delete(p.lastRes, reg.Name)
+			continue
+		}
+		res, err := p.balancers[reg.Name].Step(now, in)
+		if err != nil {
+			p.stats.BalancerErrors++
+			continue
+		}
+		p.lastRes[reg.Name] = res
+		for i, d := range res.Hosts {
+			h := hs[i]
+			h.fresh, h.decision = false, d
+			if d.New > 0 && !math.IsInf(d.New, 0) {
+				h.weight = d.New
+			}
+		}
+	}
+}
+
+// signal is the utilization the balancer and the failover signal read for h, 0 for
+// none.
+func (p *Plane) signal(h *hostTrack) float64 {
+	if h.health != HealthUp || !h.hasUtil || h.draining(p.cfg.DrainAfter) || h.util < p.cfg.MinCPU {
+		return 0
+	}
+	return h.util
+}
+
+// failoverLocked steps the failover router and, when its routes moved by more than
+// the share resolution, replaces the published table.
+func (p *Plane) failoverLocked(now time.Time) {
+	served := map[string]float64{}
+	for _, reg := range p.cfg.Regions {
+		p.capacity[reg.Name] = 0
+	}
+	cpus := map[string][]float64{}
+	for _, id := range p.order {
+		h := p.hosts[id]
+		if h.health != HealthUp || !h.hasUtil || h.draining(p.cfg.DrainAfter) {
+			continue
+		}
+		r := h.gw.Region
+		cpus[r] = append(cpus[r], h.util)
+		served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
+		p.capacity[r] += h.gw.Cores
+	}
+	if !p.routerStarted {
+		// Warm-up: a region's first measurement would read as a steep rise from
+		// nothing and fire the trend; start the router once every region with
+		// gateways has a measurement (or after a few ticks, so a region that never
+		// answers does not hold failover off).
+		for _, reg := range p.cfg.Regions {
+			if p.capacity[reg.Name] == 0 && p.regionHasHostsLocked(reg.Name) && p.tick < uint64(p.cfg.DrainAfter+2) {
+				return
+			}
+		}
+		p.routerStarted = true
+	}
+	demand := estimateDemand(p.regionNames(), served, p.capacity, p.table.Routes, p.demand)
+	loads := make([]failover.Load, 0, len(p.cfg.Regions))
+	for _, reg := range p.cfg.Regions {
+		n := reg.Name
+		// Smooth the demand itself (not the utilization it is derived from): the
+		// estimate is route-independent, so its lag cannot feed back into the routes.
+		if old := p.demand[n]; old > 0 && p.capacity[n] > 0 {
+			demand[n] = p.cfg.Smoothing*demand[n] + (1-p.cfg.Smoothing)*old
+		}
+		p.demand[n] = demand[n]
+		loads = append(loads, failover.Load{Region: n, Demand: demand[n], Capacity: p.capacity[n], HostCPU: cpus[n]})
+	}
+	tab, err := p.router.Step(now, loads)
+	if err != nil {
+		p.stats.FailoverErrors++
+		return
+	}
+	p.lastTable = tab
+	routes := quantize(tab.Routes, p.cfg.ShareStep)
+	if slices.Equal(routes, p.table.Routes) {
+		return
+	}
+	pub, err := failover.NewTable(now, tab.Run, routes)
+	if err != nil {
+		p.stats.FailoverErrors++
+		return
+	}
+	p.table = pub
+}
+
+func (p *Plane) regionHasHostsLocked(name string) bool {
+	for _, h := range p.hosts {
+		if h.gw.Region == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Plane) regionNames() []string {
+	out := make([]string, len(p.cfg.Regions))
+	for i, r := range p.cfg.Regions {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// estimateDemand returns each region's own demand in cores: the CPU its clients
+// cause, wherever it is served. A region serves its own demand minus what it sends
+// away plus what it receives, under the routes in force:
+//
+//	served[r] = D[r]*(1 - out[r]) + sum over s of D[s]*share(s -> r)
+//
+// solved by a few fixed-point rounds (shares are small and a spilling region does
+// not receive, so it converges at once in practice). A region with no measured
+// capacity (every gateway down or without a signal yet) keeps its last estimate:
+// its clients still want service, and the failover router then spills what it can.
+func estimateDemand(regions []string, served, capacity map[string]float64, routes []failover.Route, last map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range routes {
+		out[r.From] += r.Share
+	}
+	d := make(map[string]float64, len(regions))
+	for _, r := range regions {
+		d[r] = served[r]
+		if capacity[r] == 0 {
+			d[r] = last[r]
+		}
+	}
+	for range 4 {
+		next := make(map[string]float64, len(regions))
+		for _, r := range regions {
+			if capacity[r] == 0 {
+				next[r] = last[r]
+				continue
+			}
+			in := 0.0
+			for _, rt := range routes {
+				if rt.To == r {
+					in += d[rt.From] * rt.Share
+				}
+			}
+			own := math.Max(0, served[r]-in)
+			if o := out[r]; o < 0.999 {
+				own /= 1 - o
+			}
+			next[r] = own
+		}
+		d = next
+	}
+	return d
+}
+
+// quantize rounds route shares to multiples of step (dropping routes that round to
+// 0) and scales a region's shares down if rounding took their sum above 1.
+func quantize(routes []failover.Route, step float64) []failover.Route {
+	var out []failover.Route
+	sum := map[string]float64{}
+	for _, r := range routes {
+		s := math.Round(r.Share/step) * step
+		if s <= 0 {
+			continue
+		}
+		r.Share = math.Min(s, 1)
+		sum[r.From] += r.Share
+		out = append(out, r)
+	}
+	for i := range out {
+		if s := sum[out[i].From]; s > 1 {
+			out[i].Share /= s
+		}
+	}
+	return out
+}
+
+// tenantsLocked aggregates the tenants' shed and request deltas over the gateways.
+func (p *Plane) tenantsLocked() {
+	for _, t := range p.tenants {
+		t.reqRate, t.shedRate = 0, 0
+	}
+	for _, id := range p.order {
+		for name, r := range p.hosts[id].tenants {
+			t := p.tenants[name]
+			if t == nil {
+				t = &tenantTrack{}
+				p.tenants[name] = t
+			}
+			t.requests += r.requests
+			t.shed += r.shed
+			t.reqRate += r.reqRate
+			t.shedRate += r.rate
+		}
+	}
+}
+
+// sortedDraining returns the RESP addresses of the draining gateways, sorted.
+func (p *Plane) sortedDrainingLocked() []string {
+	var out []string
+	for _, id := range p.order {
+		if h := p.hosts[id]; h.draining(p.cfg.DrainAfter) {
+			out = append(out, h.gw.RESP)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,56 @@
+package controlplane
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidConfig is wrapped by [New]'s errors for a Config that contradicts
+// itself (besides a bad gateway, a *GatewayError); fix the configuration.
+var ErrInvalidConfig = errors.New("invalid config")
+
+// ErrUnknownGateway is returned by [Plane.RemoveGateway], [Plane.Drain] and
+// [Plane.Undrain] for an ID the plane does not have; nothing changed.
+var ErrUnknownGateway = errors.New("controlplane: unknown gateway")
+
+// ErrBadRoutes is wrapped by [DecodeRoutes] and [FetchRoutes] for a routes document
+// that cannot be applied (bad JSON, a corrupt ring, an invalid failover table or
+// rollout config). The caller should keep the routes in force and fetch again.
+var ErrBadRoutes = errors.New("controlplane: bad routes")
+
+// ErrNoHostState is returned by [HTTPPoller] when a gateway's /control/state has no
+// "host" entry (a gateway built without examples/gateway/planestate.go).
+var ErrNoHostState = errors.New("controlplane: gateway state has no \"host\" entry")
+
+// ErrDuplicateGateway is wrapped by the *GatewayError of [Plane.AddGateway] for a
+// gateway whose ID or RESP address the plane already has.
+var ErrDuplicateGateway = errors.New("duplicate gateway")
+
+// GatewayError reports a gateway that cannot be added: an empty or duplicate ID or
+// RESP address (then it wraps [ErrDuplicateGateway]), an unknown region, no HTTP
+// address, cores not > 0. Nothing changed; fix the record.
+type GatewayError struct {
+	ID     string
+	Reason string
+	Err    error // ErrDuplicateGateway or nil
+}
+
+// Unwrap returns e.Err.
+func (e *GatewayError) Unwrap() error { return e.Err }
+
+// Error implements error.
+func (e *GatewayError) Error() string {
+	return fmt.Sprintf("controlplane: gateway %q: %s", e.ID, e.Reason)
+}
+
+// StatusError is returned by [FetchRoutes] and [HTTPPoller] for an HTTP answer other
+// than 200 OK.
+type StatusError struct {
+	URL    string
+	Status int
+}
+
+// Error implements error.
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("controlplane: GET %s: status %d", e.URL, e.Status)
+}

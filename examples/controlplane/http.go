@@ -1,0 +1,149 @@
+package controlplane
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+
+	"github.com/tierkit/tierkit/rollout"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// maxBody bounds a POST body.
+const maxBody = 1 << 20
+
+// Handler serves the dashboard and the plane's JSON API:
+//
+//	GET    /                    the live dashboard (HTML and JS, no external assets)
+//	GET    /api/state           State
+//	GET    /api/routes          the published routes (see DecodeRoutes), with an ETag;
+//	                            If-None-Match with the current ETag answers 304
+//	POST   /api/rollout         a rollout.Config (JSON); answers the new State's rollout
+//	POST   /api/gateways        a Gateway (JSON)
+//	DELETE /api/gateways/{id}   remove a gateway
+//	POST   /api/drain/{id}      drain a gateway; POST /api/undrain/{id} reverses it
+//
+// Errors answer {"error": message} with 400 (bad JSON or values), 404 (unknown
+// gateway) or 409 (a gateway that conflicts with one the plane has).
+//
+// WARNING: the handler does no authentication; serve it on loopback or behind a
+// middleware that does.
+func (p *Plane) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	mux.Handle("GET /{$}", files)
+	mux.Handle("GET /dashboard.js", files)
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, p.State())
+	})
+	mux.HandleFunc("GET /api/routes", func(w http.ResponseWriter, r *http.Request) {
+		pub := p.pub.Load()
+		w.Header().Set("ETag", pub.etag)
+		w.Header().Set("Cache-Control", "no-cache")
+		if r.Header.Get("If-None-Match") == pub.etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(pub.wire)
+	})
+	mux.HandleFunc("POST /api/rollout", func(w http.ResponseWriter, r *http.Request) {
+		var cfg rollout.Config
+		if err := decodeBody(r, &cfg); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		if err := p.SetRollout(cfg); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p.State().Rollout)
+	})
+	mux.HandleFunc("POST /api/gateways", func(w http.ResponseWriter, r *http.Request) {
+		var g Gateway
+		if err := decodeBody(r, &g); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		if err := p.AddGateway(g); err != nil {
+			writeError(w, statusOf(err), err)
+			return
+		}
+		writeJSON(w, http.StatusOK, g)
+	})
+	mux.HandleFunc("DELETE /api/gateways/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.answer(w, r.PathValue("id"), p.RemoveGateway(r.PathValue("id")))
+	})
+	mux.HandleFunc("POST /api/drain/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.answer(w, r.PathValue("id"), p.Drain(r.PathValue("id")))
+	})
+	mux.HandleFunc("POST /api/undrain/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
+	})
+	return mux
+}
+
+func (p *Plane) answer(w http.ResponseWriter, id string, err error) {
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	_, v := p.Routes()
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "version": v})
+}
+
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrUnknownGateway):
+		return http.StatusNotFound
+	case errors.Is(err, ErrDuplicateGateway):
+		return http.StatusConflict
+	}
+	return http.StatusBadRequest
+}
+
+func decodeBody(r *http.Request, v any) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxBody {
+		return fmt.Errorf("controlplane: body over %d bytes", maxBody)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("controlplane: bad JSON: %w", err)
+	}
+	if dec.More() {
+		return errors.New("controlplane: bad JSON: trailing data")
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	data, _ := json.Marshal(map[string]string{"error": err.Error()})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}

@@ -1,0 +1,111 @@
+package controlplane
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+)
+
+// Sample is one poll of a gateway: the "host" entry of its /control/state
+// (examples/gateway/planestate.go). Counters are cumulative since the process
+// started; the plane differentiates consecutive samples.
+type Sample struct {
+	// CPUSeconds is the process's user plus system CPU time.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// UptimeSeconds is the wall time since the process started, on its own clock. The
+	// plane divides CPU by the uptime delta (poll jitter does not enter), and a
+	// smaller uptime than last time means the process restarted.
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	GOMAXPROCS    int     `json:"gomaxprocs"`
+	InFlight      int     `json:"in_flight"`
+	Commands      uint64  `json:"commands"`
+	Errors        uint64  `json:"errors"`
+	Shed          uint64  `json:"shed"`
+	Overloaded    uint64  `json:"overloaded"`
+	Throttled     uint64  `json:"throttled"`
+	// Tenants holds each tenant's counters.
+	Tenants map[string]TenantSample `json:"tenants"`
+}
+
+// TenantSample is one tenant's counters on one gateway.
+type TenantSample struct {
+	Requests  uint64 `json:"requests"`
+	Shed      uint64 `json:"shed"`
+	Throttled uint64 `json:"throttled"`
+}
+
+// check reports a sample the plane cannot use.
+func (s Sample) check() error {
+	for _, x := range []float64{s.CPUSeconds, s.UptimeSeconds} {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("controlplane: sample with CPU %v s, uptime %v s", s.CPUSeconds, s.UptimeSeconds)
+		}
+	}
+	if s.InFlight < 0 {
+		return fmt.Errorf("controlplane: sample with %d in flight", s.InFlight)
+	}
+	return nil
+}
+
+// Poller reads one gateway's current Sample. A Plane calls it from several
+// goroutines at once (one per gateway, at most Config.PollConcurrency), with a
+// context bounded by Config.PollTimeout.
+type Poller interface {
+	Poll(ctx context.Context, g Gateway) (Sample, error)
+}
+
+// PollerFunc adapts a func to [Poller].
+type PollerFunc func(ctx context.Context, g Gateway) (Sample, error)
+
+// Poll calls f.
+func (f PollerFunc) Poll(ctx context.Context, g Gateway) (Sample, error) { return f(ctx, g) }
+
+var _ Poller = PollerFunc(nil)
+
+// HTTPPoller polls GET http://<Gateway.HTTP>/control/state, the control surface of
+// examples/gateway, and returns its "host" entry.
+type HTTPPoller struct {
+	// Client sends the requests. If nil, http.DefaultClient.
+	Client *http.Client
+}
+
+var _ Poller = (*HTTPPoller)(nil)
+
+// maxStateBody bounds a gateway's /control/state answer.
+const maxStateBody = 8 << 20
+
+// Poll implements [Poller]. Errors: the transport's, a *StatusError, a JSON error,
+// or [ErrNoHostState].
+func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
+	url := "http://" + g.HTTP + "/control/state"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return Sample{}, err
+	}
+	c := p.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return Sample{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return Sample{}, &StatusError{URL: url, Status: resp.StatusCode}
+	}
+	var st struct {
+		Host *Sample `json:"host"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBody)).Decode(&st); err != nil {
+		return Sample{}, fmt.Errorf("controlplane: decoding %s: %w", url, err)
+	}
+	if st.Host == nil {
+		return Sample{}, ErrNoHostState
+	}
+	return *st.Host, nil
+}

@@ -1,0 +1,174 @@
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/failover"
+	"github.com/tierkit/tierkit/hashring"
+	"github.com/tierkit/tierkit/rollout"
+)
+
+// wireRoutes is the /api/routes document:
+//
+//	{"epoch": n, "version": n,
+//	 "gateways": {region: base64 of hashring MarshalBinary, ...},
+//	 "failover": failover.Table JSON, "rollout": rollout.Config,
+//	 "direct": [addr...], "draining": [addr...]}
+//
+// epoch identifies the plane process, so a client following a restarted plane
+// (whose versions start again at 1) still sees the change.
+type wireRoutes struct {
+	Epoch    int64             `json:"epoch"`
+	Version  uint64            `json:"version"`
+	Gateways map[string][]byte `json:"gateways"`
+	Failover *failover.Table   `json:"failover,omitempty"`
+	Rollout  rollout.Config    `json:"rollout"`
+	Direct   []string          `json:"direct,omitempty"`
+	Draining []string          `json:"draining,omitempty"`
+}
+
+// maxRoutesBody bounds a routes document (rings are 2 bytes per slot).
+const maxRoutesBody = 64 << 20
+
+// DecodeRoutes parses a routes document as GET /api/routes serves it and returns the
+// routes and their version. Every ring is checked by hashring.Unmarshal, the failover
+// table by its own decoder, the rollout flags by rollout.New. Errors wrap
+// [ErrBadRoutes].
+func DecodeRoutes(data []byte) (client.Routes, uint64, error) {
+	w, err := decodeWire(data)
+	if err != nil {
+		return client.Routes{}, 0, err
+	}
+	r, err := w.routes()
+	return r, w.Version, err
+}
+
+func decodeWire(data []byte) (wireRoutes, error) {
+	var w wireRoutes
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&w); err != nil {
+		return w, fmt.Errorf("%w: %w", ErrBadRoutes, err)
+	}
+	if dec.More() {
+		return w, fmt.Errorf("%w: trailing data", ErrBadRoutes)
+	}
+	if w.Version == 0 {
+		return w, fmt.Errorf("%w: no version", ErrBadRoutes)
+	}
+	return w, nil
+}
+
+func (w wireRoutes) routes() (client.Routes, error) {
+	r := client.Routes{Gateways: make(map[string]*hashring.Ring, len(w.Gateways)), Failover: w.Failover,
+		Direct: w.Direct, Draining: w.Draining}
+	for region, b := range w.Gateways {
+		ring, err := hashring.Unmarshal(b)
+		if err != nil {
+			return client.Routes{}, fmt.Errorf("%w: region %q: %w", ErrBadRoutes, region, err)
+		}
+		if region == "" || ring.Len() == 0 {
+			return client.Routes{}, fmt.Errorf("%w: region %q has an empty ring or name", ErrBadRoutes, region)
+		}
+		r.Gateways[region] = ring
+	}
+	for i, d := range w.Direct {
+		if d == "" {
+			return client.Routes{}, fmt.Errorf("%w: direct shard %d has no address", ErrBadRoutes, i)
+		}
+	}
+	flags, err := rollout.New(w.Rollout)
+	if err != nil {
+		return client.Routes{}, fmt.Errorf("%w: %w", ErrBadRoutes, err)
+	}
+	r.Rollout = flags
+	return r, nil
+}
+
+// FetchRoutes GETs a routes document from url (a plane's base URL + "/api/routes")
+// and decodes it. Errors: the transport's, a *StatusError, or one wrapping
+// [ErrBadRoutes].
+func FetchRoutes(ctx context.Context, url string) (client.Routes, uint64, error) {
+	w, _, err := fetch(ctx, url, "")
+	if err != nil {
+		return client.Routes{}, 0, err
+	}
+	r, err := w.routes()
+	return r, w.Version, err
+}
+
+// errNotModified is fetch's answer to a matching If-None-Match.
+var errNotModified = errors.New("not modified")
+
+// fetch GETs url with If-None-Match: etag (when set) and returns the document and
+// its ETag, or errNotModified.
+func fetch(ctx context.Context, url, etag string) (wireRoutes, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return wireRoutes{}, "", err
+	}
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return wireRoutes{}, "", err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		return wireRoutes{}, etag, errNotModified
+	case http.StatusOK:
+	default:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return wireRoutes{}, "", &StatusError{URL: url, Status: resp.StatusCode}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxRoutesBody+1))
+	if err != nil {
+		return wireRoutes{}, "", err
+	}
+	if len(data) > maxRoutesBody {
+		return wireRoutes{}, "", fmt.Errorf("%w: document over %d bytes", ErrBadRoutes, maxRoutesBody)
+	}
+	w, err := decodeWire(data)
+	return w, resp.Header.Get("ETag"), err
+}
+
+// Follow keeps c on the routes published at url (a plane's base URL +
+// "/api/routes"): it fetches them at once and then every `every`, and calls
+// c.SetRoutes only when the plane published a new version (the plane answers 304
+// Not Modified otherwise, so an idle follower costs one small request per period).
+// Fetch and SetRoutes failures are retried at the next period with the routes in
+// force unchanged. It returns nil when ctx ends.
+func Follow(ctx context.Context, url string, c *client.Client, every time.Duration) error {
+	if every <= 0 {
+		return fmt.Errorf("controlplane: Follow period %v not > 0", every)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var have string       // ETag of the routes in force
+	var applied [2]uint64 // their epoch and version
+	for {
+		w, tag, err := fetch(ctx, url, have)
+		if key := [2]uint64{uint64(w.Epoch), w.Version}; err == nil && key != applied {
+			var r client.Routes
+			if r, err = w.routes(); err == nil {
+				if err = c.SetRoutes(r); err == nil {
+					have, applied = tag, key
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
