@@ -1,0 +1,151 @@
+package controlplane_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/controlplane"
+)
+
+// gatewayBin is the reference gateway, built once by TestMain, run as child
+// processes on free loopback ports.
+var gatewayBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "controlplane-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gatewayBin = filepath.Join(dir, "gateway")
+	build := exec.Command("go", "build", "-o", gatewayBin, "../gateway")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the gateway:", err)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// gatewayProc is a gateway process (memkv backend) on free loopback ports.
+type gatewayProc struct {
+	resp, http string
+	cmd        *exec.Cmd
+	drained    chan struct{}
+}
+
+var (
+	respAddr = regexp.MustCompile(`resp=(\S+)`)
+	httpAddr = regexp.MustCompile(`http=(\S+)`)
+)
+
+func startGateway(t testing.TB) *gatewayProc {
+	t.Helper()
+	g := &gatewayProc{cmd: exec.Command(gatewayBin, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"), drained: make(chan struct{})}
+	g.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	stderr, err := g.cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, g.cmd.Start())
+	t.Cleanup(func() { g.stop() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() { // bounded by the process's exit
+		line := sc.Text()
+		if strings.Contains(line, "gateway serving") {
+			if m := respAddr.FindStringSubmatch(line); m != nil {
+				g.resp = m[1]
+			}
+			if m := httpAddr.FindStringSubmatch(line); m != nil {
+				g.http = m[1]
+			}
+			break
+		}
+	}
+	require.NotEmpty(t, g.http, "the gateway did not start")
+	go func() { _, _ = io.Copy(io.Discard, stderr); close(g.drained) }()
+	return g
+}
+
+// stop kills the process and waits for it. Idempotent.
+func (g *gatewayProc) stop() {
+	if g.cmd.ProcessState != nil {
+		return
+	}
+	_ = g.cmd.Process.Signal(syscall.SIGKILL)
+	<-g.drained
+	_ = g.cmd.Wait()
+}
+
+// The plane polls real gateway processes: they come up with a utilization, the
+// loaded one reads hotter than the idle one, tenants appear, and a killed gateway
+// goes down and then draining.
+func TestRealGateways(t *testing.T) {
+	a, b := startGateway(t), startGateway(t)
+	p, err := controlplane.New(controlplane.Config{
+		Regions: []controlplane.Region{{Name: "eu"}},
+		Gateways: []controlplane.Gateway{
+			{ID: "a", Region: "eu", RESP: a.resp, HTTP: a.http, Cores: 1},
+			{ID: "b", Region: "eu", RESP: b.resp, HTTP: b.http, Cores: 1},
+		},
+		Cadence:    100 * time.Millisecond,
+		DrainAfter: 2,
+	})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	load := make(chan struct{})
+	go func() { // load on gateway a only, until the test ends
+		defer close(load)
+		c := redis.NewClient(&redis.Options{Addr: a.resp, PoolSize: 4})
+		defer c.Close()
+		for i := 0; ctx.Err() == nil; i++ {
+			_ = c.Set(ctx, fmt.Sprintf("k%d", i%1000), "v", 0).Err()
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		require.NoError(t, p.Tick(ctx, time.Now()))
+		st := p.State()
+		ha, hb := host(st, "a"), host(st, "b")
+		if ha.CPU > 0.05 && ha.Rate > 0 && ha.CPU > 2*hb.CPU && len(st.Tenants) > 0 {
+			assert.Equal(t, controlplane.HealthUp, hb.Health)
+			assert.Equal(t, "default", st.Tenants[0].Name)
+			assert.Positive(t, st.Tenants[0].RequestRate)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no utilization from the loaded gateway: %+v", ha)
+		time.Sleep(100 * time.Millisecond) // the cadence: CPU is measured over wall time
+	}
+	cancel()
+	<-load
+
+	b.stop()
+	for range 2 {
+		require.NoError(t, p.Tick(context.Background(), time.Now()))
+	}
+	st := p.State()
+	hb := host(st, "b")
+	assert.Equal(t, controlplane.HealthDown, hb.Health)
+	assert.True(t, hb.Draining)
+	assert.Contains(t, hb.Error, "refused")
+	r, _ := p.Routes()
+	assert.Equal(t, []string{b.resp}, r.Draining)
+	assert.Equal(t, controlplane.HealthUp, host(st, "a").Health)
+}
