@@ -20,10 +20,12 @@ import (
 // fresh list is served first. A tenant is over its share for OverShareWindow
 // after one of its requests is shed (bucket full or queue deadline), or once,
 // within the current window of OverShareWindow, it has been served more cost
-// per unit of weight than the level of the previous window: the cost served
-// from the old list per unit of weight of the tenants served there (what each
-// tenant over its share got, the max-min fair level), or, when the old list
-// was backlogged and served nothing, half of the most one fresh tenant got.
+// per unit of weight than the level of the previous window: the most cost
+// per unit of weight one tenant served from the old list got (what each
+// backlogged tenant over its share got, the max-min fair level; a light tenant
+// on the old list, there after a shed, gets less and does not lower it), or,
+// when the old list was backlogged and served nothing, half of the most one
+// fresh tenant got.
 //
 // A tenant with nothing listed that gets a request joins the fresh list (the
 // old list if it is over its share) with one quantum (Quantum x weight) of
@@ -123,7 +125,6 @@ type tenantState[T any] struct {
 	overUntil int64  // over its share until then: it had a request shed
 	win       uint64 // the share window winCost counts in
 	winCost   int64  // cost served from the queue in that window
-	oldWin    uint64 // the last window the tenant was served from the old list in
 	inTurn    bool   // the quantum of the current visit was added
 	visiting  bool   // the tenant reached the head of its list at visitAt
 	visitAt   int64

@@ -3,17 +3,17 @@ package shed
 import "math"
 
 // shareWindow estimates the fair share of a backlogged tenant, the max-min
-// level: over a window of OverShareWindow, the cost served from the old list
-// per unit of weight of the tenants served there (the tenants over their share,
-// which all get the level). A tenant on the fresh list that is served more than
+// level: over a window of OverShareWindow, the most cost per unit of weight
+// that a tenant served from the old list got (the tenants over their share
+// that stay backlogged all get the level; the others, marked over by an
+// earlier shed but light, get less and do not lower it). A tenant on the fresh list that is served more than
 // the previous window's level within the current window counts as over its
 // share too, even if it was never shed: otherwise a flood that happened not to
 // be shed would keep the fresh list's priority and take more than the others.
 type shareWindow struct {
 	id        uint64 // current window, from 1
 	start     int64
-	oldCost   int64 // cost served from the old list in the current window
-	oldWeight int64 // weight of the distinct tenants served from it
+	maxOld    int64 // most cost served in the window per unit of weight to a tenant served from the old list
 	maxFresh  int64 // most cost served to one tenant from the fresh list, per unit of weight
 	level     int64 // previous window's level per unit of weight; 0 for none
 }
@@ -30,11 +30,7 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 	}
 	t.winCost += cost
 	if !fresh {
-		w.oldCost += cost
-		if t.oldWin != w.id {
-			t.oldWin = w.id
-			w.oldWeight += t.weight
-		}
+		w.maxOld = max(w.maxOld, t.winCost/t.weight)
 		return
 	}
 	w.maxFresh = max(w.maxFresh, t.winCost/t.weight)
@@ -44,7 +40,7 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 }
 
 // nextWindow closes the share window and sets the level for the next one: the
-// cost per unit of weight that the old list's tenants got, or, if the old list
+// most cost per unit of weight that a tenant of the old list got, or, if the old list
 // was starved (backlogged and served nothing) half the most that a fresh
 // tenant got, so that the largest fresh tenants count as over their share
 // until the old list is served again. With nothing backlogged on the old list,
@@ -54,15 +50,15 @@ func (s *Scheduler[T]) nextWindow(at int64) {
 	switch {
 	case w.id == 0:
 		w.level = 0
-	case w.oldWeight > 0:
-		w.level = max(w.oldCost/w.oldWeight, 1)
+	case w.maxOld > 0:
+		w.level = w.maxOld
 	case s.old.head != nil:
 		w.level = max(w.maxFresh/2, 1)
 	default:
 		w.level = 0
 	}
 	w.id++
-	w.start, w.oldCost, w.oldWeight, w.maxFresh = at, 0, 0, 0
+	w.start, w.maxOld, w.maxFresh = at, 0, 0
 }
 
 // sat returns a*b, saturated at MaxInt64 (both are positive).

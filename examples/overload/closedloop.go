@@ -2,6 +2,8 @@ package main
 
 import (
 	"container/heap"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -55,6 +57,16 @@ type loopResult struct {
 	ShedBy         [2][3]int64 // client timeout, bucket full, queue deadline
 	NormalRejected int
 	Loads          []float64
+	Trace          []loopPeriod // per period of the measured run
+}
+
+// loopPeriod is one control period of the model's measured run.
+type loopPeriod struct {
+	Load       float64
+	Limit      int
+	InFlight   int64
+	Queued     int
+	NormalShed int64 // normal requests shed in the period
 }
 
 // defaultLoop is the real mode's configuration (10 ms backend wait, 200 µs of
@@ -142,6 +154,7 @@ type loopModel struct {
 	res      loopResult
 	rejected []bool
 	expired  func(int32)
+	lastShed int64
 }
 
 var loopEpoch = time.Unix(1_000_000, 0)
@@ -395,6 +408,10 @@ func (m *loopModel) tick() {
 	}
 	load := m.lim.Stats().Load
 	m.res.Loads = append(m.res.Loads, load)
+	shed := m.res.ShedBy[0][1] + m.res.ShedBy[0][2]
+	m.res.Trace = append(m.res.Trace, loopPeriod{Load: load, Limit: m.lim.Limit(), InFlight: m.inflight,
+		Queued: m.sched.Queued(), NormalShed: shed - m.lastShed})
+	m.lastShed = shed
 	l := m.lim.Limit()
 	m.res.LimitMin, m.res.LimitMax = min(m.res.LimitMin, l), max(m.res.LimitMax, l)
 }
@@ -419,4 +436,60 @@ func (m *loopModel) finish(normal int) {
 			m.res.NormalRejected++
 		}
 	}
+}
+
+// loopTable runs the closed-loop model (20 s measured after 5 s of warm-up)
+// under each disturbance with the former and the current configuration, and
+// prints one line per run: the table of README.md.
+func loopTable(w io.Writer) error {
+	type dist struct {
+		name string
+		f    func(*loopConfig)
+	}
+	dists := []dist{
+		{"signal noise 2 points", func(*loopConfig) {}},
+		{"signal noise 3 points", func(c *loopConfig) { c.Noise = 0.03 }},
+		{"40 ms stall", func(c *loopConfig) { c.StallAt, c.StallFor = 3*time.Second, 40*time.Millisecond }},
+		{"60 ms stall", func(c *loopConfig) { c.StallAt, c.StallFor = 3*time.Second, 60*time.Millisecond }},
+		{"GC 60 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 60 * time.Millisecond }},
+		{"GC 100 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 100 * time.Millisecond }},
+	}
+	confs := []struct {
+		name string
+		c    func() loopConfig
+	}{
+		{"former", func() loopConfig { return formerLoop(20 * time.Second) }},
+		{"current", func() loopConfig { return defaultLoop(20 * time.Second) }},
+		{"current, 50 ms queue deadline", func() loopConfig {
+			c := defaultLoop(20 * time.Second)
+			c.Shed.QueueDeadline = 50 * time.Millisecond
+			return c
+		}},
+	}
+	fmt.Fprintln(w, "\nclosed-loop model of the real mode (explicit time, 2 cores, 20 s measured after 5 s):")
+	for _, d := range dists {
+		for _, k := range confs {
+			c := k.c()
+			d.f(&c)
+			r, err := runLoop(c)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "  %-22s %-30s periods within 90%% +-3: %3d/%d  limit %3d..%3d  normal tenants rejected %3d  normal in deadline %.3f%%\n",
+				d.name, k.name, r.Within3, r.Periods, r.LimitMin, r.LimitMax, r.NormalRejected, pct(r.InDeadline[0], r.Offered[0]))
+		}
+	}
+	return nil
+}
+
+// formerLoop is the closed-loop model with the real mode's former
+// configuration: the full-correction AIMD loop (Increase 1, Gain 0.2,
+// Decrease 0.9), tenants under their share in round robin, 50 ms queue
+// deadline.
+func formerLoop(d time.Duration) loopConfig {
+	c := defaultLoop(d)
+	c.Aimd = aimd.Config{Target: 0.9, Min: 1, Max: 256, Initial: 4, Decrease: 0.9, Gain: 0.2}
+	c.Shed.FreshArrivalOrder = false
+	c.Shed.QueueDeadline = 50 * time.Millisecond
+	return c
 }

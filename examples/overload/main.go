@@ -50,6 +50,7 @@ func main() {
 	backend := flag.Duration("backend", 10*time.Millisecond, "real mode: backend wait per request")
 	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
 	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
+	loop := flag.Bool("loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
 	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
 	flag.Parse()
 	res := experiment(*d)
@@ -61,6 +62,12 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("plot written to", *plotPath)
+	}
+	if *loop {
+		if err := loopTable(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "overload: closed loop:", err)
+			os.Exit(1)
+		}
 	}
 	if *realMode {
 		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work,
