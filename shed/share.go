@@ -11,11 +11,11 @@ import "math"
 // share too, even if it was never shed: otherwise a flood that happened not to
 // be shed would keep the fresh list's priority and take more than the others.
 type shareWindow struct {
-	id        uint64 // current window, from 1
-	start     int64
-	maxOld    int64 // most cost served in the window per unit of weight to a tenant served from the old list
-	maxFresh  int64 // most cost served to one tenant from the fresh list, per unit of weight
-	level     int64 // previous window's level per unit of weight; 0 for none
+	id       uint64 // current window, from 1
+	start    int64
+	maxOld   int64 // most cost served in the window per unit of weight to a tenant served from the old list
+	maxFresh int64 // most cost served to one tenant from the fresh list, per unit of weight
+	level    int64 // previous window's level per unit of weight; 0 for none
 }
 
 // served accounts cost served from the queue to t at at, from the fresh list
