@@ -246,3 +246,60 @@ func TestSchedulerShareStats(t *testing.T) {
 	assert.Zero(t, st.OverShareByLevel)
 	assert.Zero(t, st.ShareLevel)
 }
+
+// TestSchedulerLevelIsTheMostOverShareGot: the share level is what the
+// backlogged tenants over their share get, not the mean over every tenant on
+// the old list. Two floods stay backlogged and over their share, 20 light
+// tenants are on the old list after a shed each (one request served per
+// window), and a large tenant sends a request every 10 ms (100 per window,
+// far below the floods' 400 or so) while one request is served per ms. The
+// mean over the old list would be about 40 and mark the large tenant over its
+// share every window; the level is the floods' share, and it never is.
+func TestSchedulerLevelIsTheMostOverShareGot(t *testing.T) {
+	s := newSched(t, shed.Config{QueueDeadline: time.Second, StandingDeadline: time.Second,
+		OverShareWindow: time.Second, MaxQueue: 1000, MaxQueueCost: 1000})
+	mark := func(now time.Time, tenant string) {
+		h, _, err := s.Push(now, tenant, 0, 1, req{tenant: tenant})
+		require.NoError(t, err)
+		require.True(t, s.Remove(now, h, shed.ReasonQueueDeadline))
+	}
+	queued := map[string]int{}
+	for ms := range 3000 {
+		now := t0.Add(time.Duration(ms) * time.Millisecond)
+		if ms%500 == 0 {
+			for _, f := range []string{"flood-1", "flood-2"} {
+				mark(now, f)
+			}
+		}
+		for i := range 20 { // marked, then (once off the fresh list) one request
+			light := fmt.Sprintf("light-%d", i)
+			switch ms % 1000 {
+			case 0:
+				mark(now, light)
+			case 5:
+				_, _, err := s.Push(now, light, 0, 1, req{tenant: light})
+				require.NoError(t, err)
+			}
+		}
+		for _, f := range []string{"flood-1", "flood-2"} {
+			for ; queued[f] < 50; queued[f]++ {
+				_, _, err := s.Push(now, f, 0, 1, req{tenant: f})
+				require.NoError(t, err)
+			}
+		}
+		if ms%10 == 0 {
+			_, _, err := s.Push(now, "large", 0, 1, req{tenant: "large"})
+			require.NoError(t, err)
+		}
+		v, _, ok := s.Pop(now, math.MaxInt64, func(r req) { t.Fatalf("%s expired", r.tenant) })
+		require.True(t, ok)
+		queued[v.tenant]--
+	}
+	st := s.Stats()
+	assert.Zero(t, st.OverShareByLevel, "the large tenant is never over its share")
+	assert.Greater(t, st.ShareLevel, int64(300), "the level is the floods' share")
+	large := s.Tenant(nil, "large")
+	require.Len(t, large, 2)
+	assert.Zero(t, large[0].Shed())
+	t.Logf("level %d per window; marked over on a shed %d times", st.ShareLevel, st.OverShareByShed)
+}
