@@ -49,6 +49,7 @@ type batch[G comparable, Req, Resp any] struct {
 
 	res  []Result[Resp] // per slot
 	err  error          // batch error: overrides res
+	ctx  flushCtx       // the flush's context
 	done chan struct{}
 
 	// refs counts the holders of a dispatched batch: the flush goroutine (or the
@@ -257,6 +258,7 @@ func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp], inline bool) {
 func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, Req, Resp]) {
 	cfg := b.cfg.Load()
 	start := time.Now()
+	now := b.now()
 	reqs, out, slotOf := bt.compact(cfg.Key)
 	var err error
 	returned := false
@@ -271,9 +273,9 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 		}
 	}()
 
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.FlushTimeout)
-	defer cancel()
-	err = b.call(ctx, bt.key, reqs, out)
+	dl := now + int64(cfg.FlushTimeout)
+	bt.ctx = flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now)}
+	err = b.call(&bt.ctx, bt.key, reqs, out)
 	returned = true
 	return nil
 }
@@ -297,7 +299,7 @@ func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req
 		bt.res = make([]Result[Resp], len(bt.reqs))
 	}
 	bt.res = bt.res[:len(bt.reqs)]
-	if bt.live == len(bt.reqs) && key == nil {
+	if bt.live == len(bt.reqs) && (key == nil || bt.live == 1) {
 		return bt.reqs, bt.res, nil
 	}
 	slotOf = make([]int32, len(bt.reqs))

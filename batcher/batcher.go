@@ -20,9 +20,11 @@ import (
 // [*PanicError].
 //
 // ctx belongs to no caller: it carries no caller's values and ends when
-// [Config.FlushTimeout] has passed since dispatch. A flush that ignores ctx is not
-// interrupted: it keeps its in-flight slot, and Close waits for it. The flush must
-// not keep reqs or out after it returns; the batcher reuses them.
+// [Config.FlushTimeout] has passed since dispatch (its Deadline is exact; Done
+// closes at the deadline rounded up to the millisecond, so that flushes share
+// timers). A flush that ignores ctx is not interrupted: it keeps its in-flight
+// slot, and Close waits for it. The flush must not keep ctx, reqs or out after
+// it returns; the batcher reuses them.
 type FlushFunc[G comparable, Req, Resp any] func(ctx context.Context, group G, reqs []Req, out []Result[Resp]) error
 
 // Result is the outcome of one request of a batch.
@@ -58,6 +60,7 @@ type Batcher[G comparable, Req, Resp any] struct {
 	inflightItems atomic.Int64
 	nextSweep     atomic.Int64 // now() at which the next lazy eviction sweep is due
 	pool          sync.Pool    // of *batch, recycled by their last reference
+	deadlines     deadlines    // shared Done channels of flush contexts
 
 	c counters
 }
@@ -181,6 +184,7 @@ func (b *Batcher[G, Req, Resp]) Close() error {
 		}
 	})
 	b.wg.Wait()
+	b.closeDeadlines()
 	return nil
 }
 
