@@ -453,18 +453,31 @@ func loopTable(w io.Writer) error {
 		{"60 ms stall", func(c *loopConfig) { c.StallAt, c.StallFor = 3*time.Second, 60*time.Millisecond }},
 		{"GC 60 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 60 * time.Millisecond }},
 		{"GC 100 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 100 * time.Millisecond }},
+		{"GC 150 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 150 * time.Millisecond }},
 	}
+	cur := func() loopConfig { return defaultLoop(20 * time.Second) }
+	former := func() loopConfig { return formerLoop(20 * time.Second) }
 	confs := []struct {
 		name string
 		c    func() loopConfig
 	}{
-		{"former", func() loopConfig { return formerLoop(20 * time.Second) }},
-		{"current", func() loopConfig { return defaultLoop(20 * time.Second) }},
-		{"current, 50 ms queue deadline", func() loopConfig {
-			c := defaultLoop(20 * time.Second)
-			c.Shed.QueueDeadline = 50 * time.Millisecond
+		{"former", former},
+		{"former + proportional aimd", func() loopConfig {
+			c := former()
+			c.Aimd = cur().Aimd
 			return c
 		}},
+		{"former + arrival order", func() loopConfig {
+			c := former()
+			c.Shed.FreshArrivalOrder = true
+			return c
+		}},
+		{"former + 80 ms queue deadline", func() loopConfig {
+			c := former()
+			c.Shed.QueueDeadline = 80 * time.Millisecond
+			return c
+		}},
+		{"current", cur},
 	}
 	fmt.Fprintln(w, "\nclosed-loop model of the real mode (explicit time, 2 cores, 20 s measured after 5 s):")
 	for _, d := range dists {

@@ -433,8 +433,8 @@ func (r *realResult) print(w io.Writer) {
 	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
 		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
 	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s (135%%)\n", r.capacity)
-	fmt.Fprintf(w, "  process CPU utilization: mean %.1f%% sd %.1f%%, %d of %d periods (100ms) and %d of %d seconds within %.0f%% +-3%%\n",
-		100*r.cpuMean, 100*r.cpuStd, r.within3, r.cpuSamples, r.secWithin3, r.secs, 100*r.cfg.Target)
+	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
+		100*r.cpuMean, 100*r.cpuStd, 100*r.cfg.Target, r.within3, r.cpuSamples, pct(int64(r.within3), int64(r.cpuSamples)), r.secWithin3, r.secs)
 	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
 	fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
 	p := r.run
@@ -442,7 +442,7 @@ func (r *realResult) print(w io.Writer) {
 		p.offered[0].Load(), p.admitted[0].Load(), p.shed[0].Load(), pct(p.inDeadline[0].Load(), p.offered[0].Load()), p.normalRejected(1344))
 	fmt.Fprintf(w, "  noisy:  offered %d admitted %d shed %d\n", p.offered[1].Load(), p.admitted[1].Load(), p.shed[1].Load())
 	for k, class := range []string{"normal", "noisy"} {
-		fmt.Fprintf(w, "  %s shed by reason: bucket full %d, queue deadline %d, client timeout %d\n", class,
+		fmt.Fprintf(w, "  %s requests shed by reason: bucket full %d, queue deadline %d, client timeout while queued %d\n", class,
 			p.why[k][shed.ReasonBucketFull].Load(), p.why[k][shed.ReasonQueueDeadline].Load(), p.why[k][0].Load())
 	}
 	if len(r.rejectedSizes) > 0 {
