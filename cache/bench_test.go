@@ -41,6 +41,7 @@ func BenchmarkHit(b *testing.B) {
 			c.Set(k, k)
 		}
 		b.ReportAllocs()
+		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			i := rand.IntN(len(keys))
 			for pb.Next() {
@@ -56,6 +57,7 @@ func BenchmarkHit(b *testing.B) {
 			m.m[k] = k
 		}
 		b.ReportAllocs()
+		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			i := rand.IntN(len(keys))
 			for pb.Next() {

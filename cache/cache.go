@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tierkit/tierkit/coalesce"
 )
@@ -17,17 +18,19 @@ import (
 // stream. Create it with [New]; all methods are safe for concurrent use. A Cache
 // must not be copied after first use.
 //
-// The index is split in 64 shards, each a map under a read-write lock: a hit
-// takes one shard's read lock and records the access in a lossy striped buffer
-// that the eviction policy drains in batches. Writes (fills, [Cache.Set],
-// invalidations) take the key's shard lock, and inserts also the policy lock.
+// The index is split in 64 shards, each a hash table that readers search
+// without locking: a hit takes no lock but records the access in a lossy
+// buffer of the reader's stripe, which the eviction policy drains in batches.
+// Writes (fills, [Cache.Set], invalidations) take the key's shard lock, and
+// inserts also the policy lock.
 type Cache[K comparable, V any] struct {
 	seed  maphash.Seed
 	clock Clock
 	base  time.Time // clock reading at New: entry and checkpoint times are offsets from it
 	cfg   atomic.Pointer[Config[K]]
 
-	salt    uint64 // seeds the integer key hash
+	salt    uint64  // seeds the integer key hash
+	kind    keyKind // how hash reads K
 	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
@@ -36,22 +39,23 @@ type Cache[K comparable, V any] struct {
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
 	watermark      atomic.Uint64 // newest checkpoint watermark
 
-	mu      sync.Mutex // protects pol and scratch
-	pol     policy[K, V]
-	scratch []*node[K, V]
+	mu  sync.Mutex // protects pol
+	pol policy[K, V]
 
 	stats counters
 }
 
-// node is one cached entry. The key and hash never change; it is written in
-// place under the key's shard write lock and read under its read lock, so a hit
-// reads the value from the node it found (no further pointer to chase) and an
-// update allocates nothing; prev, next and queue belong to the policy.
+// node is one cached entry. The key and hash never change. Its item is
+// immutable and swapped whole under the key's shard lock, so a reader that
+// loads it without a lock sees a consistent value, version and time; the first
+// item lives in the node, so an insert allocates once and only an update
+// allocates a new item. prev, next and queue belong to the policy.
 type node[K comparable, V any] struct {
-	key  K
-	hash uint64
-	it   item[V]     // protected by the shard lock
-	dead atomic.Bool // set under the policy lock when evicted or removed
+	key   K
+	hash  uint64
+	it    atomic.Pointer[item[V]] // stored under the shard lock
+	first item[V]                 // the item stored by the insert; never written after
+	dead  atomic.Bool             // set under the policy lock when evicted or removed
 
 	prev, next *node[K, V] // policy lock
 	queue      queueID     // policy lock
@@ -71,16 +75,19 @@ type item[V any] struct {
 	freshAt int64  // clock offset at which it was known current; 0 when only checkpoints vouch for it
 }
 
-const numShards = 64
+const (
+	shardBits = 6
+	numShards = 1 << shardBits
+)
 
-// shard is one slice of the index. It also serialises the writers of its keys
-// and tracks their in-flight fills, so a fill can tell whether its key was
-// invalidated after it started.
+// shard is one slice of the index. Its lock serialises the writers of its keys
+// (readers take none) and guards their in-flight fills, so a fill can tell
+// whether its key was invalidated after it started.
 type shard[K comparable, V any] struct {
-	mu    sync.RWMutex
-	m     map[K]*node[K, V] // protected by mu
-	seq   uint64            // protected by mu: bumped by every invalidation in the shard
-	fills map[K]*fills      // protected by mu: keys with fills in flight or recently done
+	mu    sync.Mutex
+	ix    index[K, V]  // written under mu, read without it
+	seq   uint64       // protected by mu: bumped by every invalidation in the shard
+	fills map[K]*fills // protected by mu: keys with fills in flight or recently done
 	_     [64]byte
 }
 
@@ -92,7 +99,9 @@ type fills struct {
 }
 
 // stripe is one lossy buffer of hits waiting for the policy, with the hit and
-// miss counters of the readers that picked it.
+// miss counters of the readers that picked it. A reader picks its stripe by
+// the address of its stack (stripeOf), so two goroutines running at once
+// mostly write to different stripes and no cache line bounces between cores.
 type stripe[K comparable, V any] struct {
 	mu     sync.Mutex // protects n and buf
 	n      int
@@ -110,10 +119,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache[K, V]{seed: maphash.MakeSeed(), salt: rand.Uint64(), clock: cfg.Clock}
-	for i := range c.shards {
-		c.shards[i].m = make(map[K]*node[K, V])
-	}
+	c := &Cache[K, V]{seed: maphash.MakeSeed(), salt: rand.Uint64(), kind: kindOf[K](), clock: cfg.Clock}
 	if c.clock == nil {
 		c.clock = systemClock{}
 	}
@@ -235,17 +241,11 @@ func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
 // lookup returns the entry's value if it is present and within the bound.
 func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	h := c.hash(key)
-	st := c.stripeOf(h)
-	s := &c.shards[h&(numShards-1)]
-	s.mu.RLock()
-	n := s.m[key]
-	var it item[V]
+	n := c.shards[h&(numShards-1)].ix.get(key, h)
+	st := c.stripeOf()
 	if n != nil {
-		it = n.it
-	}
-	s.mu.RUnlock()
-	if n != nil {
-		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, &it) {
+		it := n.it.Load()
+		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, it) {
 			st.hits.Add(1)
 			c.recordHit(st, n)
 			return it.val, true
@@ -257,12 +257,14 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	return zero, false
 }
 
-// stripeOf picks the read stripe of a key by its hash (high bits, independent of
-// the shard): readers of different keys mostly touch different stripes, and a
-// key's readers touch the same one, whose line they already share through the
-// key's shard lock and node.
-func (c *Cache[K, V]) stripeOf(h uint64) *stripe[K, V] {
-	return &c.stripes[uint32(h>>40)&c.smask]
+// stripeOf picks the calling goroutine's stripe by the address of its stack,
+// as otter does: it stays put while the goroutine runs (a stack that grows
+// moves, which only changes the stripe) and differs between goroutines running
+// at once, so concurrent readers mostly write different cache lines. The
+// address is only hashed, never dereferenced.
+func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
+	var x byte
+	return &c.stripes[uint32(mix64(uint64(uintptr(unsafe.Pointer(&x))))>>32)&c.smask]
 }
 
 // fresh reports whether it may be served under the staleness bound.
@@ -285,45 +287,53 @@ func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
 func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
 
 // recordHit buffers the hit for the policy; when the buffer is busy or full the
-// hit is dropped (the policy only needs a sample).
+// hit is dropped (the policy only needs a sample). The reader that fills the
+// buffer replays it into the policy if the policy lock is free, still holding
+// the stripe: other readers of the stripe drop their samples meanwhile rather
+// than wait. Both locks are only tried here, so the order stripe, then policy,
+// cannot deadlock with drainLocked, which tries stripes under the policy lock.
 func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
 	if !st.mu.TryLock() {
 		return
 	}
-	full := false
 	if st.n < stripeLen {
 		st.buf[st.n] = n
 		st.n++
-		full = st.n == stripeLen
+		if st.n == stripeLen && c.mu.TryLock() {
+			c.replayLocked(st)
+			c.pol.climb()
+			c.mu.Unlock()
+		}
 	}
 	st.mu.Unlock()
-	if full && c.mu.TryLock() {
-		c.drainLocked()
-		c.mu.Unlock()
-	}
 }
 
-// drainLocked replays the buffered hits into the policy.
+// drainLocked replays the buffered hits of every stripe into the policy. The
+// caller holds c.mu.
 func (c *Cache[K, V]) drainLocked() {
+	replayed := false
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		if !st.mu.TryLock() {
 			continue // a reader holds it (maybe descheduled): never wait on readers
 		}
-		c.scratch = append(c.scratch, st.buf[:st.n]...)
-		clear(st.buf[:st.n])
-		st.n = 0
+		replayed = replayed || st.n > 0
+		c.replayLocked(st)
 		st.mu.Unlock()
 	}
-	if len(c.scratch) == 0 {
-		return
+	if replayed {
+		c.pol.climb()
 	}
-	for _, n := range c.scratch {
+}
+
+// replayLocked applies st's buffered hits to the policy and empties it. The
+// caller holds c.mu and st.mu.
+func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
+	for _, n := range st.buf[:st.n] {
 		c.pol.access(n)
 	}
-	c.pol.climb()
-	clear(c.scratch)
-	c.scratch = c.scratch[:0]
+	clear(st.buf[:st.n])
+	st.n = 0
 }
 
 // fill runs load for key and stores the result unless the key was invalidated
@@ -408,8 +418,7 @@ func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 // have finished yet).
 const sweepFills = 64
 
-// sweepFillsLocked drops the records of finished fills. The caller holds s's
-// write lock.
+// sweepFillsLocked drops the records of finished fills. The caller holds s.mu.
 func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 	for k, f := range s.fills {
 		if f.active == 0 {
@@ -419,19 +428,26 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 	}
 }
 
-// storeLocked stores it for key: in place when key is cached, else as a new
-// node in the index (added). The caller holds s's write lock, and must pass the
-// result to settle after releasing it, so that no reader of the shard waits
-// while the policy drains or evicts.
+// storeLocked stores it for key: as the cached node's new item when key is
+// cached (one allocation: the item readers load without a lock is immutable),
+// else as a new node in the index (added). The caller holds s.mu, and must
+// pass the result to settle after releasing it, so that no writer of the shard
+// waits while the policy drains or evicts.
 func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K, V], added bool) {
-	if n := s.m[key]; n != nil && !n.dead.Load() {
-		// A concurrent eviction may be removing this node; then the store is
-		// lost as if evicted right after, which a cache may always do.
-		n.it = it
-		return n, false
+	if old := s.ix.get(key, h); old != nil {
+		if !old.dead.Load() {
+			// A concurrent eviction may be removing this node; then the store
+			// is lost as if evicted right after, which a cache may always do.
+			p := new(item[V])
+			*p = it
+			old.it.Store(p)
+			return old, false
+		}
+		s.ix.remove(old) // evicted, its unlink not done yet
 	}
-	n = &node[K, V]{key: key, hash: h, it: it}
-	s.m[key] = n
+	n = &node[K, V]{key: key, hash: h, first: it}
+	n.it.Store(&n.first)
+	s.ix.put(n)
 	return n, true
 }
 
@@ -444,7 +460,7 @@ func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
 	case added:
 		c.admit(n)
 	default:
-		c.recordHit(c.stripeOf(n.hash), n)
+		c.recordHit(c.stripeOf(), n)
 	}
 }
 
@@ -488,33 +504,55 @@ func (c *Cache[K, V]) unlink(victims []*node[K, V]) {
 	for _, n := range victims {
 		s := &c.shards[n.hash&(numShards-1)]
 		s.mu.Lock()
-		if s.m[n.key] == n {
-			delete(s.m, n.key)
-		}
+		s.ix.remove(n)
 		s.mu.Unlock()
 	}
 }
 
 // hash returns the key's hash: a seeded mix for integer keys (cheaper than
-// maphash), maphash otherwise.
+// maphash), maphash otherwise. The key's kind was found once by New: a type
+// switch on any(key) per call costs more than the mix itself.
 func (c *Cache[K, V]) hash(key K) uint64 {
-	switch k := any(key).(type) {
-	case string:
-		return maphash.String(c.seed, k)
-	case int:
-		return mix64(uint64(k) ^ c.salt)
-	case int64:
-		return mix64(uint64(k) ^ c.salt)
-	case uint64:
-		return mix64(k ^ c.salt)
-	case int32:
-		return mix64(uint64(k) ^ c.salt)
-	case uint32:
-		return mix64(uint64(k) ^ c.salt)
-	case uint:
-		return mix64(uint64(k) ^ c.salt)
+	p := unsafe.Pointer(&key)
+	switch c.kind {
+	case kind64:
+		return mix64(*(*uint64)(p) ^ c.salt)
+	case kind32:
+		return mix64(uint64(*(*uint32)(p)) ^ c.salt)
+	case kindString:
+		return maphash.String(c.seed, *(*string)(p))
 	}
 	return maphash.Comparable(c.seed, key)
+}
+
+// keyKind says how hash reads a key.
+type keyKind uint8
+
+const (
+	kindOther  keyKind = iota // maphash.Comparable
+	kind64                    // a 64-bit integer (int, int64, uint, uint64, uintptr on 64-bit)
+	kind32                    // a 32-bit integer (int32, uint32)
+	kindString                // a string
+)
+
+// kindOf returns the kind of K, by the dynamic type of its zero value (only
+// the exact predeclared types, not types defined from them).
+func kindOf[K comparable]() keyKind {
+	var zero K
+	switch any(zero).(type) {
+	case string:
+		return kindString
+	case int64, uint64:
+		return kind64
+	case int, uint, uintptr:
+		if unsafe.Sizeof(zero) == 8 {
+			return kind64
+		}
+		return kind32
+	case int32, uint32:
+		return kind32
+	}
+	return kindOther
 }
 
 // mix64 is the splitmix64 finalizer: a bijection that spreads every input bit.
@@ -536,14 +574,14 @@ func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
-	n := s.m[key]
+	n := s.ix.get(key, h)
 	if n == nil {
 		return false
 	}
-	if v := n.it.version; version != 0 && v >= version {
+	if v := n.it.Load().version; version != 0 && v >= version {
 		return false
 	}
-	delete(s.m, key)
+	s.ix.remove(n)
 	c.mu.Lock()
 	c.pol.remove(n)
 	n.dead.Store(true)

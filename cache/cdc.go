@@ -69,20 +69,21 @@ func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 
 // refill updates a cached key to value at version.
 func (c *Cache[K, V]) refill(key K, version uint64, value V) {
-	s := &c.shards[c.hash(key)&(numShards-1)]
+	h := c.hash(key)
+	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
-	n := s.m[key]
+	n := s.ix.get(key, h)
 	if n == nil {
 		return
 	}
-	if v := n.it.version; version != 0 && v >= version {
+	if v := n.it.Load().version; version != 0 && v >= version {
 		return
 	}
 	// Only checkpoints vouch for a refilled value: a later change may already
 	// be committed but not yet delivered.
-	n.it = item[V]{val: value, version: version}
+	n.it.Store(&item[V]{val: value, version: version})
 	c.stats.refills.Add(1)
 }
 

@@ -48,28 +48,46 @@ func rehash(h uint64) uint64 {
 	return h
 }
 
-// slot returns the table index and the counter shift of the i-th counter of a key.
-func (s *sketch) slot(block, ch uint64, i uint) (int, uint) {
-	h := ch >> (i << 3)
-	index := block + h&1 + uint64(i<<1)
-	return int(index), uint((h>>1)&0xf) << 2
+// block returns the 8 words of the key with hash h: one bounds check, after
+// which the compiler drops those of the word indexes (masked to 0..7).
+func (s *sketch) block(h uint64) *[8]uint64 {
+	i := (h & s.blockMask) << 3
+	return (*[8]uint64)(s.table[i : i+8])
 }
 
-// increment counts one access of the key with hash h.
+// slot returns the word (0..7) and the bit shift of the i-th counter of a key
+// whose rehashed hash is ch: counter i lives in word 2i or 2i+1.
+func slot(ch uint64, i uint) (word, shift uint64) {
+	h := ch >> (i << 3)
+	return (h&1 + uint64(i<<1)) & 7, ((h >> 1) & 0xf) << 2
+}
+
+// incrementAt adds one to the counter at word w, shift sh, unless it is
+// saturated, and reports whether it did.
+func incrementAt(b *[8]uint64, w, sh uint64) bool {
+	v := b[w&7]
+	if (v>>sh)&0xf == 0xf {
+		return false
+	}
+	b[w&7] = v + 1<<sh
+	return true
+}
+
+// increment counts one access of the key with hash h. The four counters are
+// unrolled: this runs for every access the policy replays.
 func (s *sketch) increment(h uint64) {
 	if s.table == nil {
 		return
 	}
-	block := (h & s.blockMask) << 3
-	ch := rehash(h)
-	added := false
-	for i := range uint(4) {
-		idx, sh := s.slot(block, ch, i)
-		if v := s.table[idx]; (v>>sh)&0xf != 0xf {
-			s.table[idx] = v + 1<<sh
-			added = true
-		}
-	}
+	b, ch := s.block(h), rehash(h)
+	w0, s0 := slot(ch, 0)
+	w1, s1 := slot(ch, 1)
+	w2, s2 := slot(ch, 2)
+	w3, s3 := slot(ch, 3)
+	added := incrementAt(b, w0, s0)
+	added = incrementAt(b, w1, s1) || added
+	added = incrementAt(b, w2, s2) || added
+	added = incrementAt(b, w3, s3) || added
 	if added {
 		s.additions++
 		if s.additions >= s.sampleSize {
@@ -83,14 +101,13 @@ func (s *sketch) frequency(h uint64) int {
 	if s.table == nil {
 		return 0
 	}
-	block := (h & s.blockMask) << 3
-	ch := rehash(h)
-	f := 15
+	b, ch := s.block(h), rehash(h)
+	f := uint64(15)
 	for i := range uint(4) {
-		idx, sh := s.slot(block, ch, i)
-		f = min(f, int((s.table[idx]>>sh)&0xf))
+		w, sh := slot(ch, i)
+		f = min(f, (b[w&7]>>sh)&0xf)
 	}
-	return f
+	return int(f)
 }
 
 // reset halves every counter (aging).

@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,6 +96,103 @@ func TestStress(t *testing.T) {
 	assert.Positive(t, s.Invalidations)
 	assert.Positive(t, s.Refills)
 	t.Logf("stats: %+v", s)
+}
+
+// TestStressResident races lock-free readers against writers that own disjoint
+// keys, with string keys (the maphash path) and int keys (the integer path),
+// with room for every key and with a quarter of it. Invariants:
+//   - a writer reads back what it just stored: the value, or (only when the
+//     cache is too small for every key) a miss because it was evicted; never an
+//     older value, nor a hit on a key it deleted;
+//   - any reader only ever sees a value stored for that key, and for each key
+//     a version no older than one it saw before (no value goes back in time);
+//   - Len never exceeds the capacity, and with room for every key nothing is
+//     evicted.
+func TestStressResident(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		capacity int
+	}{{"room for all", 4 * 256}, {"evicting", 256}} {
+		t.Run(tt.name+"/int", func(t *testing.T) { stressResident(t, tt.capacity, func(k int) int { return k }) })
+		t.Run(tt.name+"/string", func(t *testing.T) { stressResident(t, tt.capacity, strconv.Itoa) })
+	}
+}
+
+func stressResident[K comparable](t *testing.T, capacity int, key func(int) K) {
+	const (
+		writers = 4
+		perW    = 256  // keys per writer: key w*perW+i
+		ops     = 4000 // per writer
+	)
+	c := newCache[K, uint64](t, cache.Config[K]{Capacity: capacity})
+	all := writers * perW
+	// value = version<<32 | key index: a reader can check the key and order.
+	var stop atomic.Bool
+	var readers sync.WaitGroup
+	for id := range 2 {
+		readers.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(id), 11))
+			seen := make([]uint64, all)
+			for !stop.Load() {
+				i := r.IntN(all)
+				v, ok := c.TryGet(key(i))
+				if !ok {
+					continue
+				}
+				if int(v&0xffffffff) != i || v>>32 < seen[i] {
+					t.Errorf("key %d: read %#x after version %d", i, v, seen[i])
+					return
+				}
+				seen[i] = v >> 32
+			}
+		})
+	}
+	var writersWG sync.WaitGroup
+	for w := range writers {
+		writersWG.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 12))
+			version := make([]uint64, perW)
+			deleted := make([]bool, perW)
+			for range ops {
+				j := r.IntN(perW)
+				i := w*perW + j
+				if r.IntN(8) == 0 {
+					c.Delete(key(i))
+					deleted[j] = true
+				} else {
+					version[j]++
+					c.Set(key(i), version[j]<<32|uint64(i))
+					deleted[j] = false
+				}
+				v, ok := c.TryGet(key(i))
+				switch {
+				case ok && deleted[j]:
+					t.Errorf("key %d: hit %#x after Delete", i, v)
+					return
+				case ok && v != version[j]<<32|uint64(i):
+					t.Errorf("key %d: read %#x after storing version %d", i, v, version[j])
+					return
+				case !ok && !deleted[j] && capacity >= all:
+					t.Errorf("key %d: miss right after Set with room for every key", i)
+					return
+				}
+				if l := c.Len(); l > capacity {
+					t.Errorf("Len %d over capacity %d", l, capacity)
+					return
+				}
+			}
+		})
+	}
+	writersWG.Wait()
+	stop.Store(true)
+	readers.Wait()
+	s := c.Stats()
+	assert.LessOrEqual(t, s.Len, capacity)
+	if capacity >= all {
+		assert.Zero(t, s.Evictions)
+	} else {
+		assert.Positive(t, s.Evictions)
+	}
 }
 
 // FuzzCache applies arbitrary operations to a small cache and checks it against

@@ -1,0 +1,171 @@
+package cache
+
+import "sync/atomic"
+
+// index is one shard's hash table from key to node. Readers never lock: they
+// load the table and the slots with atomic loads. Writers hold the shard's lock,
+// which serialises every change of the index.
+//
+// A table is an array of buckets, each a few (hash, node) slots and an overflow
+// chain. A key stays in the slot it was put in until it is removed (no
+// compaction, no move between slots), so a reader scanning a bucket while a
+// writer changes other slots finds every key that was present before it started
+// and is still present. Growing builds a new table and publishes it with one
+// atomic store; the old one is never written again, so a reader still on it sees
+// the index as it was at the swap, as if its lookup had happened just before.
+//
+// The zero index is empty and usable.
+type index[K comparable, V any] struct {
+	tab   atomic.Pointer[table[K, V]] // read without the lock, stored under it
+	count int                         // shard lock: nodes in the table
+}
+
+// table is an immutable-shape array of buckets: len(buckets) is a power of two.
+type table[K comparable, V any] struct {
+	buckets []bucket[K, V]
+	mask    uint64
+}
+
+// bucketSlots is the number of slots in a bucket: 3 (hash, pointer) pairs and
+// the overflow pointer fill 56 bytes, one cache line with the padding.
+const bucketSlots = 3
+
+// bucket holds up to bucketSlots nodes whose hashes select it, and chains to an
+// overflow bucket when full. The hash sits next to the pointer so that a lookup
+// compares hashes on the bucket's cache line and dereferences only a match.
+type bucket[K comparable, V any] struct {
+	hashes   [bucketSlots]atomic.Uint64
+	nodes    [bucketSlots]atomic.Pointer[node[K, V]]
+	overflow atomic.Pointer[bucket[K, V]]
+	_        [8]byte
+}
+
+// minBuckets is the size of a new table. A table doubles when it holds 1.5
+// nodes per bucket on average: then about 7% of buckets need an overflow
+// (Poisson tail of 4 or more), and a lookup mostly reads one cache line.
+const minBuckets = 4
+
+// bucketOf returns the bucket of hash h. The shard is picked by the low bits of
+// h, so the bucket uses the bits above them.
+func (t *table[K, V]) bucketOf(h uint64) *bucket[K, V] {
+	return &t.buckets[(h>>shardBits)&t.mask]
+}
+
+// get returns the node of key (hash h), or nil. It is safe without the lock.
+func (ix *index[K, V]) get(key K, h uint64) *node[K, V] {
+	t := ix.tab.Load()
+	if t == nil {
+		return nil
+	}
+	for b := t.bucketOf(h); b != nil; b = b.overflow.Load() {
+		for i := range bucketSlots {
+			if b.hashes[i].Load() != h {
+				continue
+			}
+			// The pair is not written atomically: a slot being reused may show
+			// the new hash with the old node or nil. The key decides.
+			if n := b.nodes[i].Load(); n != nil && n.hash == h && n.key == key {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// put adds n, whose key must be absent. The caller holds the shard lock.
+func (ix *index[K, V]) put(n *node[K, V]) {
+	t := ix.tab.Load()
+	if t == nil {
+		t = newTable[K, V](minBuckets)
+		ix.tab.Store(t)
+	} else if 2*ix.count >= 3*len(t.buckets) {
+		t = ix.grow(t)
+	}
+	t.insert(n)
+	ix.count++
+}
+
+// remove takes n out if it is in the table, and reports whether it was. The
+// caller holds the shard lock.
+func (ix *index[K, V]) remove(n *node[K, V]) bool {
+	t := ix.tab.Load()
+	if t == nil {
+		return false
+	}
+	for b := t.bucketOf(n.hash); b != nil; b = b.overflow.Load() {
+		for i := range bucketSlots {
+			if b.nodes[i].Load() == n {
+				// Node first: a reader that still sees the hash finds no node.
+				b.nodes[i].Store(nil)
+				b.hashes[i].Store(0)
+				ix.count--
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// grow publishes a table of twice the buckets holding the same nodes, and
+// returns it. The caller holds the shard lock.
+func (ix *index[K, V]) grow(old *table[K, V]) *table[K, V] {
+	t := newTable[K, V](2 * len(old.buckets))
+	for i := range old.buckets {
+		for b := &old.buckets[i]; b != nil; b = b.overflow.Load() {
+			for j := range bucketSlots {
+				if n := b.nodes[j].Load(); n != nil {
+					t.insert(n)
+				}
+			}
+		}
+	}
+	ix.tab.Store(t)
+	return t
+}
+
+func newTable[K comparable, V any](buckets int) *table[K, V] {
+	return &table[K, V]{buckets: make([]bucket[K, V], buckets), mask: uint64(buckets - 1)}
+}
+
+// insert stores n in the first free slot of its bucket chain, adding an
+// overflow bucket when the chain is full. The caller holds the shard lock, or
+// owns t (not yet published).
+func (t *table[K, V]) insert(n *node[K, V]) {
+	b := t.bucketOf(n.hash)
+	for {
+		for i := range bucketSlots {
+			if b.nodes[i].Load() == nil {
+				// Hash first: a reader that sees the node also sees its hash.
+				b.hashes[i].Store(n.hash)
+				b.nodes[i].Store(n)
+				return
+			}
+		}
+		next := b.overflow.Load()
+		if next == nil {
+			next = &bucket[K, V]{}
+			next.hashes[0].Store(n.hash)
+			next.nodes[0].Store(n)
+			b.overflow.Store(next)
+			return
+		}
+		b = next
+	}
+}
+
+// each calls f for every node in the table. The caller holds the shard lock.
+func (ix *index[K, V]) each(f func(*node[K, V])) {
+	t := ix.tab.Load()
+	if t == nil {
+		return
+	}
+	for i := range t.buckets {
+		for b := &t.buckets[i]; b != nil; b = b.overflow.Load() {
+			for j := range bucketSlots {
+				if n := b.nodes[j].Load(); n != nil {
+					f(n)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package cache
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// checkIndex verifies ix against want (key -> node): every node found by key,
+// no other, the count right, and each node in the bucket its hash selects.
+func checkIndex(t *testing.T, ix *index[int, int], want map[int]*node[int, int]) {
+	t.Helper()
+	seen := 0
+	ix.each(func(n *node[int, int]) {
+		seen++
+		require.Same(t, want[n.key], n, "key %d", n.key)
+	})
+	require.Equal(t, len(want), seen)
+	require.Equal(t, len(want), ix.count)
+	for k, n := range want {
+		require.Same(t, n, ix.get(k, n.hash), "key %d", k)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		keys int
+		hash func(k int) uint64
+	}{
+		{"few keys", 3, func(k int) uint64 { return mix64(uint64(k)) }},
+		{"grows", 1000, func(k int) uint64 { return mix64(uint64(k)) }},
+		{"one bucket: overflow chains", 40, func(k int) uint64 { return uint64(k) << 60 }},
+		{"equal hashes: the key decides", 20, func(int) uint64 { return 42 }},
+		{"zero hash", 2, func(int) uint64 { return 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ix index[int, int]
+			assert.Nil(t, ix.get(1, tt.hash(1)), "empty index")
+			assert.False(t, ix.remove(&node[int, int]{key: 1, hash: tt.hash(1)}))
+			want := map[int]*node[int, int]{}
+			for k := range tt.keys {
+				n := &node[int, int]{key: k, hash: tt.hash(k)}
+				ix.put(n)
+				want[k] = n
+			}
+			checkIndex(t, &ix, want)
+			assert.Nil(t, ix.get(tt.keys, tt.hash(tt.keys)), "absent key")
+			for k := 0; k < tt.keys; k += 2 {
+				require.True(t, ix.remove(want[k]))
+				require.False(t, ix.remove(want[k]), "removed twice")
+				delete(want, k)
+			}
+			checkIndex(t, &ix, want)
+			// Freed slots are reused.
+			for k := 0; k < tt.keys; k += 2 {
+				n := &node[int, int]{key: k, hash: tt.hash(k)}
+				ix.put(n)
+				want[k] = n
+			}
+			checkIndex(t, &ix, want)
+		})
+	}
+}
+
+// TestIndexRandom runs random puts and removes against a map.
+func TestIndexRandom(t *testing.T) {
+	var ix index[int, int]
+	want := map[int]*node[int, int]{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 50_000 {
+		k := r.IntN(2000)
+		if n := want[k]; n != nil {
+			require.True(t, ix.remove(n))
+			delete(want, k)
+		} else {
+			n := &node[int, int]{key: k, hash: mix64(uint64(k)) & 0xffff} // collisions too
+			ix.put(n)
+			want[k] = n
+		}
+		if i%5000 == 0 {
+			checkIndex(t, &ix, want)
+		}
+	}
+	checkIndex(t, &ix, want)
+}
+
+// TestIndexConcurrentReads races lock-free readers against a writer that puts,
+// removes and grows. Invariants: a key that is never removed is always found
+// (also while the table grows); a lookup that no put or remove of its key
+// overlapped finds the key if and only if it is present; a found node is
+// always the key's.
+func TestIndexConcurrentReads(t *testing.T) {
+	const (
+		stable = 256   // keys 0..255: put before the readers start, never removed
+		churn  = 4096  // keys 256..: put and removed by the writer
+		steps  = 40000 // writer operations
+	)
+	// Per churn key, a sequence number, odd while the writer changes the key
+	// (a seqlock), and whether the key is present.
+	type state struct {
+		seq     atomic.Uint64
+		present atomic.Bool
+	}
+	var (
+		ix   index[int, int]
+		keys [churn]state
+		stop atomic.Bool
+	)
+	hash := func(k int) uint64 { return mix64(uint64(k)) }
+	for k := range stable {
+		ix.put(&node[int, int]{key: k, hash: hash(k)})
+	}
+	var wg sync.WaitGroup
+	for id := range 3 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(id), 9))
+			for !stop.Load() {
+				k := r.IntN(stable)
+				if n := ix.get(k, hash(k)); n == nil || n.key != k {
+					t.Errorf("stable key %d not found (got %v)", k, n)
+					return
+				}
+				i := r.IntN(churn)
+				k = stable + i
+				st := &keys[i]
+				before := st.seq.Load()
+				present := st.present.Load()
+				n := ix.get(k, hash(k))
+				if n != nil && n.key != k {
+					t.Errorf("lookup of %d found key %d", k, n.key)
+					return
+				}
+				if before%2 == 0 && st.seq.Load() == before && present != (n != nil) {
+					t.Errorf("key %d: present %v, found %v", k, present, n != nil)
+					return
+				}
+			}
+		})
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	live := map[int]*node[int, int]{}
+	for range steps {
+		i := r.IntN(churn)
+		k, st := stable+i, &keys[i]
+		st.seq.Add(1)
+		if n := live[k]; n != nil {
+			ix.remove(n)
+			delete(live, k)
+			st.present.Store(false)
+		} else {
+			n := &node[int, int]{key: k, hash: hash(k)}
+			ix.put(n)
+			live[k] = n
+			st.present.Store(true)
+		}
+		st.seq.Add(1)
+	}
+	stop.Store(true)
+	wg.Wait()
+	assert.Equal(t, stable+len(live), ix.count)
+}
