@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +19,19 @@ import (
 // figures, which need the full run on an idle machine (README.md).
 func TestRealModeShort(t *testing.T) {
 	leak.Check(t)
-	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond})
+	var trace stringsBuilder
+	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond,
+		Trace: &trace})
 	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
+	require.NotEmpty(t, r.periods, "the control loop recorded the measured periods")
+	assert.Len(t, lines, 1+len(r.periods), "a header and one line per period")
+	assert.True(t, strings.HasPrefix(lines[0], "t_s\tload\tlimit"))
+	var shed int64
+	for _, p := range r.periods {
+		shed += p.normalShed[0] + p.normalShed[1] + p.normalShed[2]
+	}
+	assert.LessOrEqual(t, shed, r.run.shed[0].Load(), "the periods count normal sheds at most once")
 	for _, p := range []*phaseStats{r.warm, r.run} {
 		for k := range 2 {
 			assert.Positive(t, p.offered[k].Load())
@@ -34,4 +46,5 @@ func TestRealModeShort(t *testing.T) {
 	var b stringsBuilder
 	r.print(&b)
 	assert.Contains(t, b.String(), "real mode")
+	assert.Contains(t, b.String(), "periods with a normal rejection")
 }

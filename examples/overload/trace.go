@@ -34,6 +34,7 @@ type period struct {
 	mutexWait   time.Duration // time goroutines spent blocked on sync.Mutex in the period
 	gcCycles    uint64
 	others      float64 // CPU of the rest of the machine, in cores (-1: unknown)
+	steal       float64 // CPU the hypervisor gave to other machines while this one wanted it, in cores (-1: unknown)
 }
 
 // probe reads the cumulative counters a period is the difference of.
@@ -43,6 +44,7 @@ type probe struct {
 	mutexWait float64
 	gc        uint64
 	machine   time.Duration // busy CPU of the whole machine (-1: unknown)
+	steal     time.Duration // stolen by the hypervisor (-1: unknown)
 	proc      time.Duration
 	normal    [3]int64
 	noisy     int64
@@ -71,7 +73,7 @@ func (p *probe) read(ps *phaseStats, st shed.Stats) *probe {
 	if v := n.samples[2].Value; v.Kind() == metrics.KindUint64 {
 		n.gc = v.Uint64()
 	}
-	n.machine = machineBusy()
+	n.machine, n.steal = machineBusy()
 	n.proc, _ = processCPU()
 	if ps != nil {
 		for i, r := range []int{0, int(shed.ReasonBucketFull), int(shed.ReasonQueueDeadline)} {
@@ -93,9 +95,10 @@ func (p *probe) delta(n *probe, pr *period, wall time.Duration) {
 	pr.mutexWait = time.Duration((n.mutexWait - p.mutexWait) * float64(time.Second))
 	pr.gcCycles = n.gc - p.gc
 	pr.schedP99 = p99(p.sched, n.sched, p.samples[0].Value)
-	pr.others = -1
+	pr.others, pr.steal = -1, -1
 	if n.machine >= 0 && p.machine >= 0 && wall > 0 {
 		pr.others = max(0, (n.machine-p.machine-(n.proc-p.proc)).Seconds()/wall.Seconds())
+		pr.steal = (n.steal - p.steal).Seconds() / wall.Seconds()
 	}
 }
 
@@ -127,40 +130,44 @@ func p99(a, b []uint64, v metrics.Value) time.Duration {
 }
 
 // machineBusy returns the busy CPU time of the whole machine (all processes)
-// from /proc/stat, or -1 where it cannot be read.
-func machineBusy() time.Duration {
+// and the time stolen by the hypervisor, from /proc/stat, or -1 where they
+// cannot be read.
+func machineBusy() (busy, steal time.Duration) {
 	f, err := os.Open("/proc/stat")
 	if err != nil {
-		return -1
+		return -1, -1
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(f).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "cpu ") {
-		return -1
+		return -1, -1
 	}
-	var busy int64
+	const userHZ = 100 // USER_HZ, 100 on every Linux architecture Go supports
 	for i, field := range strings.Fields(line)[1:] {
 		v, err := strconv.ParseInt(field, 10, 64)
 		if err != nil {
-			return -1
+			return -1, -1
 		}
-		if i != 3 && i != 4 && i < 8 { // all but idle and iowait; guest time is in user
-			busy += v
+		d := time.Duration(v) * time.Second / userHZ
+		switch {
+		case i == 7:
+			steal = d
+		case i != 3 && i != 4 && i < 7: // user, nice, system, irq, softirq (guest time is in user)
+			busy += d
 		}
 	}
-	const userHZ = 100 // USER_HZ, 100 on every Linux architecture Go supports
-	return time.Duration(busy) * time.Second / userHZ
+	return busy, steal
 }
 
 // writeTrace writes the periods as tab-separated values.
 func writeTrace(w io.Writer, ps []period) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "t_s\tload\tlimit\tinflight\tqueued\tnormal_timeout\tnormal_full\tnormal_deadline\tnoisy_shed\tover_by_shed\tover_by_level\tlevel\tsched_p99_us\tmutex_wait_ms\tgc\tothers_cores")
+	fmt.Fprintln(bw, "t_s\tload\tlimit\tinflight\tqueued\tnormal_timeout\tnormal_full\tnormal_deadline\tnoisy_shed\tover_by_shed\tover_by_level\tlevel\tsched_p99_us\tmutex_wait_ms\tgc\tothers_cores\tsteal_cores")
 	for _, p := range ps {
-		fmt.Fprintf(bw, "%.1f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%d\t%.2f\n",
+		fmt.Fprintf(bw, "%.1f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%d\t%.2f\t%.2f\n",
 			p.at.Seconds(), p.load, p.limit, p.inflight, p.queued, p.normalShed[0], p.normalShed[1], p.normalShed[2],
 			p.noisyShed, p.overByShed, p.overByLevel, p.level, p.schedP99.Microseconds(),
-			float64(p.mutexWait)/float64(time.Millisecond), p.gcCycles, p.others)
+			float64(p.mutexWait)/float64(time.Millisecond), p.gcCycles, p.others, p.steal)
 	}
 	return bw.Flush()
 }
@@ -186,12 +193,13 @@ func explain(w io.Writer, ps []period) {
 		if len(s) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "    %-28s load median %5.1f%% max %5.1f%%  limit median %3d  sched p99 median %6v  mutex wait median %6v  others median %.2f cores  over-share marks (shed/level) %d/%d\n",
+		fmt.Fprintf(w, "    %-28s load median %5.1f%% max %5.1f%%  limit median %3d  sched p99 median %6v  mutex wait median %6v  GC cycles %d  others median %.2f cores  steal max %.2f  over-share marks (shed/level) %d/%d\n",
 			name, 100*medianF(s, func(p period) float64 { return p.load }), 100*maxF(s, func(p period) float64 { return p.load }),
 			int(medianF(s, func(p period) float64 { return float64(p.limit) })),
 			time.Duration(medianF(s, func(p period) float64 { return float64(p.schedP99) })).Round(time.Microsecond),
 			time.Duration(medianF(s, func(p period) float64 { return float64(p.mutexWait) })).Round(time.Microsecond),
-			medianF(s, func(p period) float64 { return p.others }),
+			sumI(s, func(p period) int64 { return int64(p.gcCycles) }),
+			medianF(s, func(p period) float64 { return p.others }), maxF(s, func(p period) float64 { return p.steal }),
 			sumI(s, func(p period) int64 { return p.overByShed }), sumI(s, func(p period) int64 { return p.overByLevel }))
 	}
 	row("all periods", ps)
