@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -13,9 +14,9 @@ import (
 // (examples/cluster makes one host hot, then a whole region):
 //
 //   - chaos.burn_us: CPU microseconds burned per backend op (a spin on the
-//     clock, so on a busy machine it is wall time spent running, not
-//     guaranteed CPU time); the process's CPU use rises with its traffic, as
-//     on a host whose requests got more expensive.
+//     thread's CPU clock, so a busy machine does not change the amount); the
+//     process's CPU use rises with its traffic, as on a host whose requests
+//     got more expensive.
 //   - chaos.delay_us: latency added to each backend call (a batch), as on a
 //     host whose path to the store got slow; it costs no CPU.
 //
@@ -51,11 +52,22 @@ func (c *chaosBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	return c.Backend.Do(ctx, shard, ops, out)
 }
 
-// spin keeps the goroutine running for d. It yields nothing on purpose: the
-// point is to occupy the process's CPU.
+// spin keeps the goroutine running until its thread has used d of CPU, so
+// the heat is the same whatever else the machine runs; where the thread's CPU
+// clock cannot be read (not Linux) it spins for d of wall time. A thread
+// starved of CPU stops after 10*d of wall time.
 func spin(d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	deadline := time.Now().Add(10 * d)
+	start, ok := threadCPU()
+	if !ok {
+		deadline = time.Now().Add(d)
+	}
+	for time.Now().Before(deadline) {
+		if now, ok := threadCPU(); ok && now-start >= d {
+			return
+		}
 	}
 }
 
