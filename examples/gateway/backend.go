@@ -45,6 +45,7 @@ type opResult struct {
 	// so the caching tier can honour TTLs.
 	expireAt int64
 	err      error // this op alone failed (the others of its batch may have succeeded)
+	batch    int32 // ops in the backend call that carried it, when traces are on
 }
 
 // Backend is the store behind the gateway: shards numbered 0..Shards()-1, each
@@ -199,4 +200,15 @@ func decodeValue(raw []byte, now time.Time) ([]byte, bool) {
 		return nil, false
 	}
 	return raw[8:], true
+}
+
+// asMemkv returns the memkv backend under b, seeing through the chaos
+// wrapper, for the features only memkv has (transactions, KVSCAN, the
+// caching tier's feed).
+func asMemkv(b Backend) (*memkvBackend, bool) {
+	if c, ok := b.(*chaosBackend); ok {
+		b = c.Backend
+	}
+	m, ok := b.(*memkvBackend)
+	return m, ok
 }

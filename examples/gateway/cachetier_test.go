@@ -34,7 +34,7 @@ func TestCachingTier(t *testing.T) {
 	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
 
 	// Another writer commits straight to the shard: the feed invalidates.
-	be := in.gw.backend.(*memkvBackend)
+	be := mustMemkv(t, in.gw.backend)
 	_, err := be.stores[in.gw.shard("ck")].Put(ctx, []byte("ck"), encodeValue([]byte("v3"), 0))
 	require.NoError(t, err)
 	for i := 0; c.Get(ctx, "ck").Val() != "v3"; i++ {

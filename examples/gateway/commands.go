@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +26,22 @@ type cmdSpec struct {
 	kind  cmdKind
 	keys  func(args [][]byte) []string // nil: no keys
 	fn    func(ctx context.Context, s *session, args [][]byte) any
+
+	// Set by init from the table below.
+	name  string          // canonical (upper-case) name
+	idx   int             // index in specs, for per-command state without a map lookup
+	nkeys func(n int) int // number of keys of a command of n args (name included)
+	// bounded: every wait of the command is bounded without a request context
+	// (the batcher's flush timeout, shed's queue deadline), so it runs on a
+	// context without deadline or cancellation: no timer per command, and the
+	// batcher may run a flush on the caller's goroutine.
+	bounded bool
 }
 
-var commands map[string]*cmdSpec
+var (
+	commands map[string]*cmdSpec
+	specs    []*cmdSpec // by idx
+)
 
 // scanRange returns a KVSCAN's bounds as its keys: the ACL check then confines
 // the range to an allowed prefix (every key between two keys with prefix p has
@@ -50,36 +64,84 @@ func init() {
 		}
 		return ks
 	}
-	commands = map[string]*cmdSpec{
-		"PING":    {-1, kindLocal, nil, cmdPing},
-		"ECHO":    {2, kindLocal, nil, func(_ context.Context, _ *session, a [][]byte) any { return a[1] }},
-		"HELLO":   {-1, kindConn, nil, cmdHello},
-		"AUTH":    {-2, kindConn, nil, cmdAuth},
-		"SELECT":  {2, kindConn, nil, cmdSelect},
-		"QUIT":    {-1, kindConn, nil, func(_ context.Context, s *session, _ [][]byte) any { s.quit = true; return simple("OK") }},
-		"RESET":   {1, kindConn, nil, cmdReset},
-		"CLIENT":  {-2, kindConn, nil, cmdClient},
-		"COMMAND": {-1, kindLocal, nil, cmdCommand},
-		"CONFIG":  {-2, kindLocal, nil, cmdConfig},
-		"INFO":    {-1, kindLocal, nil, cmdInfo},
-		"WATCH":   {-2, kindConn, nil, cmdWatch},
-		"UNWATCH": {1, kindConn, nil, cmdUnwatch},
-		"MULTI":   {1, kindConn, nil, cmdMulti},
-		"EXEC":    {1, kindConn, nil, cmdExec},
-		"DISCARD": {1, kindConn, nil, cmdDiscard},
-		"GET":     {2, kindRead, first, cmdGet},
-		"KVSCAN":  {-3, kindRead, scanRange, cmdKVScan},
-		"MGET":    {-2, kindRead, all, cmdMGet},
-		"EXISTS":  {-2, kindRead, all, cmdExists},
-		"SET":     {-3, kindWrite, first, cmdSet},
-		"MSET":    {-3, kindWrite, pairs, cmdMSet},
-		"DEL":     {-2, kindWrite, all, cmdDel},
-		"UNLINK":  {-2, kindWrite, all, cmdDel},
-		"INCR":    {2, kindWrite, first, cmdIncrBy(1, false)},
-		"DECR":    {2, kindWrite, first, cmdIncrBy(-1, false)},
-		"INCRBY":  {3, kindWrite, first, cmdIncrBy(1, true)},
-		"DECRBY":  {3, kindWrite, first, cmdIncrBy(-1, true)},
+	mk := func(arity int, kind cmdKind, keys func([][]byte) []string, fn func(context.Context, *session, [][]byte) any) *cmdSpec {
+		return &cmdSpec{arity: arity, kind: kind, keys: keys, fn: fn}
 	}
+	commands = map[string]*cmdSpec{
+		"PING":    mk(-1, kindLocal, nil, cmdPing),
+		"ECHO":    mk(2, kindLocal, nil, func(_ context.Context, _ *session, a [][]byte) any { return a[1] }),
+		"HELLO":   mk(-1, kindConn, nil, cmdHello),
+		"AUTH":    mk(-2, kindConn, nil, cmdAuth),
+		"SELECT":  mk(2, kindConn, nil, cmdSelect),
+		"QUIT":    mk(-1, kindConn, nil, func(_ context.Context, s *session, _ [][]byte) any { s.quit = true; return simple("OK") }),
+		"RESET":   mk(1, kindConn, nil, cmdReset),
+		"CLIENT":  mk(-2, kindConn, nil, cmdClient),
+		"COMMAND": mk(-1, kindLocal, nil, cmdCommand),
+		"CONFIG":  mk(-2, kindLocal, nil, cmdConfig),
+		"INFO":    mk(-1, kindLocal, nil, cmdInfo),
+		"WATCH":   mk(-2, kindConn, nil, cmdWatch),
+		"UNWATCH": mk(1, kindConn, nil, cmdUnwatch),
+		"MULTI":   mk(1, kindConn, nil, cmdMulti),
+		"EXEC":    mk(1, kindConn, nil, cmdExec),
+		"DISCARD": mk(1, kindConn, nil, cmdDiscard),
+		"GET":     mk(2, kindRead, first, cmdGet),
+		"KVSCAN":  mk(-3, kindRead, scanRange, cmdKVScan),
+		"MGET":    mk(-2, kindRead, all, cmdMGet),
+		"EXISTS":  mk(-2, kindRead, all, cmdExists),
+		"SET":     mk(-3, kindWrite, first, cmdSet),
+		"MSET":    mk(-3, kindWrite, pairs, cmdMSet),
+		"DEL":     mk(-2, kindWrite, all, cmdDel),
+		"UNLINK":  mk(-2, kindWrite, all, cmdDel),
+		"INCR":    mk(2, kindWrite, first, cmdIncrBy(1, false)),
+		"DECR":    mk(2, kindWrite, first, cmdIncrBy(-1, false)),
+		"INCRBY":  mk(3, kindWrite, first, cmdIncrBy(1, true)),
+		"DECRBY":  mk(3, kindWrite, first, cmdIncrBy(-1, true)),
+	}
+	one := func(int) int { return 1 }
+	rest := func(n int) int { return n - 1 }
+	counts := map[string]func(int) int{
+		"GET": one, "SET": one, "INCR": one, "DECR": one, "INCRBY": one, "DECRBY": one,
+		"MGET": rest, "EXISTS": rest, "DEL": rest, "UNLINK": rest,
+		"MSET":   func(n int) int { return (n - 1) / 2 },
+		"KVSCAN": func(int) int { return 2 },
+	}
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		spec := commands[name]
+		spec.name, spec.idx = name, i
+		spec.nkeys = counts[name]
+		if spec.nkeys == nil {
+			spec.nkeys = func(int) int { return 0 }
+		}
+		spec.bounded = (spec.kind == kindRead || spec.kind == kindWrite) && name != "KVSCAN"
+		specs = append(specs, spec)
+	}
+}
+
+// lookupSpec finds a command by name, in any case, without allocating for a
+// name already in upper case or short enough for the stack buffer.
+func lookupSpec(name []byte) (*cmdSpec, bool) {
+	if spec, ok := commands[string(name)]; ok {
+		return spec, true
+	}
+	if len(name) > 16 {
+		spec, ok := commands[strings.ToUpper(string(name))]
+		return spec, ok
+	}
+	var buf [16]byte
+	up := buf[:len(name)]
+	for i, c := range name {
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	spec, ok := commands[string(up)]
+	return spec, ok
 }
 
 func arityOK(spec *cmdSpec, n int) bool {

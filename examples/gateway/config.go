@@ -7,6 +7,10 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/tierkit/tierkit/batcher"
 )
 
 // Config is the gateway's configuration: one JSON file (-config) plus flags.
@@ -23,7 +27,8 @@ type Config struct {
 	Backend BackendConfig `json:"backend"`
 
 	// Batching and coalescing.
-	Linger         Duration `json:"linger"`          // batch window; default 200us
+	Linger         Duration `json:"linger"`          // batch window (an upper bound with the natural policy); default 200us
+	BatchPolicy    string   `json:"batch_policy"`    // "natural" (default): send at once when the group has no batch in flight; "linger": wait out the window
 	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
@@ -39,6 +44,13 @@ type Config struct {
 	QueueDeadline Duration `json:"queue_deadline"` // shed; default 100ms
 
 	Limits Limits `json:"limits"`
+
+	// Request traces (OpenTelemetry), off by default.
+	OTel       string  `json:"otel"`        // "off" (default) or "stdout": a span per data command, written as JSON
+	OTelSample float64 `json:"otel_sample"` // share of commands traced, 0 < r <= 1; default 1
+
+	// spanExporter, if set (tests), receives the spans instead of stdout.
+	spanExporter sdktrace.SpanExporter
 }
 
 // TenantConfig is one tenant (use case). AUTH username password selects it.
@@ -106,6 +118,14 @@ func loadConfig(path string) (Config, error) {
 	return c, nil
 }
 
+// flushPolicy is the batcher policy that BatchPolicy names.
+func (c Config) flushPolicy() batcher.FlushPolicy {
+	if c.BatchPolicy == "linger" {
+		return batcher.FlushOnLinger
+	}
+	return batcher.FlushNatural
+}
+
 func or[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
@@ -153,6 +173,18 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)
 	}
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
+	c.BatchPolicy = or(c.BatchPolicy, "natural")
+	if c.BatchPolicy != "natural" && c.BatchPolicy != "linger" {
+		return c, fmt.Errorf("gateway: batch_policy %q: want \"natural\" or \"linger\"", c.BatchPolicy)
+	}
+	c.OTel = or(c.OTel, "off")
+	if c.OTel != "off" && c.OTel != "stdout" {
+		return c, fmt.Errorf("gateway: otel %q: want \"off\" or \"stdout\"", c.OTel)
+	}
+	c.OTelSample = or(c.OTelSample, 1)
+	if c.OTelSample < 0 || c.OTelSample > 1 {
+		return c, fmt.Errorf("gateway: otel_sample %v: want 0 < r <= 1", c.OTelSample)
+	}
 	c.MaxBatch = or(c.MaxBatch, 128)
 	c.CacheStaleness = or(c.CacheStaleness, Duration(time.Second))
 	if c.CacheCapacity < 0 || (c.CacheCapacity > 0 && c.Backend.Kind != "memkv") {

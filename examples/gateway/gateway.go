@@ -46,6 +46,8 @@ type Gateway struct {
 	n       gatewayCounters
 	metrics *metrics
 	cache   *cacheTier // nil: no caching tier
+	tracer  *tracer    // nil: request traces off
+	workers *workers   // run a pipeline's commands concurrently
 }
 
 // batchConfig is the batcher's configuration.
@@ -71,7 +73,7 @@ var (
 )
 
 func newGateway(cfg Config, backend Backend) (*Gateway, error) {
-	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}}
+	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers()}
 	nodes := make([]hashring.Node, backend.Shards())
 	for i := range nodes {
 		id := "shard-" + strconv.Itoa(i)
@@ -107,7 +109,11 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	g.batches, err = batcher.New(batcher.Config[[]op]{
 		MaxItems:    cfg.MaxBatch,
 		Linger:      time.Duration(cfg.Linger),
+		Policy:      cfg.flushPolicy(),
 		MaxInFlight: cfg.MaxInFlight,
+		// Data commands run without a request context (no timer per
+		// command): the request timeout bounds their backend call here.
+		FlushTimeout: time.Duration(cfg.RequestTimeout),
 		Key: func(ops []op) (string, bool) {
 			// identical single GETs in one batch are sent once
 			if len(ops) != 1 || ops[0].kind != opGet {
@@ -119,10 +125,13 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := backend.(*memkvBackend); ok && cfg.CacheCapacity > 0 {
+	if b, ok := asMemkv(backend); ok && cfg.CacheCapacity > 0 {
 		if g.cache, err = newCacheTier(b, cfg.CacheCapacity, time.Duration(cfg.CacheStaleness)); err != nil {
 			return nil, err
 		}
+	}
+	if g.tracer, err = newTracer(cfg); err != nil {
+		return nil, err
 	}
 	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
@@ -138,9 +147,12 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	for _, r := range reqs {
 		n += len(r)
 	}
-	flat := make([]op, 0, n)
-	for _, r := range reqs {
-		flat = append(flat, r...)
+	flat := reqs[0]
+	if len(reqs) > 1 {
+		flat = make([]op, 0, n)
+		for _, r := range reqs {
+			flat = append(flat, r...)
+		}
 	}
 	res := make([]opResult, n)
 	g.n.backendCalls.Add(1)
@@ -151,6 +163,11 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	}
 	if err := g.backend.Do(ctx, grp.shard, flat, res); err != nil {
 		return fmt.Errorf("ERR backend shard %d: %w", grp.shard, err)
+	}
+	if g.tracer != nil {
+		for i := range res {
+			res[i].batch = int32(n)
+		}
 	}
 	off := 0
 	for i, r := range reqs {
@@ -196,29 +213,31 @@ func (g *Gateway) shard(key string) int {
 
 // admit runs the admission path for one command of cost: quota, shed (per
 // tenant x priority, capacity from the aimd limit), then the aimd limiter
-// itself (memory guard). It returns the func to call when the command is done.
-func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (func(ok bool), error) {
+// itself (memory guard). On success the caller calls done(ok) and then
+// release when the command is done (two funcs rather than one closure: no
+// allocation per command).
+func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (done func(ok bool), release func(), err error) {
 	if !t.quota.allow(time.Now()) {
 		g.n.throttled.Add(1)
 		t.throttled.Add(1)
-		return nil, errThrottled
+		return nil, nil, errThrottled
 	}
-	release, err := g.shedder.Acquire(ctx, t.cfg.Name, t.cfg.Priority, cost)
+	release, err = g.shedder.Acquire(ctx, t.cfg.Name, t.cfg.Priority, cost)
 	if err != nil {
 		if errors.Is(err, shed.ErrShed) {
 			g.n.shed.Add(1)
 			t.shed.Add(1)
-			return nil, errShed
+			return nil, nil, errShed
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	done, err := g.limiter.TryAcquire()
+	done, err = g.limiter.TryAcquire()
 	if err != nil {
 		release()
 		g.n.overloaded.Add(1)
-		return nil, errOverloaded
+		return nil, nil, errOverloaded
 	}
-	return func(ok bool) { done(ok); release() }, nil
+	return done, release, nil
 }
 
 // run executes ops for tenant t (already admitted): each op goes to its
@@ -229,11 +248,15 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		results[0] = g.one(ctx, t, ops[0])
 		return results
 	}
+	var tr *cmdTrace
+	if g.tracer != nil {
+		tr = traceOf(ctx)
+	}
 	if g.cache != nil { // reads go through the cache key by key
 		var wg sync.WaitGroup
 		last := len(ops) - 1
 		for i := range ops[:last] {
-			wg.Go(func() { results[i] = g.one(ctx, t, ops[i]) })
+			g.workers.goDo(&wg, func() { results[i] = g.one(ctx, t, ops[i]) })
 		}
 		results[last] = g.one(ctx, t, ops[last]) // one goroutine fewer
 		wg.Wait()
@@ -258,6 +281,9 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 			part[j] = ops[i]
 		}
 		res, err := g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, part)
+		if tr != nil && err == nil {
+			tr.note(sh, res[0].batch, false, false)
+		}
 		for j, i := range idx {
 			if err != nil {
 				results[i] = opResult{err: err}
@@ -271,26 +297,33 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	}
 	var wg sync.WaitGroup
 	for _, sh := range order[:len(order)-1] {
-		wg.Go(func() { do(sh) })
+		g.workers.goDo(&wg, func() { do(sh) })
 	}
 	do(order[len(order)-1])
 	wg.Wait()
 	return results
 }
 
+// one runs a single op: through the caching tier or the coalescing group for
+// a GET, else straight to its shard's batch.
 func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	grp := group{tenant: t.cfg.Name, shard: g.shard(o.key)}
-	if o.kind == opGet && g.cache != nil {
+	var tr *cmdTrace
+	if g.tracer != nil {
+		tr = traceOf(ctx)
+	}
+	var r opResult
+	var err error
+	switch {
+	case o.kind == opGet && g.cache != nil:
 		// The cache coalesces its misses itself (a fill lock per key).
-		r, err := g.cache.get(context.WithoutCancel(ctx), grp.shard, o.key, func(ctx context.Context) (opResult, error) {
+		filled := false
+		r, err = g.cache.get(context.WithoutCancel(ctx), grp.shard, o.key, func(ctx context.Context) (opResult, error) {
+			filled = true
 			return g.submitOne(ctx, grp, o)
 		})
-		if err != nil {
-			return opResult{err: err}
-		}
-		return r
-	}
-	if o.kind == opGet && g.coalesceOn.Load() {
+		tr.note(grp.shard, r.batch, false, !filled)
+	case o.kind == opGet && g.coalesceOn.Load():
 		// Tenants share the key space and the ACL was checked before, so
 		// callers of every tenant with the same key share one fetch: nothing
 		// else changes the result. The fetch is charged to the tenant that
@@ -298,22 +331,24 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// The wait is bounded by the batcher's FlushTimeout, so the caller
 		// need not be able to leave early: a context that cannot be cancelled
 		// lets the group run the fetch on this goroutine instead of starting
-		// one per fetch (a third of the CPU of a GET in a profile).
-		r, err := g.flights.Do(context.WithoutCancel(ctx), o.key, func(ctx context.Context) (opResult, error) {
+		// one per fetch (a third of the CPU of a GET in a profile), and lets
+		// the batcher run the flush on it too.
+		fetched := false
+		r, err = g.flights.Do(context.WithoutCancel(ctx), o.key, func(ctx context.Context) (opResult, error) {
+			fetched = true
 			return g.submitOne(ctx, grp, o)
 		})
-		if err != nil {
-			return opResult{err: err}
-		}
-		return r
-	}
-	r, err := g.submitOne(ctx, grp, o)
-	if o.kind != opGet && o.kind != opExists {
-		// A read that starts after this write returns must not join a fetch
-		// that started before it: drop the key's in-flight fetch.
-		g.flights.Forget(o.key)
-		if g.cache != nil {
-			g.cache.invalidate(grp.shard, o.key) // read-your-writes without waiting for the feed
+		tr.note(grp.shard, r.batch, !fetched, false)
+	default:
+		r, err = g.submitOne(ctx, grp, o)
+		tr.note(grp.shard, r.batch, false, false)
+		if o.kind != opGet && o.kind != opExists {
+			// A read that starts after this write returns must not join a fetch
+			// that started before it: drop the key's in-flight fetch.
+			g.flights.Forget(o.key)
+			if g.cache != nil {
+				g.cache.invalidate(grp.shard, o.key) // read-your-writes without waiting for the feed
+			}
 		}
 	}
 	if err != nil {
@@ -327,12 +362,13 @@ type tenant struct {
 	cfg      TenantConfig
 	commands map[string]bool // nil: all
 	quota    *quota
+	series   []atomic.Pointer[cmdSeries] // by cmdSpec.idx, bound on first use
 
 	requests, shed, throttled, denied, backendCalls atomic.Uint64
 }
 
 func newTenant(c TenantConfig) *tenant {
-	t := &tenant{cfg: c, quota: newQuota(c.QuotaRate, c.QuotaBurst)}
+	t := &tenant{cfg: c, quota: newQuota(c.QuotaRate, c.QuotaBurst), series: make([]atomic.Pointer[cmdSeries], len(specs))}
 	if len(c.Commands) > 0 {
 		t.commands = map[string]bool{}
 		for _, cmd := range c.Commands {
@@ -340,6 +376,18 @@ func newTenant(c TenantConfig) *tenant {
 		}
 	}
 	return t
+}
+
+// allowsArgs reports whether t may run the command of spec with args; it
+// extracts the keys only when the tenant has key prefixes to check.
+func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
+	if t.commands != nil && !t.commands[spec.name] {
+		return false
+	}
+	if len(t.cfg.KeyPrefixes) == 0 || spec.keys == nil {
+		return true
+	}
+	return t.allows(spec.name, spec.keys(args))
 }
 
 // allows reports whether t may run cmd on keys.
@@ -361,11 +409,12 @@ func (t *tenant) allows(cmd string, keys []string) bool {
 // Close drains the request path: pending batches are flushed and every flush
 // has returned when it returns.
 func (g *Gateway) Close() error {
+	g.workers.close() // the server has drained: no command runs any more
 	err := g.batches.Close()
 	if g.cache != nil {
 		g.cache.Close()
 	}
 	g.shedder.Close()
 	g.limiter.Close()
-	return errors.Join(err, g.backend.Close())
+	return errors.Join(err, g.backend.Close(), g.tracer.shutdown())
 }

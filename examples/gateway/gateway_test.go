@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/batcher"
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
@@ -34,6 +35,14 @@ func startGateway(t testing.TB, cfg Config) *instance {
 		_ = in.Shutdown(ctx) // idempotent after a test's own Shutdown
 	})
 	return in
+}
+
+// mustMemkv returns the memkv backend under b (through the chaos wrapper).
+func mustMemkv(t testing.TB, b Backend) *memkvBackend {
+	t.Helper()
+	m, ok := asMemkv(b)
+	require.True(t, ok, "backend is not memkv")
+	return m
 }
 
 func client(t testing.TB, in *instance, opt *redis.Options) *redis.Client {
@@ -108,7 +117,7 @@ func TestCommandsRESP2AndRESP3(t *testing.T) {
 
 func TestTTLExpires(t *testing.T) {
 	in := startGateway(t, Config{})
-	be := in.gw.backend.(*memkvBackend)
+	be := mustMemkv(t, in.gw.backend)
 	now := time.Now()
 	be.now = func() time.Time { return now }
 	c := client(t, in, nil)
@@ -182,10 +191,11 @@ func TestQuotaThrottles(t *testing.T) {
 }
 
 // TestBatchingAndCoalescing sends concurrent GETs from many connections: the
-// batcher turns them into few backend calls, and a hot key is fetched about
-// once per burst.
+// batcher (linger policy: memkv answers in microseconds, so natural batching
+// would find little in flight to gather behind) turns them into few backend
+// calls, and a hot key is fetched about once per burst.
 func TestBatchingAndCoalescing(t *testing.T) {
-	in := startGateway(t, Config{Linger: Duration(2 * time.Millisecond)})
+	in := startGateway(t, Config{Linger: Duration(2 * time.Millisecond), BatchPolicy: "linger"})
 	ctx := context.Background()
 	c := client(t, in, &redis.Options{PoolSize: 64})
 	for i := range 100 {
@@ -216,6 +226,28 @@ func TestBatchingAndCoalescing(t *testing.T) {
 	t.Logf("%d GETs from %d connections -> %d backend calls (%.3f per request); coalesce joins %d, batch dedup %d",
 		clients*per, clients, calls, perReq, in.gw.flights.Stats().Joins, in.gw.batches.Stats().Deduped)
 	assert.Less(t, perReq, 0.5, "batching and coalescing cut backend calls")
+}
+
+// TestNaturalBatchingPaysNoLinger: one connection, commands one after the
+// other, a 50 ms linger. With natural batching (the default) no command waits
+// for the window; with the linger policy each would wait all of it, so 20
+// commands would take at least a second.
+func TestNaturalBatchingPaysNoLinger(t *testing.T) {
+	const linger, n = 50 * time.Millisecond, 20
+	in := startGateway(t, Config{Linger: Duration(linger)})
+	require.Equal(t, batcher.FlushNatural, in.gw.batches.Config().Policy)
+	ctx := context.Background()
+	c := client(t, in, nil)
+	start := time.Now()
+	for i := range n {
+		require.NoError(t, c.Set(ctx, fmt.Sprint("n", i), i, 0).Err())
+		require.Equal(t, fmt.Sprint(i), c.Get(ctx, fmt.Sprint("n", i)).Val())
+	}
+	took := time.Since(start)
+	t.Logf("%d SET+GET pairs in %v with a %v linger", n, took, linger)
+	assert.Less(t, took, n*linger/2, "commands did not wait out the linger")
+	s := in.gw.batches.Stats()
+	assert.InDelta(t, 1, s.MeanBatchSize(), 0.01, "a lone caller's batches hold its one item")
 }
 
 func TestControlEndpoint(t *testing.T) {
@@ -277,7 +309,7 @@ func TestGracefulShutdownKeepsAcknowledgedWrites(t *testing.T) {
 	defer cancel()
 	require.NoError(t, in.Shutdown(sctx))
 	wg.Wait()
-	be := in.gw.backend.(*memkvBackend)
+	be := mustMemkv(t, in.gw.backend)
 	missing := 0
 	for _, k := range acked {
 		var out [1]opResult

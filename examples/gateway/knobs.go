@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/tierkit/tierkit/batcher"
 	"github.com/tierkit/tierkit/cache"
 
 	"github.com/tierkit/tierkit/control"
@@ -44,6 +45,15 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 		reg.RegisterDuration(control.DurationKnob{Name: "batcher.linger", Doc: "how long a batch waits for more ops after its first",
 			Min: time.Microsecond, Max: 50 * time.Millisecond, Value: bcfg.Linger,
 			Apply: func(v time.Duration) error { return bc(func(c *batchConfig) { c.Linger = v }) }}),
+		reg.RegisterBool(control.BoolKnob{Name: "batcher.natural", Doc: "natural batching: send at once when the group has no batch in flight (off: every batch waits out the linger)",
+			Value: bcfg.Policy == batcher.FlushNatural, Apply: func(v bool) error {
+				return bc(func(c *batchConfig) {
+					c.Policy = batcher.FlushOnLinger
+					if v {
+						c.Policy = batcher.FlushNatural
+					}
+				})
+			}}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: 4096,
 			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once; beyond, OVERLOADED",
@@ -53,7 +63,15 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.request_timeout", Doc: "deadline of one command",
 			Min: time.Millisecond, Max: time.Minute, Value: time.Duration(g.timeout.Load()),
-			Apply: func(v time.Duration) error { g.timeout.Store(int64(v)); return nil }}),
+			Apply: func(v time.Duration) error {
+				// Data commands have no request context: the flush timeout
+				// bounds their backend call.
+				if err := bc(func(c *batchConfig) { c.FlushTimeout = v }); err != nil {
+					return err
+				}
+				g.timeout.Store(int64(v))
+				return nil
+			}}),
 		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: 0.05, Max: 1,
 			Value: g.aimdCfg.Target, MinInterval: time.Second,
 			Apply: func(v float64) error { return aimdSet(func() { g.aimdCfg.Target = v }) }}),

@@ -40,6 +40,9 @@ func main() {
 		tlsKey     = flag.String("tls-key", "", "PEM private key for -tls-cert")
 		redisAddrs = flag.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
 		verbose    = flag.Bool("v", false, "debug logs")
+		otel       = flag.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
+		otelSample = flag.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
+		policy     = flag.String("batch-policy", "", "natural (default: a batch goes at once when its group has none in flight) or linger (every batch waits out the linger)")
 	)
 	flag.Parse()
 	level := slog.LevelInfo
@@ -56,6 +59,8 @@ func main() {
 	cfg.HTTPAddr = or(*httpAddr, cfg.HTTPAddr)
 	cfg.Backend.Shards = or(*shards, cfg.Backend.Shards)
 	cfg.TLSCert, cfg.TLSKey = or(*tlsCert, cfg.TLSCert), or(*tlsKey, cfg.TLSKey)
+	cfg.OTel, cfg.OTelSample = or(*otel, cfg.OTel), or(*otelSample, cfg.OTelSample)
+	cfg.BatchPolicy = or(*policy, cfg.BatchPolicy)
 	if *redisAddrs != "" {
 		cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(*redisAddrs, ",")
 	}

@@ -56,17 +56,35 @@ func newMetrics(g *Gateway) *metrics {
 	return m
 }
 
+// cmdSeries are one tenant's series for one command, bound once: looking
+// labels up per command (WithLabelValues hashes them) cost more than the
+// observation itself.
+type cmdSeries struct {
+	ok, failed prometheus.Counter
+	latency    prometheus.Observer
+}
+
 // observe records one command.
-func (m *metrics) observe(tenant, command string, ok bool, d time.Duration) {
+func (m *metrics) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duration) {
 	if m == nil {
 		return
 	}
-	outcome := "ok"
-	if !ok {
-		outcome = "error"
+	cs := t.series[spec.idx].Load()
+	if cs == nil {
+		name := t.cfg.Name
+		cs = &cmdSeries{
+			ok:      m.requests.WithLabelValues(name, spec.name, "ok"),
+			failed:  m.requests.WithLabelValues(name, spec.name, "error"),
+			latency: m.latency.WithLabelValues(name, spec.name),
+		}
+		t.series[spec.idx].Store(cs) // racing stores bind the same series
 	}
-	m.requests.WithLabelValues(tenant, command, outcome).Inc()
-	m.latency.WithLabelValues(tenant, command).Observe(d.Seconds())
+	if ok {
+		cs.ok.Inc()
+	} else {
+		cs.failed.Inc()
+	}
+	cs.latency.Observe(d.Seconds())
 }
 
 func (m *metrics) handler() http.Handler {

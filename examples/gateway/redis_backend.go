@@ -13,8 +13,8 @@ import (
 // redisBackend sends each shard's batches to one redis-server through a small
 // bounded pool of connections (go-redis), whatever the number of clients of
 // the gateway: the backend sees gateways x Pool connections per shard (the
-// article's connection asymmetry). A batch of GETs is one MGET; a mixed batch
-// is one pipeline.
+// article's connection asymmetry). A batch of GETs is one MGET, a batch of
+// plain SETs one MSET; a mixed batch is one pipeline.
 type redisBackend struct {
 	shards   []*redis.Client
 	replicas [][]*redis.Client // per shard; may be empty
@@ -98,6 +98,29 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		}
 		return nil
 	}
+	if len(ops) > 1 && allPlainSets(ops) {
+		// Plain SETs (no TTL, NX or XX) of one batch are one MSET: one command
+		// for the shard to parse and execute instead of one per SET. The keys
+		// are set in order, so a key set twice keeps the later value, as
+		// sequential SETs would.
+		pairs := make([]any, 0, 2*len(ops))
+		for _, o := range ops {
+			pairs = append(pairs, o.key, o.value)
+		}
+		if err := c.MSet(ctx, pairs...).Err(); err != nil {
+			if !isReplyError(err) {
+				return err // the shard is unreachable: the whole batch fails
+			}
+			for i := range ops {
+				out[i] = opResult{err: err}
+			}
+			return nil
+		}
+		for i := range ops {
+			out[i] = opResult{found: true}
+		}
+		return nil
+	}
 	cmds := make([]redis.Cmder, len(ops))
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, o := range ops {
@@ -129,6 +152,15 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		out[i] = redisResult(cmd)
 	}
 	return nil
+}
+
+func allPlainSets(ops []op) bool {
+	for _, o := range ops {
+		if o.kind != opSet || o.ttl != 0 || o.nx || o.xx {
+			return false
+		}
+	}
+	return true
 }
 
 func allGets(ops []op) bool {

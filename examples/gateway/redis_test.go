@@ -206,3 +206,40 @@ func TestRedisReplicasServeReads(t *testing.T) {
 	require.NoError(t, c.Set(ctx, "rk", "w", 0).Err())
 	assert.Equal(t, "1", stat(primary, "set"), "writes go to the primary")
 }
+
+// TestRedisPlainSetsBecomeMSet: concurrent plain SETs that share a batch reach
+// the shard as one MSET; every value lands, and a key set twice in a row by
+// one connection keeps the later value.
+func TestRedisPlainSetsBecomeMSet(t *testing.T) {
+	in, shards := redisGateway(t, 2, 4)
+	ctx := context.Background()
+	c := client(t, in, &redis.Options{PoolSize: 32})
+	var wg sync.WaitGroup
+	for w := range 32 {
+		wg.Go(func() {
+			_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for i := range 16 {
+					p.Set(ctx, fmt.Sprint("ms:", w, ":", i), i, 0)
+				}
+				p.Set(ctx, fmt.Sprint("ms:", w, ":last"), "first", 0)
+				p.Set(ctx, fmt.Sprint("ms:", w, ":last"), "second", 0)
+				return nil
+			})
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	for w := range 32 {
+		for i := range 16 {
+			require.Equal(t, fmt.Sprint(i), c.Get(ctx, fmt.Sprint("ms:", w, ":", i)).Val())
+		}
+		require.Equal(t, "second", c.Get(ctx, fmt.Sprint("ms:", w, ":last")).Val())
+	}
+	msets := 0
+	for _, s := range shards {
+		if v := s.info(t, "commandstats", "cmdstat_mset"); v != "" {
+			msets++
+		}
+	}
+	assert.Positive(t, msets, "batches of plain SETs were sent as MSET")
+}

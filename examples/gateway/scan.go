@@ -19,7 +19,7 @@ const maxScan = 10_000
 // one common instant. Expired keys are skipped (a shard's expired keys still
 // count towards its share of the limit, so a scan may return fewer pairs).
 func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
-	b, ok := s.g.backend.(*memkvBackend)
+	b, ok := asMemkv(s.g.backend)
 	if !ok {
 		return respErr("ERR KVSCAN needs the memkv backend")
 	}

@@ -28,6 +28,7 @@ type Server struct {
 	conns    map[*session]struct{}
 	closing  bool
 	listener net.Listener
+	closed   atomic.Bool // closing, readable without mu
 
 	wg     sync.WaitGroup // connection goroutines
 	nextID atomic.Uint64
@@ -131,6 +132,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
+	s.closed.Store(true)
 	if s.listener != nil {
 		_ = s.listener.Close()
 	}
@@ -187,14 +189,26 @@ func (s *Server) serveConn(ss *session) {
 	lr := &limitReader{r: ss.conn, limit: lim.MaxRequestBytes}
 	rd := redcon.NewReader(lr)
 	wr := redcon.NewWriter(ss.conn)
+	// Deadlines are pushed forward at most every eighth of their timeout (a
+	// connection idle for between 7/8 and all of IdleTimeout is closed):
+	// setting one per command is a timer update per command.
+	idle, wto := time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout)
+	var readSet, writeSet time.Time
 	for {
-		s.mu.Lock()
-		if s.closing {
+		if now := time.Now(); now.Sub(readSet) >= idle/8 {
+			s.mu.Lock()
+			if s.closing {
+				s.mu.Unlock()
+				return
+			}
+			_ = ss.conn.SetReadDeadline(now.Add(idle))
 			s.mu.Unlock()
+			readSet = now
+		} else if s.closed.Load() {
+			// Shutdown set the read deadline to now after this connection
+			// last pushed it: the next read fails at once anyway.
 			return
 		}
-		_ = ss.conn.SetReadDeadline(time.Now().Add(time.Duration(lim.IdleTimeout)))
-		s.mu.Unlock()
 		lr.n = 0
 		cmds, err := rd.ReadCommands()
 		if err != nil {
@@ -208,7 +222,10 @@ func (s *Server) serveConn(ss *session) {
 				writeReply(wr, ss.proto, r)
 			}
 		}
-		_ = ss.conn.SetWriteDeadline(time.Now().Add(time.Duration(lim.WriteTimeout)))
+		if now := time.Now(); now.Sub(writeSet) >= wto/8 {
+			_ = ss.conn.SetWriteDeadline(now.Add(wto))
+			writeSet = now
+		}
 		if err := wr.Flush(); err != nil || ss.quit {
 			return
 		}
@@ -265,9 +282,11 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			replies[run[0].i] = ss.call(run[0].spec, run[0].name, cmds[run[0].i].Args)
 		default:
 			var wg sync.WaitGroup
-			for _, j := range run {
-				wg.Go(func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
+			last := run[len(run)-1]
+			for _, j := range run[:len(run)-1] {
+				ss.g.workers.goDo(&wg, func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
 			}
+			replies[last.i] = ss.call(last.spec, last.name, cmds[last.i].Args) // one hand-off fewer
 			wg.Wait()
 		}
 		run = run[:0]
@@ -341,15 +360,16 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	if len(args) == 0 {
 		return nil, "", respErr("ERR empty command")
 	}
-	name := strings.ToUpper(string(args[0]))
-	spec, ok := commands[name]
+	spec, ok := lookupSpec(args[0])
 	if !ok {
+		name := strings.ToUpper(string(args[0]))
 		var b strings.Builder
 		for _, a := range args[1:min(len(args), 4)] {
 			fmt.Fprintf(&b, "'%.32s' ", a)
 		}
 		return nil, name, respErr(fmt.Sprintf("ERR unknown command '%.32s', with args beginning with: %s", args[0], b.String()))
 	}
+	name := spec.name
 	if !arityOK(spec, len(args)) {
 		return nil, name, errArity(name)
 	}
@@ -360,7 +380,7 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 		if ss.tenant == nil {
 			return nil, name, respErr("NOAUTH Authentication required.")
 		}
-		if !ss.tenant.allows(name, spec.keys(args)) {
+		if !ss.tenant.allowsArgs(spec, args) {
 			ss.tenant.denied.Add(1)
 			ss.g.n.denied.Add(1)
 			return nil, name, respErr(errNoPerm.Error())
@@ -373,32 +393,46 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(g.timeout.Load()))
-	defer cancel()
+	ctx := context.Background()
+	if !spec.bounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+		defer cancel()
+	}
 	if spec.kind != kindRead && spec.kind != kindWrite {
 		return spec.fn(ctx, ss, args)
 	}
-	ss.tenant.requests.Add(1)
+	t := ss.tenant
+	t.requests.Add(1)
 	if spec.kind == kindRead && ss.txs.tx != nil && ss.onTxShard(spec.keys(args)) {
 		// Reads after WATCH are served from the transaction's snapshot: they
 		// are consistent with the version EXEC validates against (a shared
 		// fetch could be older), and they join its read set.
-		return ss.txCommand(ctx, args, time.Now())
+		tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+		defer cancel()
+		return ss.txCommand(tctx, args, time.Now())
 	}
-	cost := int64(len(spec.keys(args)))
 	start := time.Now()
-	done, err := g.admit(ctx, ss.tenant, max(cost, 1))
+	ctx, tr := g.tracer.start(ctx, t, spec, args)
+	done, release, err := g.admit(ctx, t, int64(max(spec.nkeys(len(args)), 1)))
 	if err != nil {
 		g.n.errors.Add(1)
-		g.metrics.observe(ss.tenant.cfg.Name, name, false, time.Since(start))
+		g.metrics.observe(t, spec, false, time.Since(start))
+		tr.end(admitOutcome(err), err.Error())
 		return errReply(err)
 	}
 	r := spec.fn(ctx, ss, args)
-	_, failed := r.(respErr)
+	e, failed := r.(respErr)
 	if failed {
 		g.n.errors.Add(1)
 	}
 	done(!failed)
-	g.metrics.observe(ss.tenant.cfg.Name, name, !failed, time.Since(start))
+	release()
+	g.metrics.observe(t, spec, !failed, time.Since(start))
+	if failed {
+		tr.end("error", string(e))
+	} else {
+		tr.end("ok", "")
+	}
 	return r
 }

@@ -32,7 +32,7 @@ var (
 
 // txEngine returns the txn engine of shard, or nil for a backend without one.
 func (g *Gateway) txEngine(shard int) txn.Engine {
-	if b, ok := g.backend.(*memkvBackend); ok {
+	if b, ok := asMemkv(g.backend); ok {
 		return b.stores[shard]
 	}
 	return nil
@@ -175,7 +175,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			return errReply(err)
 		}
 	}
-	done, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
+	done, release, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
 	if err != nil {
 		return errReply(err)
 	}
@@ -189,6 +189,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	s.tenant.backendCalls.Add(1)
 	_, err = s.txs.tx.Commit(ctx)
 	done(err == nil)
+	release()
 	if err == nil {
 		// Reads that start after EXEC returns must not join a fetch that
 		// started before the commit.
