@@ -307,7 +307,7 @@ func globMatch(pattern, s string) bool {
 }
 
 func cmdGet(ctx context.Context, s *session, a [][]byte) any {
-	r := s.g.run(ctx, s.tenant, []op{{kind: opGet, key: string(a[1])}})[0]
+	r := s.g.one(ctx, s.tenant, op{kind: opGet, key: string(a[1])})
 	if r.err != nil {
 		return errReply(r.err)
 	}
@@ -390,7 +390,7 @@ func cmdSet(ctx context.Context, s *session, a [][]byte) any {
 	if o.nx && o.xx {
 		return respErr("ERR syntax error")
 	}
-	r := s.g.run(ctx, s.tenant, []op{o})[0]
+	r := s.g.one(ctx, s.tenant, o)
 	switch {
 	case r.err != nil:
 		return errReply(r.err)
@@ -432,7 +432,7 @@ func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte
 			}
 			delta = -delta
 		}
-		r := s.g.run(ctx, s.tenant, []op{{kind: opIncr, key: string(a[1]), delta: delta}})[0]
+		r := s.g.one(ctx, s.tenant, op{kind: opIncr, key: string(a[1]), delta: delta})
 		if r.err != nil {
 			return errReply(r.err)
 		}

@@ -308,6 +308,10 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 // a GET, else straight to its shard's batch.
 func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	grp := group{tenant: t.cfg.Name, shard: g.shard(o.key)}
+	detached := ctx
+	if ctx.Done() != nil {
+		detached = context.WithoutCancel(ctx)
+	}
 	var tr *cmdTrace
 	if g.tracer != nil {
 		tr = traceOf(ctx)
@@ -318,7 +322,7 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	case o.kind == opGet && g.cache != nil:
 		// The cache coalesces its misses itself (a fill lock per key).
 		filled := false
-		r, err = g.cache.get(context.WithoutCancel(ctx), grp.shard, o.key, func(ctx context.Context) (opResult, error) {
+		r, err = g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
 			filled = true
 			return g.submitOne(ctx, grp, o)
 		})
@@ -334,7 +338,7 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// one per fetch (a third of the CPU of a GET in a profile), and lets
 		// the batcher run the flush on it too.
 		fetched := false
-		r, err = g.flights.Do(context.WithoutCancel(ctx), o.key, func(ctx context.Context) (opResult, error) {
+		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
 			fetched = true
 			return g.submitOne(ctx, grp, o)
 		})
