@@ -1,0 +1,507 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tierkit/tierkit/control"
+	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/failover"
+	"github.com/tierkit/tierkit/rollout"
+)
+
+// Spec describes a cluster. Zero fields take the defaults of DefaultSpec.
+type Spec struct {
+	// Regions and their gateways: each region has Gateways processes named
+	// region-1..region-N and backs up to the other regions in order.
+	Regions  []string
+	Gateways int // per region
+	Shards   int // redis-server shards behind every gateway (and direct mode)
+	Tenants  int // tenants t00..tNN, each with a client per region
+	// Rate is each tenant's request rate per region (requests/s).
+	Rate    float64
+	Workers int // per tenant per region: requests in flight at most
+	// Cores is each gateway's nominal capacity given to the plane. A gateway
+	// runs with GOMAXPROCS=1 on a shared machine and serves a few dozen
+	// requests/s, so a small nominal capacity turns its CPU use into a
+	// utilization the balancer and failover can read.
+	Cores float64
+	// Burn is the CPU each command costs on every gateway, in microseconds
+	// (the chaos.burn_us knob), as a heavier workload would: with it, a
+	// gateway's utilization is mostly the work its traffic causes rather
+	// than the measurement noise of an idle process (default 1500 µs: 20
+	// requests/s on a gateway of 0.1 core read as about 0.35).
+	Burn    int
+	Cadence time.Duration // the plane's poll + decide period
+	Follow  time.Duration // how often each client polls the plane's routes
+	// HTTP is the plane's dashboard address; "" picks a free loopback port.
+	HTTP string
+	// GatewayBin is a built gateway; "" builds one into the cluster's
+	// temporary directory.
+	GatewayBin string
+	// Logf receives progress lines; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// DefaultSpec is 2 regions x 3 gateways, 2 shards, 12 tenants at 5 requests/s
+// per region each (240 requests/s in all), a 250 ms plane cadence.
+func DefaultSpec() Spec {
+	return Spec{Regions: []string{"eu", "us"}, Gateways: 3, Shards: 2, Tenants: 12, Rate: 5, Workers: 32,
+		Cores: 0.1, Burn: 1500, Cadence: 250 * time.Millisecond, Follow: 100 * time.Millisecond}
+}
+
+func (s Spec) withDefaults() Spec {
+	d := DefaultSpec()
+	if len(s.Regions) == 0 {
+		s.Regions = d.Regions
+	}
+	s.Gateways = or(s.Gateways, d.Gateways)
+	s.Shards = or(s.Shards, d.Shards)
+	s.Tenants = or(s.Tenants, d.Tenants)
+	s.Rate = or(s.Rate, d.Rate)
+	s.Workers = or(s.Workers, d.Workers)
+	s.Cores = or(s.Cores, d.Cores)
+	s.Burn = or(s.Burn, d.Burn)
+	s.Cadence = or(s.Cadence, d.Cadence)
+	s.Follow = or(s.Follow, d.Follow)
+	if s.Logf == nil {
+		s.Logf = func(string, ...any) {}
+	}
+	return s
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Cluster is a running tier: redis-server shards, gateway processes per
+// region, the control plane (in process) with its dashboard, and the load.
+type Cluster struct {
+	Spec     Spec
+	Shards   []string
+	Gateways []*gatewayProc
+	Tenants  []string
+	Plane    *controlplane.Plane
+	PlaneURL string // http://host:port of the dashboard and API
+	Load     *Load
+
+	dir    string
+	redis  []*redisShard
+	srv    *http.Server
+	cancel context.CancelFunc
+	// planeCtx is the plane's Run context, ended by Close.
+	planeCtx context.Context
+	wg       sync.WaitGroup
+	hc       *http.Client
+
+	closeOnce sync.Once
+}
+
+// Start builds and starts a cluster. On error everything started is stopped.
+// Call Close when done (also after a failed scenario: it stops every process).
+func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
+	spec = spec.withDefaults()
+	c = &Cluster{Spec: spec, hc: &http.Client{Timeout: 2 * time.Second}}
+	defer func() {
+		if err != nil {
+			c.Close()
+			c = nil
+		}
+	}()
+	if c.dir, err = os.MkdirTemp("", "tierkit-cluster"); err != nil {
+		return c, err
+	}
+	bin := spec.GatewayBin
+	if bin == "" {
+		spec.Logf("building the gateway")
+		if bin, err = buildGateway(ctx, c.dir); err != nil {
+			return c, err
+		}
+	}
+	for range spec.Shards {
+		r, err := startRedis(ctx)
+		if err != nil {
+			return c, err
+		}
+		c.redis = append(c.redis, r)
+		c.Shards = append(c.Shards, r.addr)
+	}
+	for i := range spec.Tenants {
+		c.Tenants = append(c.Tenants, fmt.Sprintf("t%02d", i))
+	}
+	if err := c.startGateways(ctx, bin); err != nil {
+		return c, err
+	}
+	if err := c.SetKnobs(ctx, c.Gateways, "cluster: baseline cost per command", "chaos.burn_us", spec.Burn); err != nil {
+		return c, err
+	}
+	if err := c.startPlane(); err != nil {
+		return c, err
+	}
+	if err := c.startLoad(ctx); err != nil {
+		return c, err
+	}
+	return c, c.runPlane(ctx)
+}
+
+func (c *Cluster) startGateways(ctx context.Context, bin string) error {
+	type res struct {
+		i   int
+		gw  *gatewayProc
+		err error
+	}
+	n := len(c.Spec.Regions) * c.Spec.Gateways
+	c.Gateways = make([]*gatewayProc, n)
+	out := make(chan res, n)
+	for ri, region := range c.Spec.Regions {
+		for j := range c.Spec.Gateways {
+			i := ri*c.Spec.Gateways + j
+			go func() {
+				gw, err := startGateway(ctx, bin, c.dir, fmt.Sprintf("%s-%d", region, j+1), region, c.Tenants, c.Shards)
+				out <- res{i, gw, err}
+			}()
+		}
+	}
+	var errs []error
+	for range n {
+		r := <-out
+		c.Gateways[r.i] = r.gw
+		errs = append(errs, r.err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, g := range c.Gateways {
+		c.Spec.Logf("gateway %s: resp %s http %s", g.ID, g.RESP, g.HTTP)
+	}
+	return nil
+}
+
+func (c *Cluster) startPlane() error {
+	cfg := controlplane.Config{Direct: c.Shards, Cadence: c.Spec.Cadence,
+		Rollout: rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: 100}}},
+		// A tick is 250 ms of a gateway serving about 20 requests/s (5 per
+		// tick, split by key hashing): one tick's utilization is noisy, so
+		// it is averaged over about 4 ticks, and failover projects the
+		// trend 2 ticks ahead rather than 5.
+		Smoothing: 0.25,
+		Failover:  failover.Config{LeadRuns: 2},
+	}
+	for i, r := range c.Spec.Regions {
+		var backups []string
+		for j := 1; j < len(c.Spec.Regions); j++ {
+			backups = append(backups, c.Spec.Regions[(i+j)%len(c.Spec.Regions)])
+		}
+		cfg.Regions = append(cfg.Regions, controlplane.Region{Name: r, Backups: backups})
+	}
+	for _, g := range c.Gateways {
+		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: g.ID, Region: g.Region, RESP: g.RESP, HTTP: g.HTTP, Cores: c.Spec.Cores})
+	}
+	p, err := controlplane.New(cfg)
+	if err != nil {
+		return err
+	}
+	c.Plane = p
+	addr := c.Spec.HTTP
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	c.PlaneURL = "http://" + ln.Addr().String()
+	c.srv = &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.planeCtx = ctx
+	c.wg.Go(func() { _ = c.srv.Serve(ln) })
+	c.Spec.Logf("control plane: %s", c.PlaneURL)
+	return nil
+}
+
+// runPlane starts the plane's ticks and waits until it settled: every
+// gateway polled with a utilization, and every region local (not spilling).
+// It starts after the load has warmed up, so the plane's first utilization
+// samples are not the gateways' start-up work (connections being opened by
+// every client at once), which on a gateway of 0.1 nominal core reads as
+// overload.
+func (c *Cluster) runPlane(ctx context.Context) error {
+	c.wg.Go(func() { _ = c.Plane.Run(c.planeCtx) })
+	return c.Settle(ctx, 15*time.Second)
+}
+
+// Settle waits until every running gateway has a utilization in the plane's
+// state and every region is local (not spilling), within d.
+func (c *Cluster) Settle(ctx context.Context, d time.Duration) error {
+	err := poll(ctx, d, c.Spec.Cadence/2, func() (bool, error) {
+		st := c.Plane.State()
+		for _, h := range st.Hosts {
+			if g := c.Gateway(h.ID); g != nil && g.alive() && (h.Health.String() != "up" || h.CPU == 0) {
+				return false, nil
+			}
+		}
+		for _, r := range st.Regions {
+			if r.Phase != "local" || r.Out > 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		st := c.Plane.State()
+		var b strings.Builder
+		for _, h := range st.Hosts {
+			fmt.Fprintf(&b, " %s %s cpu %.2f;", h.ID, h.Health, h.CPU)
+		}
+		for _, r := range st.Regions {
+			fmt.Fprintf(&b, " %s %s out %.2f (%s);", r.Name, r.Phase, r.Out, r.Reason)
+		}
+		return fmt.Errorf("cluster: the plane did not settle:%s %w", b.String(), err)
+	}
+	return nil
+}
+
+func (c *Cluster) startLoad(ctx context.Context) error {
+	spec := c.loadSpec()
+	l, err := NewLoad(spec)
+	if err != nil {
+		return err
+	}
+	c.Load = l
+	url := c.PlaneURL + "/api/routes"
+	every := c.Spec.Follow
+	l.Start(spec, func(ctx context.Context, cl *client.Client) { _ = controlplane.Follow(ctx, url, cl, every) })
+	// Every client has routes before a scenario starts.
+	err = poll(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
+		for _, cl := range l.Clients() {
+			if _, ok := cl.Routes(); !ok {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	// Warm up: every client's pools open and the first requests are served.
+	return poll(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
+		for _, cs := range l.Snapshot().Streams {
+			if cs.OK == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+func (c *Cluster) loadSpec() LoadSpec {
+	return LoadSpec{Tenants: c.Tenants, Regions: c.Spec.Regions, Rate: c.Spec.Rate, Workers: c.Spec.Workers,
+		PoolSize: 8, Timeout: 2 * time.Second, Keys: 1000}
+}
+
+// Close stops the load, the plane and every process (gateways first), and
+// removes the temporary directory. It is idempotent and safe on a partly
+// started cluster.
+func (c *Cluster) Close() {
+	c.closeOnce.Do(func() {
+		if c.Load != nil {
+			_ = c.Load.Close()
+		}
+		if c.cancel != nil {
+			c.cancel()
+		}
+		if c.srv != nil {
+			_ = c.srv.Close()
+		}
+		c.wg.Wait()
+		var wg sync.WaitGroup
+		for _, g := range c.Gateways {
+			if g != nil {
+				wg.Go(func() { g.stop(2 * time.Second) })
+			}
+		}
+		wg.Wait()
+		for _, r := range c.redis {
+			r.kill()
+		}
+		if c.dir != "" {
+			_ = os.RemoveAll(c.dir)
+		}
+		c.hc.CloseIdleConnections()
+	})
+}
+
+// Gateway returns the gateway with id, or nil.
+func (c *Cluster) Gateway(id string) *gatewayProc {
+	for _, g := range c.Gateways {
+		if g.ID == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// RegionGateways returns region's gateways.
+func (c *Cluster) RegionGateways(region string) []*gatewayProc {
+	var out []*gatewayProc
+	for _, g := range c.Gateways {
+		if g.Region == region {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// RegionOf maps a RESP address to its gateway's region ("" for a shard).
+func (c *Cluster) RegionOf(addr string) string {
+	for _, g := range c.Gateways {
+		if g.RESP == addr {
+			return g.Region
+		}
+	}
+	return ""
+}
+
+// SetKnobs changes knobs on the gateways through their /control HTTP API (a
+// POST of a control.Request), as an operator would.
+func (c *Cluster) SetKnobs(ctx context.Context, gws []*gatewayProc, why string, kv ...any) error {
+	if len(kv)%2 != 0 {
+		return errors.New("cluster: SetKnobs wants knob, value pairs")
+	}
+	req := control.Request{Who: "cluster", Why: why}
+	for i := 0; i < len(kv); i += 2 {
+		var v control.Value
+		switch x := kv[i+1].(type) {
+		case int:
+			v = control.Int(int64(x))
+		case float64:
+			v = control.Float(x)
+		case time.Duration:
+			v = control.Duration(x)
+		case bool:
+			v = control.Bool(x)
+		default:
+			return fmt.Errorf("cluster: knob %v: unsupported value %T", kv[i], x)
+		}
+		req.Changes = append(req.Changes, control.Change{Knob: kv[i].(string), Value: v})
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, g := range gws {
+		errs = append(errs, c.post(ctx, "http://"+g.HTTP+"/control/", body))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Cluster) post(ctx context.Context, url string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("cluster: POST %s: %s: %s", url, resp.Status, data)
+	}
+	return nil
+}
+
+// GatewayState reads a gateway's /control/state snapshot.
+func (c *Cluster) GatewayState(ctx context.Context, g *gatewayProc) (map[string]json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+g.HTTP+"/control/state", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("cluster: state of %s: %w", g.ID, err)
+	}
+	return out, nil
+}
+
+// HostState is the gateway's "host" state entry (examples/gateway's
+// planestate.go), the same the control plane polls.
+type HostState struct {
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	InFlight      int     `json:"in_flight"`
+	Commands      uint64  `json:"commands"`
+	Shed          uint64  `json:"shed"`
+	Overloaded    uint64  `json:"overloaded"`
+	Tenants       map[string]struct {
+		Requests uint64 `json:"requests"`
+		Shed     uint64 `json:"shed"`
+	} `json:"tenants"`
+}
+
+// Host reads a gateway's "host" state.
+func (c *Cluster) Host(ctx context.Context, g *gatewayProc) (HostState, error) {
+	var h HostState
+	st, err := c.GatewayState(ctx, g)
+	if err != nil {
+		return h, err
+	}
+	if err := json.Unmarshal(st["host"], &h); err != nil {
+		return h, fmt.Errorf("cluster: host state of %s: %w", g.ID, err)
+	}
+	return h, nil
+}
+
+// Hosts reads every running gateway's "host" state, by gateway ID.
+func (c *Cluster) Hosts(ctx context.Context) (map[string]HostState, error) {
+	out := map[string]HostState{}
+	for _, g := range c.Gateways {
+		if !g.alive() {
+			continue
+		}
+		h, err := c.Host(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		out[g.ID] = h
+	}
+	return out, nil
+}
+
+// WaitRoutes polls until every client of the load routes with the plane's
+// current routes version or a later one, within d. It returns the version.
+func (c *Cluster) WaitRoutes(ctx context.Context, d time.Duration, pred func(client.Routes) bool) error {
+	return poll(ctx, d, 10*time.Millisecond, func() (bool, error) {
+		for _, cl := range c.Load.Clients() {
+			r, ok := cl.Routes()
+			if !ok || !pred(r) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/leak"
+)
+
+// gatewayBin is the reference gateway, built once by TestMain.
+var gatewayBin string
+
+func TestMain(m *testing.M) {
+	redis.SetLogger(quietRedis{})
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		fmt.Fprintln(os.Stderr, "skipping the cluster tests:", ErrNoRedis)
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "cluster-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gatewayBin, err = buildGateway(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startCluster starts the default cluster for one test and stops every
+// process at cleanup, whether the test passed or not.
+func startCluster(t *testing.T) (*Cluster, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	spec := DefaultSpec()
+	spec.GatewayBin = gatewayBin
+	spec.Logf = t.Logf
+	c, err := Start(ctx, spec)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c, ctx
+}
+
+// runScenario runs one scenario on a fresh cluster and fails the test on any
+// failed check; the report (with the measured figures) is logged.
+func runScenario(t *testing.T, name string) {
+	leak.Check(t)
+	c, ctx := startCluster(t)
+	r, err := Run(ctx, c, name)
+	require.NoError(t, err)
+	t.Log("\n" + r.String())
+	for _, f := range r.Failures {
+		t.Error(f)
+	}
+	for _, g := range c.Gateways {
+		if !g.alive() && g.ID != c.RegionGateways(c.Spec.Regions[0])[0].ID {
+			t.Errorf("gateway %s died: %s", g.ID, g.lastLines())
+		}
+	}
+}
+
+func TestHotGateway(t *testing.T)     { runScenario(t, "hot-gateway") }
+func TestRegionOverload(t *testing.T) { runScenario(t, "region-overload") }
+func TestNoisyTenant(t *testing.T)    { runScenario(t, "noisy-tenant") }
+func TestRollout(t *testing.T)        { runScenario(t, "rollout") }
+func TestKilledGateway(t *testing.T)  { runScenario(t, "killed-gateway") }
+
+// Close stops every process of the cluster, including after a failed start.
+func TestCloseStopsEverything(t *testing.T) {
+	leak.Check(t)
+	c, _ := startCluster(t)
+	procs := []*proc{}
+	for _, g := range c.Gateways {
+		procs = append(procs, g.proc)
+	}
+	for _, r := range c.redis {
+		procs = append(procs, r.proc)
+	}
+	c.Close()
+	c.Close() // idempotent
+	for _, p := range procs {
+		require.False(t, p.alive(), "%s still runs after Close", p.name)
+	}
+}

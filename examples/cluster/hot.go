@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tierkit/tierkit/examples/controlplane"
+)
+
+// hostWindow is the plane's view of one region's hosts averaged over a window
+// of ticks: mean utilization and mean ring share per gateway ID.
+type hostWindow struct {
+	cpu, share map[string]float64
+	ticks      int
+}
+
+// watchHosts samples the plane's state once per cadence for d and averages
+// the hosts of region.
+func watchHosts(ctx context.Context, c *Cluster, region string, d time.Duration) (hostWindow, error) {
+	w := hostWindow{cpu: map[string]float64{}, share: map[string]float64{}}
+	end := time.Now().Add(d)
+	var last uint64
+	for time.Now().Before(end) {
+		st := c.Plane.State()
+		if st.Tick != last {
+			last = st.Tick
+			w.ticks++
+			for _, h := range st.Hosts {
+				if h.Region == region {
+					w.cpu[h.ID] += h.CPU
+					w.share[h.ID] += h.Share
+				}
+			}
+		}
+		if !sleepCtx(ctx, c.Spec.Cadence/4) {
+			return w, ctx.Err()
+		}
+	}
+	for id := range w.cpu {
+		w.cpu[id] /= float64(max(w.ticks, 1))
+		w.share[id] /= float64(max(w.ticks, 1))
+	}
+	return w, nil
+}
+
+// ratio returns id's CPU over the mean CPU of the region's other hosts.
+func (w hostWindow) ratio(id string) float64 {
+	var sum float64
+	n := 0
+	for h, v := range w.cpu {
+		if h != id {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 || sum == 0 {
+		return 0
+	}
+	return w.cpu[id] / (sum / float64(n))
+}
+
+func (w hostWindow) String() string {
+	var b strings.Builder
+	for _, id := range sortedKeys(w.cpu) {
+		fmt.Fprintf(&b, "%s cpu %.2f share %.2f; ", id, w.cpu[id], w.share[id])
+	}
+	return strings.TrimSuffix(b.String(), "; ")
+}
+
+func hostByID(st controlplane.State, id string) (controlplane.HostState, bool) {
+	for _, h := range st.Hosts {
+		if h.ID == id {
+			return h, true
+		}
+	}
+	return controlplane.HostState{}, false
+}
+
+// hotGateway makes one gateway hot: every command there burns 3 times the
+// baseline CPU. The plane sees its utilization rise, the region's balancer
+// lowers its weight, and the region's CPU evens out: the hot host's CPU over
+// its peers' mean falls back toward 1 while its ring share falls.
+func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
+	const factor = 3
+	region := c.Spec.Regions[0]
+	hot := c.RegionGateways(region)[0]
+	if err := c.Settle(ctx, 15*time.Second); err != nil {
+		return err
+	}
+	base, err := watchHosts(ctx, c, region, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	r.figure("before: %s", base)
+	if err := c.SetKnobs(ctx, []*gatewayProc{hot}, "hot-gateway: heat", "chaos.burn_us", factor*c.Spec.Burn); err != nil {
+		return err
+	}
+	defer func() {
+		_ = c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn)
+	}()
+	heated := time.Now()
+	// The heat shows: the plane reads the hot host at 1.5 times its peers.
+	var peak float64
+	err = poll(ctx, 10*time.Second, c.Spec.Cadence, func() (bool, error) {
+		w := lastTick(c, region)
+		peak = max(peak, w.ratio(hot.ID))
+		return w.ratio(hot.ID) >= 1.5, nil
+	})
+	r.check(err == nil, "the plane sees %s at >= 1.5x its peers' CPU within 10 s (peak %.2f)", hot.ID, peak)
+	if err != nil {
+		return nil
+	}
+	seen := time.Since(heated)
+	// The balancer lowers its weight until its share is at most 60% of before.
+	err = poll(ctx, 20*time.Second, c.Spec.Cadence, func() (bool, error) {
+		st := c.Plane.State()
+		h, _ := hostByID(st, hot.ID)
+		return h.Share <= 0.6*base.share[hot.ID], nil
+	})
+	lowered := time.Since(heated)
+	r.check(err == nil, "the balancer lowers %s's ring share to <= 60%% of before within 20 s", hot.ID)
+	if err != nil {
+		return nil
+	}
+	// Then the region's CPU evens out.
+	if !sleepCtx(ctx, 2*time.Second) { // the last weight changes take effect
+		return ctx.Err()
+	}
+	before := c.Load.Snapshot()
+	after, err := watchHosts(ctx, c, region, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	load := c.Load.Snapshot().Sub(before)
+	hosts := load.HostTotals()
+	var total uint64
+	for _, g := range c.RegionGateways(region) {
+		total += hosts[g.RESP]
+	}
+	r.figure("heated %s to %dx the CPU per command: the plane saw it at %.2fx its peers' CPU after %v; its share fell to 60%% of before after %v",
+		hot.ID, factor, peak, seen.Round(time.Millisecond), lowered.Round(time.Millisecond))
+	r.figure("after: %s", after)
+	r.figure("hot host CPU over its peers' mean: %.2f at the peak, %.2f after; it served %.0f%% of the region's requests (%.0f%% before)",
+		peak, after.ratio(hot.ID), 100*share(hosts[hot.RESP], total), 100*base.share[hot.ID])
+	r.check(after.ratio(hot.ID) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(hot.ID))
+	r.check(after.share[hot.ID] < 0.6*base.share[hot.ID], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[hot.ID], base.share[hot.ID])
+	r.check(load.All().Failed == 0 && load.All().Shed == 0, "no request fails or is shed meanwhile (got %+v)", load.All())
+	return nil
+}
+
+// lastTick returns the plane's last tick for region as a one-tick window.
+func lastTick(c *Cluster, region string) hostWindow {
+	w := hostWindow{cpu: map[string]float64{}, share: map[string]float64{}, ticks: 1}
+	for _, h := range c.Plane.State().Hosts {
+		if h.Region == region {
+			w.cpu[h.ID], w.share[h.ID] = h.CPU, h.Share
+		}
+	}
+	return w
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func main() {
+	var (
+		name    = flag.String("scenario", "", "scenario to run: "+strings.Join(names(), ", ")+", or all (default: none, run until interrupted)")
+		httpA   = flag.String("http", "127.0.0.1:7070", "dashboard and plane API address (loopback)")
+		tenants = flag.Int("tenants", 0, "tenants (default 12)")
+		rate    = flag.Float64("rate", 0, "requests/s per tenant per region (default 5)")
+		cadence = flag.Duration("cadence", 0, "control plane cadence (default 250ms)")
+		keep    = flag.Bool("keep", false, "keep the cluster running after the scenarios, until interrupted")
+		quiet   = flag.Bool("q", false, "no progress lines")
+		gwBin   = flag.String("gateway", "", "a built gateway binary (default: build examples/gateway)")
+	)
+	flag.Parse()
+	redis.SetLogger(quietRedis{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *name, Spec{HTTP: *httpA, Tenants: *tenants, Rate: *rate, Cadence: *cadence, GatewayBin: *gwBin}, *keep, *quiet); err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		os.Exit(1)
+	}
+}
+
+func names() []string {
+	var out []string
+	for _, s := range scenarios {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
+	var todo []string
+	switch {
+	case name == "all":
+		todo = names()
+	case name != "":
+		if !slices.Contains(names(), name) {
+			return fmt.Errorf("unknown scenario %q (want one of %s, or all)", name, strings.Join(names(), ", "))
+		}
+		todo = []string{name}
+	}
+	if !quiet {
+		spec.Logf = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
+	}
+	c, err := Start(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	fmt.Printf("cluster up: %d regions x %d gateways, %d redis shards, %d tenants at %.0f req/s per region; dashboard %s/\n",
+		len(c.Spec.Regions), c.Spec.Gateways, len(c.Shards), len(c.Tenants), c.Spec.Rate, c.PlaneURL)
+	failed := 0
+	for _, n := range todo {
+		r, err := Run(ctx, c, n)
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", n, err)
+		}
+		fmt.Print(r)
+		if !r.OK() {
+			failed++
+		}
+	}
+	if len(todo) == 0 || keep {
+		fmt.Println("serving until interrupted (Ctrl-C)")
+		summarize(ctx, c, quiet)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d scenarios failed", failed, len(todo))
+	}
+	return nil
+}
+
+// summarize prints a line of throughput per region and host every 2 s until
+// ctx ends.
+func summarize(ctx context.Context, c *Cluster, quiet bool) {
+	prev := c.Load.Snapshot()
+	for sleepCtx(ctx, 2*time.Second) {
+		now := c.Load.Snapshot()
+		w := now.Sub(prev)
+		prev = now
+		if quiet {
+			continue
+		}
+		secs := 2.0
+		a := w.All()
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s  %.0f req/s (ok %d, shed %d, failed %d, retried %d) |", time.Now().Format("15:04:05"),
+			float64(a.Total())/secs, a.OK, a.Shed, a.Failed, a.Retried)
+		hosts := w.HostTotals()
+		for _, g := range c.Gateways {
+			fmt.Fprintf(&b, " %s %.0f/s", g.ID, float64(hosts[g.RESP])/secs)
+		}
+		fmt.Println(b.String())
+	}
+}
+
+// quietRedis drops go-redis's internal log lines (a refused dial to a killed
+// gateway is expected here, and counted by the load).
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+var debugTicks = os.Getenv("CLUSTER_DEBUG") != ""
+
+// regionTick is one plane tick as the region-overload scenario records it.
+type regionTick struct {
+	at              time.Duration // since the scenario started
+	phase           string        // the overloaded region's phase
+	home, projected float64       // its failover signal
+	p90             float64       // the p90 CPU its hosts actually run at
+	out             float64       // the published share of its demand sent away
+	backupPhase     string
+	backupHome      float64
+	backupProjected float64
+	backupP90       float64
+	demand          [2]float64 // the plane's demand estimates (region, backup), in cores
+}
+
+// regionRecorder records the plane's ticks for one region and its backup.
+type regionRecorder struct {
+	c              *Cluster
+	region, backup string
+	start          time.Time
+	last           uint64
+	ticks          []regionTick
+}
+
+// sample records the plane's latest tick if it is new.
+func (rr *regionRecorder) sample() {
+	st := rr.c.Plane.State()
+	if st.Tick == rr.last {
+		return
+	}
+	rr.last = st.Tick
+	t := regionTick{at: time.Since(rr.start)}
+	for _, rs := range st.Regions {
+		switch rs.Name {
+		case rr.region:
+			t.phase, t.home, t.projected, t.p90, t.out = rs.Phase, rs.Signal.Home, rs.Signal.Projected, rs.Signal.P, rs.Out
+			t.demand[0] = rs.Demand
+		case rr.backup:
+			t.backupPhase, t.backupHome, t.backupProjected, t.backupP90 = rs.Phase, rs.Signal.Home, rs.Signal.Projected, rs.Signal.P
+			t.demand[1] = rs.Demand
+		}
+	}
+	rr.ticks = append(rr.ticks, t)
+}
+
+// until samples every cadence/2 until cond holds or d passes.
+func (rr *regionRecorder) until(ctx context.Context, d time.Duration, cond func(regionTick) bool) error {
+	return poll(ctx, d, rr.c.Spec.Cadence/2, func() (bool, error) {
+		rr.sample()
+		return len(rr.ticks) > 0 && cond(rr.ticks[len(rr.ticks)-1]), nil
+	})
+}
+
+// ramp moves the region's request rate from one multiple of the base rate to
+// another in steps, one per cadence, recording ticks meanwhile.
+func (rr *regionRecorder) ramp(ctx context.Context, from, to float64, steps int) error {
+	for i := 1; i <= steps; i++ {
+		m := from + (to-from)*float64(i)/float64(steps)
+		rr.c.Load.SetRegionRate(rr.region, m*rr.c.Spec.Rate)
+		if err := rr.until(ctx, rr.c.Spec.Cadence, func(regionTick) bool { return false }); err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// regionOverload raises the first region's demand (its clients' request rate)
+// in steps until its failover signal says it would run its hosts above 90% on
+// its own demand, holds it there, then lowers it back. Failover must spill
+// part of its traffic to its backup region before the signal crosses 0.9, and
+// after the demand falls, come back home once, with no reversal of the spill
+// share on the way down (no flapping), the backup never spilling itself.
+func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
+	// peak is the demand at the top, in times the base rate: the region's
+	// home signal goes from about 0.5 to about 1.1, and the backup (at about
+	// 0.45) has room for the third of it that failover moves.
+	const peak = 2.3
+	region, backup := c.Spec.Regions[0], c.Spec.Regions[1]
+	if err := c.Settle(ctx, 15*time.Second); err != nil {
+		return err
+	}
+	defer c.Load.SetRegionRate(region, c.Spec.Rate)
+	rr := &regionRecorder{c: c, region: region, backup: backup, start: time.Now()}
+	before := c.Load.Snapshot()
+	if err := rr.ramp(ctx, 1, peak, 20); err != nil {
+		return err
+	}
+	// Hold the peak until the signal crossed 0.9 and the spill has had time to act.
+	crossed := func(t regionTick) bool { return t.home >= 0.9 }
+	err := rr.until(ctx, 10*time.Second, crossed)
+	r.check(err == nil, "the home signal of %s reaches 0.9 at %.1fx its base demand", region, peak)
+	if err := rr.until(ctx, 2*time.Second, func(regionTick) bool { return false }); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	atPeak := c.Load.Snapshot().Sub(before)
+	falls := len(rr.ticks) // the ticks from here on are the return
+	if err := rr.ramp(ctx, peak, 1, 8); err != nil {
+		return err
+	}
+	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
+	err = rr.until(ctx, 25*time.Second, home)
+	r.check(err == nil, "%s comes back home (local, no spill) within 25 s after its demand falls", region)
+
+	// Read the record.
+	spillAt, crossAt, backAt := -1, -1, -1
+	var maxOut, maxP90, maxHome float64
+	starts, reversals, changes, backupSpilled := 0, 0, 0, 0
+	falling := false
+	for i, t := range rr.ticks {
+		if spillAt < 0 && t.out > 0 {
+			spillAt = i
+		}
+		if crossAt < 0 && t.home >= 0.9 {
+			crossAt = i
+		}
+		if spillAt >= 0 && backAt < 0 && i > spillAt && t.out == 0 {
+			backAt = i
+		}
+		maxOut, maxP90, maxHome = max(maxOut, t.out), max(maxP90, t.p90), max(maxHome, t.home)
+		if t.backupPhase == "spilling" {
+			backupSpilled++
+		}
+		if debugTicks {
+			fmt.Printf("%6.2fs %-8s home %.2f proj %.2f p90 %.2f out %.2f d %.3f | backup %-8s home %.2f proj %.2f p90 %.2f d %.3f\n", t.at.Seconds(), t.phase, t.home, t.projected, t.p90, t.out, t.demand[0],
+				t.backupPhase, t.backupHome, t.backupProjected, t.backupP90, t.demand[1])
+		}
+		if i == 0 {
+			continue
+		}
+		p := rr.ticks[i-1]
+		if p.phase != "spilling" && t.phase == "spilling" {
+			starts++
+		}
+		if t.out != p.out {
+			changes++
+		}
+		if i >= falls && t.out != p.out { // on the way back home
+			if t.out < p.out {
+				falling = true
+			} else if falling {
+				reversals++
+			}
+		}
+	}
+	at := func(i int) string {
+		if i < 0 {
+			return "never"
+		}
+		return fmt.Sprintf("%.1f s (home %.2f)", rr.ticks[i].at.Seconds(), rr.ticks[i].home)
+	}
+	r.figure("%d plane ticks recorded; %s's home signal peaked at %.2f, the p90 CPU its hosts actually ran at at %.2f",
+		len(rr.ticks), region, maxHome, maxP90)
+	r.figure("spill started at %s; the home signal crossed 0.9 at %s; back home at %s", at(spillAt), at(crossAt), at(backAt))
+	var spilled, sent uint64
+	for addr, n := range atPeak.Hosts[region] {
+		if c.RegionOf(addr) == backup {
+			spilled += n
+		}
+		if c.RegionOf(addr) != "" {
+			sent += n
+		}
+	}
+	r.figure("published spill share peaked at %.2f; %.1f%% of %s's gateway requests were served in %s up to the end of the peak",
+		maxOut, 100*share(spilled, sent), region, backup)
+	r.figure("route changes: %d spill start(s), %d changes of the published spill share; on the way back home %d reversals (a rise after a fall)", starts, changes, reversals)
+	r.check(spillAt >= 0, "%s spills to %s", region, backup)
+	r.check(backupSpilled == 0, "the backup %s never spills itself (it did in %d ticks)", backup, backupSpilled)
+	r.check(spillAt >= 0 && (crossAt < 0 || spillAt < crossAt), "the spill starts before the home signal crosses 0.9")
+	r.check(spilled > 0, "requests of %s's clients are served in %s", region, backup)
+	r.check(starts == 1, "one spill episode, no flapping between local and spilling (got %d starts)", starts)
+	r.check(reversals == 0, "on the way back home the spill share never rises again once it started falling (got %d reversals)", reversals)
+	all := c.Load.Snapshot().Sub(before).All()
+	r.check(all.Failed == 0, "no request fails (got %d)", all.Failed)
+	return nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/rollout"
+)
+
+// noisyTenant lowers every gateway's capacity (admission limit 2 commands,
+// 25 ms added per backend call: about 80 commands/s per gateway, against
+// about 20/s of normal load), then has one tenant flood from both regions.
+// Its excess must be shed on every gateway while the other tenants see no
+// shed and no failure, and keep their throughput.
+func noisyTenant(ctx context.Context, c *Cluster, r *Report) error {
+	const limit, delay, flood = minLimit, 25 * time.Millisecond, 300.0
+	noisy := c.Tenants[0]
+	// Each tenant's queue holds at most 4 requests per gateway (shed.max_queue;
+	// default 1024), so a flood is shed as soon as its queue is full rather
+	// than slowed down; the queue deadline (default 100 ms) is raised to
+	// 400 ms so that a stall of a gateway process on the shared machine does
+	// not shed a tenant under its share.
+	// The baseline CPU burn per command is off: the flood would cost the
+	// shared machine a core.
+	if err := c.SetKnobs(ctx, c.Gateways, "noisy-tenant: a small tier", "aimd.max", limit, "chaos.burn_us", 0,
+		"chaos.delay_us", int(delay/time.Microsecond), "shed.queue_deadline", 400*time.Millisecond, "shed.max_queue", 4); err != nil {
+		return err
+	}
+	defer func() {
+		c.Load.SetRate(noisy, "", c.Spec.Rate)
+		_ = c.SetKnobs(context.WithoutCancel(ctx), c.Gateways, "noisy-tenant: restore", "aimd.max", 4096, "chaos.burn_us", c.Spec.Burn,
+			"chaos.delay_us", 0, "shed.queue_deadline", 100*time.Millisecond, "shed.max_queue", 1024)
+	}()
+	calm, err := measure(ctx, c, 1500*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	r.figure("calm, reduced capacity: %d requests, %d shed, %d failed", calm.All().Total(), calm.All().Shed, calm.All().Failed)
+	r.check(calm.All().Shed == 0 && calm.All().Failed == 0, "before the flood nobody is shed or fails (got %+v; last error %v)", calm.All(), firstErr(calm))
+
+	before, err := c.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	c.Load.SetRate(noisy, "", flood)
+	win, err := measure(ctx, c, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	c.Load.SetRate(noisy, "", c.Spec.Rate)
+
+	nc := win.Tenant(noisy)
+	r.figure("flood: %s sent %d requests in 3 s (%.0f/s), %d shed (%.0f%%), %d failed", noisy, nc.Total(),
+		float64(nc.Total())/3, nc.Shed, 100*share(nc.Shed, nc.Total()), nc.Failed)
+	r.check(share(nc.Shed, nc.Total()) >= 0.10, "the flooding tenant is shed (>= 10%% of its requests; got %.1f%%)", 100*share(nc.Shed, nc.Total()))
+	var others Counts
+	for _, t := range c.Tenants[1:] {
+		tc := win.Tenant(t)
+		others = others.add(tc)
+		r.check(tc.Shed == 0 && tc.Failed == 0, "tenant %s: zero shed and zero failed during the flood (got %d shed, %d failed)", t, tc.Shed, tc.Failed)
+	}
+	calmOthers := uint64(0)
+	for _, t := range c.Tenants[1:] {
+		calmOthers += calm.Tenant(t).OK
+	}
+	// Rates per second: the calm window is 1.5 s, the flood window 3 s.
+	calmRate, floodRate := float64(calmOthers)/1.5, float64(others.OK)/3
+	r.figure("other %d tenants: %.0f ok/s calm, %.0f ok/s during the flood, %d shed, %d failed",
+		len(c.Tenants)-1, calmRate, floodRate, others.Shed, others.Failed)
+	r.check(floodRate >= 0.8*calmRate, "the other tenants keep >= 80%% of their calm throughput (%.0f/s against %.0f/s)", floodRate, calmRate)
+	after, err := c.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	var sheds []string
+	for _, g := range c.Gateways {
+		a, b := after[g.ID], before[g.ID]
+		d := a.Tenants[noisy].Shed - b.Tenants[noisy].Shed
+		sheds = append(sheds, fmt.Sprintf("%s %d", g.ID, d))
+		r.check(d > 0, "gateway %s shed the flooding tenant too (everywhere); it shed none of it", g.ID)
+		r.check(a.Shed-b.Shed == d, "gateway %s shed only the flooding tenant (%d shed in all, %d of them %s)", g.ID, a.Shed-b.Shed, d, noisy)
+	}
+	r.figure("the flooding tenant's requests shed per gateway (no other tenant's): %v", sheds)
+	return nil
+}
+
+// rolloutRamp ramps the rollout flag 0 -> 50 -> 100% of keys onto the gateway
+// tier, measuring the share of requests that take the gateway path at each
+// step, then flips the kill switch: every client sends everything direct as
+// soon as it has the new routes.
+func rolloutRamp(ctx context.Context, c *Cluster, r *Report) error {
+	set := func(p float64, kill bool) error {
+		return c.Plane.SetRollout(rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: p}}, Kill: kill})
+	}
+	has := func(p float64, kill bool) func(client.Routes) bool {
+		return func(rt client.Routes) bool {
+			if rt.Rollout == nil {
+				return false
+			}
+			cfg := rt.Rollout.Config()
+			return cfg.Kill == kill && len(cfg.Rules) == 1 && cfg.Rules[0].Percent == p
+		}
+	}
+	defer func() {
+		if err := set(100, false); err == nil {
+			_ = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, has(100, false))
+		}
+	}()
+	const window = 1500 * time.Millisecond
+	for _, p := range []float64{0, 50, 100} {
+		if err := set(p, false); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := c.WaitRoutes(ctx, 5*time.Second, has(p, false)); err != nil {
+			return fmt.Errorf("rollout %v%%: clients did not get the routes: %w", p, err)
+		}
+		took := time.Since(start)
+		w, err := measure(ctx, c, window)
+		if err != nil {
+			return err
+		}
+		a := w.All()
+		got := share(a.Gateway, a.Gateway+a.Direct)
+		r.figure("rollout %3.0f%%: every client had it after %v; %.3f of %d requests on the gateway path, %d failed",
+			p, took.Round(time.Millisecond), got, a.Gateway+a.Direct, a.Failed)
+		// Keys are drawn at random, so the share of requests is binomial
+		// around the share of keys the rule takes (within a point of p over
+		// the tenants' 12,000 keys): allow 3 standard deviations plus that
+		// point (exactly 0 at 0% and 100%).
+		n := float64(a.Gateway + a.Direct)
+		tol := 3 * math.Sqrt(p/100*(1-p/100)/max(n, 1))
+		if p > 0 && p < 100 {
+			tol += 0.01
+		}
+		r.check(math.Abs(got-p/100) <= tol, "at %v%% the gateway share is %v +- %.3f (3 sd; got %.3f)", p, p/100, tol, got)
+		r.check(a.Failed == 0, "at %v%% no request fails (got %d)", p, a.Failed)
+		r.check(a.Total() > 0, "at %v%% requests flow", p)
+	}
+	start := time.Now()
+	if err := set(100, true); err != nil {
+		return err
+	}
+	if err := c.WaitRoutes(ctx, 5*time.Second, has(100, true)); err != nil {
+		return fmt.Errorf("kill switch: clients did not get the routes: %w", err)
+	}
+	took := time.Since(start)
+	w, err := measure(ctx, c, window)
+	if err != nil {
+		return err
+	}
+	a := w.All()
+	r.figure("kill switch: every client had it after %v; then %d of %d requests on the gateway path, %d failed",
+		took.Round(time.Millisecond), a.Gateway, a.Gateway+a.Direct, a.Failed)
+	bound := 4*c.Spec.Follow + 2*c.Spec.Cadence
+	r.check(took <= bound, "the kill switch reaches every client within %v (got %v)", bound, took)
+	r.check(a.Gateway == 0 && a.Direct > 0, "after the kill switch everything goes direct (got %d gateway, %d direct)", a.Gateway, a.Direct)
+	r.check(a.Failed == 0, "no request fails after the kill switch (got %d)", a.Failed)
+	return nil
+}
+
+// killedGateway kills (SIGKILL) one gateway process while the load runs.
+// Requests that were on it fail at the connection level and are retried once
+// on the next host of their key; the host is ejected, so later requests go to
+// the next host up front. No request may fail, and the retries stay within
+// the budget: the requests in flight on the victim when it died, plus one per
+// client each time its ejection lapses before the plane drops the host.
+func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
+	region := c.Spec.Regions[0]
+	victim := c.RegionGateways(region)[0]
+	calm, err := measure(ctx, c, time.Second)
+	if err != nil {
+		return err
+	}
+	r.check(calm.All().Failed == 0, "before the kill nothing fails (got %d)", calm.All().Failed)
+	beforeHosts := c.Load.Snapshot()
+	victim.kill()
+	killed := time.Now()
+	r.figure("killed %s (%s) with SIGKILL", victim.ID, victim.RESP)
+
+	// The plane notices the dead host (its state poll fails) and stops
+	// publishing it; until then the clients' ejection keeps it skipped.
+	var dropped time.Duration
+	err = poll(ctx, 5*time.Second, 10*time.Millisecond, func() (bool, error) {
+		rt, _ := c.Plane.Routes()
+		ring := rt.Gateways[region]
+		if ring != nil && ring.Contains(victim.RESP) && !slices.Contains(rt.Draining, victim.RESP) {
+			return false, nil
+		}
+		dropped = time.Since(killed)
+		return true, nil
+	})
+	r.check(err == nil, "the plane stops routing to the dead host within 5 s")
+	if err == nil {
+		r.figure("the plane stopped routing to it after %v", dropped.Round(time.Millisecond))
+	}
+	if !sleepCtx(ctx, 2*time.Second) { // keep measuring after the plane's change
+		return ctx.Err()
+	}
+	w := c.Load.Snapshot().Sub(beforeHosts)
+	a := w.All()
+	hosts := w.HostTotals()
+	clients := len(c.Tenants) * len(c.Spec.Regions)
+	r.figure("%.1f s from the kill: %d requests, %d failed, %d retried (budget %d)",
+		time.Since(killed).Seconds(), a.Total(), a.Failed, a.Retried, 2*clients)
+	r.check(a.Failed == 0, "no request fails beyond its retry (got %d failed; last error %v)", a.Failed, firstErr(w))
+	r.check(a.Retried <= uint64(2*clients), "retries within the budget of 2 per client (%d clients): got %d", clients, a.Retried)
+	var others []string
+	for _, g := range c.RegionGateways(region)[1:] {
+		others = append(others, fmt.Sprintf("%s %d", g.ID, hosts[g.RESP]))
+		r.check(hosts[g.RESP] > 0, "the next host %s took over part of the load", g.ID)
+	}
+	r.figure("attempts on the region's other hosts since the kill: %v", others)
+	return nil
+}
+
+func firstErr(s Snapshot) string {
+	for _, e := range s.LastErr {
+		return e
+	}
+	return "none"
+}
+
