@@ -115,8 +115,13 @@
 // (examples/overload/README.md lists every run made, and the commands). A
 // closed-loop model of the real mode on explicit time (the real aimd and shed,
 // a modeled 2-core CPU) traces those rejections to capacity dips (stalls, long
-// GC cycles) rather than to the signal's noise; with FreshArrivalOrder, an 80
-// ms queue deadline and a proportional aimd loop it rejects no normal tenant
-// without a stall and fewer after one (README.md). The real-mode figures of
-// that configuration on an idle machine are still to be measured.
+// GC cycles) rather than to the signal's noise, and mostly to the share level,
+// which was then the mean over the old list: light tenants there after a shed
+// pulled it to about 20 requests per window against the floods' 300, so large
+// normal tenants were marked over, shared the floods' list and got the short
+// deadline. With the level as the maximum, FreshArrivalOrder, an 80 ms queue
+// deadline and a proportional aimd loop, the model rejects no normal tenant
+// after 40-60 ms stalls or with 60-150 ms GC cycles (README.md). The
+// real-mode figures of that configuration on an idle machine are still to be
+// measured.
 package shed
