@@ -1,0 +1,175 @@
+// Command controlplane runs a tierkit control plane over a set of gateways
+// (examples/gateway) and serves its dashboard and API on a loopback port.
+//
+//	go run ./controlplane/cmd/controlplane -config plane.json
+//	go run ./controlplane/cmd/controlplane -region eu:us -region us:eu \
+//	    -gateway eu-1,eu,127.0.0.1:6380,127.0.0.1:6381,1 \
+//	    -gateway us-1,us,127.0.0.1:6390,127.0.0.1:6391,1
+//
+// then open http://127.0.0.1:7070/ (the dashboard); clients follow
+// http://127.0.0.1:7070/api/routes. The JSON config:
+//
+//	{"listen": "127.0.0.1:7070", "cadence": "500ms",
+//	 "regions": [{"name": "eu", "backups": ["us"]}, {"name": "us", "backups": ["eu"]}],
+//	 "gateways": [{"id": "eu-1", "region": "eu", "resp": "127.0.0.1:6380",
+//	               "http": "127.0.0.1:6381", "cores": 1}],
+//	 "direct": ["127.0.0.1:7000"],
+//	 "rollout": {"Rules": [{"Service": "app", "Percent": 50}]}}
+//
+// Flags override the file: -listen, -cadence, -direct; -region and -gateway add
+// to its lists.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/rollout"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], log, nil); err != nil {
+		log.Error("controlplane", "err", err)
+		os.Exit(1)
+	}
+}
+
+// fileConfig is the JSON config file.
+type fileConfig struct {
+	Listen   string                 `json:"listen"`
+	Cadence  string                 `json:"cadence"`
+	Regions  []controlplane.Region  `json:"regions"`
+	Gateways []controlplane.Gateway `json:"gateways"`
+	Direct   []string               `json:"direct"`
+	Rollout  rollout.Config         `json:"rollout"`
+}
+
+// run parses args, runs the plane and serves its handler until ctx ends. ready,
+// if set, is called with the listening address.
+func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr string)) error {
+	fc, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout}
+	if fc.Cadence != "" {
+		if cfg.Cadence, err = time.ParseDuration(fc.Cadence); err != nil {
+			return fmt.Errorf("cadence: %w", err)
+		}
+	}
+	p, err := controlplane.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", fc.Listen)
+	if err != nil {
+		return err
+	}
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		log.Warn("the dashboard and API have no authentication and listen beyond loopback", "addr", ln.Addr().String())
+	}
+	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	rctx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(rctx) }()
+	log.Info("controlplane serving", "http", ln.Addr().String(), "regions", len(cfg.Regions), "gateways", len(cfg.Gateways))
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = errors.Join(err, srv.Shutdown(sctx))
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	stopRun()
+	<-ran
+	return err
+}
+
+func parseArgs(args []string) (fileConfig, error) {
+	fs := flag.NewFlagSet("controlplane", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	var (
+		file    = fs.String("config", "", "JSON config file (see the command's doc)")
+		listen  = fs.String("listen", "", "address of the dashboard and API (default 127.0.0.1:7070)")
+		cadence = fs.String("cadence", "", "poll + balance + failover period (default 1s)")
+		direct  = fs.String("direct", "", "comma-separated backend shard addresses for direct mode")
+	)
+	var regions []controlplane.Region
+	var gateways []controlplane.Gateway
+	fs.Func("region", "a region, as name[:backup1,backup2...] (repeatable)", func(s string) error {
+		name, backups, _ := strings.Cut(s, ":")
+		r := controlplane.Region{Name: name}
+		if backups != "" {
+			r.Backups = strings.Split(backups, ",")
+		}
+		regions = append(regions, r)
+		return nil
+	})
+	fs.Func("gateway", "a gateway, as id,region,resp-addr,http-addr,cores (repeatable)", func(s string) error {
+		f := strings.Split(s, ",")
+		if len(f) != 5 {
+			return fmt.Errorf("gateway %q: want id,region,resp-addr,http-addr,cores", s)
+		}
+		cores, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			return fmt.Errorf("gateway %q: cores: %w", s, err)
+		}
+		gateways = append(gateways, controlplane.Gateway{ID: f[0], Region: f[1], RESP: f[2], HTTP: f[3], Cores: cores})
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return fileConfig{}, err
+	}
+	var fc fileConfig
+	if *file != "" {
+		data, err := os.ReadFile(*file)
+		if err != nil {
+			return fc, err
+		}
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&fc); err != nil {
+			return fc, fmt.Errorf("%s: %w", *file, err)
+		}
+	}
+	fc.Regions = append(fc.Regions, regions...)
+	fc.Gateways = append(fc.Gateways, gateways...)
+	if *listen != "" {
+		fc.Listen = *listen
+	}
+	if fc.Listen == "" {
+		fc.Listen = "127.0.0.1:7070"
+	}
+	if *cadence != "" {
+		fc.Cadence = *cadence
+	}
+	if *direct != "" {
+		fc.Direct = strings.Split(*direct, ",")
+	}
+	return fc, nil
+}
