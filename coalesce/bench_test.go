@@ -146,6 +146,14 @@ func BenchmarkDoUncontended(b *testing.B) {
 			_, _ = g.Do(ctx, "k", trivial)
 		}
 	})
+	b.Run("impl=coalesce-DoWith", func(b *testing.B) {
+		var g coalesce.Group[string, int]
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = coalesce.DoWith(&g, ctx, "k", "k", keyLen)
+		}
+	})
 	b.Run("impl=naive", func(b *testing.B) {
 		var g naiveGroup
 		b.ReportAllocs()
@@ -154,3 +162,6 @@ func BenchmarkDoUncontended(b *testing.B) {
 		}
 	})
 }
+
+// keyLen is a static fn for DoWith.
+func keyLen(_ context.Context, key string) (int, error) { return len(key), nil }

@@ -105,3 +105,40 @@ func ExampleGroup_Forget() {
 	// Output:
 	// old new executions: 2
 }
+
+// user is what the backend returns.
+type user struct {
+	id   string
+	name string
+}
+
+// lookup is the request DoWith passes to loadUser: the data a func literal would
+// otherwise capture.
+type lookup struct {
+	id      string
+	backend map[string]string
+}
+
+// loadUser is a static fn: a top-level func captures nothing, so a DoWith call
+// that joins an execution in flight allocates nothing.
+func loadUser(_ context.Context, l lookup) (*user, error) {
+	name, ok := l.backend[l.id]
+	if !ok {
+		return nil, errors.New("no such user")
+	}
+	return &user{id: l.id, name: name}, nil
+}
+
+// DoWith passes the per-call data by value to a static fn instead of capturing it
+// in a func literal built for each call.
+func ExampleDoWith() {
+	var g coalesce.Group[string, *user]
+	backend := map[string]string{"42": "Ada"}
+	u, err := coalesce.DoWith(&g, context.Background(), "user:42", lookup{"42", backend}, loadUser)
+	fmt.Println(u.name, err)
+	_, err = coalesce.DoWith(&g, context.Background(), "user:7", lookup{"7", backend}, loadUser)
+	fmt.Println(err)
+	// Output:
+	// Ada <nil>
+	// no such user
+}
