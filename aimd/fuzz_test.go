@@ -59,6 +59,7 @@ func FuzzLimiterSignal(f *testing.F) {
 				return v, nil
 			}),
 			Manual: true, Min: minL, Max: maxL, MinRate: 1, MaxRate: 1000, MemoryLimit: -1,
+			Backoff: float64(span%4) / 4, // 0 (the full correction), 0.25, 0.5, 0.75
 		})
 		if err != nil {
 			t.Fatal(err)

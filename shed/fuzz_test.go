@@ -24,11 +24,11 @@ func runOps(t *testing.T, ops []byte) {
 	if len(ops) > 4096 { // longer inputs add time, not states
 		ops = ops[:4096]
 	}
-	{
+	for _, arrival := range []bool{false, true} { // both drain orders of the fresh list
 		s, err := shed.NewScheduler[int](shed.Config{
 			MaxQueue: 3, MaxQueueCost: 6, Quantum: 2, MaxTenants: 4,
 			QueueDeadline: 40 * time.Millisecond, StandingDeadline: 10 * time.Millisecond,
-			IdleTimeout: time.Second, Weights: map[string]int{"t1": 2},
+			IdleTimeout: time.Second, Weights: map[string]int{"t1": 2}, FreshArrivalOrder: arrival,
 		})
 		require.NoError(t, err)
 		tenants := []string{"t0", "t1", "t2", "t3", "t4", "t5"}

@@ -191,8 +191,15 @@ func TestShedderSetConfig(t *testing.T) {
 // checks, inside every admitted request, that the cost in flight never exceeds the
 // limit, and at the end that every request is accounted for exactly once.
 func TestShedderStress(t *testing.T) {
+	for _, arrival := range []bool{false, true} {
+		t.Run(fmt.Sprintf("FreshArrivalOrder=%v", arrival), func(t *testing.T) { shedderStress(t, arrival) })
+	}
+}
+
+func shedderStress(t *testing.T, arrival bool) {
 	const limit = 8
-	s := newShedder(t, shed.Config{Capacity: shed.Fixed(limit), MaxQueue: 4, QueueDeadline: 2 * time.Millisecond, StandingDeadline: time.Millisecond})
+	s := newShedder(t, shed.Config{Capacity: shed.Fixed(limit), MaxQueue: 4, QueueDeadline: 2 * time.Millisecond,
+		StandingDeadline: time.Millisecond, FreshArrivalOrder: arrival})
 	var inflight, peak atomic.Int64
 	var admitted, shedN, canceled atomic.Int64
 	var wg sync.WaitGroup
