@@ -36,6 +36,12 @@ import (
 // quantum. A tenant found empty at the head of its list leaves it, and its
 // deficit resets to zero, so idle time earns no credit.
 //
+// With [Config.FreshArrivalOrder], a visit on the fresh list does not end
+// when the quantum is spent: it serves every request the tenant had queued
+// when the visit began (its head requests while their enqueue time is not
+// after the visit's start, and while the tenant stays under its share), so
+// tenants under their share are served nearly in arrival order.
+//
 // Over any busy period each backlogged tenant of one list thus receives cost in
 // proportion to its weight, within Quantum x weight + the largest cost; a
 // tenant under its share (the normal tenants of an overload, sparse or large)
