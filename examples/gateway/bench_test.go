@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,17 +34,24 @@ func BenchmarkCall(b *testing.B) {
 				require.NoError(b, err)
 				defer g.Close()
 				ss := &session{g: g, tenant: g.open, proto: 2}
-				args := [][]byte{[]byte(cmd), []byte("key:000042")}
-				if cmd == "SET" {
-					args = append(args, []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"))
+				// 4096 keys in turn: memkv keeps versions, so one key written
+				// over and over would measure its version chain.
+				all := make([][][]byte, 4096)
+				for i := range all {
+					all[i] = [][]byte{[]byte(cmd), fmt.Appendf(nil, "key:%06d", i)}
+					if cmd == "SET" {
+						all[i] = append(all[i], []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"))
+					}
 				}
-				spec, name, bad := ss.lookup(args)
+				spec, name, bad := ss.lookup(all[0])
 				require.Nil(b, bad)
 				b.ReportAllocs()
+				i := 0
 				for b.Loop() {
-					if _, failed := ss.call(spec, name, args).(respErr); failed {
+					if _, failed := ss.call(spec, name, all[i%len(all)]).(respErr); failed {
 						b.Fatal("command failed")
 					}
+					i++
 				}
 			})
 		}

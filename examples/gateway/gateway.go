@@ -282,7 +282,7 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		}
 		res, err := g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, part)
 		if tr != nil && err == nil {
-			tr.note(sh, res[0].batch, false, false)
+			tr.note(sh, res[0].batch, viaBatch)
 		}
 		for j, i := range idx {
 			if err != nil {
@@ -321,12 +321,11 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 	switch {
 	case o.kind == opGet && g.cache != nil:
 		// The cache coalesces its misses itself (a fill lock per key).
-		filled := false
 		r, err = g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
-			filled = true
+			tr.fetched()
 			return g.submitOne(ctx, grp, o)
 		})
-		tr.note(grp.shard, r.batch, false, !filled)
+		tr.note(grp.shard, r.batch, viaCache)
 	case o.kind == opGet && g.coalesceOn.Load():
 		// Tenants share the key space and the ACL was checked before, so
 		// callers of every tenant with the same key share one fetch: nothing
@@ -337,15 +336,14 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// lets the group run the fetch on this goroutine instead of starting
 		// one per fetch (a third of the CPU of a GET in a profile), and lets
 		// the batcher run the flush on it too.
-		fetched := false
 		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
-			fetched = true
+			tr.fetched()
 			return g.submitOne(ctx, grp, o)
 		})
-		tr.note(grp.shard, r.batch, !fetched, false)
+		tr.note(grp.shard, r.batch, viaCoalescing)
 	default:
 		r, err = g.submitOne(ctx, grp, o)
-		tr.note(grp.shard, r.batch, false, false)
+		tr.note(grp.shard, r.batch, viaBatch)
 		if o.kind != opGet && o.kind != opExists {
 			// A read that starts after this write returns must not join a fetch
 			// that started before it: drop the key's in-flight fetch.

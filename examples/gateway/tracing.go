@@ -76,13 +76,23 @@ func (t *tracer) shutdown() error {
 type cmdTrace struct {
 	span trace.Span
 
-	mu        sync.Mutex // protects the fields below
-	shards    []int
-	batch     int // largest backend call that carried one of its ops
-	ops       int
-	coalesced int // ops that joined another caller's fetch
-	cached    int // ops served by the caching tier
+	mu       sync.Mutex // protects the fields below
+	shards   []int
+	batch    int // largest backend call that carried one of its ops
+	ops      int
+	coalOps  int // ops through the coalescing group
+	cacheOps int // ops through the caching tier
+	fetches  int // fetches those ops ran themselves (the others joined one, or hit)
 }
+
+// opPath is the way one op went to its shard.
+type opPath uint8
+
+const (
+	viaBatch      opPath = iota + 1 // straight to its shard's batch
+	viaCoalescing                   // through the coalescing group
+	viaCache                        // through the caching tier
+)
 
 type traceKey struct{}
 
@@ -107,10 +117,22 @@ func traceOf(ctx context.Context) *cmdTrace {
 	return ct
 }
 
+// fetched records that one of the command's ops ran its own fetch (it did not
+// join another caller's, or it missed the cache). The fetch func calls it, so
+// that the request path keeps no flag of its own for it (a flag a closure sets
+// escapes to the heap, traces off or on).
+func (ct *cmdTrace) fetched() {
+	if ct == nil {
+		return
+	}
+	ct.mu.Lock()
+	ct.fetches++
+	ct.mu.Unlock()
+}
+
 // note records one op (or one shard's part of a multi-key command): its shard,
-// the size of the backend call that carried it (0 if none did), and whether it
-// was coalesced or cached.
-func (ct *cmdTrace) note(shard int, batch int32, coalesced, cached bool) {
+// the size of the backend call that carried it (0 if none did), and its path.
+func (ct *cmdTrace) note(shard int, batch int32, path opPath) {
 	if ct == nil {
 		return
 	}
@@ -121,11 +143,11 @@ func (ct *cmdTrace) note(shard int, batch int32, coalesced, cached bool) {
 	}
 	ct.batch = max(ct.batch, int(batch))
 	ct.ops++
-	if coalesced {
-		ct.coalesced++
-	}
-	if cached {
-		ct.cached++
+	switch path {
+	case viaCoalescing:
+		ct.coalOps++
+	case viaCache:
+		ct.cacheOps++
 	}
 }
 
@@ -154,8 +176,9 @@ func (ct *cmdTrace) end(outcome, errMsg string) {
 		attrOutcome.String(outcome),
 		attrShards.IntSlice(ct.shards),
 		attrBatch.Int(ct.batch),
-		attrCoalesced.Bool(ct.ops > 0 && ct.coalesced == ct.ops),
-		attrCached.Bool(ct.ops > 0 && ct.cached == ct.ops),
+		// Every op joined a fetch in flight, or every op was a cache hit.
+		attrCoalesced.Bool(ct.ops > 0 && ct.coalOps == ct.ops && ct.fetches == 0),
+		attrCached.Bool(ct.ops > 0 && ct.cacheOps == ct.ops && ct.fetches == 0),
 	}
 	ct.mu.Unlock()
 	ct.span.SetAttributes(attrs...)
