@@ -31,6 +31,7 @@ type Cache[K comparable, V any] struct {
 
 	salt    uint64  // seeds the integer key hash
 	kind    keyKind // how hash reads K
+	word    bool    // whether V is held in the nodes' bits (value.go)
 	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
@@ -45,17 +46,19 @@ type Cache[K comparable, V any] struct {
 	stats counters
 }
 
-// node is one cached entry. The key and hash never change. Its item is
-// immutable and swapped whole under the key's shard lock, so a reader that
-// loads it without a lock sees a consistent value, version and time; the first
-// item lives in the node, so an insert allocates once and only an update
-// allocates a new item. prev, next and queue belong to the policy.
+// node is one cached entry. The key and hash never change. The value is read
+// without a lock and written under the key's shard lock, in the node's bits
+// for word values or as an immutable item otherwise (value.go). prev, next and
+// queue belong to the policy.
 type node[K comparable, V any] struct {
-	key   K
-	hash  uint64
-	it    atomic.Pointer[item[V]] // stored under the shard lock
-	first item[V]                 // the item stored by the insert; never written after
-	dead  atomic.Bool             // set under the policy lock when evicted or removed
+	key     K
+	hash    uint64
+	it      atomic.Pointer[item[V]] // other values: the current item
+	first   item[V]                 // other values: the insert's item; never written after
+	bits    atomic.Uint64           // word values: the value
+	freshAt atomic.Int64            // word values: see item.freshAt
+	version uint64                  // word values: see item.version; shard lock
+	dead    atomic.Bool             // set under the policy lock when evicted or removed
 
 	prev, next *node[K, V] // policy lock
 	queue      queueID     // policy lock
@@ -119,7 +122,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache[K, V]{seed: maphash.MakeSeed(), salt: rand.Uint64(), kind: kindOf[K](), clock: cfg.Clock}
+	c := &Cache[K, V]{seed: maphash.MakeSeed(), salt: rand.Uint64(), kind: kindOf[K](), word: isWord[V](), clock: cfg.Clock}
 	if c.clock == nil {
 		c.clock = systemClock{}
 	}
@@ -244,11 +247,11 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	n := c.shards[h&(numShards-1)].ix.get(key, h)
 	st := c.stripeOf()
 	if n != nil {
-		it := n.it.Load()
-		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, it) {
+		v, freshAt := c.load(n)
+		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt) {
 			st.hits.Add(1)
 			c.recordHit(st, n)
-			return it.val, true
+			return v, true
 		}
 		c.stats.staleBypass.Add(1)
 	}
@@ -267,9 +270,10 @@ func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
 	return &c.stripes[uint32(mix64(uint64(uintptr(unsafe.Pointer(&x))))>>32)&c.smask]
 }
 
-// fresh reports whether it may be served under the staleness bound.
-func (c *Cache[K, V]) fresh(bound time.Duration, it *item[V]) bool {
-	vouched := max(c.lastCheckpoint.Load(), it.freshAt)
+// fresh reports whether a value vouched fresh at freshAt may be served under
+// the staleness bound.
+func (c *Cache[K, V]) fresh(bound time.Duration, freshAt int64) bool {
+	vouched := max(c.lastCheckpoint.Load(), freshAt)
 	return c.now()-vouched <= int64(bound)
 }
 
@@ -429,8 +433,7 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 }
 
 // storeLocked stores it for key: as the cached node's new item when key is
-// cached (one allocation: the item readers load without a lock is immutable),
-// else as a new node in the index (added). The caller holds s.mu, and must
+// cached (setItem), else as a new node in the index (added). The caller holds s.mu, and must
 // pass the result to settle after releasing it, so that no writer of the shard
 // waits while the policy drains or evicts.
 func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K, V], added bool) {
@@ -438,15 +441,13 @@ func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (
 		if !old.dead.Load() {
 			// A concurrent eviction may be removing this node; then the store
 			// is lost as if evicted right after, which a cache may always do.
-			p := new(item[V])
-			*p = it
-			old.it.Store(p)
+			c.setItem(old, it)
 			return old, false
 		}
 		s.ix.remove(old) // evicted, its unlink not done yet
 	}
-	n = &node[K, V]{key: key, hash: h, first: it}
-	n.it.Store(&n.first)
+	n = &node[K, V]{key: key, hash: h}
+	c.initItem(n, it)
 	s.ix.put(n)
 	return n, true
 }
@@ -578,7 +579,7 @@ func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	if n == nil {
 		return false
 	}
-	if v := n.it.Load().version; version != 0 && v >= version {
+	if v := c.versionOf(n); version != 0 && v >= version {
 		return false
 	}
 	s.ix.remove(n)

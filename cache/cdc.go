@@ -78,12 +78,12 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	if n == nil {
 		return
 	}
-	if v := n.it.Load().version; version != 0 && v >= version {
+	if v := c.versionOf(n); version != 0 && v >= version {
 		return
 	}
 	// Only checkpoints vouch for a refilled value: a later change may already
 	// be committed but not yet delivered.
-	n.it.Store(&item[V]{val: value, version: version})
+	c.setItem(n, item[V]{val: value, version: version})
 	c.stats.refills.Add(1)
 }
 

@@ -165,3 +165,36 @@ func TestIndexConcurrentReads(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, stable+len(live), ix.count)
 }
+
+func TestWordValues(t *testing.T) {
+	type celsius float32
+	type handle struct{ _ *int }
+	tests := []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"uint64", isWord[uint64](), true},
+		{"int8", isWord[int8](), true},
+		{"float64", isWord[float64](), true},
+		{"bool", isWord[bool](), true},
+		{"defined float32", isWord[celsius](), true},
+		{"string", isWord[string](), false},
+		{"[]byte", isWord[[]byte](), false},
+		{"pointer", isWord[*int](), false},
+		{"struct with a pointer", isWord[handle](), false},
+		{"complex128 (16 bytes)", isWord[complex128](), false},
+		{"[2]uint64", isWord[[2]uint64](), false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.got, tt.name)
+	}
+	for _, v := range []int8{0, 1, -1, 127, -128} {
+		assert.Equal(t, v, fromBits[int8](toBits(v)))
+	}
+	for _, v := range []float64{0, -0.5, 1e300} {
+		assert.Equal(t, v, fromBits[float64](toBits(v)))
+	}
+	assert.Equal(t, celsius(-3.25), fromBits[celsius](toBits(celsius(-3.25))))
+	assert.True(t, fromBits[bool](toBits(true)))
+}

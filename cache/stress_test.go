@@ -100,7 +100,8 @@ func TestStress(t *testing.T) {
 
 // TestStressResident races lock-free readers against writers that own disjoint
 // keys, with string keys (the maphash path) and int keys (the integer path),
-// with room for every key and with a quarter of it. Invariants:
+// word values (held in the node) and boxed ones (an item per update), with
+// room for every key and with a quarter of it. Invariants:
 //   - a writer reads back what it just stored: the value, or (only when the
 //     cache is too small for every key) a miss because it was evicted; never an
 //     older value, nor a hit on a key it deleted;
@@ -113,18 +114,39 @@ func TestStressResident(t *testing.T) {
 		name     string
 		capacity int
 	}{{"room for all", 4 * 256}, {"evicting", 256}} {
-		t.Run(tt.name+"/int", func(t *testing.T) { stressResident(t, tt.capacity, func(k int) int { return k }) })
-		t.Run(tt.name+"/string", func(t *testing.T) { stressResident(t, tt.capacity, strconv.Itoa) })
+		t.Run(tt.name+"/int", func(t *testing.T) {
+			stressResident(t, tt.capacity, func(k int) int { return k }, wordValue{})
+		})
+		t.Run(tt.name+"/string", func(t *testing.T) {
+			stressResident(t, tt.capacity, strconv.Itoa, boxedValue{})
+		})
 	}
 }
 
-func stressResident[K comparable](t *testing.T, capacity int, key func(int) K) {
+// A codec turns the stress test's uint64 values into the cache's V and back.
+type codec[V any] interface {
+	enc(uint64) V
+	dec(V) uint64
+}
+
+type wordValue struct{}
+
+func (wordValue) enc(v uint64) uint64 { return v }
+func (wordValue) dec(v uint64) uint64 { return v }
+
+// boxedValue stores values with a pointer, so the cache boxes them.
+type boxedValue struct{}
+
+func (boxedValue) enc(v uint64) *uint64 { return &v }
+func (boxedValue) dec(v *uint64) uint64 { return *v }
+
+func stressResident[K comparable, V any](t *testing.T, capacity int, key func(int) K, cd codec[V]) {
 	const (
 		writers = 4
 		perW    = 256  // keys per writer: key w*perW+i
 		ops     = 4000 // per writer
 	)
-	c := newCache[K, uint64](t, cache.Config[K]{Capacity: capacity})
+	c := newCache[K, V](t, cache.Config[K]{Capacity: capacity})
 	all := writers * perW
 	// value = version<<32 | key index: a reader can check the key and order.
 	var stop atomic.Bool
@@ -135,10 +157,11 @@ func stressResident[K comparable](t *testing.T, capacity int, key func(int) K) {
 			seen := make([]uint64, all)
 			for !stop.Load() {
 				i := r.IntN(all)
-				v, ok := c.TryGet(key(i))
+				x, ok := c.TryGet(key(i))
 				if !ok {
 					continue
 				}
+				v := cd.dec(x)
 				if int(v&0xffffffff) != i || v>>32 < seen[i] {
 					t.Errorf("key %d: read %#x after version %d", i, v, seen[i])
 					return
@@ -161,10 +184,14 @@ func stressResident[K comparable](t *testing.T, capacity int, key func(int) K) {
 					deleted[j] = true
 				} else {
 					version[j]++
-					c.Set(key(i), version[j]<<32|uint64(i))
+					c.Set(key(i), cd.enc(version[j]<<32|uint64(i)))
 					deleted[j] = false
 				}
-				v, ok := c.TryGet(key(i))
+				x, ok := c.TryGet(key(i))
+				var v uint64
+				if ok {
+					v = cd.dec(x)
+				}
 				switch {
 				case ok && deleted[j]:
 					t.Errorf("key %d: hit %#x after Delete", i, v)
