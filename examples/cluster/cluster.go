@@ -57,8 +57,8 @@ type Spec struct {
 // DefaultSpec is 2 regions x 3 gateways, 2 shards, 12 tenants at 5 requests/s
 // per region each (240 requests/s in all), a 250 ms plane cadence.
 func DefaultSpec() Spec {
-	return Spec{Regions: []string{"eu", "us"}, Gateways: 3, Shards: 2, Tenants: 12, Rate: 5, Workers: 32,
-		Cores: 0.1, Burn: 1500, Cadence: 250 * time.Millisecond, Follow: 100 * time.Millisecond}
+	return Spec{Regions: []string{"eu", "us"}, Gateways: 3, Shards: 2, Tenants: 12, Rate: 10, Workers: 32,
+		Cores: 0.1, Burn: 800, Cadence: 250 * time.Millisecond, Follow: 100 * time.Millisecond}
 }
 
 func (s Spec) withDefaults() Spec {
@@ -195,12 +195,16 @@ func (c *Cluster) startGateways(ctx context.Context, bin string) error {
 func (c *Cluster) startPlane() error {
 	cfg := controlplane.Config{Direct: c.Shards, Cadence: c.Spec.Cadence,
 		Rollout: rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: 100}}},
-		// A tick is 250 ms of a gateway serving about 20 requests/s (5 per
+		// A tick is 250 ms of a gateway serving about 40 requests/s (10 per
 		// tick, split by key hashing): one tick's utilization is noisy, so
-		// it is averaged over about 4 ticks, and failover projects the
-		// trend 2 ticks ahead rather than 5.
-		Smoothing: 0.25,
-		Failover:  failover.Config{LeadRuns: 2},
+		// it is averaged over about 5 ticks, and failover projects the
+		// trend 2 ticks ahead rather than 5. A gateway process of the
+		// loaded machine may answer a poll late: one late answer would
+		// count its region's capacity a third short for a tick, so a poll
+		// may take a whole cadence (the default is half).
+		Smoothing:   0.2,
+		PollTimeout: c.Spec.Cadence,
+		Failover:    failover.Config{LeadRuns: 2},
 	}
 	for i, r := range c.Spec.Regions {
 		var backups []string
@@ -492,16 +496,22 @@ func (c *Cluster) Hosts(ctx context.Context) (map[string]HostState, error) {
 	return out, nil
 }
 
-// WaitRoutes polls until every client of the load routes with the plane's
-// current routes version or a later one, within d. It returns the version.
+// WaitRoutes polls until every client of the load routes on routes for
+// which pred holds, within d.
 func (c *Cluster) WaitRoutes(ctx context.Context, d time.Duration, pred func(client.Routes) bool) error {
-	return poll(ctx, d, 10*time.Millisecond, func() (bool, error) {
+	behind := 0
+	err := poll(ctx, d, 10*time.Millisecond, func() (bool, error) {
+		behind = 0
 		for _, cl := range c.Load.Clients() {
-			r, ok := cl.Routes()
-			if !ok || !pred(r) {
-				return false, nil
+			if r, ok := cl.Routes(); !ok || !pred(r) {
+				behind++
 			}
 		}
-		return true, nil
+		return behind == 0, nil
 	})
+	if err != nil {
+		_, v := c.Plane.Routes()
+		return fmt.Errorf("%d of %d clients without the routes (plane at version %d): %w", behind, len(c.Load.Clients()), v, err)
+	}
+	return nil
 }

@@ -78,12 +78,12 @@ func hostByID(st controlplane.State, id string) (controlplane.HostState, bool) {
 	return controlplane.HostState{}, false
 }
 
-// hotGateway makes one gateway hot: every command there burns 3 times the
+// hotGateway makes one gateway hot: every command there burns 4 times the
 // baseline CPU. The plane sees its utilization rise, the region's balancer
 // lowers its weight, and the region's CPU evens out: the hot host's CPU over
 // its peers' mean falls back toward 1 while its ring share falls.
 func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
-	const factor = 3
+	const factor = 4
 	region := c.Spec.Regions[0]
 	hot := c.RegionGateways(region)[0]
 	if err := c.Settle(ctx, 15*time.Second); err != nil {
@@ -101,14 +101,14 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
 		_ = c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn)
 	}()
 	heated := time.Now()
-	// The heat shows: the plane reads the hot host at 1.5 times its peers.
+	// The heat shows: the plane reads the hot host at 1.3 times its peers.
 	var peak float64
 	err = poll(ctx, 10*time.Second, c.Spec.Cadence, func() (bool, error) {
 		w := lastTick(c, region)
 		peak = max(peak, w.ratio(hot.ID))
-		return w.ratio(hot.ID) >= 1.5, nil
+		return w.ratio(hot.ID) >= 1.3, nil
 	})
-	r.check(err == nil, "the plane sees %s at >= 1.5x its peers' CPU within 10 s (peak %.2f)", hot.ID, peak)
+	r.check(err == nil, "the plane sees %s at >= 1.3x its peers' CPU within 10 s (peak %.2f)", hot.ID, peak)
 	if err != nil {
 		return nil
 	}

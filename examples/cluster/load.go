@@ -37,7 +37,7 @@ type stream struct {
 
 	interval atomic.Int64 // ns between requests of the stream; 0 pauses it
 
-	ok, failed, shed, other atomic.Uint64
+	ok, failed, shed atomic.Uint64
 	lastErr                 atomic.Pointer[string]
 }
 
@@ -59,7 +59,7 @@ func NewLoad(spec LoadSpec) (*Load, error) {
 	for _, t := range spec.Tenants {
 		for _, r := range spec.Regions {
 			c, err := client.New(client.Config{Service: service, Region: r, Username: t, Password: tenantPassword(t), PoolSize: spec.PoolSize,
-				DialTimeout: 100 * time.Millisecond, EjectFor: 2 * time.Second})
+				DialTimeout: time.Second, EjectFor: 2 * time.Second})
 			if err != nil {
 				_ = l.Close()
 				return nil, err
