@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,27 +22,38 @@ import (
 	"github.com/tierkit/tierkit/examples/controlplane"
 )
 
-// gatewayBin is the reference gateway, built once by TestMain, run as child
-// processes on free loopback ports.
-var gatewayBin string
+// gatewayBin is the reference gateway, built on first use (fuzz workers and
+// the tests that need no process skip the build) and run as child processes on
+// free loopback ports.
+var (
+	buildOnce  sync.Once
+	gatewayBin string
+	buildErr   error
+	binDir     string
+)
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "controlplane-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gatewayBin = filepath.Join(dir, "gateway")
-	build := exec.Command("go", "build", "-o", gatewayBin, "../gateway")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the gateway:", err)
-		_ = os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
 	os.Exit(code)
+}
+
+func buildGateway(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "controlplane-test"); buildErr != nil {
+			return
+		}
+		gatewayBin = filepath.Join(binDir, "gateway")
+		out, err := exec.Command("go", "build", "-o", gatewayBin, "../gateway").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building the gateway: %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return gatewayBin
 }
 
 // gatewayProc is a gateway process (memkv backend) on free loopback ports.
@@ -58,7 +70,7 @@ var (
 
 func startGateway(t testing.TB) *gatewayProc {
 	t.Helper()
-	g := &gatewayProc{cmd: exec.Command(gatewayBin, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"), drained: make(chan struct{})}
+	g := &gatewayProc{cmd: exec.Command(buildGateway(t), "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"), drained: make(chan struct{})}
 	g.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	stderr, err := g.cmd.StderrPipe()
 	require.NoError(t, err)

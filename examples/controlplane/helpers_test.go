@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -231,4 +233,13 @@ func spill(r client.Routes, from string) float64 {
 		}
 	}
 	return s
+}
+
+// wireOf returns p's routes document as GET /api/routes serves it.
+func wireOf(t testing.TB, p *controlplane.Plane) []byte {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/routes", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	return rec.Body.Bytes()
 }

@@ -87,6 +87,7 @@ func TestRoutesNotModified(t *testing.T) {
 
 // Follow applies each new version once, and only new versions.
 func TestFollow(t *testing.T) {
+	noLeaks(t)
 	p, _ := twoRegions(t, 1.5)
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()

@@ -266,6 +266,7 @@ func TestTickCanceled(t *testing.T) {
 
 // Run ticks until its context ends, then returns.
 func TestRun(t *testing.T) {
+	noLeaks(t)
 	ft := newFakeTier()
 	g := gw("eu", 1, 1)
 	ft.add(g, 0.5)

@@ -24,7 +24,8 @@ type State struct {
 	Tenants   []TenantState  `json:"tenants"` // by name
 	Rollout   rollout.Config `json:"rollout"`
 	Draining  []string       `json:"draining"` // RESP addresses clients skip
-	// History holds the last Config.History ticks, oldest first.
+	// History holds the last Config.History ticks, oldest first. The points' maps
+	// are shared with the plane: read them, do not modify them.
 	History []Point `json:"history"`
 	Stats   Stats   `json:"stats"`
 }
