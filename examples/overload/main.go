@@ -51,6 +51,7 @@ func main() {
 	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
 	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
 	loop := flag.Bool("loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
+	loopSeed := flag.Uint64("loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
 	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
 	flag.Parse()
 	res := experiment(*d)
@@ -64,7 +65,7 @@ func main() {
 		fmt.Println("plot written to", *plotPath)
 	}
 	if *loop {
-		if err := loopTable(os.Stdout); err != nil {
+		if err := loopTable(os.Stdout, *loopSeed); err != nil {
 			fmt.Fprintln(os.Stderr, "overload: closed loop:", err)
 			os.Exit(1)
 		}
