@@ -1,6 +1,7 @@
 package aimd_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -292,4 +293,59 @@ func TestLimiterEscalatesBackoff(t *testing.T) {
 	require.NoError(t, l.Tick(now.Add(11*time.Second)))
 	want = (want + 1) * 0.97
 	assert.Equal(t, int(want), l.Limit(), "after a reading at the target the run starts again")
+}
+
+func TestMaxOf(t *testing.T) {
+	sig := func(v float64, err error) aimd.Signal {
+		return aimd.SignalFunc(func(time.Time) (float64, error) { return v, err })
+	}
+	boom := errors.New("boom")
+	for _, tt := range []struct {
+		name    string
+		m       aimd.MaxOf
+		want    float64
+		wantErr bool
+	}{
+		{"the larger ratio", aimd.MaxOf{{sig(0.45, nil), 0.9}, {sig(0.03, nil), 0.02}}, 1.5, false},
+		{"cpu dominates", aimd.MaxOf{{sig(0.99, nil), 0.9}, {sig(0.001, nil), 0.02}}, 1.1, false},
+		{"NaN left out", aimd.MaxOf{{sig(math.NaN(), nil), 0.9}, {sig(0.01, nil), 0.02}}, 0.5, false},
+		{"all NaN", aimd.MaxOf{{sig(math.NaN(), nil), 0.9}}, math.NaN(), false},
+		{"error returned with the others' maximum", aimd.MaxOf{{sig(0, boom), 0.9}, {sig(0.01, nil), 0.02}}, 0.5, true},
+		{"non-positive target left out", aimd.MaxOf{{sig(5, nil), 0}, {sig(0.01, nil), 0.02}}, 0.5, false},
+		{"empty", nil, math.NaN(), false},
+	} {
+		v, err := tt.m.Sample(time.Time{})
+		if tt.wantErr {
+			assert.ErrorIs(t, err, boom, tt.name)
+		} else {
+			assert.NoError(t, err, tt.name)
+		}
+		if math.IsNaN(tt.want) {
+			assert.True(t, math.IsNaN(v), tt.name)
+			continue
+		}
+		assert.InDelta(t, tt.want, v, 1e-12, tt.name)
+	}
+}
+
+// TestSchedLatencyLive reads this process's scheduler latency: NaN first, then
+// a sane non-negative number of seconds once goroutines have been scheduled.
+func TestSchedLatencyLive(t *testing.T) {
+	var l aimd.SchedLatency
+	v, err := l.Sample(time.Now())
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(v), "no previous sample")
+	done := make(chan struct{})
+	for range 100 {
+		go func() { done <- struct{}{} }()
+	}
+	for range 100 {
+		<-done
+	}
+	v, err = l.Sample(time.Now())
+	require.NoError(t, err)
+	if !math.IsNaN(v) {
+		assert.GreaterOrEqual(t, v, 0.0)
+		assert.Less(t, v, 60.0)
+	}
 }

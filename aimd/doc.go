@@ -25,7 +25,10 @@
 // releases at most one period's worth of work. Signals: [ProcessCPU]
 // (getrusage over GOMAXPROCS), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
 // usage_usec, v1 cpu.cfs_quota_us and cpuacct.usage: correct inside a container
-// with a CPU quota), [Latency] (mean latency of observed work), or any
+// with a CPU quota), [Latency] (mean latency of observed work),
+// [SchedLatency] (a quantile of the Go scheduler's latency: it sees a process
+// starved of CPU, which a CPU signal reads as idle), [MaxOf] (several signals,
+// each against its own target; the worst one drives the loop), or any
 // [SignalFunc]. The memory guard compares the Go memory GOMEMLIMIT governs (via
 // runtime/metrics) with GOMEMLIMIT or [Config.MemoryLimit], tripping at
 // MemoryHigh and resetting below MemoryLow (hysteresis).

@@ -37,6 +37,10 @@ type realConfig struct {
 	Cores float64
 	// Trace, if set, receives one line per control period of the measured run.
 	Trace io.Writer
+	// SchedTarget, if positive, also holds the Go scheduler's 99th-percentile
+	// latency below it (aimd.MaxOf with aimd.SchedLatency): a starved process
+	// then backs off instead of opening the limit.
+	SchedTarget time.Duration
 }
 
 // phaseStats counts the outcome of the requests that arrived in one phase, per
@@ -119,11 +123,16 @@ func newRealTier(cfg realConfig) (*realTier, error) {
 	cpuSig := &aimd.ProcessCPU{Cores: cfg.Cores}
 	ac := realAimd(cfg.Target)
 	ac.Manual, ac.MemoryLimit = true, -1
-	ac.Signal = aimd.SignalFunc(func(now time.Time) (float64, error) {
+	cpu := aimd.SignalFunc(func(now time.Time) (float64, error) {
 		v, err := cpuSig.Sample(now)
 		t.lastLoad.Store(v)
 		return v, err
 	})
+	ac.Signal = cpu
+	if cfg.SchedTarget > 0 {
+		ac.Target = 1
+		ac.Signal = aimd.MaxOf{{Signal: cpu, Target: cfg.Target}, {Signal: &aimd.SchedLatency{}, Target: cfg.SchedTarget.Seconds()}}
+	}
 	lim, err := aimd.New(ac)
 	if err != nil {
 		return nil, err
@@ -427,6 +436,9 @@ func (r *realResult) print(w io.Writer) {
 	cores := runtime.GOMAXPROCS(0)
 	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, GOMAXPROCS %d, CPU budget %.2f cores, %v CPU + %v backend wait per request, aimd target %.0f%% of the budget, queue deadline %v\n",
 		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
+	if r.cfg.SchedTarget > 0 {
+		fmt.Fprintf(w, "  and the Go scheduler's 99th-percentile latency held below %v\n", r.cfg.SchedTarget)
+	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}

@@ -1,0 +1,120 @@
+package aimd
+
+import (
+	"errors"
+	"math"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// SchedLatency is the Go scheduler's latency: a quantile of the time
+// goroutines spent runnable before they ran, over the period since the
+// previous Sample, in seconds (runtime/metrics /sched/latencies:seconds;
+// histogram resolution, a bucket's upper bound). A process starved of CPU (by
+// other processes, the hypervisor, a CPU quota) reads its own CPU as low while
+// its goroutines queue for a thread: a CPU signal then opens the limit to Max
+// and the work in flight piles up. This signal sees it; combine it with a CPU
+// signal with [MaxOf]. Sample returns NaN when no goroutine was scheduled in the
+// period. The zero value uses the 99th percentile; it is safe for concurrent
+// use.
+type SchedLatency struct {
+	// Quantile in (0, 1]; zero means 0.99.
+	Quantile float64
+
+	mu   sync.Mutex
+	s    []metrics.Sample
+	last []uint64
+}
+
+const schedMetric = "/sched/latencies:seconds"
+
+// Sample returns the latency quantile since the previous call (NaN on the
+// first).
+func (l *SchedLatency) Sample(time.Time) (float64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.s == nil {
+		l.s = []metrics.Sample{{Name: schedMetric}}
+	}
+	metrics.Read(l.s)
+	if l.s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return math.NaN(), errors.New("aimd: runtime/metrics has no " + schedMetric)
+	}
+	h := l.s[0].Value.Float64Histogram()
+	prev := l.last
+	l.last = append(l.last[:0:0], h.Counts...)
+	if prev == nil {
+		return math.NaN(), nil
+	}
+	q := l.Quantile
+	if !(q > 0 && q <= 1) {
+		q = 0.99
+	}
+	return quantile(prev, h.Counts, h.Buckets, q), nil
+}
+
+// quantile returns the q-quantile of the histogram counts added between a and b
+// (the upper bound of the bucket it falls in; the lower bound for the last,
+// unbounded bucket), or NaN if nothing was added.
+func quantile(a, b []uint64, buckets []float64, q float64) float64 {
+	if len(a) != len(b) || len(buckets) != len(b)+1 {
+		return math.NaN()
+	}
+	var total uint64
+	for i := range b {
+		total += b[i] - a[i]
+	}
+	if total == 0 {
+		return math.NaN()
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	var c uint64
+	for i := range b {
+		if c += b[i] - a[i]; c >= want {
+			if hi := buckets[i+1]; !math.IsInf(hi, 1) {
+				return hi
+			}
+			return max(buckets[i], 0)
+		}
+	}
+	return math.NaN()
+}
+
+// Relative is a signal with its own target, a component of [MaxOf].
+type Relative struct {
+	Signal Signal
+	Target float64 // positive
+}
+
+// MaxOf combines signals, each relative to its own target: Sample returns the
+// largest Load/Target among them, so a Limiter on it, with [Config.Target] 1,
+// holds every signal at or below its target and backs off when any is above.
+// For example MaxOf{{&ProcessCPU{}, 0.9}, {&SchedLatency{}, 0.02}}: 90% CPU,
+// unless goroutines wait more than 20 ms for a thread. Components that return
+// NaN are left out (NaN if all do); the first error is returned with the
+// maximum of the others. Every component is sampled at every call, so that
+// rate signals keep their periods.
+type MaxOf []Relative
+
+// Sample returns the largest Load/Target of the components.
+func (m MaxOf) Sample(now time.Time) (float64, error) {
+	out := math.NaN()
+	var first error
+	for _, r := range m {
+		v, err := r.Signal.Sample(now)
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if math.IsNaN(v) || !(r.Target > 0) {
+			continue
+		}
+		if v /= r.Target; math.IsNaN(out) || v > out {
+			out = v
+		}
+	}
+	return out, first
+}
