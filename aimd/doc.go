@@ -19,11 +19,11 @@
 // Each step samples the [Signal] and calls the pure [Update]: at or below the
 // target the limit grows by Increase plus a term proportional to the headroom
 // ([Params.Gain]), above it the limit is multiplied by max(Decrease,
-// target/load); the result is clamped to [Min, Max]. The token bucket rate is
+// target/load) (with the default Backoff, see below); the result is clamped to [Min, Max]. The token bucket rate is
 // updated the same way within [MinRate, MaxRate], and the bucket never holds
 // more than one control period of tokens, so a burst after an idle spell
 // releases at most one period's worth of work. Signals: [ProcessCPU]
-// (getrusage over GOMAXPROCS), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
+// (getrusage over GOMAXPROCS, or over a budget of [ProcessCPU.Cores]), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
 // usage_usec, v1 cpu.cfs_quota_us and cpuacct.usage: correct inside a container
 // with a CPU quota), [Latency] (mean latency of observed work),
 // [SchedLatency] (a quantile of the Go scheduler's latency: it sees a process
