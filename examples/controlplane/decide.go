@@ -56,6 +56,10 @@ type hostTrack struct {
 	err       string
 
 	polled  bool   // last holds a sample
+	// resample: the routing changed since util was measured (a weight of its region,
+	// or the failover routes), so the next sample replaces the average instead of
+	// joining it; mixing CPU measured under old weights would correct twice.
+	resample bool
 	last    Sample // previous sample
 	hasUtil bool   // util holds a measurement
 	util    float64
@@ -112,11 +116,12 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
 	h.raw = u
-	if h.hasUtil {
+	if h.hasUtil && !h.resample {
 		h.util = smoothing*u + (1-smoothing)*h.util
 	} else {
 		h.util, h.hasUtil = u, true
 	}
+	h.resample = false
 	h.rate = float64(s.Commands-prev.Commands) / dt
 	if s.Shed >= prev.Shed {
 		h.shed = float64(s.Shed-prev.Shed) / dt
@@ -187,11 +192,17 @@ func (p *Plane) balanceLocked(now time.Time) {
 			continue
 		}
 		p.lastRes[reg.Name] = res
+		changed := false
 		for i, d := range res.Hosts {
 			h := hs[i]
 			h.fresh, h.decision = false, d
-			if d.New > 0 && !math.IsInf(d.New, 0) {
-				h.weight = d.New
+			if d.New > 0 && !math.IsInf(d.New, 0) && d.New != h.weight {
+				h.weight, changed = d.New, true
+			}
+		}
+		if changed {
+			for _, h := range hs {
+				h.resample = true
 			}
 		}
 	}
@@ -264,6 +275,9 @@ func (p *Plane) failoverLocked(now time.Time) {
 		return
 	}
 	p.table = pub
+	for _, h := range p.hosts {
+		h.resample = true
+	}
 }
 
 func (p *Plane) regionHasHostsLocked(name string) bool {

@@ -54,9 +54,9 @@ func Example() {
 		fmt.Printf("%s share %.2f CPU %.2f (%s)\n", h.ID, h.Share, h.CPU, h.Reason)
 	}
 	// Output:
-	// eu-1 share 0.39 CPU 0.70 (held)
-	// eu-2 share 0.39 CPU 0.70 (held)
-	// eu-3 share 0.23 CPU 0.61 (held)
+	// eu-1 share 0.37 CPU 0.67 (held)
+	// eu-2 share 0.38 CPU 0.68 (held)
+	// eu-3 share 0.25 CPU 0.68 (held)
 }
 
 // A client fetches the published routes: a ring per region, the failover table,
