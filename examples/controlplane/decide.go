@@ -55,18 +55,18 @@ type hostTrack struct {
 	downTicks int // consecutive failed polls
 	err       string
 
-	polled  bool   // last holds a sample
+	polled bool // last holds a sample
 	// resample: the routing changed since util was measured (a weight of its region,
 	// or the failover routes), so the next sample replaces the average instead of
 	// joining it; mixing CPU measured under old weights would correct twice.
 	resample bool
-	last    Sample // previous sample
-	hasUtil bool   // util holds a measurement
-	util    float64
-	raw     float64 // last unsmoothed utilization
-	rate    float64 // commands per second, last tick
-	shed    float64 // shed per second, last tick
-	tenants map[string]tenantRate
+	last     Sample // previous sample
+	hasUtil  bool   // util holds a measurement
+	util     float64
+	raw      float64 // last unsmoothed utilization
+	rate     float64 // commands per second, last tick
+	shed     float64 // shed per second, last tick
+	tenants  map[string]tenantRate
 
 	decision balancer.Decision
 	polls    uint64
