@@ -3,8 +3,119 @@
 // regions on a fixed cadence, and publishes host weights (a weighted hashring per
 // region), region routes (a failover table), rollout flags, draining hosts and the
 // direct-mode shards, which thin clients (examples/client) pick up with
-// [FetchRoutes] or [Follow]. It serves a live dashboard ([Plane.Handler]).
+// [FetchRoutes] or [Follow]. It serves a live dashboard and a JSON API
+// ([Plane.Handler]). README.md says how to run it; cmd/controlplane is the binary.
 //
-// The full model, limits, concurrency and stats are described below; see
-// README.md for how to run it.
+// # The model
+//
+// [Plane.Tick] is one run: poll, decide, publish.
+//
+//  1. Poll. Each gateway's GET /control/state carries a "host" entry
+//     (examples/gateway/planestate.go, decoded as a [Sample]): cumulative process
+//     CPU seconds and uptime, in-flight and served commands, shed counts, per-tenant
+//     counters. Polls run concurrently (Config.PollConcurrency), each bounded by
+//     Config.PollTimeout. A [Poller] replaces HTTP in tests and simulations.
+//  2. Observe. Utilization = d(CPU seconds) / d(uptime) / Gateway.Cores, both
+//     deltas on the gateway's own clock, so poll jitter does not enter and a
+//     process with GOMAXPROCS=1 and Cores=1 (or a fractional Cores) reads
+//     meaningfully on a shared machine. It is averaged over ticks
+//     (Config.Smoothing), and the average restarts whenever the routing the gateway
+//     serves under changes (a weight in its region, the failover routes): CPU
+//     measured under the old weights would otherwise be corrected a second time.
+//     An uptime that goes back means the process restarted: its measurement
+//     starts over.
+//  3. Balance. One [balancer.Balancer] per region (weights compare only within a
+//     ring). A gateway gives it its utilization when it is up, not draining and
+//     above Config.MinCPU; otherwise CPU 0, which the balancer reads as "no
+//     signal": the weight is kept. A down gateway's last weight is the best guess
+//     for when it returns, and a draining gateway's CPU says nothing about its
+//     weight. Gateways start at capacity-scaled weights: at [New], their cores over
+//     their region's median cores; added later ([Plane.AddGateway]), their cores
+//     times the region's median weight per core times the balancer's NewHostFactor.
+//  4. Fail over. The region's own demand, in cores, is estimated from the CPU its
+//     gateways served in the last interval and the routes then in force (served =
+//     own x (1 - out) + received), then smoothed; unlike the observed CPU it does
+//     not drop when the region spills, so spilling does not switch itself off. It
+//     is the [failover.Load] Demand, the region's live cores its Capacity, and its
+//     gateways' utilizations the HostCPU. A region's Backups form its failover
+//     ring (weights 1, 1/2, 1/4... in order of preference), enabled at 100% unless
+//     Region.Knobs says otherwise. The router waits until every region with
+//     gateways has a measurement (at most DrainAfter+2 ticks), so a first
+//     measurement does not read as a steep rise.
+//  5. Publish. Each region's ring is derived from its previous ring
+//     ([hashring.Ring.Update]: a weight change moves the fewest keys), with
+//     Config.Slots slots (4096 by default: 8 KiB per region on the wire). Failover
+//     shares are rounded to Config.ShareStep. A new version is published only when
+//     something a client routes on changed (a ring's members or weights, the
+//     routes, the rollout flags, the draining hosts): unchanged decisions keep the
+//     version, and following clients do not churn. Versions only increase; the
+//     document also carries the plane's epoch, so a client following a restarted
+//     plane still sees the change.
+//
+// A gateway whose poll fails is marked down at once (its error is kept in the
+// state) and, after Config.DrainAfter consecutive failures, listed in the routes'
+// Draining hosts so clients skip it; it stays in its ring (membership changes move
+// keys; draining does not), and returns to service at its first successful poll.
+// [Plane.Drain] does the same by hand, [Plane.RemoveGateway] takes a gateway out of
+// its ring. Membership changes, drains and rollout changes publish at once.
+//
+// # The wire
+//
+// GET /api/routes serves one JSON document per version: {"epoch", "version",
+// "gateways": {region: base64 of hashring MarshalBinary}, "failover": the
+// [failover.Table] JSON, "rollout": [rollout.Config], "direct", "draining"}, with an
+// ETag; a request with If-None-Match of the current ETag is answered 304, so an
+// idle [Follow] costs one small request per period. [DecodeRoutes] checks every
+// part (ring checksums and invariants, route shares, rollout rules) before a
+// client applies it.
+//
+// # When not to use it
+//
+//   - Fleets beyond one process's reach: a Tick polls every gateway and runs every
+//     region; at thousands of gateways per cadence, shard the plane by region (the
+//     failover step then needs every region's load, gathered another way).
+//   - Signals other than CPU: the balancer weighs by utilization, so a tier bound
+//     by memory, connections or backend latency needs its own signal (replace the
+//     Poller, or run balancer and failover directly).
+//   - Consensus: the plane is one process. Several planes over one tier would
+//     publish rings with different histories, and clients would disagree on
+//     placement; run one, and restart it (clients keep the last routes they got).
+//   - Authentication: the handler has none. Serve it on loopback or behind a
+//     middleware that authenticates.
+//
+// # Concurrency
+//
+// A Plane is safe for concurrent use. Ticks are serialized by their own mutex;
+// the polls run without the state lock, so [Plane.State], [Plane.Routes] and the
+// HTTP handler never wait for a slow gateway, and membership changes made during
+// the polls apply (a gateway added then is polled from the next tick; a sample
+// of one removed then is dropped). Routes are published through an atomic
+// pointer to an immutable publication (rings, table and flags are immutable; the
+// routes document is encoded once per version). The plane starts goroutines
+// only inside [Plane.Tick] (the polls, joined before it returns) and
+// [Plane.Run], which returns when its context ends; [Follow] likewise.
+//
+// # Stats
+//
+// [Plane.Stats] counts ticks, polls and poll errors, publications (versions),
+// balancer, failover and ring errors (inputs they rejected; the previous
+// decision stays), gateways added and removed, and gauges the gateways and the
+// draining ones. [Plane.State] adds, per gateway, health, weight, ring share,
+// CPU, the balancer's load and reason; per region, the balancer's class and
+// evidence, the failover phase, signal, shares and reason, demand and capacity;
+// per tenant, requests and shed over the tier; and a bounded history
+// (Config.History ticks) for the plots.
+//
+// # Measured
+//
+// The dashboard test (TestDashboardInChromium) drives Debian's headless Chromium
+// with chromedp: the page loads, its tick counter and CPU column update as the
+// plane ticks, one CPU line is drawn per gateway, and a region pushed toward
+// overload shows its new route ("eu → us ... (ring)") and phase. Test figures on
+// explicit time with simulated gateways: a gateway costing 1.6x CPU per request
+// ends inside the balancer's 10% deadband and the version stops moving
+// (TestHotGatewayLosesWeight); a region whose demand rises 5% of its capacity per
+// tick spills before its hottest gateway reaches 90% CPU and stays under 90%
+// while spilling, then winds down without a reversal once it cools
+// (TestRegionSpillsAndReturns). Costs are in README.md.
 package controlplane
