@@ -152,6 +152,41 @@ func TestPipelineOrder(t *testing.T) {
 	assert.Equal(t, []string{"po 1: OK", "po: 1", "po: 2", "po: 2", "other: redis: nil", "po: 1", "po: 0", "ping: PONG"}, got)
 }
 
+// TestPipelinePlainRun: a pipeline of plain GETs and SETs runs as one batch
+// item per shard: every reply is right (identical GETs included), writes
+// before reads of the same key are seen, and it takes at most one backend
+// call per shard and run.
+func TestPipelinePlainRun(t *testing.T) {
+	in := startGateway(t, Config{})
+	c := client(t, in, &redis.Options{PoolSize: 1}) // one connection
+	ctx := context.Background()
+	keys := []string{"pa", "pb", "pc", "pd", "pe", "pf", "pg", "ph"}
+	_, err0 := c.Pipelined(ctx, func(p redis.Pipeliner) error { p.Ping(ctx); return nil }) // the client's set-up commands go first
+	require.NoError(t, err0)
+	before, commands := in.gw.n.backendCalls.Load(), in.gw.n.commands.Load()
+	cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys { // one run of SETs
+			p.Set(ctx, k, i, 0)
+		}
+		for _, k := range keys { // a new run: reads after writes of the same keys
+			p.Get(ctx, k)
+			p.Get(ctx, k) // identical GETs share an op
+		}
+		p.Get(ctx, "pnone")
+		return nil
+	})
+	require.ErrorIs(t, err, redis.Nil) // GET pnone
+	for i, k := range keys {
+		require.Equal(t, "OK", cmds[i].(*redis.StatusCmd).Val())
+		for r := range 2 {
+			require.Equal(t, fmt.Sprint(i), cmds[len(keys)+2*i+r].(*redis.StringCmd).Val(), k)
+		}
+	}
+	calls := in.gw.n.backendCalls.Load() - before
+	assert.LessOrEqual(t, calls, uint64(2*in.gw.backend.Shards()), "one backend call per shard and run")
+	assert.Equal(t, uint64(len(cmds)), in.gw.n.commands.Load()-commands, "every command counted")
+}
+
 func TestAuthAndACL(t *testing.T) {
 	in := startGateway(t, Config{Tenants: []TenantConfig{
 		{Name: "shop", Password: "s3cret", KeyPrefixes: []string{"shop:"}},

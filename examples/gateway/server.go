@@ -268,11 +268,6 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		return []any{ss.call(spec, name, cmds[0].Args)}
 	}
 	replies := make([]any, len(cmds))
-	type job struct {
-		i    int
-		spec *cmdSpec
-		name string
-	}
 	var run []job
 	read, written := map[string]bool{}, map[string]bool{}
 	flush := func() {
@@ -281,6 +276,9 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		case 1:
 			replies[run[0].i] = ss.call(run[0].spec, run[0].name, cmds[run[0].i].Args)
 		default:
+			if ss.runPlain(run, cmds, replies) {
+				break
+			}
 			var wg sync.WaitGroup
 			last := run[len(run)-1]
 			for _, j := range run[:len(run)-1] {
@@ -339,6 +337,13 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	flush()
 	return replies
+}
+
+// job is one command of a pipeline run: its index in the chunk and its spec.
+type job struct {
+	i    int
+	spec *cmdSpec
+	name string
 }
 
 // txControl are the commands that act on a transaction rather than join it.
