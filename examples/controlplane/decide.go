@@ -55,18 +55,14 @@ type hostTrack struct {
 	downTicks int // consecutive failed polls
 	err       string
 
-	polled bool // last holds a sample
-	// resample: the routing changed since util was measured (a weight of its region,
-	// or the failover routes), so the next sample replaces the average instead of
-	// joining it; mixing CPU measured under old weights would correct twice.
-	resample bool
-	last     Sample // previous sample
-	hasUtil  bool   // util holds a measurement
-	util     float64
-	raw      float64 // last unsmoothed utilization
-	rate     float64 // commands per second, last tick
-	shed     float64 // shed per second, last tick
-	tenants  map[string]tenantRate
+	polled  bool   // last holds a sample
+	last    Sample // previous sample
+	hasUtil bool   // util holds a measurement
+	util    float64
+	raw     float64 // last unsmoothed utilization
+	rate    float64 // commands per second, last tick
+	shed    float64 // shed per second, last tick
+	tenants map[string]tenantRate
 
 	decision balancer.Decision
 	polls    uint64
@@ -116,12 +112,11 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
 	h.raw = u
-	if h.hasUtil && !h.resample {
+	if h.hasUtil {
 		h.util = smoothing*u + (1-smoothing)*h.util
 	} else {
 		h.util, h.hasUtil = u, true
 	}
-	h.resample = false
 	h.rate = float64(s.Commands-prev.Commands) / dt
 	if s.Shed >= prev.Shed {
 		h.shed = float64(s.Shed-prev.Shed) / dt
@@ -192,18 +187,27 @@ func (p *Plane) balanceLocked(now time.Time) {
 			continue
 		}
 		p.lastRes[reg.Name] = res
-		changed := false
+		oldSum, newSum := 0.0, 0.0
+		next := make([]float64, len(hs))
 		for i, d := range res.Hosts {
 			h := hs[i]
 			h.fresh, h.decision = false, d
-			if d.New > 0 && !math.IsInf(d.New, 0) && d.New != h.weight {
-				h.weight, changed = d.New, true
+			next[i] = h.weight
+			if d.New > 0 && !math.IsInf(d.New, 0) {
+				next[i] = d.New
 			}
+			oldSum += h.weight
+			newSum += next[i]
 		}
-		if changed {
-			for _, h := range hs {
-				h.resample = true
+		for i, h := range hs {
+			// Rebase the average on the new weights: a gateway's CPU follows its
+			// share of the ring, so the average predicts its CPU under the new
+			// weights. Averaging CPU measured under the old weights as it is would
+			// make the balancer correct the same imbalance again on the next ticks.
+			if h.hasUtil && h.weight > 0 && oldSum > 0 && newSum > 0 {
+				h.util *= (next[i] / newSum) / (h.weight / oldSum)
 			}
+			h.weight = next[i]
 		}
 	}
 }
@@ -275,9 +279,6 @@ func (p *Plane) failoverLocked(now time.Time) {
 		return
 	}
 	p.table = pub
-	for _, h := range p.hosts {
-		h.resample = true
-	}
 }
 
 func (p *Plane) regionHasHostsLocked(name string) bool {

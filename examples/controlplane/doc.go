@@ -19,11 +19,12 @@
 //     deltas on the gateway's own clock, so poll jitter does not enter and a
 //     process with GOMAXPROCS=1 and Cores=1 (or a fractional Cores) reads
 //     meaningfully on a shared machine. It is averaged over ticks
-//     (Config.Smoothing), and the average restarts whenever the routing the gateway
-//     serves under changes (a weight in its region, the failover routes): CPU
-//     measured under the old weights would otherwise be corrected a second time.
-//     An uptime that goes back means the process restarted: its measurement
-//     starts over.
+//     (Config.Smoothing), and when the balancer changes a region's weights each
+//     gateway's average is rebased by its new share over its old one (its CPU
+//     follows its share), so CPU measured under the old weights is not corrected
+//     a second time. (Failover routes scale a whole region, which the balancer's
+//     per-region normalization ignores.) An uptime that goes back means the
+//     process restarted: its measurement starts over.
 //  3. Balance. One [balancer.Balancer] per region (weights compare only within a
 //     ring). A gateway gives it its utilization when it is up, not draining and
 //     above Config.MinCPU; otherwise CPU 0, which the balancer reads as "no
