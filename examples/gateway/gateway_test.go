@@ -152,7 +152,7 @@ func TestPipelineOrder(t *testing.T) {
 	assert.Equal(t, []string{"po 1: OK", "po: 1", "po: 2", "po: 2", "other: redis: nil", "po: 1", "po: 0", "ping: PONG"}, got)
 }
 
-// TestPipelinePlainRun: a pipeline of plain GETs and SETs runs as one batch
+// TestPipelinePlainRun: a pipeline of plain GETs, SETs and MGETs runs as one batch
 // item per shard: every reply is right (identical GETs included), writes
 // before reads of the same key are seen, and it takes at most one backend
 // call per shard and run.
@@ -173,9 +173,11 @@ func TestPipelinePlainRun(t *testing.T) {
 			p.Get(ctx, k) // identical GETs share an op
 		}
 		p.Get(ctx, "pnone")
+		p.MGet(ctx, "pa", "pnone", "ph", "pa")
 		return nil
 	})
 	require.ErrorIs(t, err, redis.Nil) // GET pnone
+	assert.Equal(t, []any{"0", nil, "7", "0"}, cmds[len(cmds)-1].(*redis.SliceCmd).Val())
 	for i, k := range keys {
 		require.Equal(t, "OK", cmds[i].(*redis.StatusCmd).Val())
 		for r := range 2 {

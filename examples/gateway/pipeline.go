@@ -8,9 +8,9 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// runPlain runs a pipeline run made only of plain GETs and SETs (no options)
-// as one batch item per shard, the way a multi-key command runs, instead of a
-// goroutine and a batcher call per command: at pipeline 16, the hand-off to a
+// runPlain runs a pipeline run made only of plain GETs, SETs (no options) and
+// MGETs as one batch item per shard, the way a multi-key command runs, instead
+// of a goroutine and a batcher call per command: at pipeline 16, the hand-off to a
 // worker, the coalescing group and the batcher per command cost more CPU than
 // the backend call. Each command is still admitted, metered and answered on
 // its own; identical GETs of the run share one op; a SET drops its key's
@@ -27,9 +27,15 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	if g.cache != nil || g.tracer != nil || ss.tenant == nil || ss.txs.tx != nil {
 		return false
 	}
+	keys := 0
 	for _, j := range run {
 		n := len(cmds[j.i].Args)
-		if !(j.spec.name == "GET" && n == 2) && !(j.spec.name == "SET" && n == 3) {
+		switch {
+		case j.spec.name == "GET" && n == 2, j.spec.name == "SET" && n == 3:
+			keys++
+		case j.spec.name == "MGET":
+			keys += n - 1
+		default:
 			return false
 		}
 	}
@@ -40,53 +46,62 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		err  error
 		gets map[string]int // key -> index in ops, for the run's identical GETs
 	}
+	type ref struct{ shard, pos int } // where one key's op is
 	type admitted struct {
-		j          job
-		shard, pos int
-		done       func(bool)
-		release    func()
-		start      time.Time
-		key        string
-		write      bool
-		refused    error
+		j       job
+		refs    []ref // one per key, in the command's order
+		done    func(bool)
+		release func()
+		start   time.Time
+		key     string // a SET's key
+		write   bool
+		refused error
 	}
 	ctx := context.Background()
 	parts := map[int]*part{}
 	var order []int
 	cs := make([]admitted, len(run))
+	all := make([]ref, 0, keys) // the refs of every command, in one allocation
 	for k, j := range run {
 		g.n.commands.Add(1)
 		t.requests.Add(1)
 		a := &cs[k]
+		args := cmds[j.i].Args
 		a.j, a.start = j, time.Now()
-		a.done, a.release, a.refused = g.admit(ctx, t, 1)
+		a.done, a.release, a.refused = g.admit(ctx, t, int64(j.spec.nkeys(len(args))))
 		if a.refused != nil {
 			continue
 		}
-		args := cmds[j.i].Args
-		o := op{kind: opGet, key: string(args[1])}
-		if j.spec.name == "SET" {
-			o.kind, o.value, a.write = opSet, args[2], true
-		}
-		a.key, a.shard = o.key, g.shard(o.key)
-		p := parts[a.shard]
-		if p == nil {
-			p = &part{}
-			parts[a.shard] = p
-			order = append(order, a.shard)
-		}
-		if !a.write {
-			if i, dup := p.gets[o.key]; dup {
-				a.pos = i
-				continue
+		lo := len(all)
+		for _, key := range args[1:] {
+			o := op{kind: opGet, key: string(key)}
+			if j.spec.name == "SET" {
+				o.kind, o.value, a.write, a.key = opSet, args[2], true, o.key
 			}
-			if p.gets == nil {
-				p.gets = map[string]int{}
+			sh := g.shard(o.key)
+			p := parts[sh]
+			if p == nil {
+				p = &part{}
+				parts[sh] = p
+				order = append(order, sh)
 			}
-			p.gets[o.key] = len(p.ops)
+			pos, dup := p.gets[o.key]
+			if a.write || !dup {
+				pos = len(p.ops)
+				p.ops = append(p.ops, o)
+				if !a.write {
+					if p.gets == nil {
+						p.gets = map[string]int{}
+					}
+					p.gets[o.key] = pos
+				}
+			}
+			all = append(all, ref{sh, pos})
+			if a.write {
+				break // args[2] is the value
+			}
 		}
-		a.pos = len(p.ops)
-		p.ops = append(p.ops, o)
+		a.refs = all[lo:len(all):len(all)]
 	}
 	submit := func(sh int) {
 		p := parts[sh]
@@ -108,27 +123,16 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			replies[a.j.i] = errReply(a.refused)
 			continue
 		}
-		p := parts[a.shard]
-		var r opResult
-		if p.err != nil {
-			r.err = p.err
-		} else {
-			r = p.res[a.pos]
-		}
 		if a.write {
 			g.flights.Forget(a.key) // a later read must not join an older fetch
 		}
-		var reply any
-		switch {
-		case r.err != nil:
-			reply = errReply(r.err)
-		case a.write:
-			reply = simple("OK")
-		case r.found:
-			reply = r.value
-		default:
-			reply = nullReply{}
-		}
+		reply := plainReply(a.j.spec.name == "MGET", a.write, len(a.refs), func(i int) opResult {
+			p := parts[a.refs[i].shard]
+			if p.err != nil {
+				return opResult{err: p.err}
+			}
+			return p.res[a.refs[i].pos]
+		})
 		_, failed := reply.(respErr)
 		if failed {
 			g.n.errors.Add(1)
@@ -139,4 +143,34 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		replies[a.j.i] = reply
 	}
 	return true
+}
+
+// plainReply builds the reply of a plain GET, SET or MGET from the results of
+// its n keys (res(i) for key i).
+func plainReply(mget, write bool, n int, res func(i int) opResult) any {
+	if !mget {
+		r := res(0)
+		switch {
+		case r.err != nil:
+			return errReply(r.err)
+		case write:
+			return simple("OK")
+		case r.found:
+			return r.value
+		}
+		return nullReply{}
+	}
+	out := make([]any, n)
+	for i := range out {
+		r := res(i)
+		switch {
+		case r.err != nil:
+			return errReply(r.err) // Redis has no per-key MGET error: fail the command
+		case r.found:
+			out[i] = r.value
+		default:
+			out[i] = nullReply{}
+		}
+	}
+	return out
 }
