@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/rollout"
 )
 
 // gatewayBin is the reference gateway, built on first use (fuzz workers and
@@ -147,6 +150,7 @@ func TestRealGateways(t *testing.T) {
 	}
 	cancel()
 	<-load
+	followRealGateways(t, p, a, b)
 
 	b.stop()
 	for range 2 {
@@ -160,4 +164,42 @@ func TestRealGateways(t *testing.T) {
 	r, _ := p.Routes()
 	assert.Equal(t, []string{b.resp}, r.Draining)
 	assert.Equal(t, controlplane.HealthUp, host(st, "a").Health)
+}
+
+// followRealGateways runs a thin client on the plane's published routes against
+// the real gateways: with the rollout at 100% every request goes through a
+// gateway, both gateways get keys, and a drained gateway gets no new request.
+func followRealGateways(t *testing.T, p *controlplane.Plane, a, b *gatewayProc) {
+	srv := httptest.NewServer(p.Handler())
+	defer srv.Close()
+	require.NoError(t, p.SetRollout(rollout.Config{Rules: []rollout.Rule{{Service: "app", Percent: 100}}}))
+	c, err := client.New(client.Config{Service: "app", Region: "eu"})
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	followed := make(chan error, 1)
+	go func() { followed <- controlplane.Follow(ctx, srv.URL+"/api/routes", c, 5*time.Millisecond) }()
+	defer func() { cancel(); require.NoError(t, <-followed) }()
+	waitFor(t, func() bool { tg, err := c.Route("k"); return err == nil && tg.Path == client.PathGateway })
+	for i := range 50 {
+		key := fmt.Sprintf("user:%d", i)
+		require.NoError(t, c.Set(ctx, key, "v", 0))
+		v, err := c.Get(ctx, key)
+		require.NoError(t, err)
+		require.Equal(t, "v", v)
+	}
+	st := c.Stats()
+	assert.Equal(t, uint64(100), st.Gateway)
+	assert.Positive(t, st.Hosts[a.resp])
+	assert.Positive(t, st.Hosts[b.resp])
+
+	require.NoError(t, p.Drain("a"))
+	waitFor(t, func() bool { r, _ := c.Routes(); return len(r.Draining) == 1 })
+	before := c.Stats().Hosts[a.resp]
+	for i := range 50 {
+		require.NoError(t, c.Set(ctx, fmt.Sprintf("user:%d", i), "w", 0))
+	}
+	assert.Equal(t, before, c.Stats().Hosts[a.resp], "the drained gateway got new requests")
+	assert.Zero(t, c.Stats().Failures)
+	require.NoError(t, p.Undrain("a"))
 }
