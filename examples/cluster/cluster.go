@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tierkit/tierkit/balancer"
 	"github.com/tierkit/tierkit/control"
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
@@ -40,8 +41,8 @@ type Spec struct {
 	// Burn is the CPU each command costs on every gateway, in microseconds
 	// (the chaos.burn_us knob), as a heavier workload would: with it, a
 	// gateway's utilization is mostly the work its traffic causes rather
-	// than the measurement noise of an idle process (default 1500 µs: 20
-	// requests/s on a gateway of 0.1 core read as about 0.35).
+	// than the measurement noise of an idle process (default 800 µs: 40
+	// requests/s on a gateway of 0.1 core read as about 0.4).
 	Burn    int
 	Cadence time.Duration // the plane's poll + decide period
 	Follow  time.Duration // how often each client polls the plane's routes
@@ -54,11 +55,13 @@ type Spec struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultSpec is 2 regions x 3 gateways, 2 shards, 12 tenants at 5 requests/s
-// per region each (240 requests/s in all), a 250 ms plane cadence.
+// DefaultSpec is 2 regions x 3 gateways, 2 shards, 12 tenants at 10
+// requests/s per region each (240 requests/s in all, about 40 per gateway),
+// 800 µs of CPU per command on gateways of 0.1 nominal core, a 250 ms plane
+// cadence.
 func DefaultSpec() Spec {
 	return Spec{Regions: []string{"eu", "us"}, Gateways: 3, Shards: 2, Tenants: 12, Rate: 10, Workers: 32,
-		Cores: 0.1, Burn: 800, Cadence: 250 * time.Millisecond, Follow: 100 * time.Millisecond}
+		Cores: 0.1, Burn: 800, Cadence: 400 * time.Millisecond, Follow: 100 * time.Millisecond}
 }
 
 func (s Spec) withDefaults() Spec {
@@ -202,9 +205,20 @@ func (c *Cluster) startPlane() error {
 		// loaded machine may answer a poll late: one late answer would
 		// count its region's capacity a third short for a tick, so a poll
 		// may take a whole cadence (the default is half).
+		// A spill holds at least 8 ticks (2 s) rather than 15 and winds down
+		// by 4 points a tick rather than 2, so a false alarm of the noisy
+		// signal costs seconds, not tens of seconds.
+		//
+		// The plane restarts every host's average when a weight of its
+		// region or the failover routes change, so changes made on noise
+		// also undo the averaging: the balancer leaves hosts within 20% of
+		// their region's mean alone (the plane's default 10%), and spill
+		// shares are published in steps of 5 points (default 1).
 		Smoothing:   0.2,
 		PollTimeout: c.Spec.Cadence,
-		Failover:    failover.Config{LeadRuns: 2},
+		Balancer:    balancer.Config{Deadband: 0.2},
+		ShareStep:   0.05,
+		Failover:    failover.Config{LeadRuns: 2, MinHold: 8, DownStep: 0.04},
 	}
 	for i, r := range c.Spec.Regions {
 		var backups []string
@@ -247,7 +261,7 @@ func (c *Cluster) startPlane() error {
 // overload.
 func (c *Cluster) runPlane(ctx context.Context) error {
 	c.wg.Go(func() { _ = c.Plane.Run(c.planeCtx) })
-	return c.Settle(ctx, 15*time.Second)
+	return c.Settle(ctx, 20*time.Second)
 }
 
 // Settle waits until every running gateway has a utilization in the plane's

@@ -101,25 +101,18 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
 		_ = c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn)
 	}()
 	heated := time.Now()
-	// The heat shows: the plane reads the hot host at 1.3 times its peers.
+	// The plane sees the heat and the balancer lowers the hot host's weight
+	// until its share is at most 60% of before; the peak of its CPU over its
+	// peers' mean, tick by tick meanwhile, is the heat the plane saw before
+	// the correction took effect.
 	var peak float64
-	err = poll(ctx, 10*time.Second, c.Spec.Cadence, func() (bool, error) {
+	err = poll(ctx, 20*time.Second, c.Spec.Cadence/2, func() (bool, error) {
 		w := lastTick(c, region)
 		peak = max(peak, w.ratio(hot.ID))
-		return w.ratio(hot.ID) >= 1.3, nil
-	})
-	r.check(err == nil, "the plane sees %s at >= 1.3x its peers' CPU within 10 s (peak %.2f)", hot.ID, peak)
-	if err != nil {
-		return nil
-	}
-	seen := time.Since(heated)
-	// The balancer lowers its weight until its share is at most 60% of before.
-	err = poll(ctx, 20*time.Second, c.Spec.Cadence, func() (bool, error) {
-		st := c.Plane.State()
-		h, _ := hostByID(st, hot.ID)
-		return h.Share <= 0.6*base.share[hot.ID], nil
+		return w.share[hot.ID] <= 0.6*base.share[hot.ID], nil
 	})
 	lowered := time.Since(heated)
+	r.check(peak >= 1.2, "the plane sees %s's heat: >= 1.2x its peers' CPU before its weight drops (peak %.2f)", hot.ID, peak)
 	r.check(err == nil, "the balancer lowers %s's ring share to <= 60%% of before within 20 s", hot.ID)
 	if err != nil {
 		return nil
@@ -139,10 +132,10 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
 	for _, g := range c.RegionGateways(region) {
 		total += hosts[g.RESP]
 	}
-	r.figure("heated %s to %dx the CPU per command: the plane saw it at %.2fx its peers' CPU after %v; its share fell to 60%% of before after %v",
-		hot.ID, factor, peak, seen.Round(time.Millisecond), lowered.Round(time.Millisecond))
+	r.figure("heated %s to %dx the CPU per command: the plane saw it at up to %.2fx its peers' CPU; its ring share fell to 60%% of before after %v",
+		hot.ID, factor, peak, lowered.Round(time.Millisecond))
 	r.figure("after: %s", after)
-	r.figure("hot host CPU over its peers' mean: %.2f at the peak, %.2f after; it served %.0f%% of the region's requests (%.0f%% before)",
+	r.figure("hot host CPU over its peers' mean: %.2f at the peak, %.2f after; it then served %.0f%% of the region's requests (its ring share was %.0f%% before)",
 		peak, after.ratio(hot.ID), 100*share(hosts[hot.RESP], total), 100*base.share[hot.ID])
 	r.check(after.ratio(hot.ID) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(hot.ID))
 	r.check(after.share[hot.ID] < 0.6*base.share[hot.ID], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[hot.ID], base.share[hot.ID])

@@ -38,7 +38,7 @@ type stream struct {
 	interval atomic.Int64 // ns between requests of the stream; 0 pauses it
 
 	ok, failed, shed atomic.Uint64
-	lastErr                 atomic.Pointer[string]
+	lastErr          atomic.Pointer[string]
 }
 
 // LoadSpec configures a Load.
@@ -190,6 +190,15 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 func (s *stream) work(ctx context.Context, tokens <-chan struct{}, rng *rand.Rand, spec LoadSpec) {
+	// Wait for the client's first routes (a bounded poll: it ends with ctx).
+	for {
+		if _, ok := s.c.Routes(); ok {
+			break
+		}
+		if !sleepCtx(ctx, 10*time.Millisecond) {
+			return
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -282,9 +291,12 @@ func (l *Load) Snapshot() Snapshot {
 // pool a client closed (routes without it) may count less in s than in o; it
 // then counts 0.
 func (s Snapshot) Sub(o Snapshot) Snapshot {
-	out := Snapshot{At: s.At, Streams: map[string]Counts{}, Hosts: map[string]map[string]uint64{}, LastErr: s.LastErr}
+	out := Snapshot{At: s.At, Streams: map[string]Counts{}, Hosts: map[string]map[string]uint64{}, LastErr: map[string]string{}}
 	for k, c := range s.Streams {
 		out.Streams[k] = c.sub(o.Streams[k])
+		if out.Streams[k].Failed > 0 {
+			out.LastErr[k] = s.LastErr[k] // a failure of the window: the last error is one of them
+		}
 	}
 	for r, hs := range s.Hosts {
 		out.Hosts[r] = map[string]uint64{}

@@ -102,8 +102,13 @@ func summarize(ctx context.Context, c *Cluster, quiet bool) {
 		fmt.Fprintf(&b, "%s  %.0f req/s (ok %d, shed %d, failed %d, retried %d) |", time.Now().Format("15:04:05"),
 			float64(a.Total())/secs, a.OK, a.Shed, a.Failed, a.Retried)
 		hosts := w.HostTotals()
+		st := c.Plane.State()
 		for _, g := range c.Gateways {
-			fmt.Fprintf(&b, " %s %.0f/s", g.ID, float64(hosts[g.RESP])/secs)
+			h, _ := hostByID(st, g.ID)
+			fmt.Fprintf(&b, " %s %.0f/s share %.2f cpu %.2f", g.ID, float64(hosts[g.RESP])/secs, h.Share, h.CPU)
+		}
+		for _, r := range st.Regions {
+			fmt.Fprintf(&b, " | %s %s out %.2f", r.Name, r.Phase, r.Out)
 		}
 		fmt.Println(b.String())
 	}

@@ -91,7 +91,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	// peak is the demand at the top, in times the base rate: the region's
 	// home signal goes from about 0.5 to about 1.1, and the backup (at about
 	// 0.45) has room for the third of it that failover moves.
-	const peak = 2.2
+	const peak = 2.0
 	region, backup := c.Spec.Regions[0], c.Spec.Regions[1]
 	if err := c.Settle(ctx, 15*time.Second); err != nil {
 		return err
@@ -99,7 +99,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	defer c.Load.SetRegionRate(region, c.Spec.Rate)
 	rr := &regionRecorder{c: c, region: region, backup: backup, start: time.Now()}
 	before := c.Load.Snapshot()
-	if err := rr.ramp(ctx, 1, peak, 20); err != nil {
+	if err := rr.ramp(ctx, 1, peak, 14); err != nil {
 		return err
 	}
 	// Hold the peak until the signal crossed 0.9 and the spill has had time to act.
@@ -111,7 +111,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	}
 	atPeak := c.Load.Snapshot().Sub(before)
 	falls := len(rr.ticks) // the ticks from here on are the return
-	if err := rr.ramp(ctx, peak, 1, 8); err != nil {
+	if err := rr.ramp(ctx, peak, 1, 6); err != nil {
 		return err
 	}
 	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
@@ -122,6 +122,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	spillAt, crossAt, backAt := -1, -1, -1
 	var maxOut, maxP90, maxHome float64
 	starts, reversals, changes, toggles, backupSpilled := 0, 0, 0, 0, 0
+	hotTicks, hotSpilling := 0, 0 // ticks after the spill started with the home signal >= 0.9
 	falling := false
 	for i, t := range rr.ticks {
 		if spillAt < 0 && t.out > 0 {
@@ -136,6 +137,12 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 		maxOut, maxP90, maxHome = max(maxOut, t.out), max(maxP90, t.p90), max(maxHome, t.home)
 		if t.backupPhase == "spilling" {
 			backupSpilled++
+		}
+		if spillAt >= 0 && t.home >= 0.9 {
+			hotTicks++
+			if t.out > 0 {
+				hotSpilling++
+			}
 		}
 		if debugTicks {
 			fmt.Printf("%6.2fs %-8s home %.2f proj %.2f p90 %.2f out %.2f want %.2f d %.3f | backup %-8s home %.2f proj %.2f p90 %.2f d %.3f raw%s\n", t.at.Seconds(), t.phase, t.home, t.projected, t.p90, t.out, t.want, t.demand[0],
@@ -188,6 +195,9 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	r.check(spillAt >= 0, "%s spills to %s", region, backup)
 	r.check(spillAt >= 0 && (crossAt < 0 || spillAt < crossAt), "the spill starts before the home signal crosses 0.9")
 	r.check(spilled > 0, "requests of %s's clients are served in %s", region, backup)
+	r.figure("while its home signal was >= 0.9, %s sent traffic to %s in %d of %d ticks", region, backup, hotSpilling, hotTicks)
+	r.check(hotTicks > 0 && float64(hotSpilling) >= 0.7*float64(hotTicks),
+		"while the home signal is >= 0.9 the spill is on (in >= 70%% of those ticks; got %d of %d)", hotSpilling, hotTicks)
 	r.check(starts == 1, "one spill episode, no flapping between local and spilling (got %d starts)", starts)
 	r.check(toggles == 2, "the route to the backup turns on once and off once (got %d toggles)", toggles)
 	r.check(reversals == 0, "on the way back home the wanted spill share never rises again once it started falling (got %d reversals)", reversals)
