@@ -160,14 +160,14 @@ func (g *Group[K, V]) startLocked(key K) *call[K, V] {
 	}
 	var c *call[K, V]
 	if n := len(g.free); n > 0 {
-		c = g.free[n-1]
+		c = g.free[n-1] // reset: one waiter
 		g.free[n-1] = nil
 		g.free = g.free[:n-1]
 	} else {
 		c = new(call[K, V])
+		c.state.Store(1)
 	}
 	c.key = key
-	c.state.Store(1)
 	g.m[key] = c
 	g.executions.Add(1)
 	return c
@@ -255,10 +255,10 @@ func (g *Group[K, V]) leaveLocked(key K, c *call[K, V]) bool {
 	return true
 }
 
-// leaveChan is the ctx watcher of a DoChan waiter. finish seals c before it takes
-// c.chans under the lock, and leaveLocked fails on a sealed c: so either w is
-// removed here, under the same lock, before finish can take c.chans, or finish
-// sends to w (w is still in c.chans or in the slice finish took).
+// leaveChan is the ctx watcher of a DoChan waiter. finish seals c and takes
+// c.chans in one hold of the lock, and leaveLocked fails on a sealed c: so either w
+// is removed here, in one hold of the lock, before finish takes c.chans, or finish
+// has taken w with them and sends to it.
 func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[K, V], w *chanWaiter[V]) {
 	g.mu.Lock()
 	if !g.leaveLocked(key, c) {
@@ -302,20 +302,20 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func
 	return
 }
 
-// finish publishes c's result: it seals c (no caller can join any more), makes it
-// unreachable (unless Forget or abandonment already did, and a newer call may own
-// the key), then wakes the Do waiters with one close and sends to the DoChan
-// waiters, outside the lock.
+// finish publishes c's result: it makes c unreachable for new callers (unless
+// Forget or abandonment already did, and a newer call may own the key), seals it so
+// that no caller who found it a moment ago can join any more, then wakes the Do
+// waiters with one close and sends to the DoChan waiters, outside the lock.
 //
 // When fn ran inline and nobody joined, no one but the first caller (which has the
-// result in hand) ever saw c: it was never published in g.hot, and a caller that
-// found it in the map under the lock after the seal could not join it. c goes back
-// to the free list, so a key without contention costs no allocation.
+// result in hand) ever saw c: it was never published in g.hot (only a joined call
+// is), and a caller on the locked path would need the lock finish holds. c goes
+// back to the free list without being sealed, so a key without contention costs no
+// allocation and no extra atomic operation.
 func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
-	shared := c.state.Or(sealed)&joinsMask != 0
 	g.mu.Lock()
 	g.unlinkLocked(key, c)
-	if inline && !shared {
+	if inline && c.state.Load() == 1 {
 		c.reset()
 		if len(g.free) < maxFree {
 			g.free = append(g.free, c)
@@ -324,6 +324,7 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 		g.completed.Add(1)
 		return
 	}
+	shared := c.state.Or(sealed)&joinsMask != 0
 	chans := c.chans
 	c.chans = nil
 	done := c.done
@@ -343,12 +344,13 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 	}
 }
 
-// reset clears a finished call for the free list.
+// reset clears a finished call for the free list, ready to start: its state is
+// that of a call with one waiter, the caller that will start it.
 func (c *call[K, V]) reset() {
 	var zk K
 	var zv V
 	c.key, c.val, c.err = zk, zv, nil
-	c.state.Store(0)
+	c.state.Store(1)
 	c.done, c.chans, c.cancel = nil, nil, nil
 }
 
