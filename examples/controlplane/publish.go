@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/hashring"
@@ -16,48 +17,7 @@ import (
 // keep the version, so following clients do not churn.
 func (p *Plane) publishLocked() {
 	cur := p.pub.Load()
-	changed := cur == nil
-	for _, reg := range p.cfg.Regions {
-		var nodes []hashring.Node
-		for _, id := range p.order {
-			if h := p.hosts[id]; h.gw.Region == reg.Name {
-				nodes = append(nodes, hashring.Node{ID: h.gw.RESP, Weight: h.weight})
-			}
-		}
-		slices.SortFunc(nodes, func(a, b hashring.Node) int {
-			switch {
-			case a.ID < b.ID:
-				return -1
-			case a.ID > b.ID:
-				return 1
-			}
-			return 0
-		})
-		old := p.rings[reg.Name]
-		switch {
-		case len(nodes) == 0:
-			if old != nil {
-				delete(p.rings, reg.Name)
-				changed = true
-			}
-			continue
-		case old != nil && slices.Equal(old.Nodes(), nodes):
-			continue
-		}
-		var next *hashring.Ring
-		var err error
-		if old == nil {
-			next, err = hashring.New(hashring.Config{Slots: p.cfg.Slots}, nodes)
-		} else {
-			next, err = old.Update(nodes)
-		}
-		if err != nil { // weights are validated finite and > 0: not expected
-			p.stats.RingErrors++
-			continue
-		}
-		p.rings[reg.Name] = next
-		changed = true
-	}
+	changed := p.ringsLocked() || cur == nil
 	draining := p.sortedDrainingLocked()
 	if cur != nil {
 		changed = changed || cur.rollGen != p.rollGen || !slices.Equal(cur.draining, draining) ||
@@ -98,6 +58,46 @@ func (p *Plane) publishLocked() {
 	next.etag = etag(p.epoch, next.version)
 	p.pub.Store(next)
 	p.stats.Publications++
+}
+
+// ringsLocked derives each region's ring from its gateways' weights and reports
+// whether any ring changed.
+func (p *Plane) ringsLocked() bool {
+	changed := false
+	for _, reg := range p.cfg.Regions {
+		var nodes []hashring.Node
+		for _, id := range p.order {
+			if h := p.hosts[id]; h.gw.Region == reg.Name {
+				nodes = append(nodes, hashring.Node{ID: h.gw.RESP, Weight: h.weight})
+			}
+		}
+		slices.SortFunc(nodes, func(a, b hashring.Node) int { return strings.Compare(a.ID, b.ID) })
+		old := p.rings[reg.Name]
+		switch {
+		case len(nodes) == 0:
+			if old != nil {
+				delete(p.rings, reg.Name)
+				changed = true
+			}
+			continue
+		case old != nil && slices.Equal(old.Nodes(), nodes):
+			continue
+		}
+		var next *hashring.Ring
+		var err error
+		if old == nil {
+			next, err = hashring.New(hashring.Config{Slots: p.cfg.Slots}, nodes)
+		} else {
+			next, err = old.Update(nodes)
+		}
+		if err != nil { // weights are validated finite and > 0: not expected
+			p.stats.RingErrors++
+			continue
+		}
+		p.rings[reg.Name] = next
+		changed = true
+	}
+	return changed
 }
 
 func etag(epoch int64, version uint64) string {
