@@ -54,14 +54,13 @@ type node[K comparable, V any] struct {
 	key     K
 	hash    uint64
 	it      atomic.Pointer[item[V]] // other values: the current item
-	first   item[V]                 // other values: the insert's item; never written after
 	bits    atomic.Uint64           // word values: the value
 	freshAt atomic.Int64            // word values: see item.freshAt
 	version uint64                  // word values: see item.version; shard lock
 	dead    atomic.Bool             // set under the policy lock when evicted or removed
+	queue   queueID                 // policy lock
 
 	prev, next *node[K, V] // policy lock
-	queue      queueID     // policy lock
 }
 
 // loaded is a fill's result as shared by coalesce: the value and the clock

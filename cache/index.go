@@ -1,13 +1,16 @@
 package cache
 
-import "sync/atomic"
+import (
+	"math/bits"
+	"sync/atomic"
+)
 
 // index is one shard's hash table from key to node. Readers never lock: they
 // load the table and the slots with atomic loads. Writers hold the shard's lock,
 // which serialises every change of the index.
 //
-// A table is an array of buckets, each a few (hash, node) slots and an overflow
-// chain. A key stays in the slot it was put in until it is removed (no
+// A table is an array of buckets, each a word of 8-bit hash tags, six node
+// slots and an overflow chain. A key stays in the slot it was put in until it is removed (no
 // compaction, no move between slots), so a reader scanning a bucket while a
 // writer changes other slots finds every key that was present before it started
 // and is still present. Growing builds a new table and publishes it with one
@@ -26,24 +29,42 @@ type table[K comparable, V any] struct {
 	mask    uint64
 }
 
-// bucketSlots is the number of slots in a bucket: 3 (hash, pointer) pairs and
-// the overflow pointer fill 56 bytes, one cache line with the padding.
-const bucketSlots = 3
+// bucketSlots is the number of slots in a bucket: the tag word, 6 node
+// pointers and the overflow pointer fill one 64-byte cache line.
+const bucketSlots = 6
 
 // bucket holds up to bucketSlots nodes whose hashes select it, and chains to an
-// overflow bucket when full. The hash sits next to the pointer so that a lookup
-// compares hashes on the bucket's cache line and dereferences only a match.
+// overflow bucket when full. tags holds one byte per slot, the top byte of the
+// slot's hash with the high bit set (0 marks a free slot), so that a lookup
+// finds its candidates on the bucket's cache line and dereferences only those.
 type bucket[K comparable, V any] struct {
-	hashes   [bucketSlots]atomic.Uint64
+	tags     atomic.Uint64
 	nodes    [bucketSlots]atomic.Pointer[node[K, V]]
 	overflow atomic.Pointer[bucket[K, V]]
-	_        [8]byte
 }
 
-// minBuckets is the size of a new table. A table doubles when it holds 1.5
-// nodes per bucket on average: then about 7% of buckets need an overflow
-// (Poisson tail of 4 or more), and a lookup mostly reads one cache line.
+// minBuckets is the size of a new table. A table doubles when it holds 3.5
+// nodes per bucket on average: then about 6% of buckets need an overflow
+// (Poisson tail of 7 or more), a lookup mostly reads one cache line, and the
+// table costs 18 to 37 bytes per node.
 const minBuckets = 4
+
+// tagOf returns the tag byte of hash h (never 0).
+func tagOf(h uint64) uint64 { return h>>56 | 0x80 }
+
+// Byte-wise constants for matchTags.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// matchTags returns a mask with the high bit of every byte of tags equal to
+// tag set (the zero-byte test of "Bit Twiddling Hacks"). It may also flag a
+// byte above a true match; the caller checks the node's key anyway.
+func matchTags(tags, tag uint64) uint64 {
+	x := tags ^ (tag * lowBits)
+	return (x - lowBits) &^ x & highBits
+}
 
 // bucketOf returns the bucket of hash h. The shard is picked by the low bits of
 // h, so the bucket uses the bits above them.
@@ -57,13 +78,15 @@ func (ix *index[K, V]) get(key K, h uint64) *node[K, V] {
 	if t == nil {
 		return nil
 	}
+	tag := tagOf(h)
 	for b := t.bucketOf(h); b != nil; b = b.overflow.Load() {
-		for i := range bucketSlots {
-			if b.hashes[i].Load() != h {
-				continue
+		for m := matchTags(b.tags.Load(), tag); m != 0; m &= m - 1 {
+			i := bits.TrailingZeros64(m) >> 3
+			if i >= bucketSlots {
+				break
 			}
-			// The pair is not written atomically: a slot being reused may show
-			// the new hash with the old node or nil. The key decides.
+			// Tag and slot are not written together: a slot being reused may
+			// show the old tag with the new node, or nil. The key decides.
 			if n := b.nodes[i].Load(); n != nil && n.hash == h && n.key == key {
 				return n
 			}
@@ -78,7 +101,7 @@ func (ix *index[K, V]) put(n *node[K, V]) {
 	if t == nil {
 		t = newTable[K, V](minBuckets)
 		ix.tab.Store(t)
-	} else if 2*ix.count >= 3*len(t.buckets) {
+	} else if 2*ix.count >= 7*len(t.buckets) {
 		t = ix.grow(t)
 	}
 	t.insert(n)
@@ -95,9 +118,9 @@ func (ix *index[K, V]) remove(n *node[K, V]) bool {
 	for b := t.bucketOf(n.hash); b != nil; b = b.overflow.Load() {
 		for i := range bucketSlots {
 			if b.nodes[i].Load() == n {
-				// Node first: a reader that still sees the hash finds no node.
+				// Tag first: a reader that still sees it finds nil or the node.
+				b.tags.Store(b.tags.Load() &^ (0xff << (8 * i)))
 				b.nodes[i].Store(nil)
-				b.hashes[i].Store(0)
 				ix.count--
 				return true
 			}
@@ -135,17 +158,17 @@ func (t *table[K, V]) insert(n *node[K, V]) {
 	for {
 		for i := range bucketSlots {
 			if b.nodes[i].Load() == nil {
-				// Hash first: a reader that sees the node also sees its hash.
-				b.hashes[i].Store(n.hash)
+				// Node first: a reader that matches the tag finds the node.
 				b.nodes[i].Store(n)
+				b.tags.Store(b.tags.Load() | tagOf(n.hash)<<(8*i))
 				return
 			}
 		}
 		next := b.overflow.Load()
 		if next == nil {
 			next = &bucket[K, V]{}
-			next.hashes[0].Store(n.hash)
 			next.nodes[0].Store(n)
+			next.tags.Store(tagOf(n.hash))
 			b.overflow.Store(next)
 			return
 		}

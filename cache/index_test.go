@@ -198,3 +198,34 @@ func TestWordValues(t *testing.T) {
 	assert.Equal(t, celsius(-3.25), fromBits[celsius](toBits(celsius(-3.25))))
 	assert.True(t, fromBits[bool](toBits(true)))
 }
+
+// TestMatchTags: every slot whose tag equals the searched one is flagged, and
+// a flagged slot that does not match only ever sits above one that does.
+func TestMatchTags(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10_000 {
+		var tags uint64
+		tagList := make([]uint64, bucketSlots)
+		for i := range bucketSlots {
+			if r.IntN(4) > 0 {
+				tagList[i] = 0x80 | uint64(r.IntN(4)) // few values: many equal tags
+				tags |= tagList[i] << (8 * i)
+			}
+		}
+		tag := 0x80 | uint64(r.IntN(4))
+		m := matchTags(tags, tag)
+		firstMatch := -1
+		for i := range 8 {
+			flagged := m>>(8*i+7)&1 == 1
+			match := i < bucketSlots && tagList[i] == tag
+			if match && firstMatch < 0 {
+				firstMatch = i
+			}
+			if match {
+				require.True(t, flagged, "tags %#x tag %#x slot %d not flagged", tags, tag, i)
+			} else if flagged {
+				require.True(t, firstMatch >= 0 && firstMatch < i, "tags %#x tag %#x slot %d flagged alone", tags, tag, i)
+			}
+		}
+	}
+}

@@ -15,8 +15,8 @@ import (
 //     reverse pairing (an older time with the newer value) only makes the
 //     value look older than it is, which the staleness bound tolerates.
 //   - other values live in an immutable item behind the node's atomic
-//     pointer: an update stores a new item (one small allocation), so a reader
-//     always sees a value with its own version and time.
+//     pointer: an insert or update stores a new item (one small allocation),
+//     so a reader always sees a value with its own version and time.
 //
 // Readers take no lock either way; writers hold the key's shard lock.
 
@@ -63,8 +63,9 @@ func (c *Cache[K, V]) initItem(n *node[K, V], it item[V]) {
 		n.version = it.version
 		return
 	}
-	n.first = it
-	n.it.Store(&n.first)
+	p := new(item[V])
+	*p = it
+	n.it.Store(p)
 }
 
 // setItem replaces the item of a node in the index. The caller holds the
