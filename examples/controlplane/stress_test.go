@@ -59,11 +59,18 @@ func TestStress(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var ticks atomic.Int64
+	defer func() { stop.Store(true); wg.Wait() }() // also when the writer fails
 
 	wg.Go(func() { // the control loop, on explicit time
 		for k := 1; !stop.Load(); k++ {
 			ft.advance(time.Second)
 			assert.NoError(t, p.Tick(context.Background(), t0.Add(time.Duration(k)*time.Second)))
+			ticks.Add(1)
+		}
+	})
+	wg.Go(func() { // a second, wall-clock ticker: ticks serialize
+		for !stop.Load() {
+			assert.NoError(t, p.Tick(context.Background(), time.Now()))
 			ticks.Add(1)
 		}
 	})
@@ -112,6 +119,7 @@ func TestStress(t *testing.T) {
 		switch op := rng.IntN(4); {
 		case op == 0 || len(model) < 2:
 			g := gw([]string{"eu", "us"}[rng.IntN(2)], 10+i, float64(1+rng.IntN(4)))
+			g.RESP, g.HTTP = fmt.Sprintf("127.0.0.1:%d", 20000+i), fmt.Sprintf("127.0.0.1:%d", 40000+i) // never dialed
 			ft.add(g, -1)
 			require.NoError(t, p.AddGateway(g))
 			model[g.ID] = g
