@@ -69,7 +69,8 @@ type published struct {
 // New returns a Plane for cfg with every configured gateway at a capacity-scaled
 // weight (its cores over the median cores of its region) and the routes published
 // at version 1, before any poll. Errors wrap [ErrInvalidConfig], or are a
-// *GatewayError, or come from failover's and rollout's config validation.
+// *GatewayError, or come from balancer's, failover's and rollout's config
+// validation (wrapping their ErrInvalidConfig).
 func New(cfg Config) (*Plane, error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {

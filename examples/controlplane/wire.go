@@ -146,7 +146,8 @@ func fetch(ctx context.Context, url, etag string) (wireRoutes, string, error) {
 // c.SetRoutes only when the plane published a new version (the plane answers 304
 // Not Modified otherwise, so an idle follower costs one small request per period).
 // Fetch and SetRoutes failures are retried at the next period with the routes in
-// force unchanged. It returns nil when ctx ends.
+// force unchanged. It returns nil when ctx ends, and an error at once for a
+// period <= 0.
 func Follow(ctx context.Context, url string, c *client.Client, every time.Duration) error {
 	if every <= 0 {
 		return fmt.Errorf("controlplane: Follow period %v not > 0", every)
