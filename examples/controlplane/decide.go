@@ -230,8 +230,11 @@ func (p *Plane) failoverLocked(now time.Time) {
 	}
 	cpus := map[string][]float64{}
 	for _, id := range p.order {
+		// A gateway that missed a poll or two but is not draining yet still
+		// serves the clients that route to it: it counts with its last
+		// measurement, so one late answer does not cut its region's capacity.
 		h := p.hosts[id]
-		if h.health != HealthUp || !h.hasUtil || h.draining(p.cfg.DrainAfter) {
+		if !h.hasUtil || h.draining(p.cfg.DrainAfter) {
 			continue
 		}
 		r := h.gw.Region

@@ -54,8 +54,9 @@
 //     plane still sees the change.
 //
 // A gateway whose poll fails is marked down at once (its error is kept in the
-// state) and, after Config.DrainAfter consecutive failures, listed in the routes'
-// Draining hosts so clients skip it; it stays in its ring (membership changes move
+// state; the failover signal keeps counting its last measurement and its cores,
+// since clients still route to it) and, after Config.DrainAfter consecutive
+// failures, listed in the routes' Draining hosts so clients skip it; it stays in its ring (membership changes move
 // keys; draining does not), and returns to service at its first successful poll.
 // [Plane.Drain] does the same by hand, [Plane.RemoveGateway] takes a gateway out of
 // its ring. Membership changes, drains and rollout changes publish at once.

@@ -113,7 +113,10 @@ func TestUnreachableGatewayDrains(t *testing.T) {
 	assert.Equal(t, controlplane.HealthDown, h.Health)
 	assert.False(t, h.Draining)
 	assert.Contains(t, h.Error, "refused")
+	cap1 := region(p.State(), "us").Capacity
+	assert.Equal(t, 3.0, cap1, "a missed poll does not cut the region's capacity before it drains")
 	run(t, p, ft, &k, 2) // DrainAfter = 3
+	assert.Equal(t, 2.0, region(p.State(), "us").Capacity, "a draining gateway does not count")
 	r, v := p.Routes()
 	assert.Equal(t, []string{gw("us", 2, 1).RESP}, r.Draining)
 	assert.True(t, r.Gateways["us"].Contains(gw("us", 2, 1).RESP), "a draining host stays in the ring")
