@@ -481,15 +481,22 @@ type HostState struct {
 	} `json:"tenants"`
 }
 
-// Host reads a gateway's "host" state.
+// Host reads a gateway's "host" state. A state that cannot be read is read
+// again for up to 2 s: the gateway's /control/state answers an error while
+// one of its snapshots holds a NaN (aimd's load before its second sample).
 func (c *Cluster) Host(ctx context.Context, g *gatewayProc) (HostState, error) {
 	var h HostState
-	st, err := c.GatewayState(ctx, g)
+	var last error
+	err := poll(ctx, 2*time.Second, 20*time.Millisecond, func() (bool, error) {
+		st, err := c.GatewayState(ctx, g)
+		if err == nil {
+			err = json.Unmarshal(st["host"], &h)
+		}
+		last = err
+		return err == nil, nil
+	})
 	if err != nil {
-		return h, err
-	}
-	if err := json.Unmarshal(st["host"], &h); err != nil {
-		return h, fmt.Errorf("cluster: host state of %s: %w", g.ID, err)
+		return h, fmt.Errorf("cluster: host state of %s: %w (%w)", g.ID, last, err)
 	}
 	return h, nil
 }

@@ -16,7 +16,7 @@ import (
 
 func main() {
 	var (
-		name    = flag.String("scenario", "", "scenario to run: "+strings.Join(names(), ", ")+", or all (default: none, run until interrupted)")
+		name    = flag.String("scenario", "", "scenarios to run: "+strings.Join(names(), ", ")+" (comma-separated), or all (default: none, run until interrupted)")
 		httpA   = flag.String("http", "127.0.0.1:7070", "dashboard and plane API address (loopback)")
 		tenants = flag.Int("tenants", 0, "tenants (default 12)")
 		rate    = flag.Float64("rate", 0, "requests/s per tenant per region (default 5)")
@@ -49,10 +49,12 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 	case name == "all":
 		todo = names()
 	case name != "":
-		if !slices.Contains(names(), name) {
-			return fmt.Errorf("unknown scenario %q (want one of %s, or all)", name, strings.Join(names(), ", "))
+		for _, n := range strings.Split(name, ",") {
+			if !slices.Contains(names(), n) {
+				return fmt.Errorf("unknown scenario %q (want one of %s, a comma-separated list, or all)", n, strings.Join(names(), ", "))
+			}
+			todo = append(todo, n)
 		}
-		todo = []string{name}
 	}
 	if !quiet {
 		spec.Logf = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }

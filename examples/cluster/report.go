@@ -73,6 +73,11 @@ func Run(ctx context.Context, c *Cluster, name string) (*Report, error) {
 	for _, s := range scenarios {
 		if s.name == name {
 			r := &Report{Name: name}
+			// Each scenario starts from a settled tier: no region spilling
+			// after the previous one, every gateway measured.
+			if err := c.Settle(ctx, 30*time.Second); err != nil {
+				return r, err
+			}
 			start := time.Now()
 			err := s.run(ctx, c, r)
 			r.Took = time.Since(start)
