@@ -20,10 +20,11 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-free_port() { # a loopback port nobody listens on
-	local p
+free_port() { # a loopback port nobody listens on, below the ephemeral range
+	local p lo
+	lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 	while :; do
-		p=$((20000 + RANDOM % 20000))
+		p=$((20000 + RANDOM % (lo - 20000)))
 		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }
 	done
 }
@@ -59,10 +60,13 @@ pool:
     - 127.0.0.1:$r1:1
     - 127.0.0.1:$r2:1
 YML
-nutcracker -c "$work/nutcracker.yml" -s "$(free_port)" -o "$work/nutcracker.log" &
+nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$(free_port)" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)
 wait_port "$gw"
 for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
+for p in $gwpid $twpid; do
+	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway.log "$work"/nutcracker.log >&2; exit 1; }
+done
 
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 backend_calls() { # data commands executed on both shards since the last reset
