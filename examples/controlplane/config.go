@@ -89,8 +89,9 @@ type Config struct {
 	// keeps its weight): an idle tier's CPU is mostly noise. Default 0.02.
 	MinCPU float64
 	// ShareStep is the resolution of published failover shares: shares are rounded to
-	// a multiple of it, so noise in the signal does not republish routes every tick.
-	// Default 0.01.
+	// a multiple of it, and the published routes stay while every share is within a
+	// step of its published value, so noise in the signal does not republish routes
+	// every tick. Default 0.01.
 	ShareStep float64
 	// Slots is the slot count of each published region ring (hashring.Config.Slots).
 	// Default 4096: 8 KiB per ring on the wire, balance within 1/(share*4096).

@@ -273,7 +273,7 @@ func (p *Plane) failoverLocked(now time.Time) {
 	}
 	p.lastTable = tab
 	routes := quantize(tab.Routes, p.cfg.ShareStep)
-	if slices.Equal(routes, p.table.Routes) {
+	if slices.Equal(routes, p.table.Routes) || within(routes, tab.Routes, p.table.Routes, p.cfg.ShareStep) {
 		return
 	}
 	pub, err := failover.NewTable(now, tab.Run, routes)
@@ -367,6 +367,35 @@ func quantize(routes []failover.Route, step float64) []failover.Route {
 		}
 	}
 	return out
+}
+
+// within reports whether the router's routes (raw, and rounded) are the
+// published ones up to one ShareStep: the same routes, each raw share within step
+// of the published one. A share hovering around a rounding boundary then keeps
+// its published value instead of republishing at every tick.
+func within(rounded, raw, published []failover.Route, step float64) bool {
+	type key struct {
+		from, to string
+		m        failover.Mechanism
+	}
+	if len(rounded) != len(published) {
+		return false
+	}
+	pub := make(map[key]float64, len(published))
+	for _, r := range published {
+		pub[key{r.From, r.To, r.Mechanism}] = r.Share
+	}
+	for _, r := range rounded {
+		if _, ok := pub[key{r.From, r.To, r.Mechanism}]; !ok {
+			return false
+		}
+	}
+	for _, r := range raw {
+		if s, ok := pub[key{r.From, r.To, r.Mechanism}]; ok && math.Abs(r.Share-s) > step*(1+1e-9) {
+			return false
+		}
+	}
+	return true
 }
 
 // tenantsLocked aggregates the tenants' shed and request deltas over the gateways.

@@ -125,3 +125,26 @@ func TestObserve(t *testing.T) {
 		})
 	}
 }
+
+func TestWithin(t *testing.T) {
+	r := func(to string, s float64) failover.Route {
+		return failover.Route{From: "a", To: to, Share: s, Mechanism: failover.MechRing}
+	}
+	pub := []failover.Route{r("b", 0.31)}
+	tests := []struct {
+		name string
+		raw  []failover.Route
+		want bool
+	}{
+		{"hovering at a rounding boundary", []failover.Route{r("b", 0.315)}, true},
+		{"one step away", []failover.Route{r("b", 0.32)}, true},
+		{"more than a step", []failover.Route{r("b", 0.325)}, false},
+		{"a new route", []failover.Route{r("b", 0.31), r("c", 0.05)}, false},
+		{"the route ends", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, within(quantize(tt.raw, 0.01), tt.raw, pub, 0.01))
+		})
+	}
+}
