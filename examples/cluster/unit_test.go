@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSpecDefaults(t *testing.T) {
+	got := Spec{Tenants: 3, Cadence: time.Second}.withDefaults()
+	assert.Equal(t, 3, got.Tenants, "a set field is kept")
+	assert.Equal(t, time.Second, got.Cadence)
+	d := DefaultSpec()
+	assert.Equal(t, d.Regions, got.Regions)
+	assert.Equal(t, d.Gateways, got.Gateways)
+	assert.Equal(t, d.Burn, got.Burn)
+	assert.NotNil(t, got.Logf)
+}
+
+func TestSnapshotWindow(t *testing.T) {
+	earlier := Snapshot{
+		Streams: map[string]Counts{"t00/eu": {OK: 5, Shed: 1}, "t01/us": {OK: 2}},
+		Hosts:   map[string]map[string]uint64{"eu": {"a": 10, "gone": 4}},
+	}
+	later := Snapshot{
+		Streams: map[string]Counts{"t00/eu": {OK: 9, Shed: 3, Failed: 1}, "t01/us": {OK: 7}},
+		Hosts:   map[string]map[string]uint64{"eu": {"a": 15, "gone": 1, "new": 2}},
+		LastErr: map[string]string{"t00/eu": "boom", "t01/us": "old"},
+	}
+	w := later.Sub(earlier)
+	tests := []struct {
+		name string
+		give Counts
+		want Counts
+	}{
+		{"tenant", w.Tenant("t00"), Counts{OK: 4, Shed: 2, Failed: 1}},
+		{"region", w.Region("us"), Counts{OK: 5}},
+		{"all", w.All(), Counts{OK: 9, Shed: 2, Failed: 1}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.give, tt.name)
+	}
+	assert.Equal(t, map[string]uint64{"a": 5, "new": 2}, w.HostTotals(), "a host whose pool closed counts 0, not a wrapped difference")
+	assert.Equal(t, map[string]string{"t00/eu": "boom"}, w.LastErr, "only streams that failed in the window keep their error")
+	assert.Equal(t, []string{"t00", "t01"}, w.Tenants())
+	assert.Equal(t, uint64(12), w.All().Total())
+}
+
+func TestReport(t *testing.T) {
+	r := &Report{Name: "x", Took: 1500 * time.Millisecond}
+	r.figure("%d things", 3)
+	r.check(true, "never shown")
+	assert.True(t, r.OK())
+	assert.Equal(t, "== x: PASS (1.5 s)\n   3 things\n", r.String())
+	r.check(false, "wanted %d", 1)
+	assert.False(t, r.OK())
+	assert.Contains(t, r.String(), "== x: FAIL")
+	assert.Contains(t, r.String(), "FAILED: wanted 1")
+}
+
+func TestHostWindowRatio(t *testing.T) {
+	w := hostWindow{cpu: map[string]float64{"a": 0.9, "b": 0.3, "c": 0.6}}
+	assert.InDelta(t, 2.0, w.ratio("a"), 1e-9)
+	assert.Zero(t, hostWindow{cpu: map[string]float64{"a": 1}}.ratio("a"), "no peers")
+}
+
+func TestPollIsBounded(t *testing.T) {
+	calls := 0
+	err := poll(context.Background(), 30*time.Millisecond, time.Millisecond, func() (bool, error) { calls++; return false, nil })
+	require.Error(t, err)
+	assert.Greater(t, calls, 1)
+	require.NoError(t, poll(context.Background(), time.Second, time.Millisecond, func() (bool, error) { return true, nil }))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, poll(ctx, time.Second, time.Millisecond, func() (bool, error) { return false, nil }), context.Canceled)
+}
+
+func TestUnknownScenario(t *testing.T) {
+	_, err := Run(context.Background(), nil, "no-such")
+	require.Error(t, err)
+	require.Error(t, run(context.Background(), "rollout,nope", Spec{}, false, true))
+}
