@@ -131,4 +131,15 @@ func TestDashboardInChromium(t *testing.T) {
 	// An operator drain shows on the gateway's row.
 	require.NoError(t, p.Drain("us-3"))
 	waitText("#host-us-3", func(s string) bool { return strings.Contains(s, "drained") }, nil)
+
+	// The page's own controls: undrain us-3, flip the kill switch.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#host-us-3 button.drain-toggle`))))
+	waitText("#host-us-3", func(s string) bool { return !strings.Contains(s, "drained") }, nil)
+	_, v = p.Routes()
+	require.Empty(t, p.State().Draining)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#kill-toggle"))))
+	waitText("#kill", func(s string) bool { return strings.HasPrefix(s, "ON") }, nil)
+	require.True(t, p.State().Rollout.Kill)
+	_, v2 := p.Routes()
+	require.Greater(t, v2, v, "the kill switch published a new version")
 }

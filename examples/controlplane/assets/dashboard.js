@@ -50,7 +50,9 @@ function renderHosts(st) {
       `<td class="weight">${fmt(h.weight, 3)}</td><td>${pct(h.share)}</td>` +
       `<td class="cpu">${pct(h.cpu)}</td><td>${fmt(h.load, 2)}</td><td class="l">${esc(h.reason || "-")}</td>` +
       `<td>${h.in_flight}</td><td>${fmt(h.rate, 0)}</td><td>${fmt(h.shed_rate, 1)}</td>` +
-      `<td class="l">${esc(h.error || "")}</td></tr>`;
+      `<td class="l">${esc(h.error || "")}</td>` +
+      `<td><button type="button" class="drain-toggle" data-id="${esc(h.id)}" data-drained="${h.drained}">` +
+      `${h.drained ? "undrain" : "drain"}</button></td></tr>`;
   });
   document.querySelector("#hosts tbody").innerHTML = rows.join("");
 }
@@ -154,14 +156,51 @@ function render(st) {
   renderPlots(st);
 }
 
+// Operator actions: they call the API, then redraw at once.
+let last = null;
+async function post(path, body) {
+  try {
+    const resp = await fetch(path, { method: "POST", body: body === undefined ? "" : JSON.stringify(body) });
+    if (!resp.ok) throw new Error("POST " + path + ": " + (await resp.text()));
+    $("error").textContent = "";
+  } catch (e) {
+    $("error").textContent = String(e);
+  }
+  refresh();
+}
+
+function wire() {
+  $("kill-toggle").addEventListener("click", () => {
+    if (!last) return;
+    post("api/rollout", { Rules: last.rollout.Rules || [], Kill: !last.rollout.Kill });
+  });
+  $("percent-set").addEventListener("click", () => {
+    if (!last) return;
+    const pc = Number($("percent").value);
+    const rules = (last.rollout.Rules || []).map((r) => Object.assign({}, r, { Percent: pc }));
+    post("api/rollout", { Rules: rules, Kill: last.rollout.Kill });
+  });
+  document.querySelector("#hosts tbody").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button.drain-toggle");
+    if (!b) return;
+    post((b.dataset.drained === "true" ? "api/undrain/" : "api/drain/") + encodeURIComponent(b.dataset.id));
+  });
+}
+
+async function refresh() {
+  const resp = await fetch("api/state", { cache: "no-store" });
+  if (!resp.ok) throw new Error("GET api/state: " + resp.status);
+  const st = await resp.json();
+  last = st;
+  render(st);
+  return st;
+}
+
 let period = 1000;
 async function poll() {
   try {
-    const resp = await fetch("api/state", { cache: "no-store" });
-    if (!resp.ok) throw new Error("GET api/state: " + resp.status);
-    const st = await resp.json();
+    const st = await refresh();
     period = Math.max(200, st.cadence_ms || 1000);
-    render(st);
     $("error").textContent = "";
   } catch (e) {
     $("error").textContent = String(e);
@@ -169,4 +208,5 @@ async function poll() {
   setTimeout(poll, period);
 }
 
+wire();
 poll();
