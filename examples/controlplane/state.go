@@ -154,9 +154,9 @@ func (p *Plane) statsLocked() Stats {
 
 // State returns a snapshot of the plane (the content of GET /api/state).
 func (p *Plane) State() State {
-	pub := p.pub.Load()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	pub := p.pub.Load() // publications happen under mu: consistent with the rest
 	st := State{Now: p.lastTickAt, Tick: p.tick, Version: pub.version, CadenceMS: float64(p.cfg.Cadence) / 1e6,
 		Rollout: cloneRollout(p.roll), Draining: slices.Clone(pub.draining), Stats: p.statsLocked()}
 	for _, id := range p.order {
