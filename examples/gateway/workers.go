@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,8 @@ type workers struct {
 	work chan func() // unbuffered: a send succeeds only if a worker is idle
 	quit chan struct{}
 	wg   sync.WaitGroup
+
+	started atomic.Int64 // worker goroutines started so far
 }
 
 // workerIdle is how long an idle worker waits for a task before it exits.
@@ -38,6 +41,7 @@ func (w *workers) goDo(wg *sync.WaitGroup, f func()) {
 	default:
 	}
 	w.wg.Add(1)
+	w.started.Add(1)
 	go w.loop(task)
 }
 
