@@ -32,7 +32,7 @@ func TestWorkersReuseAndExit(t *testing.T) {
 		assert.Equal(t, int64(108), ran.Load())
 		assert.Equal(t, int64(8), w.started.Load(), "idle workers took the later tasks")
 		time.Sleep(workerIdle + time.Millisecond)
-		synctest.Wait() // idle workers have exited
+		synctest.Wait()                    // idle workers have exited
 		w.goDo(&wg, func() { ran.Add(1) }) // a new worker starts
 		wg.Wait()
 		w.close()
