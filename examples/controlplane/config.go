@@ -21,7 +21,7 @@ type Gateway struct {
 	// published ring (client.Routes.Gateways) and in client.Routes.Draining; unique.
 	RESP string `json:"resp"`
 	// HTTP is the host:port of the gateway's HTTP surface: the plane polls
-	// GET http://HTTP/control/state.
+	// GET http://HTTP/control/ (its state and knobs).
 	HTTP string `json:"http"`
 	// Cores is the gateway's nominal capacity in cores (> 0): a new gateway starts at
 	// a weight proportional to it, and its utilization is CPU seconds per second over
@@ -99,7 +99,8 @@ type Config struct {
 	// History is the number of ticks kept for the dashboard's plots. Default 300.
 	History int
 	// Poller reads one gateway's state. If nil, the plane GETs
-	// http://<Gateway.HTTP>/control/state and reads its "host" entry.
+	// http://<Gateway.HTTP>/control/ and reads the "host" entry of its state and
+	// its knobs.
 	Poller Poller
 }
 

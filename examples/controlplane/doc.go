@@ -10,10 +10,11 @@
 //
 // [Plane.Tick] is one run: poll, decide, publish.
 //
-//  1. Poll. Each gateway's GET /control/state carries a "host" entry
-//     (examples/gateway/planestate.go, decoded as a [Sample]): cumulative process
-//     CPU seconds and uptime, in-flight and served commands, shed counts, per-tenant
-//     counters. Polls run concurrently (Config.PollConcurrency), each bounded by
+//  1. Poll. Each gateway's GET /control/ (package control's handler) carries its
+//     knobs and, in its state, a "host" entry (examples/gateway/planestate.go,
+//     decoded as a [Sample]): cumulative process CPU seconds and uptime, in-flight
+//     and served commands, shed counts, per-tenant counters. The knobs changed at
+//     runtime show on the dashboard. Polls run concurrently (Config.PollConcurrency), each bounded by
 //     Config.PollTimeout. A [Poller] replaces HTTP in tests and simulations.
 //  2. Observe. Utilization = d(CPU seconds) / d(uptime) / Gateway.Cores, both
 //     deltas on the gateway's own clock, so poll jitter does not enter and a

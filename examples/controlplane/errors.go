@@ -18,7 +18,7 @@ var ErrUnknownGateway = errors.New("controlplane: unknown gateway")
 // rollout config). The caller should keep the routes in force and fetch again.
 var ErrBadRoutes = errors.New("controlplane: bad routes")
 
-// ErrNoHostState is returned by [HTTPPoller] when a gateway's /control/state has no
+// ErrNoHostState is returned by [HTTPPoller] when a gateway's control state has no
 // "host" entry (a gateway built without examples/gateway/planestate.go).
 var ErrNoHostState = errors.New("controlplane: gateway state has no \"host\" entry")
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -150,6 +151,17 @@ func TestRealGateways(t *testing.T) {
 	}
 	cancel()
 	<-load
+	// A knob changed at runtime through the gateway's control API shows.
+	resp, err := http.Post("http://"+a.http+"/control/", "application/json",
+		strings.NewReader(`{"who": "test", "why": "knob display", "changes": [{"knob": "gateway.coalesce", "value": false}]}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NoError(t, p.Tick(context.Background(), time.Now()))
+	ha := host(p.State(), "a")
+	assert.Equal(t, []string{"gateway.coalesce"}, ha.Changed)
+	assert.Equal(t, "false", ha.Knobs["gateway.coalesce"])
+	assert.Empty(t, host(p.State(), "b").Changed)
 	followRealGateways(t, p, a, b)
 
 	b.stop()

@@ -7,9 +7,11 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"sort"
+	"time"
 )
 
-// Sample is one poll of a gateway: the "host" entry of its /control/state
+// Sample is one poll of a gateway: the "host" entry of its control state
 // (examples/gateway/planestate.go). Counters are cumulative since the process
 // started; the plane differentiates consecutive samples.
 type Sample struct {
@@ -28,6 +30,12 @@ type Sample struct {
 	Throttled     uint64  `json:"throttled"`
 	// Tenants holds each tenant's counters.
 	Tenants map[string]TenantSample `json:"tenants"`
+	// Knobs holds the gateway's control knobs (package control) by name, each
+	// value as its JSON text, and Changed the names of those changed at runtime
+	// (by an operator, an agent or a scenario), sorted. [HTTPPoller] fills them
+	// from the same answer as the rest.
+	Knobs   map[string]string `json:"knobs,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
 }
 
 // TenantSample is one tenant's counters on one gateway.
@@ -65,8 +73,9 @@ func (f PollerFunc) Poll(ctx context.Context, g Gateway) (Sample, error) { retur
 
 var _ Poller = PollerFunc(nil)
 
-// HTTPPoller polls GET http://<Gateway.HTTP>/control/state, the control surface of
-// examples/gateway, and returns its "host" entry.
+// HTTPPoller polls GET http://<Gateway.HTTP>/control/, the control surface of
+// examples/gateway (package control's handler), and returns the "host" entry of
+// its state with its knobs.
 type HTTPPoller struct {
 	// Client sends the requests. If nil, http.DefaultClient.
 	Client *http.Client
@@ -74,13 +83,13 @@ type HTTPPoller struct {
 
 var _ Poller = (*HTTPPoller)(nil)
 
-// maxStateBody bounds a gateway's /control/state answer.
+// maxStateBody bounds a gateway's /control/ answer.
 const maxStateBody = 8 << 20
 
 // Poll implements [Poller]. Errors: the transport's, a *StatusError, a JSON error,
 // or [ErrNoHostState].
 func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
-	url := "http://" + g.HTTP + "/control/state"
+	url := "http://" + g.HTTP + "/control/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return Sample{}, err
@@ -99,13 +108,29 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 		return Sample{}, &StatusError{URL: url, Status: resp.StatusCode}
 	}
 	var st struct {
-		Host *Sample `json:"host"`
+		Knobs []struct {
+			Name       string          `json:"name"`
+			Value      json.RawMessage `json:"value"`
+			LastChange time.Time       `json:"last_change"`
+		} `json:"knobs"`
+		State struct {
+			Host *Sample `json:"host"`
+		} `json:"state"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBody)).Decode(&st); err != nil {
 		return Sample{}, fmt.Errorf("controlplane: decoding %s: %w", url, err)
 	}
-	if st.Host == nil {
+	if st.State.Host == nil {
 		return Sample{}, ErrNoHostState
 	}
-	return *st.Host, nil
+	s := *st.State.Host
+	s.Knobs = make(map[string]string, len(st.Knobs))
+	for _, k := range st.Knobs {
+		s.Knobs[k.Name] = string(k.Value)
+		if !k.LastChange.IsZero() {
+			s.Changed = append(s.Changed, k.Name)
+		}
+	}
+	sort.Strings(s.Changed)
+	return s, nil
 }

@@ -20,15 +20,18 @@ func TestHTTPPoller(t *testing.T) {
 		body   string
 		check  func(t *testing.T, s controlplane.Sample, err error)
 	}{
-		{"host state", 200, `{"gateway": {}, "host": {"cpu_seconds": 1.5, "uptime_seconds": 10, "in_flight": 3,
-			"commands": 7, "tenants": {"a": {"requests": 5, "shed": 2}}}}`,
+		{"host state", 200, `{"knobs": [{"name": "a.b", "value": 3}, {"name": "c", "value": "5ms", "last_change": "2026-01-01T00:00:00Z"}],
+			"state": {"gateway": {}, "host": {"cpu_seconds": 1.5, "uptime_seconds": 10, "in_flight": 3,
+			"commands": 7, "tenants": {"a": {"requests": 5, "shed": 2}}}}}`,
 			func(t *testing.T, s controlplane.Sample, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, 1.5, s.CPUSeconds)
 				assert.Equal(t, 3, s.InFlight)
 				assert.Equal(t, uint64(2), s.Tenants["a"].Shed)
+				assert.Equal(t, map[string]string{"a.b": "3", "c": `"5ms"`}, s.Knobs)
+				assert.Equal(t, []string{"c"}, s.Changed)
 			}},
-		{"no host entry", 200, `{"gateway": {}}`, func(t *testing.T, _ controlplane.Sample, err error) {
+		{"no host entry", 200, `{"state": {"gateway": {}}}`, func(t *testing.T, _ controlplane.Sample, err error) {
 			assert.ErrorIs(t, err, controlplane.ErrNoHostState)
 		}},
 		{"bad JSON", 200, `{"host": [`, func(t *testing.T, _ controlplane.Sample, err error) {
@@ -43,7 +46,7 @@ func TestHTTPPoller(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				assert.Equal(t, "/control/state", r.URL.Path)
+				assert.Equal(t, "/control/", r.URL.Path)
 				w.WriteHeader(tt.status)
 				_, _ = w.Write([]byte(tt.body))
 			}))

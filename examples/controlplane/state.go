@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -57,6 +58,10 @@ type HostState struct {
 	ShedRate float64 `json:"shed_rate"` // per second
 	Polls    uint64  `json:"polls"`
 	Failures uint64  `json:"failures"`
+	// Knobs are the gateway's control knobs as last polled (JSON text by name),
+	// Changed those changed at runtime.
+	Knobs   map[string]string `json:"knobs,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
 }
 
 // RegionState is one region's balancer classification and failover decision.
@@ -185,7 +190,8 @@ func (p *Plane) hostStateLocked(h *hostTrack) HostState {
 	hs := HostState{Gateway: h.gw, Health: h.health, Draining: h.draining(p.cfg.DrainAfter), Drained: h.drained,
 		DownTicks: h.downTicks, Error: h.err, Weight: h.weight, CPU: h.util, RawCPU: h.raw,
 		Load: h.decision.Load, Clamped: h.decision.Clamped, InFlight: h.last.InFlight, Rate: h.rate,
-		Shed: h.last.Shed, ShedRate: h.shed, Polls: h.polls, Failures: h.failures}
+		Shed: h.last.Shed, ShedRate: h.shed, Polls: h.polls, Failures: h.failures,
+		Knobs: maps.Clone(h.last.Knobs), Changed: slices.Clone(h.last.Changed)}
 	if h.decision.Reason != 0 {
 		hs.Reason = h.decision.Reason.String()
 	}

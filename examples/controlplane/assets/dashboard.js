@@ -50,6 +50,7 @@ function renderHosts(st) {
       `<td class="weight">${fmt(h.weight, 3)}</td><td>${pct(h.share)}</td>` +
       `<td class="cpu">${pct(h.cpu)}</td><td>${fmt(h.load, 2)}</td><td class="l">${esc(h.reason || "-")}</td>` +
       `<td>${h.in_flight}</td><td>${fmt(h.rate, 0)}</td><td>${fmt(h.shed_rate, 1)}</td>` +
+      `<td class="l knobs">${esc((h.changed || []).map((n) => n + "=" + h.knobs[n]).join(" "))}</td>` +
       `<td class="l">${esc(h.error || "")}</td>` +
       `<td><button type="button" class="drain-toggle" data-id="${esc(h.id)}" data-drained="${h.drained}">` +
       `${h.drained ? "undrain" : "drain"}</button></td></tr>`;
