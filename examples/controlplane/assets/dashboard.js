@@ -153,7 +153,11 @@ function render(st) {
   renderHosts(st);
   renderTenants(st);
   $("kill").textContent = st.rollout.Kill ? "ON (everything direct)" : "off";
-  $("rollout").textContent = JSON.stringify(st.rollout.Rules || [], null, 1);
+  document.querySelector("#rollout tbody").innerHTML = (st.rollout.Rules || []).map((r) =>
+    `<tr><td class="l">${esc(r.Service)}</td><td class="l">${esc(r.Prefix || "(every key)")}</td>` +
+    `<td>${fmt(r.Percent, 2)}</td><td class="l">${esc((r.Regions || []).join(", ") || "all")}</td>` +
+    `<td class="l">${esc(r.Salt)}</td></tr>`).join("") ||
+    '<tr><td class="l" colspan="5">no rule: every request goes direct</td></tr>';
   renderPlots(st);
 }
 
