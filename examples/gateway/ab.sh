@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Two (or more) gateway binaries side by side, same run, interleaved row by
+# row: redis-benchmark GET and SET against each, 64-byte values, 100k keys;
+# ops/s, p50/p99 (ms), gateway CPU per request and, on Redis shards, backend
+# commands per request. Loopback only; admission set not to throttle.
+#
+#   examples/gateway/ab.sh memkv 20000 "2 50" "1" before-bin after-bin
+#   examples/gateway/ab.sh redis 100000 "50" "1 16" before-bin after-bin
+#
+# args: backend (memkv|redis), requests per row, client counts, pipeline
+# depths, binaries. Build a binary of an older revision with
+#   d=$(mktemp -d); git archive REV | tar -x -C "$d"; (cd "$d/examples" && go build -o "$d/gw" ./gateway)
+set -uo pipefail
+mode=$1; N=$2; CL=$3; PL=$4; shift 4
+bins=("$@")
+work=$(mktemp -d); pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+free_port() { local p; while :; do p=$((20000 + RANDOM % (lo - 20000))); (echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }; done; }
+wait_port() { for _ in $(seq 400); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
+args=()
+if [ "$mode" = redis ]; then
+	r1=$(free_port); r2=$(free_port)
+	for p in $r1 $r2; do
+		redis-server --port $p --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait_port $r1; wait_port $r2
+	args=(-redis "127.0.0.1:$r1,127.0.0.1:$r2")
+fi
+echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gw.json"
+ports=(); gpids=()
+for b in "${bins[@]}"; do
+	p=$(free_port)
+	"$b" -config "$work/gw.json" -addr 127.0.0.1:$p -http - "${args[@]}" 2>"$work/gw-$p.log" &
+	gpids+=($!); pids+=($!); ports+=($p)
+	wait_port $p
+done
+tick=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat; }
+printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req
+for c in $CL; do for P in $PL; do for wl in get set; do for i in "${!bins[@]}"; do
+	port=${ports[$i]}; pid=${gpids[$i]}
+	[ "$mode" = redis ] && for rp in $r1 $r2; do redis-cli -p $rp config resetstat >/dev/null; done
+	c0=$(cpu_ticks $pid)
+	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P -r 100000 -t $wl --csv 2>/dev/null | tail -1)
+	c1=$(cpu_ticks $pid)
+	calls=0
+	if [ "$mode" = redis ]; then
+		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | grep -E '^cmdstat_(get|set|mget|mset)' |
+			sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}')
+	fi
+	rps=$(echo "$line" | awk -F'","' '{print $2}'); p50=$(echo "$line" | awk -F'","' '{print $5}')
+	p99=$(echo "$line" | awk -F'","' '{print $7}')
+	printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10.2f %12.3f\n' "$(basename "${bins[$i]}")" $wl $c $P "$rps" "$p50" "$p99" \
+		"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')" "$(echo "$calls $N" | awk '{print $1/$2}')"
+done; done; done; done
