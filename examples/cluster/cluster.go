@@ -150,7 +150,12 @@ func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
 	if err := c.startGateways(ctx, bin); err != nil {
 		return c, err
 	}
-	if err := c.SetKnobs(ctx, c.Gateways, "cluster: baseline cost per command", "chaos.burn_us", spec.Burn); err != nil {
+	// aimd's default signal is the cgroup's CPU: here, the whole shared
+	// machine, not the gateway. A target of 1 keeps other processes' load
+	// from cutting every gateway's admission limit to its floor; the limit
+	// still falls on a reading above 1, and a scenario may cap it (aimd.max).
+	if err := c.SetKnobs(ctx, c.Gateways, "cluster: baseline cost per command; admission not cut by the machine's load",
+		"chaos.burn_us", spec.Burn, "aimd.target", 1.0); err != nil {
 		return c, err
 	}
 	if err := c.startPlane(); err != nil {

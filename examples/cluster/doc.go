@@ -41,7 +41,8 @@
 //
 // The gateway is built once (go build) into a temporary directory; each
 // process gets its own JSON configuration (tenants with passwords, the redis
-// shards, free loopback ports, an admission floor of 2), runs with
+// shards, free loopback ports, an admission floor of 2; aimd's target is set
+// to 1 because its default signal reads the whole shared machine), runs with
 // GOMAXPROCS=1 in its own process group and, on Linux, dies with its parent,
 // so a failed test or an interrupted command leaves no process behind
 // ([Cluster.Close] stops them all). Every gateway burns a baseline of CPU per
