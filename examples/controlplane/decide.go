@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -16,12 +17,13 @@ type Health uint8
 
 // Healths.
 const (
-	HealthUnknown Health = iota + 1 // not polled yet
-	HealthUp                        // the last poll succeeded
-	HealthDown                      // the last poll failed
+	HealthUnknown  Health = iota + 1 // not polled yet
+	HealthUp                         // the last poll succeeded
+	HealthDown                       // the last poll failed: unreachable
+	HealthBadState                   // the last poll answered, with a state the plane cannot use (ErrBadState)
 )
 
-var healthNames = [...]string{"", "unknown", "up", "down"}
+var healthNames = [...]string{"", "unknown", "up", "down", "bad-state"}
 
 // String returns "unknown", "up" or "down".
 func (h Health) String() string {
@@ -36,7 +38,7 @@ func (h Health) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
 // UnmarshalText decodes a name written by [Health.MarshalText].
 func (h *Health) UnmarshalText(b []byte) error {
-	for i := HealthUnknown; i <= HealthDown; i++ {
+	for i := HealthUnknown; i <= HealthBadState; i++ {
 		if string(b) == i.String() {
 			*h = i
 			return nil
@@ -91,9 +93,16 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	h.tenants = nil
 	h.rate, h.shed = 0, 0
 	if res.err != nil {
-		h.health, h.err = HealthDown, res.err.Error()
-		h.downTicks++
+		h.err = res.err.Error()
 		h.failures++
+		if errors.Is(res.err, ErrBadState) {
+			// It answered: it is alive and clients may use it. No signal (the
+			// balancer keeps its weight), no step toward draining.
+			h.health, h.downTicks = HealthBadState, 0
+			return
+		}
+		h.health = HealthDown
+		h.downTicks++
 		return
 	}
 	s := res.sample

@@ -55,13 +55,18 @@
 //     document also carries the plane's epoch, so a client following a restarted
 //     plane still sees the change.
 //
-// A gateway whose poll fails is marked down at once (its error is kept in the
-// state; the failover signal keeps counting its last measurement and its cores,
-// since clients still route to it) and, after Config.DrainAfter consecutive
-// failures, listed in the routes' Draining hosts so clients skip it; it stays in its ring (membership changes move
-// keys; draining does not), and returns to service at its first successful poll.
-// [Plane.Drain] does the same by hand, [Plane.RemoveGateway] takes a gateway out of
-// its ring. Membership changes, drains and rollout changes publish at once.
+// A gateway whose poll fails at the transport is marked down at once (its error
+// is kept in the state; the failover signal keeps counting its last measurement
+// and its cores, since clients still route to it) and, after Config.DrainAfter
+// consecutive failures, listed in the routes' Draining hosts so clients skip it;
+// it stays in its ring (membership changes move keys; draining does not), and
+// returns to service at its first successful poll. A gateway that answers with a
+// state the plane cannot use (a status other than 200, say because one of its
+// components' stats does not encode as JSON; [ErrBadState]) is shown as
+// [HealthBadState] with the error: it is reachable, so it is not drained; it gives
+// the balancer no signal and the failover signal its last measurement.
+// [Plane.Drain] drains by hand, [Plane.RemoveGateway] takes a gateway out of its
+// ring. Membership changes, drains and rollout changes publish at once.
 //
 // # The wire
 //

@@ -22,6 +22,14 @@ var ErrBadRoutes = errors.New("controlplane: bad routes")
 // "host" entry (a gateway built without examples/gateway/planestate.go).
 var ErrNoHostState = errors.New("controlplane: gateway state has no \"host\" entry")
 
+// ErrBadState is wrapped by the poll errors of a gateway that answered but whose
+// state cannot be used: a status other than 200 (a *StatusError), JSON that does
+// not decode, no "host" entry ([ErrNoHostState]), a sample with a negative or NaN
+// figure. The gateway is reachable, so it is shown as [HealthBadState] and not
+// counted toward draining; it gives no signal until its state is readable again.
+// A custom [Poller] wraps it for the same meaning.
+var ErrBadState = errors.New("controlplane: unusable gateway state")
+
 // ErrDuplicateGateway is wrapped by the *GatewayError of [Plane.AddGateway] for a
 // gateway whose ID or RESP address the plane already has.
 var ErrDuplicateGateway = errors.New("duplicate gateway")
@@ -48,9 +56,13 @@ func (e *GatewayError) Error() string {
 type StatusError struct {
 	URL    string
 	Status int
+	Body   string // the start of the answer's body, for the diagnosis
 }
 
 // Error implements error.
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("controlplane: GET %s: status %d", e.URL, e.Status)
+	if e.Body == "" {
+		return fmt.Sprintf("controlplane: GET %s: status %d", e.URL, e.Status)
+	}
+	return fmt.Sprintf("controlplane: GET %s: status %d: %s", e.URL, e.Status, e.Body)
 }

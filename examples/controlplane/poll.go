@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -49,11 +50,11 @@ type TenantSample struct {
 func (s Sample) check() error {
 	for _, x := range []float64{s.CPUSeconds, s.UptimeSeconds} {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-			return fmt.Errorf("controlplane: sample with CPU %v s, uptime %v s", s.CPUSeconds, s.UptimeSeconds)
+			return fmt.Errorf("%w: sample with CPU %v s, uptime %v s", ErrBadState, s.CPUSeconds, s.UptimeSeconds)
 		}
 	}
 	if s.InFlight < 0 {
-		return fmt.Errorf("controlplane: sample with %d in flight", s.InFlight)
+		return fmt.Errorf("%w: sample with %d in flight", ErrBadState, s.InFlight)
 	}
 	return nil
 }
@@ -86,8 +87,9 @@ var _ Poller = (*HTTPPoller)(nil)
 // maxStateBody bounds a gateway's /control/ answer.
 const maxStateBody = 8 << 20
 
-// Poll implements [Poller]. Errors: the transport's, a *StatusError, a JSON error,
-// or [ErrNoHostState].
+// Poll implements [Poller]. Errors: the transport's (the gateway is unreachable),
+// or one wrapping [ErrBadState] (and a *StatusError, a JSON error or
+// [ErrNoHostState]).
 func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 	url := "http://" + g.HTTP + "/control/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -104,8 +106,9 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return Sample{}, &StatusError{URL: url, Status: resp.StatusCode}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+		return Sample{}, fmt.Errorf("%w: %w", ErrBadState,
+			&StatusError{URL: url, Status: resp.StatusCode, Body: strings.TrimSpace(string(body))})
 	}
 	var st struct {
 		Knobs []struct {
@@ -118,10 +121,10 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 		} `json:"state"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBody)).Decode(&st); err != nil {
-		return Sample{}, fmt.Errorf("controlplane: decoding %s: %w", url, err)
+		return Sample{}, fmt.Errorf("%w: decoding %s: %w", ErrBadState, url, err)
 	}
 	if st.State.Host == nil {
-		return Sample{}, ErrNoHostState
+		return Sample{}, fmt.Errorf("%w: %w", ErrBadState, ErrNoHostState)
 	}
 	s := *st.State.Host
 	s.Knobs = make(map[string]string, len(st.Knobs))

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,14 +34,18 @@ func TestHTTPPoller(t *testing.T) {
 			}},
 		{"no host entry", 200, `{"state": {"gateway": {}}}`, func(t *testing.T, _ controlplane.Sample, err error) {
 			assert.ErrorIs(t, err, controlplane.ErrNoHostState)
+			assert.ErrorIs(t, err, controlplane.ErrBadState)
 		}},
 		{"bad JSON", 200, `{"host": [`, func(t *testing.T, _ controlplane.Sample, err error) {
 			assert.ErrorContains(t, err, "decoding")
+			assert.ErrorIs(t, err, controlplane.ErrBadState)
 		}},
-		{"status", 503, `busy`, func(t *testing.T, _ controlplane.Sample, err error) {
+		{"status", 500, `{"error": "control: encode: json: unsupported value: NaN"}`, func(t *testing.T, _ controlplane.Sample, err error) {
 			var se *controlplane.StatusError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, 503, se.Status)
+			assert.Equal(t, 500, se.Status)
+			assert.ErrorIs(t, err, controlplane.ErrBadState)
+			assert.ErrorContains(t, err, "unsupported value: NaN", "the body helps the diagnosis")
 		}},
 	}
 	for _, tt := range tests {
@@ -58,7 +63,8 @@ func TestHTTPPoller(t *testing.T) {
 	}
 }
 
-// A sample with a negative or NaN figure counts as a failed poll.
+// A sample with a negative or NaN figure is a bad state: the gateway answered, so
+// it is not drained, and it gives no signal.
 func TestBadSampleIsAFailedPoll(t *testing.T) {
 	p, err := controlplane.New(controlplane.Config{Regions: []controlplane.Region{{Name: "eu"}},
 		Gateways: []controlplane.Gateway{gw("eu", 1, 1)},
@@ -66,8 +72,14 @@ func TestBadSampleIsAFailedPoll(t *testing.T) {
 			return controlplane.Sample{CPUSeconds: -1, UptimeSeconds: 3}, nil
 		})})
 	require.NoError(t, err)
-	require.NoError(t, p.Tick(context.Background(), t0))
+	for k := range 5 { // more than DrainAfter
+		require.NoError(t, p.Tick(context.Background(), t0.Add(time.Duration(k)*time.Second)))
+	}
 	h := p.State().Hosts[0]
-	assert.Equal(t, controlplane.HealthDown, h.Health)
+	assert.Equal(t, controlplane.HealthBadState, h.Health)
 	assert.Contains(t, h.Error, "CPU -1")
+	assert.False(t, h.Draining)
+	assert.Equal(t, uint64(5), h.Failures)
+	r, _ := p.Routes()
+	assert.Empty(t, r.Draining)
 }
