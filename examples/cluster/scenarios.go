@@ -139,7 +139,7 @@ func rolloutRamp(ctx context.Context, c *Cluster, r *Report) error {
 			_ = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, has(100, false))
 		}
 	}()
-	const window = 1500 * time.Millisecond
+	const window = 2 * time.Second
 	for _, p := range []float64{0, 50, 100} {
 		if err := set(p, false); err != nil {
 			return err
