@@ -254,7 +254,9 @@ func (l *Limiter) step(now time.Time) error {
 		l.wakeLocked()
 		return err
 	}
-	l.st.load = load
+	if !math.IsNaN(load) { // NaN is "no reading": keep the last one, and keep Stats encodable
+		l.st.load = load
+	}
 	prev := l.limit
 	switch {
 	case load > c.Target:

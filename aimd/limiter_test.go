@@ -2,6 +2,7 @@ package aimd_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"runtime/debug"
 	"sync"
@@ -310,4 +311,25 @@ func TestMemoryGuardFollowsGOMEMLIMIT(t *testing.T) {
 	debug.SetMemoryLimit(math.MaxInt64) // no GOMEMLIMIT: no guard
 	l = newLimiter(t, aimd.Config{Manual: true, Signal: aimd.SignalFunc(func(time.Time) (float64, error) { return 0.5, nil })})
 	assert.Zero(t, l.Stats().MemoryLimit)
+}
+
+// TestStatsLoadSkipsNaN: a NaN sample ("no reading", e.g. ProcessCPU's first
+// sample) leaves Stats.Load at the last real reading, so Stats stays
+// JSON-encodable for the control surface.
+func TestStatsLoadSkipsNaN(t *testing.T) {
+	samples := []float64{math.NaN(), 0.4, math.NaN()}
+	i := 0
+	l := newLimiter(t, aimd.Config{Manual: true, MemoryLimit: -1, Signal: aimd.SignalFunc(func(time.Time) (float64, error) {
+		v := samples[i]
+		i++
+		return v, nil
+	})})
+	now := time.Unix(0, 0)
+	want := []float64{0, 0.4, 0.4}
+	for k := range samples {
+		require.NoError(t, l.Tick(now.Add(time.Duration(k)*time.Second)))
+		assert.InDelta(t, want[k], l.Stats().Load, 0, "after sample %d", k)
+		_, err := json.Marshal(l.Stats())
+		require.NoError(t, err)
+	}
 }

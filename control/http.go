@@ -41,13 +41,13 @@ func (r *Registry) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, struct {
 			Knobs []Info         `json:"knobs"`
 			State map[string]any `json:"state"`
-		}{r.Knobs(), r.State()})
+		}{r.Knobs(), encodable(r.State())})
 	})
 	mux.HandleFunc("GET /knobs", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, r.Knobs())
 	})
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, r.State())
+		writeJSON(w, http.StatusOK, encodable(r.State()))
 	})
 	mux.HandleFunc("GET /audit", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, r.Audit())
@@ -172,4 +172,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
+}
+
+// encodable replaces each state JSON cannot encode (a NaN or infinite float, a
+// channel, a cycle) by {"error": message}, so one component's bad snapshot
+// does not turn the whole answer into a 500 for whoever polls it.
+func encodable(states map[string]any) map[string]any {
+	for name, v := range states {
+		if _, err := json.Marshal(v); err != nil {
+			states[name] = map[string]string{"error": err.Error()}
+		}
+	}
+	return states
 }

@@ -3,6 +3,7 @@ package control_test
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -73,4 +74,21 @@ func TestHTTPRateLimitedSetsRetryAfter(t *testing.T) {
 	a := fx.reg.Audit()
 	require.Len(t, a, 1)
 	assert.True(t, strings.HasPrefix(a[0].Who, "http:"), "who defaults to the client address")
+}
+
+// TestHTTPStateNotEncodable: a component whose snapshot JSON cannot encode (a
+// NaN gauge) gets an error entry; the other states and the knobs still answer 200.
+func TestHTTPStateNotEncodable(t *testing.T) {
+	fx := newFixture(t, control.Config{})
+	require.NoError(t, fx.reg.RegisterState("good", func() any { return map[string]int{"queued": 3} }))
+	require.NoError(t, fx.reg.RegisterState("bad", func() any { return map[string]float64{"load": math.NaN()} }))
+	h := http.StripPrefix("/control", fx.reg.Handler())
+	for _, path := range []string{"/control/", "/control/state"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		body := rec.Body.String()
+		assert.Contains(t, body, `"queued": 3`, path)
+		assert.Contains(t, body, `"error": "json: unsupported value: NaN"`, path)
+	}
 }
