@@ -102,3 +102,30 @@ func newLRU(capacity int) kv {
 func (l lruKV) Get(k uint64) (uint64, bool) { return l.c.Get(k) }
 func (l lruKV) Set(k, v uint64)             { l.c.Add(k, v) }
 func (l lruKV) Len() int                    { return l.c.Len() }
+
+// Strict-bound variants of the two peers whose policy applies writes through
+// buffers: in a single-threaded replay they hold more entries than their
+// capacity while the buffer waits (otter drains on another goroutine, theine
+// on its maintenance goroutine). These variants run each write's maintenance
+// before returning, so that like tierkit and golang-lru they never hold more
+// than their capacity: the policies are then compared on equal room. This is
+// how Caffeine's simulator drives Caffeine (a same-thread executor).
+
+// newOtterStrict runs otter's maintenance on the writer's goroutine (a
+// synchronous Executor), so every write is applied to the policy, and evicts,
+// before Set returns.
+func newOtterStrict(capacity int) kv {
+	return otterKV{otter.Must(&otter.Options[uint64, uint64]{
+		MaximumSize: capacity,
+		Executor:    func(fn func()) { fn() },
+	})}
+}
+
+// theineStrictKV waits after each Set until theine's write buffer has been
+// applied to the policy (Cache.Wait).
+type theineStrictKV struct{ theineKV }
+
+func newTheineStrict(capacity int) kv {
+	return theineStrictKV{newTheine(capacity).(theineKV)}
+}
+func (t theineStrictKV) Set(k, v uint64) { t.c.Set(k, v, 1); t.c.Wait() }

@@ -19,8 +19,9 @@ const tracesDir = "../../../shared/traces"
 
 var traceCache sync.Map // name -> []uint64
 
-// loadTrace reads an ARC-format trace ("START COUNT X Y" per line, one request
-// for each key START..START+COUNT-1) and skips the test when it is absent.
+// loadTrace reads a trace and skips the test when it is absent. Two formats:
+// ARC ("START COUNT X Y" per line, one request for each key
+// START..START+COUNT-1) and LIRS (one key per line).
 func loadTrace(tb testing.TB, name string) []uint64 {
 	tb.Helper()
 	if keys, ok := traceCache.Load(name); ok {
@@ -42,11 +43,14 @@ func loadTrace(tb testing.TB, name string) []uint64 {
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 {
+		if len(fields) == 0 {
 			continue
 		}
 		start, err1 := strconv.ParseUint(fields[0], 10, 64)
-		count, err2 := strconv.ParseUint(fields[1], 10, 64)
+		count, err2 := uint64(1), error(nil)
+		if len(fields) >= 2 {
+			count, err2 = strconv.ParseUint(fields[1], 10, 64)
+		}
 		if err1 != nil || err2 != nil {
 			tb.Fatalf("trace %s: bad line %q", name, sc.Text())
 		}
