@@ -438,22 +438,35 @@ func (c *Cluster) SetKnobs(ctx context.Context, gws []*gatewayProc, why string, 
 	return errors.Join(errs...)
 }
 
+// post sends a change request; one refused by the registry's change budget
+// (429) is sent again for up to 5 s, so a restore is not lost.
 func (c *Cluster) post(ctx context.Context, url string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
+	var last error
+	err := poll(ctx, 5*time.Second, 100*time.Millisecond, func() (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return true, nil
+		case http.StatusTooManyRequests:
+			last = fmt.Errorf("cluster: POST %s: %s: %s", url, resp.Status, data)
+			return false, nil
+		}
+		return false, fmt.Errorf("cluster: POST %s: %s: %s", url, resp.Status, data)
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w (%w)", last, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("cluster: POST %s: %s: %s", url, resp.Status, data)
-	}
-	return nil
+	return err
 }
 
 // GatewayState reads a gateway's /control/state snapshot.

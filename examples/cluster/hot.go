@@ -82,7 +82,7 @@ func hostByID(st controlplane.State, id string) (controlplane.HostState, bool) {
 // baseline CPU. The plane sees its utilization rise, the region's balancer
 // lowers its weight, and the region's CPU evens out: the hot host's CPU over
 // its peers' mean falls back toward 1 while its ring share falls.
-func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
+func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 	const factor = 4
 	region := c.Spec.Regions[0]
 	hot := c.RegionGateways(region)[0]
@@ -98,7 +98,9 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) error {
 		return err
 	}
 	defer func() {
-		_ = c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn)
+		if rerr := c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn); err == nil {
+			err = rerr
+		}
 	}()
 	heated := time.Now()
 	// The plane sees the heat and the balancer lowers the hot host's weight

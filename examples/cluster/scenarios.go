@@ -17,7 +17,7 @@ import (
 // both regions.
 // Its excess must be shed on every gateway while the other tenants see no
 // shed and no failure, and keep their throughput.
-func noisyTenant(ctx context.Context, c *Cluster, r *Report) error {
+func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	const limit, delay, flood = minLimit, 25 * time.Millisecond, 300.0
 	noisy := c.Tenants[0]
 	// Each tenant's queue holds at most 4 requests per gateway (shed.max_queue;
@@ -42,8 +42,11 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) error {
 			c.Load.SetRate(t, "", c.Spec.Rate)
 		}
 		c.Load.SetRate(noisy, "", c.Spec.Rate)
-		_ = c.SetKnobs(context.WithoutCancel(ctx), c.Gateways, "noisy-tenant: restore", "aimd.max", 4096, "chaos.burn_us", c.Spec.Burn,
+		rerr := c.SetKnobs(context.WithoutCancel(ctx), c.Gateways, "noisy-tenant: restore", "aimd.max", 4096, "chaos.burn_us", c.Spec.Burn,
 			"chaos.delay_us", 0, "shed.queue_deadline", 100*time.Millisecond, "shed.max_queue", 1024)
+		if err == nil {
+			err = rerr
+		}
 	}()
 	calm, err := measure(ctx, c, 1500*time.Millisecond)
 	if err != nil {
