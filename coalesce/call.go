@@ -88,12 +88,12 @@ func (g *Group[K, V]) doneOnEntry(ctx context.Context) (V, error) {
 	return zero, ctx.Err()
 }
 
-// joinHot is the lock-free join: when key's execution is the one in g.hot and is
-// still open, the caller becomes one of its waiters without touching the lock or
-// the map. It returns nil when the caller must take the locked path.
-func (g *Group[K, V]) joinHot(key K) *call[K, V] {
-	c := g.hot.Load()
-	if c == nil || c.key != key || !c.tryJoin() {
+// joinHot is the lock-free join: when key's execution is c, the one in g.hot, and
+// is still open, the caller becomes one of its waiters without touching the lock
+// or the map. It returns nil when the caller must take the locked path. (The
+// caller loads g.hot and checks it for nil, so that a cold key pays no call.)
+func (g *Group[K, V]) joinHot(c *call[K, V], key K) *call[K, V] {
+	if c.key != key || !c.tryJoin() {
 		return nil
 	}
 	g.joins.Add(1)
@@ -105,13 +105,29 @@ func (g *Group[K, V]) joinHot(key K) *call[K, V] {
 // fn's context and the done channel the caller will wait on.
 func (g *Group[K, V]) enter(ctx context.Context, key K, detach bool) (c *call[K, V], fctx context.Context, leader bool) {
 	g.mu.Lock()
-	if c = g.joinLocked(key); c != nil {
+	if g.m == nil {
+		g.m = make(map[K]*call[K, V])
+	}
+	if c, ok := g.m[key]; ok && c.tryJoin() {
+		g.joins.Add(1)
 		c.doneLocked()
 		g.publishLocked(c)
 		g.mu.Unlock()
 		return c, nil, false
 	}
-	c = g.startLocked(key)
+	// None, or sealed (finishing or abandoned): start afresh. (startLocked's body,
+	// written out: the path of every cold key.)
+	if n := len(g.free); n > 0 {
+		c = g.free[n-1] // reset: one waiter
+		g.free[n-1] = nil
+		g.free = g.free[:n-1]
+	} else {
+		c = new(call[K, V])
+		c.state.Store(1)
+	}
+	c.key = key
+	g.m[key] = c
+	g.executions.Add(1)
 	if detach {
 		fctx = g.detachLocked(ctx, c)
 		c.doneLocked()
@@ -314,7 +330,12 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func
 // allocation and no extra atomic operation.
 func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 	g.mu.Lock()
-	g.unlinkLocked(key, c)
+	if g.m[key] == c { // unlinkLocked, written out for the path of every cold key
+		delete(g.m, key)
+	}
+	if g.hot.Load() == c {
+		g.hot.Store(nil)
+	}
 	if inline && c.state.Load() == 1 {
 		c.reset()
 		if len(g.free) < maxFree {
@@ -344,13 +365,12 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 	}
 }
 
-// reset clears a finished call for the free list, ready to start: its state is
-// that of a call with one waiter, the caller that will start it.
+// reset clears a finished call that nobody joined for the free list. Its state
+// stays 1, that of a call with one waiter: ready for the caller that will start it.
 func (c *call[K, V]) reset() {
 	var zk K
 	var zv V
 	c.key, c.val, c.err = zk, zv, nil
-	c.state.Store(1)
 	c.done, c.chans, c.cancel = nil, nil, nil
 }
 

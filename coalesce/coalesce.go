@@ -82,8 +82,10 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
 	}
-	if c := g.joinHot(key); c != nil {
-		return g.wait(ctx, done, key, c)
+	if h := g.hot.Load(); h != nil {
+		if c := g.joinHot(h, key); c != nil {
+			return g.wait(ctx, done, key, c)
+		}
 	}
 	c, fctx, leader := g.enter(ctx, key, done != nil)
 	if !leader {
@@ -122,8 +124,10 @@ func DoWith[K comparable, V, A any](g *Group[K, V], ctx context.Context, key K, 
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
 	}
-	if c := g.joinHot(key); c != nil {
-		return g.wait(ctx, done, key, c)
+	if h := g.hot.Load(); h != nil {
+		if c := g.joinHot(h, key); c != nil {
+			return g.wait(ctx, done, key, c)
+		}
 	}
 	c, fctx, leader := g.enter(ctx, key, done != nil)
 	if !leader {
