@@ -137,17 +137,7 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 		return err
 	}
 	// The heat is real: the gateways' own CPU per command.
-	perCmd := map[string]float64{}
-	for _, g := range c.RegionGateways(region) {
-		a, b := gwAfter[g.ID], gwBefore[g.ID]
-		if n := a.Commands - b.Commands; n > 0 {
-			perCmd[g.ID] = (a.CPUSeconds - b.CPUSeconds) / float64(n) * 1e6
-		}
-	}
-	var peers float64
-	for _, g := range c.RegionGateways(region)[1:] {
-		peers += perCmd[g.ID] / float64(len(c.RegionGateways(region))-1)
-	}
+	perCmd, peers := cpuPerCommand(c.RegionGateways(region), hot.ID, gwBefore, gwAfter)
 	r.figure("CPU per command, as the gateways count it: %s %.0f µs, its peers %.0f µs on average", hot.ID, perCmd[hot.ID], peers)
 	r.check(peers > 0 && perCmd[hot.ID] >= 2*peers, "the hot gateway's commands cost >= 2x its peers' (%.0f against %.0f µs)", perCmd[hot.ID], peers)
 	load := c.Load.Snapshot().Sub(before)
@@ -181,4 +171,21 @@ func lastTick(c *Cluster, region string) hostWindow {
 		}
 	}
 	return w
+}
+
+// cpuPerCommand returns each gateway's CPU per command in µs between two host
+// states, and the mean of the gateways other than hot.
+func cpuPerCommand(gws []*gatewayProc, hot string, before, after map[string]HostState) (map[string]float64, float64) {
+	perCmd := map[string]float64{}
+	var peers float64
+	for _, g := range gws {
+		a, b := after[g.ID], before[g.ID]
+		if n := a.Commands - b.Commands; n > 0 {
+			perCmd[g.ID] = (a.CPUSeconds - b.CPUSeconds) / float64(n) * 1e6
+		}
+		if g.ID != hot && len(gws) > 1 {
+			peers += perCmd[g.ID] / float64(len(gws)-1)
+		}
+	}
+	return perCmd, peers
 }

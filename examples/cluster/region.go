@@ -118,30 +118,78 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	err = rr.until(ctx, 25*time.Second, home)
 	r.check(err == nil, "%s comes back home (local, no spill) within 25 s after its demand falls", region)
 
-	// Read the record.
-	spillAt, crossAt, backAt := -1, -1, -1
-	var maxOut, maxP90, maxHome float64
-	starts, reversals, changes, toggles, backupSpilled := 0, 0, 0, 0, 0
-	hotTicks, hotSpilling := 0, 0 // ticks after the spill started with the home signal >= 0.9
+	sm := rr.summarize(falls)
+	at := func(i int) string {
+		if i < 0 {
+			return "never"
+		}
+		return fmt.Sprintf("%.1f s (home %.2f)", rr.ticks[i].at.Seconds(), rr.ticks[i].home)
+	}
+	r.figure("%d plane ticks recorded; %s's home signal peaked at %.2f, the p90 CPU its hosts actually ran at at %.2f",
+		len(rr.ticks), region, sm.maxHome, sm.maxP90)
+	r.figure("spill started at %s; the home signal crossed 0.9 at %s; back home at %s", at(sm.spillAt), at(sm.crossAt), at(sm.backAt))
+	var spilled, sent uint64
+	for addr, n := range atPeak.Hosts[region] {
+		if c.RegionOf(addr) == backup {
+			spilled += n
+		}
+		if c.RegionOf(addr) != "" {
+			sent += n
+		}
+	}
+	r.figure("published spill share peaked at %.2f; %.1f%% of %s's gateway requests were served in %s up to the end of the peak",
+		sm.maxOut, 100*share(spilled, sent), region, backup)
+	r.figure("the backup %s was itself spilling (so it could not receive) in %d of the ticks", backup, sm.backupSpilled)
+	r.figure("route changes: %d spill start(s); the route to %s turned on or off %d times; the published share changed %d times (the backup's room caps it each tick); on the way back home the wanted share reversed %d times",
+		sm.starts, backup, sm.toggles, sm.changes, sm.reversals)
+	r.check(sm.spillAt >= 0, "%s spills to %s", region, backup)
+	r.check(sm.spillAt >= 0 && (sm.crossAt < 0 || sm.spillAt < sm.crossAt), "the spill starts before the home signal crosses 0.9")
+	r.check(spilled > 0, "requests of %s's clients are served in %s", region, backup)
+	r.figure("while its home signal was >= 0.9, %s sent traffic to %s in %d of %d ticks", region, backup, sm.hotSpilling, sm.hotTicks)
+	r.check(sm.hotTicks > 0 && float64(sm.hotSpilling) >= 0.7*float64(sm.hotTicks),
+		"while the home signal is >= 0.9 the spill is on (in >= 70%% of those ticks; got %d of %d)", sm.hotSpilling, sm.hotTicks)
+	r.check(sm.starts == 1, "one spill episode, no flapping between local and spilling (got %d starts)", sm.starts)
+	r.check(sm.toggles == 2, "the route to the backup turns on once and off once (got %d toggles)", sm.toggles)
+	r.check(sm.reversals == 0, "on the way back home the wanted spill share never rises again once it started falling (got %d reversals)", sm.reversals)
+	whole := c.Load.Snapshot().Sub(before)
+	r.check(whole.All().Failed == 0, "no request fails (got %d; last error %v)", whole.All().Failed, firstErr(whole))
+	return nil
+}
+
+// regionSummary is what the region-overload scenario reads from its record.
+type regionSummary struct {
+	spillAt, crossAt, backAt int // tick indexes (-1: never): first spill, first home >= 0.9, first tick back without spill
+	maxOut, maxP90, maxHome  float64
+	starts                   int // local -> spilling transitions
+	changes                  int // changes of the published spill share
+	toggles                  int // the route to the backup turning on or off
+	reversals                int // rises of the wanted share after it started falling, from tick falls on
+	backupSpilled            int // ticks the backup was spilling itself
+	hotTicks, hotSpilling    int // ticks after the spill started with home >= 0.9, and those with the spill on
+}
+
+// summarize reads the record; the ticks from index falls on are the return.
+func (rr *regionRecorder) summarize(falls int) regionSummary {
+	sm := regionSummary{spillAt: -1, crossAt: -1, backAt: -1}
 	falling := false
 	for i, t := range rr.ticks {
-		if spillAt < 0 && t.out > 0 {
-			spillAt = i
+		if sm.spillAt < 0 && t.out > 0 {
+			sm.spillAt = i
 		}
-		if crossAt < 0 && t.home >= 0.9 {
-			crossAt = i
+		if sm.crossAt < 0 && t.home >= 0.9 {
+			sm.crossAt = i
 		}
-		if spillAt >= 0 && backAt < 0 && i > spillAt && t.out == 0 {
-			backAt = i
+		if sm.spillAt >= 0 && sm.backAt < 0 && i > sm.spillAt && t.out == 0 {
+			sm.backAt = i
 		}
-		maxOut, maxP90, maxHome = max(maxOut, t.out), max(maxP90, t.p90), max(maxHome, t.home)
+		sm.maxOut, sm.maxP90, sm.maxHome = max(sm.maxOut, t.out), max(sm.maxP90, t.p90), max(sm.maxHome, t.home)
 		if t.backupPhase == "spilling" {
-			backupSpilled++
+			sm.backupSpilled++
 		}
-		if spillAt >= 0 && t.home >= 0.9 {
-			hotTicks++
+		if sm.spillAt >= 0 && t.home >= 0.9 {
+			sm.hotTicks++
 			if t.out > 0 {
-				hotSpilling++
+				sm.hotSpilling++
 			}
 		}
 		if debugTicks {
@@ -153,55 +201,21 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 		}
 		p := rr.ticks[i-1]
 		if p.phase != "spilling" && t.phase == "spilling" {
-			starts++
+			sm.starts++
 		}
 		if t.out != p.out {
-			changes++
+			sm.changes++
 		}
 		if (t.out > 0) != (p.out > 0) {
-			toggles++ // the route to the backup turned on or off
+			sm.toggles++ // the route to the backup turned on or off
 		}
 		if i >= falls && t.want != p.want { // on the way back home
 			if t.want < p.want {
 				falling = true
 			} else if falling {
-				reversals++
+				sm.reversals++
 			}
 		}
 	}
-	at := func(i int) string {
-		if i < 0 {
-			return "never"
-		}
-		return fmt.Sprintf("%.1f s (home %.2f)", rr.ticks[i].at.Seconds(), rr.ticks[i].home)
-	}
-	r.figure("%d plane ticks recorded; %s's home signal peaked at %.2f, the p90 CPU its hosts actually ran at at %.2f",
-		len(rr.ticks), region, maxHome, maxP90)
-	r.figure("spill started at %s; the home signal crossed 0.9 at %s; back home at %s", at(spillAt), at(crossAt), at(backAt))
-	var spilled, sent uint64
-	for addr, n := range atPeak.Hosts[region] {
-		if c.RegionOf(addr) == backup {
-			spilled += n
-		}
-		if c.RegionOf(addr) != "" {
-			sent += n
-		}
-	}
-	r.figure("published spill share peaked at %.2f; %.1f%% of %s's gateway requests were served in %s up to the end of the peak",
-		maxOut, 100*share(spilled, sent), region, backup)
-	r.figure("the backup %s was itself spilling (so it could not receive) in %d of the ticks", backup, backupSpilled)
-	r.figure("route changes: %d spill start(s); the route to %s turned on or off %d times; the published share changed %d times (the backup's room caps it each tick); on the way back home the wanted share reversed %d times",
-		starts, backup, toggles, changes, reversals)
-	r.check(spillAt >= 0, "%s spills to %s", region, backup)
-	r.check(spillAt >= 0 && (crossAt < 0 || spillAt < crossAt), "the spill starts before the home signal crosses 0.9")
-	r.check(spilled > 0, "requests of %s's clients are served in %s", region, backup)
-	r.figure("while its home signal was >= 0.9, %s sent traffic to %s in %d of %d ticks", region, backup, hotSpilling, hotTicks)
-	r.check(hotTicks > 0 && float64(hotSpilling) >= 0.7*float64(hotTicks),
-		"while the home signal is >= 0.9 the spill is on (in >= 70%% of those ticks; got %d of %d)", hotSpilling, hotTicks)
-	r.check(starts == 1, "one spill episode, no flapping between local and spilling (got %d starts)", starts)
-	r.check(toggles == 2, "the route to the backup turns on once and off once (got %d toggles)", toggles)
-	r.check(reversals == 0, "on the way back home the wanted spill share never rises again once it started falling (got %d reversals)", reversals)
-	whole := c.Load.Snapshot().Sub(before)
-	r.check(whole.All().Failed == 0, "no request fails (got %d; last error %v)", whole.All().Failed, firstErr(whole))
-	return nil
+	return sm
 }

@@ -92,30 +92,8 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	if err != nil {
 		return err
 	}
-	// A gateway must shed the flood where it was offered more than its
-	// capacity: the flood follows the ring, so a gateway with a small share
-	// of it may have had room for all of it. Every region must shed.
 	capacity := float64(limit) / delay.Seconds() // commands/s
-	var sheds []string
-	regionShed := map[string]uint64{}
-	for _, g := range c.Gateways {
-		a, b := after[g.ID], before[g.ID]
-		d := a.Tenants[noisy].Shed - b.Tenants[noisy].Shed
-		var offered uint64
-		for name, t := range a.Tenants {
-			offered += t.Requests - b.Tenants[name].Requests
-		}
-		rate := float64(offered) / 3
-		sheds = append(sheds, fmt.Sprintf("%s %d of %.0f/s offered", g.ID, d, rate))
-		regionShed[g.Region] += d
-		if rate > 1.25*capacity {
-			r.check(d > 0, "gateway %s, offered %.0f/s against a capacity of about %.0f/s, shed the flooding tenant; it shed none of it", g.ID, rate, capacity)
-		}
-		r.check(a.Shed-b.Shed == d, "gateway %s shed only the flooding tenant (%d shed in all, %d of them %s)", g.ID, a.Shed-b.Shed, d, noisy)
-	}
-	for _, reg := range c.Spec.Regions {
-		r.check(regionShed[reg] > 0, "the flood is shed in region %s too", reg)
-	}
+	sheds := checkFloodShed(c, r, noisy, capacity, before, after, 3)
 	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of the requests offered to it: %v", sheds)
 	return nil
 }
@@ -255,4 +233,34 @@ func firstErr(s Snapshot) string {
 		return e
 	}
 	return "none"
+}
+
+// checkFloodShed checks, over a window of secs seconds between the gateways'
+// host states before and after, that the flooding tenant was shed on every
+// gateway offered more than 1.25 times capacity (commands/s), in every region,
+// and that no gateway shed another tenant. It returns a figure per gateway.
+// The flood follows the ring, so a gateway with a small share of it may have
+// had room for all of it.
+func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, before, after map[string]HostState, secs float64) []string {
+	var sheds []string
+	regionShed := map[string]uint64{}
+	for _, g := range c.Gateways {
+		a, b := after[g.ID], before[g.ID]
+		d := a.Tenants[noisy].Shed - b.Tenants[noisy].Shed
+		var offered uint64
+		for name, t := range a.Tenants {
+			offered += t.Requests - b.Tenants[name].Requests
+		}
+		rate := float64(offered) / secs
+		sheds = append(sheds, fmt.Sprintf("%s %d of %.0f/s offered", g.ID, d, rate))
+		regionShed[g.Region] += d
+		if rate > 1.25*capacity {
+			r.check(d > 0, "gateway %s, offered %.0f/s against a capacity of about %.0f/s, shed the flooding tenant; it shed none of it", g.ID, rate, capacity)
+		}
+		r.check(a.Shed-b.Shed == d, "gateway %s shed only the flooding tenant (%d shed in all, %d of them %s)", g.ID, a.Shed-b.Shed, d, noisy)
+	}
+	for _, reg := range c.Spec.Regions {
+		r.check(regionShed[reg] > 0, "the flood is shed in region %s too", reg)
+	}
+	return sheds
 }

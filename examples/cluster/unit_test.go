@@ -83,3 +83,40 @@ func TestUnknownScenario(t *testing.T) {
 	require.Error(t, err)
 	require.Error(t, run(context.Background(), "rollout,nope", Spec{}, false, true))
 }
+
+func TestRegionSummary(t *testing.T) {
+	tick := func(phase string, home, out, want float64) regionTick {
+		return regionTick{phase: phase, home: home, out: out, want: want, backupPhase: "local"}
+	}
+	tests := []struct {
+		name  string
+		ticks []regionTick
+		falls int
+		want  regionSummary
+	}{
+		{
+			name: "one clean episode",
+			ticks: []regionTick{
+				tick("local", 0.5, 0, 0), tick("spilling", 0.8, 0.2, 0.2), tick("spilling", 0.95, 0.3, 0.3),
+				tick("spilling", 0.7, 0.2, 0.2), tick("spilling", 0.6, 0.1, 0.1), tick("local", 0.5, 0, 0),
+			},
+			falls: 3,
+			want: regionSummary{spillAt: 1, crossAt: 2, backAt: 5, maxOut: 0.3, maxHome: 0.95,
+				starts: 1, changes: 5, toggles: 2, hotTicks: 1, hotSpilling: 1},
+		},
+		{
+			name: "flapping on the way back",
+			ticks: []regionTick{
+				tick("local", 0.5, 0, 0), tick("spilling", 0.9, 0.3, 0.3), tick("spilling", 0.7, 0.2, 0.2),
+				tick("spilling", 0.8, 0.3, 0.3), tick("local", 0.5, 0, 0), tick("spilling", 0.85, 0.1, 0.1),
+			},
+			falls: 2,
+			want: regionSummary{spillAt: 1, crossAt: 1, backAt: 4, maxOut: 0.3, maxHome: 0.9,
+				starts: 2, changes: 5, toggles: 3, reversals: 2, hotTicks: 1, hotSpilling: 1},
+		},
+	}
+	for _, tt := range tests {
+		rr := &regionRecorder{ticks: tt.ticks}
+		assert.Equal(t, tt.want, rr.summarize(tt.falls), tt.name)
+	}
+}
