@@ -143,17 +143,19 @@
 //   - A herd of 1,000 concurrent misses on one key makes 1 load (go run
 //     ./examples/tour cache, and TestHerdMakesOneLoad).
 //   - Throughput, 2 goroutines, Zipf keys, uint64 values (cd bench && go test
-//     -run '^$' -bench Throughput -cpu 2 -count 8 ./cache/, rounds interleaved,
-//     load average 11 to 17 on the 2 cores): against otter, faster at 75% reads
-//     with the keyspace cached (otter takes 72% more time, p = 0.038) and no
-//     significant difference elsewhere; against golang-lru, not met: at 100%
-//     reads while evicting it takes 49% less time (p = 0.038), elsewhere no
-//     significant difference. Geomean 245 ns/op against otter 353 and golang-lru
-//     148 (CPU per op 96, 114 and 94 ns); theine and ristretto take 2-4.7x the
-//     time where significant. On a loaded machine the two goroutines rarely run
-//     at once, so the work per operation dominates, and golang-lru does no
-//     frequency counting. Counted with cachegrind, a hit costs 405 instructions
-//     (520 with the previous locked index).
+//     -run '^$' -bench Throughput -cpu 2 -count 8 ./cache/, rounds interleaved).
+//     With the machine's load average at 3 to 5: at 100% reads golang-lru takes
+//     49% (keyspace cached) and 44% (evicting) more time than this cache (p =
+//     0.010, 0.028); at 75% reads the difference is not significant (golang-lru
+//     +29% cached, -16% evicting); otter is not significantly different in any
+//     case (its medians 10-20% higher). Geomean 58 ns/op against otter 65 and
+//     golang-lru 71; theine and ristretto take 1.4-4.9x the time. At a load of
+//     11 to 17, when the two goroutines seldom run at once and the work per
+//     operation dominates, golang-lru (no frequency counting) took 49% less time
+//     at 100% reads while evicting (p = 0.038). With []byte values, which cost
+//     an allocation per update here, golang-lru takes 38-54% less time at 75%
+//     reads. Counted with cachegrind, a hit costs 405 instructions (520 with the
+//     previous locked index).
 //
 // # Stats
 //
