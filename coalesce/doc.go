@@ -87,19 +87,27 @@
 // # Performance
 //
 // Measured against golang.org/x/sync/singleflight v0.25.0 in the same run (2-core
-// VM shared with other work, Go 1.26, 8 interleaved rounds, benchstat medians; the
-// tables and the workloads are in the bench module, bench/coalesce/README.md):
+// VM shared with other work at a load average of 3.6 to 15, Go 1.26, 8 interleaved
+// rounds, benchstat medians of process CPU time per call, which such load moves far
+// less than wall-clock time; callgrind instruction counts, which it does not move
+// at all; the tables, the workloads and the designs tried are in the bench module,
+// bench/coalesce/README.md):
 //
 //   - Hot key (64 goroutines per CPU on one key, fn yields 4 times so about 64 calls
-//     share each execution): at parity, 1.05x singleflight's ns/op at -cpu 1 and
-//     0.99x at -cpu 2 (neither significant), 0.91x and 0.95x its CPU time per call,
-//     and 0 allocations per joining call. The target of 0.5x is NOT met, and
-//     cannot be by a design whose waiters park: parking and waking a goroutine alone
-//     costs 0.78x of singleflight's CPU time per call on this workload.
-//   - Distinct keys (no contention): 0.45x and 0.39x of singleflight's ns/op, 0
-//     allocations per call against its 1.
+//     share each execution): 0.81-0.83x singleflight's instructions per call, 0.86x
+//     to 0.93x its CPU time per call at -cpu 1 and 0.88x to 0.92x at -cpu 2, 0
+//     allocations per joining call. The target of 0.5x is NOT met, and
+//     cannot be by a design whose waiters park: a joining call must stop its
+//     goroutine until the execution ends, and the Go runtime alone spends 1,200 to
+//     1,280 instructions per call to park and wake it (95% of the least a parking
+//     design can do, which is 0.75x of singleflight's instructions); waiters that
+//     yield instead of parking cost 1.7x singleflight's instructions. On this
+//     loaded machine wall-clock ratios at -cpu 2 follow the CPU-time ratio.
+//   - Distinct keys (no contention): 0.44x to 0.60x singleflight's CPU time per
+//     call, 0 allocations per call against its 1.
 //   - A fn closure built per call and capturing variables is heap-allocated (fn may run
 //     on another goroutine): 1 allocation per call that singleflight's Do avoids.
+//     [DoWith] with a static fn avoids it: 0 allocations per call.
 //
 // Reproduce with
 //
