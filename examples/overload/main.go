@@ -51,7 +51,7 @@ func main() {
 	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
 	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
 	loop := flag.Bool("loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
-	schedTarget := flag.Duration("sched", 0, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
+	schedTarget := flag.Duration("sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
 	loopSeed := flag.Uint64("loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
 	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
 	flag.Parse()
