@@ -183,7 +183,7 @@ func runLoop(cfg loopConfig) (loopResult, error) {
 		gc = float64(cfg.GCWork) / float64(cfg.GCEvery)
 	}
 	m.res.Capacity = (cfg.Target()*float64(cfg.Cores) - gc) / perReq * float64(time.Second)
-	s := realScenario(cfg.Warmup+cfg.Duration, m.res.Capacity)
+	s := realScenario(cfg.Warmup+cfg.Duration, m.res.Capacity, 1)
 	s.Slots = cfg.Cores
 	s.Seed = cfg.Seed
 	m.reqs, _ = s.arrivals()

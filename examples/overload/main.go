@@ -51,6 +51,7 @@ func main() {
 	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
 	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
 	loop := flag.Bool("loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
+	noisyCost := flag.Int64("noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4)")
 	schedTarget := flag.Duration("sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
 	loopSeed := flag.Uint64("loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
 	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
@@ -73,7 +74,7 @@ func main() {
 	}
 	if *realMode {
 		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work,
-			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget}
+			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost}
 		if *tracePath != "" {
 			f, err := os.Create(*tracePath)
 			if err != nil {

@@ -41,12 +41,18 @@ type realConfig struct {
 	// latency below it (aimd.MaxOf with aimd.SchedLatency): a starved process
 	// then backs off instead of opening the limit.
 	SchedTarget time.Duration
+	// NoisyCost is the cost of a noisy tenant's request in the measured run
+	// (1 or the second variant, 4: the noisy request burns that many
+	// units of Work and is charged that cost by the shedder). The warm-up's
+	// calibration always uses cost 1.
+	NoisyCost int64
 }
 
 // phaseStats counts the outcome of the requests that arrived in one phase, per
 // class (0 normal, 1 noisy).
 type phaseStats struct {
 	offered, admitted, shed, inDeadline [2]atomic.Int64
+	costInDeadline                      [2]atomic.Int64    // units of cost served within deadline
 	why                                 [2][5]atomic.Int64 // shed by reason; [0] is the client's timeout
 	rejected                            []atomic.Bool      // per tenant
 }
@@ -202,6 +208,7 @@ func (t *realTier) serve(p *phaseStats, r request) {
 	release()
 	if time.Since(start) <= t.deadline {
 		p.inDeadline[k].Add(1)
+		p.costInDeadline[k].Add(r.cost)
 	}
 }
 
@@ -221,8 +228,8 @@ func (t *realTier) drive(p *phaseStats, reqs []request, begin time.Time) {
 }
 
 // realScenario is the experiment's tenant mix at capacity requests per second.
-func realScenario(d time.Duration, capacity float64) scenario {
-	s := defaultScenario(d, 1)
+func realScenario(d time.Duration, capacity float64, noisyCost int64) scenario {
+	s := defaultScenario(d, noisyCost)
 	s.Slots = runtime.GOMAXPROCS(0)
 	s.Unit = time.Duration(float64(s.Slots) / capacity * float64(time.Second)) // capacity() = Slots/Unit
 	return s
@@ -236,6 +243,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	if cfg.Target == 0 {
 		cfg.Target = 0.9
 	}
+	cfg.NoisyCost = max(cfg.NoisyCost, 1)
 	if cfg.Cores <= 0 {
 		cfg.Cores = float64(runtime.GOMAXPROCS(0))
 	}
@@ -253,7 +261,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	// half, the process CPU per admitted request measures what a request really
 	// costs here: the work plus the harness (goroutine, context, timer, sleep),
 	// the shedder, the shed requests' share and the garbage collector.
-	s := realScenario(cfg.Warmup, res.nominal)
+	s := realScenario(cfg.Warmup, res.nominal, 1)
 	reqs, _ := s.arrivals()
 	res.warm = newPhaseStats(s.Normal + s.Noisy)
 	begin := time.Now()
@@ -274,7 +282,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	res.capacity = cfg.Target * cores / res.cpuPerReq.Seconds()
 
 	// The measured run: the same mix at the calibrated capacity.
-	s = realScenario(cfg.Duration, res.capacity)
+	s = realScenario(cfg.Duration, res.capacity, cfg.NoisyCost)
 	reqs, _ = s.arrivals()
 	res.run = newPhaseStats(s.Normal + s.Noisy)
 	if cfg.Profile != "" { // the measured run only
@@ -444,7 +452,8 @@ func (r *realResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
 		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
-	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s (135%%)\n", r.capacity)
+	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s, noisy requests cost %d (%d%% of the capacity)\n",
+		r.capacity, r.cfg.NoisyCost, 75+60*r.cfg.NoisyCost)
 	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
 		100*r.cpuMean, 100*r.cpuStd, 100*r.cfg.Target, r.within3, r.cpuSamples, pct(int64(r.within3), int64(r.cpuSamples)), r.secWithin3, r.secs)
 	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
@@ -462,8 +471,8 @@ func (r *realResult) print(w io.Writer) {
 			r.rejectedSizes[0], r.rejectedSizes[len(r.rejectedSizes)-1], median(r.rejectedSizes),
 			r.normalSizes[0], r.normalSizes[len(r.normalSizes)-1], median(r.normalSizes))
 	}
-	useful := float64(p.inDeadline[0].Load() + p.inDeadline[1].Load())
-	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (requests served within deadline per second / %.0f)\n",
+	useful := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
+	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
 		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
