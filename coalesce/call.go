@@ -100,34 +100,30 @@ func (g *Group[K, V]) joinHot(c *call[K, V], key K) *call[K, V] {
 	return c
 }
 
+// join finds the execution a caller of key waits on: the published hot one
+// without the lock, else key's execution in flight, else a new one the caller
+// leads (leader true; see enter for fctx).
+func (g *Group[K, V]) join(ctx context.Context, key K, detach bool) (c *call[K, V], fctx context.Context, leader bool) {
+	if h := g.hot.Load(); h != nil {
+		if c := g.joinHot(h, key); c != nil {
+			return c, nil, false
+		}
+	}
+	return g.enter(ctx, key, detach)
+}
+
 // enter is the locked path of Do: it joins key's execution in flight, or starts
 // one. For a new execution whose first caller can leave (detach), it also makes
 // fn's context and the done channel the caller will wait on.
 func (g *Group[K, V]) enter(ctx context.Context, key K, detach bool) (c *call[K, V], fctx context.Context, leader bool) {
 	g.mu.Lock()
-	if g.m == nil {
-		g.m = make(map[K]*call[K, V])
-	}
-	if c, ok := g.m[key]; ok && c.tryJoin() {
-		g.joins.Add(1)
+	if c := g.joinLocked(key); c != nil {
 		c.doneLocked()
 		g.publishLocked(c)
 		g.mu.Unlock()
 		return c, nil, false
 	}
-	// None, or sealed (finishing or abandoned): start afresh. (startLocked's body,
-	// written out: the path of every cold key.)
-	if n := len(g.free); n > 0 {
-		c = g.free[n-1] // reset: one waiter
-		g.free[n-1] = nil
-		g.free = g.free[:n-1]
-	} else {
-		c = new(call[K, V])
-		c.state.Store(1)
-	}
-	c.key = key
-	g.m[key] = c
-	g.executions.Add(1)
+	c = g.startLocked(key) // none, or sealed (finishing or abandoned): start afresh
 	if detach {
 		fctx = g.detachLocked(ctx, c)
 		c.doneLocked()

@@ -82,12 +82,7 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
 	}
-	if h := g.hot.Load(); h != nil {
-		if c := g.joinHot(h, key); c != nil {
-			return g.wait(ctx, done, key, c)
-		}
-	}
-	c, fctx, leader := g.enter(ctx, key, done != nil)
+	c, fctx, leader := g.join(ctx, key, done != nil)
 	if !leader {
 		return g.wait(ctx, done, key, c)
 	}
@@ -124,12 +119,7 @@ func DoWith[K comparable, V, A any](g *Group[K, V], ctx context.Context, key K, 
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
 	}
-	if h := g.hot.Load(); h != nil {
-		if c := g.joinHot(h, key); c != nil {
-			return g.wait(ctx, done, key, c)
-		}
-	}
-	c, fctx, leader := g.enter(ctx, key, done != nil)
+	c, fctx, leader := g.join(ctx, key, done != nil)
 	if !leader {
 		return g.wait(ctx, done, key, c)
 	}
