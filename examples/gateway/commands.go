@@ -322,18 +322,8 @@ func cmdMGet(ctx context.Context, s *session, a [][]byte) any {
 	for i, k := range a[1:] {
 		ops[i] = op{kind: opGet, key: string(k)}
 	}
-	out := make([]any, len(ops))
-	for i, r := range s.g.run(ctx, s.tenant, ops) {
-		switch {
-		case r.err != nil:
-			return errReply(r.err) // Redis has no per-key MGET error: fail the command
-		case r.found:
-			out[i] = r.value
-		default:
-			out[i] = nullReply{}
-		}
-	}
-	return out
+	res := s.g.run(ctx, s.tenant, ops)
+	return mgetReply(len(res), func(i int) opResult { return res[i] })
 }
 
 func cmdExists(ctx context.Context, s *session, a [][]byte) any {

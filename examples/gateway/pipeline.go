@@ -160,12 +160,19 @@ func plainReply(mget, write bool, n int, res func(i int) opResult) any {
 		}
 		return nullReply{}
 	}
+	return mgetReply(n, res)
+}
+
+// mgetReply is MGET's reply from the results of its n keys (res(i) for key i):
+// the values, null for a missing key, or the first error for the whole command
+// (Redis has no per-key MGET error).
+func mgetReply(n int, res func(i int) opResult) any {
 	out := make([]any, n)
 	for i := range out {
 		r := res(i)
 		switch {
 		case r.err != nil:
-			return errReply(r.err) // Redis has no per-key MGET error: fail the command
+			return errReply(r.err)
 		case r.found:
 			out[i] = r.value
 		default:
