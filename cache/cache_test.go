@@ -283,6 +283,28 @@ func TestStalenessBound(t *testing.T) {
 	assert.True(t, ok)
 }
 
+// TestCheckpointCut: a checkpoint that says when it was cut renews the bound
+// from that time, not from its (late) delivery; a Cut in the future counts as
+// the delivery time.
+func TestCheckpointCut(t *testing.T) {
+	clock := &fakeClock{}
+	const bound = time.Second
+	c := newCache[string, int](t, cache.Config[string]{Capacity: 10, MaxStaleness: bound, Clock: clock})
+	c.Apply(cache.Event[string, int]{Kind: cache.Write, Key: "k", Version: 1, Value: 7, Refill: true})
+	c.Set("k", 7)
+	clock.Advance(bound)
+	cut := clock.Now()
+	clock.Advance(bound / 2) // the checkpoint takes half the bound to arrive
+	c.Apply(cache.Event[string, int]{Kind: cache.Checkpoint, Version: 2, Cut: cut})
+	assert.Equal(t, bound/2, c.CheckpointAge(), "the bound counts from the cut")
+	clock.Advance(bound/2 + 1)
+	_, ok := c.TryGet("k")
+	assert.False(t, ok, "past cut + bound: no hit, although delivery + bound is not past")
+
+	c.Apply(cache.Event[string, int]{Kind: cache.Checkpoint, Version: 3, Cut: clock.Now().Add(time.Hour)})
+	assert.Equal(t, time.Duration(0), c.CheckpointAge(), "a cut in the future counts as now")
+}
+
 func TestOwnership(t *testing.T) {
 	owns := func(k int) bool { return k%2 == 0 }
 	c := newCache[int, int](t, cache.Config[int]{Capacity: 100, Owns: owns})

@@ -31,6 +31,11 @@ type Event[K comparable, V any] struct {
 	Value V
 	// Refill reports whether Value holds the new value.
 	Refill bool
+	// Cut is when a Checkpoint was cut, on the cache's clock, if the stream
+	// knows it. When set and earlier than the time the event is applied, the
+	// staleness bound counts from Cut, so the stream's delivery delay no longer
+	// adds to the bound. Zero: the bound counts from the time of Apply.
+	Cut time.Time
 }
 
 // Apply applies change-stream events in order. It is safe for concurrent use,
@@ -46,8 +51,8 @@ type Event[K comparable, V any] struct {
 //     reflects Version or newer (counted in [Stats.Invalidations]).
 //
 // A Checkpoint whose watermark is not older than the newest one seen records
-// the current time as the newest checkpoint: hits are served for MaxStaleness
-// after it. An older watermark is ignored. Events of an unknown Kind are
+// the current time (or its Cut, if earlier) as the newest checkpoint: hits are
+// served for MaxStaleness after it. An older watermark is ignored. Events of an unknown Kind are
 // ignored.
 func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 	for i := range events {
@@ -62,7 +67,7 @@ func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 		case Delete:
 			c.invalidate(e.Key, e.Version)
 		case Checkpoint:
-			c.checkpoint(e.Version)
+			c.checkpoint(e.Version, e.Cut)
 		}
 	}
 }
@@ -88,7 +93,7 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 }
 
 // checkpoint records a watermark and renews the staleness bound.
-func (c *Cache[K, V]) checkpoint(watermark uint64) {
+func (c *Cache[K, V]) checkpoint(watermark uint64, cut time.Time) {
 	for {
 		w := c.watermark.Load()
 		if watermark < w {
@@ -99,6 +104,9 @@ func (c *Cache[K, V]) checkpoint(watermark uint64) {
 		}
 	}
 	now := c.now()
+	if !cut.IsZero() {
+		now = min(now, int64(cut.Sub(c.base)))
+	}
 	for {
 		last := c.lastCheckpoint.Load()
 		if now <= last || c.lastCheckpoint.CompareAndSwap(last, now) {

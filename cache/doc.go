@@ -49,7 +49,8 @@
 //
 // Staleness is measured on the cache's clock ([Config.Clock]). A value is vouched
 // for at a time T when the cache is known to have seen every change committed
-// before T: T is the time the newest checkpoint was applied (the cache's creation
+// before T: T is the time the newest checkpoint was applied, or the time it was
+// cut when the event says so ([Event.Cut]; the cache's creation
 // counts as one, as an empty cache reflects everything), or, for a value the cache
 // loaded itself or that was Set, the time its load started, whichever is later.
 // The contract, with MaxStaleness = B > 0:
@@ -61,7 +62,8 @@
 //   - Hence a value served at t reflects every change committed before t - B, as
 //     far as the stream delivers checkpoints honestly: a change missing from the
 //     value was committed after T >= t - B. The delay between the producer cutting
-//     a checkpoint and Apply receiving it is the producer's to bound; it adds to B.
+//     a checkpoint and Apply receiving it is the producer's to bound; it adds to B,
+//     unless the events carry the time they were cut ([Event.Cut]).
 //   - A read that joins a load in flight gets that load's value, which is at
 //     least as fresh as the load's start. If the load started more than B before
 //     the read (a load slower than B), the read does not take it and loads for
