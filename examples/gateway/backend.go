@@ -42,7 +42,7 @@ type opResult struct {
 	found bool   // opGet: key present; opSet: written (false when NX/XX refused); opDel/opExists: key present
 	n     int64  // opIncr: the new value
 	// expireAt is the value's expiry (unix ns; 0 none) for an opGet on memkv,
-	// so the caching tier can honour TTLs.
+	// or on Redis with the caching tier on, so the tier can honour TTLs.
 	expireAt int64
 	err      error // this op alone failed (the others of its batch may have succeeded)
 	batch    int32 // ops in the backend call that carried it, when traces are on
@@ -206,9 +206,19 @@ func decodeValue(raw []byte, now time.Time) ([]byte, bool) {
 // wrapper, for the features only memkv has (transactions, KVSCAN, the
 // caching tier's feed).
 func asMemkv(b Backend) (*memkvBackend, bool) {
-	if c, ok := b.(*chaosBackend); ok {
-		b = c.Backend
-	}
-	m, ok := b.(*memkvBackend)
+	m, ok := unwrapChaos(b).(*memkvBackend)
 	return m, ok
+}
+
+// asRedis returns the Redis backend under b, seeing through the chaos wrapper.
+func asRedis(b Backend) (*redisBackend, bool) {
+	r, ok := unwrapChaos(b).(*redisBackend)
+	return r, ok
+}
+
+func unwrapChaos(b Backend) Backend {
+	if c, ok := b.(*chaosBackend); ok {
+		return c.Backend
+	}
+	return b
 }

@@ -11,19 +11,24 @@ import (
 	"github.com/tierkit/tierkit/memkv"
 )
 
-// cacheTier is the optional caching tier on the memkv backend: one
-// cache.Cache per shard (each shard numbers its versions), kept fresh by that
-// shard's change feed, which a goroutine per shard applies in order; a ticker
-// cuts a checkpoint when the shard is idle, so the bounded-staleness contract
-// keeps hits flowing. Writes through the gateway also invalidate the key at
-// once, so a client reads its own writes without waiting for the feed.
+// cacheTier is the optional caching tier: one cache.Cache per shard, kept
+// fresh by that shard's change feed, which a goroutine per shard applies in
+// order. Two feeds exist: memkv's own (followMemkv; a ticker cuts a checkpoint
+// when the shard is idle, so the bounded-staleness contract keeps hits
+// flowing) and a Redis shard's keyspace notifications with a checkpoint marker
+// (followRedis, redisfeed.go). Writes through the gateway also invalidate the
+// key at once, so a client reads its own writes without waiting for the feed.
 type cacheTier struct {
 	caches []atomic.Pointer[cache.Cache[string, cached]]
 	mu     sync.Mutex // protects cfg
 	cfg    cache.Config[string]
+	ctx    context.Context // ends at Close
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
-	resets atomic.Uint64 // caches replaced after a feed overflow
+	resets atomic.Uint64 // caches replaced after a gap in a feed
+	// retired sums the stats of the caches replaced by reset, so that
+	// stats() keeps counting across resets; protected by mu.
+	retired map[string]uint64
 }
 
 // cached is a GET result as the cache holds it.
@@ -33,8 +38,10 @@ type cached struct {
 	expireAt int64 // unix ns; 0: no expiry
 }
 
-func newCacheTier(b *memkvBackend, capacity int, staleness time.Duration) (*cacheTier, error) {
-	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], len(b.stores)),
+// newCacheTier makes the caches of a tier over shards; a follow method then
+// starts the feeds.
+func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
+	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards),
 		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
@@ -43,13 +50,34 @@ func newCacheTier(b *memkvBackend, capacity int, staleness time.Duration) (*cach
 		}
 		ct.caches[i].Store(c)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ct.stop = cancel
-	for i, st := range b.stores {
-		ct.wg.Go(func() { ct.follow(ctx, i, st) })
-		ct.wg.Go(func() { checkpoints(ctx, st, max(staleness/4, time.Millisecond)) })
-	}
+	ct.ctx, ct.stop = context.WithCancel(context.Background())
 	return ct, nil
+}
+
+// followMemkv keeps each cache fresh from its memkv shard's change feed.
+func (ct *cacheTier) followMemkv(b *memkvBackend) {
+	staleness := ct.config().MaxStaleness
+	for i, st := range b.stores {
+		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st) })
+		ct.wg.Go(func() { checkpoints(ct.ctx, st, max(staleness/4, time.Millisecond)) })
+	}
+}
+
+// reset replaces shard i's cache with an empty one: events were lost, so
+// entries may miss invalidations. An empty cache reflects every change.
+func (ct *cacheTier) reset(i int) {
+	ct.mu.Lock() // held throughout, so that setConfig cannot slip in between
+	defer ct.mu.Unlock()
+	c, err := cache.New[string, cached](ct.cfg)
+	if err != nil {
+		return
+	}
+	old := ct.caches[i].Swap(c)
+	ct.resets.Add(1)
+	if ct.retired == nil {
+		ct.retired = map[string]uint64{}
+	}
+	addStats(ct.retired, old.Stats())
 }
 
 // checkpoints cuts a checkpoint on st every period until ctx ends, so an idle
@@ -67,22 +95,14 @@ func checkpoints(ctx context.Context, st *memkv.Store, period time.Duration) {
 	}
 }
 
-// follow applies shard i's change feed to its cache until ctx ends.
-func (ct *cacheTier) follow(ctx context.Context, i int, st *memkv.Store) {
+// followStore applies shard i's memkv change feed to its cache until ctx ends.
+func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store) {
 	for ctx.Err() == nil {
 		sub := st.Subscribe()
 		err := ct.apply(ctx, i, sub)
 		sub.Close()
 		if errors.Is(err, memkv.ErrOverflow) {
-			// Events were lost: entries may miss invalidations. Start over
-			// with an empty cache for this shard.
-			ct.mu.Lock()
-			cfg := ct.cfg
-			ct.mu.Unlock()
-			if c, cerr := cache.New[string, cached](cfg); cerr == nil {
-				ct.caches[i].Store(c)
-				ct.resets.Add(1)
-			}
+			ct.reset(i)
 		}
 	}
 }
@@ -149,19 +169,28 @@ func (ct *cacheTier) invalidate(shard int, key string) {
 	ct.caches[shard].Load().Delete(key)
 }
 
-// stats sums the shards' cache stats.
+// stats sums the shards' cache stats, those of replaced caches included.
 func (ct *cacheTier) stats() map[string]uint64 {
-	out := map[string]uint64{"resets": ct.resets.Load()}
-	for i := range ct.caches {
-		s := ct.caches[i].Load().Stats()
-		out["hits"] += s.Hits
-		out["misses"] += s.Misses
-		out["loads"] += s.Loads
-		out["invalidations"] += s.Invalidations
-		out["dropped_fills"] += s.DroppedFills
-		out["stale_bypass"] += s.StaleBypass
+	out := map[string]uint64{}
+	ct.mu.Lock()
+	for k, v := range ct.retired {
+		out[k] = v
 	}
+	ct.mu.Unlock()
+	for i := range ct.caches {
+		addStats(out, ct.caches[i].Load().Stats())
+	}
+	out["resets"] = ct.resets.Load()
 	return out
+}
+
+func addStats(out map[string]uint64, s cache.Stats) {
+	out["hits"] += s.Hits
+	out["misses"] += s.Misses
+	out["loads"] += s.Loads
+	out["invalidations"] += s.Invalidations
+	out["dropped_fills"] += s.DroppedFills
+	out["stale_bypass"] += s.StaleBypass
 }
 
 // Close stops the feed followers.

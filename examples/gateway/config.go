@@ -32,7 +32,7 @@ type Config struct {
 	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
-	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv only); 0: off
+	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv or redis); 0: off
 	CacheStaleness Duration `json:"cache_staleness"` // bounded staleness of cache hits; default 1s
 	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
 
@@ -187,8 +187,8 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.MaxBatch = or(c.MaxBatch, 128)
 	c.CacheStaleness = or(c.CacheStaleness, Duration(time.Second))
-	if c.CacheCapacity < 0 || (c.CacheCapacity > 0 && c.Backend.Kind != "memkv") {
-		return c, errors.New("gateway: cache_capacity must be >= 0, and the caching tier needs the memkv backend")
+	if c.CacheCapacity < 0 {
+		return c, fmt.Errorf("gateway: cache_capacity %d: want >= 0 (0: no caching tier)", c.CacheCapacity)
 	}
 	c.MaxInFlight = or(c.MaxInFlight, 1024)
 	c.RequestTimeout = or(c.RequestTimeout, Duration(5*time.Second))

@@ -125,8 +125,11 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := asMemkv(backend); ok && cfg.CacheCapacity > 0 {
-		if g.cache, err = newCacheTier(b, cfg.CacheCapacity, time.Duration(cfg.CacheStaleness)); err != nil {
+	if cfg.CacheCapacity > 0 {
+		if err := g.startCacheTier(cfg); err != nil {
+			_ = g.batches.Close()
+			g.shedder.Close()
+			g.limiter.Close()
 			return nil, err
 		}
 	}
@@ -137,6 +140,31 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	g.coalesceOn.Store(!cfg.NoCoalesce)
 	g.timeout.Store(int64(cfg.RequestTimeout))
 	return g, nil
+}
+
+// startCacheTier starts the caching tier on the backend's change feed:
+// memkv's, or a Redis shard's keyspace notifications.
+func (g *Gateway) startCacheTier(cfg Config) error {
+	ct, err := newCacheTier(g.backend.Shards(), cfg.CacheCapacity, time.Duration(cfg.CacheStaleness))
+	if err != nil {
+		return err
+	}
+	if b, ok := asMemkv(g.backend); ok {
+		ct.followMemkv(b)
+	} else if b, ok := asRedis(g.backend); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := ct.followRedis(ctx, b); err != nil {
+			ct.Close()
+			return err
+		}
+		b.fillTTL.Store(true)
+	} else {
+		ct.Close()
+		return errors.New("gateway: the caching tier needs the memkv or the redis backend")
+	}
+	g.cache = ct
+	return nil
 }
 
 // flush sends one batch (one tenant, one shard) to the backend as one call and

@@ -19,6 +19,10 @@ type redisBackend struct {
 	shards   []*redis.Client
 	replicas [][]*redis.Client // per shard; may be empty
 	next     atomic.Uint32     // round robin over replicas
+	// fillTTL is set when the caching tier is on: GETs are its fills, so
+	// they read the primary (replicas may lag behind the invalidations it
+	// announces) and fetch each key's PTTL in the same round trip.
+	fillTTL atomic.Bool
 }
 
 var _ Backend = (*redisBackend)(nil)
@@ -71,6 +75,9 @@ func (b *redisBackend) Close() error {
 
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	c := b.shards[shard]
+	if b.fillTTL.Load() && allGets(ops) {
+		return getsWithTTL(ctx, c, ops, out)
+	}
 	if allGets(ops) {
 		keys := make([]string, len(ops))
 		for i, o := range ops {
@@ -150,6 +157,54 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	}
 	for i, cmd := range cmds {
 		out[i] = redisResult(cmd)
+	}
+	return nil
+}
+
+// getsWithTTL reads ops' keys on c as one MGET and their PTTLs, pipelined in
+// one round trip: the caching tier stores each value with its expiry.
+func getsWithTTL(ctx context.Context, c *redis.Client, ops []op, out []opResult) error {
+	keys := make([]string, len(ops))
+	for i, o := range ops {
+		keys[i] = o.key
+	}
+	var mget *redis.SliceCmd
+	ttls := make([]*redis.DurationCmd, len(ops))
+	now := time.Now()
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mget = p.MGet(ctx, keys...)
+		for i, k := range keys {
+			ttls[i] = p.PTTL(ctx, k)
+		}
+		return nil
+	})
+	if err != nil && !isReplyError(err) {
+		return err // the shard is unreachable: the whole batch fails
+	}
+	if err := mget.Err(); err != nil {
+		for i := range out {
+			out[i] = opResult{err: err}
+		}
+		return nil
+	}
+	for i, v := range mget.Val() {
+		s, ok := v.(string)
+		if !ok {
+			out[i] = opResult{}
+			continue
+		}
+		out[i] = opResult{value: []byte(s), found: true}
+		// PTTL: -1 no expiry, -2 gone since the MGET (then the value
+		// expires at once), else the time left, measured from before the
+		// call so the cached expiry is never late.
+		switch d := ttls[i].Val(); {
+		case ttls[i].Err() != nil:
+			out[i] = opResult{err: ttls[i].Err()}
+		case d == -2 || (d >= 0 && d < time.Millisecond):
+			out[i].expireAt = now.UnixNano()
+		case d > 0:
+			out[i].expireAt = now.Add(d).UnixNano()
+		}
 	}
 	return nil
 }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tierkit/tierkit/cache"
+)
+
+// The caching tier on Redis shards. Redis has no change log with versions, but
+// it announces every change to a key as a keyspace notification, published to
+// the subscribers in the order the commands ran; a message this gateway
+// PUBLISHes on its own channel reaches it after the notifications of every
+// command that ran before it. So each shard's feed is:
+//
+//   - one subscriber connection per shard (primary) with PSUBSCRIBE on
+//     __keyspace@0__:* and SUBSCRIBE on a marker channel private to this
+//     gateway; every message received is numbered (the version);
+//   - a keyspace message invalidates its key (cache.Write without refill);
+//   - a marker message is a checkpoint: every change that ran before its
+//     PUBLISH has been delivered. Its payload is the time it was cut
+//     (cache.Event.Cut), so the bound counts from before the PUBLISH, and the
+//     delivery delay does not stretch it. A ticker publishes one every
+//     staleness/4 (between 1 ms and 100 ms), so an idle shard keeps the
+//     bound renewed;
+//   - a (re)subscription confirmation replaces the shard's cache with an empty
+//     one: the notifications sent while the connection was down are lost, so
+//     nothing cached before it is trusted. Between the loss and the new
+//     subscription no checkpoint arrives (markers travel on the same
+//     connection), so the old entries age out of the staleness bound as the
+//     cache's contract says: no read is served staler than the bound.
+//
+// Fills read the primary (a replica may be behind the invalidations the
+// primary announced) with the key's PTTL in the same round trip, so a value
+// with an expiry leaves the cache when it expires rather than when Redis gets
+// round to announcing it. Not announced by Redis, hence not seen by the
+// cache: FLUSHDB, FLUSHALL and SWAPDB, and changes in other databases than 0.
+
+// keyspacePattern matches the keyspace notifications of database 0.
+const keyspacePattern = "__keyspace@0__:*"
+
+// ensureNotifications makes sure shard c announces every change to a key:
+// notify-keyspace-events needs K (keyspace channel) and A (every class),
+// or at least g (generic: DEL, RENAME, EXPIRE...), $ (strings), x (expired)
+// and e (evicted). Missing flags are added with CONFIG SET.
+func ensureNotifications(ctx context.Context, c *redis.Client) error {
+	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
+	if err != nil {
+		return fmt.Errorf("caching tier: shard %s needs notify-keyspace-events with K and A, and CONFIG GET failed: %w", c.Options().Addr, err)
+	}
+	flags := cur["notify-keyspace-events"]
+	if notificationsCover(flags) {
+		return nil
+	}
+	want := flags + "KA"
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", want).Err(); err != nil {
+		return fmt.Errorf("caching tier: shard %s needs notify-keyspace-events with K and A (has %q) and CONFIG SET failed: %w",
+			c.Options().Addr, flags, err)
+	}
+	slog.Info("caching tier: enabled keyspace notifications", "shard", c.Options().Addr, "was", flags, "now", want)
+	return nil
+}
+
+// notificationsCover reports whether notify-keyspace-events flags announce
+// every change to a key on its keyspace channel.
+func notificationsCover(flags string) bool {
+	if !strings.Contains(flags, "K") {
+		return false
+	}
+	return strings.Contains(flags, "A") || strings.Contains(flags, "g") && strings.Contains(flags, "$") &&
+		strings.Contains(flags, "x") && strings.Contains(flags, "e")
+}
+
+// followRedis checks every shard's notification settings, then keeps each
+// cache fresh from its shard's notifications.
+func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
+	for _, c := range b.shards {
+		if err := ensureNotifications(ctx, c); err != nil {
+			return err
+		}
+	}
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	marker := "__tierkit:checkpoint:" + hex.EncodeToString(nonce[:])
+	period := min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
+	ready := make(chan struct{}, len(b.shards))
+	for i, c := range b.shards {
+		ct.wg.Go(func() { ct.followShard(ct.ctx, i, c, marker, ready) })
+		ct.wg.Go(func() { publishMarkers(ct.ctx, c, marker, period) })
+	}
+	// Serve only once every shard's notifications flow.
+	for range b.shards {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return fmt.Errorf("caching tier: subscribing to the shards' keyspace notifications: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// publishMarkers publishes a checkpoint marker on c every period until ctx ends.
+func publishMarkers(ctx context.Context, c *redis.Client, marker string, period time.Duration) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			// The payload is the time the checkpoint is cut (taken before
+			// the PUBLISH runs, so never late): the bound counts from it,
+			// not from the marker's arrival. A failed publish is a missed
+			// checkpoint: the bound ages.
+			_ = c.Publish(ctx, marker, strconv.FormatInt(time.Now().UnixNano(), 10)).Err()
+		}
+	}
+}
+
+// followShard applies shard i's notifications to its cache until ctx ends.
+// It sends on ready once the first subscription is confirmed.
+func (ct *cacheTier) followShard(ctx context.Context, i int, c *redis.Client, marker string, ready chan<- struct{}) {
+	ps := c.PSubscribe(ctx, keyspacePattern)
+	// Receive does not return when ctx ends: closing the connection does.
+	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
+	defer func() {
+		if stop() {
+			_ = ps.Close()
+		}
+	}()
+	if err := ps.Subscribe(ctx, marker); err != nil && ctx.Err() == nil {
+		slog.Warn("caching tier: subscribe", "shard", c.Options().Addr, "err", err)
+	}
+	var seq uint64
+	backoff := 10 * time.Millisecond
+	for {
+		msg, err := ps.Receive(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			// The connection failed: go-redis reconnects and resubscribes on
+			// the next Receive; the confirmation resets the cache.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 10 * time.Millisecond
+		seq++
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "psubscribe" {
+				ct.reset(i)
+				if ready != nil {
+					ready <- struct{}{}
+					ready = nil
+				}
+			}
+		case *redis.Message:
+			cc := ct.caches[i].Load()
+			if m.Channel == marker {
+				ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
+				if ns, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
+					ev.Cut = time.Unix(0, ns)
+				}
+				cc.Apply(ev)
+			} else if key, ok := strings.CutPrefix(m.Channel, "__keyspace@0__:"); ok {
+				cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: key, Version: seq})
+			}
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func redisCachingGateway(t *testing.T, staleness time.Duration) (*instance, *redis.Client) {
+	t.Helper()
+	shard := startRedis(t)
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 4},
+		CacheCapacity: 1000, CacheStaleness: Duration(staleness)})
+	direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	return in, direct
+}
+
+// eventually polls cond, bounded: the feed is applied by another goroutine.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		require.Less(t, i, 2000, what)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// syncFeed waits until two checkpoint markers have reached shard 0's cache:
+// every change made before the call has then been applied.
+func syncFeed(t *testing.T, in *instance) {
+	t.Helper()
+	c := in.gw.cache.caches[0].Load()
+	n := c.Stats().Checkpoints
+	eventually(t, "no checkpoint marker arrived", func() bool {
+		return in.gw.cache.caches[0].Load() != c || c.Stats().Checkpoints >= n+2
+	})
+}
+
+// TestRedisCachingTier: on a Redis shard, the caching tier turns keyspace
+// notifications on, serves repeated GETs without a backend call, sees writes
+// made behind its back (SET, DEL, expiry), and after its subscriber
+// connection is killed starts over with an empty cache and sees writes again.
+func TestRedisCachingTier(t *testing.T) {
+	in, direct := redisCachingGateway(t, time.Minute) // only the feed invalidates
+	ctx := context.Background()
+	flags, err := direct.ConfigGet(ctx, "notify-keyspace-events").Result()
+	require.NoError(t, err)
+	assert.True(t, notificationsCover(flags["notify-keyspace-events"]), "flags now %q", flags)
+
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "ck", "v1", 0).Err())
+	syncFeed(t, in) // the SET's own notification invalidates the key
+	require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	before := in.gw.n.backendCalls.Load()
+	for range 50 {
+		require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	}
+	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
+	require.NoError(t, c.Set(ctx, "ck", "v2", 0).Err())
+	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
+
+	require.NoError(t, direct.Set(ctx, "ck", "v3", 0).Err())
+	eventually(t, "a direct SET did not reach the cache", func() bool { return c.Get(ctx, "ck").Val() == "v3" })
+	require.NoError(t, direct.Del(ctx, "ck").Err())
+	eventually(t, "a direct DEL did not reach the cache", func() bool { return c.Get(ctx, "ck").Err() == redis.Nil })
+
+	// A value with an expiry is cached with it (PTTL in the fill).
+	require.NoError(t, direct.Set(ctx, "ttl", "x", 200*time.Millisecond).Err())
+	syncFeed(t, in)
+	require.Equal(t, "x", c.Get(ctx, "ttl").Val())
+	v, ok := in.gw.cache.caches[0].Load().TryGet("ttl")
+	require.True(t, ok)
+	assert.Positive(t, v.expireAt, "the fill carries the key's expiry")
+	assert.LessOrEqual(t, v.expireAt, time.Now().Add(200*time.Millisecond).UnixNano())
+	eventually(t, "a cached value outlived its TTL", func() bool { return c.Get(ctx, "ttl").Err() == redis.Nil })
+
+	// Kill the subscriber: notifications are lost until it resubscribes, so
+	// the cache starts over, and then sees writes again.
+	resets := in.gw.cache.resets.Load()
+	require.NoError(t, c.Set(ctx, "k2", "a", 0).Err())
+	syncFeed(t, in)
+	require.Equal(t, "a", c.Get(ctx, "k2").Val())
+	require.NoError(t, direct.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err())
+	eventually(t, "the feed did not resubscribe", func() bool { return in.gw.cache.resets.Load() > resets })
+	_, ok = in.gw.cache.caches[0].Load().TryGet("k2")
+	assert.False(t, ok, "nothing cached before the gap is kept")
+	require.Equal(t, "a", c.Get(ctx, "k2").Val())
+	require.NoError(t, direct.Set(ctx, "k2", "b", 0).Err())
+	eventually(t, "a direct SET after the reconnect did not reach the cache", func() bool { return c.Get(ctx, "k2").Val() == "b" })
+	t.Logf("cache: %v", in.gw.cache.stats())
+}
+
+// TestRedisCachingTierStalenessBound: a writer increments a key straight on
+// the shard while readers GET it through the gateway; the subscriber is
+// killed twice on the way. Every read returns a value at least as new as
+// every write acknowledged more than the bound before the read began.
+func TestRedisCachingTierStalenessBound(t *testing.T) {
+	const bound = 30 * time.Millisecond
+	in, direct := redisCachingGateway(t, bound)
+	ctx := context.Background()
+	const writes = 600
+	var mu sync.Mutex
+	acked := make([]time.Time, 0, writes) // acked[i]: value i+1 acknowledged
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range writes {
+			require.NoError(t, direct.Incr(ctx, "ctr").Err())
+			mu.Lock()
+			acked = append(acked, time.Now())
+			mu.Unlock()
+			if i == writes/3 || i == 2*writes/3 {
+				require.NoError(t, direct.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err())
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var reads, worst int
+	var rmu sync.Mutex
+	for range 4 {
+		wg.Go(func() {
+			c := client(t, in, nil)
+			for n := 0; n < 5000; n++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				t0 := time.Now()
+				s, err := c.Get(ctx, "ctr").Result()
+				if err == redis.Nil {
+					s, err = "0", nil
+				}
+				if !assert.NoError(t, err) {
+					return
+				}
+				got, _ := strconv.Atoi(s)
+				mu.Lock()
+				must := 0 // writes acknowledged before t0 - bound
+				for must < len(acked) && acked[must].Before(t0.Add(-bound)) {
+					must++
+				}
+				mu.Unlock()
+				rmu.Lock()
+				reads++
+				worst = max(worst, must-got)
+				rmu.Unlock()
+				if !assert.GreaterOrEqual(t, got, must, "read at %v returned %d, older than write %d acknowledged before t - bound", t0, got, must) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-done
+	st := in.gw.cache.stats()
+	t.Logf("%d reads, %d writes; cache %v", reads, writes, st)
+	assert.Positive(t, st["hits"], "the cache served reads")
+	assert.GreaterOrEqual(t, st["resets"], uint64(3), "one reset per (re)subscription")
+	assert.LessOrEqual(t, worst, 0)
+}
+
+func TestNotificationsCover(t *testing.T) {
+	for _, tc := range []struct {
+		flags string
+		ok    bool
+	}{
+		{"", false}, {"KA", true}, {"AK", true}, {"AKE", true}, {"EA", false}, {"Kg$xe", true},
+		{"Kg$x", false}, {"K$", false}, {"KEA", true}, {"Eg$xe", false},
+	} {
+		assert.Equal(t, tc.ok, notificationsCover(tc.flags), "%q", tc.flags)
+	}
+}
+
+// TestRedisCachingTierNeedsNotifications: a shard that will not turn
+// notifications on (CONFIG disabled) fails the start with a clear error.
+func TestRedisCachingTierNeedsNotifications(t *testing.T) {
+	shard := startRedis(t, "--rename-command", "CONFIG", "")
+	cfg := Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2},
+		CacheCapacity: 10, Addr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"}
+	_, err := start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "notify-keyspace-events")
+	assert.Contains(t, err.Error(), shard.addr)
+	t.Log(err)
+}
