@@ -8,6 +8,14 @@
 #
 #   examples/gateway/compare.sh            # N=100000 requests per row
 #   N=20000 examples/gateway/compare.sh    # quicker
+#   CACHE=50000 examples/gateway/compare.sh
+#       # adds "gw+cache": a second gateway with the caching tier on (50,000
+#       # entries per shard), on 2 shards of its own (the keyspace notifications
+#       # it turns on would otherwise cost the other proxies' shards CPU)
+#   FLOOR=1 examples/gateway/compare.sh
+#       # adds "respfloor" on the GET and hot-key rows: a redcon server that
+#       # answers every GET with a fixed value (cmd/respfloor), the least a Go
+#       # front end like the gateway's can cost, with no request path at all
 #
 # Needs redis-server, redis-benchmark (scripts/setup.sh) and nutcracker
 # (apt-get install nutcracker); loopback only.
@@ -31,13 +39,22 @@ free_port() { # a loopback port nobody listens on, below the ephemeral range
 wait_port() { for _ in $(seq 200); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
 
 r1=$(free_port); r2=$(free_port)
-for p in $r1 $r2; do
+CACHE=${CACHE:-0}
+r3=; r4=
+if [ "$CACHE" -gt 0 ]; then r3=$(free_port); r4=$(free_port); fi
+for p in $r1 $r2 $r3 $r4; do
 	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
 	pids+=($!)
 done
-wait_port "$r1"; wait_port "$r2"
+for p in $r1 $r2 $r3 $r4; do wait_port "$p"; done
 
-(cd examples && go build -o "$work/gateway" ./gateway)
+(cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor)
+fl=; flpid=
+if [ "${FLOOR:-0}" = 1 ]; then
+	fl=$(free_port)
+	"$work/respfloor" -addr "127.0.0.1:$fl" 2>"$work/respfloor.log" &
+	flpid=$!; pids+=($flpid)
+fi
 gw=$(free_port)
 # Admission is set not to throttle (target CPU 1.0, a limit above the
 # benchmark's 50 x 16 x 10 keys in flight): on 2 shared cores the benchmark
@@ -46,6 +63,13 @@ gw=$(free_port)
 echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gateway.json"
 "$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gw" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway.log" &
 gwpid=$!; pids+=($gwpid)
+gwc=; gwcpid=
+if [ "$CACHE" -gt 0 ]; then
+	gwc=$(free_port)
+	echo "{\"target_cpu\": 1.0, \"max_limit\": 100000, \"cache_capacity\": $CACHE}" >"$work/gateway-cache.json"
+	"$work/gateway" -config "$work/gateway-cache.json" -addr "127.0.0.1:$gwc" -http - -redis "127.0.0.1:$r3,127.0.0.1:$r4" 2>"$work/gateway-cache.log" &
+	gwcpid=$!; pids+=($gwcpid)
+fi
 
 tw=$(free_port)
 cat >"$work/nutcracker.yml" <<YML
@@ -63,15 +87,17 @@ YML
 nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$(free_port)" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)
 wait_port "$gw"
+[ -n "$gwc" ] && wait_port "$gwc"
+[ -n "$fl" ] && wait_port "$fl"
 for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
-for p in $gwpid $twpid; do
-	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway.log "$work"/nutcracker.log >&2; exit 1; }
+for p in $gwpid $twpid $gwcpid; do
+	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-backend_calls() { # data commands executed on both shards since the last reset
-	for p in $r1 $r2; do redis-cli -p "$p" info commandstats; done |
-		grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists)' |
+backend_calls() { # data commands executed on the given shards since the last reset
+	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
+		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
 }
 tick=$(getconf CLK_TCK)
@@ -80,20 +106,25 @@ keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
 for P in 1 16; do
 	for wl in set get hot mget10; do
-		for proxy in twemproxy gateway; do
-			port=$tw; pid=$twpid
+		proxies="twemproxy gateway"
+		[ -n "$gwc" ] && proxies="$proxies gw+cache"
+		[ -n "$fl" ] && { [ "$wl" = get ] || [ "$wl" = hot ]; } && proxies="$proxies respfloor"
+		for proxy in $proxies; do
+			port=$tw; pid=$twpid; shards="$r1 $r2"
 			[ "$proxy" = gateway ] && { port=$gw; pid=$gwpid; }
+			[ "$proxy" = gw+cache ] && { port=$gwc; pid=$gwcpid; shards="$r3 $r4"; }
+			[ "$proxy" = respfloor ] && { port=$fl; pid=$flpid; }
 			case $wl in
 			set) args=(-t set -r 100000) ;;
 			get) args=(-t get -r 100000) ;;
 			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
 			mget10) args=(-r 100000 mget $keys) ;;
 			esac
-			for p in $r1 $r2; do redis-cli -p "$p" config resetstat >/dev/null; done
+			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(cpu_ticks "$pid")
 			line=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" | tail -1 || true)
 			c1=$(cpu_ticks "$pid")
-			calls=$(backend_calls)
+			calls=$(backend_calls $shards)
 			# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
 			if ! echo "$line" | grep -q '^"[a-zA-Z]'; then line=; fi
 			case $line in '"test"'*) line= ;; esac

@@ -21,14 +21,17 @@ type redisBackend struct {
 	next     atomic.Uint32     // round robin over replicas
 	// fillTTL is set when the caching tier is on: GETs are its fills, so
 	// they read the primary (replicas may lag behind the invalidations it
-	// announces) and fetch each key's PTTL in the same round trip.
-	fillTTL atomic.Bool
+	// announces), and on a shard that may hold keys with an expiry
+	// (volatile, kept by the feed) fetch each key's PTTL in the same round
+	// trip.
+	fillTTL  atomic.Bool
+	volatile []atomic.Bool // per shard
 }
 
 var _ Backend = (*redisBackend)(nil)
 
 func newRedisBackend(addrs []string, replicas [][]string, pool int) *redisBackend {
-	b := &redisBackend{replicas: make([][]*redis.Client, len(addrs))}
+	b := &redisBackend{replicas: make([][]*redis.Client, len(addrs)), volatile: make([]atomic.Bool, len(addrs))}
 	for i, a := range addrs {
 		b.shards = append(b.shards, newShardClient(a, pool))
 		if i < len(replicas) {
@@ -75,7 +78,7 @@ func (b *redisBackend) Close() error {
 
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	c := b.shards[shard]
-	if b.fillTTL.Load() && allGets(ops) {
+	if b.fillTTL.Load() && allGets(ops) && b.volatile[shard].Load() {
 		return getsWithTTL(ctx, c, ops, out)
 	}
 	if allGets(ops) {
@@ -85,7 +88,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		}
 		var vals []any
 		var err error
-		if reps := b.replicas[shard]; len(reps) > 0 {
+		if reps := b.replicas[shard]; len(reps) > 0 && !b.fillTTL.Load() {
 			r := reps[int(b.next.Add(1))%len(reps)]
 			if vals, err = r.MGet(ctx, keys...).Result(); err != nil && !isReplyError(err) {
 				vals, err = c.MGet(ctx, keys...).Result() // the replica is down: read the primary

@@ -39,9 +39,14 @@ import (
 //     cache's contract says: no read is served staler than the bound.
 //
 // Fills read the primary (a replica may be behind the invalidations the
-// primary announced) with the key's PTTL in the same round trip, so a value
-// with an expiry leaves the cache when it expires rather than when Redis gets
-// round to announcing it. Not announced by Redis, hence not seen by the
+// primary announced). On a shard that may hold keys with an expiry they fetch
+// the keys' PTTL in the same round trip, so a value with an expiry leaves the
+// cache when it expires rather than when Redis gets round to announcing it. A
+// shard counts as volatile when INFO keyspace, read at each (re)subscription,
+// shows keys with an expiry, and from the first notification that can give a
+// key one (expire, rename_to, move_to, restore, copy_to) until the next
+// resubscription; that notification also invalidates the fills of its key
+// in flight, so no fill that skipped PTTL stores a key that has an expiry. Not announced by Redis, hence not seen by the
 // cache: FLUSHDB, FLUSHALL and SWAPDB, and changes in other databases than 0.
 
 // keyspacePattern matches the keyspace notifications of database 0.
@@ -93,7 +98,7 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	period := min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
 	ready := make(chan struct{}, len(b.shards))
 	for i, c := range b.shards {
-		ct.wg.Go(func() { ct.followShard(ct.ctx, i, c, marker, ready) })
+		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready) })
 		ct.wg.Go(func() { publishMarkers(ct.ctx, c, marker, period) })
 	}
 	// Serve only once every shard's notifications flow.
@@ -105,6 +110,40 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 		}
 	}
 	return nil
+}
+
+// givesExpiry holds the keyspace events that can give a key an expiry.
+var givesExpiry = map[string]bool{"expire": true, "rename_to": true, "move_to": true, "restore": true, "copy_to": true}
+
+// keysWithExpiry returns the number of keys with an expiry on c, over all its
+// databases (INFO keyspace: "db0:keys=10,expires=2,avg_ttl=0").
+func keysWithExpiry(ctx context.Context, c *redis.Client) (int, error) {
+	s, err := c.Info(ctx, "keyspace").Result()
+	if err != nil {
+		return 0, err
+	}
+	return parseExpires(s)
+}
+
+// parseExpires sums the expires= fields of an INFO keyspace reply.
+func parseExpires(info string) (int, error) {
+	total := 0
+	for line := range strings.Lines(info) {
+		_, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(line, "db") {
+			continue
+		}
+		for f := range strings.SplitSeq(fields, ",") {
+			if v, ok := strings.CutPrefix(f, "expires="); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return 0, fmt.Errorf("INFO keyspace: %q: %w", line, err)
+				}
+				total += n
+			}
+		}
+	}
+	return total, nil
 }
 
 // publishMarkers publishes a checkpoint marker on c every period until ctx ends.
@@ -127,7 +166,8 @@ func publishMarkers(ctx context.Context, c *redis.Client, marker string, period 
 
 // followShard applies shard i's notifications to its cache until ctx ends.
 // It sends on ready once the first subscription is confirmed.
-func (ct *cacheTier) followShard(ctx context.Context, i int, c *redis.Client, marker string, ready chan<- struct{}) {
+func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
+	c := b.shards[i]
 	ps := c.PSubscribe(ctx, keyspacePattern)
 	// Receive does not return when ctx ends: closing the connection does.
 	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
@@ -162,7 +202,13 @@ func (ct *cacheTier) followShard(ctx context.Context, i int, c *redis.Client, ma
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "psubscribe" {
+				// Conservative until INFO says otherwise; events queued
+				// meanwhile are applied after it, in order.
+				b.volatile[i].Store(true)
 				ct.reset(i)
+				if n, err := keysWithExpiry(ctx, c); err == nil && n == 0 {
+					b.volatile[i].Store(false)
+				}
 				if ready != nil {
 					ready <- struct{}{}
 					ready = nil
@@ -177,6 +223,9 @@ func (ct *cacheTier) followShard(ctx context.Context, i int, c *redis.Client, ma
 				}
 				cc.Apply(ev)
 			} else if key, ok := strings.CutPrefix(m.Channel, "__keyspace@0__:"); ok {
+				if givesExpiry[m.Payload] {
+					b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
+				}
 				cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: key, Version: seq})
 			}
 		}

@@ -72,12 +72,20 @@ func TestRedisCachingTier(t *testing.T) {
 	require.NoError(t, direct.Del(ctx, "ck").Err())
 	eventually(t, "a direct DEL did not reach the cache", func() bool { return c.Get(ctx, "ck").Err() == redis.Nil })
 
+	// No key has an expiry yet: fills skip PTTL.
+	rb, _ := asRedis(in.gw.backend)
+	assert.False(t, rb.volatile[0].Load())
+	info, err := direct.Info(ctx, "commandstats").Result()
+	require.NoError(t, err)
+	assert.NotContains(t, info, "cmdstat_pttl")
+
 	// A value with an expiry is cached with it (PTTL in the fill).
 	require.NoError(t, direct.Set(ctx, "ttl", "x", 200*time.Millisecond).Err())
 	syncFeed(t, in)
 	require.Equal(t, "x", c.Get(ctx, "ttl").Val())
 	v, ok := in.gw.cache.caches[0].Load().TryGet("ttl")
 	require.True(t, ok)
+	assert.True(t, rb.volatile[0].Load(), "the expire notification marks the shard volatile")
 	assert.Positive(t, v.expireAt, "the fill carries the key's expiry")
 	assert.LessOrEqual(t, v.expireAt, time.Now().Add(200*time.Millisecond).UnixNano())
 	eventually(t, "a cached value outlived its TTL", func() bool { return c.Get(ctx, "ttl").Err() == redis.Nil })
@@ -168,6 +176,23 @@ func TestRedisCachingTierStalenessBound(t *testing.T) {
 	assert.LessOrEqual(t, worst, 0)
 }
 
+func TestParseExpires(t *testing.T) {
+	for _, tc := range []struct {
+		info string
+		want int
+	}{
+		{"# Keyspace\r\n", 0},
+		{"# Keyspace\r\ndb0:keys=10,expires=0,avg_ttl=0\r\n", 0},
+		{"# Keyspace\r\ndb0:keys=10,expires=2,avg_ttl=5\r\ndb3:keys=1,expires=1,avg_ttl=9\r\n", 3},
+	} {
+		n, err := parseExpires(tc.info)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, n, "%q", tc.info)
+	}
+	_, err := parseExpires("db0:keys=1,expires=x,avg_ttl=0\r\n")
+	assert.Error(t, err)
+}
+
 func TestNotificationsCover(t *testing.T) {
 	for _, tc := range []struct {
 		flags string
@@ -191,4 +216,23 @@ func TestRedisCachingTierNeedsNotifications(t *testing.T) {
 	assert.Contains(t, err.Error(), "notify-keyspace-events")
 	assert.Contains(t, err.Error(), shard.addr)
 	t.Log(err)
+}
+
+// TestRedisCachingTierVolatileAtStart: a shard that already holds keys with
+// an expiry when the gateway subscribes is volatile from the start, so the
+// first fill of such a key carries its expiry.
+func TestRedisCachingTierVolatileAtStart(t *testing.T) {
+	shard := startRedis(t)
+	direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	ctx := context.Background()
+	require.NoError(t, direct.Set(ctx, "old", "v", time.Hour).Err())
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2},
+		CacheCapacity: 100, CacheStaleness: Duration(time.Minute)})
+	rb, _ := asRedis(in.gw.backend)
+	assert.True(t, rb.volatile[0].Load())
+	require.Equal(t, "v", client(t, in, nil).Get(ctx, "old").Val())
+	v, ok := in.gw.cache.caches[0].Load().TryGet("old")
+	require.True(t, ok)
+	assert.Greater(t, v.expireAt, time.Now().Add(59*time.Minute).UnixNano())
 }
