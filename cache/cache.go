@@ -191,6 +191,25 @@ func (c *Cache[K, V]) TryGet(key K) (V, bool) {
 	return c.lookup(cfg, key)
 }
 
+// Contains reports whether TryGet would return a value for key now: it is
+// cached, owned and within the staleness bound. It counts nothing and records
+// no access, so a host can decide how to serve a read (inline on a hit, on
+// another goroutine for a load) and then read it with Get or TryGet, which
+// count it once.
+func (c *Cache[K, V]) Contains(key K) bool {
+	cfg := c.cfg.Load()
+	if cfg.Owns != nil && !cfg.Owns(key) {
+		return false
+	}
+	h := c.hash(key)
+	n := c.shards[h&(numShards-1)].ix.get(key, h)
+	if n == nil {
+		return false
+	}
+	_, freshAt := c.load(n)
+	return cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt)
+}
+
 // Set stores value for key as current (it is vouched fresh as of now), if key is
 // owned. A fill of key in flight when Set is called will not overwrite it.
 func (c *Cache[K, V]) Set(key K, value V) {

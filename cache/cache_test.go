@@ -305,6 +305,28 @@ func TestCheckpointCut(t *testing.T) {
 	assert.Equal(t, time.Duration(0), c.CheckpointAge(), "a cut in the future counts as now")
 }
 
+func TestContainsCountsNothing(t *testing.T) {
+	clock := &fakeClock{}
+	c := newCache[string, int](t, cache.Config[string]{Capacity: 10, MaxStaleness: time.Second, Clock: clock,
+		Owns: func(k string) bool { return k != "other" }})
+	c.Set("k", 1)
+	c.Set("other", 2)
+	before := c.Stats()
+	for _, tc := range []struct {
+		key  string
+		want bool
+	}{{"k", true}, {"absent", false}, {"other", false}} {
+		assert.Equal(t, tc.want, c.Contains(tc.key), tc.key)
+	}
+	clock.Advance(time.Second + 1)
+	assert.False(t, c.Contains("k"), "beyond the staleness bound")
+	after := c.Stats()
+	assert.Equal(t, before.Hits, after.Hits)
+	assert.Equal(t, before.Misses, after.Misses)
+	assert.Equal(t, before.StaleBypass, after.StaleBypass)
+	assert.Equal(t, before.NotOwned, after.NotOwned)
+}
+
 func TestOwnership(t *testing.T) {
 	owns := func(k int) bool { return k%2 == 0 }
 	c := newCache[int, int](t, cache.Config[int]{Capacity: 100, Owns: owns})
