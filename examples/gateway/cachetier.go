@@ -164,6 +164,12 @@ func (ct *cacheTier) config() cache.Config[string] {
 	return ct.cfg
 }
 
+// contains reports whether shard's cache holds key within its bound (counts
+// nothing; the read that follows counts the hit).
+func (ct *cacheTier) contains(shard int, key string) bool {
+	return ct.caches[shard].Load().Contains(key)
+}
+
 // invalidate drops key after a write through the gateway.
 func (ct *cacheTier) invalidate(shard int, key string) {
 	ct.caches[shard].Load().Delete(key)

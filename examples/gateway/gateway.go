@@ -283,10 +283,17 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	if g.cache != nil { // reads go through the cache key by key
 		var wg sync.WaitGroup
 		last := len(ops) - 1
-		for i := range ops[:last] {
+		var here []int // keys the cache holds, and the last: read on this goroutine
+		for i, o := range ops[:last] {
+			if o.kind == opGet && g.cache.contains(g.shard(o.key), o.key) {
+				here = append(here, i)
+				continue
+			}
 			g.workers.goDo(&wg, func() { results[i] = g.one(ctx, t, ops[i]) })
 		}
-		results[last] = g.one(ctx, t, ops[last]) // one goroutine fewer
+		for _, i := range append(here, last) {
+			results[i] = g.one(ctx, t, ops[i])
+		}
 		wg.Wait()
 		return results
 	}

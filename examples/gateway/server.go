@@ -281,8 +281,16 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			}
 			var wg sync.WaitGroup
 			last := run[len(run)-1]
+			var hits []job // GETs the caching tier holds: served here, no hand-off
 			for _, j := range run[:len(run)-1] {
+				if ss.cachedGet(j.spec, cmds[j.i].Args) {
+					hits = append(hits, j)
+					continue
+				}
 				ss.g.workers.goDo(&wg, func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
+			}
+			for _, j := range hits {
+				replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args)
 			}
 			replies[last.i] = ss.call(last.spec, last.name, cmds[last.i].Args) // one hand-off fewer
 			wg.Wait()
@@ -395,6 +403,18 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 }
 
 // call runs one command: data commands go through admission first.
+// cachedGet reports whether args is a GET whose key the caching tier holds
+// now, so that running it takes no backend call (a later eviction only makes
+// it load on this goroutine).
+func (ss *session) cachedGet(spec *cmdSpec, args [][]byte) bool {
+	ct := ss.g.cache
+	if ct == nil || spec.name != "GET" || len(args) != 2 || ss.txs.tx != nil {
+		return false
+	}
+	key := string(args[1]) // no allocation: the conversion does not escape
+	return ct.contains(ss.g.shard(key), key)
+}
+
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
