@@ -18,19 +18,22 @@ import (
 // no read and write of one key (execute splits runs there), so the order of
 // its ops within a shard does not matter.
 //
-// It reports false, having done nothing, when the run does not qualify (the
-// caching tier or traces are on, a transaction is open, another command).
+// It reports false, having done nothing, when the run does not qualify (traces
+// are on, a transaction is open, another command, or a read while the caching
+// tier is on: reads go through the cache, which fills itself).
 // GETs of this path do not join fetches of other connections in flight; they
 // are still de-duplicated within a batch.
 func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) bool {
 	g := ss.g
-	if g.cache != nil || g.tracer != nil || ss.tenant == nil || ss.txs.tx != nil {
+	if g.tracer != nil || ss.tenant == nil || ss.txs.tx != nil {
 		return false
 	}
 	keys := 0
 	for _, j := range run {
 		n := len(cmds[j.i].Args)
 		switch {
+		case g.cache != nil && j.spec.name != "SET":
+			return false // reads go through the cache, which fills itself
 		case j.spec.name == "GET" && n == 2, j.spec.name == "SET" && n == 3:
 			keys++
 		case j.spec.name == "MGET":
@@ -125,6 +128,9 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		if a.write {
 			g.flights.Forget(a.key) // a later read must not join an older fetch
+			if g.cache != nil {
+				g.cache.invalidate(a.refs[0].shard, a.key) // read-your-writes without waiting for the feed
+			}
 		}
 		reply := plainReply(a.j.spec.name == "MGET", a.write, len(a.refs), func(i int) opResult {
 			p := parts[a.refs[i].shard]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -235,4 +236,37 @@ func TestRedisCachingTierVolatileAtStart(t *testing.T) {
 	v, ok := in.gw.cache.caches[0].Load().TryGet("old")
 	require.True(t, ok)
 	assert.Greater(t, v.expireAt, time.Now().Add(59*time.Minute).UnixNano())
+}
+
+// TestRedisCachingTierPipelinedWrites: a pipeline of plain SETs (the
+// one-batch-per-shard path) invalidates the keys it writes in the gateway's
+// cache itself: with the shard's notifications turned off after the start,
+// the next GETs, pipelined too, still read the new values.
+func TestRedisCachingTierPipelinedWrites(t *testing.T) {
+	in, direct := redisCachingGateway(t, time.Minute)
+	ctx := context.Background()
+	require.NoError(t, direct.ConfigSet(ctx, "notify-keyspace-events", "").Err())
+	c := client(t, in, nil)
+	for round := range 3 {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for k := range 16 {
+				p.Set(ctx, fmt.Sprint("pk", k), fmt.Sprint(round), 0)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		for range 2 { // the first reads fill the cache, the second hit it
+			cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for k := range 16 {
+					p.Get(ctx, fmt.Sprint("pk", k))
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			for _, cmd := range cmds {
+				require.Equal(t, fmt.Sprint(round), cmd.(*redis.StringCmd).Val(), "round %d", round)
+			}
+		}
+	}
+	assert.Positive(t, in.gw.cache.stats()["hits"], "the second reads were served from the cache")
 }
