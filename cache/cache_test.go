@@ -435,3 +435,42 @@ func ExampleCache_Apply() {
 	// after a checkpoint: 1 true
 	// stale bypasses: 1
 }
+
+// A stream whose checkpoints say when they were cut: the bound counts from the
+// cut, so a checkpoint delivered late does not stretch it.
+func ExampleEvent_cut() {
+	clock := &fakeClock{}
+	c, _ := cache.New[string, int](cache.Config[string]{MaxStaleness: time.Second, Clock: clock})
+	c.Set("k", 1)
+	cut := clock.Now()
+	clock.Advance(900 * time.Millisecond) // the checkpoint is delivered late
+	c.Apply(cache.Event[string, int]{Kind: cache.Checkpoint, Version: 7, Cut: cut})
+	fmt.Println("checkpoint age:", c.CheckpointAge())
+	clock.Advance(200 * time.Millisecond) // 1.1 s after the cut
+	_, ok := c.TryGet("k")
+	fmt.Println("hit:", ok)
+	// Output:
+	// checkpoint age: 900ms
+	// hit: false
+}
+
+// Contains lets a host serve hits inline and hand only loads elsewhere,
+// without counting the probe.
+func ExampleCache_Contains() {
+	c, _ := cache.New[string, string](cache.Config[string]{Capacity: 10})
+	c.Set("a", "1")
+	for _, k := range []string{"a", "b"} {
+		if c.Contains(k) {
+			v, _ := c.TryGet(k)
+			fmt.Println(k, "hit:", v)
+		} else {
+			fmt.Println(k, "miss: load it on a worker")
+		}
+	}
+	s := c.Stats()
+	fmt.Println("hits:", s.Hits, "misses:", s.Misses)
+	// Output:
+	// a hit: 1
+	// b miss: load it on a worker
+	// hits: 1 misses: 0
+}
