@@ -59,7 +59,7 @@ func (ct *cacheTier) followMemkv(b *memkvBackend) {
 	staleness := ct.config().MaxStaleness
 	for i, st := range b.stores {
 		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st) })
-		ct.wg.Go(func() { checkpoints(ct.ctx, st, max(staleness/4, time.Millisecond)) })
+		ct.wg.Go(func() { every(ct.ctx, max(staleness/4, time.Millisecond), func() { st.Checkpoint() }) })
 	}
 }
 
@@ -80,9 +80,9 @@ func (ct *cacheTier) reset(i int) {
 	addStats(ct.retired, old.Stats())
 }
 
-// checkpoints cuts a checkpoint on st every period until ctx ends, so an idle
-// shard still tells its cache that nothing changed.
-func checkpoints(ctx context.Context, st *memkv.Store, period time.Duration) {
+// every calls f every period until ctx ends: a memkv shard's checkpoints, a
+// Redis shard's markers, so that an idle shard still renews the bound.
+func every(ctx context.Context, period time.Duration, f func()) {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
@@ -90,7 +90,7 @@ func checkpoints(ctx context.Context, st *memkv.Store, period time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			st.Checkpoint()
+			f()
 		}
 	}
 }

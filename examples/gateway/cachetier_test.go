@@ -22,16 +22,7 @@ func TestCachingTier(t *testing.T) {
 	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 	ctx := context.Background()
 	c := client(t, in, nil)
-	require.NoError(t, c.Set(ctx, "ck", "v1", 0).Err())
-	require.Equal(t, "v1", c.Get(ctx, "ck").Val())
-	before := in.gw.n.backendCalls.Load()
-	for range 50 {
-		require.Equal(t, "v1", c.Get(ctx, "ck").Val())
-	}
-	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
-
-	require.NoError(t, c.Set(ctx, "ck", "v2", 0).Err())
-	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
+	checkHitsAndOwnWrites(t, in, c, func() {})
 
 	// Another writer commits straight to the shard: the feed invalidates.
 	be := mustMemkv(t, in.gw.backend)
@@ -60,4 +51,22 @@ func TestCachingTier(t *testing.T) {
 	t.Logf("cache: %v", st)
 	assert.Positive(t, st["hits"])
 	assert.Positive(t, st["invalidations"])
+}
+
+// checkHitsAndOwnWrites: after a SET and sync (which waits for the feed to
+// catch up with it), repeated GETs make no backend call, and a client reads
+// its own next write at once.
+func checkHitsAndOwnWrites(t *testing.T, in *instance, c *redis.Client, sync func()) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, c.Set(ctx, "ck", "v1", 0).Err())
+	sync()
+	require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	before := in.gw.n.backendCalls.Load()
+	for range 50 {
+		require.Equal(t, "v1", c.Get(ctx, "ck").Val())
+	}
+	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
+	require.NoError(t, c.Set(ctx, "ck", "v2", 0).Err())
+	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
 }

@@ -99,7 +99,7 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	ready := make(chan struct{}, len(b.shards))
 	for i, c := range b.shards {
 		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready) })
-		ct.wg.Go(func() { publishMarkers(ct.ctx, c, marker, period) })
+		ct.wg.Go(func() { every(ct.ctx, period, func() { publishMarker(ct.ctx, c, marker) }) })
 	}
 	// Serve only once every shard's notifications flow.
 	for range b.shards {
@@ -146,22 +146,12 @@ func parseExpires(info string) (int, error) {
 	return total, nil
 }
 
-// publishMarkers publishes a checkpoint marker on c every period until ctx ends.
-func publishMarkers(ctx context.Context, c *redis.Client, marker string, period time.Duration) {
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			// The payload is the time the checkpoint is cut (taken before
-			// the PUBLISH runs, so never late): the bound counts from it,
-			// not from the marker's arrival. A failed publish is a missed
-			// checkpoint: the bound ages.
-			_ = c.Publish(ctx, marker, strconv.FormatInt(time.Now().UnixNano(), 10)).Err()
-		}
-	}
+// publishMarker publishes a checkpoint marker on c. The payload is the time
+// the checkpoint is cut (taken before the PUBLISH runs, so never late): the
+// bound counts from it, not from the marker's arrival. A failed publish is a
+// missed checkpoint: the bound ages.
+func publishMarker(ctx context.Context, c *redis.Client, marker string) {
+	_ = c.Publish(ctx, marker, strconv.FormatInt(time.Now().UnixNano(), 10)).Err()
 }
 
 // followShard applies shard i's notifications to its cache until ctx ends.
