@@ -14,6 +14,19 @@ for mod in . examples bench; do
 done
 
 echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
-GOARCH=386 go test -count=1 -timeout 10m ./... || status=1
+# Some kernels cannot run 32-bit binaries (no IA32 emulation: "exec format
+# error"), and the Go runtime does not run under qemu-user. There the root
+# module's tests are built for 386 and vetted, which catches what the compiler
+# can (constants that overflow int, 32-bit-only type errors), and the run is
+# reported as not done.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if GOARCH=386 go test -c -o "$tmp/probe.test" ./internal/leak >/dev/null 2>&1 && "$tmp/probe.test" -test.run '^$' >/dev/null 2>&1; then
+	GOARCH=386 go test -count=1 -timeout 10m ./... || status=1
+else
+	echo "this machine cannot run 386 binaries: building and vetting the 386 tests instead (NOT run)"
+	GOARCH=386 go test -c -o "$tmp/" ./... || status=1
+	GOARCH=386 go vet ./... || status=1
+fi
 
 exit $status
