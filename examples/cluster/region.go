@@ -68,6 +68,53 @@ func (rr *regionRecorder) until(ctx context.Context, d time.Duration, cond func(
 	})
 }
 
+// calibrate finds the rates at which the scenario's signals sit where it is
+// designed: both regions near 0.45 at the base rate, and the overloaded one
+// near 1.12 at the peak, so that the backup has room below the failover's
+// ReceiverMax (0.75) for the third of the demand that the spill moves. A
+// gateway's signal is a fixed part (its own polling, control loops, the
+// runtime) plus a part proportional to the rate; on a slower host, or under
+// the race detector, the fixed part is larger and the spec's rate overshoots.
+// So it measures both regions' mean home signal over 6 ticks at the spec's
+// rate and at half of it, fits the line, and returns the base and peak rates
+// as multiples of the spec's rate (1 and 2 when the host matches the spec),
+// with the two measurements. It leaves both regions at the base rate, settled.
+func (rr *regionRecorder) calibrate(ctx context.Context) (base, peak float64, at [2]float64, err error) {
+	measure := func(m float64) (float64, error) {
+		rr.c.Load.SetRegionRate(rr.region, m*rr.c.Spec.Rate)
+		rr.c.Load.SetRegionRate(rr.backup, m*rr.c.Spec.Rate)
+		// The signals average over about 5 ticks (Smoothing 0.2).
+		if err := rr.until(ctx, 8*rr.c.Spec.Cadence, func(regionTick) bool { return false }); err != nil && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		var sum float64
+		n := 0
+		err := rr.until(ctx, 30*rr.c.Spec.Cadence, func(t regionTick) bool {
+			sum += (t.home + t.backupHome) / 2
+			n++
+			return n >= 6
+		})
+		return sum / float64(max(n, 1)), err
+	}
+	if at[0], err = measure(1); err != nil {
+		return 0, 0, at, fmt.Errorf("region-overload: calibrating the base load: %w", err)
+	}
+	if at[1], err = measure(0.5); err != nil {
+		return 0, 0, at, fmt.Errorf("region-overload: calibrating the base load: %w", err)
+	}
+	slope := 2 * (at[0] - at[1]) // signal per spec rate
+	fixed := at[0] - slope
+	base, peak = 1, 2
+	if slope > 0.05 {
+		base = max((0.45-fixed)/slope, 0.25)
+		peak = (1.12 - fixed) / slope
+	}
+	if _, err := measure(base); err != nil && ctx.Err() != nil {
+		return 0, 0, at, ctx.Err()
+	}
+	return base, peak, at, nil
+}
+
 // ramp moves the region's request rate from one multiple of the base rate to
 // another in steps, one per cadence, recording ticks meanwhile.
 func (rr *regionRecorder) ramp(ctx context.Context, from, to float64, steps int) error {
@@ -88,30 +135,37 @@ func (rr *regionRecorder) ramp(ctx context.Context, from, to float64, steps int)
 // after the demand falls, come back home once, with no reversal of the spill
 // share on the way down (no flapping), the backup never spilling itself.
 func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
-	// peak is the demand at the top, in times the base rate: the region's
-	// home signal goes from about 0.5 to about 1.1, and the backup (at about
+	// The region's home signal goes from about 0.45 at the base rate to about
+	// 1.1 at the peak (calibrate finds both rates), and the backup (at about
 	// 0.45) has room for the third of it that failover moves.
-	const peak = 2.0
 	region, backup := c.Spec.Regions[0], c.Spec.Regions[1]
 	if err := c.Settle(ctx, 15*time.Second); err != nil {
 		return err
 	}
 	defer c.Load.SetRegionRate(region, c.Spec.Rate)
+	defer c.Load.SetRegionRate(backup, c.Spec.Rate)
 	rr := &regionRecorder{c: c, region: region, backup: backup, start: time.Now()}
+	base, peak, cal, err := rr.calibrate(ctx)
+	if err != nil {
+		return err
+	}
+	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and 2)",
+		cal[0], cal[1], base, peak)
+	rr.ticks, rr.start = nil, time.Now()
 	before := c.Load.Snapshot()
-	if err := rr.ramp(ctx, 1, peak, 14); err != nil {
+	if err := rr.ramp(ctx, base, peak, 14); err != nil {
 		return err
 	}
 	// Hold the peak until the signal crossed 0.9 and the spill has had time to act.
 	crossed := func(t regionTick) bool { return t.home >= 0.9 }
-	err := rr.until(ctx, 10*time.Second, crossed)
-	r.check(err == nil, "the home signal of %s reaches 0.9 at %.1fx its base demand", region, peak)
+	err = rr.until(ctx, 10*time.Second, crossed)
+	r.check(err == nil, "the home signal of %s reaches 0.9 at %.1fx its base demand", region, peak/base)
 	if err := rr.until(ctx, 2*time.Second, func(regionTick) bool { return false }); err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	atPeak := c.Load.Snapshot().Sub(before)
 	falls := len(rr.ticks) // the ticks from here on are the return
-	if err := rr.ramp(ctx, peak, 1, 6); err != nil {
+	if err := rr.ramp(ctx, peak, base, 6); err != nil {
 		return err
 	}
 	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
