@@ -58,7 +58,7 @@ func syncFeed(t *testing.T, in *instance) {
 // made behind its back (SET, DEL, expiry), and after its subscriber
 // connection is killed starts over with an empty cache and sees writes again.
 func TestRedisCachingTier(t *testing.T) {
-	leak.Check(t) // the feed's goroutines end with the gateway
+	leak.Check(t)                                     // the feed's goroutines end with the gateway
 	in, direct := redisCachingGateway(t, time.Minute) // only the feed invalidates
 	ctx := context.Background()
 	flags, err := direct.ConfigGet(ctx, "notify-keyspace-events").Result()
