@@ -46,8 +46,10 @@ import (
 // shows keys with an expiry, and from the first notification that can give a
 // key one (expire, rename_to, move_to, restore, copy_to) until the next
 // resubscription; that notification also invalidates the fills of its key
-// in flight, so no fill that skipped PTTL stores a key that has an expiry. Not announced by Redis, hence not seen by the
-// cache: FLUSHDB, FLUSHALL and SWAPDB, and changes in other databases than 0.
+// in flight, so no fill that skipped PTTL stores a key that has an expiry.
+//
+// Not announced by Redis, hence not seen by the cache: FLUSHDB, FLUSHALL and
+// SWAPDB, and changes in other databases than 0.
 
 // keyspacePattern matches the keyspace notifications of database 0.
 const keyspacePattern = "__keyspace@0__:*"
