@@ -402,7 +402,6 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	return spec, name, nil
 }
 
-// call runs one command: data commands go through admission first.
 // cachedGet reports whether args is a GET whose key the caching tier holds
 // now, so that running it takes no backend call (a later eviction only makes
 // it load on this goroutine).
@@ -411,10 +410,11 @@ func (ss *session) cachedGet(spec *cmdSpec, args [][]byte) bool {
 	if ct == nil || spec.name != "GET" || len(args) != 2 || ss.txs.tx != nil {
 		return false
 	}
-	key := string(args[1]) // no allocation: the conversion does not escape
+	key := string(args[1])
 	return ct.contains(ss.g.shard(key), key)
 }
 
+// call runs one command: data commands go through admission first.
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
