@@ -20,7 +20,7 @@ import (
 // key at once, so a client reads its own writes without waiting for the feed.
 type cacheTier struct {
 	caches []atomic.Pointer[cache.Cache[string, cached]]
-	mu     sync.Mutex // protects cfg
+	mu     sync.Mutex // protects cfg and retired, and orders reset with setConfig
 	cfg    cache.Config[string]
 	ctx    context.Context // ends at Close
 	stop   context.CancelFunc
