@@ -78,17 +78,18 @@ func (b *redisBackend) Close() error {
 
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	c := b.shards[shard]
-	if b.fillTTL.Load() && allGets(ops) && b.volatile[shard].Load() {
-		return getsWithTTL(ctx, c, ops, out)
-	}
 	if allGets(ops) {
 		keys := make([]string, len(ops))
 		for i, o := range ops {
 			keys[i] = o.key
 		}
+		fill := b.fillTTL.Load() // GETs are the caching tier's fills
+		if fill && b.volatile[shard].Load() {
+			return getsWithTTL(ctx, c, keys, out)
+		}
 		var vals []any
 		var err error
-		if reps := b.replicas[shard]; len(reps) > 0 && !b.fillTTL.Load() {
+		if reps := b.replicas[shard]; len(reps) > 0 && !fill {
 			r := reps[int(b.next.Add(1))%len(reps)]
 			if vals, err = r.MGet(ctx, keys...).Result(); err != nil && !isReplyError(err) {
 				vals, err = c.MGet(ctx, keys...).Result() // the replica is down: read the primary
@@ -99,13 +100,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		if err != nil {
 			return err
 		}
-		for i, v := range vals {
-			if s, ok := v.(string); ok {
-				out[i] = opResult{value: []byte(s), found: true}
-			} else {
-				out[i] = opResult{}
-			}
-		}
+		mgetResults(vals, out)
 		return nil
 	}
 	if len(ops) > 1 && allPlainSets(ops) {
@@ -164,15 +159,22 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	return nil
 }
 
-// getsWithTTL reads ops' keys on c as one MGET and their PTTLs, pipelined in
-// one round trip: the caching tier stores each value with its expiry.
-func getsWithTTL(ctx context.Context, c *redis.Client, ops []op, out []opResult) error {
-	keys := make([]string, len(ops))
-	for i, o := range ops {
-		keys[i] = o.key
+// mgetResults sets out[i] from MGET's reply vals[i]: the value, or not found.
+func mgetResults(vals []any, out []opResult) {
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			out[i] = opResult{value: []byte(s), found: true}
+		} else {
+			out[i] = opResult{}
+		}
 	}
+}
+
+// getsWithTTL reads keys on c as one MGET and their PTTLs, pipelined in
+// one round trip: the caching tier stores each value with its expiry.
+func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opResult) error {
 	var mget *redis.SliceCmd
-	ttls := make([]*redis.DurationCmd, len(ops))
+	ttls := make([]*redis.DurationCmd, len(keys))
 	now := time.Now()
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		mget = p.MGet(ctx, keys...)
@@ -190,13 +192,11 @@ func getsWithTTL(ctx context.Context, c *redis.Client, ops []op, out []opResult)
 		}
 		return nil
 	}
-	for i, v := range mget.Val() {
-		s, ok := v.(string)
-		if !ok {
-			out[i] = opResult{}
+	mgetResults(mget.Val(), out)
+	for i := range out {
+		if !out[i].found {
 			continue
 		}
-		out[i] = opResult{value: []byte(s), found: true}
 		// PTTL: -1 no expiry, -2 gone since the MGET (then the value
 		// expires at once), else the time left, measured from before the
 		// call so the cached expiry is never late.
