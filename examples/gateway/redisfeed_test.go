@@ -156,7 +156,7 @@ func TestRedisCachingTierStalenessBound(t *testing.T) {
 		}
 	}()
 	var wg sync.WaitGroup
-	var reads, worst int
+	var reads int
 	var rmu sync.Mutex
 	for range 4 {
 		wg.Go(func() {
@@ -184,7 +184,6 @@ func TestRedisCachingTierStalenessBound(t *testing.T) {
 				mu.Unlock()
 				rmu.Lock()
 				reads++
-				worst = max(worst, must-got)
 				rmu.Unlock()
 				if !assert.GreaterOrEqual(t, got, must, "read at %v returned %d, older than write %d acknowledged before t - bound", t0, got, must) {
 					return
@@ -198,7 +197,6 @@ func TestRedisCachingTierStalenessBound(t *testing.T) {
 	t.Logf("%d reads, %d writes; cache %v", reads, len(acked), st)
 	assert.Positive(t, st["hits"], "the cache served reads")
 	assert.GreaterOrEqual(t, st["resets"], uint64(3), "one reset per (re)subscription")
-	assert.LessOrEqual(t, worst, 0)
 }
 
 func TestParseExpires(t *testing.T) {
