@@ -13,12 +13,14 @@ import (
 )
 
 // txState is a connection's WATCH/MULTI state. Transactions run through package
-// txn on one memkv shard: the gateway keeps the bookkeeping (read set,
-// buffered writes, read-your-writes) and sends one commit that the shard
-// validates optimistically. All keys of a transaction must map to one shard
-// (use a hash tag: {user1}:a and {user1}:b share a shard), as in Redis Cluster.
+// txn on one shard: the gateway keeps the bookkeeping (read set, buffered
+// writes, read-your-writes) and sends one commit that the shard validates
+// optimistically (memkv by versions, Redis by key states: redisTxEngine). All
+// keys of a transaction must map to one shard (use a hash tag: {user1}:a and
+// {user1}:b share a shard), as in Redis Cluster.
 type txState struct {
 	tx      *txn.Tx
+	eng     txn.Engine
 	shard   int
 	multi   bool
 	queued  []redcon.Command
@@ -27,13 +29,18 @@ type txState struct {
 
 var (
 	errCrossShard = errors.New("CROSSSLOT keys of one transaction must map to one shard (use a {hash tag})")
-	errTxBackend  = errors.New("ERR WATCH/MULTI/EXEC need the memkv backend in this version of the gateway")
+	errTxBackend  = errors.New("ERR WATCH/MULTI/EXEC are not available on this backend")
 )
 
-// txEngine returns the txn engine of shard, or nil for a backend without one.
+// txEngine returns a txn engine for one transaction on shard, or nil for a
+// backend without one. On Redis it is new for each transaction: it holds the
+// states the transaction read.
 func (g *Gateway) txEngine(shard int) txn.Engine {
 	if b, ok := asMemkv(g.backend); ok {
 		return b.stores[shard]
+	}
+	if b, ok := asRedis(g.backend); ok {
+		return newRedisTxEngine(b.shards[shard])
 	}
 	return nil
 }
@@ -52,7 +59,7 @@ func (s *session) bindShard(keys []string) error {
 			if err != nil {
 				return err
 			}
-			s.txs.tx, s.txs.shard = tx, sh
+			s.txs.tx, s.txs.eng, s.txs.shard = tx, eng, sh
 		} else if sh != s.txs.shard {
 			return errCrossShard
 		}
@@ -77,7 +84,7 @@ func (s *session) resetTx() {
 	s.txs = txState{}
 }
 
-func cmdWatch(_ context.Context, s *session, a [][]byte) any {
+func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if s.txs.multi {
 		return respErr("ERR WATCH inside MULTI is not allowed")
 	}
@@ -93,6 +100,13 @@ func cmdWatch(_ context.Context, s *session, a [][]byte) any {
 	}
 	if err := s.bindShard(keys); err != nil {
 		return errReply(err)
+	}
+	if o, ok := s.txs.eng.(interface {
+		observe(context.Context, []string) error
+	}); ok { // Redis: note the keys' states now, to compare at EXEC
+		if err := o.observe(ctx, keys); err != nil {
+			return errReply(err)
+		}
 	}
 	for _, k := range keys {
 		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {

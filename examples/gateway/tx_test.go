@@ -13,11 +13,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// txBackends are the backends transactions run on: memkv validates by
+// versions, Redis shards by key states (redisTxEngine). Each starts a gateway.
+var txBackends = []struct {
+	name  string
+	start func(t *testing.T) *instance
+}{
+	{"memkv", func(t *testing.T) *instance { return startGateway(t, Config{}) }},
+	{"redis", func(t *testing.T) *instance { in, _ := redisGateway(t, 2, 4); return in }},
+}
+
 // TestWatchMultiExecCounter: concurrent clients increment a counter with the
 // WATCH / GET / MULTI / SET / EXEC pattern, retrying when EXEC aborts. No
 // increment is lost.
 func TestWatchMultiExecCounter(t *testing.T) {
-	in := startGateway(t, Config{})
+	for _, b := range txBackends {
+		t.Run(b.name, func(t *testing.T) { testWatchCounter(t, b.start(t)) })
+	}
+}
+
+func testWatchCounter(t *testing.T, in *instance) {
 	ctx := context.Background()
 	c := client(t, in, &redis.Options{PoolSize: 16})
 	const workers, per = 8, 25
@@ -58,7 +73,12 @@ func TestWatchMultiExecCounter(t *testing.T) {
 }
 
 func TestTransactionErrors(t *testing.T) {
-	in := startGateway(t, Config{})
+	for _, b := range txBackends {
+		t.Run(b.name, func(t *testing.T) { testTransactionErrors(t, b.start(t)) })
+	}
+}
+
+func testTransactionErrors(t *testing.T, in *instance) {
 	ctx := context.Background()
 	c := client(t, in, &redis.Options{PoolSize: 1})
 	conn := c.Conn()

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tierkit/tierkit/txn"
+)
+
+// redisTxEngine runs one transaction's reads and its commit on one Redis
+// shard, for package txn. Redis keeps no versions, so the engine validates by
+// state instead: it remembers the state (a digest of the value and the
+// absolute expiry, or "absent") of every key the transaction read or watched,
+// and the commit is one Lua script that checks each of those keys still has
+// that state and only then applies the writes. The script runs atomically on
+// the shard, so a transaction that commits saw exactly the state its keys
+// have at the commit: it is serializable at that point, as if it had run
+// there alone.
+//
+// Against Redis's own WATCH this differs in one way: a key rewritten with the
+// same value and expiry between the read and EXEC does not abort the
+// transaction (Redis aborts on any touch). Like the memkv path it is stricter
+// in another: every key read inside the transaction is validated, not only
+// the WATCHed ones.
+//
+// The engine uses the shard's shared, bounded connection pool: no connection
+// is pinned to a transaction, so open transactions cost the shard nothing
+// until EXEC. Reads go to the primary (a replica's state could be older than
+// the one the commit checks, which would only cause conflicts).
+type redisTxEngine struct {
+	c    *redis.Client
+	seen map[string]keyState
+	// changed lists keys read twice with different states: the transaction
+	// saw two states of one key, so it cannot commit.
+	changed [][]byte
+}
+
+// keyState is a key's state as the commit script checks it.
+type keyState struct {
+	digest   string // hex SHA-1 of the value, or "-" for an absent key
+	expireMs int64  // PEXPIRETIME: unix ms, -1 for none (-2 when absent)
+}
+
+var _ txn.Engine = (*redisTxEngine)(nil)
+
+func newRedisTxEngine(c *redis.Client) *redisTxEngine {
+	return &redisTxEngine{c: c, seen: make(map[string]keyState)}
+}
+
+// ReadVersion is 0: Redis has no versions; validation is by state.
+func (e *redisTxEngine) ReadVersion() uint64 { return 0 }
+
+// Get reads key's value and expiry in one MULTI/EXEC round trip (so the two
+// belong together), records its state, and returns the value in the
+// gateway's transaction encoding (8-byte expiry header, unix ns).
+func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, bool, error) {
+	v, st, err := e.read(ctx, string(key))
+	if err != nil {
+		return nil, false, err
+	}
+	e.record(key, st)
+	if st.digest == "-" {
+		return nil, false, nil
+	}
+	var exp int64
+	if st.expireMs > 0 {
+		exp = st.expireMs * 1e6
+	}
+	return encodeValue(v, exp), true, nil
+}
+
+// observe records the current state of keys without returning values: WATCH
+// on Redis shards, so EXEC can tell whether they changed since.
+func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if _, ok := e.seen[k]; ok {
+			continue
+		}
+		_, st, err := e.read(ctx, k)
+		if err != nil {
+			return err
+		}
+		e.record([]byte(k), st)
+	}
+	return nil
+}
+
+func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, error) {
+	var get *redis.StringCmd
+	var exp *redis.Cmd
+	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, key)
+		exp = p.Do(ctx, "PEXPIRETIME", key)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, keyState{}, err
+	}
+	if errors.Is(get.Err(), redis.Nil) {
+		return nil, keyState{digest: "-", expireMs: -2}, nil
+	}
+	v, err := get.Bytes()
+	if err != nil {
+		return nil, keyState{}, err
+	}
+	ms, err := exp.Int64()
+	if err != nil {
+		return nil, keyState{}, err
+	}
+	return v, keyState{digest: digest(v), expireMs: ms}, nil
+}
+
+func (e *redisTxEngine) record(key []byte, st keyState) {
+	if old, ok := e.seen[string(key)]; ok {
+		if old != st {
+			e.changed = append(e.changed, append([]byte(nil), key...))
+		}
+		return
+	}
+	e.seen[string(key)] = st
+}
+
+func digest(v []byte) string {
+	h := sha1.Sum(v)
+	return hex.EncodeToString(h[:])
+}
+
+// Scan is not available: Redis keeps no key order to scan or validate.
+func (e *redisTxEngine) Scan(context.Context, uint64, []byte, []byte, int, bool, [][]byte) ([][]byte, error) {
+	return nil, errRedisRange
+}
+
+var errRedisRange = errors.New("ERR range reads need the memkv backend (Redis keeps no key order)")
+
+// commitScript checks the state of the read keys (KEYS[1..nr]) and, if none
+// changed, applies the writes (KEYS[nr+1..]). ARGV[1] is nr; then two
+// arguments per read key (digest or "-", PEXPIRETIME); then two per write:
+// the value and a PXAT in unix ms ("0": no expiry), or "D" and "" to delete.
+// The reads come first, so an error there (WRONGTYPE) applies nothing; SET
+// and DEL cannot fail on a key of any type.
+var commitScript = redis.NewScript(`
+local nr = tonumber(ARGV[1])
+local bad = {}
+for i = 1, nr do
+  local k = KEYS[i]
+  local want, wexp = ARGV[2*i], tonumber(ARGV[2*i+1])
+  local v = redis.call('GET', k)
+  local ok
+  if v == false then
+    ok = (want == '-')
+  else
+    ok = (want == redis.sha1hex(v)) and (redis.call('PEXPIRETIME', k) == wexp)
+  end
+  if not ok then bad[#bad+1] = k end
+end
+if #bad > 0 then return bad end
+local base = 2*nr + 1
+for j = nr+1, #KEYS do
+  local v, px = ARGV[base + 2*(j-nr) - 1], ARGV[base + 2*(j-nr)]
+  if px == '' then
+    redis.call('DEL', KEYS[j])
+  elseif px == '0' then
+    redis.call('SET', KEYS[j], v)
+  else
+    redis.call('SET', KEYS[j], v, 'PXAT', px)
+  end
+end
+return 'OK'
+`)
+
+// Commit validates every key the transaction read or watched and applies its
+// writes, atomically, in one script call. A transaction that neither read nor
+// wrote anything costs no round trip.
+func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uint64, error) {
+	if len(e.changed) > 0 {
+		return 0, &redisConflict{keys: e.changed}
+	}
+	if len(req.Clears) > 0 {
+		return 0, errRedisRange
+	}
+	if len(e.seen) == 0 && len(req.Sets) == 0 {
+		return 0, nil
+	}
+	nr := len(e.seen)
+	keys := make([]string, 0, nr+len(req.Sets)/2)
+	args := make([]any, 1, 1+2*nr+len(req.Sets))
+	args[0] = nr
+	for k, st := range e.seen {
+		keys = append(keys, k)
+		args = append(args, st.digest, st.expireMs)
+	}
+	for i := 0; i+1 < len(req.Sets); i += 2 {
+		keys = append(keys, string(req.Sets[i]))
+		v := req.Sets[i+1]
+		if v == nil {
+			args = append(args, "D", "")
+			continue
+		}
+		if len(v) < 8 {
+			return 0, fmt.Errorf("ERR transaction value of %q lacks its expiry header", req.Sets[i])
+		}
+		px := int64(0)
+		if exp := int64(binary.BigEndian.Uint64(v)); exp > 0 {
+			px = (exp + 999_999) / 1e6 // round up: never expire before the client asked
+		}
+		args = append(args, v[8:], strconv.FormatInt(px, 10))
+	}
+	res, err := commitScript.Run(ctx, e.c, keys, args...).Result()
+	if err != nil {
+		return 0, commitError(err)
+	}
+	if bad, ok := res.([]any); ok {
+		c := &redisConflict{}
+		for _, k := range bad {
+			s, _ := k.(string)
+			c.keys = append(c.keys, []byte(s))
+		}
+		return 0, c
+	}
+	return 0, nil
+}
+
+// commitError classifies a failed script call for txn: a reply error (the
+// script refused, nothing applied) as is; an error before anything was sent
+// (no connection) as transient; anything else as of unknown outcome.
+func commitError(err error) error {
+	if isReplyError(err) {
+		return err
+	}
+	var op *net.OpError
+	if errors.Is(err, redis.ErrPoolTimeout) || (errors.As(err, &op) && op.Op == "dial") {
+		return &redisCommitErr{err: err, transient: true}
+	}
+	return &redisCommitErr{err: err}
+}
+
+// redisConflict: keys the transaction read changed before its commit.
+type redisConflict struct{ keys [][]byte }
+
+func (c *redisConflict) Error() string {
+	return fmt.Sprintf("conflict: %d key(s) changed since the transaction read them", len(c.keys))
+}
+func (c *redisConflict) ConflictKeys() [][]byte   { return c.keys }
+func (c *redisConflict) ConflictRanges() [][]byte { return nil }
+
+// redisCommitErr is a commit that failed on the way to or from the shard.
+type redisCommitErr struct {
+	err       error
+	transient bool
+}
+
+func (e *redisCommitErr) Error() string { return "redis shard: " + e.err.Error() }
+func (e *redisCommitErr) Unwrap() error       { return e.err }
+func (e *redisCommitErr) Temporary() bool     { return e.transient }
+func (e *redisCommitErr) CommitUnknown() bool { return !e.transient }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// redisTxSetup starts a gateway on one Redis shard and returns a gateway
+// client and a direct client of the shard (a writer that bypasses the gateway).
+func redisTxSetup(t *testing.T) (gw, direct *redis.Client) {
+	in, shards := redisGateway(t, 1, 4)
+	direct = redis.NewClient(&redis.Options{Addr: shards[0].addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	return client(t, in, &redis.Options{PoolSize: 8}), direct
+}
+
+// TestRedisTxSeesDirectWrites: writes made on the shard by someone else (not
+// through this gateway) between WATCH and EXEC abort the transaction, for a
+// new value, a deletion, a new expiry and a key that appears; nothing of the
+// aborted transaction is applied.
+func TestRedisTxSeesDirectWrites(t *testing.T) {
+	gw, direct := redisTxSetup(t)
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		before func(k string)
+		touch  func(k string)
+	}{
+		{"new value", func(k string) { direct.Set(ctx, k, "a", 0) }, func(k string) { direct.Set(ctx, k, "b", 0) }},
+		{"deleted", func(k string) { direct.Set(ctx, k, "a", 0) }, func(k string) { direct.Del(ctx, k) }},
+		{"expiry set", func(k string) { direct.Set(ctx, k, "a", 0) }, func(k string) { direct.Expire(ctx, k, time.Hour) }},
+		{"appeared", func(k string) { direct.Del(ctx, k) }, func(k string) { direct.Set(ctx, k, "a", 0) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := "w:" + c.name
+			c.before(k)
+			err := gw.Watch(ctx, func(tx *redis.Tx) error {
+				c.touch(k) // after WATCH, before EXEC
+				_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.Set(ctx, "w:out", c.name, 0)
+					return nil
+				})
+				return err
+			}, k)
+			require.ErrorIs(t, err, redis.TxFailedErr)
+			require.ErrorIs(t, direct.Get(ctx, "w:out").Err(), redis.Nil, "an aborted transaction wrote")
+		})
+	}
+
+	// Not a conflict: a write to an unwatched, unread key; and (unlike
+	// Redis's own WATCH) a rewrite with the same value and expiry.
+	direct.Set(ctx, "w:k", "same", 0)
+	err := gw.Watch(ctx, func(tx *redis.Tx) error {
+		direct.Set(ctx, "w:other", "x", 0)
+		direct.Set(ctx, "w:k", "same", 0)
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "w:out", "1", 0)
+			return nil
+		})
+		return err
+	}, "w:k")
+	require.NoError(t, err)
+	assert.Equal(t, "1", direct.Get(ctx, "w:out").Val())
+}
+
+// TestRedisTxReadInsideValidated: a key read inside MULTI (not watched) is
+// validated too; a key read twice with different states cannot commit.
+func TestRedisTxReadInsideValidated(t *testing.T) {
+	gw, direct := redisTxSetup(t)
+	ctx := context.Background()
+	direct.Set(ctx, "r:a", "1", 0)
+	conn := gw.Conn()
+	defer conn.Close()
+	require.NoError(t, conn.Do(ctx, "WATCH", "r:w").Err())
+	require.Equal(t, "1", conn.Get(ctx, "r:a").Val()) // read after WATCH: joins the read set
+	direct.Set(ctx, "r:a", "2", 0)
+	_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "r:b", "x", 0)
+		return nil
+	})
+	require.ErrorIs(t, err, redis.TxFailedErr)
+
+	require.NoError(t, conn.Do(ctx, "WATCH", "r:w").Err())
+	require.Equal(t, "2", conn.Get(ctx, "r:a").Val())
+	direct.Set(ctx, "r:a", "3", 0)
+	require.Equal(t, "3", conn.Get(ctx, "r:a").Val()) // a second state of r:a
+	direct.Set(ctx, "r:a", "2", 0)                    // back to the first
+	_, err = conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "r:b", "x", 0)
+		return nil
+	})
+	require.ErrorIs(t, err, redis.TxFailedErr)
+	require.ErrorIs(t, direct.Get(ctx, "r:b").Err(), redis.Nil)
+}
+
+// TestRedisTxExpiryAndTypes: SET EX inside a transaction keeps its expiry on
+// the shard; reads see expiries set directly; a GET of a key of another type
+// answers WRONGTYPE and the rest of the transaction applies, as in Redis
+// (errors inside EXEC do not roll back).
+func TestRedisTxExpiryAndTypes(t *testing.T) {
+	gw, direct := redisTxSetup(t)
+	ctx := context.Background()
+	_, err := gw.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "e:a", "1", time.Minute)
+		p.Set(ctx, "e:b", "2", 0)
+		p.IncrBy(ctx, "e:n", 7)
+		return nil
+	})
+	require.NoError(t, err)
+	ttl := direct.PTTL(ctx, "e:a").Val()
+	assert.Greater(t, ttl, 59*time.Second)
+	assert.LessOrEqual(t, ttl, time.Minute)
+	assert.Equal(t, time.Duration(-1), direct.PTTL(ctx, "e:b").Val())
+	assert.Equal(t, "7", direct.Get(ctx, "e:n").Val())
+
+	// A value that expires before EXEC reads as absent there.
+	direct.Set(ctx, "e:short", "x", 0)
+	direct.PExpire(ctx, "e:short", time.Hour)
+	res, err := gw.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Exists(ctx, "e:short")
+		p.Del(ctx, "e:short")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), res[0].(*redis.IntCmd).Val())
+	assert.Equal(t, int64(0), direct.Exists(ctx, "e:short").Val())
+
+	direct.RPush(ctx, "e:list", "x")
+	res, err = gw.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "e:c", "1", 0)
+		p.Get(ctx, "e:list")
+		return nil
+	})
+	require.ErrorContains(t, err, "WRONGTYPE")
+	require.Len(t, res, 2)
+	require.NoError(t, res[0].Err())
+	assert.Equal(t, "1", direct.Get(ctx, "e:c").Val())
+
+	require.ErrorContains(t, gw.Do(ctx, "KVSCAN", "a", "b").Err(), "memkv")
+}
+
+// TestRedisTxAgainstDirectIncr: gateway transactions (WATCH, GET, MULTI,
+// SET n+1, EXEC) and direct INCRs on the shard update one counter at once.
+// Every acknowledged increment of both kinds is in the final count: the
+// commit script's check and write are atomic against the direct writer.
+func TestRedisTxAgainstDirectIncr(t *testing.T) {
+	gw, direct := redisTxSetup(t)
+	ctx := context.Background()
+	const workers, per, directN = 4, 30, 300
+	var wg sync.WaitGroup
+	var retries sync.Map
+	wg.Go(func() {
+		for range directN {
+			if !assert.NoError(t, direct.Incr(ctx, "c:n").Err()) {
+				return
+			}
+		}
+	})
+	for w := range workers {
+		wg.Go(func() {
+			for i := range per {
+				for attempt := 0; attempt < 1000; attempt++ {
+					err := gw.Watch(ctx, func(tx *redis.Tx) error {
+						n, err := tx.Get(ctx, "c:n").Int()
+						if err != nil && !errors.Is(err, redis.Nil) {
+							return err
+						}
+						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+							p.Set(ctx, "c:n", strconv.Itoa(n+1), 0)
+							return nil
+						})
+						return err
+					}, "c:n")
+					if errors.Is(err, redis.TxFailedErr) {
+						retries.Store([3]int{w, i, attempt}, true)
+						continue
+					}
+					assert.NoError(t, err)
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	retries.Range(func(any, any) bool { n++; return true })
+	assert.Equal(t, strconv.Itoa(workers*per+directN), direct.Get(ctx, "c:n").Val())
+	t.Logf("%d transactional + %d direct increments; %d transactions aborted and retried", workers*per, directN, n)
+}
