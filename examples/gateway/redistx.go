@@ -257,7 +257,7 @@ type redisCommitErr struct {
 	transient bool
 }
 
-func (e *redisCommitErr) Error() string { return "redis shard: " + e.err.Error() }
+func (e *redisCommitErr) Error() string       { return "redis shard: " + e.err.Error() }
 func (e *redisCommitErr) Unwrap() error       { return e.err }
 func (e *redisCommitErr) Temporary() bool     { return e.transient }
 func (e *redisCommitErr) CommitUnknown() bool { return !e.transient }
