@@ -83,6 +83,7 @@ type Limits struct {
 	MaxArgs         int      `json:"max_args"`          // per command; default 1024
 	MaxRequestBytes int      `json:"max_request_bytes"` // one command; default 4 MiB
 	MaxPipeline     int      `json:"max_pipeline"`      // commands run at once per connection; default 128
+	MaxTxCommands   int      `json:"max_tx_commands"`   // queued between MULTI and EXEC; default 1024
 	IdleTimeout     Duration `json:"idle_timeout"`      // close a silent connection; default 5m
 	WriteTimeout    Duration `json:"write_timeout"`     // default 10s
 }
@@ -202,6 +203,7 @@ func (c Config) withDefaults() (Config, error) {
 	l.MaxArgs = or(l.MaxArgs, 1024)
 	l.MaxRequestBytes = or(l.MaxRequestBytes, 4<<20)
 	l.MaxPipeline = or(l.MaxPipeline, 128)
+	l.MaxTxCommands = or(l.MaxTxCommands, 1024)
 	l.IdleTimeout = or(l.IdleTimeout, Duration(5*time.Minute))
 	l.WriteTimeout = or(l.WriteTimeout, Duration(10*time.Second))
 	if c.MinLimit > c.MaxLimit {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -148,6 +149,11 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 	if spec.kind == kindConn {
 		s.txs.aborted = true
 		return respErr("ERR command not allowed inside a transaction")
+	}
+	if limit := s.g.cfg.Limits.MaxTxCommands; len(s.txs.queued) >= limit {
+		// A bound on what one connection can make the gateway hold.
+		s.txs.aborted = true
+		return respErr(fmt.Sprintf("ERR transaction too long (limit %d queued commands)", limit))
 	}
 	s.txs.queued = append(s.txs.queued, redcon.Command{Args: cloneArgs(cmd.Args)})
 	return simple("QUEUED")

@@ -124,6 +124,16 @@ func testTransactionErrors(t *testing.T, in *instance) {
 	require.ErrorContains(t, conn.Do(ctx, "EXEC").Err(), "EXECABORT")
 	require.ErrorIs(t, conn.Get(ctx, "{t}:c").Err(), redis.Nil)
 
+	// A transaction longer than the limit is aborted; nothing is applied.
+	require.NoError(t, conn.Do(ctx, "MULTI").Err())
+	limit := in.gw.cfg.Limits.MaxTxCommands
+	for range limit {
+		require.NoError(t, conn.Do(ctx, "INCR", "{t}:long").Err())
+	}
+	require.ErrorContains(t, conn.Do(ctx, "INCR", "{t}:long").Err(), "transaction too long")
+	require.ErrorContains(t, conn.Do(ctx, "EXEC").Err(), "EXECABORT")
+	require.ErrorIs(t, conn.Get(ctx, "{t}:long").Err(), redis.Nil)
+
 	require.ErrorContains(t, conn.Do(ctx, "EXEC").Err(), "EXEC without MULTI")
 	require.NoError(t, conn.Do(ctx, "MULTI").Err())
 	require.ErrorContains(t, conn.Do(ctx, "MULTI").Err(), "nested")
