@@ -49,7 +49,6 @@ type batch[G comparable, Req, Resp any] struct {
 
 	res  []Result[Resp] // per slot
 	err  error          // batch error: overrides res
-	ctx  flushCtx       // the flush's context
 	done chan struct{}
 
 	// refs counts the holders of a dispatched batch: the flush goroutine (or the
@@ -274,8 +273,10 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 	}()
 
 	dl := now + int64(cfg.FlushTimeout)
-	bt.ctx = flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now)}
-	err = b.call(&bt.ctx, bt.key, reqs, out)
+	// Not part of the pooled batch: a flush may keep its context after it
+	// returns (a context derived from it watches it from a goroutine).
+	ctx := &flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now)}
+	err = b.call(ctx, bt.key, reqs, out)
 	returned = true
 	return nil
 }

@@ -322,6 +322,50 @@ func TestFlushContext(t *testing.T) {
 	})
 }
 
+// TestFlushContextOutlivesFlush: a flush may keep its context after it
+// returns (a context derived from it is watched by a goroutine; clients such
+// as rueidis do this). The context must stay the flush's own, unchanged by the
+// batches that follow: here every kept context still reports the deadline it
+// had during its flush after 200 more batches have run.
+func TestFlushContextOutlivesFlush(t *testing.T) {
+	type kept struct {
+		ctx      context.Context
+		deadline time.Time
+	}
+	var mu sync.Mutex
+	var all []kept
+	var cancels []context.CancelFunc
+	b, err := batcher.New(batcher.Config[int]{MaxItems: 1, FlushTimeout: time.Hour},
+		func(ctx context.Context, _ int, _ []int, _ []batcher.Result[int]) error {
+			d, _ := ctx.Deadline()
+			child, cancel := context.WithCancel(ctx) // its goroutine reads ctx later
+			mu.Lock()
+			all = append(all, kept{ctx, d})
+			cancels = append(cancels, cancel)
+			mu.Unlock()
+			_ = child
+			return nil
+		})
+	require.NoError(t, err)
+	for i := range 200 {
+		_, err := b.Do(t.Context(), 0, i)
+		require.NoError(t, err)
+	}
+	require.NoError(t, b.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	changed := 0
+	for _, k := range all {
+		if d, _ := k.ctx.Deadline(); !d.Equal(k.deadline) {
+			changed++
+		}
+	}
+	for _, c := range cancels {
+		c()
+	}
+	assert.Zero(t, changed, "kept flush contexts rewritten by later batches")
+}
+
 func TestDedup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var calls [][]string

@@ -7,9 +7,11 @@ import (
 )
 
 // flushCtx is the context of one flush: no values, no cancellation, a
-// deadline FlushTimeout after dispatch. It lives in its batch (no allocation)
-// and its Done channel is shared by every flush whose deadline falls in the
-// same millisecond (one timer per millisecond of deadlines in use, not one per
+// deadline FlushTimeout after dispatch. It is one small allocation per flush,
+// never reused (a flush may keep its context: a context derived from it
+// watches it from a goroutine that can outlive the flush), and its Done
+// channel is shared by every flush whose deadline falls in the same
+// millisecond (one timer per millisecond of deadlines in use, not one per
 // flush): context.WithTimeout cost four allocations and a timer per batch,
 // which natural batching, with its many small batches, paid per request.
 //
