@@ -12,6 +12,11 @@
 #       # adds "gw+cache": a second gateway with the caching tier on (50,000
 #       # entries per shard), on 2 shards of its own (the keyspace notifications
 #       # it turns on would otherwise cost the other proxies' shards CPU)
+#   GOREDIS=1 examples/gateway/compare.sh
+#       # adds "gw+goredis": a second gateway on the same shards whose data path
+#       # uses go-redis (a pooled connection, a write and a read per batch)
+#       # instead of the default rueidis (auto-pipelined: concurrent batches
+#       # share a connection and a write)
 #   FLOOR=1 examples/gateway/compare.sh
 #       # adds "respfloor" on the GET and hot-key rows: a redcon server that
 #       # answers every GET with a fixed value (cmd/respfloor), the least a Go
@@ -71,6 +76,13 @@ if [ "$CACHE" -gt 0 ]; then
 	gwcpid=$!; pids+=($gwcpid)
 fi
 
+gwf=; gwfpid=
+if [ "${GOREDIS:-0}" = 1 ]; then
+	gwf=$(free_port)
+	"$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gwf" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" -redis-client go-redis 2>"$work/gateway-goredis.log" &
+	gwfpid=$!; pids+=($gwfpid)
+fi
+
 tw=$(free_port)
 cat >"$work/nutcracker.yml" <<YML
 pool:
@@ -88,9 +100,10 @@ nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$(free_port)" -o "$work/nu
 twpid=$!; pids+=($twpid)
 wait_port "$gw"
 [ -n "$gwc" ] && wait_port "$gwc"
+[ -n "$gwf" ] && wait_port "$gwf"
 [ -n "$fl" ] && wait_port "$fl"
 for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
-for p in $gwpid $twpid $gwcpid; do
+for p in $gwpid $twpid $gwcpid $gwfpid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
@@ -107,11 +120,13 @@ printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms
 for P in 1 16; do
 	for wl in set get hot mget10; do
 		proxies="twemproxy gateway"
+		[ -n "$gwf" ] && proxies="$proxies gw+goredis"
 		[ -n "$gwc" ] && proxies="$proxies gw+cache"
 		[ -n "$fl" ] && { [ "$wl" = get ] || [ "$wl" = hot ]; } && proxies="$proxies respfloor"
 		for proxy in $proxies; do
 			port=$tw; pid=$twpid; shards="$r1 $r2"
 			[ "$proxy" = gateway ] && { port=$gw; pid=$gwpid; }
+			[ "$proxy" = gw+goredis ] && { port=$gwf; pid=$gwfpid; }
 			[ "$proxy" = gw+cache ] && { port=$gwc; pid=$gwcpid; shards="$r3 $r4"; }
 			[ "$proxy" = respfloor ] && { port=$fl; pid=$flpid; }
 			case $wl in

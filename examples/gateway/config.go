@@ -75,6 +75,11 @@ type BackendConfig struct {
 	// lag the writes acknowledged by the primary.
 	Replicas [][]string `json:"replicas"`
 	Pool     int        `json:"pool"` // redis: connections per shard; default 8
+	// Client is the Redis client of the data path: "rueidis" (default;
+	// auto-pipelined: concurrent batches share a connection and a write) or
+	// "go-redis" (a pooled connection per batch). Transactions and the
+	// caching tier's change feed use go-redis either way.
+	Client string `json:"client"`
 }
 
 // Limits harden the front end.
@@ -164,6 +169,10 @@ func (c Config) withDefaults() (Config, error) {
 	switch c.Backend.Kind {
 	case "memkv":
 	case "redis":
+		c.Backend.Client = or(c.Backend.Client, "rueidis")
+		if c.Backend.Client != "go-redis" && c.Backend.Client != "rueidis" {
+			return c, fmt.Errorf("gateway: unknown redis client %q (want \"go-redis\" or \"rueidis\")", c.Backend.Client)
+		}
 		if len(c.Backend.Redis) == 0 {
 			return c, errors.New("gateway: backend redis needs at least one address")
 		}

@@ -39,6 +39,7 @@ func main() {
 		tlsCert    = flag.String("tls-cert", "", "PEM certificate: serve RESP over TLS (with -tls-key)")
 		tlsKey     = flag.String("tls-key", "", "PEM private key for -tls-cert")
 		redisAddrs = flag.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
+		redisCli   = flag.String("redis-client", "", "data-path Redis client: rueidis (default) or go-redis")
 		verbose    = flag.Bool("v", false, "debug logs")
 		otel       = flag.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
 		otelSample = flag.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
@@ -61,6 +62,9 @@ func main() {
 	cfg.TLSCert, cfg.TLSKey = or(*tlsCert, cfg.TLSCert), or(*tlsKey, cfg.TLSKey)
 	cfg.OTel, cfg.OTelSample = or(*otel, cfg.OTel), or(*otelSample, cfg.OTelSample)
 	cfg.BatchPolicy = or(*policy, cfg.BatchPolicy)
+	if *redisCli != "" {
+		cfg.Backend.Client = *redisCli
+	}
 	if *redisAddrs != "" {
 		cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(*redisAddrs, ",")
 	}
@@ -206,7 +210,11 @@ func openBackend(cfg Config) (Backend, error) {
 	case "memkv":
 		return newMemkvBackend(cfg.Backend.Shards)
 	case "redis":
-		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool), nil
+		b := newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool)
+		if cfg.Backend.Client == "rueidis" {
+			b.useRueidis(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool)
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("gateway: unknown backend kind %q (want \"memkv\" or \"redis\")", cfg.Backend.Kind)
 }

@@ -26,6 +26,10 @@ type redisBackend struct {
 	// trip.
 	fillTTL  atomic.Bool
 	volatile []atomic.Bool // per shard
+	// fast, when set, carries the data path (rueidis): per shard, the
+	// primary and its replicas.
+	fast         []*fastShard
+	fastReplicas [][]*fastShard
 }
 
 var _ Backend = (*redisBackend)(nil)
@@ -67,6 +71,12 @@ func (b *redisBackend) Shards() int { return len(b.shards) }
 
 func (b *redisBackend) Close() error {
 	var errs []error
+	for i, f := range b.fast {
+		f.close()
+		for _, r := range b.fastReplicas[i] {
+			r.close()
+		}
+	}
 	for i, c := range b.shards {
 		errs = append(errs, c.Close())
 		for _, r := range b.replicas[i] {
@@ -77,6 +87,9 @@ func (b *redisBackend) Close() error {
 }
 
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
+	if b.fast != nil {
+		return b.doFast(ctx, shard, ops, out)
+	}
 	c := b.shards[shard]
 	if allGets(ops) {
 		keys := make([]string, len(ops))
@@ -197,19 +210,27 @@ func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opRe
 		if !out[i].found {
 			continue
 		}
-		// PTTL: -1 no expiry, -2 gone since the MGET (then the value
-		// expires at once), else the time left, measured from before the
-		// call so the cached expiry is never late.
-		switch d := ttls[i].Val(); {
-		case ttls[i].Err() != nil:
-			out[i] = opResult{err: ttls[i].Err()}
-		case d == -2 || (d >= 0 && d < time.Millisecond):
-			out[i].expireAt = now.UnixNano()
-		case d > 0:
-			out[i].expireAt = now.Add(d).UnixNano()
+		if err := ttls[i].Err(); err != nil {
+			out[i] = opResult{err: err}
+			continue
 		}
+		out[i].expireAt = ttlExpiry(now, ttls[i].Val())
 	}
 	return nil
+}
+
+// ttlExpiry turns a PTTL reply d, read at now or later, into the expiry the
+// caching tier stores (unix ns; 0 none). -1 is no expiry; -2 means the key is
+// gone since the MGET, so the value expires at once; else the time left,
+// measured from before the call so the cached expiry is never late.
+func ttlExpiry(now time.Time, d time.Duration) int64 {
+	switch {
+	case d == -2 || (d >= 0 && d < time.Millisecond):
+		return now.UnixNano()
+	case d > 0:
+		return now.Add(d).UnixNano()
+	}
+	return 0
 }
 
 func allPlainSets(ops []op) bool {

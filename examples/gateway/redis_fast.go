@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// fastShard is one Redis server (a primary or a replica) behind rueidis,
+// whose auto-pipelining multiplexes the batches of every gateway goroutine over
+// a few connections and writes whatever is pending in one system call, as
+// twemproxy does; go-redis takes a pooled connection, a write and a read per
+// batch. It carries the data path; transactions and the change feed keep
+// go-redis (a dedicated subscription, a script call per EXEC).
+//
+// rueidis dials when its client is made; a fastShard makes it on first use
+// and again after a failure, so a server that is down when the gateway starts
+// fails only its keys (each try bounded by the dial timeout) and serves once
+// it is up.
+type fastShard struct {
+	addr string
+	pool int
+	mu   sync.Mutex                     // serializes dials
+	c    atomic.Pointer[rueidis.Client] // nil until a dial succeeds
+}
+
+func newFastShard(addr string, pool int) *fastShard { return &fastShard{addr: addr, pool: pool} }
+
+// client returns the rueidis client, dialing it if need be.
+func (f *fastShard) client() (rueidis.Client, error) {
+	if c := f.c.Load(); c != nil {
+		return *c, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.c.Load(); c != nil {
+		return *c, nil
+	}
+	c, err := dialFast(f.addr, f.pool)
+	if err != nil {
+		return nil, err
+	}
+	f.c.Store(&c)
+	return c, nil
+}
+
+func (f *fastShard) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.c.Load(); c != nil {
+		(*c).Close()
+	}
+}
+
+// dialFast connects to addr over at most pool pipelined connections (the
+// largest power of two not above pool, at most 8).
+func dialFast(addr string, pool int) (rueidis.Client, error) {
+	mux := 0
+	for 2<<mux <= pool && mux < rueidis.MaxPipelineMultiplex {
+		mux++
+	}
+	c, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{addr},
+		ForceSingleClient: true,
+		DisableCache:      true,
+		DisableRetry:      true, // a batch fails fast; the client decides to retry
+		AlwaysRESP2:       true,
+		AlwaysPipelining:  true, // a reader per connection at all times: a server that goes away is noticed at once, not by the next batch
+		PipelineMultiplex: mux,
+		BlockingPoolSize:  1, // used by pipelines above 2,000 commands only; batches are smaller
+		Dialer:            net.Dialer{Timeout: 500 * time.Millisecond},
+		ConnWriteTimeout:  2 * time.Second,
+		ClientName:        "tierkit-gateway",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redis %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// doFast is Do on the rueidis data path: all GETs as one MGET (on a replica
+// if the shard has any and the caching tier is off), plain SETs as one MSET,
+// else one pipeline.
+func (b *redisBackend) doFast(ctx context.Context, shard int, ops []op, out []opResult) error {
+	p := b.fast[shard]
+	if allGets(ops) {
+		keys := make([]string, len(ops))
+		for i, o := range ops {
+			keys[i] = o.key
+		}
+		fill := b.fillTTL.Load() // GETs are the caching tier's fills
+		if fill && b.volatile[shard].Load() {
+			return p.getsWithTTL(ctx, keys, out)
+		}
+		if reps := b.fastReplicas[shard]; len(reps) > 0 && !fill {
+			r := reps[int(b.next.Add(1))%len(reps)]
+			if err := r.mget(ctx, keys, out); err == nil || isRueidisReplyErr(err) {
+				return err
+			}
+			// The replica is down: read the primary.
+		}
+		return p.mget(ctx, keys, out)
+	}
+	if len(ops) > 1 && allPlainSets(ops) {
+		return p.mset(ctx, ops, out)
+	}
+	return p.pipeline(ctx, ops, out)
+}
+
+func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) error {
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	vals, err := c.Do(ctx, c.B().Mget().Key(keys...).Build()).ToArray()
+	if err != nil {
+		return err
+	}
+	if len(vals) != len(keys) {
+		return errors.New("ERR gateway: MGET answered the wrong number of values")
+	}
+	for i, v := range vals {
+		if s, err := v.ToString(); err == nil {
+			out[i] = opResult{value: []byte(s), found: true}
+		} else {
+			out[i] = opResult{}
+		}
+	}
+	return nil
+}
+
+// mset sets the pairs in order, so a key set twice keeps the later value, as
+// sequential SETs would.
+func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	kv := c.B().Mset().KeyValue()
+	for _, o := range ops {
+		kv = kv.KeyValue(o.key, rueidis.BinaryString(o.value))
+	}
+	if err := c.Do(ctx, kv.Build()).Error(); err != nil {
+		if !isRueidisReplyErr(err) {
+			return err // the shard is unreachable: the whole batch fails
+		}
+		for i := range ops {
+			out[i] = opResult{err: err}
+		}
+		return nil
+	}
+	for i := range ops {
+		out[i] = opResult{found: true}
+	}
+	return nil
+}
+
+func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult) error {
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	cmds := make(rueidis.Commands, len(ops))
+	for i, o := range ops {
+		switch o.kind {
+		case opGet:
+			cmds[i] = c.B().Get().Key(o.key).Build()
+		case opExists:
+			cmds[i] = c.B().Exists().Key(o.key).Build()
+		case opDel:
+			cmds[i] = c.B().Del().Key(o.key).Build()
+		case opIncr:
+			cmds[i] = c.B().Incrby().Key(o.key).Increment(o.delta).Build()
+		case opSet:
+			cmds[i] = setCommand(c, o)
+		}
+	}
+	for i, r := range c.DoMulti(ctx, cmds...) {
+		err := r.Error()
+		if err != nil && !rueidis.IsRedisNil(err) && !isRueidisReplyErr(err) {
+			return err // the shard is unreachable: the whole batch fails
+		}
+		out[i] = fastResult(ops[i].kind, r)
+	}
+	return nil
+}
+
+func setCommand(c rueidis.Client, o op) rueidis.Completed {
+	s := c.B().Set().Key(o.key).Value(rueidis.BinaryString(o.value))
+	px := o.ttl.Milliseconds()
+	switch {
+	case o.nx && px > 0:
+		return s.Nx().PxMilliseconds(px).Build()
+	case o.nx:
+		return s.Nx().Build()
+	case o.xx && px > 0:
+		return s.Xx().PxMilliseconds(px).Build()
+	case o.xx:
+		return s.Xx().Build()
+	case px > 0:
+		return s.PxMilliseconds(px).Build()
+	}
+	return s.Build()
+}
+
+// getsWithTTL reads keys as one MGET and their PTTLs, pipelined in one
+// round trip: the caching tier stores each value with its expiry.
+func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResult) error {
+	c, err := f.client()
+	if err != nil {
+		return err
+	}
+	cmds := make(rueidis.Commands, 0, 1+len(keys))
+	cmds = append(cmds, c.B().Mget().Key(keys...).Build())
+	for _, k := range keys {
+		cmds = append(cmds, c.B().Pttl().Key(k).Build())
+	}
+	now := time.Now()
+	res := c.DoMulti(ctx, cmds...)
+	vals, err := res[0].ToArray()
+	if err != nil {
+		if !isRueidisReplyErr(err) {
+			return err // the shard is unreachable: the whole batch fails
+		}
+		for i := range out {
+			out[i] = opResult{err: err}
+		}
+		return nil
+	}
+	for i, v := range vals {
+		s, err := v.ToString()
+		if err != nil {
+			out[i] = opResult{}
+			continue
+		}
+		out[i] = opResult{value: []byte(s), found: true}
+		ms, err := res[1+i].AsInt64()
+		if err != nil {
+			out[i] = opResult{err: err}
+			continue
+		}
+		out[i].expireAt = ttlExpiry(now, time.Duration(ms)*time.Millisecond)
+	}
+	return nil
+}
+
+func fastResult(kind opKind, r rueidis.RedisResult) opResult {
+	err := r.Error()
+	if rueidis.IsRedisNil(err) {
+		return opResult{} // GET of a missing key; SET NX/XX refused
+	}
+	if err != nil {
+		return opResult{err: err}
+	}
+	switch kind {
+	case opGet:
+		s, err := r.ToString()
+		if err != nil {
+			return opResult{err: err}
+		}
+		return opResult{value: []byte(s), found: true}
+	case opSet:
+		return opResult{found: true}
+	default:
+		n, err := r.AsInt64()
+		if err != nil {
+			return opResult{err: err}
+		}
+		return opResult{found: n > 0, n: n}
+	}
+}
+
+func isRueidisReplyErr(err error) bool {
+	_, ok := rueidis.IsRedisErr(err)
+	return ok && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// useRueidis puts the data path of every primary and replica on rueidis.
+func (b *redisBackend) useRueidis(addrs []string, replicas [][]string, pool int) {
+	b.fastReplicas = make([][]*fastShard, len(addrs))
+	for i, a := range addrs {
+		b.fast = append(b.fast, newFastShard(a, pool))
+		if i < len(replicas) {
+			for _, r := range replicas[i] {
+				b.fastReplicas[i] = append(b.fastReplicas[i], newFastShard(r, pool))
+			}
+		}
+	}
+}
