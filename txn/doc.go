@@ -35,7 +35,12 @@
 // Commit. *memkv.Store implements it without importing txn (the
 // CommitRequest type is an alias of an unnamed struct both packages
 // declare); any store with versioned reads and a conditional commit can be
-// adapted. Engine errors are classified by behaviour methods (TooOld(),
+// adapted. A store without versions can validate by state instead: the
+// reference gateway's Redis engine (examples/gateway/redistx.go) remembers a
+// digest of each key it served and commits with one script that checks the
+// digests and applies the writes atomically; its ReadVersion is 0 and its
+// reads are not a snapshot, so a transaction that read two states of one key
+// fails at commit. Engine errors are classified by behaviour methods (TooOld(),
 // CommitUnknown(), ConflictKeys(), ...), as net.Error's Timeout is.
 //
 // # Manager
