@@ -45,6 +45,7 @@ func main() {
 	realDur := flag.Duration("rd", 20*time.Second, "real mode: measured duration")
 	warmup := flag.Duration("warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
 	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile here")
+	mutexProfile := flag.String("mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
 	backend := flag.Duration("backend", 10*time.Millisecond, "real mode: backend wait per request")
@@ -73,7 +74,7 @@ func main() {
 		}
 	}
 	if *realMode {
-		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, Target: *target, Work: *work,
+		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, MutexProfile: *mutexProfile, Target: *target, Work: *work,
 			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost}
 		if *tracePath != "" {
 			f, err := os.Create(*tracePath)

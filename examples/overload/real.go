@@ -21,12 +21,13 @@ import (
 // realConfig configures the real mode: real goroutines and a CPU-burning handler
 // behind an aimd.Limiter (the shed capacity) and a shed.Shedder.
 type realConfig struct {
-	Duration time.Duration // measured run, after the warm-up
-	Warmup   time.Duration // warm-up and calibration before it (default 5s)
-	Work     time.Duration // CPU per unit of cost (default 200µs)
-	Backend  time.Duration // backend wait per request after the CPU work (default 10ms)
-	Profile  string        // CPU profile file, for the shed/aimd share ("" for none)
-	Target   float64       // CPU utilization aimd holds (default 0.9)
+	Duration     time.Duration // measured run, after the warm-up
+	Warmup       time.Duration // warm-up and calibration before it (default 5s)
+	Work         time.Duration // CPU per unit of cost (default 200µs)
+	Backend      time.Duration // backend wait per request after the CPU work (default 10ms)
+	Profile      string        // CPU profile file, for the shed/aimd share ("" for none)
+	MutexProfile string        // mutex contention profile of the measured run ("" for none)
+	Target       float64       // CPU utilization aimd holds (default 0.9)
 	// QueueDeadline is the shedder's queue deadline (default 80ms: the client
 	// gives up after 100ms; see defaultQueueDeadline).
 	QueueDeadline time.Duration
@@ -295,6 +296,16 @@ func runReal(cfg realConfig) (*realResult, error) {
 			return nil, err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if cfg.MutexProfile != "" { // which lock goroutines waited on, when "mutex wait" is high
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			runtime.SetMutexProfileFraction(0)
+			if f, err := os.Create(cfg.MutexProfile); err == nil {
+				_ = pprof.Lookup("mutex").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
 	}
 	procStart, _ := processCPU()
 	begin = time.Now()
