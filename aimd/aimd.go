@@ -81,7 +81,15 @@ func (l *Limiter) Limit() int { return int(l.limitNow.Load()) }
 // acts on the Signal). done is shared by all admissions (calling it twice
 // releases twice), which is what lets admission allocate nothing.
 func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
-	now := time.Now()
+	return l.TryAcquireAt(time.Now())
+}
+
+// TryAcquireAt is TryAcquire at a time the caller already read (a server that
+// stamps each request once saves a clock read per admission; tests and
+// simulations pass explicit time). now should not go backwards by more than a
+// control period between calls: the token bucket refills from the latest now
+// it has seen and ignores an earlier one.
+func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 	l.maybeStep(now)
 	l.mu.Lock()
 	err = l.tryLocked(now, true)

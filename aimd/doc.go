@@ -87,6 +87,7 @@
 // token bucket too, and allocates nothing; golang.org/x/time/rate's Allow costs
 // 87 ns and go-concurrency-limits' AIMD and Gradient2 limiters 191 and 195 ns
 // (3 allocations). A rejection costs 55 ns (go-concurrency-limits: 32 ns, it
-// reads no clock); time.Now alone is about 49 ns of these on that machine. The
-// pure Update costs 7 ns.
+// reads no clock); time.Now alone is about 49 ns of these on that machine
+// ([Limiter.TryAcquireAt] takes a time the caller already read). The pure
+// Update costs 7 ns.
 package aimd

@@ -245,7 +245,14 @@ func (g *Gateway) shard(key string) int {
 // release when the command is done (two funcs rather than one closure: no
 // allocation per command).
 func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (done func(ok bool), release func(), err error) {
-	if !t.quota.allow(time.Now()) {
+	return g.admitAt(ctx, t, cost, time.Now())
+}
+
+// admitAt is admit at a time the caller already read (the request's start):
+// the clock is read once per request, or once per pipeline run, not by each
+// stage.
+func (g *Gateway) admitAt(ctx context.Context, t *tenant, cost int64, now time.Time) (done func(ok bool), release func(), err error) {
+	if !t.quota.allow(now) {
 		g.n.throttled.Add(1)
 		t.throttled.Add(1)
 		return nil, nil, errThrottled
@@ -259,7 +266,7 @@ func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (done func(o
 		}
 		return nil, nil, err
 	}
-	done, err = g.limiter.TryAcquire()
+	done, err = g.limiter.TryAcquireAt(now)
 	if err != nil {
 		release()
 		g.n.overloaded.Add(1)

@@ -441,7 +441,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
-	done, release, err := g.admit(ctx, t, int64(max(spec.nkeys(len(args)), 1)))
+	done, release, err := g.admitAt(ctx, t, int64(max(spec.nkeys(len(args)), 1)), start)
 	if err != nil {
 		g.n.errors.Add(1)
 		g.metrics.observe(t, spec, false, time.Since(start))
