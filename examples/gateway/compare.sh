@@ -17,6 +17,10 @@
 #       # uses go-redis (a pooled connection, a write and a read per batch)
 #       # instead of the default rueidis (auto-pipelined: concurrent batches
 #       # share a connection and a write)
+#   GW_PROCS=1 examples/gateway/compare.sh
+#       # runs the gateways with GOMAXPROCS=1, one thread of Go code like
+#       # twemproxy's one thread, on a machine whose cores the benchmark and
+#       # the shards share
 #   FLOOR=1 examples/gateway/compare.sh
 #       # adds "respfloor" on the GET and hot-key rows: a redcon server that
 #       # answers every GET with a fixed value (cmd/respfloor), the least a Go
@@ -66,20 +70,23 @@ gw=$(free_port)
 # saturates the CPU, and the gateway would otherwise shed what twemproxy, which
 # has no admission control, simply queues.
 echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gateway.json"
-"$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gw" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway.log" &
+gwenv=(env)
+[ -n "${GW_PROCS:-}" ] && gwenv=(env "GOMAXPROCS=$GW_PROCS")
+# GW_PROCS=n runs the gateways with GOMAXPROCS=n (default: the Go runtime's).
+"${gwenv[@]}" "$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gw" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway.log" &
 gwpid=$!; pids+=($gwpid)
 gwc=; gwcpid=
 if [ "$CACHE" -gt 0 ]; then
 	gwc=$(free_port)
 	echo "{\"target_cpu\": 1.0, \"max_limit\": 100000, \"cache_capacity\": $CACHE}" >"$work/gateway-cache.json"
-	"$work/gateway" -config "$work/gateway-cache.json" -addr "127.0.0.1:$gwc" -http - -redis "127.0.0.1:$r3,127.0.0.1:$r4" 2>"$work/gateway-cache.log" &
+	"${gwenv[@]}" "$work/gateway" -config "$work/gateway-cache.json" -addr "127.0.0.1:$gwc" -http - -redis "127.0.0.1:$r3,127.0.0.1:$r4" 2>"$work/gateway-cache.log" &
 	gwcpid=$!; pids+=($gwcpid)
 fi
 
 gwf=; gwfpid=
 if [ "${GOREDIS:-0}" = 1 ]; then
 	gwf=$(free_port)
-	"$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gwf" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" -redis-client go-redis 2>"$work/gateway-goredis.log" &
+	"${gwenv[@]}" "$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gwf" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" -redis-client go-redis 2>"$work/gateway-goredis.log" &
 	gwfpid=$!; pids+=($gwfpid)
 fi
 
