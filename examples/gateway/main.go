@@ -210,11 +210,7 @@ func openBackend(cfg Config) (Backend, error) {
 	case "memkv":
 		return newMemkvBackend(cfg.Backend.Shards)
 	case "redis":
-		b := newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool)
-		if cfg.Backend.Client == "rueidis" {
-			b.useRueidis(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool)
-		}
-		return b, nil
+		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool, cfg.Backend.Client), nil
 	}
 	return nil, fmt.Errorf("gateway: unknown backend kind %q (want \"memkv\" or \"redis\")", cfg.Backend.Kind)
 }

@@ -10,15 +10,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisBackend sends each shard's batches to one redis-server through a small
-// bounded pool of connections (go-redis), whatever the number of clients of
-// the gateway: the backend sees gateways x Pool connections per shard (the
-// article's connection asymmetry). A batch of GETs is one MGET, a batch of
-// plain SETs one MSET; a mixed batch is one pipeline.
+// redisBackend sends each shard's batches to one redis-server over a small
+// bounded number of connections, whatever the number of clients of the
+// gateway: the backend sees gateways x Pool connections per shard (the
+// article's connection asymmetry). A batch of GETs is one MGET (on a replica
+// when the shard has any), a batch of plain SETs one MSET; a mixed batch is
+// one pipeline. The data path's client is rueidis or go-redis (dataClient);
+// transactions and the caching tier's feed use go-redis (shards).
 type redisBackend struct {
-	shards   []*redis.Client
-	replicas [][]*redis.Client // per shard; may be empty
-	next     atomic.Uint32     // round robin over replicas
+	shards       []*redis.Client // go-redis on each primary: transactions, the feed, admin
+	data         []dataClient    // per shard: the primary's data path
+	dataReplicas [][]dataClient  // per shard: its replicas' data path; may be empty
+	next         atomic.Uint32   // round robin over replicas
 	// fillTTL is set when the caching tier is on: GETs are its fills, so
 	// they read the primary (replicas may lag behind the invalidations it
 	// announces), and on a shard that may hold keys with an expiry
@@ -26,21 +29,49 @@ type redisBackend struct {
 	// trip.
 	fillTTL  atomic.Bool
 	volatile []atomic.Bool // per shard
-	// fast, when set, carries the data path (rueidis): per shard, the
-	// primary and its replicas.
-	fast         []*fastShard
-	fastReplicas [][]*fastShard
+	closers  []func() error
+}
+
+// dataClient is one Redis server's data path: the four shapes of a batch.
+// A returned error fails the whole batch (the server is unreachable); an
+// error reply of one command goes to its op's result.
+type dataClient interface {
+	mget(ctx context.Context, keys []string, out []opResult) error
+	getsWithTTL(ctx context.Context, keys []string, out []opResult) error
+	mset(ctx context.Context, ops []op, out []opResult) error
+	pipeline(ctx context.Context, ops []op, out []opResult) error
+	// replyErr reports whether err is an error reply (the server is fine).
+	replyErr(err error) bool
 }
 
 var _ Backend = (*redisBackend)(nil)
 
-func newRedisBackend(addrs []string, replicas [][]string, pool int) *redisBackend {
-	b := &redisBackend{replicas: make([][]*redis.Client, len(addrs)), volatile: make([]atomic.Bool, len(addrs))}
+// newRedisBackend connects to the shards' primaries (addrs) and replicas,
+// with the data path on client ("rueidis" or "go-redis").
+func newRedisBackend(addrs []string, replicas [][]string, pool int, client string) *redisBackend {
+	b := &redisBackend{dataReplicas: make([][]dataClient, len(addrs)), volatile: make([]atomic.Bool, len(addrs))}
+	dial := func(a string) dataClient {
+		if client == "go-redis" {
+			c := newShardClient(a, pool)
+			b.closers = append(b.closers, c.Close)
+			return goredisData{c}
+		}
+		f := newFastShard(a, pool)
+		b.closers = append(b.closers, func() error { f.close(); return nil })
+		return f
+	}
 	for i, a := range addrs {
-		b.shards = append(b.shards, newShardClient(a, pool))
+		c := newShardClient(a, pool)
+		b.closers = append(b.closers, c.Close)
+		b.shards = append(b.shards, c)
+		if client == "go-redis" {
+			b.data = append(b.data, goredisData{c}) // one pool for both
+		} else {
+			b.data = append(b.data, dial(a))
+		}
 		if i < len(replicas) {
 			for _, r := range replicas[i] {
-				b.replicas[i] = append(b.replicas[i], newShardClient(r, pool))
+				b.dataReplicas[i] = append(b.dataReplicas[i], dial(r))
 			}
 		}
 	}
@@ -71,26 +102,14 @@ func (b *redisBackend) Shards() int { return len(b.shards) }
 
 func (b *redisBackend) Close() error {
 	var errs []error
-	for i, f := range b.fast {
-		f.close()
-		for _, r := range b.fastReplicas[i] {
-			r.close()
-		}
-	}
-	for i, c := range b.shards {
-		errs = append(errs, c.Close())
-		for _, r := range b.replicas[i] {
-			errs = append(errs, r.Close())
-		}
+	for _, c := range b.closers {
+		errs = append(errs, c())
 	}
 	return errors.Join(errs...)
 }
 
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
-	if b.fast != nil {
-		return b.doFast(ctx, shard, ops, out)
-	}
-	c := b.shards[shard]
+	p := b.data[shard]
 	if allGets(ops) {
 		keys := make([]string, len(ops))
 		for i, o := range ops {
@@ -98,47 +117,57 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		}
 		fill := b.fillTTL.Load() // GETs are the caching tier's fills
 		if fill && b.volatile[shard].Load() {
-			return getsWithTTL(ctx, c, keys, out)
+			return p.getsWithTTL(ctx, keys, out)
 		}
-		var vals []any
-		var err error
-		if reps := b.replicas[shard]; len(reps) > 0 && !fill {
+		if reps := b.dataReplicas[shard]; len(reps) > 0 && !fill {
 			r := reps[int(b.next.Add(1))%len(reps)]
-			if vals, err = r.MGet(ctx, keys...).Result(); err != nil && !isReplyError(err) {
-				vals, err = c.MGet(ctx, keys...).Result() // the replica is down: read the primary
+			if err := r.mget(ctx, keys, out); err == nil || r.replyErr(err) {
+				return err
 			}
-		} else {
-			vals, err = c.MGet(ctx, keys...).Result()
+			// The replica is down: read the primary.
 		}
-		if err != nil {
-			return err
-		}
-		mgetResults(vals, out)
-		return nil
+		return p.mget(ctx, keys, out)
 	}
 	if len(ops) > 1 && allPlainSets(ops) {
 		// Plain SETs (no TTL, NX or XX) of one batch are one MSET: one command
 		// for the shard to parse and execute instead of one per SET. The keys
 		// are set in order, so a key set twice keeps the later value, as
 		// sequential SETs would.
-		pairs := make([]any, 0, 2*len(ops))
-		for _, o := range ops {
-			pairs = append(pairs, o.key, o.value)
-		}
-		if err := c.MSet(ctx, pairs...).Err(); err != nil {
-			if !isReplyError(err) {
-				return err // the shard is unreachable: the whole batch fails
-			}
-			for i := range ops {
-				out[i] = opResult{err: err}
-			}
-			return nil
-		}
-		for i := range ops {
-			out[i] = opResult{found: true}
-		}
-		return nil
+		return p.mset(ctx, ops, out)
 	}
+	return p.pipeline(ctx, ops, out)
+}
+
+// goredisData is the go-redis data path: a pooled connection, a write and a
+// read per batch.
+type goredisData struct{ c *redis.Client }
+
+func (g goredisData) replyErr(err error) bool { return isReplyError(err) }
+
+func (g goredisData) mget(ctx context.Context, keys []string, out []opResult) error {
+	vals, err := g.c.MGet(ctx, keys...).Result()
+	if err != nil {
+		return err
+	}
+	mgetResults(vals, out)
+	return nil
+}
+
+func (g goredisData) getsWithTTL(ctx context.Context, keys []string, out []opResult) error {
+	return getsWithTTL(ctx, g.c, keys, out)
+}
+
+func (g goredisData) mset(ctx context.Context, ops []op, out []opResult) error {
+	pairs := make([]any, 0, 2*len(ops))
+	for _, o := range ops {
+		pairs = append(pairs, o.key, o.value)
+	}
+	err := g.c.MSet(ctx, pairs...).Err()
+	return msetOutcome(out[:len(ops)], err, err != nil && isReplyError(err))
+}
+
+func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult) error {
+	c := g.c
 	cmds := make([]redis.Cmder, len(ops))
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, o := range ops {
@@ -231,6 +260,26 @@ func ttlExpiry(now time.Time, d time.Duration) int64 {
 		return now.Add(d).UnixNano()
 	}
 	return 0
+}
+
+// msetOutcome sets out from the outcome of the MSET that carried a batch of
+// plain SETs: every SET written; or, on a reply error (replyErr), each SET
+// failed with it; any other error (the shard is unreachable) fails the whole
+// batch and is returned.
+func msetOutcome(out []opResult, err error, replyErr bool) error {
+	switch {
+	case err == nil:
+		for i := range out {
+			out[i] = opResult{found: true}
+		}
+	case replyErr:
+		for i := range out {
+			out[i] = opResult{err: err}
+		}
+	default:
+		return err
+	}
+	return nil
 }
 
 func allPlainSets(ops []op) bool {

@@ -84,34 +84,9 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 	return c, nil
 }
 
-// doFast is Do on the rueidis data path: all GETs as one MGET (on a replica
-// if the shard has any and the caching tier is off), plain SETs as one MSET,
-// else one pipeline.
-func (b *redisBackend) doFast(ctx context.Context, shard int, ops []op, out []opResult) error {
-	p := b.fast[shard]
-	if allGets(ops) {
-		keys := make([]string, len(ops))
-		for i, o := range ops {
-			keys[i] = o.key
-		}
-		fill := b.fillTTL.Load() // GETs are the caching tier's fills
-		if fill && b.volatile[shard].Load() {
-			return p.getsWithTTL(ctx, keys, out)
-		}
-		if reps := b.fastReplicas[shard]; len(reps) > 0 && !fill {
-			r := reps[int(b.next.Add(1))%len(reps)]
-			if err := r.mget(ctx, keys, out); err == nil || isRueidisReplyErr(err) {
-				return err
-			}
-			// The replica is down: read the primary.
-		}
-		return p.mget(ctx, keys, out)
-	}
-	if len(ops) > 1 && allPlainSets(ops) {
-		return p.mset(ctx, ops, out)
-	}
-	return p.pipeline(ctx, ops, out)
-}
+var _ dataClient = (*fastShard)(nil)
+
+func (f *fastShard) replyErr(err error) bool { return isRueidisReplyErr(err) }
 
 func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) error {
 	c, err := f.client()
@@ -146,19 +121,8 @@ func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 	for _, o := range ops {
 		kv = kv.KeyValue(o.key, rueidis.BinaryString(o.value))
 	}
-	if err := c.Do(ctx, kv.Build()).Error(); err != nil {
-		if !isRueidisReplyErr(err) {
-			return err // the shard is unreachable: the whole batch fails
-		}
-		for i := range ops {
-			out[i] = opResult{err: err}
-		}
-		return nil
-	}
-	for i := range ops {
-		out[i] = opResult{found: true}
-	}
-	return nil
+	err = c.Do(ctx, kv.Build()).Error()
+	return msetOutcome(out[:len(ops)], err, err != nil && isRueidisReplyErr(err))
 }
 
 func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult) error {
@@ -279,17 +243,4 @@ func fastResult(kind opKind, r rueidis.RedisResult) opResult {
 func isRueidisReplyErr(err error) bool {
 	_, ok := rueidis.IsRedisErr(err)
 	return ok && !errors.Is(err, context.DeadlineExceeded)
-}
-
-// useRueidis puts the data path of every primary and replica on rueidis.
-func (b *redisBackend) useRueidis(addrs []string, replicas [][]string, pool int) {
-	b.fastReplicas = make([][]*fastShard, len(addrs))
-	for i, a := range addrs {
-		b.fast = append(b.fast, newFastShard(a, pool))
-		if i < len(replicas) {
-			for _, r := range replicas[i] {
-				b.fastReplicas[i] = append(b.fastReplicas[i], newFastShard(r, pool))
-			}
-		}
-	}
 }
