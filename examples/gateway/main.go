@@ -137,8 +137,12 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		go func() { _ = in.http.Serve(in.httpLn) }()
 	}
 	go func() { in.serveErr <- in.srv.Serve(in.ln) }()
-	log.Info("gateway serving", "resp", in.ln.Addr().String(), "http", httpAddrOf(in), "backend", cfg.Backend.Kind,
-		"shards", backend.Shards(), "tenants", len(cfg.Tenants))
+	attrs := []any{"resp", in.ln.Addr().String(), "http", httpAddrOf(in), "backend", cfg.Backend.Kind,
+		"shards", backend.Shards(), "tenants", len(cfg.Tenants)}
+	if cfg.Backend.Kind == "redis" {
+		attrs = append(attrs, "client", cfg.Backend.Client)
+	}
+	log.Info("gateway serving", attrs...)
 	return in, nil
 }
 
