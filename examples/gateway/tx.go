@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -298,7 +300,7 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		}
 		return simple("OK")
 	case "INCR", "DECR", "INCRBY", "DECRBY":
-		return s.txIncr(name, a, get)
+		return s.txIncr(ctx, name, a, now)
 	}
 	// Commands without keys (PING, ECHO, INFO...) are answered as outside.
 	if spec := commands[name]; spec != nil && spec.kind == kindLocal {
@@ -307,7 +309,9 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 	return respErr("ERR " + name + " is not supported inside a transaction")
 }
 
-func (s *session) txIncr(name string, a [][]byte, get func([]byte) ([]byte, bool, error)) any {
+// txIncr is INCR/INCRBY/DECR/DECRBY inside a transaction: like the plain
+// path, it keeps the key's TTL and refuses an overflow.
+func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.Time) any {
 	delta := int64(1)
 	if len(a) == 3 {
 		d, err := strconv.ParseInt(string(a[2]), 10, 64)
@@ -317,20 +321,27 @@ func (s *session) txIncr(name string, a [][]byte, get func([]byte) ([]byte, bool
 		delta = d
 	}
 	if name[0] == 'D' {
+		if delta == math.MinInt64 {
+			return respErr("ERR decrement would overflow")
+		}
 		delta = -delta
 	}
-	v, ok, err := get(a[1])
+	raw, ok, err := s.txs.tx.Get(ctx, a[1])
 	if err != nil {
 		return errReply(err)
 	}
-	n := int64(0)
-	if ok {
+	n, exp := int64(0), int64(0)
+	if v, live := decodeValue(raw, now); ok && live {
 		if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
 			return errReply(errNotInteger)
 		}
+		exp = int64(binary.BigEndian.Uint64(raw[:8])) // INCR keeps the TTL
+	}
+	if (delta > 0 && n > math.MaxInt64-delta) || (delta < 0 && n < math.MinInt64-delta) {
+		return respErr("ERR increment or decrement would overflow")
 	}
 	n += delta
-	if err := s.txs.tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), 0)); err != nil {
+	if err := s.txs.tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), exp)); err != nil {
 		return errReply(err)
 	}
 	return n

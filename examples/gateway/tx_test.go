@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -21,6 +24,30 @@ var txBackends = []struct {
 }{
 	{"memkv", func(t *testing.T) *instance { return startGateway(t, Config{}) }},
 	{"redis", func(t *testing.T) *instance { in, _ := redisGateway(t, 2, 4); return in }},
+}
+
+// ttlOf returns the time left before key expires, read from the backend
+// itself (the gateway has no TTL command): 0 for a key without expiry.
+func ttlOf(t *testing.T, in *instance, key string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	sh := in.gw.shard(key)
+	if m, ok := asMemkv(in.gw.backend); ok {
+		st := m.stores[sh]
+		raw, found, err := st.Get(ctx, st.ReadVersion(), []byte(key))
+		require.NoError(t, err)
+		require.True(t, found)
+		exp := int64(binary.BigEndian.Uint64(raw[:8]))
+		if exp == 0 {
+			return 0
+		}
+		return time.Until(time.Unix(0, exp))
+	}
+	r, ok := asRedis(in.gw.backend)
+	require.True(t, ok)
+	d, err := r.shards[sh].PTTL(ctx, key).Result()
+	require.NoError(t, err)
+	return max(d, 0)
 }
 
 // TestWatchMultiExecCounter: concurrent clients increment a counter with the
@@ -99,6 +126,23 @@ func testTransactionErrors(t *testing.T, in *instance) {
 	assert.Equal(t, "1", res[1].(*redis.StringCmd).Val())
 	assert.Equal(t, int64(6), res[2].(*redis.IntCmd).Val())
 	assert.Equal(t, int64(1), res[3].(*redis.IntCmd).Val())
+
+	// INCR inside a transaction keeps the key's TTL, as outside; an overflow
+	// fails that command only.
+	require.NoError(t, conn.Set(ctx, "{t}:ttl", "5", time.Minute).Err())
+	require.NoError(t, conn.Set(ctx, "{t}:max", strconv.FormatInt(math.MaxInt64, 10), 0).Err())
+	res, err = conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.IncrBy(ctx, "{t}:ttl", 3)
+		p.Incr(ctx, "{t}:max")
+		p.Decr(ctx, "{t}:ttl")
+		return nil
+	})
+	require.ErrorContains(t, err, "overflow")
+	assert.Equal(t, int64(8), res[0].(*redis.IntCmd).Val())
+	assert.ErrorContains(t, res[1].Err(), "overflow")
+	assert.Equal(t, int64(7), res[2].(*redis.IntCmd).Val())
+	assert.Equal(t, "7", conn.Get(ctx, "{t}:ttl").Val())
+	assert.Greater(t, ttlOf(t, in, "{t}:ttl"), 50*time.Second, "the TTL survives INCR in a transaction")
 
 	// Keys on two shards in one transaction are refused.
 	var k1, k2 string
