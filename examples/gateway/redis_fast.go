@@ -19,15 +19,19 @@ import (
 // batch. It carries the data path; transactions and the change feed keep
 // go-redis (a dedicated subscription, a script call per EXEC).
 //
-// rueidis dials when its client is made; a fastShard makes it on first use
-// and again after a failure, so a server that is down when the gateway starts
-// fails only its keys (each try bounded by the dial timeout) and serves once
-// it is up.
+// rueidis dials when its client is made; a fastShard makes it on first use,
+// so a server that is down when the gateway starts fails only its keys and
+// serves once it is up. One dial runs at a time (bounded by the dial
+// timeout), and the batches that waited for a dial that failed fail with its
+// error rather than queue for dials of their own; a batch that arrives after
+// it dials again.
 type fastShard struct {
-	addr string
-	pool int
-	mu   sync.Mutex                     // serializes dials
-	c    atomic.Pointer[rueidis.Client] // nil until a dial succeeds
+	addr    string
+	pool    int
+	mu      sync.Mutex                     // serializes dials; protects failErr
+	c       atomic.Pointer[rueidis.Client] // nil until a dial succeeds
+	failed  atomic.Uint64                  // failed dials so far
+	failErr error                          // the last one's error
 }
 
 func newFastShard(addr string, pool int) *fastShard { return &fastShard{addr: addr, pool: pool} }
@@ -37,13 +41,19 @@ func (f *fastShard) client() (rueidis.Client, error) {
 	if c := f.c.Load(); c != nil {
 		return *c, nil
 	}
+	seen := f.failed.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c := f.c.Load(); c != nil {
 		return *c, nil
 	}
+	if f.failed.Load() != seen {
+		return nil, f.failErr // a dial failed while we waited for it
+	}
 	c, err := dialFast(f.addr, f.pool)
 	if err != nil {
+		f.failErr = err
+		f.failed.Add(1)
 		return nil, err
 	}
 	f.c.Store(&c)
