@@ -130,6 +130,26 @@ func TestRedisShardsCommands(t *testing.T) {
 			assert.Equal(t, []any{"1", "2", nil, "3"}, vals)
 			require.Equal(t, int64(6), c.IncrBy(ctx, p+"x", 5).Val())
 			require.Equal(t, int64(1), c.Incr(ctx, p+"ctr").Val())
+			// Every op kind and SET option reaches the shard as written.
+			ok, err = c.SetXX(ctx, p+"none", "1", 0).Result()
+			require.NoError(t, err)
+			assert.False(t, ok, "XX on a missing key")
+			ok, err = c.SetXX(ctx, p+"a", "3", 90500*time.Millisecond).Result()
+			require.NoError(t, err)
+			assert.True(t, ok)
+			ok, err = c.SetNX(ctx, p+"nx", "1", time.Minute).Result()
+			require.NoError(t, err)
+			assert.True(t, ok)
+			r, _ := asRedis(in.gw.backend)
+			on := func(k string) *redis.Client { return r.shards[in.gw.shard(k)] } // the key's shard, directly
+			pttl := on(p+"a").PTTL(ctx, p+"a").Val()
+			assert.True(t, pttl > 80*time.Second && pttl <= 90500*time.Millisecond, "PX kept: %v", pttl)
+			assert.Equal(t, time.Minute, on(p+"nx").TTL(ctx, p+"nx").Val().Round(time.Minute))
+			assert.Equal(t, int64(2), c.Exists(ctx, p+"a", p+"nx", p+"none").Val())
+			assert.Equal(t, int64(2), c.Del(ctx, p+"a", p+"nx", p+"none").Val())
+			assert.Equal(t, int64(0), c.Exists(ctx, p+"a").Val())
+			require.NoError(t, c.Set(ctx, p+"s", "abc", 0).Err())
+			require.ErrorContains(t, c.Incr(ctx, p+"s").Err(), "not an integer")
 		}
 	})
 }
