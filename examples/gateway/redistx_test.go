@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,7 +157,7 @@ func TestRedisTxAgainstDirectIncr(t *testing.T) {
 	ctx := context.Background()
 	const workers, per, directN = 4, 30, 300
 	var wg sync.WaitGroup
-	var retries sync.Map
+	var retries atomic.Int64
 	wg.Go(func() {
 		for range directN {
 			if !assert.NoError(t, direct.Incr(ctx, "c:n").Err()) {
@@ -165,34 +165,15 @@ func TestRedisTxAgainstDirectIncr(t *testing.T) {
 			}
 		}
 	})
-	for w := range workers {
+	for range workers {
 		wg.Go(func() {
-			for i := range per {
-				for attempt := 0; attempt < 1000; attempt++ {
-					err := gw.Watch(ctx, func(tx *redis.Tx) error {
-						n, err := tx.Get(ctx, "c:n").Int()
-						if err != nil && !errors.Is(err, redis.Nil) {
-							return err
-						}
-						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-							p.Set(ctx, "c:n", strconv.Itoa(n+1), 0)
-							return nil
-						})
-						return err
-					}, "c:n")
-					if errors.Is(err, redis.TxFailedErr) {
-						retries.Store([3]int{w, i, attempt}, true)
-						continue
-					}
-					assert.NoError(t, err)
-					break
-				}
+			for range per {
+				retries.Add(int64(watchIncr(t, gw, "c:n", nil)))
 			}
 		})
 	}
 	wg.Wait()
-	n := 0
-	retries.Range(func(any, any) bool { n++; return true })
+	n := retries.Load()
 	assert.Equal(t, strconv.Itoa(workers*per+directN), direct.Get(ctx, "c:n").Val())
 	t.Logf("%d transactional + %d direct increments; %d transactions aborted and retried", workers*per, directN, n)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,40 +64,48 @@ func testWatchCounter(t *testing.T, in *instance) {
 	ctx := context.Background()
 	c := client(t, in, &redis.Options{PoolSize: 16})
 	const workers, per = 8, 25
-	var aborted sync.Map
+	var aborted atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Go(func() {
 			for range per {
-				for attempt := 0; ; attempt++ {
-					err := c.Watch(ctx, func(tx *redis.Tx) error {
-						n, err := tx.Get(ctx, "{ctr}:n").Int()
-						if err != nil && !errors.Is(err, redis.Nil) {
-							return err
-						}
-						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-							p.Set(ctx, "{ctr}:n", strconv.Itoa(n+1), 0)
-							p.Incr(ctx, "{ctr}:ops")
-							return nil
-						})
-						return err
-					}, "{ctr}:n")
-					if errors.Is(err, redis.TxFailedErr) {
-						aborted.Store(fmt.Sprint(w, attempt), true)
-						continue
-					}
-					require.NoError(t, err)
-					break
-				}
+				aborted.Add(int64(watchIncr(t, c, "{ctr}:n", func(p redis.Pipeliner) { p.Incr(ctx, "{ctr}:ops") })))
 			}
 		})
 	}
 	wg.Wait()
 	assert.Equal(t, strconv.Itoa(workers*per), c.Get(ctx, "{ctr}:n").Val())
 	assert.Equal(t, strconv.Itoa(workers*per), c.Get(ctx, "{ctr}:ops").Val())
-	n := 0
-	aborted.Range(func(any, any) bool { n++; return true })
-	t.Logf("%d increments by %d clients; %d EXEC aborted by a concurrent write and retried", workers*per, workers, n)
+	t.Logf("%d increments by %d clients; %d EXEC aborted by a concurrent write and retried", workers*per, workers, aborted.Load())
+}
+
+// watchIncr adds one to the integer at key the optimistic way (WATCH, GET,
+// MULTI, SET n+1 and what also queues, EXEC), retrying while EXEC aborts
+// (at most 1,000 times), and returns how many attempts aborted.
+func watchIncr(t *testing.T, c *redis.Client, key string, also func(redis.Pipeliner)) int {
+	ctx := context.Background()
+	for attempt := 0; attempt < 1000; attempt++ {
+		err := c.Watch(ctx, func(tx *redis.Tx) error {
+			n, err := tx.Get(ctx, key).Int()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return err
+			}
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, key, strconv.Itoa(n+1), 0)
+				if also != nil {
+					also(p)
+				}
+				return nil
+			})
+			return err
+		}, key)
+		if !errors.Is(err, redis.TxFailedErr) {
+			assert.NoError(t, err)
+			return attempt
+		}
+	}
+	t.Errorf("%s: 1,000 attempts aborted", key)
+	return 1000
 }
 
 func TestTransactionErrors(t *testing.T) {
