@@ -25,11 +25,12 @@ import (
 // have at the commit: it is serializable at that point, as if it had run
 // there alone.
 //
-// Against Redis's own WATCH this differs in one way: a key rewritten with the
-// same value and expiry between the read and EXEC does not abort the
-// transaction (Redis aborts on any touch). Like the memkv path it is stricter
-// in another: every key read inside the transaction is validated, not only
-// the WATCHed ones.
+// Against Redis's own WATCH this differs in two ways: a key rewritten with
+// the same value and expiry between the read and EXEC does not abort the
+// transaction (Redis aborts on any touch), and a key read twice with two
+// different states does (reads are not a snapshot, so the transaction saw an
+// inconsistent view). Like the memkv path it is also stricter: every key read
+// inside the transaction is validated, not only the WATCHed ones.
 //
 // The engine uses the shard's shared, bounded connection pool: no connection
 // is pinned to a transaction, so open transactions cost the shard nothing
@@ -49,7 +50,10 @@ type keyState struct {
 	expireMs int64  // PEXPIRETIME: unix ms, -1 for none (-2 when absent)
 }
 
-var _ txn.Engine = (*redisTxEngine)(nil)
+var (
+	_ txn.Engine    = (*redisTxEngine)(nil)
+	_ stateObserver = (*redisTxEngine)(nil)
+)
 
 func newRedisTxEngine(c *redis.Client) *redisTxEngine {
 	return &redisTxEngine{c: c, seen: make(map[string]keyState)}

@@ -87,6 +87,13 @@ func (s *session) resetTx() {
 	s.txs = txState{}
 }
 
+// stateObserver is an engine that validates by key state rather than by
+// version (redisTxEngine): WATCH must record the watched keys' states when it
+// runs, since no version says what they were then.
+type stateObserver interface {
+	observe(ctx context.Context, keys []string) error
+}
+
 func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if s.txs.multi {
 		return respErr("ERR WATCH inside MULTI is not allowed")
@@ -104,9 +111,7 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if err := s.bindShard(keys); err != nil {
 		return errReply(err)
 	}
-	if o, ok := s.txs.eng.(interface {
-		observe(context.Context, []string) error
-	}); ok { // Redis: note the keys' states now, to compare at EXEC
+	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
 		if err := o.observe(ctx, keys); err != nil {
 			return errReply(err)
 		}
