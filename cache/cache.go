@@ -35,6 +35,9 @@ type Cache[K comparable, V any] struct {
 	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
+	// deferred counts the new nodes waiting in stripes for the policy lock
+	// (admit): whoever releases the lock next adds them.
+	deferred atomic.Int64
 	flights coalesce.Group[K, loaded[V]]
 
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
@@ -101,19 +104,30 @@ type fills struct {
 }
 
 // stripe is one lossy buffer of hits waiting for the policy, with the hit and
-// miss counters of the readers that picked it. A reader picks its stripe by
-// the address of its stack (stripeOf), so two goroutines running at once
-// mostly write to different stripes and no cache line bounces between cores.
+// miss counters of the readers that picked it, and a small buffer of new nodes
+// whose writers found the policy lock busy (admit). A goroutine picks its
+// stripe by the address of its stack (stripeOf), so two goroutines running at
+// once mostly write to different stripes and no cache line bounces between
+// cores.
 type stripe[K comparable, V any] struct {
-	mu     sync.Mutex // protects n and buf
+	mu     sync.Mutex // protects n, buf, na and adds
 	n      int
 	buf    [stripeLen]*node[K, V]
+	na     int
+	adds   [addLen]*node[K, V]
 	hits   atomic.Uint64
 	misses atomic.Uint64
 	_      [64]byte
 }
 
-const stripeLen = 32
+const (
+	stripeLen = 32 // buffered hits per stripe
+	addLen    = 8  // deferred new nodes per stripe
+
+	// admitYields bounds how many times a writer whose stripe cannot take
+	// its new node yields before it waits for the policy lock.
+	admitYields = 16
+)
 
 // New returns a cache configured by cfg, or an error wrapping [ErrCapacity] or
 // [ErrStaleness] if cfg is invalid. It starts no goroutine.
@@ -232,11 +246,15 @@ func (c *Cache[K, V]) Delete(key K) bool {
 	return c.invalidate(key, 0)
 }
 
-// Len returns the number of cached entries.
+// Len returns the number of cached entries. It first hands the policy the
+// writes that other goroutines deferred (see [Cache.Set]), so it never exceeds
+// the capacity.
 func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pol.size
+	c.drainAddsLocked()
+	n := c.pol.size
+	c.unlockPolicy()
+	return n
 }
 
 // SetConfig validates cfg and swaps it in atomically (Clock is ignored). A lower
@@ -249,10 +267,8 @@ func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {
 	c.mu.Lock()
 	c.drainLocked()
 	c.pol.setCapacity(cfg.capacity())
-	victims := c.takeEvictedLocked()
 	c.cfg.Store(&cfg)
-	c.mu.Unlock()
-	c.unlink(victims)
+	c.unlockPolicy()
 	return nil
 }
 
@@ -318,6 +334,7 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
 	if !st.mu.TryLock() {
 		return
 	}
+	replayed := false
 	if st.n < stripeLen {
 		st.buf[st.n] = n
 		st.n++
@@ -325,19 +342,27 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
 			c.replayLocked(st)
 			c.pol.climb()
 			c.mu.Unlock()
+			replayed = true
 		}
 	}
 	st.mu.Unlock()
+	if replayed {
+		c.maintain()
+	}
 }
 
-// drainLocked replays the buffered hits of every stripe into the policy. The
-// caller holds c.mu.
+// drainLocked adds the deferred new nodes and replays the buffered hits of
+// every stripe into the policy. The caller holds c.mu, and must release it
+// with unlockPolicy: adds may evict.
 func (c *Cache[K, V]) drainLocked() {
 	replayed := false
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		if !st.mu.TryLock() {
 			continue // a reader holds it (maybe descheduled): never wait on readers
+		}
+		if st.na > 0 {
+			c.addDeferredLocked(st)
 		}
 		replayed = replayed || st.n > 0
 		c.replayLocked(st)
@@ -346,6 +371,35 @@ func (c *Cache[K, V]) drainLocked() {
 	if replayed {
 		c.pol.climb()
 	}
+}
+
+func (c *Cache[K, V]) drainAddsLocked() {
+	if c.deferred.Load() == 0 {
+		return
+	}
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		if st.mu.TryLock() {
+			if st.na > 0 {
+				c.addDeferredLocked(st)
+			}
+			st.mu.Unlock()
+		}
+	}
+}
+
+// addDeferredLocked adds st's deferred new nodes to the policy, in the order
+// they were stored, skipping those invalidated meanwhile. The caller holds
+// c.mu and st.mu.
+func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
+	for _, n := range st.adds[:st.na] {
+		if !n.dead.Load() {
+			c.pol.add(n)
+		}
+	}
+	clear(st.adds[:st.na])
+	c.deferred.Add(-int64(st.na))
+	st.na = 0
 }
 
 // replayLocked applies st's buffered hits to the policy and empties it. The
@@ -485,28 +539,97 @@ func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
 
 // admit adds a node just stored in the index to the policy, evicting as
 // needed. A node invalidated in between is dead and skipped. Nil is a no-op.
+//
+// A writer that finds the policy lock held does not wait for it: it leaves the
+// node in its stripe (deferAdd) and the lock's holder adds it on release
+// (unlockPolicy), as otter and Caffeine buffer writes. Writers that queued on
+// the lock parked, and on 2 cores a parked writer left a core idle until the
+// scheduler woke it. Only when the stripe's buffer is full or busy does the
+// writer wait, which bounds the deferred nodes (and so how far the index can
+// run ahead of the capacity) at addLen per stripe. A single goroutine always
+// gets the lock, so its replay is exactly that of a strict policy.
 func (c *Cache[K, V]) admit(n *node[K, V]) {
 	if n == nil {
 		return
 	}
-	c.mu.Lock()
+	for try := 0; !c.mu.TryLock(); try++ {
+		if c.deferAdd(n) {
+			c.maintain()
+			return
+		}
+		if try == admitYields {
+			c.mu.Lock()
+			break
+		}
+		// The stripe is full or busy: the holder is likely descheduled.
+		// Yield rather than queue on the lock at once: a waiter queued for
+		// over a millisecond switches sync.Mutex to hand-off mode, where
+		// every unlock yields the processor to the next waiter.
+		runtime.Gosched()
+	}
 	c.drainLocked()
 	if !n.dead.Load() {
 		c.pol.add(n)
 	}
-	victims := c.takeEvictedLocked()
-	c.mu.Unlock()
-	c.unlink(victims)
+	c.unlockPolicy()
 }
 
-// takeEvictedLocked marks the nodes the policy just evicted dead and returns
-// them for unlink. The caller holds c.mu.
-func (c *Cache[K, V]) takeEvictedLocked() []*node[K, V] {
-	if len(c.pol.evicted) == 0 {
-		return nil
+// deferAdd leaves n in the calling goroutine's stripe for the policy lock's
+// next holder, and reports whether it could (false: the buffer is full or
+// busy).
+func (c *Cache[K, V]) deferAdd(n *node[K, V]) bool {
+	return c.deferAddTo(c.stripeOf(), n)
+}
+
+// deferAddTo is deferAdd to the stripe st.
+func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K, V]) bool {
+	if !st.mu.TryLock() {
+		return false
 	}
-	victims := make([]*node[K, V], len(c.pol.evicted))
-	copy(victims, c.pol.evicted)
+	ok := st.na < addLen
+	if ok {
+		st.adds[st.na] = n
+		st.na++
+		c.deferred.Add(1)
+	}
+	st.mu.Unlock()
+	return ok
+}
+
+// unlockPolicy releases c.mu after a change to the policy, unlinks the nodes
+// the change evicted, and then adds the nodes deferred meanwhile (maintain).
+// The caller holds c.mu and no shard lock.
+func (c *Cache[K, V]) unlockPolicy() {
+	var buf [4]*node[K, V]
+	victims := c.takeEvictedLocked(buf[:0])
+	c.mu.Unlock()
+	c.unlink(victims)
+	c.maintain()
+}
+
+// maintain adds deferred nodes to the policy if the lock is free. A writer
+// defers a node and then calls maintain; the lock's holder calls it after
+// releasing the lock; so one of them sees the node whichever order they run in.
+// It makes a bounded number of passes: a stripe busy during a pass keeps its
+// nodes until the next write, replay or Len.
+func (c *Cache[K, V]) maintain() {
+	for pass := 0; pass < 2 && c.deferred.Load() > 0 && c.mu.TryLock(); pass++ {
+		c.drainLocked()
+		var buf [4]*node[K, V]
+		victims := c.takeEvictedLocked(buf[:0])
+		c.mu.Unlock()
+		c.unlink(victims)
+	}
+}
+
+// takeEvictedLocked marks the nodes the policy just evicted dead and appends
+// them to victims for unlink (a caller's small array keeps the common case of
+// one or two victims off the heap). The caller holds c.mu.
+func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K, V]) []*node[K, V] {
+	if len(c.pol.evicted) == 0 {
+		return victims
+	}
+	victims = append(victims, c.pol.evicted...)
 	clear(c.pol.evicted)
 	c.pol.evicted = c.pol.evicted[:0]
 	for _, n := range victims {
@@ -591,20 +714,19 @@ func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
 	n := s.ix.get(key, h)
-	if n == nil {
-		return false
-	}
-	if v := c.versionOf(n); version != 0 && v >= version {
+	if n == nil || version != 0 && c.versionOf(n) >= version {
+		s.mu.Unlock()
 		return false
 	}
 	s.ix.remove(n)
 	c.mu.Lock()
-	c.pol.remove(n)
+	c.pol.remove(n) // a no-op for a node still deferred: dead, it is skipped
 	n.dead.Store(true)
 	c.mu.Unlock()
+	s.mu.Unlock()
 	c.stats.invalidations.Add(1)
+	c.maintain() // nodes deferred while the lock was held (maintain takes no shard lock under it)
 	return true
 }

@@ -34,10 +34,17 @@
 // still admitted 1 time in 128 (Caffeine's defence against hash flooding: an
 // attacker cannot pin a victim by inflating its count); the draw comes from a
 // generator seeded per cache, so a replay with the same seed is deterministic.
-// Unlike otter and theine as shipped, the bound is strict: the policy runs on
-// the writer's goroutine, so the cache never holds more than Capacity entries
-// (the peers buffer writes and overshoot at small capacities, by 60% on average
-// at 250 entries; see bench/cache/README.md).
+// The policy runs on the writers' goroutines, not on a background one. A writer
+// that finds the policy lock free admits its entry and evicts before Set
+// returns, so a single goroutine, or writers that do not collide, never see more
+// than Capacity entries; otter and theine as shipped buffer every write for a
+// background drain and overshoot at small capacities, by 60% on average at 250
+// entries (bench/cache/README.md). A writer that finds the lock held leaves its
+// new entry in its stripe's buffer (at most 8) for the lock's holder to admit,
+// and waits only when that buffer is full; so under concurrent writes the index
+// runs ahead of Capacity by at most 8 entries per stripe (16 to 64 stripes), for
+// as long as the lock is busy. [Cache.Len] admits those entries first and never
+// exceeds Capacity.
 //
 // # Freshness: the CDC contract
 //
@@ -103,8 +110,10 @@
 // stripes; the reader that fills a buffer replays it into the policy if the
 // policy lock is free, and a busy buffer drops the sample (as Caffeine's does).
 // Fills, Set and invalidations take the key's shard lock, which serialises the
-// writers of the shard's table; inserts take the policy lock after releasing
-// the shard, replay every buffered hit, and evict inline. Under a shard lock
+// writers of the shard's table; inserts then try the policy lock, after
+// releasing the shard: with it, they replay every buffered hit and deferred
+// insert and evict inline; without it, they defer the insert to the lock's
+// holder, who admits it before returning (see Eviction). Under a shard lock
 // only invalidations wait for another lock (the policy's, and the coalesce
 // group's when a load of the key may be joinable). No goroutine is started:
 // maintenance is done by the callers. A shard's table grows but never shrinks.
