@@ -38,7 +38,7 @@ type Cache[K comparable, V any] struct {
 	// deferred counts the new nodes waiting in stripes for the policy lock
 	// (admit): whoever releases the lock next adds them.
 	deferred atomic.Int64
-	flights coalesce.Group[K, loaded[V]]
+	flights  coalesce.Group[K, loaded[V]]
 
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
 	watermark      atomic.Uint64 // newest checkpoint watermark
@@ -110,14 +110,16 @@ type fills struct {
 // once mostly write to different stripes and no cache line bounces between
 // cores.
 type stripe[K comparable, V any] struct {
-	mu     sync.Mutex // protects n, buf, na and adds
+	mu     sync.Mutex // protects n, buf, na, adds and lockedHits
 	n      int
 	buf    [stripeLen]*node[K, V]
 	na     int
 	adds   [addLen]*node[K, V]
-	hits   atomic.Uint64
+	hits   atomic.Uint64 // hits counted while mu was busy
 	misses atomic.Uint64
-	_      [64]byte
+	// lockedHits counts the hits recorded under mu (recordHit).
+	lockedHits uint64
+	_          [64]byte
 }
 
 const (
@@ -283,8 +285,7 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	if n != nil {
 		v, freshAt := c.load(n)
 		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt) {
-			st.hits.Add(1)
-			c.recordHit(st, n)
+			c.recordHit(st, n, true)
 			return v, true
 		}
 		c.stats.staleBypass.Add(1)
@@ -330,9 +331,18 @@ func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
 // the stripe: other readers of the stripe drop their samples meanwhile rather
 // than wait. Both locks are only tried here, so the order stripe, then policy,
 // cannot deadlock with drainLocked, which tries stripes under the policy lock.
-func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V]) {
+//
+// A hit (count) is counted in the stripe: under its lock when the buffer is
+// taken, which saves the hit path an atomic add, else atomically.
+func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V], count bool) {
 	if !st.mu.TryLock() {
+		if count {
+			st.hits.Add(1)
+		}
 		return
+	}
+	if count {
+		st.lockedHits++
 	}
 	replayed := false
 	if st.n < stripeLen {
@@ -533,7 +543,7 @@ func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
 	case added:
 		c.admit(n)
 	default:
-		c.recordHit(c.stripeOf(), n)
+		c.recordHit(c.stripeOf(), n, false)
 	}
 }
 

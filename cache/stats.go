@@ -73,8 +73,12 @@ func (c *Cache[K, V]) Stats() Stats {
 		Capacity:      c.cfg.Load().capacity(),
 	}
 	for i := range c.stripes {
-		s.Hits += c.stripes[i].hits.Load()
-		s.Misses += c.stripes[i].misses.Load()
+		st := &c.stripes[i]
+		st.mu.Lock()
+		s.Hits += st.lockedHits
+		st.mu.Unlock()
+		s.Hits += st.hits.Load()
+		s.Misses += st.misses.Load()
 	}
 	return s
 }
