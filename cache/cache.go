@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tierkit/tierkit/coalesce"
 )
@@ -102,34 +101,6 @@ type fills struct {
 	active      int    // fills in flight
 	invalidated uint64 // shard seq of the newest invalidation of the key
 }
-
-// stripe is one lossy buffer of hits waiting for the policy, with the hit and
-// miss counters of the readers that picked it, and a small buffer of new nodes
-// whose writers found the policy lock busy (admit). A goroutine picks its
-// stripe by the address of its stack (stripeOf), so two goroutines running at
-// once mostly write to different stripes and no cache line bounces between
-// cores.
-type stripe[K comparable, V any] struct {
-	mu     sync.Mutex // protects n, buf, na, adds and lockedHits
-	n      int
-	buf    [stripeLen]*node[K, V]
-	na     int
-	adds   [addLen]*node[K, V]
-	hits   atomic.Uint64 // hits counted while mu was busy
-	misses atomic.Uint64
-	// lockedHits counts the hits recorded under mu (recordHit).
-	lockedHits uint64
-	_          [64]byte
-}
-
-const (
-	stripeLen = 32 // buffered hits per stripe
-	addLen    = 8  // deferred new nodes per stripe
-
-	// admitYields bounds how many times a writer whose stripe cannot take
-	// its new node yields before it waits for the policy lock.
-	admitYields = 16
-)
 
 // New returns a cache configured by cfg, or an error wrapping [ErrCapacity] or
 // [ErrStaleness] if cfg is invalid. It starts no goroutine.
@@ -295,16 +266,6 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	return zero, false
 }
 
-// stripeOf picks the calling goroutine's stripe by the address of its stack,
-// as otter does: it stays put while the goroutine runs (a stack that grows
-// moves, which only changes the stripe) and differs between goroutines running
-// at once, so concurrent readers mostly write different cache lines. The
-// address is only hashed, never dereferenced.
-func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
-	var x byte
-	return &c.stripes[uint32(mix64(uint64(uintptr(unsafe.Pointer(&x))))>>32)&c.smask]
-}
-
 // fresh reports whether a value vouched fresh at freshAt may be served under
 // the staleness bound.
 func (c *Cache[K, V]) fresh(bound time.Duration, freshAt int64) bool {
@@ -324,103 +285,6 @@ func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
 
 // now returns the clock's offset from base in nanoseconds.
 func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
-
-// recordHit buffers the hit for the policy; when the buffer is busy or full the
-// hit is dropped (the policy only needs a sample). The reader that fills the
-// buffer replays it into the policy if the policy lock is free, still holding
-// the stripe: other readers of the stripe drop their samples meanwhile rather
-// than wait. Both locks are only tried here, so the order stripe, then policy,
-// cannot deadlock with drainLocked, which tries stripes under the policy lock.
-//
-// A hit (count) is counted in the stripe: under its lock when the buffer is
-// taken, which saves the hit path an atomic add, else atomically.
-func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V], count bool) {
-	if !st.mu.TryLock() {
-		if count {
-			st.hits.Add(1)
-		}
-		return
-	}
-	if count {
-		st.lockedHits++
-	}
-	replayed := false
-	if st.n < stripeLen {
-		st.buf[st.n] = n
-		st.n++
-		if st.n == stripeLen && c.mu.TryLock() {
-			c.replayLocked(st)
-			c.pol.climb()
-			c.mu.Unlock()
-			replayed = true
-		}
-	}
-	st.mu.Unlock()
-	if replayed {
-		c.maintain()
-	}
-}
-
-// drainLocked adds the deferred new nodes and replays the buffered hits of
-// every stripe into the policy. The caller holds c.mu, and must release it
-// with unlockPolicy: adds may evict.
-func (c *Cache[K, V]) drainLocked() {
-	replayed := false
-	for i := range c.stripes {
-		st := &c.stripes[i]
-		if !st.mu.TryLock() {
-			continue // a reader holds it (maybe descheduled): never wait on readers
-		}
-		if st.na > 0 {
-			c.addDeferredLocked(st)
-		}
-		replayed = replayed || st.n > 0
-		c.replayLocked(st)
-		st.mu.Unlock()
-	}
-	if replayed {
-		c.pol.climb()
-	}
-}
-
-func (c *Cache[K, V]) drainAddsLocked() {
-	if c.deferred.Load() == 0 {
-		return
-	}
-	for i := range c.stripes {
-		st := &c.stripes[i]
-		if st.mu.TryLock() {
-			if st.na > 0 {
-				c.addDeferredLocked(st)
-			}
-			st.mu.Unlock()
-		}
-	}
-}
-
-// addDeferredLocked adds st's deferred new nodes to the policy, in the order
-// they were stored, skipping those invalidated meanwhile. The caller holds
-// c.mu and st.mu.
-func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
-	for _, n := range st.adds[:st.na] {
-		if !n.dead.Load() {
-			c.pol.add(n)
-		}
-	}
-	clear(st.adds[:st.na])
-	c.deferred.Add(-int64(st.na))
-	st.na = 0
-}
-
-// replayLocked applies st's buffered hits to the policy and empties it. The
-// caller holds c.mu and st.mu.
-func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
-	for _, n := range st.buf[:st.n] {
-		c.pol.access(n)
-	}
-	clear(st.buf[:st.n])
-	st.n = 0
-}
 
 // fill runs load for key and stores the result unless the key was invalidated
 // since the fill started. It runs inside the coalesce call, once per flight.
@@ -545,176 +409,6 @@ func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
 	default:
 		c.recordHit(c.stripeOf(), n, false)
 	}
-}
-
-// admit adds a node just stored in the index to the policy, evicting as
-// needed. A node invalidated in between is dead and skipped. Nil is a no-op.
-//
-// A writer that finds the policy lock held does not wait for it: it leaves the
-// node in its stripe (deferAdd) and the lock's holder adds it on release
-// (unlockPolicy), as otter and Caffeine buffer writes. Writers that queued on
-// the lock parked, and on 2 cores a parked writer left a core idle until the
-// scheduler woke it. Only when the stripe's buffer is full or busy does the
-// writer wait, which bounds the deferred nodes (and so how far the index can
-// run ahead of the capacity) at addLen per stripe. A single goroutine always
-// gets the lock, so its replay is exactly that of a strict policy.
-func (c *Cache[K, V]) admit(n *node[K, V]) {
-	if n == nil {
-		return
-	}
-	for try := 0; !c.mu.TryLock(); try++ {
-		if c.deferAdd(n) {
-			c.maintain()
-			return
-		}
-		if try == admitYields {
-			c.mu.Lock()
-			break
-		}
-		// The stripe is full or busy: the holder is likely descheduled.
-		// Yield rather than queue on the lock at once: a waiter queued for
-		// over a millisecond switches sync.Mutex to hand-off mode, where
-		// every unlock yields the processor to the next waiter.
-		runtime.Gosched()
-	}
-	c.drainLocked()
-	if !n.dead.Load() {
-		c.pol.add(n)
-	}
-	c.unlockPolicy()
-}
-
-// deferAdd leaves n in the calling goroutine's stripe for the policy lock's
-// next holder, and reports whether it could (false: the buffer is full or
-// busy).
-func (c *Cache[K, V]) deferAdd(n *node[K, V]) bool {
-	return c.deferAddTo(c.stripeOf(), n)
-}
-
-// deferAddTo is deferAdd to the stripe st.
-func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K, V]) bool {
-	if !st.mu.TryLock() {
-		return false
-	}
-	ok := st.na < addLen
-	if ok {
-		st.adds[st.na] = n
-		st.na++
-		c.deferred.Add(1)
-	}
-	st.mu.Unlock()
-	return ok
-}
-
-// unlockPolicy releases c.mu after a change to the policy, unlinks the nodes
-// the change evicted, and then adds the nodes deferred meanwhile (maintain).
-// The caller holds c.mu and no shard lock.
-func (c *Cache[K, V]) unlockPolicy() {
-	var buf [4]*node[K, V]
-	victims := c.takeEvictedLocked(buf[:0])
-	c.mu.Unlock()
-	c.unlink(victims)
-	c.maintain()
-}
-
-// maintain adds deferred nodes to the policy if the lock is free. A writer
-// defers a node and then calls maintain; the lock's holder calls it after
-// releasing the lock; so one of them sees the node whichever order they run in.
-// It makes a bounded number of passes: a stripe busy during a pass keeps its
-// nodes until the next write, replay or Len.
-func (c *Cache[K, V]) maintain() {
-	for pass := 0; pass < 2 && c.deferred.Load() > 0 && c.mu.TryLock(); pass++ {
-		c.drainLocked()
-		var buf [4]*node[K, V]
-		victims := c.takeEvictedLocked(buf[:0])
-		c.mu.Unlock()
-		c.unlink(victims)
-	}
-}
-
-// takeEvictedLocked marks the nodes the policy just evicted dead and appends
-// them to victims for unlink (a caller's small array keeps the common case of
-// one or two victims off the heap). The caller holds c.mu.
-func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K, V]) []*node[K, V] {
-	if len(c.pol.evicted) == 0 {
-		return victims
-	}
-	victims = append(victims, c.pol.evicted...)
-	clear(c.pol.evicted)
-	c.pol.evicted = c.pol.evicted[:0]
-	for _, n := range victims {
-		n.dead.Store(true)
-	}
-	c.stats.evictions.Add(uint64(len(victims)))
-	return victims
-}
-
-// unlink removes evicted nodes from the index, one shard lock at a time (the
-// policy lock is taken under shard locks, so evictions cannot lock shards).
-// A node is only removed if its key still maps to it.
-func (c *Cache[K, V]) unlink(victims []*node[K, V]) {
-	for _, n := range victims {
-		s := &c.shards[n.hash&(numShards-1)]
-		s.mu.Lock()
-		s.ix.remove(n)
-		s.mu.Unlock()
-	}
-}
-
-// hash returns the key's hash: a seeded mix for integer keys (cheaper than
-// maphash), maphash otherwise. The key's kind was found once by New: a type
-// switch on any(key) per call costs more than the mix itself.
-func (c *Cache[K, V]) hash(key K) uint64 {
-	p := unsafe.Pointer(&key)
-	switch c.kind {
-	case kind64:
-		return mix64(*(*uint64)(p) ^ c.salt)
-	case kind32:
-		return mix64(uint64(*(*uint32)(p)) ^ c.salt)
-	case kindString:
-		return maphash.String(c.seed, *(*string)(p))
-	}
-	return maphash.Comparable(c.seed, key)
-}
-
-// keyKind says how hash reads a key.
-type keyKind uint8
-
-const (
-	kindOther  keyKind = iota // maphash.Comparable
-	kind64                    // a 64-bit integer (int, int64, uint, uint64, uintptr on 64-bit)
-	kind32                    // a 32-bit integer (int32, uint32)
-	kindString                // a string
-)
-
-// kindOf returns the kind of K, by the dynamic type of its zero value (only
-// the exact predeclared types, not types defined from them).
-func kindOf[K comparable]() keyKind {
-	var zero K
-	switch any(zero).(type) {
-	case string:
-		return kindString
-	case int64, uint64:
-		return kind64
-	case int, uint, uintptr:
-		if unsafe.Sizeof(zero) == 8 {
-			return kind64
-		}
-		return kind32
-	case int32, uint32:
-		return kind32
-	}
-	return kindOther
-}
-
-// mix64 is the splitmix64 finalizer: a bijection that spreads every input bit.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }
 
 // invalidate removes key unless its entry reflects version or newer (version 0
