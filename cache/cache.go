@@ -199,6 +199,9 @@ func (c *Cache[K, V]) Contains(key K) bool {
 
 // Set stores value for key as current (it is vouched fresh as of now), if key is
 // owned. A fill of key in flight when Set is called will not overwrite it.
+// A new entry is admitted to the eviction policy before Set returns, unless
+// another goroutine holds the policy at that moment: then that goroutine admits
+// it (and evicts) when it lets go (see Eviction in the package doc).
 func (c *Cache[K, V]) Set(key K, value V) {
 	cfg := c.cfg.Load()
 	if cfg.Owns != nil && !cfg.Owns(key) {
@@ -220,7 +223,7 @@ func (c *Cache[K, V]) Delete(key K) bool {
 }
 
 // Len returns the number of cached entries. It first hands the policy the
-// writes that other goroutines deferred (see [Cache.Set]), so it never exceeds
+// entries whose admission was deferred (see [Cache.Set]), so it never exceeds
 // the capacity.
 func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()
