@@ -50,8 +50,8 @@ type Cache[K comparable, V any] struct {
 
 // node is one cached entry. The key and hash never change. The value is read
 // without a lock and written under the key's shard lock, in the node's bits
-// for word values or as an immutable item otherwise (value.go). prev, next and
-// queue belong to the policy.
+// for word values or as an immutable item otherwise (value.go). The policy's
+// fields are in links, allocated apart.
 type node[K comparable, V any] struct {
 	key     K
 	hash    uint64
@@ -60,9 +60,24 @@ type node[K comparable, V any] struct {
 	freshAt atomic.Int64            // word values: see item.freshAt
 	version uint64                  // word values: see item.version; shard lock
 	dead    atomic.Bool             // set under the policy lock when evicted or removed
-	queue   queueID                 // policy lock
+	l       *links[K, V]            // policy lock: set while the node is in the policy, else nil
+}
 
-	prev, next *node[K, V] // policy lock
+// links are a node's place in the policy's queues, written under the policy
+// lock. They live in an allocation of their own: the policy replays hits as
+// list moves, which write the links of hot nodes and of their neighbours, and
+// with the links inside the node those writes took the cache line that readers
+// on the other core load the key and value from. Apart, a node with a 64-bit
+// key is 64 bytes, one cache line, that hits only read. A node gets links when
+// the policy adds it and gives them back when it leaves (policy.newLinks).
+type links[K comparable, V any] struct {
+	prev, next *node[K, V]
+	queue      queueID
+}
+
+// newNode returns a node for key with hash h, not in the policy.
+func newNode[K comparable, V any](key K, h uint64) *node[K, V] {
+	return &node[K, V]{key: key, hash: h}
 }
 
 // loaded is a fill's result as shared by coalesce: the value and the clock
@@ -395,7 +410,7 @@ func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (
 		}
 		s.ix.remove(old) // evicted, its unlink not done yet
 	}
-	n = &node[K, V]{key: key, hash: h}
+	n = newNode[K, V](key, h)
 	c.initItem(n, it)
 	s.ix.put(n)
 	return n, true

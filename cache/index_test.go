@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,10 +43,10 @@ func TestIndex(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ix index[int, int]
 			assert.Nil(t, ix.get(1, tt.hash(1)), "empty index")
-			assert.False(t, ix.remove(&node[int, int]{key: 1, hash: tt.hash(1)}))
+			assert.False(t, ix.remove(newNode[int, int](1, tt.hash(1))))
 			want := map[int]*node[int, int]{}
 			for k := range tt.keys {
-				n := &node[int, int]{key: k, hash: tt.hash(k)}
+				n := newNode[int, int](k, tt.hash(k))
 				ix.put(n)
 				want[k] = n
 			}
@@ -59,7 +60,7 @@ func TestIndex(t *testing.T) {
 			checkIndex(t, &ix, want)
 			// Freed slots are reused.
 			for k := 0; k < tt.keys; k += 2 {
-				n := &node[int, int]{key: k, hash: tt.hash(k)}
+				n := newNode[int, int](k, tt.hash(k))
 				ix.put(n)
 				want[k] = n
 			}
@@ -79,7 +80,7 @@ func TestIndexRandom(t *testing.T) {
 			require.True(t, ix.remove(n))
 			delete(want, k)
 		} else {
-			n := &node[int, int]{key: k, hash: mix64(uint64(k)) & 0xffff} // collisions too
+			n := newNode[int, int](k, mix64(uint64(k)) & 0xffff) // collisions too
 			ix.put(n)
 			want[k] = n
 		}
@@ -114,7 +115,7 @@ func TestIndexConcurrentReads(t *testing.T) {
 	)
 	hash := func(k int) uint64 { return mix64(uint64(k)) }
 	for k := range stable {
-		ix.put(&node[int, int]{key: k, hash: hash(k)})
+		ix.put(newNode[int, int](k, hash(k)))
 	}
 	var wg sync.WaitGroup
 	for id := range 3 {
@@ -154,7 +155,7 @@ func TestIndexConcurrentReads(t *testing.T) {
 			delete(live, k)
 			st.present.Store(false)
 		} else {
-			n := &node[int, int]{key: k, hash: hash(k)}
+			n := newNode[int, int](k, hash(k))
 			ix.put(n)
 			live[k] = n
 			st.present.Store(true)
@@ -228,4 +229,14 @@ func TestMatchTags(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNodeLayout checks what links' doc promises: on 64-bit platforms a node
+// with a 64-bit key and value fills exactly one 64-byte size class, so the
+// lines readers load hold no field the policy writes.
+func TestNodeLayout(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("64-bit platforms only")
+	}
+	assert.Equal(t, uintptr(64), unsafe.Sizeof(node[uint64, uint64]{}))
 }

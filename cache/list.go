@@ -14,14 +14,16 @@ const (
 // recently used, back the eviction end. Not safe for concurrent use: the policy
 // lock guards it, and the prev/next/queue fields of its nodes.
 type list[K comparable, V any] struct {
-	root node[K, V] // sentinel: root.next is the front, root.prev the back
-	len  int
-	cap  int // target size; the policy enforces it
-	id   queueID
+	root  node[K, V]  // sentinel: root.l.next is the front, root.l.prev the back
+	rootL links[K, V] // root's links
+	len   int
+	cap   int // target size; the policy enforces it
+	id    queueID
 }
 
 func (l *list[K, V]) init(id queueID, capacity int) {
-	l.root.next, l.root.prev = &l.root, &l.root
+	l.root.l = &l.rootL
+	l.rootL.next, l.rootL.prev = &l.root, &l.root
 	l.len, l.cap, l.id = 0, capacity, id
 }
 
@@ -30,42 +32,42 @@ func (l *list[K, V]) back() *node[K, V] {
 	if l.len == 0 {
 		return nil
 	}
-	return l.root.prev
+	return l.root.l.prev
 }
 
 // newer returns the neighbour of n towards the front, or nil at the front.
 func (l *list[K, V]) newer(n *node[K, V]) *node[K, V] {
-	if n.prev == &l.root {
+	if n.l.prev == &l.root {
 		return nil
 	}
-	return n.prev
+	return n.l.prev
 }
 
 func (l *list[K, V]) pushFront(n *node[K, V]) {
-	n.prev, n.next = &l.root, l.root.next
-	l.root.next.prev = n
-	l.root.next = n
-	n.queue = l.id
+	n.l.prev, n.l.next = &l.root, l.root.l.next
+	l.root.l.next.l.prev = n
+	l.root.l.next = n
+	n.l.queue = l.id
 	l.len++
 }
 
 func (l *list[K, V]) remove(n *node[K, V]) {
-	n.prev.next = n.next
-	n.next.prev = n.prev
-	n.prev, n.next = nil, nil
-	n.queue = queueNone
+	n.l.prev.l.next = n.l.next
+	n.l.next.l.prev = n.l.prev
+	n.l.prev, n.l.next = nil, nil
+	n.l.queue = queueNone
 	l.len--
 }
 
 func (l *list[K, V]) moveToFront(n *node[K, V]) {
-	if l.root.next == n {
+	if l.root.l.next == n {
 		return
 	}
-	n.prev.next = n.next
-	n.next.prev = n.prev
-	n.prev, n.next = &l.root, l.root.next
-	l.root.next.prev = n
-	l.root.next = n
+	n.l.prev.l.next = n.l.next
+	n.l.next.l.prev = n.l.prev
+	n.l.prev, n.l.next = &l.root, l.root.l.next
+	l.root.l.next.l.prev = n
+	l.root.l.next = n
 }
 
 // popBack removes and returns the back node, or nil.

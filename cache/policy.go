@@ -47,6 +47,7 @@ type policy[K comparable, V any] struct {
 
 	// evicted collects the nodes the last operation evicted; the caller drains it.
 	evicted []*node[K, V]
+	spare   []*links[K, V] // links of nodes that left the policy, for reuse
 }
 
 // init sets up an empty policy of capacity entries; seed drives the admission
@@ -70,6 +71,7 @@ func (p *policy[K, V]) add(n *node[K, V]) {
 	p.sketch.increment(n.hash)
 	p.missesInSample++
 	p.size++
+	n.l = p.newLinks()
 	p.window.pushFront(n)
 	p.evict()
 	p.climb()
@@ -80,7 +82,10 @@ func (p *policy[K, V]) add(n *node[K, V]) {
 func (p *policy[K, V]) access(n *node[K, V]) {
 	p.sketch.increment(n.hash)
 	p.hitsInSample++
-	switch n.queue {
+	if n.l == nil {
+		return
+	}
+	switch n.l.queue {
 	case queueWindow:
 		p.window.moveToFront(n)
 	case queueProbation:
@@ -94,18 +99,39 @@ func (p *policy[K, V]) access(n *node[K, V]) {
 
 // remove takes n out of the policy (invalidation or delete), if it is still in.
 func (p *policy[K, V]) remove(n *node[K, V]) {
-	switch n.queue {
+	if n.l == nil {
+		return
+	}
+	switch n.l.queue {
 	case queueWindow:
 		p.window.remove(n)
 	case queueProbation:
 		p.probation.remove(n)
 	case queueProtected:
 		p.protected.remove(n)
-	default:
-		return
 	}
 	p.size--
+	if len(p.spare) < maxSpareLinks {
+		p.spare = append(p.spare, n.l)
+	}
+	n.l = nil
 }
+
+// newLinks returns the links for a node entering the policy: those of a node
+// that left it, when there are some. Evictions free one set per insert, so a
+// cache that evicts allocates no links.
+func (p *policy[K, V]) newLinks() *links[K, V] {
+	if k := len(p.spare); k > 0 {
+		l := p.spare[k-1]
+		p.spare[k-1] = nil
+		p.spare = p.spare[:k-1]
+		return l
+	}
+	return new(links[K, V])
+}
+
+// maxSpareLinks bounds the links kept for reuse after a burst of removals.
+const maxSpareLinks = 64
 
 // setCapacity changes the capacity, scaling the window and protected targets,
 // and evicts down to it.
@@ -202,7 +228,7 @@ func (p *policy[K, V]) evictFromMain(candidate *node[K, V]) {
 
 // newer returns the neighbour of n towards the front of n's queue, or nil.
 func (p *policy[K, V]) newer(n *node[K, V]) *node[K, V] {
-	switch n.queue {
+	switch n.l.queue {
 	case queueWindow:
 		return p.window.newer(n)
 	case queueProbation:
@@ -292,7 +318,7 @@ func (p *policy[K, V]) growWindow() {
 		if n == nil {
 			break
 		}
-		if n.queue == queueProbation {
+		if n.l.queue == queueProbation {
 			p.probation.remove(n)
 		} else {
 			p.protected.remove(n)

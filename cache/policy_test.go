@@ -14,9 +14,9 @@ func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]
 	t.Helper()
 	count := func(l *list[K, V]) int {
 		n := 0
-		for e := l.root.next; e != &l.root; e = e.next {
-			if e.queue != l.id || e.next.prev != e {
-				t.Fatalf("queue %d: node %v has queue %d or broken links", l.id, e.key, e.queue)
+		for e := l.root.l.next; e != &l.root; e = e.l.next {
+			if e.l.queue != l.id || e.l.next.l.prev != e {
+				t.Fatalf("queue %d: node %v has queue %d or broken links", l.id, e.key, e.l.queue)
 			}
 			n++
 		}
@@ -30,7 +30,7 @@ func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]
 	require.GreaterOrEqual(t, p.window.cap, 1)
 	require.GreaterOrEqual(t, p.protected.cap, 0)
 	for k, n := range live {
-		if n.queue == queueNone {
+		if n.l.queue == queueNone {
 			t.Fatalf("live key %v is in no queue", k)
 		}
 	}
@@ -51,11 +51,11 @@ func TestPolicyInvariants(t *testing.T) {
 			case n != nil:
 				p.access(n)
 			default:
-				n := &node[int, int]{key: k, hash: mix64(uint64(k))}
+				n := newNode[int, int](k, mix64(uint64(k)))
 				p.add(n)
 				live[k] = n
 				for _, e := range p.evicted {
-					require.Equal(t, queueNone, e.queue)
+					require.Nil(t, e.l, "an evicted node gives its links back")
 					delete(live, e.key)
 				}
 				p.evicted = p.evicted[:0]
@@ -88,7 +88,7 @@ func TestPolicyScanResistance(t *testing.T) {
 			p.access(n)
 			return true
 		}
-		n := &node[int, int]{key: k, hash: mix64(uint64(k))}
+		n := newNode[int, int](k, mix64(uint64(k)))
 		p.add(n)
 		live[k] = n
 		for _, e := range p.evicted {
@@ -150,7 +150,7 @@ func TestPolicyDeterministic(t *testing.T) {
 				p.access(n)
 				continue
 			}
-			n := &node[int, int]{key: k, hash: mix64(uint64(k))}
+			n := newNode[int, int](k, mix64(uint64(k)))
 			p.add(n)
 			live[k] = n
 			for _, e := range p.evicted {
