@@ -204,15 +204,21 @@ func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K, V]) bool {
 	return ok
 }
 
-// unlockPolicy releases c.mu after a change to the policy, unlinks the nodes
-// the change evicted, and then adds the nodes deferred meanwhile (maintain).
-// The caller holds c.mu and no shard lock.
+// unlockPolicy releases c.mu after a change to the policy (releasePolicy),
+// then adds the nodes deferred meanwhile (maintain). The caller holds c.mu and
+// no shard lock.
 func (c *Cache[K, V]) unlockPolicy() {
+	c.releasePolicy()
+	c.maintain()
+}
+
+// releasePolicy takes the nodes the policy evicted, releases c.mu and unlinks
+// them from the index.
+func (c *Cache[K, V]) releasePolicy() {
 	var buf [4]*node[K, V]
 	victims := c.takeEvictedLocked(buf[:0])
 	c.mu.Unlock()
 	c.unlink(victims)
-	c.maintain()
 }
 
 // maintain adds deferred nodes to the policy if the lock is free. A writer
@@ -223,10 +229,7 @@ func (c *Cache[K, V]) unlockPolicy() {
 func (c *Cache[K, V]) maintain() {
 	for pass := 0; pass < 2 && c.deferred.Load() > 0 && c.mu.TryLock(); pass++ {
 		c.drainLocked()
-		var buf [4]*node[K, V]
-		victims := c.takeEvictedLocked(buf[:0])
-		c.mu.Unlock()
-		c.unlink(victims)
+		c.releasePolicy()
 	}
 }
 

@@ -80,7 +80,7 @@ func TestIndexRandom(t *testing.T) {
 			require.True(t, ix.remove(n))
 			delete(want, k)
 		} else {
-			n := newNode[int, int](k, mix64(uint64(k)) & 0xffff) // collisions too
+			n := newNode[int, int](k, mix64(uint64(k))&0xffff) // collisions too
 			ix.put(n)
 			want[k] = n
 		}
