@@ -20,8 +20,9 @@ import (
 // The index is split in 64 shards, each a hash table that readers search
 // without locking: a hit takes no lock but records the access in a lossy
 // buffer of the reader's stripe, which the eviction policy drains in batches.
-// Writes (fills, [Cache.Set], invalidations) take the key's shard lock, and
-// inserts also the policy lock.
+// Writes (fills, [Cache.Set], invalidations) take the key's shard lock; an
+// insert then takes the policy lock if it is free, or else leaves the new node
+// in its stripe for the lock's holder to admit.
 type Cache[K comparable, V any] struct {
 	seed  maphash.Seed
 	clock Clock

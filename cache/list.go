@@ -10,9 +10,10 @@ const (
 	queueProtected                // main space, hit while in main (LRU)
 )
 
-// list is an intrusive doubly linked LRU queue of nodes: front is the most
-// recently used, back the eviction end. Not safe for concurrent use: the policy
-// lock guards it, and the prev/next/queue fields of its nodes.
+// list is a doubly linked LRU queue of nodes, linked through their links:
+// front is the most recently used, back the eviction end. Not safe for
+// concurrent use: the policy lock guards it and the links of its nodes. Every
+// node in a list has links (policy.add gives them); the sentinel's are rootL.
 type list[K comparable, V any] struct {
 	root  node[K, V]  // sentinel: root.l.next is the front, root.l.prev the back
 	rootL links[K, V] // root's links
