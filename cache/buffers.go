@@ -87,37 +87,38 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V], count bool) {
 // drainLocked adds the deferred new nodes and replays the buffered hits of
 // every stripe into the policy. The caller holds c.mu, and must release it
 // with unlockPolicy: adds may evict.
-func (c *Cache[K, V]) drainLocked() {
+func (c *Cache[K, V]) drainLocked() { c.drainStripesLocked(true) }
+
+// drainAddsLocked is drainLocked without the hits: Len uses it, so that
+// counting entries leaves the replay, and so a single goroutine's policy,
+// exactly as it was. It returns at once when nothing is deferred.
+func (c *Cache[K, V]) drainAddsLocked() {
+	if c.deferred.Load() > 0 {
+		c.drainStripesLocked(false)
+	}
+}
+
+// drainStripesLocked takes every stripe it can without waiting (a reader
+// holding one may be descheduled: never wait on readers), adds its deferred
+// nodes and, if hits is set, replays its buffered hits. The caller holds c.mu.
+func (c *Cache[K, V]) drainStripesLocked(hits bool) {
 	replayed := false
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		if !st.mu.TryLock() {
-			continue // a reader holds it (maybe descheduled): never wait on readers
+			continue
 		}
 		if st.na > 0 {
 			c.addDeferredLocked(st)
 		}
-		replayed = replayed || st.n > 0
-		c.replayLocked(st)
+		if hits && st.n > 0 {
+			replayed = true
+			c.replayLocked(st)
+		}
 		st.mu.Unlock()
 	}
 	if replayed {
 		c.pol.climb()
-	}
-}
-
-func (c *Cache[K, V]) drainAddsLocked() {
-	if c.deferred.Load() == 0 {
-		return
-	}
-	for i := range c.stripes {
-		st := &c.stripes[i]
-		if st.mu.TryLock() {
-			if st.na > 0 {
-				c.addDeferredLocked(st)
-			}
-			st.mu.Unlock()
-		}
 	}
 }
 
