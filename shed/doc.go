@@ -64,10 +64,13 @@
 // goroutine is started (a shared timer's function runs when a queue deadline
 // falls due). A blocked Acquire waits on its own channel and its context only;
 // releases admit the next waiters in drain order and signal them after
-// unlocking, and the one deadline timer, armed for the earliest deadline among
-// the bucket heads, sheds the expired heads. A request is therefore never
-// served after its deadline, and is shed at its deadline or, if a request with
-// a later deadline is ahead of it in its bucket, when it reaches the head.
+// unlocking (a request that queues takes the lock twice, to queue and to
+// release; its waiter is recycled outside the lock, and handing a released slot
+// to a waiter allocates nothing), and the one deadline timer, armed for the
+// earliest deadline among the bucket heads, sheds the expired heads. A request
+// is therefore never served after its deadline, and is shed at its deadline or,
+// if a request with a later deadline is ahead of it in its bucket, when it
+// reaches the head.
 // The decision core, [Scheduler], is a plain single-threaded value that takes now
 // explicitly, so policies can be tested and simulated on a virtual clock
 // (examples/overload runs it for 1,350 tenants).

@@ -20,9 +20,14 @@ type Shedder struct {
 	closed   bool
 	fast     uint64    // fast-path admissions, paces the coarse clock
 	free     []*ticket // recycled tickets
-	waiters  []*waiter // recycled waiters
 	sweep    *time.Timer
 	sweepAt  time.Time // when sweep fires; zero when it is not armed
+
+	// waiters recycles the waiters of blocked Acquires outside the lock:
+	// under overload every request queues, and recycling them under the lock
+	// took it a third time per request. (Per Shedder, not global: a channel
+	// belongs to the synctest bubble that made it.)
+	waiters sync.Pool
 }
 
 // waiter is a blocked Acquire.
@@ -32,8 +37,8 @@ type waiter struct {
 	err error         // set when shed
 }
 
-// ticket is one admission; release is its cached method value so that returning it
-// allocates nothing.
+// ticket is one admission; release is its cached release func (made once per
+// ticket, which is recycled) so that returning it allocates nothing.
 type ticket struct {
 	s       *Shedder
 	cost    int64
@@ -47,7 +52,9 @@ func New(cfg Config) (*Shedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Shedder{sched: sc, capacity: sc.cfg.capacity}, nil
+	s := &Shedder{sched: sc, capacity: sc.cfg.capacity}
+	s.waiters.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
+	return s, nil
 }
 
 // SetConfig validates cfg and applies it atomically. A new Capacity takes effect
@@ -92,36 +99,30 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 		s.mu.Unlock()
 		return nil, err
 	}
-	w := s.waiterLocked()
+	w := s.waiters.Get().(*waiter)
 	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
 	if err != nil {
-		s.waiters = append(s.waiters, w)
 		s.mu.Unlock()
+		s.waiters.Put(w)
 		return nil, err
 	}
-	ready := s.dispatchLocked(now)
+	var buf [readyLen]*waiter
+	ready := s.dispatchLocked(now, buf[:0])
 	if s.sched.queued > 0 && (s.sweepAt.IsZero() || deadline.Before(s.sweepAt)) {
 		s.armLocked(deadline)
 	}
 	s.mu.Unlock()
 	notify(ready)
 	release, err = s.wait(ctx, w, h)
-	s.mu.Lock()
 	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
-	s.waiters = append(s.waiters, w)
-	s.mu.Unlock()
+	s.waiters.Put(w)
 	return release, err
 }
 
-// waiterLocked returns a recycled or new waiter.
-func (s *Shedder) waiterLocked() *waiter {
-	if n := len(s.waiters); n > 0 {
-		w := s.waiters[n-1]
-		s.waiters = s.waiters[:n-1]
-		return w
-	}
-	return &waiter{ch: make(chan struct{}, 1)}
-}
+// readyLen is how many decided waiters a dispatch collects on the stack before
+// its slice grows: an allocation under the lock can stop for a GC assist, and
+// every goroutine that arrives meanwhile queues on the lock behind it.
+const readyLen = 16
 
 // wait blocks until w is decided (admitted, or shed by the deadline sweep or a
 // dispatch) or ctx ends.
@@ -235,15 +236,23 @@ func (s *Shedder) ticketLocked(cost int64) *ticket {
 		s.free = s.free[:n-1]
 	} else {
 		tk = &ticket{s: s}
-		tk.release = tk.done
+		tk.release = func() { releaseTicket(tk) }
 	}
 	tk.cost, tk.live = cost, true
 	return tk
 }
 
-// done returns the ticket's capacity and admits waiters that now fit.
-func (tk *ticket) done() {
-	s := tk.s
+// releaseTicket returns a ticket's capacity and admits waiters that now fit. The
+// tickets reach it through this variable rather than a method value: a static
+// reference would close the cycle release -> dispatchLocked -> ticketLocked ->
+// release, and the compiler's escape analysis, which is conservative inside
+// such a cycle, then moved every dispatch's ready buffer to the heap (an
+// allocation, and a possible GC assist, under the lock).
+var releaseTicket func(*ticket)
+
+func init() { releaseTicket = func(tk *ticket) { tk.s.release(tk) } }
+
+func (s *Shedder) release(tk *ticket) {
 	s.mu.Lock()
 	if !tk.live {
 		s.mu.Unlock()
@@ -252,18 +261,23 @@ func (tk *ticket) done() {
 	tk.live = false
 	s.inflight -= tk.cost
 	s.free = append(s.free, tk)
-	var ready []*waiter
-	if s.sched.queued > 0 {
-		ready = s.dispatchLocked(time.Now())
+	if s.sched.queued == 0 {
+		s.mu.Unlock()
+		return
 	}
+	var buf [readyLen]*waiter
+	ready := s.dispatchLocked(time.Now(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }
 
 // dispatchLocked pops every waiter that fits in the free capacity, in drain order,
-// and returns the decided waiters (admitted or expired) to signal after unlock.
-func (s *Shedder) dispatchLocked(now time.Time) []*waiter {
-	var ready []*waiter
+// and appends the decided waiters (admitted or expired) to ready, to signal
+// after unlock. It is not inlined: inlined, its closure made the callers' ready
+// buffers escape to the heap.
+//
+//go:noinline
+func (s *Shedder) dispatchLocked(now time.Time, ready []*waiter) []*waiter {
 	expired := func(w *waiter) {
 		w.err = errQueueDeadline
 		ready = append(ready, w)
@@ -296,8 +310,9 @@ func notify(ready []*waiter) {
 // Kick admits queued requests that fit now. Call it after the capacity limit
 // grows, so that waiters need not wait for the next release.
 func (s *Shedder) Kick() {
+	var buf [readyLen]*waiter
 	s.mu.Lock()
-	ready := s.dispatchLocked(time.Now())
+	ready := s.dispatchLocked(time.Now(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }

@@ -248,3 +248,51 @@ func shedderStress(t *testing.T, arrival bool) {
 	assert.Equal(t, 0, st.Queued)
 	t.Logf("admitted %d shed %d canceled %d peak %d", admitted.Load(), shedN.Load(), canceled.Load(), peak.Load())
 }
+
+// TestShedderQueuedHandOffAllocs: under overload every request queues, and a
+// release hands its slot to the next waiter under the Shedder's lock. That
+// path, and the waiter's return, allocate nothing once warm (an allocation
+// under the lock can stop for a GC assist while every arrival queues behind
+// it).
+func TestShedderQueuedHandOffAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		s := newShedder(t, shed.Config{Capacity: shed.Fixed(1)})
+		rel, err := s.TryAcquire("holder", 0, 1)
+		require.NoError(t, err)
+		const waiters, runs = 64, 50
+		got := make(chan func(), waiters)
+		for i := range waiters {
+			go func() {
+				r, err := s.Acquire(context.Background(), fmt.Sprint("t", i%8), i%2, 1)
+				if err != nil {
+					r = nil
+				}
+				got <- r
+			}()
+		}
+		synctest.Wait()
+		require.Equal(t, waiters, s.Stats().Queued)
+		handOff := func() {
+			rel()
+			rel = <-got // the admitted waiter's release
+			if rel == nil {
+				panic("a queued request was shed")
+			}
+		}
+		handOff() // the first Acquire to return fills the waiter pool
+		allocs := testing.AllocsPerRun(runs, handOff)
+		assert.Zero(t, allocs, "allocations per queued hand-off")
+		st := s.Stats()
+		assert.Equal(t, waiters-runs-2, st.Queued)
+		assert.Equal(t, int64(1), st.InFlight)
+		assert.Equal(t, int64(runs+3), st.Admitted)
+		s.Close()
+		rel()
+		for range waiters - runs - 2 {
+			assert.Nil(t, <-got, "Close sheds the rest")
+		}
+	})
+}

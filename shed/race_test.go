@@ -1,0 +1,5 @@
+//go:build race
+
+package shed_test
+
+const raceEnabled = true
