@@ -27,10 +27,12 @@ type Limiter struct {
 	inflight int
 	memHigh  bool
 	above    int // consecutive steps with the load above the target
-	closed   bool
-	changed  chan struct{} // closed and replaced when capacity may have freed
-	waiting  int           // Acquire calls between giving up the lock and retrying
-	st       counters
+	// recLimit and recRate are fast recovery's memory (Config.Recover).
+	recLimit, recRate RecoverState
+	closed            bool
+	changed           chan struct{} // closed and replaced when capacity may have freed
+	waiting           int           // Acquire calls between giving up the lock and retrying
+	st                counters
 
 	limitNow atomic.Int64 // the limit, readable without the lock (Limit)
 	nextStep atomic.Int64 // unix nanos of the next lazy step
@@ -62,6 +64,10 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	l.cfg = c
 	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
 	l.rate = clampF(l.rate, c.rateP.Min, c.rateP.Max)
+	l.recLimit.Mark, l.recRate.Mark = min(l.recLimit.Mark, c.limitP.Max), min(l.recRate.Mark, c.rateP.Max)
+	if !c.Recover {
+		l.recLimit, l.recRate = RecoverState{}, RecoverState{}
+	}
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
 	l.mu.Unlock()
@@ -275,10 +281,18 @@ func (l *Limiter) step(now time.Time) error {
 	lp, rp := c.limitP, c.rateP
 	lp.Backoff = EscalatedBackoff(lp.Backoff, l.above)
 	rp.Backoff = lp.Backoff
-	l.limit = Update(l.limit, load, lp)
+	next := Update(l.limit, load, lp)
+	if c.Recover {
+		next, l.recLimit = Recover(l.limit, next, load, l.recLimit, lp)
+	}
+	l.limit = next
 	if c.MaxRate > 0 {
 		l.refillLocked(now)
-		l.rate = Update(l.rate, load, rp)
+		next = Update(l.rate, load, rp)
+		if c.Recover {
+			next, l.recRate = Recover(l.rate, next, load, l.recRate, rp)
+		}
+		l.rate = next
 		l.tokens = min(l.tokens, l.burstLocked())
 	}
 	switch {

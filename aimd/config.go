@@ -50,6 +50,13 @@ type Config struct {
 	// Backoff is the fraction of the excess over Target one step corrects
 	// (see [Params.Backoff]), in [0, 1]. Zero means 1: the full correction.
 	Backoff float64
+	// Recover turns on fast recovery (see [Recover]): after the loop cut the
+	// limit (and the rate), a load that reads well below Target brings them
+	// back toward the values held before the cut at once, up to those values,
+	// rather than by the gradual climb of Increase and Gain. It suits loads
+	// disturbed by short outside events (other processes on the machine, a
+	// stall) that pass. Default off.
+	Recover bool
 
 	// MaxRate enables the token bucket: admissions per second, regulated
 	// between MinRate and MaxRate by the same loop (starting at MaxRate) with

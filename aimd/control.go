@@ -90,3 +90,62 @@ func clampF(v, lo, hi float64) float64 {
 	}
 	return min(v, hi)
 }
+
+// RecoverState is what fast recovery ([Recover]) remembers between steps.
+type RecoverState struct {
+	// Mark is the limit the loop held before its latest run of cuts, until
+	// the limit is back at it (0: none).
+	Mark float64
+	// Settling is set for the one step after the limit was brought back to
+	// Mark: that step's reading still covers the period before, at the lower
+	// limit, so Mark caps it rather than letting Gain read it as headroom.
+	Settling bool
+}
+
+// Recover is the fast-recovery rule that a [Limiter] with [Config.Recover]
+// applies after each [Update]. limit is the value before the step and next the
+// one Update returned; it returns the next limit and state.
+//
+// A step above Target (a cut) with no mark set marks limit: the last value
+// the load was at or below Target with. A step at or below Target while a mark
+// is set climbs to the proportional estimate limit x Target/load (the limit
+// that would bring the load to Target if it is proportional to the limit),
+// but no higher than the mark (nor is Update's own step, which a reading
+// taken at the lower limit inflates); the step after the one that reaches the
+// mark is capped at the mark too, since its reading still covers the lower
+// limit, and then the mark is cleared. So after a cut for a disturbance that has
+// passed, such as other processes taking the CPU for a moment, whose load then
+// reads well below Target, the limit is back at its earlier value in one or
+// two steps instead of Gain's gradual climb, while after a cut for a lasting
+// loss of capacity, whose load then reads near Target, next stays as Update
+// set it. It never raises the limit above a value the loop held before, so it
+// adds no overshoot. NaN and negative loads leave both unchanged. The result
+// is within [Min, Max].
+func Recover(limit, next, load float64, s RecoverState, p Params) (float64, RecoverState) {
+	if math.IsNaN(s.Mark) || s.Mark <= 0 {
+		s = RecoverState{}
+	}
+	switch {
+	case math.IsNaN(load) || load < 0:
+		return next, s
+	case load > p.Target:
+		if s.Mark <= 0 || s.Settling {
+			s = RecoverState{Mark: limit}
+		}
+		return next, s
+	case s.Mark <= 0:
+		return next, s
+	case s.Settling:
+		return clampF(min(next, max(limit, s.Mark)), p.Min, p.Max), RecoverState{}
+	}
+	est := s.Mark
+	if load > 0 {
+		est = limit * p.Target / load
+	}
+	next = max(next, est)
+	if next >= s.Mark*(1-1e-9) { // reached (a rounding short counts)
+		next, s.Settling = s.Mark, true
+	}
+	next = clampF(next, p.Min, p.Max)
+	return next, s
+}

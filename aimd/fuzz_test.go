@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzUpdate: for any limit, load and parameters with Min <= Max, every step keeps
-// the limit within [Min, Max], and a run of steps never leaves it.
+// the limit within [Min, Max], and a run of steps never leaves it, with and
+// without fast recovery (Recover).
 func FuzzUpdate(f *testing.F) {
 	f.Add(100.0, 0.5, 0.9, 1.0, 0.5, 0.7, 1.0, 1000.0)
 	f.Add(1.0, math.Inf(1), 0.9, 1.0, 0.5, 0.7, 1.0, 10.0)
@@ -29,10 +30,15 @@ func FuzzUpdate(f *testing.F) {
 		// treat as the default.
 		p := aimd.Params{Target: target, Increase: inc, Gain: gain, Decrease: dec, Backoff: math.Mod(gain, 1.5),
 			Min: lo, Max: hi}
+		rl, rs := limit, aimd.RecoverState{} // the same steps with fast recovery
 		for i := range 50 {
 			limit = aimd.Update(limit, load, p)
 			if !(limit >= lo && limit <= hi) {
 				t.Fatalf("step %d: limit %v outside [%v, %v] (load %v)", i, limit, lo, hi, load)
+			}
+			rl, rs = aimd.Recover(rl, aimd.Update(rl, load, p), load, rs, p)
+			if !(rl >= lo && rl <= hi) {
+				t.Fatalf("step %d: with Recover, limit %v outside [%v, %v] (load %v, state %+v)", i, rl, lo, hi, load, rs)
 			}
 			load = math.Mod(load*1.7+0.3, 3) // wander over loads around the target
 		}
@@ -60,6 +66,7 @@ func FuzzLimiterSignal(f *testing.F) {
 			}),
 			Manual: true, Min: minL, Max: maxL, MinRate: 1, MaxRate: 1000, MemoryLimit: -1,
 			Backoff: float64(span%4) / 4, // 0 (the full correction), 0.25, 0.5, 0.75
+			Recover: lo%2 == 1,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -39,6 +39,7 @@ type loopConfig struct {
 	Aimd              aimd.Config   // Signal, Manual and MemoryLimit are set by the model
 	Shed              shed.Config   // Capacity is unused: the model dispatches itself
 	StallAt, StallFor time.Duration // optional: every core stops for StallFor from StallAt (after warm-up)
+	HogAt, HogFor     time.Duration // optional: another process takes one core for HogFor from HogAt (after warm-up)
 	Period            time.Duration
 	ClientDeadline    time.Duration
 }
@@ -91,6 +92,7 @@ const (
 	evTick
 	evSweep
 	evStall
+	evHog
 )
 
 // job kinds.
@@ -146,6 +148,7 @@ type loopModel struct {
 	busyCore []bool
 	busy     int64 // CPU nanoseconds used in the current period
 	stalled  bool
+	hogged   bool // core 0 is taken by another process (HogFor): no job starts on it
 	lim      *aimd.Limiter
 	sched    *shed.Scheduler[int32]
 	inflight int64
@@ -203,6 +206,9 @@ func runLoop(cfg loopConfig) (loopResult, error) {
 	}
 	if cfg.StallFor > 0 {
 		m.schedule(m.measured+int64(cfg.StallAt), evStall, 0)
+	}
+	if cfg.HogFor > 0 {
+		m.schedule(m.measured+int64(cfg.HogAt), evHog, 0)
 	}
 	for len(m.events) > 0 {
 		e := heap.Pop(&m.events).(loopEvent)
@@ -272,6 +278,16 @@ func (m *loopModel) handle(e loopEvent, end int64) {
 		}
 		m.stalled = false
 		m.startJobs()
+	case evHog:
+		// The other process's CPU is not this process's: it is not counted
+		// in the signal, only the core is gone. A job already running on
+		// core 0 finishes first (jobs are a few hundred µs at most).
+		m.hogged = !m.hogged
+		if m.hogged {
+			m.schedule(m.now+int64(m.cfg.HogFor), evHog, 0)
+		} else {
+			m.startJobs()
+		}
 	}
 }
 
@@ -293,7 +309,7 @@ func (m *loopModel) startJobs() {
 			m.runq, m.runHead = m.runq[:0], 0
 			return
 		}
-		if m.busyCore[c] {
+		if m.busyCore[c] || (c == 0 && m.hogged) {
 			continue
 		}
 		j := m.runq[m.runHead]
@@ -454,6 +470,8 @@ func loopTable(w io.Writer, seed uint64) error {
 		{"GC 60 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 60 * time.Millisecond }},
 		{"GC 100 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 100 * time.Millisecond }},
 		{"GC 150 ms every 2.5 s", func(c *loopConfig) { c.GCWork = 150 * time.Millisecond }},
+		{"1 core taken 300 ms", func(c *loopConfig) { c.HogAt, c.HogFor = 3*time.Second, 300*time.Millisecond }},
+		{"1 core taken 1 s", func(c *loopConfig) { c.HogAt, c.HogFor = 3*time.Second, time.Second }},
 	}
 	cur := func() loopConfig { return defaultLoop(20 * time.Second) }
 	former := func() loopConfig { return formerLoop(20 * time.Second) }

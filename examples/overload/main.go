@@ -39,6 +39,9 @@ const defaultQueueDeadline = 80 * time.Millisecond
 const unitCPU = 100 * time.Microsecond
 
 func main() {
+	if maybeSpin() {
+		return
+	}
 	d := flag.Duration("d", 20*time.Second, "virtual duration of the simulation")
 	plotPath := flag.String("plot", "overload.svg", "plot file (.svg or .png); empty for none")
 	realMode := flag.Bool("real", false, "also run the real mode (goroutines, CPU burn, aimd)")
@@ -56,7 +59,14 @@ func main() {
 	schedTarget := flag.Duration("sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
 	loopSeed := flag.Uint64("loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
 	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
+	burstFlag := flag.String("burst", "", "real mode: inject an outside CPU burst, at:for:procs into the measured run (e.g. 10s:300ms:1: one busy process for 300ms, 10s in)")
+	recoverFlag := flag.Bool("recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
 	flag.Parse()
+	burst, err := parseBurst(*burstFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "overload:", err)
+		os.Exit(2)
+	}
 	res := experiment(*d)
 	printTable(os.Stdout, res)
 	fmt.Printf("\nresult hash (deterministic part): %x\n", resultHash(res))
@@ -75,7 +85,7 @@ func main() {
 	}
 	if *realMode {
 		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, MutexProfile: *mutexProfile, Target: *target, Work: *work,
-			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost}
+			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost, Burst: burst, Recover: *recoverFlag}
 		if *tracePath != "" {
 			f, err := os.Create(*tracePath)
 			if err != nil {

@@ -36,6 +36,11 @@ type realConfig struct {
 	// what the process can get keeps the experiment meaningful: the signal is
 	// this process's own CPU over the budget.
 	Cores float64
+	// Burst is an outside CPU burst injected into the measured run (none if
+	// its For is zero).
+	Burst burstSpec
+	// Recover turns on aimd's fast recovery (aimd.Config.Recover).
+	Recover bool
 	// Trace, if set, receives one line per control period of the measured run.
 	Trace io.Writer
 	// SchedTarget, if positive, also holds the Go scheduler's 99th-percentile
@@ -129,7 +134,7 @@ func newRealTier(cfg realConfig) (*realTier, error) {
 	t := &realTier{cfg: cfg, deadline: defaultScenario(0, 1).Deadline}
 	cpuSig := &aimd.ProcessCPU{Cores: cfg.Cores}
 	ac := realAimd(cfg.Target)
-	ac.Manual, ac.MemoryLimit = true, -1
+	ac.Manual, ac.MemoryLimit, ac.Recover = true, -1, cfg.Recover
 	cpu := aimd.SignalFunc(func(now time.Time) (float64, error) {
 		v, err := cpuSig.Sample(now)
 		t.lastLoad.Store(v)
@@ -310,7 +315,11 @@ func runReal(cfg realConfig) (*realResult, error) {
 	procStart, _ := processCPU()
 	begin = time.Now()
 	ctl.measure(begin, res.run)
+	burstDone := cfg.Burst.start()
 	t.drive(res.run, reqs, begin)
+	if err := burstDone(); err != nil {
+		return nil, fmt.Errorf("burst: %w", err)
+	}
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
 	ctl.stop()
@@ -457,6 +466,12 @@ func (r *realResult) print(w io.Writer) {
 		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
 	if r.cfg.SchedTarget > 0 {
 		fmt.Fprintf(w, "  and the Go scheduler's 99th-percentile latency held below %v\n", r.cfg.SchedTarget)
+	}
+	if r.cfg.Recover {
+		fmt.Fprintf(w, "  aimd fast recovery on\n")
+	}
+	if b := r.cfg.Burst; b.For > 0 {
+		fmt.Fprintf(w, "  injected outside burst: %d busy process(es) for %v, %v into the measured run\n", b.Procs, b.For, b.At)
 	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)

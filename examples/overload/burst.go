@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// An outside CPU burst, injected on purpose: other processes that take whole
+// cores for a while, as the machine's own services sometimes do during a real
+// run. Every real-mode run that failed its targets on the hosts measured so far
+// followed such a burst (README.md); -burst reproduces one at a chosen moment,
+// so that the tier's behaviour through it can be compared between versions.
+
+// burstSpec is "at:for:procs": procs busy processes started at (into the
+// measured run) that spin for for each.
+type burstSpec struct {
+	At, For time.Duration
+	Procs   int
+}
+
+func (b burstSpec) String() string {
+	if b.For == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%v:%v:%d", b.At, b.For, b.Procs)
+}
+
+// parseBurst parses "at:for:procs" (for example "10s:300ms:1"); "" is no burst.
+func parseBurst(s string) (burstSpec, error) {
+	if s == "" {
+		return burstSpec{}, nil
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return burstSpec{}, fmt.Errorf("burst %q: want at:for:procs, such as 10s:300ms:1", s)
+	}
+	at, err1 := time.ParseDuration(parts[0])
+	d, err2 := time.ParseDuration(parts[1])
+	n, err3 := strconv.Atoi(parts[2])
+	switch {
+	case err1 != nil || err2 != nil || err3 != nil:
+		return burstSpec{}, fmt.Errorf("burst %q: want at:for:procs, such as 10s:300ms:1", s)
+	case at < 0 || d <= 0 || d > time.Minute || n < 1 || n > 64:
+		return burstSpec{}, fmt.Errorf("burst %q: want at >= 0, 0 < for <= 1m and 1 <= procs <= 64", s)
+	}
+	return burstSpec{At: at, For: d, Procs: n}, nil
+}
+
+// spinEnv, when set in the environment to a duration, makes this program a
+// burst process: it spins for that long and exits (see maybeSpin).
+const spinEnv = "TIERKIT_OVERLOAD_SPIN"
+
+// maybeSpin is the burst process's main: it reports false, doing nothing, when
+// spinEnv is not set.
+func maybeSpin() bool {
+	v := os.Getenv(spinEnv)
+	if v == "" {
+		return false
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > time.Minute {
+		fmt.Fprintf(os.Stderr, "overload: %s=%q: want a duration up to 1m\n", spinEnv, v)
+		os.Exit(2)
+	}
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		spin(1000)
+	}
+	return true
+}
+
+// start launches the burst's processes after b.At and returns a func that
+// waits for them (and reports the first error). The processes are copies of
+// this program with spinEnv set; they end on their own after b.For.
+func (b burstSpec) start() (wait func() error) {
+	if b.For == 0 {
+		return func() error { return nil }
+	}
+	errc := make(chan error, 1)
+	if b.At <= 0 {
+		go func() { errc <- b.run() }()
+		return func() error { return <-errc }
+	}
+	timer := time.AfterFunc(b.At, func() { errc <- b.run() })
+	return func() error {
+		if !timer.Stop() {
+			return <-errc
+		}
+		return nil // the run ended before the burst was due
+	}
+}
+
+func (b burstSpec) run() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmds := make([]*exec.Cmd, 0, b.Procs)
+	for range b.Procs {
+		c := exec.Command(exe)
+		c.Env = append(os.Environ(), spinEnv+"="+b.For.String())
+		c.Stdout, c.Stderr = os.Stderr, os.Stderr
+		if err := c.Start(); err != nil {
+			return err
+		}
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
