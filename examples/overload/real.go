@@ -286,19 +286,27 @@ func runReal(cfg realConfig) (*realResult, error) {
 		res.cpuPerReq = max(cfg.Work, (cpu1-c0)/time.Duration(adm))
 	}
 	res.capacity = cfg.Target * cores / res.cpuPerReq.Seconds()
+	if err := measuredRun(cfg, t, ctl, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
-	// The measured run: the same mix at the calibrated capacity.
-	s = realScenario(cfg.Duration, res.capacity, cfg.NoisyCost)
-	reqs, _ = s.arrivals()
+// measuredRun offers the mix at the calibrated capacity for cfg.Duration,
+// with the profiles and the burst the configuration asks for, and fills in
+// res.
+func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) error {
+	s := realScenario(cfg.Duration, res.capacity, cfg.NoisyCost)
+	reqs, _ := s.arrivals()
 	res.run = newPhaseStats(s.Normal + s.Noisy)
 	if cfg.Profile != "" { // the measured run only
 		f, err := os.Create(cfg.Profile)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
+			return err
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -313,12 +321,12 @@ func runReal(cfg realConfig) (*realResult, error) {
 		}()
 	}
 	procStart, _ := processCPU()
-	begin = time.Now()
+	begin := time.Now()
 	ctl.measure(begin, res.run)
 	burstDone := cfg.Burst.start()
 	t.drive(res.run, reqs, begin)
 	if err := burstDone(); err != nil {
-		return nil, fmt.Errorf("burst: %w", err)
+		return fmt.Errorf("burst: %w", err)
 	}
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
@@ -326,11 +334,11 @@ func runReal(cfg realConfig) (*realResult, error) {
 	ctl.summarize(res)
 	if cfg.Trace != nil {
 		if err := writeTrace(cfg.Trace, res.periods); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	res.sizes(reqs, s.Normal)
-	return res, nil
+	return nil
 }
 
 func or(d, def time.Duration) time.Duration {
