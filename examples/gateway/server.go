@@ -16,7 +16,7 @@ import (
 )
 
 // Server is the RESP front end: it accepts connections, parses commands with
-// redcon's reader, runs each pipeline through the Gateway (commands that touch
+// respReader (reader.go; replies go out through redcon's Writer), runs each pipeline through the Gateway (commands that touch
 // different keys concurrently, so they can share batches), and writes the
 // replies in order.
 type Server struct {
@@ -157,24 +157,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return errors.Join(err, s.g.Close())
 }
 
-// limitReader fails a read once more than limit bytes arrived since reset:
-// the bound on one command (redcon's reader would grow its buffer without end).
-type limitReader struct {
-	r     io.Reader
-	n     int
-	limit int
-}
-
+// errTooLarge ends a connection whose command would take more than
+// MaxRequestBytes.
 var errTooLarge = errors.New("ERR Protocol error: request too large")
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n > l.limit {
-		return 0, errTooLarge
-	}
-	n, err := l.r.Read(p)
-	l.n += n
-	return n, err
-}
 
 func (s *Server) serveConn(ss *session) {
 	defer func() {
@@ -186,8 +171,7 @@ func (s *Server) serveConn(ss *session) {
 		s.wg.Done()
 	}()
 	lim := s.cfg.Limits
-	lr := &limitReader{r: ss.conn, limit: lim.MaxRequestBytes}
-	rd := redcon.NewReader(lr)
+	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
 	wr := redcon.NewWriter(ss.conn)
 	// Deadlines are pushed forward at most every eighth of their timeout (a
 	// connection idle for between 7/8 and all of IdleTimeout is closed):
@@ -209,7 +193,6 @@ func (s *Server) serveConn(ss *session) {
 			// last pushed it: the next read fails at once anyway.
 			return
 		}
-		lr.n = 0
 		cmds, err := rd.ReadCommands()
 		if err != nil {
 			s.readFailed(ss, wr, err)
