@@ -241,7 +241,11 @@ func (rr *respReader) fill() error {
 		rr.buf = make([]byte, readerMinBuf) // a large command is gone: give its room back
 	}
 	if rr.end == len(rr.buf) {
-		grown := make([]byte, min(2*len(rr.buf), rr.limit+1))
+		size := min(2*len(rr.buf), rr.limit+1)
+		if size <= len(rr.buf) {
+			return errTooLarge
+		}
+		grown := make([]byte, size)
 		copy(grown, rr.buf[:rr.end])
 		rr.buf = grown
 	}
