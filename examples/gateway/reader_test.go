@@ -98,6 +98,13 @@ func TestRESPReaderLimit(t *testing.T) {
 	assert.Equal(t, [][]string{{"PING"}}, got)
 	assert.ErrorIs(t, err, errTooLarge)
 
+	for _, chunk := range []int{50, 8192} { // a limit below the initial buffer
+		rr = newRESPReader(&chunkReader{data: []byte("*1\r\n$4\r\nPING\r\n" + big), n: chunk}, 100)
+		got, err = readAll(rr.ReadCommands)
+		assert.Equal(t, [][]string{{"PING"}}, got, "chunks of %d", chunk)
+		assert.ErrorIs(t, err, errTooLarge, "chunks of %d", chunk)
+	}
+
 	rr = newRESPReader(&chunkReader{data: []byte(big + "*1\r\n$4\r\nPING\r\n"), n: 512}, 1<<20)
 	got, err = readAll(rr.ReadCommands)
 	require.ErrorIs(t, err, io.EOF)
