@@ -419,3 +419,47 @@ func TestMetricsEndpoint(t *testing.T) {
 		assert.Contains(t, string(body), want)
 	}
 }
+
+// TestPipelineScratchReuse: a connection reuses its pipeline memory from one
+// chunk to the next (pipeScratch). Pipelines of changing sizes on 4
+// connections at once, each writing its own values and reading them back in
+// the next pipeline, always read what they wrote: nothing of an earlier
+// chunk leaks into a later one, and no connection sees another's memory.
+func TestPipelineScratchReuse(t *testing.T) {
+	in := startGateway(t, Config{})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for c := range 4 {
+		wg.Go(func() {
+			cl := client(t, in, &redis.Options{PoolSize: 1})
+			for round, n := range []int{32, 3, 17, 1, 40, 2, 9} {
+				key := func(i int) string { return fmt.Sprintf("sr:%d:%d", c, i) }
+				val := func(i int) string { return fmt.Sprintf("v%d.%d.%d", c, round, i) }
+				_, err := cl.Pipelined(ctx, func(p redis.Pipeliner) error {
+					for i := range n {
+						p.Set(ctx, key(i), val(i), 0)
+					}
+					return nil
+				})
+				if !assert.NoError(t, err) {
+					return
+				}
+				cmds, err := cl.Pipelined(ctx, func(p redis.Pipeliner) error {
+					for i := range n {
+						p.Get(ctx, key(i))
+					}
+					p.MGet(ctx, key(0), key(n-1))
+					return nil
+				})
+				if !assert.NoError(t, err) {
+					return
+				}
+				for i := range n {
+					assert.Equal(t, val(i), cmds[i].(*redis.StringCmd).Val(), "conn %d round %d key %d", c, round, i)
+				}
+				assert.Equal(t, []any{val(0), val(n - 1)}, cmds[n].(*redis.SliceCmd).Val(), "conn %d round %d", c, round)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,31 +44,20 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 	}
 	t := ss.tenant
-	type part struct {
-		ops  []op
-		res  []opResult
-		err  error
-		gets map[string]int // key -> index in ops, for the run's identical GETs
-	}
-	type ref struct{ shard, pos int } // where one key's op is
-	type admitted struct {
-		j       job
-		refs    []ref // one per key, in the command's order
-		done    func(bool)
-		release func()
-		key     string // a SET's key
-		write   bool
-		refused error
-	}
 	ctx := context.Background()
 	// The run's commands arrived together and are answered together: one
 	// clock reading stamps them all, another ends them (the clock is a
 	// visible share of a run's CPU on some virtual machines).
 	start := time.Now()
-	parts := make([]*part, g.backend.Shards())
+	sp := &ss.pipe
+	parts := sp.plainParts(g.backend.Shards(), keys)
 	var order []int
-	cs := make([]admitted, len(run))
-	all := make([]ref, 0, keys) // the refs of every command, in one allocation
+	cs := slices.Grow(sp.plain[:0], len(run))[:len(run)]
+	all := slices.Grow(sp.refs[:0], keys) // the refs of every command, in one array
+	defer func() {
+		clear(cs) // drop the funcs and errors; the arrays stay for the next run
+		sp.plain, sp.refs = cs[:0], all[:0]
+	}()
 	for k, j := range run {
 		g.n.commands.Add(1)
 		t.requests.Add(1)
@@ -86,9 +76,8 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			}
 			sh := g.shard(o.key)
 			p := parts[sh]
-			if p == nil {
-				p = &part{ops: make([]op, 0, keys)}
-				parts[sh] = p
+			if !p.used {
+				p.used = true
 				order = append(order, sh)
 			}
 			pos, dup := p.gets[o.key]
@@ -96,13 +85,10 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 				pos = len(p.ops)
 				p.ops = append(p.ops, o)
 				if !a.write {
-					if p.gets == nil {
-						p.gets = map[string]int{}
-					}
 					p.gets[o.key] = pos
 				}
 			}
-			all = append(all, ref{sh, pos})
+			all = append(all, plainRef{sh, pos})
 			if a.write {
 				break // args[2] is the value
 			}
@@ -111,6 +97,8 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	}
 	submit := func(sh int) {
 		p := parts[sh]
+		// The batch may keep its items' ops only until it answers, which
+		// submit waits for: the ops array is the part's again after.
 		p.res, p.err = g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, p.ops)
 	}
 	if len(order) > 0 {
@@ -153,6 +141,44 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		replies[a.j.i] = reply
 	}
 	return true
+}
+
+// plainPart is what a plain run sends to one shard: its ops (a GET of a key
+// the run reads twice is sent once) and their results.
+type plainPart struct {
+	used bool
+	ops  []op
+	res  []opResult
+	err  error
+	gets map[string]int // key -> index in ops, for the run's identical GETs
+}
+
+// plainRef is where one key's op is: its shard's part, and its index there.
+type plainRef struct{ shard, pos int }
+
+// plainCmd is one command of a plain run.
+type plainCmd struct {
+	j       job
+	refs    []plainRef // one per key, in the command's order
+	done    func(bool)
+	release func()
+	key     string // a SET's key
+	write   bool
+	refused error
+}
+
+// plainParts returns one empty part per shard, reused from the session's last
+// run (ops arrays with room for keys ops).
+func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
+	for len(sp.parts) < shards {
+		sp.parts = append(sp.parts, &plainPart{gets: map[string]int{}})
+	}
+	for _, p := range sp.parts[:shards] {
+		clear(p.ops) // drop the last run's keys and values
+		clear(p.gets)
+		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets}
+	}
+	return sp.parts[:shards]
 }
 
 // plainReply builds the reply of a plain GET, SET or MGET from the results of
