@@ -266,9 +266,17 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	sp.replies = replies
 	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
 		spec, name, bad := ss.lookup(cmds[0].Args)
-		if bad != nil {
+		switch {
+		case bad != nil:
 			replies[0] = bad
-		} else {
+		case name == "MGET":
+			// A lone MGET runs as a plain run of one: the same batch item per
+			// shard as through Gateway.run, on the session's reused memory.
+			sp.run = append(sp.run[:0], job{0, spec, name})
+			if !ss.runPlain(sp.run, cmds, replies) {
+				replies[0] = ss.call(spec, name, cmds[0].Args)
+			}
+		default:
 			replies[0] = ss.call(spec, name, cmds[0].Args)
 		}
 		return replies
