@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strconv"
 	"unsafe"
@@ -52,9 +51,14 @@ type cmdSpan struct {
 
 const readerMinBuf = 4096
 
-var (
-	errBadMultiBulk = errors.New("Protocol error: invalid multibulk length")
-	errBadBulk      = errors.New("Protocol error: invalid bulk length")
+// protoError is a malformed request, worded as redcon words it.
+type protoError string
+
+func (e protoError) Error() string { return "Protocol error: " + string(e) }
+
+const (
+	errBadMultiBulk = protoError("invalid multibulk length")
+	errBadBulk      = protoError("invalid bulk length")
 )
 
 func newRESPReader(r io.Reader, limit int) *respReader {
@@ -131,7 +135,7 @@ func (rr *respReader) parseMultiBulk(i int) (int, error) {
 			return -1, nil
 		}
 		if b[j] != '$' {
-			return -1, errors.New("Protocol error: expected '$', got '" + string(b[j]) + "'")
+			return -1, protoError("expected '$', got '" + string(b[j]) + "'")
 		}
 		size, k, ok, err := readCount(b, j+1, errBadBulk)
 		if err != nil {
