@@ -119,7 +119,13 @@ func (rr *respReader) parse() (int, error) {
 
 // parseMultiBulk parses the command "*<n>\r\n" then n times "$<len>\r\n<bytes>\r\n"
 // at i. It returns the offset after it, or -1 if it is incomplete.
-func (rr *respReader) parseMultiBulk(i int) (int, error) {
+func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
+	argFrom := len(rr.marks)
+	defer func() {
+		if next < 0 { // incomplete or malformed: its arguments are not kept
+			rr.marks = rr.marks[:argFrom]
+		}
+	}()
 	b := rr.buf[:rr.end]
 	count, j, ok, err := readCount(b, i+1, errBadMultiBulk)
 	if err != nil || !ok {
@@ -128,10 +134,8 @@ func (rr *respReader) parseMultiBulk(i int) (int, error) {
 	if count <= 0 {
 		return -1, errBadMultiBulk
 	}
-	argFrom := len(rr.marks)
 	for range count {
 		if j >= len(b) {
-			rr.marks = rr.marks[:argFrom]
 			return -1, nil
 		}
 		if b[j] != '$' {
@@ -145,7 +149,6 @@ func (rr *respReader) parseMultiBulk(i int) (int, error) {
 			return -1, errBadBulk
 		}
 		if !ok || size > len(b)-k-2 {
-			rr.marks = rr.marks[:argFrom]
 			return -1, nil
 		}
 		if b[k+size] != '\r' || b[k+size+1] != '\n' {

@@ -71,6 +71,8 @@ func TestRESPReader(t *testing.T) {
 		{"no dollar", "*1\r\n+PING\r\n", nil, "Protocol error: expected '$', got '+'"},
 		{"bulk without CRLF", "*1\r\n$4\r\nPINGxx", nil, "Protocol error: invalid bulk length"},
 		{"unbalanced quotes", "SET k \"v\r\n", nil, "Protocol error: unbalanced quotes in request"},
+		{"an error after an argument of its command", "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n*2\r\n$3\r\nGET\r\n1\r\nk\r\n",
+			[][]string{{"HELLO", "3"}}, "Protocol error: expected '$', got '1'"},
 		{"commands before an error are served", "*1\r\n$4\r\nPING\r\n*x\r\n", [][]string{{"PING"}}, "Protocol error: invalid multibulk length"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,6 +177,7 @@ func FuzzRESPReader(f *testing.F) {
 	for _, s := range []string{
 		"*1\r\n$4\r\nPING\r\n", "PING\r\nSET k \"a b\"\r\n", "*x\r\n", "*1\r\n$-5\r\n", "\r\n \r\n",
 		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n$4\r\nPING\r\n", "SET 'a\\nb' c\r\n", "*1\r\n$+4\r\nPING\r\n",
+		"*2\r\n$5\r\nHOLLO\r\n$1\r\n3\r\n*2\r\n$3\r\nGET\r\n1\r\nk\r\n", // once a panic: an error after a kept argument
 	} {
 		f.Add([]byte(s), uint8(3))
 	}
