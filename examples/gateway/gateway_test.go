@@ -382,6 +382,11 @@ func TestMalformedInputGetsErrorThenClose(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(buf[:n]), tt.want), "%q", buf[:n])
 		})
 	}
+	info, err := client(t, in, nil).Info(context.Background(), "stats").Result()
+	require.NoError(t, err)
+	for _, line := range []string{"protocol_errors:2", "requests_too_large:1", "connection_panics:0"} {
+		assert.Contains(t, info, line, "INFO stats counts them")
+	}
 }
 
 func TestMaxConns(t *testing.T) {

@@ -60,7 +60,10 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	}
 	if srv != nil {
 		stats = append(stats, fmt.Sprintf("total_connections_received:%d", srv.accepted.Load()),
-			fmt.Sprintf("rejected_connections:%d", srv.refused.Load()))
+			fmt.Sprintf("rejected_connections:%d", srv.refused.Load()),
+			fmt.Sprintf("protocol_errors:%d", srv.protoErrors.Load()),
+			fmt.Sprintf("requests_too_large:%d", srv.tooLarge.Load()),
+			fmt.Sprintf("connection_panics:%d", srv.panics.Load()))
 	}
 	section("Stats", stats...)
 	var tl []string

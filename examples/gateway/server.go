@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ type Server struct {
 	wg     sync.WaitGroup // connection goroutines
 	nextID atomic.Uint64
 
-	accepted, refused, active, tooLarge, protoErrors atomic.Int64
+	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
 }
 
 // session is one client connection and its state.
@@ -180,6 +181,12 @@ var errTooLarge = errors.New("ERR Protocol error: request too large")
 
 func (s *Server) serveConn(ss *session) {
 	defer func() {
+		// A bug on one connection's path closes that connection, not the
+		// gateway (as net/http does); it is logged with its stack.
+		if r := recover(); r != nil {
+			s.panics.Add(1)
+			s.log.Error("panic serving a connection; closing it", "remote", ss.remote, "panic", r, "stack", string(debug.Stack()))
+		}
 		_ = ss.conn.Close()
 		s.mu.Lock()
 		delete(s.conns, ss)
