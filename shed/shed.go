@@ -273,10 +273,7 @@ func (s *Shedder) release(tk *ticket) {
 
 // dispatchLocked pops every waiter that fits in the free capacity, in drain order,
 // and appends the decided waiters (admitted or expired) to ready, to signal
-// after unlock. It is not inlined: inlined, its closure made the callers' ready
-// buffers escape to the heap.
-//
-//go:noinline
+// after unlock.
 func (s *Shedder) dispatchLocked(now time.Time, ready []*waiter) []*waiter {
 	expired := func(w *waiter) {
 		w.err = errQueueDeadline
