@@ -18,9 +18,9 @@ import (
 )
 
 // Server is the RESP front end: it accepts connections, parses commands with
-// respReader (reader.go; replies go out through redcon's Writer), runs each pipeline through the Gateway (commands that touch
-// different keys concurrently, so they can share batches), and writes the
-// replies in order.
+// respReader (reader.go), runs each pipeline through the Gateway (commands
+// that touch different keys concurrently, so they can share batches), and
+// writes the replies in order through redcon's Writer.
 type Server struct {
 	g   *Gateway
 	cfg Config
