@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/redcon"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -55,5 +56,70 @@ func BenchmarkCall(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkExecute runs whole pipeline chunks through session.execute on
+// memkv, as serveConn does after a read: 16 pipelined GETs, 16 pipelined SETs,
+// and one lone 10-key MGET, over 4,096 keys that all hold a 64-byte value. Its allocations per chunk are what the session's
+// reused pipeline memory (pipeScratch) and the reply types are about.
+func BenchmarkExecute(b *testing.B) {
+	value := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	for _, tc := range []struct {
+		name  string
+		chunk func(i int) []redcon.Command
+	}{
+		{"GETx16", func(i int) []redcon.Command {
+			cmds := make([]redcon.Command, 16)
+			for j := range cmds {
+				cmds[j].Args = [][]byte{[]byte("GET"), fmt.Appendf(nil, "key:%06d", (i*16+j)%4096)}
+			}
+			return cmds
+		}},
+		{"SETx16", func(i int) []redcon.Command {
+			cmds := make([]redcon.Command, 16)
+			for j := range cmds {
+				cmds[j].Args = [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%06d", (i*16+j)%4096), value}
+			}
+			return cmds
+		}},
+		{"MGETx10", func(i int) []redcon.Command {
+			args := [][]byte{[]byte("MGET")}
+			for j := range 10 {
+				args = append(args, fmt.Appendf(nil, "key:%06d", (i*10+j)%4096))
+			}
+			return []redcon.Command{{Args: args}}
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg, err := Config{HTTPAddr: "-"}.withDefaults()
+			require.NoError(b, err)
+			be, err := newMemkvBackend(cfg.Backend.Shards)
+			require.NoError(b, err)
+			g, err := newGateway(cfg, be)
+			require.NoError(b, err)
+			defer g.Close()
+			ss := &session{g: g, tenant: g.open, proto: 2}
+			for k := range 4096 { // every key holds a value, so reads find them
+				set := []redcon.Command{{Args: [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%06d", k), value}}}
+				if r := ss.execute(set)[0]; r != (simple("OK")) {
+					b.Fatalf("SET: %v", r)
+				}
+			}
+			chunks := make([][]redcon.Command, 256) // built before the timer
+			for i := range chunks {
+				chunks[i] = tc.chunk(i)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				for _, r := range ss.execute(chunks[i%len(chunks)]) {
+					if _, failed := r.(respErr); failed {
+						b.Fatal("command failed")
+					}
+				}
+				i++
+			}
+		})
 	}
 }

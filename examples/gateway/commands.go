@@ -323,7 +323,7 @@ func cmdMGet(ctx context.Context, s *session, a [][]byte) any {
 		ops[i] = op{kind: opGet, key: string(k)}
 	}
 	res := s.g.run(ctx, s.tenant, ops)
-	return mgetReply(len(res), func(i int) opResult { return res[i] })
+	return mgetReply(len(res), func(i int) *opResult { return &res[i] })
 }
 
 func cmdExists(ctx context.Context, s *session, a [][]byte) any {

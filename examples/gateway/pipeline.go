@@ -124,12 +124,12 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 				g.cache.invalidate(a.refs[0].shard, a.key) // read-your-writes without waiting for the feed
 			}
 		}
-		reply := plainReply(a.j.spec.name == "MGET", a.write, len(a.refs), func(i int) opResult {
+		reply := plainReply(a.j.spec.name == "MGET", a.write, len(a.refs), func(i int) *opResult {
 			p := parts[a.refs[i].shard]
 			if p.err != nil {
-				return opResult{err: p.err}
+				return &opResult{err: p.err}
 			}
-			return p.res[a.refs[i].pos]
+			return &p.res[a.refs[i].pos]
 		})
 		_, failed := reply.(respErr)
 		if failed {
@@ -182,8 +182,10 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 }
 
 // plainReply builds the reply of a plain GET, SET or MGET from the results of
-// its n keys (res(i) for key i).
-func plainReply(mget, write bool, n int, res func(i int) opResult) any {
+// its n keys (res(i) for key i). A GET's value is returned as a bulkRef to
+// the result, which the batch allocated and nothing changes after: putting
+// the []byte itself in the reply's interface would allocate.
+func plainReply(mget, write bool, n int, res func(i int) *opResult) any {
 	if !mget {
 		r := res(0)
 		switch {
@@ -192,7 +194,7 @@ func plainReply(mget, write bool, n int, res func(i int) opResult) any {
 		case write:
 			return simple("OK")
 		case r.found:
-			return r.value
+			return bulkRef{&r.value}
 		}
 		return nullReply{}
 	}
@@ -202,17 +204,15 @@ func plainReply(mget, write bool, n int, res func(i int) opResult) any {
 // mgetReply is MGET's reply from the results of its n keys (res(i) for key i):
 // the values, null for a missing key, or the first error for the whole command
 // (Redis has no per-key MGET error).
-func mgetReply(n int, res func(i int) opResult) any {
-	out := make([]any, n)
+func mgetReply(n int, res func(i int) *opResult) any {
+	out := make(bulks, n)
 	for i := range out {
 		r := res(i)
 		switch {
 		case r.err != nil:
 			return errReply(r.err)
 		case r.found:
-			out[i] = r.value
-		default:
-			out[i] = nullReply{}
+			out[i] = r.value // nil reads as null, as a nil []byte reply does
 		}
 	}
 	return out

@@ -46,6 +46,14 @@ func hasCode(s string) bool {
 }
 
 // writeReply encodes v for protocol version proto (2 or 3).
+// bulks is an array of bulk strings whose nil elements are nulls: MGET's
+// reply, without an interface (an allocation) around each value.
+type bulks [][]byte
+
+// bulkRef is a bulk string held where it already is (a nil one is null): a
+// struct of one pointer goes into an interface without an allocation.
+type bulkRef struct{ v *[]byte }
+
 func writeReply(w *redcon.Writer, proto int, v any) {
 	switch v := v.(type) {
 	case simple:
@@ -70,6 +78,21 @@ func writeReply(w *redcon.Writer, proto int, v any) {
 		w.WriteArray(len(v))
 		for _, e := range v {
 			writeReply(w, proto, e)
+		}
+	case bulkRef:
+		if *v.v == nil {
+			writeNull(w, proto)
+			return
+		}
+		w.WriteBulk(*v.v)
+	case bulks:
+		w.WriteArray(len(v))
+		for _, e := range v {
+			if e == nil {
+				writeNull(w, proto)
+			} else {
+				w.WriteBulk(e)
+			}
 		}
 	case respMap:
 		if proto >= 3 {
