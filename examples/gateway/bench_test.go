@@ -27,14 +27,7 @@ func BenchmarkCall(b *testing.B) {
 	for _, cmd := range []string{"GET", "SET"} {
 		for _, m := range modes {
 			b.Run(cmd+"/"+m.name, func(b *testing.B) {
-				cfg, err := Config{spanExporter: m.exp, OTelSample: m.sample, HTTPAddr: "-"}.withDefaults()
-				require.NoError(b, err)
-				be, err := newMemkvBackend(cfg.Backend.Shards)
-				require.NoError(b, err)
-				g, err := newGateway(cfg, be)
-				require.NoError(b, err)
-				defer g.Close()
-				ss := &session{g: g, tenant: g.open, proto: 2}
+				ss := benchSession(b, Config{spanExporter: m.exp, OTelSample: m.sample, HTTPAddr: "-"})
 				// 4096 keys in turn: memkv keeps versions, so one key written
 				// over and over would measure its version chain.
 				all := make([][][]byte, 4096)
@@ -92,14 +85,7 @@ func BenchmarkExecute(b *testing.B) {
 		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			cfg, err := Config{HTTPAddr: "-"}.withDefaults()
-			require.NoError(b, err)
-			be, err := newMemkvBackend(cfg.Backend.Shards)
-			require.NoError(b, err)
-			g, err := newGateway(cfg, be)
-			require.NoError(b, err)
-			defer g.Close()
-			ss := &session{g: g, tenant: g.open, proto: 2}
+			ss := benchSession(b, Config{HTTPAddr: "-"})
 			for k := range 4096 { // every key holds a value, so reads find them
 				set := []redcon.Command{{Args: [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%06d", k), value}}}
 				if r := ss.execute(set)[0]; r != (simple("OK")) {
@@ -122,4 +108,18 @@ func BenchmarkExecute(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchSession returns a session of the open tenant on a gateway over memkv,
+// built from cfg, which the benchmark's end closes.
+func benchSession(b *testing.B, cfg Config) *session {
+	b.Helper()
+	cfg, err := cfg.withDefaults()
+	require.NoError(b, err)
+	be, err := newMemkvBackend(cfg.Backend.Shards)
+	require.NoError(b, err)
+	g, err := newGateway(cfg, be)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = g.Close() })
+	return &session{g: g, tenant: g.open, proto: 2}
 }
