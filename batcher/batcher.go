@@ -102,31 +102,16 @@ func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, R
 // at once, but the item stays in the backend call, which runs to its end (bounded
 // by FlushTimeout) and whose result for this item is dropped.
 func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp, error) {
-	var zero Resp
-	if err := ctx.Err(); err != nil {
-		return zero, err
-	}
-	if b.closed.Load() {
-		return zero, ErrClosed
-	}
-	cfg := b.cfg.Load()
-	if b.inflight.Load() >= int64(cfg.MaxInFlight) {
-		b.c.rejected.Add(1)
-		return zero, ErrOverloaded
-	}
-	size := 0
-	if cfg.Size != nil {
-		size = cfg.Size(req)
-	}
-	bt, slot, own, err := b.enqueue(cfg, group, req, size)
+	bt, slot, own, err := b.add(ctx, group, req)
 	if err != nil {
+		var zero Resp
 		return zero, err
 	}
 	if own {
 		// This item closed its batch. Under FlushNatural, a caller that cannot
 		// leave early runs the flush itself (its result is then ready): one
 		// goroutine hand-off fewer per batch.
-		if cfg.Policy == FlushNatural && ctx.Done() == nil {
+		if b.cfg.Load().Policy == FlushNatural && ctx.Done() == nil {
 			if b.start(bt, false) {
 				b.run(bt, true)
 			}
@@ -135,6 +120,74 @@ func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp,
 		}
 	}
 	return b.wait(ctx, bt, slot)
+}
+
+// Start adds req to the open batch of group, as [Batcher.Do] does, but returns
+// at once: [Pending.Wait] waits for the result. It lets one caller put
+// requests into the batches of several groups (a multi-key command over
+// several shards) and then wait for all of them, so that they travel at the
+// same time without a goroutine per group. If req closes its batch (it is
+// full, or under FlushNatural no flush of the group is in flight), that
+// batch is flushed on a goroutine of its own; Do runs such a flush on the
+// caller's goroutine when it can, so for n groups the cheapest order is Start
+// for n-1 of them, Do for the last, then Wait for each Pending.
+//
+// An error that Do would return at once ([ErrClosed], [ErrOverloaded],
+// ctx.Err()) is returned by Wait. ctx is also the context Wait waits with.
+func (b *Batcher[G, Req, Resp]) Start(ctx context.Context, group G, req Req) Pending[G, Req, Resp] {
+	bt, slot, own, err := b.add(ctx, group, req)
+	if err != nil {
+		return Pending[G, Req, Resp]{err: err}
+	}
+	if own {
+		b.launch(bt, false)
+	}
+	return Pending[G, Req, Resp]{b: b, bt: bt, slot: slot, ctx: ctx}
+}
+
+// Pending is a request added by [Batcher.Start]. Call Wait exactly once: the
+// batch is recycled once all its items have been waited for, so a Pending
+// that is never waited for keeps its batch from the pool, and one waited for
+// twice corrupts a batch in use (do not copy a Pending to wait in two places).
+type Pending[G comparable, Req, Resp any] struct {
+	b    *Batcher[G, Req, Resp]
+	bt   *batch[G, Req, Resp]
+	slot int
+	ctx  context.Context // the caller's, for the one Wait
+	err  error
+}
+
+// Wait blocks until the request's batch is flushed, or the context given to
+// Start ends, and returns the request's outcome, as [Batcher.Do] does.
+func (p Pending[G, Req, Resp]) Wait() (Resp, error) {
+	var zero Resp
+	switch {
+	case p.err != nil:
+		return zero, p.err
+	case p.b == nil:
+		return zero, errZeroPending
+	}
+	return p.b.wait(p.ctx, p.bt, p.slot)
+}
+
+// add runs Do's checks and adds req to its group's open batch.
+func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (bt *batch[G, Req, Resp], slot int, own bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, false, err
+	}
+	if b.closed.Load() {
+		return nil, 0, false, ErrClosed
+	}
+	cfg := b.cfg.Load()
+	if b.inflight.Load() >= int64(cfg.MaxInFlight) {
+		b.c.rejected.Add(1)
+		return nil, 0, false, ErrOverloaded
+	}
+	size := 0
+	if cfg.Size != nil {
+		size = cfg.Size(req)
+	}
+	return b.enqueue(cfg, group, req, size)
 }
 
 // SetConfig validates cfg and swaps it in atomically. Batches already open keep

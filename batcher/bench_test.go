@@ -298,3 +298,50 @@ func BenchmarkDoPolicy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTwoGroups: 64 callers, each with one item for each of two groups (a
+// command over two shards) under FlushNatural, trivial backend. impl=goroutine
+// sends the first item from a goroutine of its own and waits for both;
+// impl=start adds it with Start and waits for it after Do. One op is one
+// caller's pair.
+func BenchmarkTwoGroups(b *testing.B) {
+	for _, impl := range []string{"goroutine", "start"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			bt, err := batcher.New(batcher.Config[int]{MaxItems: benchBatch, Linger: time.Millisecond, Policy: batcher.FlushNatural}, trivialFlush)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bt.Close()
+			b.ReportAllocs()
+			b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+			var bad atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				i := 0
+				for pb.Next() {
+					i++
+					var v0, v1 int
+					var err0, err1 error
+					if impl == "start" {
+						p := bt.Start(ctx, 0, i)
+						v1, err1 = bt.Do(ctx, 1, i)
+						v0, err0 = p.Wait()
+					} else {
+						var wg sync.WaitGroup
+						wg.Go(func() { v0, err0 = bt.Do(ctx, 0, i) })
+						v1, err1 = bt.Do(ctx, 1, i)
+						wg.Wait()
+					}
+					if err0 != nil || err1 != nil || v0 != i+1 || v1 != i+1 {
+						bad.Add(1)
+					}
+				}
+			})
+			b.StopTimer()
+			if bad.Load() > 0 {
+				b.Fatalf("%d wrong results", bad.Load())
+			}
+			b.ReportMetric(100*bt.Stats().MeanFill, "fill%")
+		})
+	}
+}

@@ -19,6 +19,13 @@
 // item gets its own [Result] (out[i]); an error returned by the [FlushFunc] reaches
 // every item of the batch; a panic reaches every item as a [*PanicError].
 //
+// A caller with items for several groups (a command over several shards)
+// adds all but one with [Batcher.Start], which does not wait, sends the last
+// with Do, then collects the others with [Pending.Wait]: the items travel at
+// the same time without a goroutine per group (BenchmarkTwoGroups, -cpu 2,
+// 64 callers: 0.80x the time and 4 allocations instead of 7 per pair against
+// a goroutine per extra group).
+//
 // # Flush policies
 //
 // With the default [FlushOnLinger], every partial batch waits out the linger:

@@ -15,6 +15,9 @@ var ErrOverloaded = errors.New("batcher: overloaded: too many batches in flight"
 // was not sent; the caller should stop using the batcher.
 var ErrClosed = errors.New("batcher: closed")
 
+// errZeroPending is what Wait returns on a Pending that no Start made.
+var errZeroPending = errors.New("batcher: Wait on a Pending that Start did not return")
+
 // errGoexit is the value of the PanicError that items get when the flush func
 // calls runtime.Goexit instead of returning.
 var errGoexit = errors.New("batcher: flush called runtime.Goexit")

@@ -113,3 +113,34 @@ func ExampleConfig_dedup() {
 	// Output:
 	// 4 items, 2 sent to the backend, 2 de-duplicated
 }
+
+// A command over two shards: Start adds the first shard's key to its batch and
+// returns at once, Do sends the second, then Wait collects the first; both
+// travel at the same time, without a goroutine per shard.
+func ExampleBatcher_Start() {
+	backend := func(_ context.Context, g shardKey, keys []string, out []batcher.Result[string]) error {
+		for i, k := range keys {
+			out[i].Resp = fmt.Sprintf("%s@%d", k, g.Shard)
+		}
+		return nil
+	}
+	b, err := batcher.New(batcher.Config[string]{MaxItems: 8, Linger: time.Millisecond, Policy: batcher.FlushNatural}, backend)
+	if err != nil {
+		panic(err)
+	}
+	defer b.Close()
+
+	ctx := context.Background()
+	p := b.Start(ctx, shardKey{"ads", 1}, "apple")
+	second, err := b.Do(ctx, shardKey{"ads", 2}, "kiwi")
+	if err != nil {
+		panic(err)
+	}
+	first, err := p.Wait()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(first, second)
+	// Output:
+	// apple@1 kiwi@2
+}

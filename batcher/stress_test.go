@@ -1,6 +1,7 @@
 package batcher_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -118,7 +119,8 @@ func stress(t *testing.T, policy batcher.FlushPolicy) {
 }
 
 // stressWorker calls Do until next passes ops: random group, a random deadline
-// on one call in five, a random back-off after a rejection.
+// on one call in five, one or two more items through Start on one call in
+// four, a random back-off after a rejection.
 func stressWorker(b *batcher.Batcher[int, item, int], next *atomic.Int64, ops int64, w int) []outcome {
 	var outs []outcome
 	rng := rand.New(rand.NewPCG(uint64(w), 1))
@@ -132,9 +134,28 @@ func stressWorker(b *batcher.Batcher[int, item, int], next *atomic.Int64, ops in
 		if rng.IntN(5) == 0 {
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(rng.IntN(400))*time.Microsecond)
 		}
+		// One call in four also puts one or two items into other groups with
+		// Start, as a multi-shard command does, and waits for them after Do.
+		var fan []batcher.Pending[int, item, int]
+		var fanIDs []int
+		if rng.IntN(4) == 0 {
+			for range 1 + rng.IntN(2) {
+				if n = next.Add(1); n > ops {
+					break
+				}
+				o := item{ID: int(n), Group: rng.IntN(50)}
+				fan = append(fan, b.Start(ctx, o.Group, o))
+				fanIDs = append(fanIDs, o.ID)
+			}
+		}
 		v, err := b.Do(ctx, it.Group, it)
-		cancel()
 		outs = append(outs, outcome{ID: it.ID, Resp: v, Err: err})
+		for i, p := range fan {
+			fv, ferr := p.Wait()
+			outs = append(outs, outcome{ID: fanIDs[i], Resp: fv, Err: ferr})
+			err = cmp.Or(err, ferr)
+		}
+		cancel()
 		if errors.Is(err, batcher.ErrOverloaded) {
 			// Back off like a real client; without it rejected workers spin
 			// through all the ops while a few batches are in flight.
