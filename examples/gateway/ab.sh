@@ -6,6 +6,8 @@
 #
 #   examples/gateway/ab.sh memkv 20000 "2 50" "1" before-bin after-bin
 #   examples/gateway/ab.sh redis 100000 "50" "1 16" before-bin after-bin
+#   WL="mget get" examples/gateway/ab.sh redis ...   # workloads (default: get
+#       set; mget is a 10-key MGET); a SET pass fills the keys first
 #
 # args: backend (memkv|redis), requests per row, client counts, pipeline
 # depths, binaries. Build a binary of an older revision with
@@ -40,11 +42,18 @@ done
 tick=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat; }
 printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req
-for c in $CL; do for P in $PL; do for wl in get set; do for i in "${!bins[@]}"; do
+keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
+# The keys that GET and MGET read exist: a SET pass through each binary (on
+# memkv each has its own store).
+for port in "${ports[@]}"; do
+	redis-benchmark -p "$port" -c 50 -n 200000 -d 64 -P 16 -r 100000 -t set -q >/dev/null 2>&1
+done
+for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins[@]}"; do
 	port=${ports[$i]}; pid=${gpids[$i]}
 	[ "$mode" = redis ] && for rp in $r1 $r2; do redis-cli -p $rp config resetstat >/dev/null; done
 	c0=$(cpu_ticks $pid)
-	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P -r 100000 -t $wl --csv 2>/dev/null | tail -1)
+	if [ "$wl" = mget ]; then args=(mget $keys); else args=(-t $wl); fi
+	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P -r 100000 --csv "${args[@]}" 2>/dev/null | tail -1)
 	c1=$(cpu_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then

@@ -207,12 +207,47 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 
 // submit sends ops (all for grp's shard) as one batch item and waits.
 func (g *Gateway) submit(ctx context.Context, grp group, ops []op) ([]opResult, error) {
-	res, err := g.batches.Do(ctx, grp, ops)
+	return g.settled(g.batches.Do(ctx, grp, ops))
+}
+
+// settled is a batch item's outcome as the gateway reports it: the batcher's
+// overload is counted and answered with the gateway's error.
+func (g *Gateway) settled(res []opResult, err error) ([]opResult, error) {
 	if errors.Is(err, batcher.ErrOverloaded) {
 		g.n.overloaded.Add(1)
 		err = errOverloaded
 	}
 	return res, err
+}
+
+// submitParts sends each shard's part of one command (or of one plain run)
+// as a batch item and waits for all of them: the parts for all shards but
+// the last are started without waiting, the last is sent as submit sends it
+// (on this goroutine when it closes its batch), then the others are waited
+// for. They travel at the same time, with no goroutine per shard.
+// pend is scratch space; part(sh) returns shard sh's ops and where its
+// outcome goes.
+func (g *Gateway) submitParts(ctx context.Context, tenant string, order []int, pend []pendingPart, part func(sh int) ([]op, *[]opResult, *error)) []pendingPart {
+	pend = pend[:0]
+	for _, sh := range order[:len(order)-1] {
+		ops, _, _ := part(sh)
+		pend = append(pend, pendingPart{sh, g.batches.Start(ctx, group{tenant: tenant, shard: sh}, ops)})
+	}
+	last := order[len(order)-1]
+	ops, res, err := part(last)
+	*res, *err = g.submit(ctx, group{tenant: tenant, shard: last}, ops)
+	for i := range pend {
+		_, res, err := part(pend[i].shard)
+		*res, *err = g.settled(pend[i].p.Wait())
+		pend[i] = pendingPart{} // the Pending is spent: drop its batch
+	}
+	return pend[:0]
+}
+
+// pendingPart is a shard's part started by submitParts.
+type pendingPart struct {
+	shard int
+	p     batcher.Pending[group, []op, []opResult]
 }
 
 // submitOne sends one op.
@@ -316,33 +351,40 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		}
 		byShard[sh] = append(byShard[sh], i)
 	}
-	do := func(sh int) {
+	type shardPart struct {
+		ops []op
+		res []opResult
+		err error
+	}
+	parts := make(map[int]*shardPart, len(order))
+	for _, sh := range order {
 		idx := byShard[sh]
-		part := make([]op, len(idx))
+		p := &shardPart{ops: make([]op, len(idx))}
 		for j, i := range idx {
-			part[j] = ops[i]
+			p.ops[j] = ops[i]
 		}
-		res, err := g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, part)
-		if tr != nil && err == nil {
-			tr.note(sh, res[0].batch, viaBatch)
+		parts[sh] = p
+	}
+	g.submitParts(ctx, t.cfg.Name, order, nil, func(sh int) ([]op, *[]opResult, *error) {
+		p := parts[sh]
+		return p.ops, &p.res, &p.err
+	})
+	for _, sh := range order {
+		p := parts[sh]
+		if tr != nil && p.err == nil {
+			tr.note(sh, p.res[0].batch, viaBatch)
 		}
-		for j, i := range idx {
-			if err != nil {
-				results[i] = opResult{err: err}
+		for j, i := range byShard[sh] {
+			if p.err != nil {
+				results[i] = opResult{err: p.err}
 			} else {
-				results[i] = res[j]
+				results[i] = p.res[j]
 			}
 			if ops[i].kind != opGet && ops[i].kind != opExists {
 				g.flights.Forget(ops[i].key)
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for _, sh := range order[:len(order)-1] {
-		g.workers.goDo(&wg, func() { do(sh) })
-	}
-	do(order[len(order)-1])
-	wg.Wait()
 	return results
 }
 

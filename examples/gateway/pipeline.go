@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 )
@@ -70,9 +70,13 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		lo := len(all)
 		for _, key := range args[1:] {
-			o := op{kind: opGet, key: string(key)}
+			// A read's key lives no longer than this run: it shares the
+			// command's bytes. A SET's key is copied (the caching tier may
+			// keep it).
+			o := op{kind: opGet, key: argString(key)}
 			if j.spec.name == "SET" {
-				o.kind, o.value, a.write, a.key = opSet, args[2], true, o.key
+				o.kind, o.key, o.value, a.write = opSet, string(key), args[2], true
+				a.key = o.key
 			}
 			sh := g.shard(o.key)
 			p := parts[sh]
@@ -80,12 +84,12 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 				p.used = true
 				order = append(order, sh)
 			}
-			pos, dup := p.gets[o.key]
+			pos, dup := p.getIndex(o.key)
 			if a.write || !dup {
 				pos = len(p.ops)
 				p.ops = append(p.ops, o)
 				if !a.write {
-					p.gets[o.key] = pos
+					p.addGet(o.key, pos)
 				}
 			}
 			all = append(all, plainRef{sh, pos})
@@ -95,19 +99,13 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		a.refs = all[lo:len(all):len(all)]
 	}
-	submit := func(sh int) {
-		p := parts[sh]
-		// The batch may keep its items' ops only until it answers, which
-		// submit waits for: the ops array is the part's again after.
-		p.res, p.err = g.submit(ctx, group{tenant: t.cfg.Name, shard: sh}, p.ops)
-	}
 	if len(order) > 0 {
-		var wg sync.WaitGroup
-		for _, sh := range order[:len(order)-1] {
-			g.workers.goDo(&wg, func() { submit(sh) })
-		}
-		submit(order[len(order)-1])
-		wg.Wait()
+		// The batch may keep its items' ops only until it answers, which
+		// submitParts waits for: the ops arrays are the parts' again after.
+		sp.pend = g.submitParts(ctx, t.cfg.Name, order, sp.pend, func(sh int) ([]op, *[]opResult, *error) {
+			p := parts[sh]
+			return p.ops, &p.res, &p.err
+		})
 	}
 	took := time.Since(start)
 	for k := range cs {
@@ -146,12 +144,54 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 // plainPart is what a plain run sends to one shard: its ops (a GET of a key
 // the run reads twice is sent once) and their results.
 type plainPart struct {
-	used bool
-	ops  []op
-	res  []opResult
-	err  error
-	gets map[string]int // key -> index in ops, for the run's identical GETs
+	used    bool
+	ops     []op
+	res     []opResult
+	err     error
+	gets    map[string]int // key -> index in ops of its GET, once indexed
+	indexed bool           // gets holds every GET of ops
 }
+
+// smallPart is how many ops a part finds its GETs among by a scan; a larger
+// part indexes them. At pipeline 1 a part holds a few keys, and clearing a
+// map for each run cost more than the scans.
+const smallPart = 8
+
+// getIndex returns the index in ops of the part's GET of key, if it has one.
+func (p *plainPart) getIndex(key string) (int, bool) {
+	if p.indexed {
+		i, ok := p.gets[key]
+		return i, ok
+	}
+	for i := range p.ops {
+		if p.ops[i].kind == opGet && p.ops[i].key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// addGet records that ops[pos] is the part's GET of key.
+func (p *plainPart) addGet(key string, pos int) {
+	if !p.indexed && len(p.ops) > smallPart {
+		for i := range p.ops {
+			if p.ops[i].kind == opGet {
+				p.gets[p.ops[i].key] = i
+			}
+		}
+		p.indexed = true
+	}
+	if p.indexed {
+		p.gets[key] = pos
+	}
+}
+
+// argString returns a string that shares b's bytes instead of copying them.
+// A command's arguments own their bytes and nothing writes to them
+// (respReader), so the string stays intact; but it keeps the whole read's
+// buffer alive, so it is only for what lives no longer than the command (a
+// read's key on its way to the backend), never for what is kept.
+func argString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // plainRef is where one key's op is: its shard's part, and its index there.
 type plainRef struct{ shard, pos int }
@@ -175,7 +215,9 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 	}
 	for _, p := range sp.parts[:shards] {
 		clear(p.ops) // drop the last run's keys and values
-		clear(p.gets)
+		if p.indexed {
+			clear(p.gets)
+		}
 		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets}
 	}
 	return sp.parts[:shards]

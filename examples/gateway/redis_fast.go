@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/redis/rueidis"
 )
@@ -112,7 +113,7 @@ func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) err
 	}
 	for i, v := range vals {
 		if s, err := v.ToString(); err == nil {
-			out[i] = opResult{value: []byte(s), found: true}
+			out[i] = opResult{value: stringBytes(s), found: true}
 		} else {
 			out[i] = opResult{}
 		}
@@ -238,7 +239,7 @@ func fastResult(kind opKind, r rueidis.RedisResult) opResult {
 		if err != nil {
 			return opResult{err: err}
 		}
-		return opResult{value: []byte(s), found: true}
+		return opResult{value: stringBytes(s), found: true}
 	case opSet:
 		return opResult{found: true}
 	default:
@@ -248,6 +249,18 @@ func fastResult(kind opKind, r rueidis.RedisResult) opResult {
 		}
 		return opResult{found: n > 0, n: n}
 	}
+}
+
+// stringBytes returns s's bytes without a copy. rueidis allocates each
+// value's string as it parses a reply and keeps no reference to it, and the
+// gateway never writes into a value (it writes it out, or keeps it as it is),
+// so the bytes stay as immutable as the string. An empty value stays a
+// non-nil empty slice: a nil one is replied as a missing key.
+func stringBytes(s string) []byte {
+	if len(s) == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 func isRueidisReplyErr(err error) bool {

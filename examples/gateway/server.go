@@ -66,6 +66,7 @@ type pipeScratch struct {
 	plain         []plainCmd
 	refs          []plainRef
 	parts         []*plainPart
+	pend          []pendingPart
 }
 
 func (s *session) srv() *Server { return s.server }
