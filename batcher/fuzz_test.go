@@ -15,7 +15,8 @@ import (
 )
 
 // FuzzBatcher drives a batcher with an arbitrary schedule of arrivals, groups,
-// cancels, backend latency, flush errors, knobs and flush policy, in virtual time, and checks
+// cancels, backend latency, flush errors, knobs and flush policy, in virtual
+// time (every other item through Start and Wait instead of Do), and checks
 // that no item is lost (every Do returns; the bubble would deadlock otherwise) or
 // duplicated, that each caller gets its own answer, and that the stats add up.
 func FuzzBatcher(f *testing.F) {
@@ -88,7 +89,13 @@ func fuzzRun(t *testing.T, data []byte) {
 		}
 		wg.Go(func() {
 			defer cancel()
-			v, err := b.Do(ctx, it.Group, it)
+			var v int
+			var err error
+			if i%2 == 1 { // every other item through Start and Wait
+				v, err = b.Start(ctx, it.Group, it).Wait()
+			} else {
+				v, err = b.Do(ctx, it.Group, it)
+			}
 			outs[i] = outcome{ID: it.ID, Resp: v, Err: err}
 		})
 	}
