@@ -85,6 +85,43 @@ func BenchmarkGetLoad(b *testing.B) {
 	b.ReportMetric(100*s.HitRatio(), "hit%")
 }
 
+// BenchmarkGetMany: reads of 10 keys with a quarter-size cache, as one
+// GetMany (impl=getmany: one load for the misses) or as 10 Gets (impl=gets: a
+// load per miss). One op is one 10-key read; loads/op is backend calls.
+func BenchmarkGetMany(b *testing.B) {
+	for _, impl := range []string{"getmany", "gets"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			keys := benchKeys()
+			c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 12})
+			ctx := context.Background()
+			echo := func(_ context.Context, ks []uint64) ([]uint64, error) { return ks, nil }
+			batch := make([]uint64, 10)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				for j := range batch {
+					batch[j] = keys[(i+j*7919)&(len(keys)-1)]
+				}
+				i++
+				if impl == "getmany" {
+					if _, err := c.GetMany(ctx, batch, echo); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				for _, k := range batch {
+					if _, err := c.Get(ctx, k, func(context.Context) (uint64, error) { return k, nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			s := c.Stats()
+			b.ReportMetric(float64(s.Loads)/float64(b.N), "loads/op")
+			b.ReportMetric(100*s.HitRatio(), "hit%")
+		})
+	}
+}
+
 // BenchmarkApply: invalidation events on cached keys.
 func BenchmarkApply(b *testing.B) {
 	c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 12})

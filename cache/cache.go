@@ -308,9 +308,36 @@ func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
 // fill runs load for key and stores the result unless the key was invalidated
 // since the fill started. It runs inside the coalesce call, once per flight.
 func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
+	r := c.startFill(key)
+	// The load's result is at least as fresh as this instant: taken after the
+	// fill registered, so an invalidation before it is either seen by the load
+	// or bumps the sequence.
+	startedAt := c.vouchTime(c.cfg.Load())
+	c.stats.loads.Add(1)
+	v, err := load(ctx)
+	if err != nil {
+		c.stats.loadErrors.Add(1)
+	}
+	c.endFill(r, key, v, err == nil, startedAt)
+	return loaded[V]{val: v, at: startedAt}, err
+}
+
+// fillRecord is a fill registered by startFill: the key's shard, its hash,
+// its fill record and the shard's sequence when it started.
+type fillRecord[K comparable, V any] struct {
+	s     *shard[K, V]
+	h     uint64
+	f     *fills
+	start uint64
+}
+
+// startFill registers a fill of key, so that an invalidation of key while it
+// runs makes it lose.
+func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.fills == nil {
 		s.fills = make(map[K]*fills)
 	}
@@ -323,29 +350,25 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 		s.fills[key] = f
 	}
 	f.active++
-	start := s.seq
-	s.mu.Unlock()
+	return fillRecord[K, V]{s: s, h: h, f: f, start: s.seq}
+}
 
-	// The load's result is at least as fresh as this instant: taken after the
-	// fill registered, so an invalidation before it is either seen by the load
-	// or bumps the sequence.
-	startedAt := c.vouchTime(c.cfg.Load())
-	c.stats.loads.Add(1)
-	v, err := load(ctx)
-
+// endFill ends a fill registered by startFill and, if ok, stores v (fresh at
+// startedAt) unless key was invalidated, Set or deleted since the fill started
+// or is not owned.
+func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt int64) {
 	var (
 		stored *node[K, V]
 		added  bool
 	)
-	s.mu.Lock()
+	r.s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in
 	// between must still find the record and Forget the call.
-	f.active--
+	r.f.active--
 	switch {
-	case err != nil:
-		c.stats.loadErrors.Add(1)
-	case f.invalidated > start:
+	case !ok:
+	case r.f.invalidated > r.start:
 		// An invalidation, Set or Delete of key arrived while the load ran:
 		// the value may predate it, so it must not overwrite newer state
 		// (guava#1881, otter#137). The callers still get it: it was current
@@ -354,12 +377,11 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	default:
 		cfg := c.cfg.Load()
 		if cfg.Owns == nil || cfg.Owns(key) {
-			stored, added = c.storeLocked(s, key, h, item[V]{val: v, freshAt: startedAt})
+			stored, added = c.storeLocked(r.s, key, r.h, item[V]{val: v, freshAt: startedAt})
 		}
 	}
-	s.mu.Unlock()
+	r.s.mu.Unlock()
 	c.settle(stored, added)
-	return loaded[V]{val: v, at: startedAt}, err
 }
 
 // invalidateFillsLocked makes every fill of key in flight lose, and later

@@ -15,7 +15,7 @@ import (
 	"github.com/tierkit/tierkit/cache"
 )
 
-// TestStress races reads (Get, TryGet) against a change stream (write, refill,
+// TestStress races reads (Get, GetMany, TryGet) against a change stream (write, refill,
 // delete and checkpoint events), Set, Delete and SetConfig, and checks after
 // every read that it never returns a version older than an event already
 // applied when the read started (no stale set), and that the size bound holds.
@@ -70,6 +70,27 @@ func TestStress(t *testing.T) {
 				case 1:
 					c.Delete(k)
 					continue
+				case 2: // k and two more keys in one read
+					ks := []int{k, r.IntN(keys), r.IntN(keys)}
+					floors := []uint64{floor, applied[ks[1]].Load(), applied[ks[2]].Load()}
+					vs, err := c.GetMany(context.Background(), ks, func(_ context.Context, miss []int) ([]uint64, error) {
+						out := make([]uint64, len(miss))
+						for i, m := range miss {
+							out[i] = version[m].Load()
+						}
+						return out, nil
+					})
+					if err != nil {
+						t.Errorf("GetMany: %v", err)
+						return
+					}
+					for i := 1; i < len(ks); i++ {
+						if vs[i] < floors[i] {
+							t.Errorf("key %d: GetMany read version %d after version %d was applied", ks[i], vs[i], floors[i])
+							return
+						}
+					}
+					v, ok = vs[0], true
 				default:
 					var err error
 					v, err = c.Get(context.Background(), k, func(context.Context) (uint64, error) {
@@ -235,7 +256,7 @@ func FuzzCache(f *testing.F) {
 		require.NoError(t, err)
 		model := map[byte]int{}
 		for i := 0; i+1 < len(ops); i += 2 {
-			op, k := ops[i]%6, ops[i+1]%48
+			op, k := ops[i]%7, ops[i+1]%48
 			switch op {
 			case 0, 1:
 				c.Set(k, i)
@@ -257,6 +278,22 @@ func FuzzCache(f *testing.F) {
 				if ok {
 					require.True(t, in, "hit on removed key %d", k)
 					require.Equal(t, want, v, "key %d", k)
+				}
+			case 6: // k and k+1 in one read: hits match the model, misses load the model's value
+				ks := []byte{k, (k + 1) % 48}
+				vs, err := c.GetMany(context.Background(), ks, func(_ context.Context, miss []byte) ([]int, error) {
+					out := make([]int, len(miss))
+					for j, m := range miss {
+						out[j] = model[m]
+					}
+					return out, nil
+				})
+				require.NoError(t, err)
+				for j, key := range ks {
+					require.Equal(t, model[key], vs[j], "key %d", key)
+					if _, in := model[key]; !in {
+						c.Delete(key) // the load stored a zero the model does not hold
+					}
 				}
 			}
 			require.LessOrEqual(t, c.Len(), capN)

@@ -1,0 +1,69 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+)
+
+// GetMany returns the values of keys, in order, loading all the misses with
+// one call of load: a multi-key read (an MGET) costs one backend call for
+// what the cache does not hold, instead of a Get, and a load, per key.
+//
+// Each key is read as Get reads it: a hit is served from memory (if the key is
+// owned and its entry is within the staleness bound); a miss goes to load.
+// load gets the missed keys, in the order of keys (a key given twice is
+// asked twice), and must return their values in that order. Its values are
+// stored under the same rule as Get's: not for a key invalidated, Set or
+// deleted after the load started (no stale set), nor for a key not owned.
+//
+// Unlike Get, the load is not shared: a GetMany does not join the loads of
+// concurrent Gets of the same keys, nor do they join its load, so a key in
+// both may be loaded twice (Stats.Loads counts a GetMany's load once). If load
+// returns an error, or a number of values other than the number of keys it
+// got, GetMany returns that error and stores nothing. load runs on ctx.
+func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
+	cfg := c.cfg.Load()
+	out := make([]V, len(keys))
+	var missed []int
+	for i, k := range keys {
+		if cfg.Owns == nil || cfg.Owns(k) {
+			if v, ok := c.lookup(cfg, k); ok {
+				out[i] = v
+				continue
+			}
+		} else {
+			c.stats.notOwned.Add(1)
+		}
+		missed = append(missed, i)
+	}
+	if len(missed) == 0 {
+		return out, nil
+	}
+	mk := make([]K, len(missed))
+	recs := make([]fillRecord[K, V], len(missed))
+	for j, i := range missed {
+		mk[j] = keys[i]
+		recs[j] = c.startFill(keys[i])
+	}
+	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
+	c.stats.loads.Add(1)
+	vs, err := load(ctx, mk)
+	if err == nil && len(vs) != len(mk) {
+		err = fmt.Errorf("cache: GetMany's load returned %d values for %d keys", len(vs), len(mk))
+	}
+	if err != nil {
+		c.stats.loadErrors.Add(1)
+	}
+	for j, i := range missed {
+		var v V
+		if err == nil {
+			v = vs[j]
+			out[i] = v
+		}
+		c.endFill(recs[j], keys[i], v, err == nil, startedAt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
