@@ -8,6 +8,7 @@
 #   examples/gateway/ab.sh redis 100000 "50" "1 16" before-bin after-bin
 #   WL="mget get" examples/gateway/ab.sh redis ...   # workloads (default: get
 #       set; mget is a 10-key MGET); a SET pass fills the keys first
+#   GWCONF='"cache_capacity": 50000' examples/gateway/ab.sh ...   # more config fields
 #
 # args: backend (memkv|redis), requests per row, client counts, pipeline
 # depths, binaries. Build a binary of an older revision with
@@ -31,7 +32,7 @@ if [ "$mode" = redis ]; then
 	wait_port $r1; wait_port $r2
 	args=(-redis "127.0.0.1:$r1,127.0.0.1:$r2")
 fi
-echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gw.json"
+echo "{\"target_cpu\": 1.0, \"max_limit\": 100000${GWCONF:+, $GWCONF}}" >"$work/gw.json"
 ports=(); gpids=()
 for b in "${bins[@]}"; do
 	p=$(free_port)

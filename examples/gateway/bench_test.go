@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/redcon"
@@ -84,29 +85,35 @@ func BenchmarkExecute(b *testing.B) {
 			return []redcon.Command{{Args: args}}
 		}},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			ss := benchSession(b, Config{HTTPAddr: "-"})
-			for k := range 4096 { // every key holds a value, so reads find them
-				set := []redcon.Command{{Args: [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%06d", k), value}}}
-				if r := ss.execute(set)[0]; r != (simple("OK")) {
-					b.Fatalf("SET: %v", r)
+		for _, tier := range []string{"", "+cache"} {
+			b.Run(tc.name+tier, func(b *testing.B) {
+				cfg := Config{HTTPAddr: "-"}
+				if tier != "" { // every read a hit, after the first round
+					cfg.CacheCapacity, cfg.CacheStaleness = 8192, Duration(time.Minute)
 				}
-			}
-			chunks := make([][]redcon.Command, 256) // built before the timer
-			for i := range chunks {
-				chunks[i] = tc.chunk(i)
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				for _, r := range ss.execute(chunks[i%len(chunks)]) {
-					if _, failed := r.(respErr); failed {
-						b.Fatal("command failed")
+				ss := benchSession(b, cfg)
+				for k := range 4096 { // every key holds a value, so reads find them
+					set := []redcon.Command{{Args: [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%06d", k), value}}}
+					if r := ss.execute(set)[0]; r != (simple("OK")) {
+						b.Fatalf("SET: %v", r)
 					}
 				}
-				i++
-			}
-		})
+				chunks := make([][]redcon.Command, 256) // built before the timer
+				for i := range chunks {
+					chunks[i] = tc.chunk(i)
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					for _, r := range ss.execute(chunks[i%len(chunks)]) {
+						if _, failed := r.(respErr); failed {
+							b.Fatal("command failed")
+						}
+					}
+					i++
+				}
+			})
+		}
 	}
 }
 

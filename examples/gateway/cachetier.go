@@ -142,6 +142,53 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 	return opResult{value: v.value, found: v.found}, err
 }
 
+// getMany reads keys on shard through the cache; load fetches the keys it
+// misses, all at once. Its load is not shared with concurrent reads of the
+// same keys (cache.GetMany).
+func (ct *cacheTier) getMany(ctx context.Context, shard int, keys []string, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
+	c := ct.caches[shard].Load()
+	fill := func(ctx context.Context, miss []string) ([]cached, error) {
+		rs, err := load(ctx, miss)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]cached, len(rs))
+		for i, r := range rs {
+			if r.err != nil {
+				return nil, r.err
+			}
+			out[i] = cached{value: r.value, found: r.found, expireAt: r.expireAt}
+		}
+		return out, nil
+	}
+	vs, err := c.GetMany(ctx, keys, fill)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]opResult, len(vs))
+	now := time.Now().UnixNano()
+	for i, v := range vs {
+		if v.expireAt != 0 && now >= v.expireAt {
+			// A TTL ran out (expiry makes no feed event): read the key again,
+			// alone; rare enough not to batch.
+			r, err := ct.get(ctx, shard, keys[i], func(ctx context.Context) (opResult, error) {
+				rs, err := load(ctx, keys[i:i+1])
+				if err != nil {
+					return opResult{}, err
+				}
+				return rs[0], nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+			continue
+		}
+		out[i] = opResult{value: v.value, found: v.found}
+	}
+	return out, nil
+}
+
 // setConfig changes capacity and staleness bound on every shard's cache
 // (control knobs; the checkpoint period stays as started).
 func (ct *cacheTier) setConfig(f func(*cache.Config[string])) error {
@@ -168,6 +215,18 @@ func (ct *cacheTier) config() cache.Config[string] {
 // nothing; the read that follows counts the hit).
 func (ct *cacheTier) contains(shard int, key string) bool {
 	return ct.caches[shard].Load().Contains(key)
+}
+
+// containsAll reports whether shard's cache holds the keys of ops[idx]
+// (counts nothing).
+func (ct *cacheTier) containsAll(shard int, ops []op, idx []int) bool {
+	c := ct.caches[shard].Load()
+	for _, i := range idx {
+		if !c.Contains(ops[i].key) {
+			return false
+		}
+	}
+	return true
 }
 
 // invalidate drops key after a write through the gateway.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -69,4 +70,44 @@ func checkHitsAndOwnWrites(t *testing.T, in *instance, c *redis.Client, sync fun
 	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
 	require.NoError(t, c.Set(ctx, "ck", "v2", 0).Err())
 	require.Equal(t, "v2", c.Get(ctx, "ck").Val(), "read-your-writes")
+}
+
+// TestCachingTierMGET: an MGET through the caching tier loads what the
+// caches miss with one backend call per shard, is then served from memory,
+// reads its own writes, and answers missing keys as null.
+func TestCachingTierMGET(t *testing.T) {
+	leak.Check(t)
+	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	keys := make([]string, 20)
+	want := make([]any, 20)
+	shards := map[int]bool{}
+	for i := range keys {
+		keys[i] = fmt.Sprintf("mk:%d", i)
+		shards[in.gw.shard(keys[i])] = true
+		if i%4 == 3 {
+			continue // missing: null
+		}
+		want[i] = fmt.Sprintf("v%d", i)
+		require.NoError(t, c.Set(ctx, keys[i], want[i], 0).Err())
+	}
+	before := in.gw.n.backendCalls.Load()
+	got, err := c.MGet(ctx, keys...).Result()
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, uint64(len(shards)), in.gw.n.backendCalls.Load()-before, "one load per shard for the misses")
+
+	before = in.gw.n.backendCalls.Load()
+	for range 10 {
+		got, err = c.MGet(ctx, keys...).Result()
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	assert.Equal(t, before, in.gw.n.backendCalls.Load(), "hits make no backend call")
+
+	require.NoError(t, c.Set(ctx, keys[0], "new", 0).Err())
+	got, err = c.MGet(ctx, keys[0], keys[1]).Result()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"new", want[1]}, got, "read-your-writes")
 }

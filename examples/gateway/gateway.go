@@ -322,6 +322,15 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	if g.tracer != nil {
 		tr = traceOf(ctx)
 	}
+	if g.cache != nil && allGets(ops) {
+		if !g.cachedAll(ops) {
+			return g.runCached(ctx, t, ops, tr)
+		}
+		for i, o := range ops { // every key a hit: read them here
+			results[i] = g.one(ctx, t, o)
+		}
+		return results
+	}
 	if g.cache != nil { // reads go through the cache key by key
 		var wg sync.WaitGroup
 		last := len(ops) - 1
@@ -385,6 +394,94 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 			}
 		}
 	}
+	return results
+}
+
+// cachedAll reports whether the caching tier holds every key of ops.
+func (g *Gateway) cachedAll(ops []op) bool {
+	for _, o := range ops {
+		if !g.cache.contains(g.shard(o.key), o.key) {
+			return false
+		}
+	}
+	return true
+}
+
+// runCached runs a multi-key read (MGET) through the caching tier: each
+// shard's keys go through its cache at once, and the keys a shard's cache
+// misses go to the shard as one batch item (cache.GetMany), rather than a
+// read, a fill and a batch item per key. The shards' parts run at the same
+// time (a worker for each but the last that has a key to load).
+func (g *Gateway) runCached(ctx context.Context, t *tenant, ops []op, tr *cmdTrace) []opResult {
+	results := make([]opResult, len(ops))
+	detached := ctx
+	if ctx.Done() != nil {
+		detached = context.WithoutCancel(ctx) // the cache's fills outlive a caller that leaves
+	}
+	byShard := map[int][]int{}
+	var order []int
+	for i, o := range ops {
+		sh := g.shard(o.key)
+		if _, ok := byShard[sh]; !ok {
+			order = append(order, sh)
+		}
+		byShard[sh] = append(byShard[sh], i)
+	}
+	do := func(sh int) {
+		idx := byShard[sh]
+		keys := make([]string, len(idx))
+		for j, i := range idx {
+			keys[j] = ops[i].key
+		}
+		grp := group{tenant: t.cfg.Name, shard: sh}
+		var batch int32
+		res, err := g.cache.getMany(detached, sh, keys, func(ctx context.Context, miss []string) ([]opResult, error) {
+			tr.fetched()
+			part := make([]op, len(miss))
+			for j, k := range miss {
+				part[j] = op{kind: opGet, key: k}
+			}
+			rs, err := g.submit(ctx, grp, part)
+			if err == nil {
+				batch = rs[0].batch
+			}
+			return rs, err
+		})
+		tr.note(sh, batch, viaCache)
+		for j, i := range idx {
+			if err != nil {
+				results[i] = opResult{err: err}
+			} else {
+				results[i] = res[j]
+			}
+		}
+	}
+	// A shard whose keys the cache all holds is read here, key by key (no
+	// load to share, and nothing to allocate): only a part that must load is
+	// worth GetMany and a hand-off.
+	hits := func(sh int) {
+		for _, i := range byShard[sh] {
+			results[i] = g.one(ctx, t, ops[i])
+		}
+	}
+	var wg sync.WaitGroup
+	var here []int
+	for _, sh := range order[:len(order)-1] {
+		if g.cache.containsAll(sh, ops, byShard[sh]) {
+			here = append(here, sh)
+			continue
+		}
+		g.workers.goDo(&wg, func() { do(sh) })
+	}
+	for _, sh := range here {
+		hits(sh)
+	}
+	if last := order[len(order)-1]; g.cache.containsAll(last, ops, byShard[last]) {
+		hits(last)
+	} else {
+		do(last)
+	}
+	wg.Wait()
 	return results
 }
 
