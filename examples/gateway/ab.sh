@@ -7,7 +7,8 @@
 #   examples/gateway/ab.sh memkv 20000 "2 50" "1" before-bin after-bin
 #   examples/gateway/ab.sh redis 100000 "50" "1 16" before-bin after-bin
 #   WL="mget get" examples/gateway/ab.sh redis ...   # workloads (default: get
-#       set; mget is a 10-key MGET); a SET pass fills the keys first
+#       set; mget is a 10-key MGET, hot a GET of one key); a SET pass fills
+#       the keys first
 #   GWCONF='"cache_capacity": 50000' examples/gateway/ab.sh ...   # more config fields
 #
 # args: backend (memkv|redis), requests per row, client counts, pipeline
@@ -53,8 +54,12 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	port=${ports[$i]}; pid=${gpids[$i]}
 	[ "$mode" = redis ] && for rp in $r1 $r2; do redis-cli -p $rp config resetstat >/dev/null; done
 	c0=$(cpu_ticks $pid)
-	if [ "$wl" = mget ]; then args=(mget $keys); else args=(-t $wl); fi
-	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P -r 100000 --csv "${args[@]}" 2>/dev/null | tail -1)
+	case $wl in
+	mget) args=(-r 100000 mget $keys) ;;
+	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
+	*) args=(-r 100000 -t $wl) ;;
+	esac
+	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>/dev/null | tail -1)
 	c1=$(cpu_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then
