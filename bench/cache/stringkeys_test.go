@@ -1,0 +1,82 @@
+package cache_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/maypok86/otter/v2"
+
+	"github.com/tierkit/tierkit/bench/internal/cputime"
+	"github.com/tierkit/tierkit/cache"
+)
+
+// BenchmarkStringKeys: lookups only, as a gateway's caching tier sees them:
+// string keys ("key:000000012345"), 64-byte []byte values, read uniformly at
+// random from 100,000 keys by a cache of 50,000, so about half the lookups
+// hit and the entries are spread over far more memory than the CPU caches
+// hold. One op is one lookup.
+func BenchmarkStringKeys(b *testing.B) {
+	const nkeys, capacity = 100_000, 50_000
+	keys := make([]string, nkeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key:%012d", i)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = r.IntN(nkeys)
+	}
+	type getter = func(string) ([]byte, bool)
+	makers := []struct {
+		name string
+		make func() (getter, func(string, []byte))
+	}{
+		{"tierkit", func() (getter, func(string, []byte)) {
+			c, err := cache.New[string, []byte](cache.Config[string]{Capacity: capacity})
+			if err != nil {
+				panic(err)
+			}
+			return c.TryGet, c.Set
+		}},
+		{"otter", func() (getter, func(string, []byte)) {
+			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity})
+			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
+		}},
+		{"golang-lru", func() (getter, func(string, []byte)) {
+			c, err := lru.New[string, []byte](capacity)
+			if err != nil {
+				panic(err)
+			}
+			return c.Get, func(k string, v []byte) { c.Add(k, v) }
+		}},
+	}
+	for _, m := range makers {
+		get, set := m.make()
+		for _, k := range keys {
+			set(k, make([]byte, 64))
+		}
+		b.Run("impl="+m.name, func(b *testing.B) {
+			var seed atomic.Uint64
+			var hits atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := cputime.ReportProcess(b)
+			b.RunParallel(func(pb *testing.PB) {
+				i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(order))
+				n := int64(0)
+				for pb.Next() {
+					if _, ok := get(keys[order[i&(len(order)-1)]]); ok {
+						n++
+					}
+					i++
+				}
+				hits.Add(n)
+			})
+			cpu()
+			b.ReportMetric(100*float64(hits.Load())/float64(b.N), "hit%")
+		})
+	}
+}
