@@ -102,7 +102,7 @@ func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, R
 // at once, but the item stays in the backend call, which runs to its end (bounded
 // by FlushTimeout) and whose result for this item is dropped.
 func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp, error) {
-	bt, slot, own, err := b.add(ctx, group, req)
+	cfg, bt, slot, own, err := b.add(ctx, group, req)
 	if err != nil {
 		var zero Resp
 		return zero, err
@@ -111,7 +111,7 @@ func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp,
 		// This item closed its batch. Under FlushNatural, a caller that cannot
 		// leave early runs the flush itself (its result is then ready): one
 		// goroutine hand-off fewer per batch.
-		if b.cfg.Load().Policy == FlushNatural && ctx.Done() == nil {
+		if cfg.Policy == FlushNatural && ctx.Done() == nil {
 			if b.start(bt, false) {
 				b.run(bt, true)
 			}
@@ -135,7 +135,7 @@ func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp,
 // An error that Do would return at once ([ErrClosed], [ErrOverloaded],
 // ctx.Err()) is returned by Wait. ctx is also the context Wait waits with.
 func (b *Batcher[G, Req, Resp]) Start(ctx context.Context, group G, req Req) Pending[G, Req, Resp] {
-	bt, slot, own, err := b.add(ctx, group, req)
+	_, bt, slot, own, err := b.add(ctx, group, req)
 	if err != nil {
 		return Pending[G, Req, Resp]{err: err}
 	}
@@ -170,24 +170,26 @@ func (p Pending[G, Req, Resp]) Wait() (Resp, error) {
 	return p.b.wait(p.ctx, p.bt, p.slot)
 }
 
-// add runs Do's checks and adds req to its group's open batch.
-func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (bt *batch[G, Req, Resp], slot int, own bool, err error) {
+// add runs Do's checks and adds req to its group's open batch, under the
+// configuration it returns.
+func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg *Config[Req], bt *batch[G, Req, Resp], slot int, own bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, false, err
+		return nil, nil, 0, false, err
 	}
 	if b.closed.Load() {
-		return nil, 0, false, ErrClosed
+		return nil, nil, 0, false, ErrClosed
 	}
-	cfg := b.cfg.Load()
+	cfg = b.cfg.Load()
 	if b.inflight.Load() >= int64(cfg.MaxInFlight) {
 		b.c.rejected.Add(1)
-		return nil, 0, false, ErrOverloaded
+		return nil, nil, 0, false, ErrOverloaded
 	}
 	size := 0
 	if cfg.Size != nil {
 		size = cfg.Size(req)
 	}
-	return b.enqueue(cfg, group, req, size)
+	bt, slot, own, err = b.enqueue(cfg, group, req, size)
+	return cfg, bt, slot, own, err
 }
 
 // SetConfig validates cfg and swaps it in atomically. Batches already open keep

@@ -47,7 +47,17 @@ func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx conte
 	}
 	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
 	c.stats.loads.Add(1)
+	ended := false
+	defer func() {
+		if !ended { // load panicked: end the fills, storing nothing
+			var zero V
+			for j, i := range missed {
+				c.endFill(recs[j], keys[i], zero, false, startedAt)
+			}
+		}
+	}()
 	vs, err := load(ctx, mk)
+	ended = true
 	if err == nil && len(vs) != len(mk) {
 		err = fmt.Errorf("cache: GetMany's load returned %d values for %d keys", len(vs), len(mk))
 	}

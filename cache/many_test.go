@@ -151,3 +151,23 @@ func ExampleCache_GetMany() {
 	// backend call for [user:2 user:3]
 	// [ada grace edsger]
 }
+
+// TestGetManyLoadPanics: a panicking load reaches the caller and stores
+// nothing (its fills are ended, not left in flight); the next read loads and
+// caches as usual.
+func TestGetManyLoadPanics(t *testing.T) {
+	c := newCache[string, string](t, cache.Config[string]{Capacity: 10})
+	require.Panics(t, func() {
+		_, _ = c.GetMany(context.Background(), []string{"a"}, func(context.Context, []string) ([]string, error) {
+			panic("backend bug")
+		})
+	})
+	assert.Equal(t, 0, c.Len())
+	var asked [][]string
+	got, err := c.GetMany(context.Background(), []string{"a"}, upper(&asked))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"A"}, got)
+	v, ok := c.TryGet("a")
+	assert.True(t, ok)
+	assert.Equal(t, "A", v)
+}
