@@ -351,15 +351,7 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	// A multi-key command becomes one batch item per shard: one wait per
 	// shard rather than per key. Its GETs do not coalesce with other
 	// commands' (single GETs still do, and de-duplicate within a batch).
-	byShard := map[int][]int{}
-	var order []int
-	for i, o := range ops {
-		sh := g.shard(o.key)
-		if _, ok := byShard[sh]; !ok {
-			order = append(order, sh)
-		}
-		byShard[sh] = append(byShard[sh], i)
-	}
+	byShard, order := g.byShard(ops)
 	type shardPart struct {
 		ops []op
 		res []opResult
@@ -407,6 +399,21 @@ func (g *Gateway) cachedAll(ops []op) bool {
 	return true
 }
 
+// byShard groups ops by shard: the indexes of each shard's ops, and the
+// shards in the order their first op comes.
+func (g *Gateway) byShard(ops []op) (map[int][]int, []int) {
+	byShard := map[int][]int{}
+	var order []int
+	for i, o := range ops {
+		sh := g.shard(o.key)
+		if _, ok := byShard[sh]; !ok {
+			order = append(order, sh)
+		}
+		byShard[sh] = append(byShard[sh], i)
+	}
+	return byShard, order
+}
+
 // runCached runs a multi-key read (MGET) through the caching tier: each
 // shard's keys go through its cache at once, and the keys a shard's cache
 // misses go to the shard as one batch item (cache.GetMany), rather than a
@@ -418,15 +425,7 @@ func (g *Gateway) runCached(ctx context.Context, t *tenant, ops []op, tr *cmdTra
 	if ctx.Done() != nil {
 		detached = context.WithoutCancel(ctx) // the cache's fills outlive a caller that leaves
 	}
-	byShard := map[int][]int{}
-	var order []int
-	for i, o := range ops {
-		sh := g.shard(o.key)
-		if _, ok := byShard[sh]; !ok {
-			order = append(order, sh)
-		}
-		byShard[sh] = append(byShard[sh], i)
-	}
+	byShard, order := g.byShard(ops)
 	do := func(sh int) {
 		idx := byShard[sh]
 		keys := make([]string, len(idx))
