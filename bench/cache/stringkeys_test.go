@@ -66,17 +66,29 @@ func BenchmarkStringKeys(b *testing.B) {
 			cpu := cputime.ReportProcess(b)
 			b.RunParallel(func(pb *testing.PB) {
 				i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(order))
-				n := int64(0)
+				n, bad := int64(0), 0
 				for pb.Next() {
-					if _, ok := get(keys[order[i&(len(order)-1)]]); ok {
+					if v, ok := get(keys[order[i&(len(order)-1)]]); ok {
 						n++
+						if len(v) != 64 {
+							bad++
+						}
 					}
 					i++
 				}
 				hits.Add(n)
+				if bad > 0 {
+					b.Errorf("%s: %d hits returned a value that is not the one stored", m.name, bad)
+				}
 			})
 			cpu()
-			b.ReportMetric(100*float64(hits.Load())/float64(b.N), "hit%")
+			hit := 100 * float64(hits.Load()) / float64(b.N)
+			b.ReportMetric(hit, "hit%")
+			// The cache holds half the keys, read uniformly: about half the
+			// lookups hit (a cache that held nothing, or everything, would not).
+			if b.N >= 10_000 && (hit < 40 || hit > 60) {
+				b.Fatalf("%s: hit ratio %.1f%%, want about 50%%", m.name, hit)
+			}
 		})
 	}
 }
