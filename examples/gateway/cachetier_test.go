@@ -23,7 +23,7 @@ func TestCachingTier(t *testing.T) {
 	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 	ctx := context.Background()
 	c := client(t, in, nil)
-	checkHitsAndOwnWrites(t, in, c, func() {})
+	checkHitsAndOwnWrites(t, in, c, func() { syncMemkvFeed(t, in) })
 
 	// Another writer commits straight to the shard: the feed invalidates.
 	be := mustMemkv(t, in.gw.backend)
@@ -52,6 +52,23 @@ func TestCachingTier(t *testing.T) {
 	t.Logf("cache: %v", st)
 	assert.Positive(t, st["hits"])
 	assert.Positive(t, st["invalidations"])
+}
+
+// syncMemkvFeed waits until every shard's cache has applied its store's
+// change feed up to now: it cuts a checkpoint on each store and waits for the
+// cache's watermark to reach it. Without it, a write's feed event may arrive
+// after a later read filled the key, and (rightly: the fill carries no
+// version) evict it, so the next read loads again.
+func syncMemkvFeed(t *testing.T, in *instance) {
+	t.Helper()
+	be := mustMemkv(t, in.gw.backend)
+	for i, st := range be.stores {
+		v := st.Checkpoint()
+		for n := 0; in.gw.cache.caches[i].Load().Stats().Watermark < v; n++ {
+			require.Less(t, n, 1000, "shard %d: the feed did not deliver checkpoint %d", i, v)
+			time.Sleep(time.Millisecond) // bounded poll: the feed is applied by another goroutine
+		}
+	}
 }
 
 // checkHitsAndOwnWrites: after a SET and sync (which waits for the feed to
@@ -92,6 +109,7 @@ func TestCachingTierMGET(t *testing.T) {
 		want[i] = fmt.Sprintf("v%d", i)
 		require.NoError(t, c.Set(ctx, keys[i], want[i], 0).Err())
 	}
+	syncMemkvFeed(t, in)
 	before := in.gw.n.backendCalls.Load()
 	got, err := c.MGet(ctx, keys...).Result()
 	require.NoError(t, err)
