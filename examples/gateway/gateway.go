@@ -225,30 +225,27 @@ func (g *Gateway) settled(res []opResult, err error) ([]opResult, error) {
 // the last are started without waiting, the last is sent as submit sends it
 // (on this goroutine when it closes its batch), then the others are waited
 // for. They travel at the same time, with no goroutine per shard.
-// pend is scratch space; part(sh) returns shard sh's ops and where its
-// outcome goes.
+// pend is scratch space (pend[i] is order[i]'s part); part(sh) returns shard
+// sh's ops and where its outcome goes.
 func (g *Gateway) submitParts(ctx context.Context, tenant string, order []int, pend []pendingPart, part func(sh int) ([]op, *[]opResult, *error)) []pendingPart {
 	pend = pend[:0]
 	for _, sh := range order[:len(order)-1] {
 		ops, _, _ := part(sh)
-		pend = append(pend, pendingPart{sh, g.batches.Start(ctx, group{tenant: tenant, shard: sh}, ops)})
+		pend = append(pend, g.batches.Start(ctx, group{tenant: tenant, shard: sh}, ops))
 	}
 	last := order[len(order)-1]
 	ops, res, err := part(last)
 	*res, *err = g.submit(ctx, group{tenant: tenant, shard: last}, ops)
 	for i := range pend {
-		_, res, err := part(pend[i].shard)
-		*res, *err = g.settled(pend[i].p.Wait())
+		_, res, err := part(order[i])
+		*res, *err = g.settled(pend[i].Wait())
 		pend[i] = pendingPart{} // the Pending is spent: drop its batch
 	}
 	return pend[:0]
 }
 
 // pendingPart is a shard's part started by submitParts.
-type pendingPart struct {
-	shard int
-	p     batcher.Pending[group, []op, []opResult]
-}
+type pendingPart = batcher.Pending[group, []op, []opResult]
 
 // submitOne sends one op.
 func (g *Gateway) submitOne(ctx context.Context, grp group, o op) (opResult, error) {
