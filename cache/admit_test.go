@@ -13,7 +13,7 @@ import (
 func indexed[K comparable, V any](c *Cache[K, V]) int {
 	n := 0
 	for i := range c.shards {
-		c.shards[i].ix.each(func(*node[K, V]) { n++ })
+		c.shards[i].ix.each(func(*entry[K, V]) { n++ })
 	}
 	return n
 }
@@ -62,9 +62,9 @@ func TestDeferredAdmission(t *testing.T) {
 		st := &c.stripes[0]
 		c.mu.Lock()
 		for k := range addLen {
-			require.True(t, c.deferAddTo(st, newNode[int, int](k, uint64(k))))
+			require.True(t, c.deferAddTo(st, &node[int]{key: k, hash: uint64(k)}))
 		}
-		assert.False(t, c.deferAddTo(st, newNode[int, int](-1, 0)), "the stripe is full: the next writer must wait")
+		assert.False(t, c.deferAddTo(st, &node[int]{key: -1}), "the stripe is full: the next writer must wait")
 		assert.EqualValues(t, addLen, c.deferred.Load())
 		c.mu.Unlock()
 		assert.Equal(t, addLen, c.Len(), "Len drains the stripe")

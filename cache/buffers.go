@@ -19,9 +19,9 @@ import (
 type stripe[K comparable, V any] struct {
 	mu     sync.Mutex // protects n, buf, na, adds and lockedHits
 	n      int
-	buf    [stripeLen]*node[K, V]
+	buf    [stripeLen]*node[K]
 	na     int
-	adds   [addLen]*node[K, V]
+	adds   [addLen]*node[K]
 	hits   atomic.Uint64 // hits counted while mu was busy
 	misses atomic.Uint64
 	// lockedHits counts the hits recorded under mu (recordHit).
@@ -57,7 +57,7 @@ func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
 //
 // A hit (count) is counted in the stripe: under its lock when the buffer is
 // taken, which saves the hit path an atomic add, else atomically.
-func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K, V], count bool) {
+func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 	if !st.mu.TryLock() {
 		if count {
 			st.hits.Add(1)
@@ -157,7 +157,7 @@ func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
 // writer wait, which bounds the deferred nodes (and so how far the index can
 // run ahead of the capacity) at addLen per stripe. A single goroutine always
 // gets the lock, so its replay is exactly that of a strict policy.
-func (c *Cache[K, V]) admit(n *node[K, V]) {
+func (c *Cache[K, V]) admit(n *node[K]) {
 	if n == nil {
 		return
 	}
@@ -186,12 +186,12 @@ func (c *Cache[K, V]) admit(n *node[K, V]) {
 // deferAdd leaves n in the calling goroutine's stripe for the policy lock's
 // next holder, and reports whether it could (false: the buffer is full or
 // busy).
-func (c *Cache[K, V]) deferAdd(n *node[K, V]) bool {
+func (c *Cache[K, V]) deferAdd(n *node[K]) bool {
 	return c.deferAddTo(c.stripeOf(), n)
 }
 
 // deferAddTo is deferAdd to the stripe st.
-func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K, V]) bool {
+func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K]) bool {
 	if !st.mu.TryLock() {
 		return false
 	}
@@ -216,7 +216,7 @@ func (c *Cache[K, V]) unlockPolicy() {
 // releasePolicy takes the nodes the policy evicted, releases c.mu and unlinks
 // them from the index.
 func (c *Cache[K, V]) releasePolicy() {
-	var buf [4]*node[K, V]
+	var buf [4]*node[K]
 	victims := c.takeEvictedLocked(buf[:0])
 	c.mu.Unlock()
 	c.unlink(victims)
@@ -237,7 +237,7 @@ func (c *Cache[K, V]) maintain() {
 // takeEvictedLocked marks the nodes the policy just evicted dead and appends
 // them to victims for unlink (a caller's small array keeps the common case of
 // one or two victims off the heap). The caller holds c.mu.
-func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K, V]) []*node[K, V] {
+func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K]) []*node[K] {
 	if len(c.pol.evicted) == 0 {
 		return victims
 	}
@@ -253,12 +253,15 @@ func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K, V]) []*node[K, V] {
 
 // unlink removes evicted nodes from the index, one shard lock at a time (the
 // policy lock is taken under shard locks, so evictions cannot lock shards).
-// A node is only removed if its key still maps to it.
-func (c *Cache[K, V]) unlink(victims []*node[K, V]) {
+// An entry is only removed if it is still the evicted node's (a store that
+// found the node dead replaced it with a new entry and node).
+func (c *Cache[K, V]) unlink(victims []*node[K]) {
 	for _, n := range victims {
 		s := &c.shards[n.hash&(numShards-1)]
 		s.mu.Lock()
-		s.ix.remove(n)
+		if e := s.ix.get(n.key, n.hash); e != nil && e.p == n {
+			s.ix.remove(e)
+		}
 		s.mu.Unlock()
 	}
 }

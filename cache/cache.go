@@ -31,7 +31,7 @@ type Cache[K comparable, V any] struct {
 
 	salt    uint64  // seeds the integer key hash
 	kind    keyKind // how hash reads K
-	word    bool    // whether V is held in the nodes' bits (value.go)
+	word    bool    // whether V is held in the entries' bits (value.go)
 	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
@@ -44,41 +44,38 @@ type Cache[K comparable, V any] struct {
 	watermark      atomic.Uint64 // newest checkpoint watermark
 
 	mu  sync.Mutex // protects pol
-	pol policy[K, V]
+	pol policy[K]
 
 	stats counters
 }
 
-// node is one cached entry. The key and hash never change. The value is read
-// without a lock and written under the key's shard lock, in the node's bits
-// for word values or as an immutable item otherwise (value.go). The policy's
-// fields are in links, allocated apart.
-type node[K comparable, V any] struct {
+// entry is what the index maps a key to: the key, its value and the value's
+// provenance, and the key's node in the eviction policy. A hit reads only the
+// entry (and its bucket): the policy's node is passed on by pointer, and only
+// the policy's replay, under its lock, reads it. Readers take no lock; writers
+// hold the key's shard lock (value.go says how the value is updated).
+type entry[K comparable, V any] struct {
 	key     K
 	hash    uint64
-	it      atomic.Pointer[item[V]] // other values: the current item
-	bits    atomic.Uint64           // word values: the value
-	freshAt atomic.Int64            // word values: see item.freshAt
-	version uint64                  // word values: see item.version; shard lock
-	dead    atomic.Bool             // set under the policy lock when evicted or removed
-	l       *links[K, V]            // policy lock: set while the node is in the policy, else nil
+	p       *node[K]      // the key's place in the policy; the same for every entry of the key until it is evicted or removed
+	freshAt atomic.Int64  // clock offset at which the value was known current; 0 when only checkpoints vouch for it
+	val     V             // other values: the value, never changed once the entry is in the index
+	bits    atomic.Uint64 // word values: the value, updated in place
+	version uint64        // CDC version the value reflects (0 when unknown: loaded or Set); shard lock
 }
 
-// links are a node's place in the policy's queues, written under the policy
-// lock. They live in an allocation of their own: the policy replays hits as
-// list moves, which write the links of hot nodes and of their neighbours, and
-// with the links inside the node those writes took the cache line that readers
-// on the other core load the key and value from. Apart, a node with a 64-bit
-// key is 64 bytes, one cache line, that hits only read. A node gets links when
-// the policy adds it and gives them back when it leaves (policy.newLinks).
-type links[K comparable, V any] struct {
-	prev, next *node[K, V]
-	queue      queueID
-}
-
-// newNode returns a node for key with hash h, not in the policy.
-func newNode[K comparable, V any](key K, h uint64) *node[K, V] {
-	return &node[K, V]{key: key, hash: h}
+// node is a key's place in the eviction policy: its queue links, written
+// under the policy lock, and the key and hash the policy needs to count and
+// evict it. Readers never load it: a hit buffers the pointer, and the policy
+// reads the node when it replays the hit. So the list moves that replays make
+// write lines that no reader on another core loads, and a hit costs one
+// memory read less than with the links next to the value.
+type node[K comparable] struct {
+	prev, next *node[K] // policy lock
+	key        K
+	hash       uint64
+	queue      queueID     // policy lock
+	dead       atomic.Bool // set under the policy lock when evicted or removed
 }
 
 // loaded is a fill's result as shared by coalesce: the value and the clock
@@ -88,11 +85,11 @@ type loaded[V any] struct {
 	at  int64
 }
 
-// item is a cached value with its provenance.
+// item is a value to store, with its provenance (see entry).
 type item[V any] struct {
 	val     V
-	version uint64 // CDC version it reflects; 0 when unknown (loaded or Set)
-	freshAt int64  // clock offset at which it was known current; 0 when only checkpoints vouch for it
+	version uint64
+	freshAt int64
 }
 
 const (
@@ -205,11 +202,11 @@ func (c *Cache[K, V]) Contains(key K) bool {
 		return false
 	}
 	h := c.hash(key)
-	n := c.shards[h&(numShards-1)].ix.get(key, h)
-	if n == nil {
+	e := c.shards[h&(numShards-1)].ix.get(key, h)
+	if e == nil {
 		return false
 	}
-	_, freshAt := c.load(n)
+	_, freshAt := c.load(e)
 	return cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt)
 }
 
@@ -270,12 +267,12 @@ func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
 // lookup returns the entry's value if it is present and within the bound.
 func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 	h := c.hash(key)
-	n := c.shards[h&(numShards-1)].ix.get(key, h)
+	e := c.shards[h&(numShards-1)].ix.get(key, h)
 	st := c.stripeOf()
-	if n != nil {
-		v, freshAt := c.load(n)
+	if e != nil {
+		v, freshAt := c.load(e)
 		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt) {
-			c.recordHit(st, n, true)
+			c.recordHit(st, e.p, true)
 			return v, true
 		}
 		c.stats.staleBypass.Add(1)
@@ -358,7 +355,7 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 // or is not owned.
 func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt int64) {
 	var (
-		stored *node[K, V]
+		stored *node[K]
 		added  bool
 	)
 	r.s.mu.Lock()
@@ -419,30 +416,30 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 	}
 }
 
-// storeLocked stores it for key: as the cached node's new item when key is
-// cached (setItem), else as a new node in the index (added). The caller holds s.mu, and must
-// pass the result to settle after releasing it, so that no writer of the shard
-// waits while the policy drains or evicts.
-func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K, V], added bool) {
+// storeLocked stores it for key: as the new value of the key's entry when key
+// is cached (update), else in a new entry and policy node (added). It returns
+// the key's node. The caller holds s.mu, and must pass the result to settle
+// after releasing it, so that no writer of the shard waits while the policy
+// drains or evicts.
+func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K], added bool) {
 	if old := s.ix.get(key, h); old != nil {
-		if !old.dead.Load() {
-			// A concurrent eviction may be removing this node; then the store
+		if !old.p.dead.Load() {
+			// A concurrent eviction may be removing this entry; then the store
 			// is lost as if evicted right after, which a cache may always do.
-			c.setItem(old, it)
-			return old, false
+			c.update(s, old, it)
+			return old.p, false
 		}
 		s.ix.remove(old) // evicted, its unlink not done yet
 	}
-	n = newNode[K, V](key, h)
-	c.initItem(n, it)
-	s.ix.put(n)
+	n = &node[K]{key: key, hash: h}
+	s.ix.put(c.newEntry(key, h, n, it))
 	return n, true
 }
 
 // settle tells the policy about a store, outside the shard lock: an update in
 // place is buffered as an access (whose buffer may fill and drain), a new node
 // is admitted. Nil is a no-op.
-func (c *Cache[K, V]) settle(n *node[K, V], added bool) {
+func (c *Cache[K, V]) settle(n *node[K], added bool) {
 	switch {
 	case n == nil:
 	case added:
@@ -460,15 +457,15 @@ func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	n := s.ix.get(key, h)
-	if n == nil || version != 0 && c.versionOf(n) >= version {
+	e := s.ix.get(key, h)
+	if e == nil || version != 0 && e.version >= version {
 		s.mu.Unlock()
 		return false
 	}
-	s.ix.remove(n)
+	s.ix.remove(e)
 	c.mu.Lock()
-	c.pol.remove(n) // a no-op for a node still deferred: dead, it is skipped
-	n.dead.Store(true)
+	c.pol.remove(e.p) // a no-op for a node still deferred: dead, it is skipped
+	e.p.dead.Store(true)
 	c.mu.Unlock()
 	s.mu.Unlock()
 	c.stats.invalidations.Add(1)

@@ -79,16 +79,13 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
-	n := s.ix.get(key, h)
-	if n == nil {
-		return
-	}
-	if v := c.versionOf(n); version != 0 && v >= version {
+	e := s.ix.get(key, h)
+	if e == nil || version != 0 && e.version >= version {
 		return
 	}
 	// Only checkpoints vouch for a refilled value: a later change may already
 	// be committed but not yet delivered.
-	c.setItem(n, item[V]{val: value, version: version})
+	c.update(s, e, item[V]{val: value, version: version})
 	c.stats.refills.Add(1)
 }
 

@@ -105,10 +105,12 @@
 // # Concurrency
 //
 // All methods are safe for concurrent use. The index is split in 64 shards, each
-// a hash table of (hash, node) slots that readers search with atomic loads and
-// no lock: a hit writes no shared memory but its own read stripe. The hit loads
-// the node's item (value, version, freshness), which is immutable: an update
-// stores a new one (one small allocation) instead of writing in place. The
+// a hash table of entry slots that readers search with atomic loads and no
+// lock: a hit writes no shared memory but its own read stripe. An entry holds
+// the key, the value and its provenance (version, freshness) and points to the
+// key's node in the eviction policy, which the hit does not read. A word-sized
+// value (an integer, say) is updated in place; any other value is immutable: an
+// update puts a new entry (one small allocation) in the old one's slot. The
 // access goes into a lossy buffer of the reader's stripe, picked by the address
 // of the goroutine's stack so that goroutines running at once use different
 // stripes; the reader that fills a buffer replays it into the policy if the

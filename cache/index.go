@@ -5,11 +5,11 @@ import (
 	"sync/atomic"
 )
 
-// index is one shard's hash table from key to node. Readers never lock: they
+// index is one shard's hash table from key to entry. Readers never lock: they
 // load the table and the slots with atomic loads. Writers hold the shard's lock,
 // which serialises every change of the index.
 //
-// A table is an array of buckets, each a word of 8-bit hash tags, six node
+// A table is an array of buckets, each a word of 8-bit hash tags, six entry
 // slots and an overflow chain. A key stays in the slot it was put in until it is removed (no
 // compaction, no move between slots), so a reader scanning a bucket while a
 // writer changes other slots finds every key that was present before it started
@@ -20,7 +20,7 @@ import (
 // The zero index is empty and usable.
 type index[K comparable, V any] struct {
 	tab   atomic.Pointer[table[K, V]] // read without the lock, stored under it
-	count int                         // shard lock: nodes in the table
+	count int                         // shard lock: entries in the table
 }
 
 // table is an immutable-shape array of buckets: len(buckets) is a power of two.
@@ -29,24 +29,24 @@ type table[K comparable, V any] struct {
 	mask    uint64
 }
 
-// bucketSlots is the number of slots in a bucket: the tag word, 6 node
+// bucketSlots is the number of slots in a bucket: the tag word, 6 entry
 // pointers and the overflow pointer fill one 64-byte cache line.
 const bucketSlots = 6
 
-// bucket holds up to bucketSlots nodes whose hashes select it, and chains to an
+// bucket holds up to bucketSlots entries whose hashes select it, and chains to an
 // overflow bucket when full. tags holds one byte per slot, the top byte of the
 // slot's hash with the high bit set (0 marks a free slot), so that a lookup
 // finds its candidates on the bucket's cache line and dereferences only those.
 type bucket[K comparable, V any] struct {
 	tags     atomic.Uint64
-	nodes    [bucketSlots]atomic.Pointer[node[K, V]]
+	entries  [bucketSlots]atomic.Pointer[entry[K, V]]
 	overflow atomic.Pointer[bucket[K, V]]
 }
 
 // minBuckets is the size of a new table. A table doubles when it holds 3.5
-// nodes per bucket on average: then about 6% of buckets need an overflow
+// entries per bucket on average: then about 6% of buckets need an overflow
 // (Poisson tail of 7 or more), a lookup mostly reads one cache line, and the
-// table costs 18 to 37 bytes per node.
+// table costs 18 to 37 bytes per entry.
 const minBuckets = 4
 
 // tagOf returns the tag byte of hash h (never 0).
@@ -60,7 +60,7 @@ const (
 
 // matchTags returns a mask with the high bit of every byte of tags equal to
 // tag set (the zero-byte test of "Bit Twiddling Hacks"). It may also flag a
-// byte above a true match; the caller checks the node's key anyway.
+// byte above a true match; the caller checks the entry's key anyway.
 func matchTags(tags, tag uint64) uint64 {
 	x := tags ^ (tag * lowBits)
 	return (x - lowBits) &^ x & highBits
@@ -72,8 +72,8 @@ func (t *table[K, V]) bucketOf(h uint64) *bucket[K, V] {
 	return &t.buckets[(h>>shardBits)&t.mask]
 }
 
-// get returns the node of key (hash h), or nil. It is safe without the lock.
-func (ix *index[K, V]) get(key K, h uint64) *node[K, V] {
+// get returns the entry of key (hash h), or nil. It is safe without the lock.
+func (ix *index[K, V]) get(key K, h uint64) *entry[K, V] {
 	t := ix.tab.Load()
 	if t == nil {
 		return nil
@@ -86,17 +86,17 @@ func (ix *index[K, V]) get(key K, h uint64) *node[K, V] {
 				break
 			}
 			// Tag and slot are not written together: a slot being reused may
-			// show the old tag with the new node, or nil. The key decides.
-			if n := b.nodes[i].Load(); n != nil && n.hash == h && n.key == key {
-				return n
+			// show the old tag with the new entry, or nil. The key decides.
+			if e := b.entries[i].Load(); e != nil && e.hash == h && e.key == key {
+				return e
 			}
 		}
 	}
 	return nil
 }
 
-// put adds n, whose key must be absent. The caller holds the shard lock.
-func (ix *index[K, V]) put(n *node[K, V]) {
+// put adds e, whose key must be absent. The caller holds the shard lock.
+func (ix *index[K, V]) put(e *entry[K, V]) {
 	t := ix.tab.Load()
 	if t == nil {
 		t = newTable[K, V](minBuckets)
@@ -104,23 +104,23 @@ func (ix *index[K, V]) put(n *node[K, V]) {
 	} else if 2*ix.count >= 7*len(t.buckets) {
 		t = ix.grow(t)
 	}
-	t.insert(n)
+	t.insert(e)
 	ix.count++
 }
 
-// remove takes n out if it is in the table, and reports whether it was. The
+// remove takes e out if it is in the table, and reports whether it was. The
 // caller holds the shard lock.
-func (ix *index[K, V]) remove(n *node[K, V]) bool {
+func (ix *index[K, V]) remove(e *entry[K, V]) bool {
 	t := ix.tab.Load()
 	if t == nil {
 		return false
 	}
-	for b := t.bucketOf(n.hash); b != nil; b = b.overflow.Load() {
+	for b := t.bucketOf(e.hash); b != nil; b = b.overflow.Load() {
 		for i := range bucketSlots {
-			if b.nodes[i].Load() == n {
-				// Tag first: a reader that still sees it finds nil or the node.
+			if b.entries[i].Load() == e {
+				// Tag first: a reader that still sees it finds nil or the entry.
 				b.tags.Store(b.tags.Load() &^ (0xff << (8 * i)))
-				b.nodes[i].Store(nil)
+				b.entries[i].Store(nil)
 				ix.count--
 				return true
 			}
@@ -129,15 +129,34 @@ func (ix *index[K, V]) remove(n *node[K, V]) bool {
 	return false
 }
 
-// grow publishes a table of twice the buckets holding the same nodes, and
+// replace puts e where old is, in the same slot, so that a reader finds one
+// or the other, and reports whether old was there. Both have the same key. The
+// caller holds the shard lock.
+func (ix *index[K, V]) replace(old, e *entry[K, V]) bool {
+	t := ix.tab.Load()
+	if t == nil {
+		return false
+	}
+	for b := t.bucketOf(old.hash); b != nil; b = b.overflow.Load() {
+		for i := range bucketSlots {
+			if b.entries[i].Load() == old {
+				b.entries[i].Store(e) // the tag, the key's, stays
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// grow publishes a table of twice the buckets holding the same entries, and
 // returns it. The caller holds the shard lock.
 func (ix *index[K, V]) grow(old *table[K, V]) *table[K, V] {
 	t := newTable[K, V](2 * len(old.buckets))
 	for i := range old.buckets {
 		for b := &old.buckets[i]; b != nil; b = b.overflow.Load() {
 			for j := range bucketSlots {
-				if n := b.nodes[j].Load(); n != nil {
-					t.insert(n)
+				if e := b.entries[j].Load(); e != nil {
+					t.insert(e)
 				}
 			}
 		}
@@ -150,25 +169,25 @@ func newTable[K comparable, V any](buckets int) *table[K, V] {
 	return &table[K, V]{buckets: make([]bucket[K, V], buckets), mask: uint64(buckets - 1)}
 }
 
-// insert stores n in the first free slot of its bucket chain, adding an
+// insert stores e in the first free slot of its bucket chain, adding an
 // overflow bucket when the chain is full. The caller holds the shard lock, or
 // owns t (not yet published).
-func (t *table[K, V]) insert(n *node[K, V]) {
-	b := t.bucketOf(n.hash)
+func (t *table[K, V]) insert(e *entry[K, V]) {
+	b := t.bucketOf(e.hash)
 	for {
 		for i := range bucketSlots {
-			if b.nodes[i].Load() == nil {
-				// Node first: a reader that matches the tag finds the node.
-				b.nodes[i].Store(n)
-				b.tags.Store(b.tags.Load() | tagOf(n.hash)<<(8*i))
+			if b.entries[i].Load() == nil {
+				// Entry first: a reader that matches the tag finds the entry.
+				b.entries[i].Store(e)
+				b.tags.Store(b.tags.Load() | tagOf(e.hash)<<(8*i))
 				return
 			}
 		}
 		next := b.overflow.Load()
 		if next == nil {
 			next = &bucket[K, V]{}
-			next.nodes[0].Store(n)
-			next.tags.Store(tagOf(n.hash))
+			next.entries[0].Store(e)
+			next.tags.Store(tagOf(e.hash))
 			b.overflow.Store(next)
 			return
 		}
@@ -176,8 +195,8 @@ func (t *table[K, V]) insert(n *node[K, V]) {
 	}
 }
 
-// each calls f for every node in the table. The caller holds the shard lock.
-func (ix *index[K, V]) each(f func(*node[K, V])) {
+// each calls f for every entry in the table. The caller holds the shard lock.
+func (ix *index[K, V]) each(f func(*entry[K, V])) {
 	t := ix.tab.Load()
 	if t == nil {
 		return
@@ -185,8 +204,8 @@ func (ix *index[K, V]) each(f func(*node[K, V])) {
 	for i := range t.buckets {
 		for b := &t.buckets[i]; b != nil; b = b.overflow.Load() {
 			for j := range bucketSlots {
-				if n := b.nodes[j].Load(); n != nil {
-					f(n)
+				if e := b.entries[j].Load(); e != nil {
+					f(e)
 				}
 			}
 		}

@@ -10,69 +10,66 @@ const (
 	queueProtected                // main space, hit while in main (LRU)
 )
 
-// list is a doubly linked LRU queue of nodes, linked through their links:
-// front is the most recently used, back the eviction end. Not safe for
-// concurrent use: the policy lock guards it and the links of its nodes. Every
-// node in a list has links (policy.add gives them); the sentinel's are rootL.
-type list[K comparable, V any] struct {
-	root  node[K, V]  // sentinel: root.l.next is the front, root.l.prev the back
-	rootL links[K, V] // root's links
-	len   int
-	cap   int // target size; the policy enforces it
-	id    queueID
+// list is a doubly linked LRU queue of nodes: front is the most recently used,
+// back the eviction end. Not safe for concurrent use: the policy lock guards it
+// and the links of its nodes.
+type list[K comparable] struct {
+	root node[K] // sentinel: root.next is the front, root.prev the back
+	len  int
+	cap  int // target size; the policy enforces it
+	id   queueID
 }
 
-func (l *list[K, V]) init(id queueID, capacity int) {
-	l.root.l = &l.rootL
-	l.rootL.next, l.rootL.prev = &l.root, &l.root
+func (l *list[K]) init(id queueID, capacity int) {
+	l.root.next, l.root.prev = &l.root, &l.root
 	l.len, l.cap, l.id = 0, capacity, id
 }
 
 // back returns the least recently used node, or nil.
-func (l *list[K, V]) back() *node[K, V] {
+func (l *list[K]) back() *node[K] {
 	if l.len == 0 {
 		return nil
 	}
-	return l.root.l.prev
+	return l.root.prev
 }
 
 // newer returns the neighbour of n towards the front, or nil at the front.
-func (l *list[K, V]) newer(n *node[K, V]) *node[K, V] {
-	if n.l.prev == &l.root {
+func (l *list[K]) newer(n *node[K]) *node[K] {
+	if n.prev == &l.root {
 		return nil
 	}
-	return n.l.prev
+	return n.prev
 }
 
-func (l *list[K, V]) pushFront(n *node[K, V]) {
-	n.l.prev, n.l.next = &l.root, l.root.l.next
-	l.root.l.next.l.prev = n
-	l.root.l.next = n
-	n.l.queue = l.id
+func (l *list[K]) pushFront(n *node[K]) {
+	n.prev, n.next = &l.root, l.root.next
+	l.root.next.prev = n
+	l.root.next = n
+	n.queue = l.id
 	l.len++
 }
 
-func (l *list[K, V]) remove(n *node[K, V]) {
-	n.l.prev.l.next = n.l.next
-	n.l.next.l.prev = n.l.prev
-	n.l.prev, n.l.next = nil, nil
-	n.l.queue = queueNone
+func (l *list[K]) remove(n *node[K]) {
+	n.prev.next = n.next
+	n.next.prev = n.prev
+	n.prev, n.next = nil, nil
+	n.queue = queueNone
 	l.len--
 }
 
-func (l *list[K, V]) moveToFront(n *node[K, V]) {
-	if l.root.l.next == n {
+func (l *list[K]) moveToFront(n *node[K]) {
+	if l.root.next == n {
 		return
 	}
-	n.l.prev.l.next = n.l.next
-	n.l.next.l.prev = n.l.prev
-	n.l.prev, n.l.next = &l.root, l.root.l.next
-	l.root.l.next.l.prev = n
-	l.root.l.next = n
+	n.prev.next = n.next
+	n.next.prev = n.prev
+	n.prev, n.next = &l.root, l.root.next
+	l.root.next.prev = n
+	l.root.next = n
 }
 
 // popBack removes and returns the back node, or nil.
-func (l *list[K, V]) popBack() *node[K, V] {
+func (l *list[K]) popBack() *node[K] {
 	n := l.back()
 	if n != nil {
 		l.remove(n)

@@ -29,11 +29,12 @@ const (
 // one.
 //
 // Capacity counts entries. Not safe for concurrent use: the cache's policy lock
-// guards every field and every node's queue links.
-type policy[K comparable, V any] struct {
-	window    list[K, V]
-	probation list[K, V]
-	protected list[K, V]
+// guards every field and every node's queue links. A node not in a queue
+// (queueNone) is not in the policy.
+type policy[K comparable] struct {
+	window    list[K]
+	probation list[K]
+	protected list[K]
 	sketch    sketch
 	capacity  int
 	size      int
@@ -46,13 +47,12 @@ type policy[K comparable, V any] struct {
 	rng uint64 // state of the admission jitter (splitmix64); seeded by init
 
 	// evicted collects the nodes the last operation evicted; the caller drains it.
-	evicted []*node[K, V]
-	spare   []*links[K, V] // links of nodes that left the policy, for reuse
+	evicted []*node[K]
 }
 
 // init sets up an empty policy of capacity entries; seed drives the admission
 // jitter, so a given seed and access sequence always evict the same nodes.
-func (p *policy[K, V]) init(capacity int, seed uint64) {
+func (p *policy[K]) init(capacity int, seed uint64) {
 	p.capacity = capacity
 	p.rng = seed
 	window := max(1, int(float64(capacity)*0.01))
@@ -64,14 +64,13 @@ func (p *policy[K, V]) init(capacity int, seed uint64) {
 
 // add inserts a new node (in no queue), evicts down to capacity and adapts the
 // window. The sketch is sized lazily, once the cache is half full.
-func (p *policy[K, V]) add(n *node[K, V]) {
+func (p *policy[K]) add(n *node[K]) {
 	if p.size >= p.capacity>>1 {
 		p.sketch.ensureCapacity(p.capacity)
 	}
 	p.sketch.increment(n.hash)
 	p.missesInSample++
 	p.size++
-	n.l = p.newLinks()
 	p.window.pushFront(n)
 	p.evict()
 	p.climb()
@@ -79,13 +78,10 @@ func (p *policy[K, V]) add(n *node[K, V]) {
 
 // access records a hit on n. A node no longer in the policy (evicted or
 // removed since the hit was buffered) counts in the sketch only.
-func (p *policy[K, V]) access(n *node[K, V]) {
+func (p *policy[K]) access(n *node[K]) {
 	p.sketch.increment(n.hash)
 	p.hitsInSample++
-	if n.l == nil {
-		return
-	}
-	switch n.l.queue {
+	switch n.queue {
 	case queueWindow:
 		p.window.moveToFront(n)
 	case queueProbation:
@@ -98,11 +94,10 @@ func (p *policy[K, V]) access(n *node[K, V]) {
 }
 
 // remove takes n out of the policy (invalidation or delete), if it is still in.
-func (p *policy[K, V]) remove(n *node[K, V]) {
-	if n.l == nil {
+func (p *policy[K]) remove(n *node[K]) {
+	switch n.queue {
+	case queueNone:
 		return
-	}
-	switch n.l.queue {
 	case queueWindow:
 		p.window.remove(n)
 	case queueProbation:
@@ -111,31 +106,11 @@ func (p *policy[K, V]) remove(n *node[K, V]) {
 		p.protected.remove(n)
 	}
 	p.size--
-	if len(p.spare) < maxSpareLinks {
-		p.spare = append(p.spare, n.l)
-	}
-	n.l = nil
 }
-
-// newLinks returns the links for a node entering the policy: those of a node
-// that left it, when there are some. Evictions free one set per insert, so a
-// cache that evicts allocates no links.
-func (p *policy[K, V]) newLinks() *links[K, V] {
-	if k := len(p.spare); k > 0 {
-		l := p.spare[k-1]
-		p.spare[k-1] = nil
-		p.spare = p.spare[:k-1]
-		return l
-	}
-	return new(links[K, V])
-}
-
-// maxSpareLinks bounds the links kept for reuse after a burst of removals.
-const maxSpareLinks = 64
 
 // setCapacity changes the capacity, scaling the window and protected targets,
 // and evicts down to it.
-func (p *policy[K, V]) setCapacity(capacity int) {
+func (p *policy[K]) setCapacity(capacity int) {
 	if capacity == p.capacity {
 		return
 	}
@@ -149,26 +124,26 @@ func (p *policy[K, V]) setCapacity(capacity int) {
 	p.evict()
 }
 
-func (p *policy[K, V]) evictNode(n *node[K, V]) {
+func (p *policy[K]) evictNode(n *node[K]) {
 	p.remove(n)
 	p.evicted = append(p.evicted, n)
 }
 
-func (p *policy[K, V]) demoteFromProtected() {
+func (p *policy[K]) demoteFromProtected() {
 	for p.protected.len > p.protected.cap {
 		p.probation.pushFront(p.protected.popBack())
 	}
 }
 
-func (p *policy[K, V]) evict() {
+func (p *policy[K]) evict() {
 	first := p.evictFromWindow()
 	p.evictFromMain(first)
 }
 
 // evictFromWindow moves the window's overflow to the front of probation and
 // returns the oldest node moved (the first candidate), or nil.
-func (p *policy[K, V]) evictFromWindow() *node[K, V] {
-	var first *node[K, V]
+func (p *policy[K]) evictFromWindow() *node[K] {
+	var first *node[K]
 	for p.window.len > p.window.cap {
 		n := p.window.popBack()
 		if first == nil {
@@ -182,7 +157,7 @@ func (p *policy[K, V]) evictFromWindow() *node[K, V] {
 // evictFromMain evicts until the size fits, pitting candidates (the nodes just
 // moved out of the window, oldest first) against victims (probation's back, then
 // protected's, then the window's) and keeping the more frequent of each pair.
-func (p *policy[K, V]) evictFromMain(candidate *node[K, V]) {
+func (p *policy[K]) evictFromMain(candidate *node[K]) {
 	victimQueue, candidateQueue := queueProbation, queueProbation
 	victim := p.probation.back()
 	for p.size > p.capacity {
@@ -227,8 +202,8 @@ func (p *policy[K, V]) evictFromMain(candidate *node[K, V]) {
 }
 
 // newer returns the neighbour of n towards the front of n's queue, or nil.
-func (p *policy[K, V]) newer(n *node[K, V]) *node[K, V] {
-	switch n.l.queue {
+func (p *policy[K]) newer(n *node[K]) *node[K] {
+	switch n.queue {
 	case queueWindow:
 		return p.window.newer(n)
 	case queueProbation:
@@ -242,7 +217,7 @@ func (p *policy[K, V]) newer(n *node[K, V]) *node[K, V] {
 // admit reports whether the candidate should replace the victim. A warm
 // candidate that loses still wins 1 time in 128, so an attacker cannot pin a hot
 // victim by flooding the sketch (Caffeine's HashDoS defence).
-func (p *policy[K, V]) admit(candidate, victim uint64) bool {
+func (p *policy[K]) admit(candidate, victim uint64) bool {
 	cf, vf := p.sketch.frequency(candidate), p.sketch.frequency(victim)
 	if cf > vf {
 		return true
@@ -253,7 +228,7 @@ func (p *policy[K, V]) admit(candidate, victim uint64) bool {
 // climb adapts the window: once per sample, it moves the split between window
 // and main space by a step in the direction that raised the hit rate (Caffeine's
 // hill climber); between samples it only demotes protected overflow.
-func (p *policy[K, V]) climb() {
+func (p *policy[K]) climb() {
 	p.adjustStep()
 	p.demoteFromProtected()
 	switch {
@@ -266,7 +241,7 @@ func (p *policy[K, V]) climb() {
 
 // adjustStep sets adjust from the hit rate of a completed sample; between
 // samples adjust keeps what the last move could not do.
-func (p *policy[K, V]) adjustStep() {
+func (p *policy[K]) adjustStep() {
 	if !p.sketch.initialized() {
 		p.prevHitRate, p.hitsInSample, p.missesInSample = 0, 0, 0
 		return
@@ -301,7 +276,7 @@ func (p *policy[K, V]) adjustStep() {
 
 // growWindow moves up to adjust nodes from main (probation first) to the
 // window, with the matching share of protected's target.
-func (p *policy[K, V]) growWindow() {
+func (p *policy[K]) growWindow() {
 	if p.protected.cap == 0 {
 		p.adjust = 0
 		return
@@ -318,7 +293,7 @@ func (p *policy[K, V]) growWindow() {
 		if n == nil {
 			break
 		}
-		if n.l.queue == queueProbation {
+		if n.queue == queueProbation {
 			p.probation.remove(n)
 		} else {
 			p.protected.remove(n)
@@ -333,7 +308,7 @@ func (p *policy[K, V]) growWindow() {
 
 // shrinkWindow moves up to -adjust nodes from the window to probation, keeping
 // a window of at least one.
-func (p *policy[K, V]) shrinkWindow() {
+func (p *policy[K]) shrinkWindow() {
 	if p.window.cap <= 1 {
 		p.adjust = 0
 		return
@@ -355,7 +330,7 @@ func (p *policy[K, V]) shrinkWindow() {
 
 // random returns the next value of the policy's own generator (splitmix64), so
 // that the admission jitter is reproducible from the seed given to init.
-func (p *policy[K, V]) random() uint64 {
+func (p *policy[K]) random() uint64 {
 	p.rng += 0x9e3779b97f4a7c15
 	return mix64(p.rng)
 }

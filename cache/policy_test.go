@@ -10,13 +10,13 @@ import (
 )
 
 // checkPolicy verifies the queue bookkeeping of p against the nodes in live.
-func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]*node[K, V]) {
+func checkPolicy[K comparable](t *testing.T, p *policy[K], live map[K]*node[K]) {
 	t.Helper()
-	count := func(l *list[K, V]) int {
+	count := func(l *list[K]) int {
 		n := 0
-		for e := l.root.l.next; e != &l.root; e = e.l.next {
-			if e.l.queue != l.id || e.l.next.l.prev != e {
-				t.Fatalf("queue %d: node %v has queue %d or broken links", l.id, e.key, e.l.queue)
+		for e := l.root.next; e != &l.root; e = e.next {
+			if e.queue != l.id || e.next.prev != e {
+				t.Fatalf("queue %d: node %v has queue %d or broken links", l.id, e.key, e.queue)
 			}
 			n++
 		}
@@ -30,7 +30,7 @@ func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]
 	require.GreaterOrEqual(t, p.window.cap, 1)
 	require.GreaterOrEqual(t, p.protected.cap, 0)
 	for k, n := range live {
-		if n.l.queue == queueNone {
+		if n.queue == queueNone {
 			t.Fatalf("live key %v is in no queue", k)
 		}
 	}
@@ -38,9 +38,9 @@ func checkPolicy[K comparable, V any](t *testing.T, p *policy[K, V], live map[K]
 
 func TestPolicyInvariants(t *testing.T) {
 	for _, capacity := range []int{1, 2, 10, 100, 1000} {
-		var p policy[int, int]
+		var p policy[int]
 		p.init(capacity, uint64(capacity))
-		live := map[int]*node[int, int]{}
+		live := map[int]*node[int]{}
 		r := rand.New(rand.NewPCG(uint64(capacity), 1))
 		for i := range 20 * capacity * 11 {
 			k := int(r.Int64N(int64(3 * capacity)))
@@ -51,11 +51,11 @@ func TestPolicyInvariants(t *testing.T) {
 			case n != nil:
 				p.access(n)
 			default:
-				n := newNode[int, int](k, mix64(uint64(k)))
+				n := &node[int]{key: k, hash: mix64(uint64(k))}
 				p.add(n)
 				live[k] = n
 				for _, e := range p.evicted {
-					require.Nil(t, e.l, "an evicted node gives its links back")
+					require.Equal(t, queueNone, e.queue, "an evicted node is in no queue")
 					delete(live, e.key)
 				}
 				p.evicted = p.evicted[:0]
@@ -80,15 +80,15 @@ func TestPolicyInvariants(t *testing.T) {
 // that it is mixed with, where plain LRU would flush it (each hot key comes
 // back only after 200 scan keys, twice the capacity).
 func TestPolicyScanResistance(t *testing.T) {
-	var p policy[int, int]
+	var p policy[int]
 	p.init(100, 1)
-	live := map[int]*node[int, int]{}
+	live := map[int]*node[int]{}
 	touch := func(k int) bool {
 		if n := live[k]; n != nil {
 			p.access(n)
 			return true
 		}
-		n := newNode[int, int](k, mix64(uint64(k)))
+		n := &node[int]{key: k, hash: mix64(uint64(k))}
 		p.add(n)
 		live[k] = n
 		for _, e := range p.evicted {
@@ -136,9 +136,9 @@ func TestSketch(t *testing.T) {
 // TestPolicyDeterministic: the same seed and accesses evict the same keys.
 func TestPolicyDeterministic(t *testing.T) {
 	run := func(seed uint64) []int {
-		var p policy[int, int]
+		var p policy[int]
 		p.init(64, seed)
-		live := map[int]*node[int, int]{}
+		live := map[int]*node[int]{}
 		var evicted []int
 		r := rand.New(rand.NewPCG(3, 4))
 		for range 200_000 {
@@ -150,7 +150,7 @@ func TestPolicyDeterministic(t *testing.T) {
 				p.access(n)
 				continue
 			}
-			n := newNode[int, int](k, mix64(uint64(k)))
+			n := &node[int]{key: k, hash: mix64(uint64(k))}
 			p.add(n)
 			live[k] = n
 			for _, e := range p.evicted {
@@ -185,7 +185,7 @@ func TestAdmit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			count := func(seed uint64) int {
-				var p policy[int, int]
+				var p policy[int]
 				p.init(1024, seed)
 				p.sketch.ensureCapacity(1024)
 				c, v := mix64(1), mix64(2)
@@ -229,7 +229,7 @@ func TestClimberSample(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p policy[int, int]
+			var p policy[int]
 			p.init(tt.capacity, 1)
 			p.sketch.ensureCapacity(tt.capacity)
 			p.size = tt.capacity

@@ -121,7 +121,7 @@ func TestStress(t *testing.T) {
 
 // TestStressResident races lock-free readers against writers that own disjoint
 // keys, with string keys (the maphash path) and int keys (the integer path),
-// word values (held in the node) and boxed ones (an item per update), with
+// word values (updated in place) and boxed ones (a new entry per update), with
 // room for every key and with a quarter of it. Invariants:
 //   - a writer reads back what it just stored: the value, or (only when the
 //     cache is too small for every key) a miss because it was evicted; never an

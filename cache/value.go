@@ -5,18 +5,20 @@ import (
 	"unsafe"
 )
 
-// A node holds its value in one of two ways, chosen once per cache by New:
+// An entry holds its value in one of two ways, chosen once per cache by New:
 //
 //   - word values (V has no pointers and fits in 8 bytes: integers, floats,
-//     bools and types defined from them) live in the node's bits and freshAt,
-//     two atomic words updated in place: an update allocates nothing. A writer
-//     stores the value before the time and a reader loads the time before the
-//     value, so a reader that sees a new time also sees the new value; the
-//     reverse pairing (an older time with the newer value) only makes the
-//     value look older than it is, which the staleness bound tolerates.
-//   - other values live in an immutable item behind the node's atomic
-//     pointer: an insert or update stores a new item (one small allocation),
-//     so a reader always sees a value with its own version and time.
+//     bools and types defined from them) live in the entry's bits, updated in
+//     place with its freshAt: an update allocates nothing. A writer stores
+//     the value before the time and a reader loads the time before the value,
+//     so a reader that sees a new time also sees the new value; the reverse
+//     pairing (an older time with the newer value) only makes the value look
+//     older than it is, which the staleness bound tolerates.
+//   - other values live in the entry's val, which never changes: an update
+//     replaces the entry in its index slot with a new one (one allocation,
+//     the same node), so a reader always sees a value with its own version
+//     and time, and reads the value from the entry it found, not from
+//     another object.
 //
 // Readers take no lock either way; writers hold the key's shard lock.
 
@@ -45,48 +47,36 @@ func fromBits[V any](b uint64) V {
 	return *(*V)(unsafe.Pointer(&b))
 }
 
-// load returns n's value and the time it was vouched fresh. It takes no lock.
-func (c *Cache[K, V]) load(n *node[K, V]) (V, int64) {
+// load returns e's value and the time it was vouched fresh. It takes no lock.
+func (c *Cache[K, V]) load(e *entry[K, V]) (V, int64) {
 	if c.word {
-		at := n.freshAt.Load()
-		return fromBits[V](n.bits.Load()), at
+		at := e.freshAt.Load()
+		return fromBits[V](e.bits.Load()), at
 	}
-	it := n.it.Load()
-	return it.val, it.freshAt
+	return e.val, e.freshAt.Load()
 }
 
-// initItem sets the item of a node not yet in the index.
-func (c *Cache[K, V]) initItem(n *node[K, V], it item[V]) {
+// newEntry returns an entry for key (hash h) at policy node p holding it, not
+// yet in the index.
+func (c *Cache[K, V]) newEntry(key K, h uint64, p *node[K], it item[V]) *entry[K, V] {
+	e := &entry[K, V]{key: key, hash: h, p: p, version: it.version}
 	if c.word {
-		n.bits.Store(toBits(it.val))
-		n.freshAt.Store(it.freshAt)
-		n.version = it.version
+		e.bits.Store(toBits(it.val))
+	} else {
+		e.val = it.val
+	}
+	e.freshAt.Store(it.freshAt)
+	return e
+}
+
+// update stores it as the value of e, which is in s's index. The caller holds
+// s.mu.
+func (c *Cache[K, V]) update(s *shard[K, V], e *entry[K, V], it item[V]) {
+	if c.word {
+		e.bits.Store(toBits(it.val)) // value before time: see above
+		e.freshAt.Store(it.freshAt)
+		e.version = it.version
 		return
 	}
-	p := new(item[V])
-	*p = it
-	n.it.Store(p)
-}
-
-// setItem replaces the item of a node in the index. The caller holds the
-// node's shard lock.
-func (c *Cache[K, V]) setItem(n *node[K, V], it item[V]) {
-	if c.word {
-		n.bits.Store(toBits(it.val)) // value before time: see above
-		n.freshAt.Store(it.freshAt)
-		n.version = it.version
-		return
-	}
-	p := new(item[V])
-	*p = it
-	n.it.Store(p)
-}
-
-// versionOf returns the CDC version n's value reflects. The caller holds the
-// node's shard lock.
-func (c *Cache[K, V]) versionOf(n *node[K, V]) uint64 {
-	if c.word {
-		return n.version
-	}
-	return n.it.Load().version
+	s.ix.replace(e, c.newEntry(e.key, e.hash, e.p, it))
 }
