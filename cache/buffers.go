@@ -139,6 +139,7 @@ func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
 // replayLocked applies st's buffered hits to the policy and empties it. The
 // caller holds c.mu and st.mu.
 func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
+	c.pol.warm(st.buf[:st.n])
 	for _, n := range st.buf[:st.n] {
 		c.pol.access(n)
 	}

@@ -48,6 +48,8 @@ type policy[K comparable] struct {
 
 	// evicted collects the nodes the last operation evicted; the caller drains it.
 	evicted []*node[K]
+	warmed  uint64 // what warm loaded, summed
+
 }
 
 // init sets up an empty policy of capacity entries; seed drives the admission
@@ -91,6 +93,27 @@ func (p *policy[K]) access(n *node[K]) {
 	case queueProtected:
 		p.protected.moveToFront(n)
 	}
+}
+
+// warm loads what replaying hits on nodes will read (each node, its queue
+// neighbours and its sketch block) in loads that do not depend on one another,
+// so that the CPU overlaps their cache misses; access then finds them in the
+// cache. Replaying a buffer of hits spread over a large cache otherwise waits
+// for each miss in turn: a node, then its neighbours, then its counters.
+func (p *policy[K]) warm(ns []*node[K]) {
+	var sum uint64
+	for _, n := range ns {
+		sum += n.hash
+	}
+	for _, n := range ns {
+		if n.prev != nil {
+			sum += uint64(n.prev.queue) + uint64(n.next.queue)
+		}
+		if p.sketch.table != nil {
+			sum += p.sketch.block(n.hash)[0]
+		}
+	}
+	p.warmed = sum // kept, so that the loads are not dropped
 }
 
 // remove takes n out of the policy (invalidation or delete), if it is still in.
