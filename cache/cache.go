@@ -266,7 +266,11 @@ func (c *Cache[K, V]) Config() Config[K] { return *c.cfg.Load() }
 
 // lookup returns the entry's value if it is present and within the bound.
 func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
-	h := c.hash(key)
+	return c.lookupHashed(cfg, key, c.hash(key))
+}
+
+// lookupHashed is lookup of a key whose hash h is known.
+func (c *Cache[K, V]) lookupHashed(cfg *Config[K], key K, h uint64) (V, bool) {
 	e := c.shards[h&(numShards-1)].ix.get(key, h)
 	st := c.stripeOf()
 	if e != nil {

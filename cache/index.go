@@ -95,6 +95,32 @@ func (ix *index[K, V]) get(key K, h uint64) *entry[K, V] {
 	return nil
 }
 
+// tags returns the tag word of h's bucket (0 for an empty index). It is safe
+// without the lock: lookahead only (GetMany's warmLookups).
+func (ix *index[K, V]) tags(h uint64) uint64 {
+	t := ix.tab.Load()
+	if t == nil {
+		return 0
+	}
+	return t.bucketOf(h).tags.Load()
+}
+
+// candidate returns the first entry of h's bucket whose tag is h's, or nil,
+// without comparing keys. It is safe without the lock: lookahead only.
+func (ix *index[K, V]) candidate(h uint64) *entry[K, V] {
+	t := ix.tab.Load()
+	if t == nil {
+		return nil
+	}
+	b := t.bucketOf(h)
+	if m := matchTags(b.tags.Load(), tagOf(h)); m != 0 {
+		if i := bits.TrailingZeros64(m) >> 3; i < bucketSlots {
+			return b.entries[i].Load()
+		}
+	}
+	return nil
+}
+
 // put adds e, whose key must be absent. The caller holds the shard lock.
 func (ix *index[K, V]) put(e *entry[K, V]) {
 	t := ix.tab.Load()

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"runtime"
 )
 
 // GetMany returns the values of keys, in order, loading all the misses with
@@ -24,17 +25,24 @@ import (
 func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
 	cfg := c.cfg.Load()
 	out := make([]V, len(keys))
-	var missed []int
-	for i, k := range keys {
-		if cfg.Owns == nil || cfg.Owns(k) {
-			if v, ok := c.lookup(cfg, k); ok {
-				out[i] = v
-				continue
+	var (
+		missed []int
+		hs     [warmBatch]uint64
+	)
+	for start := 0; start < len(keys); start += warmBatch {
+		chunk := keys[start:min(start+warmBatch, len(keys))]
+		c.warmLookups(chunk, hs[:len(chunk)])
+		for j, k := range chunk {
+			if cfg.Owns == nil || cfg.Owns(k) {
+				if v, ok := c.lookupHashed(cfg, k, hs[j]); ok {
+					out[start+j] = v
+					continue
+				}
+			} else {
+				c.stats.notOwned.Add(1)
 			}
-		} else {
-			c.stats.notOwned.Add(1)
+			missed = append(missed, start+j)
 		}
-		missed = append(missed, i)
 	}
 	if len(missed) == 0 {
 		return out, nil
@@ -76,4 +84,27 @@ func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx conte
 		return nil, err
 	}
 	return out, nil
+}
+
+// warmBatch is how many keys GetMany looks up ahead at a time.
+const warmBatch = 16
+
+// warmLookups stores the hashes of keys in hs and loads what their lookups
+// will read (each key's bucket, then the entry its tag points to) in loads
+// that do not depend on one another, so that the CPU overlaps the misses of
+// all the keys instead of waiting for each lookup's in turn. It changes
+// nothing.
+func (c *Cache[K, V]) warmLookups(keys []K, hs []uint64) {
+	var sum uint64
+	for i, k := range keys {
+		h := c.hash(k)
+		hs[i] = h
+		sum += c.shards[h&(numShards-1)].ix.tags(h)
+	}
+	for _, h := range hs {
+		if e := c.shards[h&(numShards-1)].ix.candidate(h); e != nil {
+			sum += e.hash
+		}
+	}
+	runtime.KeepAlive(sum) // so that the loads are not dropped
 }

@@ -26,6 +26,26 @@ func upper(asked *[][]string) func(context.Context, []string) ([]string, error) 
 	}
 }
 
+// manyKeys returns the keys k0, k<step>, k<2 step>... below k<n>.
+func manyKeys(n, step int) []string {
+	var ks []string
+	for i := 0; i < n; i += step {
+		ks = append(ks, fmt.Sprintf("k%d", i))
+	}
+	return ks
+}
+
+// missing returns the keys not in cached, in order.
+func missing(keys, cached []string) []string {
+	var out []string
+	for _, k := range keys {
+		if !slices.Contains(cached, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // TestGetMany: hits come from memory, the misses go to one load in the order
 // of keys (repeats included), and what was loaded is then cached.
 func TestGetMany(t *testing.T) {
@@ -40,10 +60,13 @@ func TestGetMany(t *testing.T) {
 		{"all cached", []string{"a", "b"}, []string{"b", "a"}, nil},
 		{"a key twice", nil, []string{"a", "b", "a"}, [][]string{{"a", "b", "a"}}},
 		{"no keys", nil, nil, nil},
+		// More keys than GetMany looks up ahead at once (16): the second
+		// and third batches keep their places.
+		{"40 keys, every third cached", manyKeys(40, 3), manyKeys(40, 1), [][]string{missing(manyKeys(40, 1), manyKeys(40, 3))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCache[string, string](t, cache.Config[string]{Capacity: 10})
+			c := newCache[string, string](t, cache.Config[string]{Capacity: 100})
 			for _, k := range tt.cached {
 				c.Set(k, strings.ToUpper(k))
 			}
@@ -100,7 +123,7 @@ func TestGetManyLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCache[string, string](t, cache.Config[string]{Capacity: 10})
+			c := newCache[string, string](t, cache.Config[string]{Capacity: 100})
 			got, err := c.GetMany(context.Background(), []string{"a", "b"}, tt.load)
 			require.ErrorContains(t, err, tt.want)
 			assert.Nil(t, got)

@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -109,6 +110,60 @@ func BenchmarkStringKeys(b *testing.B) {
 			// lookups hit (a cache that held nothing, or everything, would not).
 			if b.N >= 10_000 && (hit < 40 || hit > 60) {
 				b.Fatalf("%s: hit ratio %.1f%%, want about 50%%", m.name, hit)
+			}
+		})
+	}
+}
+
+// BenchmarkStringKeysMany: 10-key reads (an MGET through the caching tier) of
+// string keys chosen at random from 100,000, all cached (capacity 100,000), as
+// one GetMany (impl=getmany) or as 10 TryGets (impl=trygets). One op is one
+// 10-key read. The keys are spread over far more memory than the CPU caches
+// hold, so each lookup waits for its bucket and its entry.
+func BenchmarkStringKeysMany(b *testing.B) {
+	const nkeys = 100_000
+	keys := make([]string, nkeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key:%012d", i)
+	}
+	c, err := cache.New[string, []byte](cache.Config[string]{Capacity: nkeys})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range keys {
+		c.Set(k, make([]byte, 64))
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = r.IntN(nkeys)
+	}
+	for _, impl := range []string{"getmany", "trygets"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			ctx := context.Background()
+			load := func(_ context.Context, ks []string) ([][]byte, error) {
+				return nil, fmt.Errorf("%d keys missed: all are cached", len(ks))
+			}
+			batch := make([]string, 10)
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				for j := range batch {
+					batch[j] = keys[order[(i+j)&(len(order)-1)]]
+				}
+				i += len(batch)
+				if impl == "getmany" {
+					vs, err := c.GetMany(ctx, batch, load)
+					if err != nil || len(vs) != len(batch) || len(vs[9]) != 64 {
+						b.Fatalf("GetMany: %d values, %v", len(vs), err)
+					}
+					continue
+				}
+				for _, k := range batch {
+					if v, ok := c.TryGet(k); !ok || len(v) != 64 {
+						b.Fatalf("TryGet(%q) missed", k)
+					}
+				}
 			}
 		})
 	}
