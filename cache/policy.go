@@ -1,5 +1,7 @@
 package cache
 
+import "runtime"
+
 // Hill-climber and admission constants, from Caffeine's BoundedLocalCache.
 const (
 	admitHashDoSThreshold = 6      // candidate frequency above which a rejected candidate may still win at random
@@ -48,8 +50,6 @@ type policy[K comparable] struct {
 
 	// evicted collects the nodes the last operation evicted; the caller drains it.
 	evicted []*node[K]
-	warmed  uint64 // what warm loaded, summed
-
 }
 
 // init sets up an empty policy of capacity entries; seed drives the admission
@@ -113,7 +113,7 @@ func (p *policy[K]) warm(ns []*node[K]) {
 			sum += p.sketch.block(n.hash)[0]
 		}
 	}
-	p.warmed = sum // kept, so that the loads are not dropped
+	runtime.KeepAlive(sum) // so that the loads are not dropped
 }
 
 // remove takes n out of the policy (invalidation or delete), if it is still in.
