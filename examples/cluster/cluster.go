@@ -111,6 +111,9 @@ type Cluster struct {
 	planeCtx context.Context
 	wg       sync.WaitGroup
 	hc       *http.Client
+	// ownCPU is what a gateway spends on a command besides its burn, in µs,
+	// as calibrateBurn measured it (0 before).
+	ownCPU float64
 
 	closeOnce sync.Once
 }
@@ -162,6 +165,9 @@ func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
 		return c, err
 	}
 	if err := c.startLoad(ctx); err != nil {
+		return c, err
+	}
+	if err := c.calibrateBurn(ctx); err != nil {
 		return c, err
 	}
 	return c, c.runPlane(ctx)

@@ -49,7 +49,9 @@
 // command (chaos.burn_us, [Spec.Burn]) and is given the plane as a 0.1-core
 // host ([Spec.Cores]): a few dozen requests/s then read as a utilization
 // well above the noise of an idle process, on a machine shared with other
-// work. The load sends paced GET and SET requests per tenant and region
+// work. [Start] lowers the burn on a host where a gateway's own CPU per
+// command is larger than the spec assumes (the race detector, a slow host),
+// so that the base load reads about the same utilization everywhere. The load sends paced GET and SET requests per tenant and region
 // ([Load]) and counts, per tenant and region, requests that succeeded,
 // failed, were shed (an OVERLOADED answer) or retried, and per host the
 // attempts sent there.

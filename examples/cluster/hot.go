@@ -94,7 +94,7 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 		return err
 	}
 	r.figure("before: %s", base)
-	if err := c.SetKnobs(ctx, []*gatewayProc{hot}, "hot-gateway: heat", "chaos.burn_us", factor*c.Spec.Burn); err != nil {
+	if err := c.SetKnobs(ctx, []*gatewayProc{hot}, "hot-gateway: heat", "chaos.burn_us", c.hotBurn(factor)); err != nil {
 		return err
 	}
 	defer func() {

@@ -120,3 +120,25 @@ func TestRegionSummary(t *testing.T) {
 		assert.Equal(t, tt.want, rr.summarize(tt.falls), tt.name)
 	}
 }
+
+// TestCalibratedBurn: the burn is lowered by what a command costs beyond the
+// burn and the design's own 200 µs, never below a quarter, never raised.
+func TestCalibratedBurn(t *testing.T) {
+	tests := []struct {
+		name       string
+		burn       int
+		perCommand float64
+		want       int
+	}{
+		{"as designed", 800, 1000, 800},
+		{"cheaper host: not raised", 800, 900, 800},
+		{"race detector on a slow host", 800, 1515, 285},
+		{"floor at a quarter", 800, 5000, 200},
+		{"no burn", 0, 700, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, calibratedBurn(tt.burn, tt.perCommand))
+		})
+	}
+}
