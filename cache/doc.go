@@ -115,6 +115,9 @@
 // of the goroutine's stack so that goroutines running at once use different
 // stripes; the reader that fills a buffer replays it into the policy if the
 // policy lock is free, and a busy buffer drops the sample (as Caffeine's does).
+// A buffer whose replay found the lock held stays full, and drops further
+// hits, until the next drain: every insert drains all the buffers, so hits
+// are only lost between inserts, when the policy evicts nothing.
 // Fills, Set and invalidations take the key's shard lock, which serialises the
 // writers of the shard's table; inserts then try the policy lock, after
 // releasing the shard: with it, they replay every buffered hit and deferred
