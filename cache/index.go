@@ -137,41 +137,44 @@ func (ix *index[K, V]) put(e *entry[K, V]) {
 // remove takes e out if it is in the table, and reports whether it was. The
 // caller holds the shard lock.
 func (ix *index[K, V]) remove(e *entry[K, V]) bool {
-	t := ix.tab.Load()
-	if t == nil {
+	b, i := ix.slotOf(e)
+	if b == nil {
 		return false
 	}
-	for b := t.bucketOf(e.hash); b != nil; b = b.overflow.Load() {
-		for i := range bucketSlots {
-			if b.entries[i].Load() == e {
-				// Tag first: a reader that still sees it finds nil or the entry.
-				b.tags.Store(b.tags.Load() &^ (0xff << (8 * i)))
-				b.entries[i].Store(nil)
-				ix.count--
-				return true
-			}
-		}
-	}
-	return false
+	// Tag first: a reader that still sees it finds nil or the entry.
+	b.tags.Store(b.tags.Load() &^ (0xff << (8 * i)))
+	b.entries[i].Store(nil)
+	ix.count--
+	return true
 }
 
 // replace puts e where old is, in the same slot, so that a reader finds one
 // or the other, and reports whether old was there. Both have the same key. The
 // caller holds the shard lock.
 func (ix *index[K, V]) replace(old, e *entry[K, V]) bool {
-	t := ix.tab.Load()
-	if t == nil {
+	b, i := ix.slotOf(old)
+	if b == nil {
 		return false
 	}
-	for b := t.bucketOf(old.hash); b != nil; b = b.overflow.Load() {
+	b.entries[i].Store(e) // the tag, the key's, stays
+	return true
+}
+
+// slotOf returns the bucket and slot holding e, or nil. The caller holds the
+// shard lock.
+func (ix *index[K, V]) slotOf(e *entry[K, V]) (*bucket[K, V], int) {
+	t := ix.tab.Load()
+	if t == nil {
+		return nil, 0
+	}
+	for b := t.bucketOf(e.hash); b != nil; b = b.overflow.Load() {
 		for i := range bucketSlots {
-			if b.entries[i].Load() == old {
-				b.entries[i].Store(e) // the tag, the key's, stays
-				return true
+			if b.entries[i].Load() == e {
+				return b, i
 			}
 		}
 	}
-	return false
+	return nil, 0
 }
 
 // grow publishes a table of twice the buckets holding the same entries, and
