@@ -42,7 +42,9 @@ type Spec struct {
 	// (the chaos.burn_us knob), as a heavier workload would: with it, a
 	// gateway's utilization is mostly the work its traffic causes rather
 	// than the measurement noise of an idle process (default 800 µs: 40
-	// requests/s on a gateway of 0.1 core read as about 0.4).
+	// requests/s on a gateway of 0.1 core read as about 0.4). Start lowers
+	// it on a host where a gateway's own cost per command is larger
+	// (calibrateBurn); Cluster.Spec then holds the burn in force.
 	Burn    int
 	Cadence time.Duration // the plane's poll + decide period
 	Follow  time.Duration // how often each client polls the plane's routes
