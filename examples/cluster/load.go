@@ -205,7 +205,7 @@ func (s *stream) work(ctx context.Context, tokens <-chan struct{}, rng *rand.Ran
 			return
 		case <-tokens:
 		}
-		key := fmt.Sprintf("%s:k%d", s.tenant, rng.IntN(spec.Keys))
+		key := loadKey(s.tenant, rng.IntN(spec.Keys))
 		rctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 		var err error
 		if rng.IntN(4) == 0 {
@@ -359,3 +359,6 @@ func (s Snapshot) Tenants() []string {
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
+
+// loadKey is the tenant's k-th key.
+func loadKey(tenant string, k int) string { return fmt.Sprintf("%s:k%d", tenant, k) }

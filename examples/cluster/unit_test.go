@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -140,5 +141,26 @@ func TestCalibratedBurn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, calibratedBurn(tt.burn, tt.perCommand))
 		})
+	}
+}
+
+func TestKeyShare(t *testing.T) {
+	c := &Cluster{}
+	for i := range 12 {
+		c.Tenants = append(c.Tenants, fmt.Sprintf("t%02d", i))
+	}
+	for _, tc := range []struct {
+		percent  float64
+		min, max float64
+	}{
+		{0, 0, 0},
+		{100, 1, 1},
+		{50, 0.49, 0.52}, // binomial over 12,000 keys: sd 0.005
+		{10, 0.09, 0.11},
+	} {
+		got, err := keyShare(c, tc.percent)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, got, tc.min, "at %v%%", tc.percent)
+		assert.LessOrEqual(t, got, tc.max, "at %v%%", tc.percent)
 	}
 }
