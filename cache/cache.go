@@ -100,12 +100,15 @@ const (
 // shard is one slice of the index. Its lock serialises the writers of its keys
 // (readers take none) and guards their in-flight fills, so a fill can tell
 // whether its key was invalidated after it started.
+//
+// The readers' word (the index's table) has a cache line of its own; the
+// writers' fields (the index's count, mu, seq, fills) share the next one.
 type shard[K comparable, V any] struct {
+	ix    index[K, V] // written under mu, read without it
 	mu    sync.Mutex
-	ix    index[K, V]  // written under mu, read without it
 	seq   uint64       // protected by mu: bumped by every invalidation in the shard
 	fills map[K]*fills // protected by mu: keys with fills in flight or recently done
-	_     [64]byte
+	_     [cacheLine]byte
 }
 
 // fills tracks the fills of one key: those in flight, and whether a finished

@@ -18,10 +18,20 @@ import (
 // the index as it was at the swap, as if its lookup had happened just before.
 //
 // The zero index is empty and usable.
+//
+// tab sits alone on its cache line: every lookup loads it, and a writer's
+// stores to the fields around it (the shard's lock, count) would otherwise
+// evict that line from the other cores' caches, so that their next lookup in
+// the shard waits for a transfer.
 type index[K comparable, V any] struct {
+	_     [cacheLine - 8]byte
 	tab   atomic.Pointer[table[K, V]] // read without the lock, stored under it
-	count int                         // shard lock: entries in the table
+	_     [cacheLine - 8]byte
+	count int // shard lock: entries in the table
 }
+
+// cacheLine is the size of a cache line, for padding.
+const cacheLine = 64
 
 // table is an immutable-shape array of buckets: len(buckets) is a power of two.
 type table[K comparable, V any] struct {
