@@ -3,6 +3,7 @@ package shed_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -160,4 +161,40 @@ func BenchmarkShedBucketFull(b *testing.B) {
 	b.StopTimer()
 	s.Close()
 	<-done
+}
+
+// BenchmarkQueuedFreshGoroutine measures a request that waits: a new
+// goroutine (a server's per-request goroutine, with the runtime's small
+// initial stack) calls Acquire while the capacity is held, queues, and is
+// admitted by the holder's release. Its context can end, as a client
+// deadline's does, so Acquire waits in a select. The time includes starting
+// the goroutine and the hand-offs; what it is for is comparing versions of
+// the queued path (and whether the goroutine's stack has to grow in it: see
+// runtime.newstack in a CPU profile).
+func BenchmarkQueuedFreshGoroutine(b *testing.B) {
+	s, _ := shed.New(shed.Config{Capacity: shed.Fixed(1), QueueDeadline: time.Hour, StandingDeadline: time.Hour})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hold, err := s.Acquire(ctx, "a", 0, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got := make(chan func(), 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		go func() {
+			r, err := s.Acquire(ctx, "b", 0, 1)
+			if err != nil {
+				panic(err)
+			}
+			got <- r
+		}()
+		for s.Stats().Queued == 0 { // bounded: the goroutine queues or panics
+			runtime.Gosched()
+		}
+		hold()
+		hold = <-got
+	}
+	hold()
 }

@@ -88,23 +88,43 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 		s.mu.Unlock()
 		return tk.release, nil
 	}
+	w, h, err := s.enqueueLocked(ctx, tenant, priority, cost)
+	if err != nil {
+		return nil, err
+	}
+	release, err = s.wait(ctx, w, h)
+	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
+	s.waiters.Put(w)
+	return release, err
+}
+
+// enqueueLocked queues a request that the fast path could not admit (or
+// refuses it), dispatches what fits and arms the deadline sweep; it releases
+// s.mu. It is a function of its own, never inlined, so that its frame (the
+// dispatch's buffer of decided waiters) is gone while the caller waits:
+// Acquire's frame then stays small, and the wait's select fits in the
+// initial stack of a goroutine started per request, which used to grow (a
+// copy of the stack) in the select, on most queued requests.
+//
+//go:noinline
+func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64) (*waiter, Handle[*waiter], error) {
 	now := time.Now()
 	if s.closed {
 		s.sched.Refuse(now, tenant, priority, ReasonClosed)
 		s.mu.Unlock()
-		return nil, errClosed
+		return nil, Handle[*waiter]{}, errClosed
 	}
 	if err := ctx.Err(); err != nil {
 		s.sched.Refuse(now, tenant, priority, 0)
 		s.mu.Unlock()
-		return nil, err
+		return nil, Handle[*waiter]{}, err
 	}
 	w := s.waiters.Get().(*waiter)
 	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
 	if err != nil {
 		s.mu.Unlock()
 		s.waiters.Put(w)
-		return nil, err
+		return nil, Handle[*waiter]{}, err
 	}
 	var buf [readyLen]*waiter
 	ready := s.dispatchLocked(now, buf[:0])
@@ -113,10 +133,7 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 	}
 	s.mu.Unlock()
 	notify(ready)
-	release, err = s.wait(ctx, w, h)
-	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
-	s.waiters.Put(w)
-	return release, err
+	return w, h, nil
 }
 
 // readyLen is how many decided waiters a dispatch collects on the stack before
