@@ -135,9 +135,9 @@
 // runs missed only the goodput target, by 0.2 points or less); with a core gone, the normal tenants alone ask
 // for more than the core left, and no order of service keeps them all within
 // the deadline (the model's "1 core taken" rows; examples/overload/README.md
-// lists every run). On a sixth host, after a queued Acquire stopped growing a
-// new goroutine's stack (it had cost 0.5-0.9% of the process's CPU, counted
-// in the shedder's share), the 3 of 6 runs without an outside burst met every
-// target with shed + aimd at 2.3-2.8%, and the 3 with one (a core taken for
-// 0.4-3.4 s) did not.
+// lists every run). On a sixth host, after a queued Acquire stopped growing
+// the experiment's request goroutines' stacks (it had cost 0.5-0.9% of the
+// process's CPU, counted in the shedder's share), the 3 of 6 runs without an
+// outside burst met every target with shed + aimd at 2.3-2.8%, and the 3
+// with one (a core taken for 0.4-3.4 s) did not.
 package shed
