@@ -104,7 +104,7 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 // soon as it has the new routes.
 func rolloutRamp(ctx context.Context, c *Cluster, r *Report) error {
 	set := func(p float64, kill bool) error {
-		return c.Plane.SetRollout(rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: p}}, Kill: kill})
+		return c.Plane.SetRollout(rampConfig(p, kill))
 	}
 	has := func(p float64, kill bool) func(client.Routes) bool {
 		return func(rt client.Routes) bool {
@@ -268,10 +268,16 @@ func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, befor
 	return sheds
 }
 
+// rampConfig is the rollout of the rollout scenario: one rule sending percent
+// p of the service's keys through the gateways, and the kill switch.
+func rampConfig(p float64, kill bool) rollout.Config {
+	return rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: p}}, Kill: kill}
+}
+
 // keyShare is the share of the load's keyspace (every tenant's keys, as
 // Load draws them) that a rollout rule at percent p sends on the gateway path.
 func keyShare(c *Cluster, p float64) (float64, error) {
-	f, err := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: p}}})
+	f, err := rollout.New(rampConfig(p, false))
 	if err != nil {
 		return 0, err
 	}
