@@ -119,7 +119,7 @@ func BenchmarkExecute(b *testing.B) {
 
 // benchSession returns a session of the open tenant on a gateway over memkv,
 // built from cfg, which the benchmark's end closes.
-func benchSession(b *testing.B, cfg Config) *session {
+func benchSession(b testing.TB, cfg Config) *session {
 	b.Helper()
 	cfg, err := cfg.withDefaults()
 	require.NoError(b, err)

@@ -229,6 +229,18 @@ func (ct *cacheTier) containsAll(shard int, ops []op, idx []int) bool {
 	return true
 }
 
+// containsKeys reports whether shard's cache holds every one of keys
+// (counts nothing).
+func (ct *cacheTier) containsKeys(shard int, keys []string) bool {
+	c := ct.caches[shard].Load()
+	for _, k := range keys {
+		if !c.Contains(k) {
+			return false
+		}
+	}
+	return true
+}
+
 // invalidate drops key after a write through the gateway.
 func (ct *cacheTier) invalidate(shard int, key string) {
 	ct.caches[shard].Load().Delete(key)

@@ -23,7 +23,7 @@ func TestCachingTier(t *testing.T) {
 	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 	ctx := context.Background()
 	c := client(t, in, nil)
-	checkHitsAndOwnWrites(t, in, c, func() { syncMemkvFeed(t, in) })
+	checkHitsAndOwnWrites(t, in, c, func() { syncMemkvFeed(t, in.gw) })
 
 	// Another writer commits straight to the shard: the feed invalidates.
 	be := mustMemkv(t, in.gw.backend)
@@ -59,12 +59,12 @@ func TestCachingTier(t *testing.T) {
 // cache's watermark to reach it. Without it, a write's feed event may arrive
 // after a later read filled the key, and (rightly: the fill carries no
 // version) evict it, so the next read loads again.
-func syncMemkvFeed(t *testing.T, in *instance) {
+func syncMemkvFeed(t *testing.T, g *Gateway) {
 	t.Helper()
-	be := mustMemkv(t, in.gw.backend)
+	be := mustMemkv(t, g.backend)
 	for i, st := range be.stores {
 		v := st.Checkpoint()
-		for n := 0; in.gw.cache.caches[i].Load().Stats().Watermark < v; n++ {
+		for n := 0; g.cache.caches[i].Load().Stats().Watermark < v; n++ {
 			require.Less(t, n, 1000, "shard %d: the feed did not deliver checkpoint %d", i, v)
 			time.Sleep(time.Millisecond) // bounded poll: the feed is applied by another goroutine
 		}
@@ -109,7 +109,7 @@ func TestCachingTierMGET(t *testing.T) {
 		want[i] = fmt.Sprintf("v%d", i)
 		require.NoError(t, c.Set(ctx, keys[i], want[i], 0).Err())
 	}
-	syncMemkvFeed(t, in)
+	syncMemkvFeed(t, in.gw)
 	before := in.gw.n.backendCalls.Load()
 	got, err := c.MGet(ctx, keys...).Result()
 	require.NoError(t, err)

@@ -19,11 +19,15 @@ import (
 // no read and write of one key (execute splits runs there), so the order of
 // its ops within a shard does not matter.
 //
+// With the caching tier on, the run's reads go through the cache shard by
+// shard (cachedParts): the keys a shard's cache misses are loaded as one batch
+// item and fill the cache.
+//
 // It reports false, having done nothing, when the run does not qualify (traces
-// are on, a transaction is open, another command, or a read while the caching
-// tier is on: reads go through the cache, which fills itself).
-// GETs of this path do not join fetches of other connections in flight; they
-// are still de-duplicated within a batch.
+// are on, a transaction is open, or another command).
+// GETs of this path do not join fetches of other connections in flight (nor,
+// with the tier on, the cache's loads of other connections); they are still
+// de-duplicated within a batch.
 func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) bool {
 	g := ss.g
 	if g.tracer != nil || ss.tenant == nil || ss.txs.tx != nil {
@@ -33,8 +37,6 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	for _, j := range run {
 		n := len(cmds[j.i].Args)
 		switch {
-		case g.cache != nil && j.spec.name != "SET":
-			return false // reads go through the cache, which fills itself
 		case j.spec.name == "GET" && n == 2, j.spec.name == "SET" && n == 3:
 			keys++
 		case j.spec.name == "MGET":
@@ -74,6 +76,9 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			// command's bytes. A SET's key is copied (the caching tier may
 			// keep it).
 			o := op{kind: opGet, key: argString(key)}
+			if g.cache != nil {
+				o.key = string(key) // the cache may keep it
+			}
 			if j.spec.name == "SET" {
 				o.kind, o.key, o.value, a.write = opSet, string(key), args[2], true
 				a.key = o.key
@@ -99,7 +104,11 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		a.refs = all[lo:len(all):len(all)]
 	}
-	if len(order) > 0 {
+	switch {
+	case len(order) == 0:
+	case g.cache != nil:
+		sp.pend = g.cachedParts(ctx, t.cfg.Name, order, parts, sp.pend)
+	default:
 		// The batch may keep its items' ops only until it answers, which
 		// submitParts waits for: the ops arrays are the parts' again after.
 		sp.pend = g.submitParts(ctx, t.cfg.Name, order, sp.pend, func(sh int) ([]op, *[]opResult, *error) {
@@ -150,6 +159,13 @@ type plainPart struct {
 	err     error
 	gets    map[string]int // key -> index in ops of its GET, once indexed
 	indexed bool           // gets holds every GET of ops
+
+	// With the caching tier on (cachedParts): the GETs' keys and the
+	// writes, each with its index in ops.
+	gkeys []string
+	gpos  []int
+	wops  []op
+	wpos  []int
 }
 
 // smallPart is how many ops a part finds its GETs among by a scan; a larger
@@ -215,10 +231,13 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 	}
 	for _, p := range sp.parts[:shards] {
 		clear(p.ops) // drop the last run's keys and values
+		clear(p.gkeys)
+		clear(p.wops)
 		if p.indexed {
 			clear(p.gets)
 		}
-		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets}
+		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets,
+			gkeys: p.gkeys[:0], gpos: p.gpos[:0], wops: p.wops[:0], wpos: p.wpos[:0]}
 	}
 	return sp.parts[:shards]
 }

@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/redcon"
+
+	"github.com/tierkit/tierkit/internal/leak"
 )
 
 // TestPlainPartDedup: a part finds its GETs by a scan up to smallPart ops and
@@ -48,4 +52,89 @@ func TestStringBytes(t *testing.T) {
 		assert.Equal(t, s, string(b))
 	}
 	assert.Equal(t, "key", argString([]byte("key")))
+}
+
+// TestCachedPipeline: with the caching tier on, a pipelined run of GETs,
+// MGETs and SETs goes through the cache shard by shard (cachedParts): the
+// first run loads what the caches miss with one load per shard, the same
+// reads after are all hits with no backend call, missing keys read as null,
+// a key read twice is answered twice, and a write is read back by the next
+// run (execute splits a run at a read after a write of the same key).
+func TestCachedPipeline(t *testing.T) {
+	leak.Check(t)
+	ss := benchSession(t, Config{HTTPAddr: "-", CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	g := ss.g
+	cmd := func(args ...string) redcon.Command {
+		c := redcon.Command{}
+		for _, a := range args {
+			c.Args = append(c.Args, []byte(a))
+		}
+		return c
+	}
+	const n = 40
+	var sets []redcon.Command
+	want := map[string]string{}
+	for i := range n {
+		if i%5 == 4 {
+			continue // missing: read as null
+		}
+		k, v := fmt.Sprintf("k:%d", i), fmt.Sprintf("v%d", i)
+		want[k] = v
+		sets = append(sets, cmd("SET", k, v))
+	}
+	for _, r := range ss.execute(sets) {
+		require.Equal(t, simple("OK"), r)
+	}
+	syncMemkvFeed(t, g)
+
+	var reads []redcon.Command
+	var keys []string
+	shards := map[int]bool{}
+	for i := range n {
+		k := fmt.Sprintf("k:%d", i)
+		reads = append(reads, cmd("GET", k))
+		keys = append(keys, k)
+		shards[g.shard(k)] = true
+	}
+	reads = append(reads, cmd("GET", "k:3"), cmd("MGET", "k:1", "k:4", "k:7"))
+	check := func(replies []any) {
+		t.Helper()
+		require.Len(t, replies, len(reads))
+		for i, k := range keys {
+			assert.Equal(t, want[k], replyString(t, replies[i]), "GET %s", k)
+		}
+		assert.Equal(t, want["k:3"], replyString(t, replies[n]))
+		assert.Equal(t, bulks{[]byte("v1"), nil, []byte("v7")}, replies[n+1])
+	}
+	loads := g.cache.stats()["loads"]
+	calls := g.n.backendCalls.Load()
+	r := ss.execute(append(reads, cmd("SET", "other", "x")))
+	check(r[:len(reads)])
+	assert.Equal(t, simple("OK"), r[len(reads)])
+	assert.Equal(t, uint64(len(shards)), g.cache.stats()["loads"]-loads, "one load per shard")
+	assert.LessOrEqual(t, g.n.backendCalls.Load()-calls, uint64(2*len(shards)), "a batch item per shard for the loads, one for the SET")
+
+	calls = g.n.backendCalls.Load()
+	hits := g.cache.stats()["hits"]
+	for range 3 {
+		check(ss.execute(reads))
+	}
+	assert.Equal(t, calls, g.n.backendCalls.Load(), "hits make no backend call")
+	assert.Positive(t, g.cache.stats()["hits"]-hits)
+
+	r = ss.execute([]redcon.Command{cmd("SET", "k:1", "new"), cmd("GET", "k:1"), cmd("GET", "k:2")})
+	assert.Equal(t, []any{simple("OK"), "new", want["k:2"]}, []any{r[0], replyString(t, r[1]), replyString(t, r[2])}, "read-your-writes")
+}
+
+// replyString is a GET reply's value ("" for null).
+func replyString(t *testing.T, r any) string {
+	t.Helper()
+	switch r := r.(type) {
+	case bulkRef:
+		return string(*r.v)
+	case nullReply:
+		return ""
+	}
+	t.Fatalf("not a GET reply: %#v", r)
+	return ""
 }
