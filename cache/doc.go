@@ -22,7 +22,11 @@
 // call of a bulk loader (an MGET), under the same no-stale-set rule; its load
 // is not shared with concurrent Gets (BenchmarkGetMany, 10-key reads with 89%
 // hits: 0.80x the time of 10 Gets, 3 allocations instead of 14, one load per
-// read with a miss instead of one per missed key). [Cache.TryGet] never loads.
+// read with a miss instead of one per missed key). Its two halves are public
+// for a caller that schedules the loads itself: [Cache.LookupMany] serves the
+// hits and reports the misses, [Cache.FillMany] loads and stores those (the
+// gateway example looks up every shard's keys of a pipeline, then loads the
+// shards' misses at the same time). [Cache.TryGet] never loads.
 // [Cache.Set] stores a value the caller vouches for; [Cache.Delete] removes one.
 //
 // # Eviction

@@ -194,3 +194,85 @@ func TestGetManyLoadPanics(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "A", v)
 }
+
+// TestLookupManyFillMany: the two halves of GetMany. LookupMany serves the
+// hits and reports the misses (counted once each, nothing loaded); FillMany
+// loads exactly the keys it is given, stores them, and a key written between
+// the halves keeps the write (the fill record starts in FillMany, so the load
+// that follows reads after the write; a write during the load wins as in
+// GetMany).
+func TestLookupManyFillMany(t *testing.T) {
+	c := newCache[string, string](t, cache.Config[string]{Capacity: 100})
+	c.Set("a", "A0")
+	keys := []string{"a", "b", "c", "a"}
+	out := make([]string, len(keys))
+	missed := c.LookupMany(keys, out, nil)
+	assert.Equal(t, []int{1, 2}, missed)
+	assert.Equal(t, []string{"A0", "", "", "A0"}, out)
+	st := c.Stats()
+	assert.Equal(t, uint64(2), st.Hits)
+	assert.Equal(t, uint64(2), st.Misses)
+	assert.Zero(t, st.Loads, "LookupMany loads nothing")
+
+	var asked [][]string
+	vs, err := c.FillMany(context.Background(), []string{"b", "c"}, upper(&asked))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"B", "C"}, vs)
+	assert.Equal(t, [][]string{{"b", "c"}}, asked)
+	st = c.Stats()
+	assert.Equal(t, uint64(2), st.Misses, "FillMany counts no second miss")
+	assert.Equal(t, uint64(1), st.Loads)
+
+	missed = c.LookupMany(keys, out, missed[:0])
+	assert.Empty(t, missed)
+	assert.Equal(t, []string{"A0", "B", "C", "A0"}, out)
+
+	// A Set while the load runs: the fill loses, the Set stays.
+	_, err = c.FillMany(context.Background(), []string{"d"}, func(_ context.Context, keys []string) ([]string, error) {
+		c.Set("d", "D-new")
+		return []string{"D-old"}, nil
+	})
+	require.NoError(t, err)
+	v, ok := c.TryGet("d")
+	assert.True(t, ok)
+	assert.Equal(t, "D-new", v)
+
+	_, err = c.FillMany(context.Background(), []string{"e", "f"}, func(context.Context, []string) ([]string, error) {
+		return []string{"E"}, nil
+	})
+	require.Error(t, err, "a load answering the wrong number of values")
+	assert.False(t, c.Contains("e"))
+}
+
+// A host that reads keys on several shards looks them all up first, then loads
+// only the misses, one bulk call per shard (on its own schedule: here in turn).
+func ExampleCache_LookupMany() {
+	c, err := cache.New[string, string](cache.Config[string]{Capacity: 100})
+	if err != nil {
+		panic(err)
+	}
+	c.Set("user:1", "ada")
+	keys := []string{"user:1", "user:2", "user:3"}
+	vals := make([]string, len(keys))
+	missed := c.LookupMany(keys, vals, nil)
+	fmt.Println("missed", missed)
+	miss := make([]string, len(missed))
+	for j, i := range missed {
+		miss[j] = keys[i]
+	}
+	loaded, err := c.FillMany(context.Background(), miss, func(_ context.Context, keys []string) ([]string, error) {
+		fmt.Println("backend call for", keys)
+		return []string{"grace", "edsger"}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	for j, i := range missed {
+		vals[i] = loaded[j]
+	}
+	fmt.Println(vals)
+	// Output:
+	// missed [1 2]
+	// backend call for [user:2 user:3]
+	// [ada grace edsger]
+}
