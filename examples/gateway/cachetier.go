@@ -146,45 +146,25 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 // misses, all at once. Its load is not shared with concurrent reads of the
 // same keys (cache.GetMany).
 func (ct *cacheTier) getMany(ctx context.Context, shard int, keys []string, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
-	c := ct.caches[shard].Load()
-	fill := func(ctx context.Context, miss []string) ([]cached, error) {
-		rs, err := load(ctx, miss)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]cached, len(rs))
-		for i, r := range rs {
-			if r.err != nil {
-				return nil, r.err
-			}
-			out[i] = cached{value: r.value, found: r.found, expireAt: r.expireAt}
-		}
+	vals := make([]cached, len(keys))
+	missed := ct.lookupMany(shard, keys, vals, nil)
+	out := make([]opResult, len(keys))
+	for i, v := range vals {
+		out[i] = opResult{value: v.value, found: v.found}
+	}
+	if len(missed) == 0 {
 		return out, nil
 	}
-	vs, err := c.GetMany(ctx, keys, fill)
+	miss := make([]string, len(missed))
+	for j, i := range missed {
+		miss[j] = keys[i]
+	}
+	rs, err := ct.fillMany(ctx, shard, miss, load)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]opResult, len(vs))
-	now := time.Now().UnixNano()
-	for i, v := range vs {
-		if v.expireAt != 0 && now >= v.expireAt {
-			// A TTL ran out (expiry makes no feed event): read the key again,
-			// alone; rare enough not to batch.
-			r, err := ct.get(ctx, shard, keys[i], func(ctx context.Context) (opResult, error) {
-				rs, err := load(ctx, keys[i:i+1])
-				if err != nil {
-					return opResult{}, err
-				}
-				return rs[0], nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-			continue
-		}
-		out[i] = opResult{value: v.value, found: v.found}
+	for j, i := range missed {
+		out[i] = opResult{value: rs[j].value, found: rs[j].found}
 	}
 	return out, nil
 }
@@ -229,16 +209,52 @@ func (ct *cacheTier) containsAll(shard int, ops []op, idx []int) bool {
 	return true
 }
 
-// containsKeys reports whether shard's cache holds every one of keys
-// (counts nothing).
-func (ct *cacheTier) containsKeys(shard int, keys []string) bool {
+// lookupMany looks keys up in shard's cache, once each: it stores the hits'
+// values in vals (as long as keys) and appends to missed the indexes of the
+// keys to load, which it returns. A hit whose TTL ran out is dropped and
+// counted with the misses (expiry makes no feed event).
+func (ct *cacheTier) lookupMany(shard int, keys []string, vals []cached, missed []int) []int {
 	c := ct.caches[shard].Load()
-	for _, k := range keys {
-		if !c.Contains(k) {
-			return false
+	missed = c.LookupMany(keys, vals, missed)
+	var now int64
+	for i := range vals {
+		if vals[i].expireAt == 0 {
+			continue
+		}
+		if now == 0 {
+			now = time.Now().UnixNano()
+		}
+		if now >= vals[i].expireAt {
+			c.Delete(keys[i])
+			vals[i] = cached{}
+			missed = append(missed, i)
 		}
 	}
-	return true
+	return missed
+}
+
+// fillMany loads keys (misses of lookupMany) with one call of load and fills
+// shard's cache with them (cache.FillMany: no stale sets).
+func (ct *cacheTier) fillMany(ctx context.Context, shard int, keys []string, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
+	var rs []opResult
+	_, err := ct.caches[shard].Load().FillMany(ctx, keys, func(ctx context.Context, keys []string) ([]cached, error) {
+		var err error
+		if rs, err = load(ctx, keys); err != nil {
+			return nil, err
+		}
+		out := make([]cached, len(rs))
+		for i, r := range rs {
+			if r.err != nil {
+				return nil, r.err
+			}
+			out[i] = cached{value: r.value, found: r.found, expireAt: r.expireAt}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
 }
 
 // invalidate drops key after a write through the gateway.

@@ -162,10 +162,12 @@ type plainPart struct {
 
 	// With the caching tier on (cachedParts): the GETs' keys and the
 	// writes, each with its index in ops.
-	gkeys []string
-	gpos  []int
-	wops  []op
-	wpos  []int
+	gkeys  []string
+	gpos   []int
+	wops   []op
+	wpos   []int
+	vals   []cached // the GETs' values, as the cache holds them
+	missed []int    // indexes in gkeys of the GETs the cache missed
 }
 
 // smallPart is how many ops a part finds its GETs among by a scan; a larger
@@ -233,11 +235,13 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 		clear(p.ops) // drop the last run's keys and values
 		clear(p.gkeys)
 		clear(p.wops)
+		clear(p.vals)
 		if p.indexed {
 			clear(p.gets)
 		}
 		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets,
-			gkeys: p.gkeys[:0], gpos: p.gpos[:0], wops: p.wops[:0], wpos: p.wpos[:0]}
+			gkeys: p.gkeys[:0], gpos: p.gpos[:0], wops: p.wops[:0], wpos: p.wpos[:0],
+			vals: p.vals[:0], missed: p.missed[:0]}
 	}
 	return sp.parts[:shards]
 }
