@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/tierkit/tierkit/cache"
 )
@@ -157,69 +159,105 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string) {
 }
 
 // followShard applies shard i's notifications to its cache until ctx ends.
-// It sends on ready once the first subscription is confirmed.
+// It sends on ready once the first subscription is confirmed. The
+// subscription runs on a rueidis connection of its own: its reader parses
+// every message that one read brought in, and hands them over in order, where
+// go-redis's Receive set a read deadline and made a call per message (the feed
+// took 19% of the gateway's CPU under 200,000 SETs a second). When the
+// connection fails it is dialed again, with backoff, and subscribed again; the
+// confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
-	c := b.shards[i]
-	ps := c.PSubscribe(ctx, keyspacePattern)
-	// Receive does not return when ctx ends: closing the connection does.
-	stop := context.AfterFunc(ctx, func() { _ = ps.Close() })
-	defer func() {
-		if stop() {
-			_ = ps.Close()
-		}
-	}()
-	if err := ps.Subscribe(ctx, marker); err != nil && ctx.Err() == nil {
-		slog.Warn("caching tier: subscribe", "shard", c.Options().Addr, "err", err)
-	}
-	var seq uint64
 	backoff := 10 * time.Millisecond
 	for {
-		msg, err := ps.Receive(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			// The connection failed: go-redis reconnects and resubscribes on
-			// the next Receive; the confirmation resets the cache.
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, time.Second)
-			continue
+		err := ct.subscribe(ctx, b, i, marker, &ready)
+		if ctx.Err() != nil {
+			return
 		}
-		backoff = 10 * time.Millisecond
-		seq++
-		switch m := msg.(type) {
-		case *redis.Subscription:
-			if m.Kind == "psubscribe" {
+		slog.Debug("caching tier: subscription lost", "shard", b.shards[i].Options().Addr, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// subscribe follows shard i's notifications on one connection, until it fails
+// or ctx ends.
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}) error {
+	opt := b.shards[i].Options()
+	c, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{opt.Addr},
+		Username:          opt.Username,
+		Password:          opt.Password,
+		ForceSingleClient: true,
+		DisableCache:      true,
+		DisableRetry:      true,
+		AlwaysRESP2:       true,
+		Dialer:            net.Dialer{Timeout: 500 * time.Millisecond},
+		ClientName:        "tierkit-gateway-feed",
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var seq uint64 // the hooks run one at a time, in order
+	return c.Dedicated(func(dc rueidis.DedicatedClient) error {
+		lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
+			OnSubscription: func(s rueidis.PubSubSubscription) {
+				seq++
+				if s.Kind != "psubscribe" {
+					return
+				}
 				// Conservative until INFO says otherwise; events queued
 				// meanwhile are applied after it, in order.
 				b.volatile[i].Store(true)
 				ct.reset(i)
-				if n, err := keysWithExpiry(ctx, c); err == nil && n == 0 {
+				if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
 					b.volatile[i].Store(false)
 				}
-				if ready != nil {
-					ready <- struct{}{}
-					ready = nil
+				if *ready != nil {
+					*ready <- struct{}{}
+					*ready = nil
 				}
-			}
-		case *redis.Message:
-			cc := ct.caches[i].Load()
-			if m.Channel == marker {
-				ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
-				if ns, err := strconv.ParseInt(m.Payload, 10, 64); err == nil {
-					ev.Cut = time.Unix(0, ns)
-				}
-				cc.Apply(ev)
-			} else if key, ok := strings.CutPrefix(m.Channel, "__keyspace@0__:"); ok {
-				if givesExpiry[m.Payload] {
-					b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
-				}
-				cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: key, Version: seq})
+			},
+			OnMessage: func(m rueidis.PubSubMessage) {
+				seq++
+				ct.notified(b, i, marker, seq, m.Channel, m.Message)
+			},
+		})
+		for _, cmd := range []rueidis.Completed{
+			dc.B().Psubscribe().Pattern(keyspacePattern).Build(),
+			dc.B().Subscribe().Channel(marker).Build(),
+		} {
+			if err := dc.Do(ctx, cmd).Error(); err != nil {
+				return err
 			}
 		}
+		select {
+		case err := <-lost:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// notified applies message number seq of shard i's feed: a checkpoint on the
+// marker channel, an invalidation on a keyspace channel.
+func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload string) {
+	cc := ct.caches[i].Load()
+	if channel == marker {
+		ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
+		if ns, err := strconv.ParseInt(payload, 10, 64); err == nil {
+			ev.Cut = time.Unix(0, ns)
+		}
+		cc.Apply(ev)
+	} else if key, ok := strings.CutPrefix(channel, "__keyspace@0__:"); ok {
+		if givesExpiry[payload] {
+			b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
+		}
+		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: key, Version: seq})
 	}
 }
