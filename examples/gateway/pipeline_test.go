@@ -124,6 +124,17 @@ func TestCachedPipeline(t *testing.T) {
 
 	r = ss.execute([]redcon.Command{cmd("SET", "k:1", "new"), cmd("GET", "k:1"), cmd("GET", "k:2")})
 	assert.Equal(t, []any{simple("OK"), "new", want["k:2"]}, []any{r[0], replyString(t, r[1]), replyString(t, r[2])}, "read-your-writes")
+
+	// A value with a TTL is cached with its expiry, and a pipelined read
+	// after the expiry reloads it (expiry makes no feed event).
+	require.Equal(t, simple("OK"), ss.execute([]redcon.Command{cmd("SET", "ttl", "x", "PX", "50")})[0])
+	pair := []redcon.Command{cmd("GET", "ttl"), cmd("GET", "k:2")}
+	r = ss.execute(pair)
+	require.Equal(t, "x", replyString(t, r[0]))
+	for i := 0; replyString(t, ss.execute(pair)[0]) != ""; i++ {
+		require.Less(t, i, 5000, "a cached value outlived its TTL")
+		time.Sleep(time.Millisecond) // bounded poll: the TTL runs on the wall clock
+	}
 }
 
 // replyString is a GET reply's value ("" for null).

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -291,4 +294,68 @@ func TestRedisCachingTierPipelinedWrites(t *testing.T) {
 		}
 	}
 	assert.Positive(t, in.gw.cache.stats()["hits"], "the second reads were served from the cache")
+}
+
+// TestRedisCachedPipelineShardDown: with the caching tier on Redis shards, a
+// pipeline of GETs over both shards (cachedParts) fills the caches; with one
+// shard down, a pipeline of keys not cached fails only that shard's keys,
+// promptly, and serves the other's; once the shard is back (empty) its keys
+// read as missing.
+func TestRedisCachedPipelineShardDown(t *testing.T) {
+	leak.Check(t)
+	shards := []*redisServer{startRedis(t), startRedis(t)}
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shards[0].addr, shards[1].addr}, Pool: 4},
+		CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	keysOn := [2][]string{}
+	for i := 0; len(keysOn[0]) < 10 || len(keysOn[1]) < 10; i++ {
+		k := fmt.Sprint("pk", i)
+		if s := in.gw.shard(k); len(keysOn[s]) < 10 {
+			keysOn[s] = append(keysOn[s], k)
+			require.NoError(t, c.Set(ctx, k, "v"+k, 0).Err())
+		}
+	}
+	get := func(keys ...string) []*redis.StringCmd {
+		t.Helper()
+		var out []*redis.StringCmd
+		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				out = append(out, p.Get(ctx, k))
+			}
+			return nil
+		})
+		return out
+	}
+	first := append(slices.Clone(keysOn[0][:5]), keysOn[1][:5]...)
+	for i, r := range get(first...) {
+		require.Equal(t, "v"+first[i], r.Val(), "GET %s: %v", first[i], r.Err())
+	}
+	assert.Positive(t, in.gw.cache.stats()["loads"])
+
+	bin, err := exec.LookPath("redis-server")
+	require.NoError(t, err)
+	port, err := strconv.Atoi(strings.TrimPrefix(shards[1].addr, "127.0.0.1:"))
+	require.NoError(t, err)
+	shards[1].stop()
+	second := append(slices.Clone(keysOn[0][5:]), keysOn[1][5:]...)
+	start := time.Now()
+	for i, r := range get(second...) {
+		if i < 5 {
+			require.Equal(t, "v"+second[i], r.Val(), "the other shard still serves: %v", r.Err())
+		} else {
+			require.ErrorContains(t, r.Err(), "backend shard 1", "GET %s", second[i])
+		}
+	}
+	assert.Less(t, time.Since(start), 3*time.Second, "fails promptly")
+
+	shards[1].start(t, bin, port) // back, empty (no persistence)
+	eventually(t, "the shard's keys did not read as missing", func() bool {
+		for _, r := range get(keysOn[1][5:]...) {
+			if r.Err() != redis.Nil {
+				return false
+			}
+		}
+		return true
+	})
 }
