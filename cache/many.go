@@ -44,8 +44,9 @@ func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx conte
 
 // LookupMany is the first half of GetMany, for a caller that loads the misses
 // on its own schedule (several shards' misses at once, say): it stores in
-// out[i] the value of each keys[i] that a hit serves, and appends to missed the
-// indexes of the others, in order; it returns missed. Hits and misses are
+// out[i] the value of each keys[i] that a hit serves (the zero value for the
+// others), and appends to missed the indexes of the others, in order; it
+// returns missed. Hits and misses are
 // counted as GetMany counts them; nothing is loaded. out must be as long as
 // keys.
 //
@@ -67,6 +68,8 @@ func (c *Cache[K, V]) LookupMany(keys []K, out []V, missed []int) []int {
 			} else {
 				c.stats.notOwned.Add(1)
 			}
+			var zero V
+			out[start+j] = zero
 			missed = append(missed, start+j)
 		}
 	}

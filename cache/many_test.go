@@ -205,7 +205,7 @@ func TestLookupManyFillMany(t *testing.T) {
 	c := newCache[string, string](t, cache.Config[string]{Capacity: 100})
 	c.Set("a", "A0")
 	keys := []string{"a", "b", "c", "a"}
-	out := make([]string, len(keys))
+	out := []string{"stale", "stale", "stale", "stale"} // reused memory: misses are zeroed
 	missed := c.LookupMany(keys, out, nil)
 	assert.Equal(t, []int{1, 2}, missed)
 	assert.Equal(t, []string{"A0", "", "", "A0"}, out)

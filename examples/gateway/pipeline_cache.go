@@ -7,19 +7,19 @@ import (
 )
 
 // cachedParts runs the parts of a plain run with the caching tier on. Each
-// shard's GETs go through its cache at once (cacheTier.getMany: the keys it
-// misses go to the shard as one batch item and fill the cache), its SETs go to
-// its batch as without the tier. Without this, each GET of a run that the
-// cache did not hold took a worker goroutine, a coalesced load, a fill record
-// and a batch wait of its own: 39% of the gateway's CPU under pipelined GETs
-// of random keys.
+// shard's GETs go through its cache at once: the keys it misses go to the
+// shard as one batch item and fill the cache. Its SETs go to its batch as
+// without the tier. Without this, each GET of a run that the cache did not
+// hold took a worker goroutine, a coalesced load, a fill record and a batch
+// wait of its own: 39% of the gateway's CPU under pipelined GETs of random
+// keys.
 //
 // Every shard's SETs are started first (no goroutine), then every shard's
-// GETs are looked up here, once each (cache.LookupMany); the shards with
-// misses load at the same time (cache.FillMany), each but the last on a
-// worker. Results land in each part's res, one
-// per op (a failed op carries its error; the part's err stays nil). pend is
-// scratch space, as for submitParts.
+// GETs are looked up here, once each (cacheTier.lookupMany); the shards with
+// misses load at the same time (cacheTier.fillMany), each but the last on a
+// worker. Results land in each part's res, one per op (a failed op carries
+// its error; the part's err stays nil). pend is scratch space, as for
+// submitParts.
 func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, parts []*plainPart, pend []pendingPart) []pendingPart {
 	pend = pend[:0]
 	var loads []int // shards with GETs that the cache missed
