@@ -25,6 +25,11 @@
 #       # adds "respfloor" on the GET and hot-key rows: a redcon server that
 #       # answers every GET with a fixed value (cmd/respfloor), the least a Go
 #       # front end like the gateway's can cost, with no request path at all
+#   EVFLOOR=1 examples/gateway/compare.sh
+#       # adds "evfloor" on the SET, GET and hot-key rows: a one-thread epoll
+#       # loop in Go that forwards GET and SET to the same shards with the
+#       # gateway's batching (cmd/evfloor, Linux), the least an event-loop
+#       # front end would cost
 #
 # Needs redis-server, redis-benchmark (scripts/setup.sh) and nutcracker
 # (apt-get install nutcracker); loopback only.
@@ -58,6 +63,13 @@ done
 for p in $r1 $r2 $r3 $r4; do wait_port "$p"; done
 
 (cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor)
+ev=; evpid=
+if [ "${EVFLOOR:-0}" = 1 ]; then
+	(cd examples && go build -o "$work/evfloor" ./gateway/cmd/evfloor)
+	ev=$(free_port)
+	"$work/evfloor" -addr "127.0.0.1:$ev" -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/evfloor.log" &
+	evpid=$!; pids+=($evpid)
+fi
 fl=; flpid=
 if [ "${FLOOR:-0}" = 1 ]; then
 	fl=$(free_port)
@@ -109,6 +121,7 @@ wait_port "$gw"
 [ -n "$gwc" ] && wait_port "$gwc"
 [ -n "$gwf" ] && wait_port "$gwf"
 [ -n "$fl" ] && wait_port "$fl"
+[ -n "$ev" ] && wait_port "$ev"
 for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
 for p in $gwpid $twpid $gwcpid $gwfpid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
@@ -130,12 +143,14 @@ for P in 1 16; do
 		[ -n "$gwf" ] && proxies="$proxies gw+goredis"
 		[ -n "$gwc" ] && proxies="$proxies gw+cache"
 		[ -n "$fl" ] && { [ "$wl" = get ] || [ "$wl" = hot ]; } && proxies="$proxies respfloor"
+		[ -n "$ev" ] && [ "$wl" != mget10 ] && proxies="$proxies evfloor"
 		for proxy in $proxies; do
 			port=$tw; pid=$twpid; shards="$r1 $r2"
 			[ "$proxy" = gateway ] && { port=$gw; pid=$gwpid; }
 			[ "$proxy" = gw+goredis ] && { port=$gwf; pid=$gwfpid; }
 			[ "$proxy" = gw+cache ] && { port=$gwc; pid=$gwcpid; shards="$r3 $r4"; }
 			[ "$proxy" = respfloor ] && { port=$fl; pid=$flpid; }
+			[ "$proxy" = evfloor ] && { port=$ev; pid=$evpid; }
 			case $wl in
 			set) args=(-t set -r 100000) ;;
 			get) args=(-t get -r 100000) ;;

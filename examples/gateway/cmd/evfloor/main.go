@@ -1,0 +1,388 @@
+//go:build linux
+
+// Command evfloor measures what an event-loop front end could do where the
+// gateway's goroutine-per-connection design trails twemproxy: pipeline 1.
+// It is a floor, not a gateway: one goroutine on one locked thread runs an
+// epoll loop over the client connections and one connection per Redis shard,
+// as twemproxy does, and forwards GET and SET with the gateway's batching
+// (each loop pass sends one MGET per shard for the GETs it read, identical
+// keys once, and its SETs pipelined). No admission, shedding, caching,
+// metrics, TLS or limits; anything but GET and SET is answered +OK (PING:
+// +PONG). compare.sh runs it (EVFLOOR=1) beside twemproxy and the gateway on
+// the SET, GET and hot-key rows, so that "would an event loop in Go beat
+// twemproxy at pipeline 1?" is measured rather than guessed.
+//
+//	go run ./gateway/cmd/evfloor -addr 127.0.0.1:7398 -redis 127.0.0.1:6379
+package main
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"log"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:7398", "listen address (loopback)")
+	shards := flag.String("redis", "127.0.0.1:6379", "Redis shards, comma-separated")
+	flag.Parse()
+	l, err := newLoop(*addr, strings.Split(*shards, ","))
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(l.run())
+}
+
+// loop is the whole proxy: one epoll set, its listener, clients and shards.
+type loop struct {
+	ep, lfd int
+	clients map[int]*client
+	shards  []*shard
+	byFD    map[int]*shard
+	dirty   []*client // clients with replies to write after this pass
+	buf     []byte    // read buffer
+}
+
+// client is one client connection: its unparsed input, and its replies in
+// the order of its commands (a reply is ready once its slot is filled).
+type client struct {
+	fd     int
+	in     []byte
+	out    []byte
+	pend   []*slot
+	dirty  bool
+	closed bool
+}
+
+// slot is one command's reply, filled when it is known.
+type slot struct {
+	c     *client
+	ready bool
+	data  []byte
+}
+
+// shard is one Redis connection: what this pass sends it, and what it waits
+// for, in the order sent.
+type shard struct {
+	fd      int
+	in, out []byte
+	waiting []wait
+	getKeys []string
+	getAt   map[string]int // key -> index in getKeys
+	getFor  [][]*slot      // per key of getKeys, the slots it answers
+}
+
+// wait is a command sent to a shard: an MGET (one list of slots per key) or a
+// SET (one slot).
+type wait struct {
+	mget bool
+	keys [][]*slot
+	one  *slot
+}
+
+func newLoop(addr string, shardAddrs []string) (*loop, error) {
+	runtime.LockOSThread()
+	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	l := &loop{ep: ep, clients: map[int]*client{}, byFD: map[int]*shard{}, buf: make([]byte, 64<<10)}
+	if l.lfd, err = listen(addr); err != nil {
+		return nil, err
+	}
+	if err := l.watch(l.lfd); err != nil {
+		return nil, err
+	}
+	for _, a := range shardAddrs {
+		fd, err := dial(a)
+		if err != nil {
+			return nil, err
+		}
+		s := &shard{fd: fd, getAt: map[string]int{}}
+		l.shards = append(l.shards, s)
+		l.byFD[fd] = s
+		if err := l.watch(fd); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (l *loop) watch(fd int) error {
+	return syscall.EpollCtl(l.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)})
+}
+
+// run serves until an error: wait for events, read what is ready, send each
+// shard what this pass gathered, write the replies that are complete.
+func (l *loop) run() error {
+	events := make([]syscall.EpollEvent, 256)
+	for {
+		n, err := syscall.EpollWait(l.ep, events, -1)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, ev := range events[:n] {
+			fd := int(ev.Fd)
+			switch {
+			case fd == l.lfd:
+				l.accept()
+			case l.byFD[fd] != nil:
+				if err := l.readShard(l.byFD[fd]); err != nil {
+					return err
+				}
+			default:
+				if c := l.clients[fd]; c != nil {
+					l.readClient(c)
+				}
+			}
+		}
+		for _, s := range l.shards {
+			if err := l.flushShard(s); err != nil {
+				return err
+			}
+		}
+		for _, c := range l.dirty {
+			l.writeClient(c)
+		}
+		l.dirty = l.dirty[:0]
+	}
+}
+
+func (l *loop) accept() {
+	for {
+		fd, _, err := syscall.Accept4(l.lfd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+		if err != nil {
+			return // EAGAIN: no more
+		}
+		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+		if l.watch(fd) != nil {
+			_ = syscall.Close(fd)
+			continue
+		}
+		l.clients[fd] = &client{fd: fd}
+	}
+}
+
+func (l *loop) readClient(c *client) {
+	n, err := syscall.Read(c.fd, l.buf)
+	if n <= 0 {
+		if err == syscall.EAGAIN {
+			return
+		}
+		l.closeClient(c)
+		return
+	}
+	c.in = append(c.in, l.buf[:n]...)
+	rest := c.in
+	for len(rest) > 0 {
+		args, used, ok := parseCommand(rest)
+		if !ok {
+			break
+		}
+		rest = rest[used:]
+		l.command(c, args)
+	}
+	c.in = append(c.in[:0], rest...)
+	l.mark(c)
+}
+
+// command queues one client command's reply slot, and the shard work that
+// fills it.
+func (l *loop) command(c *client, args [][]byte) {
+	sl := &slot{c: c}
+	c.pend = append(c.pend, sl)
+	name := strings.ToUpper(string(args[0]))
+	switch {
+	case name == "GET" && len(args) == 2:
+		key := string(args[1])
+		s := l.shards[shardOf(key, len(l.shards))]
+		i, ok := s.getAt[key]
+		if !ok {
+			i = len(s.getKeys)
+			s.getAt[key] = i
+			s.getKeys = append(s.getKeys, key)
+			s.getFor = append(s.getFor, nil)
+		}
+		s.getFor[i] = append(s.getFor[i], sl)
+	case name == "SET" && len(args) == 3:
+		s := l.shards[shardOf(string(args[1]), len(l.shards))]
+		s.out = appendCommand(s.out, []byte("SET"), args[1], args[2])
+		s.waiting = append(s.waiting, wait{one: sl})
+	case name == "PING":
+		sl.ready, sl.data = true, []byte("+PONG\r\n")
+	default:
+		sl.ready, sl.data = true, []byte("+OK\r\n")
+	}
+}
+
+// flushShard sends the shard this pass's GETs as one MGET, after the SETs
+// already appended, in one write.
+func (l *loop) flushShard(s *shard) error {
+	if len(s.getKeys) > 0 {
+		s.out = append(s.out, '*')
+		s.out = strconv.AppendInt(s.out, int64(len(s.getKeys)+1), 10)
+		s.out = append(s.out, "\r\n$4\r\nMGET\r\n"...)
+		for _, k := range s.getKeys {
+			s.out = appendBulk(s.out, []byte(k))
+		}
+		s.waiting = append(s.waiting, wait{mget: true, keys: s.getFor})
+		s.getKeys, s.getFor = nil, nil
+		clear(s.getAt)
+	}
+	for len(s.out) > 0 {
+		n, err := syscall.Write(s.fd, s.out)
+		if err == syscall.EAGAIN {
+			continue // a floor: spin until the shard takes it
+		}
+		if err != nil {
+			return fmt.Errorf("shard write: %w", err)
+		}
+		s.out = s.out[n:]
+	}
+	s.out = s.out[:0]
+	return nil
+}
+
+// readShard reads the shard's replies and fills the slots they answer.
+func (l *loop) readShard(s *shard) error {
+	n, err := syscall.Read(s.fd, l.buf)
+	if n <= 0 {
+		if err == syscall.EAGAIN {
+			return nil
+		}
+		return fmt.Errorf("shard read: %v", err)
+	}
+	s.in = append(s.in, l.buf[:n]...)
+	rest := s.in
+	for len(rest) > 0 && len(s.waiting) > 0 {
+		w := s.waiting[0]
+		if !w.mget {
+			used, ok := replyLen(rest)
+			if !ok {
+				break
+			}
+			l.fill(w.one, rest[:used])
+			rest = rest[used:]
+		} else {
+			elems, used, ok := arrayElems(rest, len(w.keys))
+			if !ok {
+				break
+			}
+			for i, sls := range w.keys {
+				for _, sl := range sls {
+					l.fill(sl, elems[i])
+				}
+			}
+			rest = rest[used:]
+		}
+		s.waiting = s.waiting[1:]
+	}
+	s.in = append(s.in[:0], rest...)
+	return nil
+}
+
+// fill stores a reply in its slot and queues its client for writing.
+func (l *loop) fill(sl *slot, reply []byte) {
+	sl.ready = true
+	sl.data = append(sl.data[:0], reply...)
+	l.mark(sl.c)
+}
+
+// mark queues c for writing after this pass.
+func (l *loop) mark(c *client) {
+	if !c.dirty {
+		c.dirty = true
+		l.dirty = append(l.dirty, c)
+	}
+}
+
+// writeClient writes c's replies that are ready, in order, in one write.
+func (l *loop) writeClient(c *client) {
+	c.dirty = false
+	if c.closed {
+		return
+	}
+	i := 0
+	for ; i < len(c.pend) && c.pend[i].ready; i++ {
+		c.out = append(c.out, c.pend[i].data...)
+	}
+	c.pend = c.pend[i:]
+	for len(c.out) > 0 {
+		n, err := syscall.Write(c.fd, c.out)
+		if err == syscall.EAGAIN {
+			continue // a floor: spin until the client takes it
+		}
+		if err != nil {
+			l.closeClient(c)
+			return
+		}
+		c.out = c.out[n:]
+	}
+	c.out = c.out[:0]
+}
+
+func (l *loop) closeClient(c *client) {
+	c.closed = true
+	delete(l.clients, c.fd)
+	_ = syscall.Close(c.fd)
+}
+
+func shardOf(key string, n int) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(key))
+	return int(h.Sum32() % uint32(n))
+}
+
+func listen(addr string) (int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return -1, err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return -1, err
+	}
+	ip := net.ParseIP(host).To4()
+	if ip == nil {
+		return -1, fmt.Errorf("evfloor: %q is not an IPv4 address", host)
+	}
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	sa := &syscall.SockaddrInet4{Port: p}
+	copy(sa.Addr[:], ip)
+	if err := syscall.Bind(fd, sa); err != nil {
+		return -1, err
+	}
+	return fd, syscall.Listen(fd, 1024)
+}
+
+// dial connects to a shard (blocking), then makes the socket non-blocking.
+func dial(addr string) (int, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return -1, err
+	}
+	f, err := c.(*net.TCPConn).File() // a blocking duplicate of the socket
+	_ = c.Close()
+	if err != nil {
+		return -1, err
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	_ = f.Close()
+	if err != nil {
+		return -1, err
+	}
+	_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	return fd, syscall.SetNonblock(fd, true)
+}

@@ -1,0 +1,136 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain runs the proxy itself when EVFLOOR_SERVE is set ("addr
+// shard1,shard2"): the end-to-end test starts the test binary again as the
+// server, since the loop holds its thread until the process ends.
+func TestMain(m *testing.M) {
+	if a := os.Getenv("EVFLOOR_SERVE"); a != "" {
+		addr, shards, _ := strings.Cut(a, " ")
+		l, err := newLoop(addr, strings.Split(shards, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, l.run())
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// TestForwarding: pipelined SETs and GETs over two real Redis shards come
+// back in order, each key on the shard shardOf names; a missing key reads as
+// null, a key read twice in one pass is asked once and answered twice.
+func TestForwarding(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
+	var shards []string
+	for range 2 {
+		port := freePort(t)
+		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		shards = append(shards, "127.0.0.1:"+strconv.Itoa(port))
+	}
+	for _, s := range shards {
+		waitPing(t, s)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	srv := exec.Command(os.Args[0], "-test.run=^$")
+	srv.Env = append(os.Environ(), "EVFLOOR_SERVE="+addr+" "+strings.Join(shards, ","))
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	waitPing(t, addr)
+
+	var k [2]string // a key on each shard
+	for i := 0; k[0] == "" || k[1] == ""; i++ {
+		key := fmt.Sprint("key", i)
+		k[shardOf(key, 2)] = key
+	}
+	var req []byte
+	for _, args := range [][]string{
+		{"SET", k[0], "v0"}, {"SET", k[1], "v1"},
+		{"GET", k[0]}, {"GET", k[1]}, {"GET", "missing"}, {"GET", k[0]}, {"PING"},
+	} {
+		var bs [][]byte
+		for _, a := range args {
+			bs = append(bs, []byte(a))
+		}
+		req = appendCommand(req, bs...)
+	}
+	got := roundTrip(t, addr, req, 7)
+	assert.Equal(t, []string{"+OK\r\n", "+OK\r\n", "$2\r\nv0\r\n", "$2\r\nv1\r\n", "$-1\r\n", "$2\r\nv0\r\n", "+PONG\r\n"}, got)
+
+	for i, s := range shards { // each key is on its own shard
+		get := appendCommand(nil, []byte("GET"), []byte(k[i]))
+		assert.Equal(t, []string{fmt.Sprintf("$2\r\nv%d\r\n", i)}, roundTrip(t, s, get, 1))
+	}
+}
+
+// roundTrip sends req to addr and reads n replies.
+func roundTrip(t *testing.T, addr string, req []byte, n int) []string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	_, err = c.Write(req)
+	require.NoError(t, err)
+	var in []byte
+	var out []string
+	buf := make([]byte, 4096)
+	for len(out) < n {
+		m, ok := replyLen(in)
+		if ok {
+			out = append(out, string(in[:m]))
+			in = in[m:]
+			continue
+		}
+		r, err := c.Read(buf)
+		require.NoError(t, err)
+		in = append(in, buf[:r]...)
+	}
+	return out
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// waitPing polls addr with PING until it answers (bounded: 2 s).
+func waitPing(t *testing.T, addr string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			_ = c.SetDeadline(time.Now().Add(time.Second))
+			_, err = c.Write(appendCommand(nil, []byte("PING")))
+			buf := make([]byte, 16)
+			n, rerr := c.Read(buf)
+			c.Close()
+			if err == nil && rerr == nil && string(buf[:n]) == "+PONG\r\n" {
+				return
+			}
+		}
+		require.Less(t, i, 200, "%s did not answer PING", addr)
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseCommand(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		args []string
+		used int
+		ok   bool
+	}{
+		{"GET", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", []string{"GET", "k"}, 20, true},
+		{"two pipelined: the first", "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n", []string{"PING"}, 14, true},
+		{"empty bulk", "*2\r\n$3\r\nGET\r\n$0\r\n\r\n", []string{"GET", ""}, 19, true},
+		{"partial header", "*2\r", nil, 0, false},
+		{"partial argument", "*2\r\n$3\r\nGET\r\n$5\r\nab", nil, 0, false},
+		{"inline command", "PING\r\n", nil, 0, false},
+		{"not a bulk", "*1\r\n:1\r\n", nil, 0, false},
+		{"empty array", "*0\r\n", nil, 0, false},
+		{"bad length", "*x\r\n", nil, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args, used, ok := parseCommand([]byte(tt.in))
+			require.Equal(t, tt.ok, ok)
+			if !ok {
+				return
+			}
+			assert.Equal(t, tt.used, used)
+			var got []string
+			for _, a := range args {
+				got = append(got, string(a))
+			}
+			assert.Equal(t, tt.args, got)
+		})
+	}
+}
+
+func TestReplyLen(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		full bool
+	}{
+		{"+OK\r\n", 5, true},
+		{"-ERR x\r\n", 8, true},
+		{":12\r\n", 5, true},
+		{"$3\r\nabc\r\n", 9, true},
+		{"$-1\r\n", 5, true},
+		{"*2\r\n$1\r\na\r\n$-1\r\n", 16, true},
+		{"*2\r\n*1\r\n:1\r\n+OK\r\n", 17, true},
+		{"*-1\r\n", 5, true},
+		{"$3\r\nab", 0, false},
+		{"*2\r\n$1\r\na\r\n", 0, false},
+		{"+OK", 0, false},
+		{"", 0, false},
+		{"?", 0, false},
+	} {
+		n, full := replyLen([]byte(tt.in))
+		assert.Equal(t, tt.full, full, "%q", tt.in)
+		if full {
+			assert.Equal(t, tt.n, n, "%q", tt.in)
+		}
+	}
+}
+
+func TestArrayElems(t *testing.T) {
+	in := "*3\r\n$1\r\na\r\n$-1\r\n$2\r\nbc\r\n+NEXT\r\n"
+	elems, used, ok := arrayElems([]byte(in), 3)
+	require.True(t, ok)
+	assert.Equal(t, len(in)-len("+NEXT\r\n"), used)
+	assert.Equal(t, []string{"$1\r\na\r\n", "$-1\r\n", "$2\r\nbc\r\n"}, []string{string(elems[0]), string(elems[1]), string(elems[2])})
+
+	_, _, ok = arrayElems([]byte(in[:10]), 3)
+	assert.False(t, ok, "partial")
+	_, _, ok = arrayElems([]byte(in), 2)
+	assert.False(t, ok, "another number of elements than asked")
+
+	elems, used, ok = arrayElems([]byte("-ERR down\r\n"), 2)
+	require.True(t, ok)
+	assert.Equal(t, 11, used)
+	assert.Equal(t, []string{"-ERR down\r\n", "-ERR down\r\n"}, []string{string(elems[0]), string(elems[1])}, "an error answers every key")
+}
+
+// FuzzParseCommand: any input parses without a panic, and a command that
+// parses comes back the same after encoding.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", "*1\r\n$4\r\nPING\r\n", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n", "*-1\r\n", "$-5\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		args, used, ok := parseCommand(in)
+		if !ok {
+			return
+		}
+		require.LessOrEqual(t, used, len(in))
+		again, used2, ok := parseCommand(appendCommand(nil, args...))
+		require.True(t, ok)
+		require.Equal(t, len(appendCommand(nil, args...)), used2)
+		require.Equal(t, args, again)
+		_, _ = replyLen(in) // no panic either
+	})
+}
+
+func TestAppendCommand(t *testing.T) {
+	got := string(appendCommand(nil, []byte("SET"), []byte("k"), []byte("v v")))
+	assert.Equal(t, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nv v\r\n", got)
+	assert.True(t, strings.HasSuffix(string(appendBulk(nil, nil)), "$0\r\n\r\n"))
+}
