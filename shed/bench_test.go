@@ -170,10 +170,61 @@ func BenchmarkShedBucketFull(b *testing.B) {
 // deadline's does, so Acquire waits in a select. The time includes starting
 // the goroutine and the hand-offs; what it is for is comparing versions of
 // the queued path. Whether the goroutine's stack grows on that path depends
-// on the frames below Acquire: here none does, with the code before or after
-// Acquire's queueing half moved into enqueueLocked; with 128 to 512 bytes of
-// a handler's locals below it, both grow (runtime.newstack in a CPU profile).
+// on the frames below Acquire, so the sub-benchmarks put a handler with 0,
+// 128, 256 or 512 bytes of locals there. Since a request queued for want of
+// capacity no longer carries the dispatch's buffer (dispatchUnlock), the
+// stack no longer grows at frame=128 (it did: runtime.newstack took a third
+// of the CPU, and the time fell by 38-50% in 4 ABBA blocks); at 256 and 512
+// it still does, at 0 it never did.
 func BenchmarkQueuedFreshGoroutine(b *testing.B) {
+	for _, h := range []struct {
+		name    string
+		acquire func(s *shed.Shedder, ctx context.Context) (func(), error)
+	}{
+		{"frame=0", func(s *shed.Shedder, ctx context.Context) (func(), error) { return s.Acquire(ctx, "b", 0, 1) }},
+		{"frame=128", handler128},
+		{"frame=256", handler256},
+		{"frame=512", handler512},
+	} {
+		b.Run(h.name, func(b *testing.B) { benchQueuedFresh(b, h.acquire) })
+	}
+}
+
+// frameSink keeps the handlers' locals alive across their Acquire.
+var frameSink byte
+
+// handler128, handler256 and handler512 stand for a request handler with that many bytes
+// of locals live across its Acquire: the frames that lie below Acquire's on a
+// per-request goroutine's stack.
+//
+//go:noinline
+func handler256(s *shed.Shedder, ctx context.Context) (func(), error) {
+	var pad [256]byte
+	pad[frameSink&255] = 1
+	r, err := s.Acquire(ctx, "b", 0, 1)
+	frameSink += pad[(frameSink+1)&255]
+	return r, err
+}
+
+//go:noinline
+func handler128(s *shed.Shedder, ctx context.Context) (func(), error) {
+	var pad [128]byte
+	pad[frameSink&127] = 1
+	r, err := s.Acquire(ctx, "b", 0, 1)
+	frameSink += pad[(frameSink+1)&127]
+	return r, err
+}
+
+//go:noinline
+func handler512(s *shed.Shedder, ctx context.Context) (func(), error) {
+	var pad [512]byte
+	pad[frameSink&255] = 1
+	r, err := s.Acquire(ctx, "b", 0, 1)
+	frameSink += pad[(frameSink+1)&255]
+	return r, err
+}
+
+func benchQueuedFresh(b *testing.B, acquire func(s *shed.Shedder, ctx context.Context) (func(), error)) {
 	s, _ := shed.New(shed.Config{Capacity: shed.Fixed(1), QueueDeadline: time.Hour, StandingDeadline: time.Hour})
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -186,7 +237,7 @@ func BenchmarkQueuedFreshGoroutine(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		go func() {
-			r, err := s.Acquire(ctx, "b", 0, 1)
+			r, err := acquire(s, ctx)
 			if err != nil {
 				panic(err)
 			}

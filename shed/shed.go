@@ -126,14 +126,39 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 		s.waiters.Put(w)
 		return nil, Handle[*waiter]{}, err
 	}
+	if s.inflight == 0 || s.limitLocked() > s.inflight {
+		s.dispatchUnlock(now, deadline) // capacity is free: admit what fits
+		return w, h, nil
+	}
+	s.armForLocked(deadline) // the usual case when queueing: nothing fits
+	s.mu.Unlock()
+	return w, h, nil
+}
+
+// dispatchUnlock admits the waiters that fit, arms the sweep for deadline if
+// some still wait, releases s.mu and signals the decided waiters. It is apart
+// from enqueueLocked, never inlined, so that the dispatch's buffer of decided
+// waiters (readyLen pointers) is on the stack only when a dispatch can admit
+// someone; a request queued for want of capacity, the usual case, goes on to
+// the scheduler's bucket lookup with a smaller frame below it (no stack growth
+// there for a handler frame of 256 bytes below Acquire:
+// BenchmarkQueuedFreshGoroutine).
+//
+//go:noinline
+func (s *Shedder) dispatchUnlock(now, deadline time.Time) {
 	var buf [readyLen]*waiter
 	ready := s.dispatchLocked(now, buf[:0])
+	s.armForLocked(deadline)
+	s.mu.Unlock()
+	notify(ready)
+}
+
+// armForLocked arms the deadline sweep for a request queued with deadline,
+// if any request still waits and no earlier sweep is armed.
+func (s *Shedder) armForLocked(deadline time.Time) {
 	if s.sched.queued > 0 && (s.sweepAt.IsZero() || deadline.Before(s.sweepAt)) {
 		s.armLocked(deadline)
 	}
-	s.mu.Unlock()
-	notify(ready)
-	return w, h, nil
 }
 
 // readyLen is how many decided waiters a dispatch collects on the stack before
