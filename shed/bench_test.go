@@ -174,8 +174,9 @@ func BenchmarkShedBucketFull(b *testing.B) {
 // 128, 256 or 512 bytes of locals there. Since a request queued for want of
 // capacity no longer carries the dispatch's buffer (dispatchUnlock), the
 // stack no longer grows at frame=128 (it did: runtime.newstack took a third
-// of the CPU, and the time fell by 38-50% in 4 ABBA blocks); at 256 and 512
-// it still does, at 0 it never did.
+// of the CPU; 0.57x the time in 5 ABBA blocks); at 256 and 512 it still
+// does, a little deeper than before (1.07x and 1.19x the time), at 0 it
+// never did (bench/shed/README.md).
 func BenchmarkQueuedFreshGoroutine(b *testing.B) {
 	for _, h := range []struct {
 		name    string

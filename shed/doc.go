@@ -140,7 +140,8 @@
 // process's CPU, counted in the shedder's share), the 3 of 6 runs without an
 // outside burst met every target with shed + aimd at 2.3-2.8%, and the 3
 // with one (a core taken for 0.4-3.4 s) did not. A request queued for want of
-// capacity now leaves Acquire's frames 152 bytes smaller still, so a handler
-// with 128 bytes of locals below Acquire no longer grows a new goroutine's
-// stack either (BenchmarkQueuedFreshGoroutine).
+// capacity no longer carries the dispatch's buffer either, so a handler with
+// 128 bytes of locals below Acquire no longer grows a new goroutine's stack
+// there (BenchmarkQueuedFreshGoroutine); with 256 bytes or more it still
+// grows, a little deeper than before.
 package shed

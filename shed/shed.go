@@ -22,6 +22,10 @@ type Shedder struct {
 	free     []*ticket // recycled tickets
 	sweep    *time.Timer
 	sweepAt  time.Time // when sweep fires; zero when it is not armed
+	// enqueued is the time and queue deadline of the request enqueueLocked
+	// just queued, for the dispatchUnlock that follows it under the same
+	// hold of mu.
+	enqueuedAt, enqueuedDeadline time.Time
 
 	// waiters recycles the waiters of blocked Acquires outside the lock:
 	// under overload every request queues, and recycling them under the lock
@@ -88,9 +92,12 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 		s.mu.Unlock()
 		return tk.release, nil
 	}
-	w, h, err := s.enqueueLocked(ctx, tenant, priority, cost)
+	w, h, held, err := s.enqueueLocked(ctx, tenant, priority, cost)
 	if err != nil {
 		return nil, err
+	}
+	if held { // capacity is free: admit what fits, from a frame of its own
+		s.dispatchUnlock()
 	}
 	release, err = s.wait(ctx, w, h)
 	*w = waiter{ch: w.ch} // nobody else holds w now; its channel is drained
@@ -99,56 +106,57 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 }
 
 // enqueueLocked queues a request that the fast path could not admit (or
-// refuses it), dispatches what fits and arms the deadline sweep; it releases
-// s.mu. It is a function of its own, never inlined, so that its frame (the
-// dispatch's buffer of decided waiters) is gone while the caller waits:
-// Acquire's frame then stays small, and the wait's select fits in the
-// initial stack of a goroutine started per request, which used to grow (a
-// copy of the stack) in the select, on most queued requests.
+// refuses it). If nothing fits (the usual case when a request queues), it
+// arms the deadline sweep and releases s.mu; if capacity is free, it returns
+// held with s.mu still held, for the caller to call dispatchUnlock. It is a
+// function of its own, never inlined, so that its frame is gone while the
+// caller waits: Acquire's frame then stays small, and the wait's select fits
+// in the initial stack of a goroutine started per request, which used to
+// grow (a copy of the stack) in the select, on most queued requests. The
+// dispatch's buffer of decided waiters lives in dispatchUnlock's frame, not
+// here, so the scheduler's bucket lookup below runs with 152 bytes less
+// underneath it, and a dispatch runs with no more than Acquire's below it.
 //
 //go:noinline
-func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64) (*waiter, Handle[*waiter], error) {
+func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64) (w *waiter, h Handle[*waiter], held bool, err error) {
 	now := time.Now()
 	if s.closed {
 		s.sched.Refuse(now, tenant, priority, ReasonClosed)
 		s.mu.Unlock()
-		return nil, Handle[*waiter]{}, errClosed
+		return nil, Handle[*waiter]{}, false, errClosed
 	}
 	if err := ctx.Err(); err != nil {
 		s.sched.Refuse(now, tenant, priority, 0)
 		s.mu.Unlock()
-		return nil, Handle[*waiter]{}, err
+		return nil, Handle[*waiter]{}, false, err
 	}
-	w := s.waiters.Get().(*waiter)
+	w = s.waiters.Get().(*waiter)
 	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
 	if err != nil {
 		s.mu.Unlock()
 		s.waiters.Put(w)
-		return nil, Handle[*waiter]{}, err
+		return nil, Handle[*waiter]{}, false, err
 	}
 	if s.inflight == 0 || s.limitLocked() > s.inflight {
-		s.dispatchUnlock(now, deadline) // capacity is free: admit what fits
-		return w, h, nil
+		s.enqueuedAt, s.enqueuedDeadline = now, deadline
+		return w, h, true, nil
 	}
-	s.armForLocked(deadline) // the usual case when queueing: nothing fits
+	s.armForLocked(deadline)
 	s.mu.Unlock()
-	return w, h, nil
+	return w, h, false, nil
 }
 
-// dispatchUnlock admits the waiters that fit, arms the sweep for deadline if
-// some still wait, releases s.mu and signals the decided waiters. It is apart
-// from enqueueLocked, never inlined, so that the dispatch's buffer of decided
-// waiters (readyLen pointers) is on the stack only when a dispatch can admit
-// someone; a request queued for want of capacity, the usual case, goes on to
-// the scheduler's bucket lookup with a smaller frame below it (no stack growth
-// there for a handler frame of 256 bytes below Acquire:
-// BenchmarkQueuedFreshGoroutine).
+// dispatchUnlock follows an enqueueLocked that returned held: it admits the
+// waiters that fit, arms the sweep for the queued request's deadline if some
+// still wait, releases s.mu and signals the decided waiters. Never inlined:
+// its frame holds the dispatch's buffer (readyLen pointers), which is on the
+// stack only while it runs.
 //
 //go:noinline
-func (s *Shedder) dispatchUnlock(now, deadline time.Time) {
+func (s *Shedder) dispatchUnlock() {
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(now, buf[:0])
-	s.armForLocked(deadline)
+	ready := s.dispatchLocked(s.enqueuedAt, buf[:0])
+	s.armForLocked(s.enqueuedDeadline)
 	s.mu.Unlock()
 	notify(ready)
 }
