@@ -17,7 +17,13 @@ import (
 // once mostly write to different stripes and no cache line bounces between
 // cores.
 type stripe[K comparable, V any] struct {
-	mu     sync.Mutex // protects n, buf, na, adds and lockedHits
+	mu sync.Mutex // protects n, buf, na, adds and lockedHits
+	// work is 1 while the stripe holds buffered hits or deferred nodes
+	// (n > 0 or na > 0). It is written under mu, on the stripe's own line,
+	// and read without mu by drains, which skip idle stripes without taking
+	// their locks: a lock try is a write, and on every insert it pulled the
+	// idle stripes' lines from one core to the other.
+	work   atomic.Uint32
 	n      int
 	buf    [stripeLen]*node[K]
 	na     int
@@ -71,11 +77,15 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 	if st.n < stripeLen {
 		st.buf[st.n] = n
 		st.n++
+		if st.n == 1 {
+			st.work.Store(1)
+		}
 		if st.n == stripeLen && c.mu.TryLock() {
 			c.replayLocked(st)
 			c.pol.climb()
 			c.mu.Unlock()
 			replayed = true
+			st.settle()
 		}
 	}
 	st.mu.Unlock()
@@ -105,7 +115,7 @@ func (c *Cache[K, V]) drainStripesLocked(hits bool) {
 	replayed := false
 	for i := range c.stripes {
 		st := &c.stripes[i]
-		if !st.mu.TryLock() {
+		if st.work.Load() == 0 || !st.mu.TryLock() {
 			continue
 		}
 		if st.na > 0 {
@@ -115,6 +125,7 @@ func (c *Cache[K, V]) drainStripesLocked(hits bool) {
 			replayed = true
 			c.replayLocked(st)
 		}
+		st.settle()
 		st.mu.Unlock()
 	}
 	if replayed {
@@ -134,6 +145,13 @@ func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
 	clear(st.adds[:st.na])
 	c.deferred.Add(-int64(st.na))
 	st.na = 0
+}
+
+// settle clears st.work if the stripe holds nothing. The caller holds st.mu.
+func (st *stripe[K, V]) settle() {
+	if st.n == 0 && st.na == 0 && st.work.Load() != 0 {
+		st.work.Store(0)
+	}
 }
 
 // replayLocked applies st's buffered hits to the policy and empties it. The
@@ -200,6 +218,7 @@ func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K]) bool {
 	if ok {
 		st.adds[st.na] = n
 		st.na++
+		st.work.Store(1) // before deferred counts it: who sees the count sees the flag
 		c.deferred.Add(1)
 	}
 	st.mu.Unlock()
