@@ -22,9 +22,9 @@ type Shedder struct {
 	free     []*ticket // recycled tickets
 	sweep    *time.Timer
 	sweepAt  time.Time // when sweep fires; zero when it is not armed
-	// enqueued is the time and queue deadline of the request enqueueLocked
-	// just queued, for the dispatchUnlock that follows it under the same
-	// hold of mu.
+	// enqueuedAt and enqueuedDeadline are the time and queue deadline of
+	// the request enqueueLocked just queued, for the dispatchUnlock that
+	// follows it under the same hold of mu.
 	enqueuedAt, enqueuedDeadline time.Time
 
 	// waiters recycles the waiters of blocked Acquires outside the lock:
