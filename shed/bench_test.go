@@ -183,9 +183,9 @@ func BenchmarkQueuedFreshGoroutine(b *testing.B) {
 		acquire func(s *shed.Shedder, ctx context.Context) (func(), error)
 	}{
 		{"frame=0", func(s *shed.Shedder, ctx context.Context) (func(), error) { return s.Acquire(ctx, "b", 0, 1) }},
-		{"frame=128", handler128},
-		{"frame=256", handler256},
-		{"frame=512", handler512},
+		{"frame=128", handler[[128]byte]},
+		{"frame=256", handler[[256]byte]},
+		{"frame=512", handler[[512]byte]},
 	} {
 		b.Run(h.name, func(b *testing.B) { benchQueuedFresh(b, h.acquire) })
 	}
@@ -194,34 +194,17 @@ func BenchmarkQueuedFreshGoroutine(b *testing.B) {
 // frameSink keeps the handlers' locals alive across their Acquire.
 var frameSink byte
 
-// handler128, handler256 and handler512 stand for a request handler with that many bytes
-// of locals live across its Acquire: the frames that lie below Acquire's on a
-// per-request goroutine's stack.
+// handler stands for a request handler with the bytes of A as locals live
+// across its Acquire: the frames that lie below Acquire's on a per-request
+// goroutine's stack. (Each array size is a shape of its own, so each gets a
+// frame of its size.)
 //
 //go:noinline
-func handler256(s *shed.Shedder, ctx context.Context) (func(), error) {
-	var pad [256]byte
-	pad[frameSink&255] = 1
-	r, err := s.Acquire(ctx, "b", 0, 1)
-	frameSink += pad[(frameSink+1)&255]
-	return r, err
-}
-
-//go:noinline
-func handler128(s *shed.Shedder, ctx context.Context) (func(), error) {
-	var pad [128]byte
+func handler[A [128]byte | [256]byte | [512]byte](s *shed.Shedder, ctx context.Context) (func(), error) {
+	var pad A
 	pad[frameSink&127] = 1
 	r, err := s.Acquire(ctx, "b", 0, 1)
 	frameSink += pad[(frameSink+1)&127]
-	return r, err
-}
-
-//go:noinline
-func handler512(s *shed.Shedder, ctx context.Context) (func(), error) {
-	var pad [512]byte
-	pad[frameSink&255] = 1
-	r, err := s.Acquire(ctx, "b", 0, 1)
-	frameSink += pad[(frameSink+1)&255]
 	return r, err
 }
 

@@ -16,9 +16,9 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"log"
 	"net"
 	"runtime"
@@ -45,6 +45,7 @@ type loop struct {
 	shards  []*shard
 	byFD    map[int]*shard
 	dirty   []*client // clients with replies to write after this pass
+	free    []*slot   // written slots, for reuse
 	buf     []byte    // read buffer
 }
 
@@ -197,30 +198,41 @@ func (l *loop) readClient(c *client) {
 // command queues one client command's reply slot, and the shard work that
 // fills it.
 func (l *loop) command(c *client, args [][]byte) {
-	sl := &slot{c: c}
+	sl := l.newSlot(c)
 	c.pend = append(c.pend, sl)
-	name := strings.ToUpper(string(args[0]))
-	switch {
-	case name == "GET" && len(args) == 2:
-		key := string(args[1])
-		s := l.shards[shardOf(key, len(l.shards))]
-		i, ok := s.getAt[key]
+	switch name := args[0]; {
+	case bytes.EqualFold(name, []byte("GET")) && len(args) == 2:
+		s := l.shards[shardOf(args[1], len(l.shards))]
+		i, ok := s.getAt[string(args[1])]
 		if !ok {
+			key := string(args[1])
 			i = len(s.getKeys)
 			s.getAt[key] = i
 			s.getKeys = append(s.getKeys, key)
 			s.getFor = append(s.getFor, nil)
 		}
 		s.getFor[i] = append(s.getFor[i], sl)
-	case name == "SET" && len(args) == 3:
-		s := l.shards[shardOf(string(args[1]), len(l.shards))]
+	case bytes.EqualFold(name, []byte("SET")) && len(args) == 3:
+		s := l.shards[shardOf(args[1], len(l.shards))]
 		s.out = appendCommand(s.out, []byte("SET"), args[1], args[2])
 		s.waiting = append(s.waiting, wait{one: sl})
-	case name == "PING":
-		sl.ready, sl.data = true, []byte("+PONG\r\n")
+	case bytes.EqualFold(name, []byte("PING")):
+		sl.ready, sl.data = true, append(sl.data, "+PONG\r\n"...)
 	default:
-		sl.ready, sl.data = true, []byte("+OK\r\n")
+		sl.ready, sl.data = true, append(sl.data, "+OK\r\n"...)
 	}
+}
+
+// newSlot returns an empty reply slot for c, reused from a written one when
+// there is one: a floor should not pay an allocation per command.
+func (l *loop) newSlot(c *client) *slot {
+	if n := len(l.free); n > 0 {
+		sl := l.free[n-1]
+		l.free = l.free[:n-1]
+		sl.c = c
+		return sl
+	}
+	return &slot{c: c}
 }
 
 // flushShard sends the shard this pass's GETs as one MGET, after the SETs
@@ -312,7 +324,11 @@ func (l *loop) writeClient(c *client) {
 	}
 	i := 0
 	for ; i < len(c.pend) && c.pend[i].ready; i++ {
-		c.out = append(c.out, c.pend[i].data...)
+		sl := c.pend[i]
+		c.out = append(c.out, sl.data...)
+		*sl = slot{data: sl.data[:0]} // written: nothing refers to it any more
+		l.free = append(l.free, sl)
+		c.pend[i] = nil
 	}
 	c.pend = c.pend[i:]
 	for len(c.out) > 0 {
@@ -335,10 +351,13 @@ func (l *loop) closeClient(c *client) {
 	_ = syscall.Close(c.fd)
 }
 
-func shardOf(key string, n int) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(key))
-	return int(h.Sum32() % uint32(n))
+// shardOf routes a key by its FNV-1a hash.
+func shardOf(key []byte, n int) int {
+	h := uint32(2166136261)
+	for _, b := range key {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return int(h % uint32(n))
 }
 
 func listen(addr string) (int, error) {

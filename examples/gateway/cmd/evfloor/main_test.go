@@ -60,7 +60,7 @@ func TestForwarding(t *testing.T) {
 	var k [2]string // a key on each shard
 	for i := 0; k[0] == "" || k[1] == ""; i++ {
 		key := fmt.Sprint("key", i)
-		k[shardOf(key, 2)] = key
+		k[shardOf([]byte(key), 2)] = key
 	}
 	var req []byte
 	for _, args := range [][]string{
