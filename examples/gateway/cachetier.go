@@ -139,7 +139,7 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 		c.Delete(key)
 		v, err = c.Get(ctx, key, fill)
 	}
-	return opResult{value: v.value, found: v.found}, err
+	return v.result(), err
 }
 
 // getMany reads keys on shard through the cache; load fetches the keys it
@@ -150,23 +150,42 @@ func (ct *cacheTier) getMany(ctx context.Context, shard int, keys []string, load
 	missed := ct.lookupMany(shard, keys, vals, nil)
 	out := make([]opResult, len(keys))
 	for i, v := range vals {
-		out[i] = opResult{value: v.value, found: v.found}
+		out[i] = v.result()
 	}
 	if len(missed) == 0 {
 		return out, nil
 	}
-	miss := make([]string, len(missed))
-	for j, i := range missed {
-		miss[j] = keys[i]
-	}
-	rs, err := ct.fillMany(ctx, shard, miss, load)
+	rs, err := ct.fillMissed(ctx, shard, keys, missed, load)
 	if err != nil {
 		return nil, err
 	}
 	for j, i := range missed {
-		out[i] = opResult{value: rs[j].value, found: rs[j].found}
+		out[i] = rs[j]
 	}
 	return out, nil
+}
+
+// result is a cached value as a GET's result.
+func (v cached) result() opResult { return opResult{value: v.value, found: v.found} }
+
+// fillMissed loads keys[i] for each i of missed (lookupMany's misses), with
+// one call of load, and fills shard's cache with them (fillMany). The i-th
+// result answers keys[missed[i]].
+func (ct *cacheTier) fillMissed(ctx context.Context, shard int, keys []string, missed []int, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
+	miss := make([]string, len(missed))
+	for j, i := range missed {
+		miss[j] = keys[i]
+	}
+	return ct.fillMany(ctx, shard, miss, load)
+}
+
+// getOps returns a GET op for each of keys.
+func getOps(keys []string) []op {
+	ops := make([]op, len(keys))
+	for i, k := range keys {
+		ops[i] = op{kind: opGet, key: k}
+	}
+	return ops
 }
 
 // setConfig changes capacity and staleness bound on every shard's cache

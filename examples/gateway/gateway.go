@@ -433,11 +433,7 @@ func (g *Gateway) runCached(ctx context.Context, t *tenant, ops []op, tr *cmdTra
 		var batch int32
 		res, err := g.cache.getMany(detached, sh, keys, func(ctx context.Context, miss []string) ([]opResult, error) {
 			tr.fetched()
-			part := make([]op, len(miss))
-			for j, k := range miss {
-				part[j] = op{kind: opGet, key: k}
-			}
-			rs, err := g.submit(ctx, grp, part)
+			rs, err := g.submit(ctx, grp, getOps(miss))
 			if err == nil {
 				batch = rs[0].batch
 			}

@@ -41,7 +41,7 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 		p.vals = slices.Grow(p.vals[:0], len(p.gkeys))[:len(p.gkeys)]
 		p.missed = g.cache.lookupMany(sh, p.gkeys, p.vals, p.missed[:0])
 		for i, pos := range p.gpos {
-			p.res[pos] = opResult{value: p.vals[i].value, found: p.vals[i].found}
+			p.res[pos] = p.vals[i].result()
 		}
 		if len(p.missed) > 0 {
 			loads = append(loads, sh)
@@ -49,17 +49,9 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 	}
 	load := func(sh int) {
 		p := parts[sh]
-		keys := make([]string, len(p.missed))
-		for j, i := range p.missed {
-			keys[j] = p.gkeys[i]
-		}
 		grp := group{tenant: tenant, shard: sh}
-		res, err := g.cache.fillMany(ctx, sh, keys, func(ctx context.Context, miss []string) ([]opResult, error) {
-			ops := make([]op, len(miss))
-			for i, k := range miss {
-				ops[i] = op{kind: opGet, key: k}
-			}
-			return g.submit(ctx, grp, ops)
+		res, err := g.cache.fillMissed(ctx, sh, p.gkeys, p.missed, func(ctx context.Context, miss []string) ([]opResult, error) {
+			return g.submit(ctx, grp, getOps(miss))
 		})
 		for j, i := range p.missed {
 			if err != nil {
