@@ -45,3 +45,20 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ts.Nano())
 }
+
+// spinSlowdown times a spin of about 20 µs (as calibrated at start) on the
+// thread's CPU clock and returns its CPU time over the calibrated time: about
+// 1 on an idle core, more when the core runs slower for this process (a busy
+// sibling hyperthread, a host-level slowdown the guest cannot see as steal).
+// It returns -1 when the goroutine moved threads during the spin.
+func spinSlowdown() float64 {
+	const nominal = 20 * time.Microsecond
+	n := max(1, int(itersPerMicro*20))
+	t0 := threadCPU()
+	spin(n)
+	dt := threadCPU() - t0
+	if dt <= 0 || dt > 1000*nominal {
+		return -1
+	}
+	return float64(dt) / float64(nominal)
+}

@@ -12,7 +12,7 @@ import (
 // TestMain lets the test binary serve as a burst process, as the overload
 // command does (burstSpec.run starts copies of the running executable).
 func TestMain(m *testing.M) {
-	if maybeSpin() {
+	if maybeSpin() || rtTestChild() {
 		return
 	}
 	os.Exit(m.Run())

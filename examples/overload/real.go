@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,12 @@ type realConfig struct {
 	Burst burstSpec
 	// Recover turns on aimd's fast recovery (aimd.Config.Recover).
 	Recover bool
+	// Nice is the niceness the process runs at (main applies it; 0: left as
+	// it was), reported with the results.
+	Nice int
+	// RT is the real-time round-robin priority the process runs at (main
+	// applies it; 0: the normal policy), reported with the results.
+	RT int
 	// Trace, if set, receives one line per control period of the measured run.
 	Trace io.Writer
 	// SchedTarget, if positive, also holds the Go scheduler's 99th-percentile
@@ -477,6 +484,16 @@ func (r *realResult) print(w io.Writer) {
 	}
 	if r.cfg.Recover {
 		fmt.Fprintf(w, "  aimd fast recovery on\n")
+	}
+	if r.cfg.Nice != 0 {
+		group := "no autogroups"
+		if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+			group = "autogroup " + strings.TrimSpace(string(b))
+		}
+		fmt.Fprintf(w, "  run at scheduling niceness %d, %s (other processes, and the injected burst's in a session of its own, at their own: %d when this one started)\n", r.cfg.Nice, group, outsideNice)
+	}
+	if r.cfg.RT != 0 {
+		fmt.Fprintf(w, "  run in the real-time round-robin policy at priority %d (the injected burst's processes in the normal one)\n", r.cfg.RT)
 	}
 	if b := r.cfg.Burst; b.For > 0 {
 		fmt.Fprintf(w, "  injected outside burst: %d busy process(es) for %v, %v into the measured run\n", b.Procs, b.For, b.At)

@@ -35,6 +35,7 @@ type period struct {
 	gcCycles    uint64
 	others      float64 // CPU of the rest of the machine, in cores (-1: unknown)
 	steal       float64 // CPU the hypervisor gave to other machines while this one wanted it, in cores (-1: unknown)
+	slowdown    float64 // CPU time of a fixed spin at the period's end over its calibrated time (-1: unknown)
 }
 
 // probe reads the cumulative counters a period is the difference of.
@@ -95,6 +96,7 @@ func (p *probe) delta(n *probe, pr *period, wall time.Duration) {
 	pr.mutexWait = time.Duration((n.mutexWait - p.mutexWait) * float64(time.Second))
 	pr.gcCycles = n.gc - p.gc
 	pr.schedP99 = p99(p.sched, n.sched, p.samples[0].Value)
+	pr.slowdown = spinSlowdown()
 	pr.others, pr.steal = -1, -1
 	if n.machine >= 0 && p.machine >= 0 && wall > 0 {
 		pr.others = max(0, (n.machine-p.machine-(n.proc-p.proc)).Seconds()/wall.Seconds())
@@ -162,12 +164,12 @@ func machineBusy() (busy, steal time.Duration) {
 // writeTrace writes the periods as tab-separated values.
 func writeTrace(w io.Writer, ps []period) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "t_s\tload\tlimit\tinflight\tqueued\tnormal_timeout\tnormal_full\tnormal_deadline\tnoisy_shed\tover_by_shed\tover_by_level\tlevel\tsched_p99_us\tmutex_wait_ms\tgc\tothers_cores\tsteal_cores")
+	fmt.Fprintln(bw, "t_s\tload\tlimit\tinflight\tqueued\tnormal_timeout\tnormal_full\tnormal_deadline\tnoisy_shed\tover_by_shed\tover_by_level\tlevel\tsched_p99_us\tmutex_wait_ms\tgc\tothers_cores\tsteal_cores\tslowdown")
 	for _, p := range ps {
-		fmt.Fprintf(bw, "%.1f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%d\t%.2f\t%.2f\n",
+		fmt.Fprintf(bw, "%.1f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%d\t%.2f\t%.2f\t%.2f\n",
 			p.at.Seconds(), p.load, p.limit, p.inflight, p.queued, p.normalShed[0], p.normalShed[1], p.normalShed[2],
 			p.noisyShed, p.overByShed, p.overByLevel, p.level, p.schedP99.Microseconds(),
-			float64(p.mutexWait)/float64(time.Millisecond), p.gcCycles, p.others, p.steal)
+			float64(p.mutexWait)/float64(time.Millisecond), p.gcCycles, p.others, p.steal, p.slowdown)
 	}
 	return bw.Flush()
 }
