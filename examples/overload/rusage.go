@@ -13,13 +13,3 @@ func processCPU() (time.Duration, error) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
-
-// childrenCPU is the CPU time of this process's children that have ended and
-// been waited for (the burst processes).
-func childrenCPU() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
-		return 0, err
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
