@@ -143,5 +143,11 @@
 // capacity no longer carries the dispatch's buffer either, so a handler with
 // 128 bytes of locals below Acquire no longer grows a new goroutine's stack
 // there (BenchmarkQueuedFreshGoroutine); with 256 bytes or more it still
-// grows, a little deeper than before.
+// grows, a little deeper than before. With the experiment given the CPU it
+// regulates (its -rt flag: the real-time policy, so that the machine's other
+// processes cannot take a core from it, as on a gateway's own host), no normal
+// tenant was rejected and 100% of normal requests finished within the
+// deadline in all 32 runs (24 quiet, 8 with an injected outside burst),
+// goodput 98.4-104.3%, shed + aimd 1.91-3.27% of the process's CPU (median
+// 2.55%; one run above the 3% target).
 package shed
