@@ -55,58 +55,6 @@ func parseBurst(s string) (burstSpec, error) {
 // burst process: it spins for that long and exits (see maybeSpin).
 const spinEnv = "TIERKIT_OVERLOAD_SPIN"
 
-// spinOtherEnv, when set, makes the burst process leave the real-time policy
-// that it inherited from a process run with -rt for the normal one, before it
-// spins.
-const spinOtherEnv = "TIERKIT_OVERLOAD_SPIN_OTHER"
-
-// realtime tells whether -rt put this process's threads in a real-time
-// scheduling policy.
-var realtime bool
-
-// setRealtime moves every thread of this process to the real-time round-robin
-// policy at priority prio (1-99): its threads then run ahead of every normal
-// process whenever they are runnable (the burst's processes go back to the
-// normal policy).
-func setRealtime(prio int) error {
-	if prio < 1 || prio > 99 {
-		return fmt.Errorf("rt %d: want a priority from 1 to 99", prio)
-	}
-	if err := setPolicy(schedRR, prio); err != nil {
-		return err
-	}
-	realtime = true
-	return nil
-}
-
-// spinNiceEnv carries the niceness the burst process runs at: that of the
-// processes outside the experiment, which -nice may have changed for it.
-const spinNiceEnv = "TIERKIT_OVERLOAD_SPIN_NICE"
-
-// outsideNice is the niceness this process started at, which the burst's
-// processes, standing for the machine's other processes, run at; reniced
-// tells whether -nice changed this process's.
-var (
-	outsideNice int
-	reniced     bool
-)
-
-// setNice records the niceness the process started at for the burst's
-// processes, then moves every thread of this process, and its session's
-// autogroup, to n. The returned func restores the autogroup's niceness (the
-// session outlives the process).
-func setNice(n int) (restore func() error, err error) {
-	cur, err := niceness()
-	if err != nil {
-		return nil, fmt.Errorf("nice: %w", err)
-	}
-	outsideNice, reniced = cur, true
-	if err := renice(n); err != nil {
-		return nil, err
-	}
-	return reniceGroup(n)
-}
-
 // launchEnv makes this program a burst launcher: it starts the spinning
 // process and exits at once, so that the spinner is not a child of the
 // experiment's process, as the machine's other processes are not. (With -rt,
@@ -139,19 +87,9 @@ func maybeSpin() bool {
 		}
 		return true
 	}
-	if os.Getenv(spinOtherEnv) != "" {
-		if err := setPolicy(schedOther, 0); err != nil { // leaving a real-time policy is always allowed
-			fmt.Fprintln(os.Stderr, "overload: burst process:", err)
-			os.Exit(2)
-		}
-	}
-	if n, err := strconv.Atoi(os.Getenv(spinNiceEnv)); err == nil {
-		if cur, err := niceness(); err == nil && cur != n {
-			if err := renice(n); err != nil { // raising it back is always allowed
-				fmt.Fprintln(os.Stderr, "overload: burst process:", err)
-				os.Exit(2)
-			}
-		}
+	if err := takeOutsidePriority(); err != nil {
+		fmt.Fprintln(os.Stderr, "overload: burst process:", err)
+		os.Exit(2)
 	}
 	for end := time.Now().Add(d); time.Now().Before(end); {
 		spin(1000)
@@ -222,12 +160,7 @@ func (b burstSpec) run() error {
 	for range b.Procs {
 		c := exec.Command(exe)
 		c.Env = append(os.Environ(), launchEnv+"=1", spinEnv+"="+b.For.String())
-		if reniced {
-			c.Env = append(c.Env, spinNiceEnv+"="+strconv.Itoa(outsideNice))
-		}
-		if realtime {
-			c.Env = append(c.Env, spinOtherEnv+"=1")
-		}
+		c.Env = append(c.Env, outsidePriorityEnv()...)
 		c.Stdout, c.Stderr = os.Stderr, os.Stderr
 		if err := c.Run(); err != nil { // the launcher, which exits at once
 			return err
