@@ -12,6 +12,8 @@
 //	go run ./overload                 # 20 s of virtual time, table + plot
 //	go run ./overload -d 60s          # longer
 //	go run ./overload -real -rd 20s   # real mode: goroutines, CPU-burning handler, aimd at 90% CPU
+//	go run ./overload -real -rt 1     # the same in the real-time policy (Linux, root), so that the
+//	                                  # machine's other processes cannot take a core from it
 //
 // README.md holds the results.
 package main
