@@ -24,7 +24,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -88,6 +90,14 @@ func command() int {
 			if err := restore(); err != nil {
 				fmt.Fprintln(os.Stderr, "overload:", err)
 			}
+		}()
+		// The autogroup is the session's: an interrupted run gives it back too.
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sig
+			_ = restore()
+			os.Exit(130)
 		}()
 	}
 	burst, err := parseBurst(*burstFlag)
