@@ -67,7 +67,14 @@
 // unlocking (a request that queues takes the lock twice, to queue and to
 // release; its waiter is recycled outside the lock, and handing a released slot
 // to a waiter allocates nothing), and the one deadline timer, armed for the
-// earliest deadline among the bucket heads, sheds the expired heads. A request
+// earliest deadline among the bucket heads, sheds the expired heads. It finds
+// them on a deadline wheel (every queued request is on the list of its
+// deadline's millisecond slot), so a sweep visits the slots since the last one
+// and not every tenant: BenchmarkSchedulerExpire, a sweep that sheds nothing,
+// takes 1.5-2.3 µs with 1,350 or 100,000 tenants queued, where the walk over
+// the listed tenants that it replaced took 7.7 µs and 4.0-4.3 ms in the same
+// runs, and sweeps come often (the timer is armed for the next head's
+// deadline, usually a few milliseconds away). A request
 // is therefore never served after its deadline, and is shed at its deadline or,
 // if a request with a later deadline is ahead of it in its bucket, when it
 // reaches the head.

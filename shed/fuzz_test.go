@@ -35,7 +35,8 @@ func runOps(t *testing.T, ops []byte) {
 		now := t0
 		var handles []shed.Handle[int]
 		ids := map[shed.Handle[int]]int{}
-		queued := map[int]bool{} // request id -> still queued
+		queued := map[int]bool{}        // request id -> still queued
+		deadline := map[int]time.Time{} // request id -> its deadline
 		id := 0
 		gone := func(v int) {
 			require.True(t, queued[v], "request %d left twice or was never queued", v)
@@ -46,9 +47,9 @@ func runOps(t *testing.T, ops []byte) {
 			switch op & 7 {
 			case 0, 1: // push
 				id++
-				h, _, err := s.Push(now, tenants[arg%len(tenants)], arg%2, int64(1+arg%4), id)
+				h, dl, err := s.Push(now, tenants[arg%len(tenants)], arg%2, int64(1+arg%4), id)
 				if err == nil {
-					queued[id] = true
+					queued[id], deadline[id] = true, dl
 					handles = append(handles, h)
 					ids[h] = id
 				}
@@ -72,6 +73,9 @@ func runOps(t *testing.T, ops []byte) {
 				now = now.Add(time.Duration(arg) * time.Millisecond)
 			case 6:
 				s.Expire(now, gone)
+				for v := range queued { // every request past its deadline is gone
+					require.False(t, deadline[v].Before(now), "step %d: request %d kept past its deadline", i, v)
+				}
 			case 7:
 				s.Admit(now, tenants[arg%len(tenants)], arg%2, 1)
 			}

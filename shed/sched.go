@@ -1,7 +1,6 @@
 package shed
 
 import (
-	"math"
 	"time"
 )
 
@@ -89,6 +88,10 @@ type Scheduler[T any] struct {
 	// tenants marked over their share, from under it: on a shed, on the level
 	overByShed, overByLevel int64
 	gen                     uint64
+
+	wheel      [wheelSlots]*node[T] // queued requests by deadline (wheel.go)
+	swept      int64                // the wheel slot the last sweep reached
+	dueTenants []*tenantState[T]    // the sweep's scratch
 }
 
 // Handle identifies a queued request, for [Scheduler.Remove]. It is invalid once
@@ -106,6 +109,8 @@ type node[T any] struct {
 	prio       int
 	gen        uint64 // 0 when free
 	next, prev *node[T]
+	// links of the deadline wheel's slot (wheel.go)
+	wnext, wprev *node[T]
 }
 
 type bucket[T any] struct {
@@ -221,6 +226,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	}
 	n := s.newNode()
 	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, due, t, p
+	s.wheelLink(n)
 	n.prev = b.tail
 	if b.tail != nil {
 		b.tail.next = n
@@ -313,28 +319,12 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 	}
 }
 
-// Expire sheds (ReasonQueueDeadline) every expired request at the head of a
-// bucket of a listed tenant, passing each to expired (which may be nil). Its
-// cost is proportional to the number of listed tenants.
+// Expire sheds (ReasonQueueDeadline) every expired request, passing each to
+// expired (which may be nil). Its cost is proportional to the requests it
+// sheds and to those queued with deadlines in the millisecond slots it passes
+// (a deadline wheel), not to the number of tenants.
 func (s *Scheduler[T]) Expire(now time.Time, expired func(T)) {
 	s.expire(s.at(now), expired)
-}
-
-// expire is Expire at at; it returns the earliest deadline among the bucket
-// heads left, and false if nothing is queued.
-func (s *Scheduler[T]) expire(at int64, expired func(T)) (next int64, ok bool) {
-	next = math.MaxInt64
-	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
-		for t := l.head; t != nil; t = t.rnext {
-			s.expireHeads(t, at, expired)
-			for p := range t.buckets {
-				if h := t.buckets[p].head; h != nil {
-					next = min(next, h.dl)
-				}
-			}
-		}
-	}
-	return next, next != math.MaxInt64
 }
 
 // Remove takes the request of h out of its bucket and reports whether it was still
@@ -385,6 +375,7 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 	t := n.t
 	b := &t.buckets[n.prio]
+	s.wheelUnlink(n)
 	if n.prev != nil {
 		n.prev.next = n.next
 	} else {
