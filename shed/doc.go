@@ -154,9 +154,9 @@
 // regulates (its -rt flag: the real-time policy, so that the machine's other
 // processes cannot take a core from it, as on a gateway's own host), no normal
 // tenant was rejected and 100% of normal requests finished within the
-// deadline in all 32 runs of 20 s (24 quiet, 8 with an injected outside
-// burst), goodput 98.4-104.3%, shed + aimd 1.91-3.27% of the process's CPU
-// (median 2.55%; one run above the 3% target); six runs of 60 s read shed +
+// deadline in all 44 runs of 20 s (36 quiet, 8 with an injected outside
+// burst), goodput 98.4-104.3%, shed + aimd 1.91-3.33% of the process's CPU
+// (median 2.53%; three runs above the 3% target); six runs of 60 s read shed +
 // aimd at 2.00-2.66%, and one of them lost one normal request as the load
 // stepped up to the overload.
 package shed
