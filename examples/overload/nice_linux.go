@@ -66,16 +66,7 @@ func setPolicy(policy, prio int) error {
 	if err != nil {
 		return fmt.Errorf("scheduling policy %d priority %d: %w (a real-time policy needs root or CAP_SYS_NICE)", policy, prio, err)
 	}
-	threads, err := readThreads()
-	if err != nil {
-		return err
-	}
-	for tid, t := range threads {
-		if t.policy != policy {
-			return fmt.Errorf("scheduling policy %d: thread %d is in %d", policy, tid, t.policy)
-		}
-	}
-	return nil
+	return checkThreads(fmt.Sprintf("scheduling policy %d", policy), policy, func(t threadSched) int { return t.policy })
 }
 
 // renice gives every thread of this process the scheduling niceness n (-20,
@@ -86,19 +77,19 @@ func renice(n int) error {
 	if err != nil {
 		return fmt.Errorf("renice to %d: %w (a niceness below the current one needs root or CAP_SYS_NICE)", n, err)
 	}
-	return checkNice(n)
+	return checkThreads(fmt.Sprintf("renice to %d", n), n, func(t threadSched) int { return t.nice })
 }
 
-// checkNice reads every thread's niceness back from /proc and reports one that
-// is not n.
-func checkNice(n int) error {
+// checkThreads reads every thread's scheduling back from /proc and reports
+// one whose field (as get reads it) is not want.
+func checkThreads(what string, want int, get func(threadSched) int) error {
 	threads, err := readThreads()
 	if err != nil {
 		return err
 	}
 	for tid, t := range threads {
-		if t.nice != n {
-			return fmt.Errorf("renice to %d: thread %d is at %d", n, tid, t.nice)
+		if v := get(t); v != want {
+			return fmt.Errorf("%s: thread %d is at %d", what, tid, v)
 		}
 	}
 	return nil
