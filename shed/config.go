@@ -104,6 +104,18 @@ type Config struct {
 	// (see OverShareWindow). Default false.
 	FreshArrivalOrder bool
 
+	// ShedOnArrival sheds a request when it arrives, instead of at its
+	// deadline, if it would wait past its deadline: when its tenant is over
+	// its share, its bucket holds a standing queue (StandingDeadline applies),
+	// and at the share level (the rate a backlogged tenant over its share was
+	// served in the previous OverShareWindow, times the tenant's weight) the
+	// cost queued ahead of it would not drain before its deadline. It is
+	// shed with ReasonQueueDeadline and counted in ShedOnArrival too. A flood
+	// then costs a bucket-full decision per excess request rather than a
+	// queued wait and a deadline sweep; tenants under their share are never
+	// affected. Default false.
+	ShedOnArrival bool
+
 	// MaxTenants bounds the tenants whose state (deficit, stats) is kept. When a
 	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
 	// with nothing queued is reclaimed (sampled LRU). Default 131,072.
@@ -129,6 +141,7 @@ type config struct {
 	standingDeadline int64
 	overShareWindow  int64
 	freshArrival     bool
+	shedOnArrival    bool
 	maxTenants       int
 	idleTimeout      int64
 }
@@ -182,6 +195,7 @@ func (c Config) validate() (config, error) {
 		standingDeadline: int64(or(c.StandingDeadline, DefaultStandingDeadline)),
 		overShareWindow:  int64(or(c.OverShareWindow, DefaultOverShareWindow)),
 		freshArrival:     c.FreshArrivalOrder,
+		shedOnArrival:    c.ShedOnArrival,
 		maxTenants:       or(c.MaxTenants, DefaultMaxTenants),
 		idleTimeout:      int64(or(c.IdleTimeout, DefaultIdleTimeout)),
 	}

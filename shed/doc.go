@@ -35,7 +35,11 @@
 // is below its share, even a large one that queues when the capacity dips,
 // keeps the long deadline and is served ahead of the floods: it is shed only
 // if the capacity stays below the demand of all the tenants under their share
-// for a whole QueueDeadline.
+// for a whole QueueDeadline. With [Config.ShedOnArrival], a request of a tenant
+// over its share that joins a standing queue is shed at once
+// ([ReasonQueueDeadline], counted in [Stats].ShedOnArrival too) if the cost
+// queued ahead of it would not drain before its deadline at the share level:
+// a flood's excess then costs a decision instead of a wait in the queue.
 //
 // With [Config.FreshArrivalOrder], tenants under their share are served
 // nearly in arrival order (a visit serves what the tenant had queued when it

@@ -24,11 +24,11 @@ func runOps(t *testing.T, ops []byte) {
 	if len(ops) > 4096 { // longer inputs add time, not states
 		ops = ops[:4096]
 	}
-	for _, arrival := range []bool{false, true} { // both drain orders of the fresh list
+	for _, arrival := range []bool{false, true} { // both drain orders of the fresh list, and shedding at deadlines or on arrival
 		s, err := shed.NewScheduler[int](shed.Config{
 			MaxQueue: 3, MaxQueueCost: 6, Quantum: 2, MaxTenants: 4,
 			QueueDeadline: 40 * time.Millisecond, StandingDeadline: 10 * time.Millisecond,
-			IdleTimeout: time.Second, Weights: map[string]int{"t1": 2}, FreshArrivalOrder: arrival,
+			IdleTimeout: time.Second, Weights: map[string]int{"t1": 2}, FreshArrivalOrder: arrival, ShedOnArrival: arrival,
 		})
 		require.NoError(t, err)
 		tenants := []string{"t0", "t1", "t2", "t3", "t4", "t5"}
@@ -87,6 +87,10 @@ func runOps(t *testing.T, ops []byte) {
 			require.Equal(t, st.Queued, sum, "step %d", i)
 			require.LessOrEqual(t, st.Queued, len(queued), "step %d", i)
 			require.GreaterOrEqual(t, st.Queued, 0)
+			require.LessOrEqual(t, st.ShedOnArrival, st.ShedQueueDeadline, "step %d", i)
+			if !arrival {
+				require.Zero(t, st.ShedOnArrival)
+			}
 		}
 		// Drain: everything still queued leaves exactly once.
 		for s.Stats().Queued > 0 {

@@ -65,6 +65,16 @@ import (
 // that of the request ahead of it in its bucket. Expired requests are shed when their
 // tenant reaches the head of its list ([Scheduler.Pop]), when
 // [Scheduler.Expire] sweeps, or by the caller's own timer ([Scheduler.Remove]).
+//
+// With [Config.ShedOnArrival], [Scheduler.Push] sheds a request that joins
+// a standing queue of a tenant over its share (ReasonQueueDeadline, at once)
+// when, served at the share level (level x weight per OverShareWindow), the
+// cost queued ahead of it in its tenant's buckets of its priority and above
+// would take longer to drain than the time to its deadline. Such a tenant is
+// served from the old list at about the level, so its request would most
+// likely expire in the queue; shedding it on arrival saves its wait and its
+// sweep. With no level (nothing over its share was backlogged in the
+// previous window) nothing is shed on arrival.
 type Scheduler[T any] struct {
 	cfg     config
 	epoch   time.Time
@@ -212,17 +222,25 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		s.markOver(t, at, false)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
-	dl := s.cfg.queueDeadline
+	dl, standing := s.cfg.queueDeadline, false
 	if b.n == 0 {
 		b.lastEmpty = at
 	} else if at-b.lastEmpty > s.cfg.queueDeadline && t.over(at) {
-		dl = s.cfg.standingDeadline
+		dl, standing = s.cfg.standingDeadline, true
 	}
 	due := at + dl
 	if b.tail != nil {
 		// Deadlines never decrease along a bucket, so that expiring its head
 		// is exact: a request is not shed before the ones ahead of it.
 		due = max(due, b.tail.dl)
+	}
+	if standing && s.cfg.shedOnArrival && s.wouldMiss(t, p, due-at) {
+		b.c.shed[ReasonQueueDeadline]++
+		b.c.onArrival++
+		s.total.shed[ReasonQueueDeadline]++
+		s.total.onArrival++
+		s.markOver(t, at, false)
+		return Handle[T]{}, time.Time{}, errQueueDeadline
 	}
 	n := s.newNode()
 	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, due, t, p
@@ -254,6 +272,25 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		}
 	}
 	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(due)), nil
+}
+
+// wouldMiss reports whether a request of t at priority p would wait longer
+// than budget if t were served at the share level: the cost queued ahead of it
+// (in t's buckets of priority p and above) takes ahead / (level x weight) of an
+// OverShareWindow to drain. With no level (nothing over its share was backlogged
+// in the previous window) there is no estimate, and nothing is shed.
+func (s *Scheduler[T]) wouldMiss(t *tenantState[T], p int, budget int64) bool {
+	level := s.share.level
+	if level <= 0 {
+		return false
+	}
+	var ahead int64
+	for q := p; q < len(t.buckets); q++ {
+		ahead += t.buckets[q].cost
+	}
+	// ahead/(level*weight) windows > budget/window, in floating point: the
+	// products overflow int64 for large costs.
+	return float64(ahead)*float64(s.cfg.overShareWindow) > float64(budget)*float64(level)*float64(t.weight)
 }
 
 // Pop returns the next request in drain order if its cost fits in avail (pass a

@@ -14,6 +14,7 @@ type BucketStats struct {
 
 	ShedBucketFull    int64 // shed with ReasonBucketFull
 	ShedQueueDeadline int64 // shed with ReasonQueueDeadline
+	ShedOnArrival     int64 // of ShedQueueDeadline, those shed on arrival (Config.ShedOnArrival)
 	ShedClosed        int64 // shed with ReasonClosed
 	ShedNoCapacity    int64 // TryAcquire refusals (ReasonNoCapacity)
 	Canceled          int64 // left the queue because their context ended
@@ -46,6 +47,7 @@ type Stats struct {
 	AdmittedCost      int64
 	ShedBucketFull    int64
 	ShedQueueDeadline int64
+	ShedOnArrival     int64 // of ShedQueueDeadline, shed on arrival (Config.ShedOnArrival)
 	ShedClosed        int64
 	ShedNoCapacity    int64
 	Canceled          int64
@@ -84,6 +86,7 @@ type counters struct {
 	admitted, admittedCost int64
 	shed                   [numReasons]int64
 	canceled               int64
+	onArrival              int64 // of shed[ReasonQueueDeadline]
 	waitCount              int64
 	waitTotal, waitMax     int64
 }
@@ -98,6 +101,7 @@ func (c *counters) fill(b *BucketStats) {
 	b.Admitted, b.AdmittedCost = c.admitted, c.admittedCost
 	b.ShedBucketFull = c.shed[ReasonBucketFull]
 	b.ShedQueueDeadline = c.shed[ReasonQueueDeadline]
+	b.ShedOnArrival = c.onArrival
 	b.ShedClosed = c.shed[ReasonClosed]
 	b.ShedNoCapacity = c.shed[ReasonNoCapacity]
 	b.Canceled = c.canceled

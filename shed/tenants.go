@@ -130,7 +130,7 @@ func (s *Scheduler[T]) Stats() Stats {
 	s.total.fill(&b)
 	return Stats{
 		Admitted: b.Admitted, AdmittedCost: b.AdmittedCost,
-		ShedBucketFull: b.ShedBucketFull, ShedQueueDeadline: b.ShedQueueDeadline,
+		ShedBucketFull: b.ShedBucketFull, ShedQueueDeadline: b.ShedQueueDeadline, ShedOnArrival: b.ShedOnArrival,
 		ShedClosed: b.ShedClosed, ShedNoCapacity: b.ShedNoCapacity,
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
 		Queued: s.queued, QueuedCost: s.queuedCost,
