@@ -517,11 +517,12 @@ func loopTable(w io.Writer, seed uint64) error {
 // formerLoop is the closed-loop model with the real mode's former
 // configuration: the full-correction AIMD loop (Increase 1, Gain 0.2,
 // Decrease 0.9), tenants under their share in round robin, 50 ms queue
-// deadline.
+// deadline, and no shedding on arrival (it came later, and the ablation's
+// columns show the three changes before it).
 func formerLoop(d time.Duration) loopConfig {
 	c := defaultLoop(d)
 	c.Aimd = aimd.Config{Target: 0.9, Min: 1, Max: 256, Initial: 4, Decrease: 0.9, Gain: 0.2}
-	c.Shed.FreshArrivalOrder = false
+	c.Shed.FreshArrivalOrder, c.Shed.ShedOnArrival = false, false
 	c.Shed.QueueDeadline = 50 * time.Millisecond
 	return c
 }

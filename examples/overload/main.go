@@ -73,6 +73,7 @@ func command() int {
 	recoverFlag := flag.Bool("recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
 	niceFlag := flag.Int("nice", 0, "run at this scheduling niceness (-20..19; 0: leave it) so that the machine's other processes take less CPU from the experiment; below the current one needs root (Linux)")
 	rtFlag := flag.Int("rt", 0, "run in the real-time round-robin scheduling policy at this priority (1-99; 0: the normal policy) so that the machine's other processes cannot take CPU from the experiment while it is runnable; needs root (Linux)")
+	atDeadline := flag.Bool("atdeadline", false, "real mode: shed the floods' excess at its queue deadline, not on arrival (shed.Config.ShedOnArrival off)")
 	flag.Parse()
 	if *rtFlag != 0 {
 		if err := setRealtime(*rtFlag); err != nil {
@@ -123,7 +124,7 @@ func command() int {
 	}
 	if *realMode {
 		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, MutexProfile: *mutexProfile, Target: *target, Work: *work,
-			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost, Burst: burst, Recover: *recoverFlag, Nice: *niceFlag, RT: *rtFlag}
+			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost, Burst: burst, Recover: *recoverFlag, Nice: *niceFlag, RT: *rtFlag, AtDeadline: *atDeadline}
 		if *tracePath != "" {
 			f, err := os.Create(*tracePath)
 			if err != nil {

@@ -45,6 +45,9 @@ type realConfig struct {
 	// Nice is the niceness the process runs at (main applies it; 0: left as
 	// it was), reported with the results.
 	Nice int
+	// AtDeadline turns off shed.Config.ShedOnArrival: the floods' excess is
+	// queued and shed at its deadline, as before that option.
+	AtDeadline bool
 	// RT is the real-time round-robin priority the process runs at (main
 	// applies it; 0: the normal policy), reported with the results.
 	RT int
@@ -100,6 +103,7 @@ type realResult struct {
 	normalSizes        []int         // requests offered by each normal tenant, ascending
 	procCPU            time.Duration // measured run
 	wall               time.Duration // measured run
+	onArrival          int64         // requests shed on arrival in the measured run
 }
 
 // itersPerMicro calibrates spin, once.
@@ -157,7 +161,7 @@ func newRealTier(cfg realConfig) (*realTier, error) {
 		return nil, err
 	}
 	sc := realShed(cfg.QueueDeadline)
-	sc.Capacity = lim
+	sc.Capacity, sc.ShedOnArrival = lim, !cfg.AtDeadline
 	sh, err := shed.New(sc)
 	if err != nil {
 		return nil, err
@@ -185,7 +189,7 @@ func realAimd(target float64) aimd.Config {
 // lasts and no longer (README.md).
 func realShed(qd time.Duration) shed.Config {
 	return shed.Config{Priorities: 2, MaxQueue: 64, QueueDeadline: qd,
-		StandingDeadline: 10 * time.Millisecond, FreshArrivalOrder: true}
+		StandingDeadline: 10 * time.Millisecond, FreshArrivalOrder: true, ShedOnArrival: true}
 }
 
 // serve runs one request: admission by the shedder, then the CPU work and the
@@ -328,6 +332,7 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) err
 		}()
 	}
 	procStart, _ := processCPU()
+	onArrival := t.sh.Stats().ShedOnArrival
 	begin := time.Now()
 	ctl.measure(begin, res.run)
 	burstDone := cfg.Burst.start()
@@ -337,6 +342,7 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) err
 	}
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
+	res.onArrival = t.sh.Stats().ShedOnArrival - onArrival
 	ctl.stop()
 	ctl.summarize(res)
 	if cfg.Trace != nil {
@@ -516,6 +522,11 @@ func (r *realResult) print(w io.Writer) {
 	for k, class := range []string{"normal", "noisy"} {
 		fmt.Fprintf(w, "  %s requests shed by reason: bucket full %d, queue deadline %d, client timeout while queued %d\n", class,
 			p.why[k][shed.ReasonBucketFull].Load(), p.why[k][shed.ReasonQueueDeadline].Load(), p.why[k][0].Load())
+	}
+	if r.cfg.AtDeadline {
+		fmt.Fprintf(w, "  shed on arrival: off (-atdeadline), the floods' excess waits for its deadline\n")
+	} else {
+		fmt.Fprintf(w, "  requests shed on arrival, predicted to miss their deadline (counted in queue deadline above): %d\n", r.onArrival)
 	}
 	if len(r.rejectedSizes) > 0 {
 		fmt.Fprintf(w, "  normal tenants with a rejection offered %d..%d requests (median %d); all normal tenants %d..%d (median %d)\n",
