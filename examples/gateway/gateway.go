@@ -102,7 +102,11 @@ func newGateway(cfg Config, backend Backend) (*Gateway, error) {
 	}
 	g.shedCfg = shed.Config{Capacity: shed.CapacityFunc(g.limiter.Limit), Weights: weights,
 		MaxQueue: cfg.MaxQueue, MaxQueueCost: int64(cfg.MaxQueue) * 16, QueueDeadline: time.Duration(cfg.QueueDeadline),
-		StandingDeadline: time.Duration(cfg.QueueDeadline) / 4}
+		StandingDeadline: time.Duration(cfg.QueueDeadline) / 4,
+		// As the overload experiment runs it (examples/overload): tenants
+		// under their share served in arrival order, and a flood's excess
+		// shed on arrival rather than queued to expire.
+		FreshArrivalOrder: true, ShedOnArrival: true}
 	if g.shedder, err = shed.New(g.shedCfg); err != nil {
 		return nil, err
 	}
