@@ -217,9 +217,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	p := clamp(priority, len(t.buckets))
 	b := &t.buckets[p]
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
-		b.c.shed[ReasonBucketFull]++
-		s.total.shed[ReasonBucketFull]++
-		s.markOver(t, at, false)
+		s.countShed(t, b, ReasonBucketFull, at)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
 	dl, standing := s.cfg.queueDeadline, false
@@ -235,11 +233,9 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		due = max(due, b.tail.dl)
 	}
 	if standing && s.cfg.shedOnArrival && s.wouldMiss(t, p, due-at) {
-		b.c.shed[ReasonQueueDeadline]++
+		s.countShed(t, b, ReasonQueueDeadline, at)
 		b.c.onArrival++
-		s.total.shed[ReasonQueueDeadline]++
 		s.total.onArrival++
-		s.markOver(t, at, false)
 		return Handle[T]{}, time.Time{}, errQueueDeadline
 	}
 	n := s.newNode()
@@ -375,16 +371,12 @@ func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
 		return false
 	}
 	b := &n.t.buckets[n.prio]
+	at := s.at(now)
 	if reason == 0 {
 		b.c.canceled++
 		s.total.canceled++
 	} else {
-		b.c.shed[reason]++
-		s.total.shed[reason]++
-	}
-	at := s.at(now)
-	if reason == ReasonQueueDeadline || reason == ReasonBucketFull {
-		s.markOver(n.t, at, false)
+		s.countShed(n.t, b, reason, at)
 	}
 	s.unlink(n, at)
 	return true
@@ -397,14 +389,22 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 		for b.head != nil && b.head.dl < at {
 			n := b.head
 			v := n.v
-			b.c.shed[ReasonQueueDeadline]++
-			s.total.shed[ReasonQueueDeadline]++
-			s.markOver(t, at, false)
+			s.countShed(t, b, ReasonQueueDeadline, at)
 			s.unlink(n, at)
 			if expired != nil {
 				expired(v)
 			}
 		}
+	}
+}
+
+// countShed counts a request of t's bucket b shed for reason r at at; a shed
+// for the bucket's bound or a deadline marks t over its share.
+func (s *Scheduler[T]) countShed(t *tenantState[T], b *bucket[T], r Reason, at int64) {
+	b.c.shed[r]++
+	s.total.shed[r]++
+	if r == ReasonBucketFull || r == ReasonQueueDeadline {
+		s.markOver(t, at, false)
 	}
 }
 
