@@ -1,18 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/rueidis"
 
 	"github.com/tierkit/tierkit/cache"
 )
@@ -160,12 +159,12 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string) {
 
 // followShard applies shard i's notifications to its cache until ctx ends.
 // It sends on ready once the first subscription is confirmed. The
-// subscription runs on a rueidis connection of its own: its reader parses
-// every message that one read brought in, and hands them over in order, where
-// go-redis's Receive set a read deadline and made a call per message (the feed
-// took 19% of the gateway's CPU under 200,000 SETs a second). When the
-// connection fails it is dialed again, with backoff, and subscribed again; the
-// confirmation resets the cache.
+// subscription runs on a connection of its own, read by a parser of its own
+// (feedconn.go): general clients cost the gateway a fifth of its CPU here
+// under 200,000 SETs a second (go-redis's Receive set a read deadline and
+// made a call per message; rueidis allocated a message and its strings per
+// frame). When the connection fails it is dialed again, with backoff, and
+// subscribed again; the confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
 	backoff := 10 * time.Millisecond
 	for {
@@ -184,80 +183,69 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 }
 
 // subscribe follows shard i's notifications on one connection, until it fails
-// or ctx ends.
+// or ctx ends. Every frame received is numbered in order (the version of the
+// change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
 func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}) error {
 	opt := b.shards[i].Options()
-	c, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{opt.Addr},
-		Username:          opt.Username,
-		Password:          opt.Password,
-		ForceSingleClient: true,
-		DisableCache:      true,
-		DisableRetry:      true,
-		AlwaysRESP2:       true,
-		Dialer:            net.Dialer{Timeout: 500 * time.Millisecond},
-		ClientName:        "tierkit-gateway-feed",
-	})
+	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	var seq uint64 // the hooks run one at a time, in order
-	return c.Dedicated(func(dc rueidis.DedicatedClient) error {
-		lost := dc.SetPubSubHooks(rueidis.PubSubHooks{
-			OnSubscription: func(s rueidis.PubSubSubscription) {
-				seq++
-				if s.Kind != "psubscribe" {
-					return
-				}
-				// Conservative until INFO says otherwise; events queued
-				// meanwhile are applied after it, in order.
-				b.volatile[i].Store(true)
-				ct.reset(i)
-				if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
-					b.volatile[i].Store(false)
-				}
-				if *ready != nil {
-					*ready <- struct{}{}
-					*ready = nil
-				}
-			},
-			OnMessage: func(m rueidis.PubSubMessage) {
-				seq++
-				ct.notified(b, i, marker, seq, m.Channel, m.Message)
-			},
-		})
-		for _, cmd := range []rueidis.Completed{
-			dc.B().Psubscribe().Pattern(keyspacePattern).Build(),
-			dc.B().Subscribe().Channel(marker).Build(),
-		} {
-			if err := dc.Do(ctx, cmd).Error(); err != nil {
-				return err
+	defer done()
+	if err := writeCommand(c, "PSUBSCRIBE", keyspacePattern); err != nil {
+		return err
+	}
+	if err := writeCommand(c, "SUBSCRIBE", marker); err != nil {
+		return err
+	}
+	var seq uint64
+	for {
+		f, err := fr.next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-		}
-		select {
-		case err := <-lost:
 			return err
-		case <-ctx.Done():
-			return ctx.Err()
 		}
-	})
+		seq++
+		switch f.kind {
+		case framePSubscribe:
+			// Conservative until INFO says otherwise; frames that arrive
+			// meanwhile wait in the socket and are applied after it, in
+			// order.
+			b.volatile[i].Store(true)
+			ct.reset(i)
+			if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
+				b.volatile[i].Store(false)
+			}
+			if *ready != nil {
+				*ready <- struct{}{}
+				*ready = nil
+			}
+		case frameMessage, framePMessage:
+			ct.notified(b, i, marker, seq, f.channel, f.payload)
+		}
+	}
 }
 
 // notified applies message number seq of shard i's feed: a checkpoint on the
 // marker channel, an invalidation on a keyspace channel.
-func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload string) {
+// channel and payload point into the reader's buffer: only the key is copied.
+func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload []byte) {
 	cc := ct.caches[i].Load()
-	if channel == marker {
+	if string(channel) == marker {
 		ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
-		if ns, err := strconv.ParseInt(payload, 10, 64); err == nil {
+		if ns, err := strconv.ParseInt(string(payload), 10, 64); err == nil {
 			ev.Cut = time.Unix(0, ns)
 		}
 		cc.Apply(ev)
-	} else if key, ok := strings.CutPrefix(channel, "__keyspace@0__:"); ok {
-		if givesExpiry[payload] {
+	} else if key, ok := bytes.CutPrefix(channel, keyspacePrefix); ok {
+		if givesExpiry[string(payload)] {
 			b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
 		}
-		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: key, Version: seq})
+		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: string(key), Version: seq})
 	}
 }
+
+// keyspacePrefix starts the channel of a keyspace notification of database 0.
+var keyspacePrefix = []byte("__keyspace@0__:")

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// frame encodes a RESP array of bulk strings (and an integer, if count >= 0).
+func frame(count int, elts ...string) string {
+	var b strings.Builder
+	n := len(elts)
+	if count >= 0 {
+		n++
+	}
+	b.WriteString("*" + itoa(n) + "\r\n")
+	for _, e := range elts {
+		b.WriteString("$" + itoa(len(e)) + "\r\n" + e + "\r\n")
+	}
+	if count >= 0 {
+		b.WriteString(":" + itoa(count) + "\r\n")
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+type gotFrame struct {
+	kind             feedFrameKind
+	channel, payload string
+}
+
+func readFrames(t *testing.T, r io.Reader) ([]gotFrame, error) {
+	t.Helper()
+	fr := newFeedReader(r)
+	var got []gotFrame
+	for {
+		f, err := fr.next()
+		if err != nil {
+			return got, err
+		}
+		got = append(got, gotFrame{f.kind, string(f.channel), string(f.payload)})
+	}
+}
+
+func TestFeedReader(t *testing.T) {
+	stream := frame(1, "psubscribe", "__keyspace@0__:*") +
+		frame(2, "subscribe", "marker") +
+		frame(-1, "pmessage", "__keyspace@0__:*", "__keyspace@0__:user:1", "set") +
+		frame(-1, "message", "marker", "1700000000000000000") +
+		frame(-1, "pmessage", "__keyspace@0__:*", "__keyspace@0__:", "del") + // an empty key
+		frame(1, "unsubscribe", "other")
+	want := []gotFrame{
+		{framePSubscribe, "__keyspace@0__:*", ""},
+		{frameSubscribe, "marker", ""},
+		{framePMessage, "__keyspace@0__:user:1", "set"},
+		{frameMessage, "marker", "1700000000000000000"},
+		{framePMessage, "__keyspace@0__:", "del"},
+		{frameOther, "", ""},
+	}
+	for _, tt := range []struct {
+		name string
+		r    func(io.Reader) io.Reader
+	}{
+		{"whole", func(r io.Reader) io.Reader { return r }},
+		{"one byte per read", iotest.OneByteReader},
+		{"half the buffer per read", iotest.HalfReader},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readFrames(t, tt.r(strings.NewReader(stream)))
+			assert.ErrorIs(t, err, io.EOF, "a clean end of stream between frames")
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// A frame that is not complete never blocks the ones before it: a reader
+// that has all of a frame returns it without reading further.
+func TestFeedReaderDoesNotReadAhead(t *testing.T) {
+	pr, pw := io.Pipe()
+	fr := newFeedReader(pr)
+	go func() { _, _ = pw.Write([]byte(frame(1, "psubscribe", "p"))) }()
+	f, err := fr.next()
+	require.NoError(t, err)
+	assert.Equal(t, framePSubscribe, f.kind)
+	pw.Close()
+	_, err = fr.next()
+	assert.ErrorIs(t, err, io.EOF)
+}
+
+func TestFeedReaderErrors(t *testing.T) {
+	big := strings.Repeat("k", feedMaxBulk+1)
+	tests := []struct {
+		name, in string
+		want     error // errFeedProtocol, or nil for another error
+		contains string
+	}{
+		{name: "server error", in: "-ERR unknown command\r\n", contains: "server error: ERR unknown command"},
+		{name: "simple string", in: "+OK\r\n", want: errFeedProtocol},
+		{name: "empty array", in: "*0\r\n", want: errFeedProtocol},
+		{name: "array too long", in: "*5\r\n", want: errFeedProtocol},
+		{name: "bad count", in: "*x\r\n", want: errFeedProtocol},
+		{name: "no CR", in: "*1\n", want: errFeedProtocol},
+		{name: "nested array", in: "*1\r\n*1\r\n", want: errFeedProtocol},
+		{name: "negative bulk", in: "*1\r\n$-1\r\n", want: errFeedProtocol},
+		{name: "bulk over the bound", in: "*1\r\n$" + itoa(len(big)) + "\r\n" + big + "\r\n", want: errFeedProtocol},
+		{name: "bulk without CRLF", in: "*1\r\n$3\r\nsetXY", want: errFeedProtocol},
+		{name: "truncated bulk", in: "*1\r\n$10\r\nabc", want: io.ErrUnexpectedEOF},
+		{name: "truncated header", in: "*2\r\n$3\r\nabc\r\n$1", want: io.ErrUnexpectedEOF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readFrames(t, strings.NewReader(tt.in))
+			assert.Empty(t, got)
+			require.Error(t, err)
+			if tt.want != nil {
+				assert.ErrorIs(t, err, tt.want)
+			}
+			if tt.contains != "" {
+				assert.Contains(t, err.Error(), tt.contains)
+			}
+		})
+	}
+}
+
+func TestWriteCommand(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, writeCommand(&b, "SUBSCRIBE", "m"))
+	assert.Equal(t, "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\nm\r\n", b.String())
+}
+
+// FuzzFeedReader: any input gives frames or an error, never a panic, and a
+// stream of valid frames reads back as written whatever the read sizes.
+func FuzzFeedReader(f *testing.F) {
+	f.Add([]byte(frame(-1, "pmessage", "p", "__keyspace@0__:k", "set")), uint8(3))
+	f.Add([]byte(frame(1, "subscribe", "m")+"-ERR x\r\n"), uint8(1))
+	f.Add([]byte("*3\r\n$7\r\nmessage\r\n:12\r\n$-5\r\n"), uint8(7))
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
+		r := io.Reader(bytes.NewReader(in))
+		if chunk%2 == 1 {
+			r = iotest.OneByteReader(r)
+		}
+		fr := newFeedReader(r)
+		for range 1000 {
+			f, err := fr.next()
+			if err != nil {
+				return
+			}
+			if f.kind == framePMessage || f.kind == frameMessage {
+				require.True(t, bytes.Contains(in, f.channel))
+			}
+		}
+	})
+}
+
+func TestFeedReaderRoundTrip(t *testing.T) {
+	var want []gotFrame
+	var b strings.Builder
+	for i := range 500 {
+		key := "__keyspace@0__:" + strings.Repeat("x", i%97) + itoa(i)
+		b.WriteString(frame(-1, "pmessage", "__keyspace@0__:*", key, "set"))
+		want = append(want, gotFrame{framePMessage, key, "set"})
+	}
+	got, err := readFrames(t, iotest.HalfReader(strings.NewReader(b.String())))
+	assert.True(t, errors.Is(err, io.EOF))
+	assert.Equal(t, want, got)
+}
