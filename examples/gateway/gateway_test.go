@@ -299,6 +299,18 @@ func TestControlEndpoint(t *testing.T) {
 	assert.Equal(t, 3*time.Millisecond, in.gw.batches.Config().Linger)
 	in.gw.mu.Lock()
 	assert.Equal(t, 10, in.gw.shedCfg.MaxQueue)
+	assert.True(t, in.gw.shedCfg.ShedOnArrival, "on by default")
+	in.gw.mu.Unlock()
+
+	resp, err = http.Post(url, "application/json", strings.NewReader(
+		`{"who":"test","why":"compare","changes":[{"knob":"shed.on_arrival","value":false},{"knob":"shed.arrival_order","value":false}]}`))
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, string(body))
+	in.gw.mu.Lock()
+	assert.False(t, in.gw.shedCfg.ShedOnArrival)
+	assert.False(t, in.gw.shedCfg.FreshArrivalOrder)
 	in.gw.mu.Unlock()
 
 	resp, err = http.Get(url)
@@ -308,6 +320,12 @@ func TestControlEndpoint(t *testing.T) {
 	for _, want := range []string{`"batcher"`, `"coalesce"`, `"aimd"`, `"shed"`, `"quota.default.rate"`} {
 		assert.Contains(t, string(body), want)
 	}
+	_, err = in.reg.Rollback("test", "undo")
+	require.NoError(t, err)
+	in.gw.mu.Lock()
+	assert.True(t, in.gw.shedCfg.ShedOnArrival, "the last change undone")
+	assert.True(t, in.gw.shedCfg.FreshArrivalOrder)
+	in.gw.mu.Unlock()
 	_, err = in.reg.Rollback("test", "undo")
 	require.NoError(t, err)
 	assert.Equal(t, 200*time.Microsecond, in.gw.batches.Config().Linger)

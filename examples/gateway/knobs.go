@@ -87,6 +87,12 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Apply: func(v time.Duration) error {
 				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
 			}}),
+		reg.RegisterBool(control.BoolKnob{Name: "shed.on_arrival", Doc: "shed a flooding tenant's request on arrival when its standing queue would not drain before the request's deadline (off: it waits and expires)",
+			Value: g.shedCfg.ShedOnArrival,
+			Apply: func(v bool) error { return shedSet(func() { g.shedCfg.ShedOnArrival = v }) }}),
+		reg.RegisterBool(control.BoolKnob{Name: "shed.arrival_order", Doc: "serve tenants under their share in arrival order (off: one quantum per round-robin visit)",
+			Value: g.shedCfg.FreshArrivalOrder,
+			Apply: func(v bool) error { return shedSet(func() { g.shedCfg.FreshArrivalOrder = v }) }}),
 	}
 	errs = append(errs, g.registerCacheAndQuotaKnobs(reg)...)
 	errs = append(errs, g.registerChaos(reg)...)
