@@ -16,12 +16,18 @@ var epoch = time.Unix(0, 0)
 
 // shedPolicy runs the real shed drain core on the virtual clock.
 type shedPolicy struct {
+	label string // "" for the default name
 	cfg   shed.Config
 	sched *shed.Scheduler[*request]
 	drop  func(*request)
 }
 
-func (p *shedPolicy) name() string { return "shed (DRR by cost)" }
+func (p *shedPolicy) name() string {
+	if p.label != "" {
+		return p.label
+	}
+	return "shed (DRR by cost)"
+}
 
 func (p *shedPolicy) reset(_ scenario, drop func(*request)) {
 	s, err := shed.NewScheduler[*request](p.cfg)
@@ -314,5 +320,9 @@ func policies() []policy {
 		&apfPolicy{queues: 64, hand: 8, queueLen: 50},
 		&apfPolicy{queues: 128, hand: 8, queueLen: 50},
 		&partitionPolicy{pct: [2]float64{0.7, 0.3}},
+		// The shed configuration of the real mode, with the baselines'
+		// queue timeout: tenants under their share in arrival order, a
+		// flood's excess shed on arrival.
+		&shedPolicy{label: "shed, real mode's options", cfg: realShed(queueTimeout)},
 	}
 }
