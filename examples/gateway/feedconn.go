@@ -205,27 +205,12 @@ func (fr *feedReader) peekLine(off int) ([]byte, error) {
 	}
 }
 
-// parseCount parses a decimal count (a leading minus allowed, as in $-1).
+// parseCount parses a decimal count (a leading minus allowed, as in $-1),
+// as the request reader does (atoi).
 func parseCount(b []byte) (int, error) {
-	if len(b) == 0 || len(b) > 19 {
+	n, err := atoi(b)
+	if err != nil {
 		return 0, errFeedProtocol
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, errFeedProtocol
-		}
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, errFeedProtocol
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
 	}
 	return n, nil
 }

@@ -107,6 +107,7 @@ func TestFeedReaderErrors(t *testing.T) {
 		{name: "empty array", in: "*0\r\n", want: errFeedProtocol},
 		{name: "array too long", in: "*5\r\n", want: errFeedProtocol},
 		{name: "bad count", in: "*x\r\n", want: errFeedProtocol},
+		{name: "count past int64", in: "*1\r\n$99999999999999999999\r\n", want: errFeedProtocol},
 		{name: "no CR", in: "*1\n", want: errFeedProtocol},
 		{name: "nested array", in: "*1\r\n*1\r\n", want: errFeedProtocol},
 		{name: "negative bulk", in: "*1\r\n$-1\r\n", want: errFeedProtocol},

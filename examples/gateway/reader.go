@@ -173,12 +173,17 @@ func readCount(b []byte, i int, bad error) (n, next int, ok bool, err error) {
 	if len(line) == 0 || line[len(line)-1] != '\r' {
 		return 0, 0, false, bad
 	}
-	line = line[:len(line)-1]
-	n, err = strconv.Atoi(unsafe.String(unsafe.SliceData(line), len(line))) // as redcon reads it
+	n, err = atoi(line[:len(line)-1])
 	if err != nil {
 		return 0, 0, false, bad
 	}
 	return n, i + nl + 1, true, nil
+}
+
+// atoi parses a decimal number in b without copying it, as redcon reads
+// one (strconv.Atoi: an optional sign, no overflow).
+func atoi(b []byte) (int, error) {
+	return strconv.Atoi(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // parseInline parses the line at i as an inline command, with redcon's rules
