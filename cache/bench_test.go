@@ -162,3 +162,21 @@ func BenchmarkApply(b *testing.B) {
 		c.Apply(cache.Event[uint64, uint64]{Kind: cache.Write, Key: k & 4095, Version: k})
 	}
 }
+
+// BenchmarkInvalidateAbsent: invalidation events from parallel goroutines for
+// keys the cache does not hold (a cache tier's usual case: most writes are to
+// keys nobody read lately), half of the keys of a cache that holds others.
+func BenchmarkInvalidateAbsent(b *testing.B) {
+	c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 12})
+	for k := range uint64(1 << 12) {
+		c.Set(2*k, k) // even keys cached, odd keys invalidated
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		k := rand.Uint64()
+		for pb.Next() {
+			k++
+			c.Apply(cache.Event[uint64, uint64]{Kind: cache.Write, Key: (2*k + 1) & (1<<13 - 1), Version: k})
+		}
+	})
+}

@@ -108,7 +108,10 @@ type shard[K comparable, V any] struct {
 	mu    sync.Mutex
 	seq   uint64       // protected by mu: bumped by every invalidation in the shard
 	fills map[K]*fills // protected by mu: keys with fills in flight or recently done
-	_     [cacheLine]byte
+	// records is len(fills), written under mu and read without it by
+	// invalidate's fast path (see there).
+	records atomic.Int32
+	_       [cacheLine]byte
 }
 
 // fills tracks the fills of one key: those in flight, and whether a finished
@@ -352,6 +355,7 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		}
 		f = &fills{}
 		s.fills[key] = f
+		s.records.Store(int32(len(s.fills)))
 	}
 	f.active++
 	return fillRecord[K, V]{s: s, h: h, f: f, start: s.seq}
@@ -404,6 +408,7 @@ func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 		c.flights.Forget(key)
 		if f.active == 0 {
 			delete(s.fills, key)
+			s.records.Store(int32(len(s.fills)))
 		}
 	}
 }
@@ -421,6 +426,7 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 			delete(s.fills, k)
 		}
 	}
+	s.records.Store(int32(len(s.fills)))
 }
 
 // storeLocked stores it for key: as the new value of the key's entry when key
@@ -459,9 +465,22 @@ func (c *Cache[K, V]) settle(n *node[K], added bool) {
 // invalidate removes key unless its entry reflects version or newer (version 0
 // always removes), and makes its in-flight fills lose. It reports whether an
 // entry was removed.
+//
+// Most invalidations in a cache tier are of keys it does not hold (a write
+// to a key nobody read lately), and when the key's shard has no fill record
+// either there is nothing to do: it returns without the shard lock. That is
+// safe because a fill registers (startFill, a record) before it loads and
+// keeps its record until after it stored: a fill that registered before this
+// check is seen by it (records > 0), and its entry, if stored and swept
+// since, is seen by the index lookup after it (the sweep's store of records
+// follows the entry's store under the lock); a fill that registers after the
+// check loads after the invalidated write and may store what it reads.
 func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
 	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
+	if s.records.Load() == 0 && s.ix.get(key, h) == nil {
+		return false
+	}
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
 	e := s.ix.get(key, h)

@@ -124,7 +124,12 @@
 // work (a flag on each stripe's own line spares the idle ones a lock try), so
 // hits are only lost between inserts, when the policy evicts nothing.
 // Fills, Set and invalidations take the key's shard lock, which serialises the
-// writers of the shard's table; inserts then try the policy lock, after
+// writers of the shard's table, except an invalidation of a key the cache does
+// not hold while its shard has no fill record: it has nothing to do and
+// returns after one atomic load and a lock-free lookup (the common case of a
+// cache tier, whose writes mostly go to keys nobody read lately;
+// BenchmarkInvalidateAbsent: 0.48x the time of taking the lock with one
+// goroutine, 0.14x with two). Inserts then try the policy lock, after
 // releasing the shard: with it, they replay every buffered hit and deferred
 // insert and evict inline; without it, they defer the insert to the lock's
 // holder, who admits it before returning (see Eviction). Under a shard lock

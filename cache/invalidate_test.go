@@ -1,0 +1,91 @@
+package cache
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInvalidateFastPath checks when an invalidation skips the shard lock: a
+// key neither cached nor with a fill record in its shard returns at once; a
+// cached key, or a shard holding any fill record, takes the lock.
+func TestInvalidateFastPath(t *testing.T) {
+	c, err := New[int, int](Config[int]{Capacity: 100})
+	require.NoError(t, err)
+	shardOf := func(k int) *shard[int, int] { return &c.shards[c.hash(k)&(numShards-1)] }
+
+	assert.False(t, c.Delete(1), "absent key, no record: nothing removed")
+	assert.Zero(t, shardOf(1).seq, "the fast path took no lock: no sequence bump")
+
+	c.Set(1, 10)
+	assert.True(t, c.Delete(1), "a cached key is removed")
+
+	_, err = c.Get(context.Background(), 2, func(context.Context) (int, error) { return 20, nil })
+	require.NoError(t, err)
+	s := shardOf(2)
+	assert.Equal(t, int32(1), s.records.Load(), "the fill left its record")
+	seq := s.seq
+	assert.True(t, c.Delete(2))
+	assert.Equal(t, seq+1, s.seq, "the slow path bumped the sequence")
+	assert.Zero(t, s.records.Load(), "the invalidation dropped the finished fill's record")
+}
+
+// TestInvalidateFastPathRace races write-through invalidations (a version
+// bumped at the backend, then Delete, as a gateway does after a write) of 512
+// keys against reads through the cache, so that most invalidations find
+// their shard without a fill record and skip the lock, and some race a fill
+// that registered just before. No read may return a version older than one
+// whose invalidation had returned when the read started.
+func TestInvalidateFastPathRace(t *testing.T) {
+	const keys = 512
+	c, err := New[int, uint64](Config[int]{Capacity: keys})
+	require.NoError(t, err)
+	var version, applied [keys]atomic.Uint64
+	var fast, slow atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() { // writers: disjoint keys, so applied only grows
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for !stop.Load() {
+				k := 2*r.IntN(keys/2) + w
+				v := version[k].Add(1)
+				if c.shards[c.hash(k)&(numShards-1)].records.Load() == 0 {
+					fast.Add(1) // the fast path's first test holds (a sample)
+				} else {
+					slow.Add(1)
+				}
+				c.Delete(k)
+				applied[k].Store(v)
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	for id := range 2 {
+		readers.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(id), 2))
+			for range 40_000 {
+				k := r.IntN(keys)
+				floor := applied[k].Load()
+				v, err := c.Get(context.Background(), k, func(context.Context) (uint64, error) {
+					return version[k].Load(), nil
+				})
+				if err != nil || v < floor {
+					t.Errorf("key %d: read version %d (err %v) after the invalidation of version %d returned", k, v, err, floor)
+					return
+				}
+			}
+		})
+	}
+	readers.Wait()
+	stop.Store(true)
+	wg.Wait()
+	assert.Positive(t, fast.Load(), "no invalidation found its shard without records")
+	assert.Positive(t, slow.Load(), "no invalidation raced a fill record")
+	t.Logf("invalidations with no record in their shard: %d, with records: %d", fast.Load(), slow.Load())
+}
