@@ -22,10 +22,11 @@ const (
 // cmdSpec describes a command: arity as Redis gives it (n exact, -n at least
 // n, counting the name), scheduling kind, key positions and the handler.
 type cmdSpec struct {
-	arity int
-	kind  cmdKind
-	keys  func(args [][]byte) []string // nil: no keys
-	fn    func(ctx context.Context, s *session, args [][]byte) any
+	arity  int
+	kind   cmdKind
+	layout keyLayout                    // where the keys are among the args
+	keys   func(args [][]byte) []string // layout.strings; nil: no keys
+	fn     func(ctx context.Context, s *session, args [][]byte) any
 
 	// Set by init from the table below.
 	name  string          // canonical (upper-case) name
@@ -43,59 +44,81 @@ var (
 	specs    []*cmdSpec // by idx
 )
 
-// scanRange returns a KVSCAN's bounds as its keys: the ACL check then confines
-// the range to an allowed prefix (every key between two keys with prefix p has
-// prefix p).
-func scanRange(a [][]byte) []string { return []string{string(a[1]), string(a[2])} }
+// keyLayout says which arguments of a command are keys: args[1],
+// args[1+step], ... below end (0: up to the last argument). The zero layout
+// has no keys.
+type keyLayout struct{ step, end int }
+
+var (
+	noKeys    = keyLayout{}
+	keyFirst  = keyLayout{step: 1, end: 2} // GET k, SET k v [options]
+	keysAll   = keyLayout{step: 1}         // MGET k1 k2 ...
+	keysPairs = keyLayout{step: 2}         // MSET k1 v1 k2 v2 ...
+	// keysRange is a KVSCAN's bounds, taken as its keys: the ACL check then
+	// confines the range to an allowed prefix (every key between two keys
+	// with prefix p has prefix p).
+	keysRange = keyLayout{step: 1, end: 3}
+)
+
+// span returns the bounds and stride of the keys among args.
+func (l keyLayout) span(args [][]byte) (from, to, step int) {
+	if l.step == 0 {
+		return 0, 0, 1
+	}
+	to = len(args)
+	if l.end > 0 {
+		to = min(l.end, to)
+	}
+	return 1, to, l.step
+}
+
+// strings returns copies of the keys among args.
+func (l keyLayout) strings(args [][]byte) []string {
+	from, to, step := l.span(args)
+	ks := make([]string, 0, (max(to-from, 0)+step-1)/step)
+	for i := from; i < to; i += step {
+		ks = append(ks, string(args[i]))
+	}
+	return ks
+}
 
 func init() {
-	first := func(a [][]byte) []string { return []string{string(a[1])} }
-	all := func(a [][]byte) []string {
-		ks := make([]string, 0, len(a)-1)
-		for _, k := range a[1:] {
-			ks = append(ks, string(k))
+	mk := func(arity int, kind cmdKind, layout keyLayout, fn func(context.Context, *session, [][]byte) any) *cmdSpec {
+		spec := &cmdSpec{arity: arity, kind: kind, layout: layout, fn: fn}
+		if layout != noKeys {
+			spec.keys = layout.strings
 		}
-		return ks
-	}
-	pairs := func(a [][]byte) []string {
-		ks := make([]string, 0, len(a)/2)
-		for i := 1; i < len(a); i += 2 {
-			ks = append(ks, string(a[i]))
-		}
-		return ks
-	}
-	mk := func(arity int, kind cmdKind, keys func([][]byte) []string, fn func(context.Context, *session, [][]byte) any) *cmdSpec {
-		return &cmdSpec{arity: arity, kind: kind, keys: keys, fn: fn}
+		return spec
 	}
 	commands = map[string]*cmdSpec{
-		"PING":    mk(-1, kindLocal, nil, cmdPing),
-		"ECHO":    mk(2, kindLocal, nil, func(_ context.Context, _ *session, a [][]byte) any { return a[1] }),
-		"HELLO":   mk(-1, kindConn, nil, cmdHello),
-		"AUTH":    mk(-2, kindConn, nil, cmdAuth),
-		"SELECT":  mk(2, kindConn, nil, cmdSelect),
-		"QUIT":    mk(-1, kindConn, nil, func(_ context.Context, s *session, _ [][]byte) any { s.quit = true; return simple("OK") }),
-		"RESET":   mk(1, kindConn, nil, cmdReset),
-		"CLIENT":  mk(-2, kindConn, nil, cmdClient),
-		"COMMAND": mk(-1, kindLocal, nil, cmdCommand),
-		"CONFIG":  mk(-2, kindLocal, nil, cmdConfig),
-		"INFO":    mk(-1, kindLocal, nil, cmdInfo),
-		"WATCH":   mk(-2, kindConn, nil, cmdWatch),
-		"UNWATCH": mk(1, kindConn, nil, cmdUnwatch),
-		"MULTI":   mk(1, kindConn, nil, cmdMulti),
-		"EXEC":    mk(1, kindConn, nil, cmdExec),
-		"DISCARD": mk(1, kindConn, nil, cmdDiscard),
-		"GET":     mk(2, kindRead, first, cmdGet),
-		"KVSCAN":  mk(-3, kindRead, scanRange, cmdKVScan),
-		"MGET":    mk(-2, kindRead, all, cmdMGet),
-		"EXISTS":  mk(-2, kindRead, all, cmdExists),
-		"SET":     mk(-3, kindWrite, first, cmdSet),
-		"MSET":    mk(-3, kindWrite, pairs, cmdMSet),
-		"DEL":     mk(-2, kindWrite, all, cmdDel),
-		"UNLINK":  mk(-2, kindWrite, all, cmdDel),
-		"INCR":    mk(2, kindWrite, first, cmdIncrBy(1, false)),
-		"DECR":    mk(2, kindWrite, first, cmdIncrBy(-1, false)),
-		"INCRBY":  mk(3, kindWrite, first, cmdIncrBy(1, true)),
-		"DECRBY":  mk(3, kindWrite, first, cmdIncrBy(-1, true)),
+		"PING":    mk(-1, kindLocal, noKeys, cmdPing),
+		"ECHO":    mk(2, kindLocal, noKeys, func(_ context.Context, _ *session, a [][]byte) any { return a[1] }),
+		"HELLO":   mk(-1, kindConn, noKeys, cmdHello),
+		"AUTH":    mk(-2, kindConn, noKeys, cmdAuth),
+		"SELECT":  mk(2, kindConn, noKeys, cmdSelect),
+		"QUIT":    mk(-1, kindConn, noKeys, func(_ context.Context, s *session, _ [][]byte) any { s.quit = true; return simple("OK") }),
+		"RESET":   mk(1, kindConn, noKeys, cmdReset),
+		"CLIENT":  mk(-2, kindConn, noKeys, cmdClient),
+		"COMMAND": mk(-1, kindLocal, noKeys, cmdCommand),
+		"CONFIG":  mk(-2, kindLocal, noKeys, cmdConfig),
+		"INFO":    mk(-1, kindLocal, noKeys, cmdInfo),
+		"WATCH":   mk(-2, kindConn, noKeys, cmdWatch),
+		"UNWATCH": mk(1, kindConn, noKeys, cmdUnwatch),
+		"MULTI":   mk(1, kindConn, noKeys, cmdMulti),
+		"EXEC":    mk(1, kindConn, noKeys, cmdExec),
+		"DISCARD": mk(1, kindConn, noKeys, cmdDiscard),
+		"GET":     mk(2, kindRead, keyFirst, cmdGet),
+		"KVSCAN":  mk(-3, kindRead, keysRange, cmdKVScan),
+		"MGET":    mk(-2, kindRead, keysAll, cmdMGet),
+		"EXISTS":  mk(-2, kindRead, keysAll, cmdExists),
+		"SET":     mk(-3, kindWrite, keyFirst, cmdSet),
+		"MSET":    mk(-3, kindWrite, keysPairs, cmdMSet),
+		"DEL":     mk(-2, kindWrite, keysAll, cmdDel),
+		"UNLINK":  mk(-2, kindWrite, keysAll, cmdDel),
+		"INCR":    mk(2, kindWrite, keyFirst, cmdIncrBy(1, false)),
+		"DECR":    mk(2, kindWrite, keyFirst, cmdIncrBy(-1, false)),
+		"INCRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(1, true)),
+		"DECRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(-1, true)),
 	}
 	one := func(int) int { return 1 }
 	rest := func(n int) int { return n - 1 }

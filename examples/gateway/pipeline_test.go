@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 	"time"
 
@@ -148,4 +149,44 @@ func replyString(t *testing.T, r any) string {
 	}
 	t.Fatalf("not a GET reply: %#v", r)
 	return ""
+}
+
+// TestKeyLayout: the keys each command's layout finds among its arguments,
+// as copies (ACLs, transactions) and as the hashes that order a pipeline.
+func TestKeyLayout(t *testing.T) {
+	args := func(s ...string) [][]byte {
+		a := make([][]byte, len(s))
+		for i, x := range s {
+			a[i] = []byte(x)
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		cmd  []string
+		want []string
+	}{
+		{[]string{"GET", "k"}, []string{"k"}},
+		{[]string{"SET", "k", "v", "EX", "10"}, []string{"k"}},
+		{[]string{"INCRBY", "k", "5"}, []string{"k"}},
+		{[]string{"MGET", "a", "b", "c"}, []string{"a", "b", "c"}},
+		{[]string{"DEL", "a"}, []string{"a"}},
+		{[]string{"MSET", "a", "1", "b", "2"}, []string{"a", "b"}},
+		{[]string{"KVSCAN", "a", "b", "COUNT", "5"}, []string{"a", "b"}},
+		{[]string{"PING"}, nil},
+		{[]string{"ECHO", "x"}, nil},
+	} {
+		spec := commands[tc.cmd[0]]
+		a := args(tc.cmd...)
+		if tc.want == nil {
+			assert.Nil(t, spec.keys, tc.cmd[0])
+			assert.Empty(t, keyHashes(nil, spec.layout, a), tc.cmd[0])
+			continue
+		}
+		assert.Equal(t, tc.want, spec.keys(a), tc.cmd[0])
+		hs := keyHashes(nil, spec.layout, a)
+		require.Len(t, hs, len(tc.want), tc.cmd[0])
+		for i, k := range tc.want {
+			assert.Equal(t, maphash.Bytes(conflictSeed, []byte(k)), hs[i], "%s key %d", tc.cmd[0], i)
+		}
+	}
 }
