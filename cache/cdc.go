@@ -54,6 +54,10 @@ type Event[K comparable, V any] struct {
 // the current time (or its Cut, if earlier) as the newest checkpoint: hits are
 // served for MaxStaleness after it. An older watermark is ignored. Events of an unknown Kind are
 // ignored.
+//
+// Apply keeps no event's Key once it returns (a refilled entry keeps its own
+// key), so a stream reader may pass keys that alias a buffer it reuses, such
+// as an unsafe.String over the bytes of a message, without copying them.
 func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 	for i := range events {
 		e := &events[i]

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,45 @@ func TestInvalidateFastPathRace(t *testing.T) {
 	assert.Positive(t, fast.Load(), "no invalidation found its shard without records")
 	assert.Positive(t, slow.Load(), "no invalidation raced a fill record")
 	t.Logf("invalidations with no record in their shard: %d, with records: %d", fast.Load(), slow.Load())
+}
+
+// TestApplyKeepsNoKey: Apply may be given keys that alias a buffer the
+// caller reuses. A key rewritten in place after Apply returned changes
+// nothing the cache holds: a fill that the event made lose is still dropped,
+// a refilled entry keeps its own key, and other keys are untouched.
+func TestApplyKeepsNoKey(t *testing.T) {
+	c, err := New[string, int](Config[string]{Capacity: 100})
+	require.NoError(t, err)
+	buf := []byte("key1")
+	alias := unsafe.String(&buf[0], len(buf))
+
+	c.Set("key1", 1)
+	c.Set("key2", 2)
+	c.Apply(Event[string, int]{Kind: Write, Key: alias, Version: 5, Value: 10, Refill: true})
+	copy(buf, "key2")
+	v, ok := c.TryGet("key1")
+	assert.True(t, ok)
+	assert.Equal(t, 10, v, "refilled under its own key")
+	v, _ = c.TryGet("key2")
+	assert.Equal(t, 2, v)
+
+	copy(buf, "key3")
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = c.Get(context.Background(), "key3", func(context.Context) (int, error) {
+			close(started)
+			<-release
+			return 3, nil
+		})
+	}()
+	<-started
+	c.Apply(Event[string, int]{Kind: Write, Key: alias, Version: 6}) // the fill of key3 loses
+	copy(buf, "key9")
+	close(release)
+	<-done
+	assert.False(t, c.Contains("key3"), "the fill that lost was not stored")
+	assert.Equal(t, uint64(1), c.Stats().DroppedFills)
+	assert.Equal(t, 2, c.Len(), "key1 and key2")
 }

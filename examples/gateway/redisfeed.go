@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -230,7 +231,8 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 
 // notified applies message number seq of shard i's feed: a checkpoint on the
 // marker channel, an invalidation on a keyspace channel.
-// channel and payload point into the reader's buffer: only the key is copied.
+// channel and payload point into the reader's buffer, and so does the key
+// given to the cache: Apply keeps no event's key.
 func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload []byte) {
 	cc := ct.caches[i].Load()
 	if string(channel) == marker {
@@ -243,8 +245,17 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 		if givesExpiry[string(payload)] {
 			b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
 		}
-		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: string(key), Version: seq})
+		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: bufString(key), Version: seq})
 	}
+}
+
+// bufString returns b's bytes as a string without a copy, for a callee that
+// keeps no reference to it past the call.
+func bufString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // keyspacePrefix starts the channel of a keyspace notification of database 0.
