@@ -76,12 +76,12 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			// command's bytes. A SET's key is copied (the caching tier may
 			// keep it).
 			o := op{kind: opGet, key: argString(key)}
-			if g.cache != nil {
-				o.key = string(key) // the cache may keep it
-			}
-			if j.spec.name == "SET" {
+			switch {
+			case j.spec.name == "SET":
 				o.kind, o.key, o.value, a.write = opSet, string(key), args[2], true
 				a.key = o.key
+			case g.cache != nil:
+				o.key = string(key) // the cache may keep it
 			}
 			sh := g.shard(o.key)
 			p := parts[sh]
