@@ -236,7 +236,7 @@ func (c *Cache[K, V]) Set(key K, value V) {
 }
 
 // Delete removes key, and makes any fill of key in flight lose. It reports
-// whether an entry was removed.
+// whether an entry was removed. Like Apply, it keeps no reference to key.
 func (c *Cache[K, V]) Delete(key K) bool {
 	return c.invalidate(key, 0)
 }

@@ -73,15 +73,13 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		lo := len(all)
 		for _, key := range args[1:] {
 			// A read's key lives no longer than this run: it shares the
-			// command's bytes. A SET's key is copied (the caching tier may
-			// keep it).
+			// command's bytes (the caching tier copies the keys it loads,
+			// which its cache keeps: fillMissed). A SET's key is copied: a
+			// batch may hold it past the run, after its caller gave up.
 			o := op{kind: opGet, key: argString(key)}
-			switch {
-			case j.spec.name == "SET":
+			if j.spec.name == "SET" {
 				o.kind, o.key, o.value, a.write = opSet, string(key), args[2], true
 				a.key = o.key
-			case g.cache != nil:
-				o.key = string(key) // the cache may keep it
 			}
 			sh := g.shard(o.key)
 			p := parts[sh]

@@ -190,3 +190,41 @@ func TestKeyLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCachedPipelineKeysCopied: a pipelined run reads its GETs' keys in the
+// connection's read buffer, and the caching tier copies the keys it loads,
+// which its caches keep: rewriting the requests' bytes after the run (as the
+// next read into the buffer does) leaves the cached keys intact, so the same
+// reads, in fresh buffers, are all hits.
+func TestCachedPipelineKeysCopied(t *testing.T) {
+	leak.Check(t)
+	ss := benchSession(t, Config{HTTPAddr: "-", CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	g := ss.g
+	reads := func() []redcon.Command {
+		var cmds []redcon.Command
+		for i := range 32 {
+			cmds = append(cmds, redcon.Command{Args: [][]byte{[]byte("GET"), fmt.Appendf(nil, "key:%02d", i)}})
+		}
+		return cmds
+	}
+	var sets []redcon.Command
+	for i := range 32 {
+		sets = append(sets, redcon.Command{Args: [][]byte{[]byte("SET"), fmt.Appendf(nil, "key:%02d", i), fmt.Appendf(nil, "v%d", i)}})
+	}
+	ss.execute(sets)
+	syncMemkvFeed(t, g)
+
+	first := reads()
+	for i, r := range ss.execute(first) {
+		require.Equal(t, fmt.Sprintf("v%d", i), replyString(t, r))
+	}
+	for _, c := range first {
+		copy(c.Args[1], "XXXXXX") // the buffer holds the next request now
+	}
+	calls, hits := g.n.backendCalls.Load(), g.cache.stats()["hits"]
+	for i, r := range ss.execute(reads()) {
+		require.Equal(t, fmt.Sprintf("v%d", i), replyString(t, r))
+	}
+	assert.Equal(t, calls, g.n.backendCalls.Load(), "every read a hit: no backend call")
+	assert.Equal(t, uint64(32), g.cache.stats()["hits"]-hits)
+}
