@@ -175,8 +175,9 @@ func (v cached) result() opResult { return opResult{value: v.value, found: v.fou
 func (ct *cacheTier) fillMissed(ctx context.Context, shard int, keys []string, missed []int, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
 	miss := make([]string, len(missed))
 	for j, i := range missed {
-		// keys may share a connection's read buffer (runPlain); the cache
-		// keeps the keys it fills, and a load may outlive its caller.
+		// keys may share their commands' bytes (runPlain, argString); the
+		// cache keeps the keys it fills, and must not keep a whole read's
+		// buffer alive for each.
 		miss[j] = strings.Clone(keys[i])
 	}
 	return ct.fillMany(ctx, shard, miss, load)

@@ -72,13 +72,14 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		lo := len(all)
 		for _, key := range args[1:] {
-			// A read's key lives no longer than this run: it shares the
-			// command's bytes (the caching tier copies the keys it loads,
-			// which its cache keeps: fillMissed). A SET's key is copied: a
-			// batch may hold it past the run, after its caller gave up.
+			// A key lives no longer than its command (on its way to the
+			// backend, or to an invalidation of the caching tier, which
+			// keeps no key): it shares the command's bytes (argString), as
+			// a SET's value does. The tier copies the keys it loads, which
+			// its cache keeps (fillMissed).
 			o := op{kind: opGet, key: argString(key)}
 			if j.spec.name == "SET" {
-				o.kind, o.key, o.value, a.write = opSet, string(key), args[2], true
+				o.kind, o.value, a.write = opSet, args[2], true
 				a.key = o.key
 			}
 			sh := g.shard(o.key)

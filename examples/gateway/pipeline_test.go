@@ -192,9 +192,10 @@ func TestKeyLayout(t *testing.T) {
 }
 
 // TestCachedPipelineKeysCopied: a pipelined run reads its GETs' keys in the
-// connection's read buffer, and the caching tier copies the keys it loads,
-// which its caches keep: rewriting the requests' bytes after the run (as the
-// next read into the buffer does) leaves the cached keys intact, so the same
+// commands' own bytes, and the caching tier copies the keys it loads, which
+// its caches keep (a key that shared them would keep the request's whole
+// read buffer alive): rewriting the requests' bytes after the run, which
+// would corrupt a shared key, leaves the cached keys intact, so the same
 // reads, in fresh buffers, are all hits.
 func TestCachedPipelineKeysCopied(t *testing.T) {
 	leak.Check(t)
@@ -219,7 +220,7 @@ func TestCachedPipelineKeysCopied(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("v%d", i), replyString(t, r))
 	}
 	for _, c := range first {
-		copy(c.Args[1], "XXXXXX") // the buffer holds the next request now
+		copy(c.Args[1], "XXXXXX") // a key sharing these bytes would change
 	}
 	calls, hits := g.n.backendCalls.Load(), g.cache.stats()["hits"]
 	for i, r := range ss.execute(reads()) {
