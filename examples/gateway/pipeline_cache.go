@@ -47,27 +47,19 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 			loads = append(loads, sh)
 		}
 	}
-	load := func(sh int) {
-		p := parts[sh]
-		grp := group{tenant: tenant, shard: sh}
-		res, err := g.cache.fillMissed(ctx, sh, p.gkeys, p.missed, func(ctx context.Context, miss []string) ([]opResult, error) {
-			return g.submit(ctx, grp, getOps(miss))
-		})
-		for j, i := range p.missed {
-			if err != nil {
-				p.res[p.gpos[i]] = opResult{err: err}
-			} else {
-				p.res[p.gpos[i]] = res[j]
-			}
+	// The last shard's misses load on this goroutine (one hand-off fewer);
+	// the wait group and the closures exist only when there are others: a
+	// run whose reads all hit, or miss on one shard, allocates neither.
+	var wg *sync.WaitGroup
+	if len(loads) > 1 {
+		wg = new(sync.WaitGroup)
+		for _, sh := range loads[:len(loads)-1] {
+			g.workers.goDo(wg, func() { g.loadMissed(ctx, tenant, sh, parts[sh]) })
 		}
 	}
-	var wg sync.WaitGroup
-	for k, sh := range loads {
-		if k < len(loads)-1 {
-			g.workers.goDo(&wg, func() { load(sh) })
-		} else {
-			load(sh) // the last on this goroutine: one hand-off fewer
-		}
+	if len(loads) > 0 {
+		sh := loads[len(loads)-1]
+		g.loadMissed(ctx, tenant, sh, parts[sh])
 	}
 	for i, sh := range order {
 		p := parts[sh]
@@ -84,8 +76,26 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 			}
 		}
 	}
-	wg.Wait()
+	if wg != nil {
+		wg.Wait()
+	}
 	return pend[:0]
+}
+
+// loadMissed loads the GETs of part p (shard sh) that the cache missed, with
+// one batch item, and puts their results in p.res.
+func (g *Gateway) loadMissed(ctx context.Context, tenant string, sh int, p *plainPart) {
+	grp := group{tenant: tenant, shard: sh}
+	res, err := g.cache.fillMissed(ctx, sh, p.gkeys, p.missed, func(ctx context.Context, miss []string) ([]opResult, error) {
+		return g.submit(ctx, grp, getOps(miss))
+	})
+	for j, i := range p.missed {
+		if err != nil {
+			p.res[p.gpos[i]] = opResult{err: err}
+		} else {
+			p.res[p.gpos[i]] = res[j]
+		}
+	}
 }
 
 // split sorts the part's ops into its GETs' keys and its writes, with the
