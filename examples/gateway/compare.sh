@@ -12,6 +12,10 @@
 #       # adds "gw+cache": a second gateway with the caching tier on (50,000
 #       # entries per shard), on 2 shards of its own (the keyspace notifications
 #       # it turns on would otherwise cost the other proxies' shards CPU)
+#   CACHE=50000 CACHE_WARM=1 examples/gateway/compare.sh
+#       # the same, with an untimed pass of 3N GETs through gw+cache before
+#       # its GET and MGET rows: without it those rows start on a cache the
+#       # SET row before them emptied, and measure mostly its fills
 #   GOREDIS=1 examples/gateway/compare.sh
 #       # adds "gw+goredis": a second gateway on the same shards whose data path
 #       # uses go-redis (a pooled connection, a write and a read per batch)
@@ -157,6 +161,10 @@ for P in 1 16; do
 			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
 			mget10) args=(-r 100000 mget $keys) ;;
 			esac
+			if [ "$proxy" = gw+cache ] && [ "${CACHE_WARM:-0}" = 1 ] && { [ "$wl" = get ] || [ "$wl" = mget10 ]; }; then
+				# untimed: read every key a few times, so the row measures the tier's steady state
+				redis-benchmark -p "$port" -c 50 -n $((3 * N)) -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>&1 || true
+			fi
 			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(cpu_ticks "$pid")
 			line=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" | tail -1 || true)
