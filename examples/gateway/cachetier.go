@@ -117,7 +117,7 @@ func (ct *cacheTier) apply(ctx context.Context, i int, sub *memkv.Subscription) 
 		c := ct.caches[i].Load()
 		switch ev.Kind {
 		case memkv.EventWrite:
-			c.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: bufString(ev.Key), Version: ev.Version}) // Apply keeps no key
+			c.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: argString(ev.Key), Version: ev.Version}) // Apply keeps no key
 		case memkv.EventCheckpoint:
 			c.Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version})
 		}

@@ -207,7 +207,9 @@ func (p *plainPart) addGet(key string, pos int) {
 // A command's arguments own their bytes and nothing writes to them
 // (respReader), so the string stays intact; but it keeps the whole read's
 // buffer alive, so it is only for what lives no longer than the command (a
-// read's key on its way to the backend), never for what is kept.
+// key on its way to the backend or to a cache invalidation), never for what
+// is kept. The caching tier's feeds use it too, for the keys they hand to
+// cache.Apply, which keeps none.
 func argString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // plainRef is where one key's op is: its shard's part, and its index there.

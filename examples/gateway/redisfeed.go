@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -245,17 +244,8 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 		if givesExpiry[string(payload)] {
 			b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
 		}
-		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: bufString(key), Version: seq})
+		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: argString(key), Version: seq})
 	}
-}
-
-// bufString returns b's bytes as a string without a copy, for a callee that
-// keeps no reference to it past the call.
-func bufString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // keyspacePrefix starts the channel of a keyspace notification of database 0.
