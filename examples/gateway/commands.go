@@ -24,8 +24,7 @@ const (
 type cmdSpec struct {
 	arity  int
 	kind   cmdKind
-	layout keyLayout                    // where the keys are among the args
-	keys   func(args [][]byte) []string // layout.strings; nil: no keys
+	layout keyLayout // where the keys are among the args (keys, hasKeys)
 	fn     func(ctx context.Context, s *session, args [][]byte) any
 
 	// Set by init from the table below.
@@ -82,13 +81,15 @@ func (l keyLayout) strings(args [][]byte) []string {
 	return ks
 }
 
+// hasKeys reports whether the command names keys.
+func (c *cmdSpec) hasKeys() bool { return c.layout != noKeys }
+
+// keys returns copies of the keys among a command's args.
+func (c *cmdSpec) keys(args [][]byte) []string { return c.layout.strings(args) }
+
 func init() {
 	mk := func(arity int, kind cmdKind, layout keyLayout, fn func(context.Context, *session, [][]byte) any) *cmdSpec {
-		spec := &cmdSpec{arity: arity, kind: kind, layout: layout, fn: fn}
-		if layout != noKeys {
-			spec.keys = layout.strings
-		}
-		return spec
+		return &cmdSpec{arity: arity, kind: kind, layout: layout, fn: fn}
 	}
 	commands = map[string]*cmdSpec{
 		"PING":    mk(-1, kindLocal, noKeys, cmdPing),

@@ -567,7 +567,7 @@ func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
 	if t.commands != nil && !t.commands[spec.name] {
 		return false
 	}
-	if len(t.cfg.KeyPrefixes) == 0 || spec.keys == nil {
+	if len(t.cfg.KeyPrefixes) == 0 || !spec.hasKeys() {
 		return true
 	}
 	return t.allows(spec.name, spec.keys(args))

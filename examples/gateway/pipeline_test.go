@@ -178,7 +178,8 @@ func TestKeyLayout(t *testing.T) {
 		spec := commands[tc.cmd[0]]
 		a := args(tc.cmd...)
 		if tc.want == nil {
-			assert.Nil(t, spec.keys, tc.cmd[0])
+			assert.False(t, spec.hasKeys(), tc.cmd[0])
+			assert.Empty(t, spec.keys(a), tc.cmd[0])
 			assert.Empty(t, keyHashes(nil, spec.layout, a), tc.cmd[0])
 			continue
 		}

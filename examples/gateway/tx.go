@@ -191,7 +191,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	}
 	for _, c := range s.txs.queued {
 		spec := commands[strings.ToUpper(string(c.Args[0]))]
-		if spec.keys != nil {
+		if spec.hasKeys() {
 			if err := s.bindShard(spec.keys(c.Args)); err != nil {
 				return errReply(err)
 			}
