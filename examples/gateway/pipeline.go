@@ -33,7 +33,44 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	if g.tracer != nil || ss.tenant == nil || ss.txs.tx != nil {
 		return false
 	}
-	keys := 0
+	keys, ok := plainKeys(run, cmds)
+	if !ok {
+		return false
+	}
+	ctx := context.Background()
+	// The run's commands arrived together and are answered together: one
+	// clock reading stamps them all, another ends them (the clock is a
+	// visible share of a run's CPU on some virtual machines).
+	start := time.Now()
+	sp := &ss.pipe
+	parts := sp.plainParts(g.backend.Shards(), keys)
+	cs := slices.Grow(sp.plain[:0], len(run))[:len(run)]
+	all := slices.Grow(sp.refs[:0], keys) // the refs of every command, in one array
+	defer func() {
+		clear(cs) // drop the funcs and errors; the arrays stay for the next run
+		sp.plain, sp.refs = cs[:0], all[:0]
+	}()
+	order, all := ss.planPlain(ctx, start, run, cmds, cs, parts, all)
+	sp.order = order[:0]
+	switch {
+	case len(order) == 0:
+	case g.cache != nil:
+		sp.pend = g.cachedParts(ctx, ss.tenant.cfg.Name, order, parts, sp.pend)
+	default:
+		// The batch may keep its items' ops only until it answers, which
+		// submitParts waits for: the ops arrays are the parts' again after.
+		sp.pend = g.submitParts(ctx, ss.tenant.cfg.Name, order, sp.pend, func(sh int) ([]op, *[]opResult, *error) {
+			p := parts[sh]
+			return p.ops, &p.res, &p.err
+		})
+	}
+	ss.answerPlain(cs, parts, replies, time.Since(start))
+	return true
+}
+
+// plainKeys returns how many keys a run's commands name, and false if a
+// command is not a plain GET, SET or MGET.
+func plainKeys(run []job, cmds []redcon.Command) (keys int, ok bool) {
 	for _, j := range run {
 		n := len(cmds[j.i].Args)
 		switch {
@@ -42,24 +79,19 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		case j.spec.name == "MGET":
 			keys += n - 1
 		default:
-			return false
+			return 0, false
 		}
 	}
-	t := ss.tenant
-	ctx := context.Background()
-	// The run's commands arrived together and are answered together: one
-	// clock reading stamps them all, another ends them (the clock is a
-	// visible share of a run's CPU on some virtual machines).
-	start := time.Now()
-	sp := &ss.pipe
-	parts := sp.plainParts(g.backend.Shards(), keys)
-	var order []int
-	cs := slices.Grow(sp.plain[:0], len(run))[:len(run)]
-	all := slices.Grow(sp.refs[:0], keys) // the refs of every command, in one array
-	defer func() {
-		clear(cs) // drop the funcs and errors; the arrays stay for the next run
-		sp.plain, sp.refs = cs[:0], all[:0]
-	}()
+	return keys, true
+}
+
+// planPlain admits each command of run at start and puts its keys' ops in
+// their shards' parts, filling cs (one per command) and appending every
+// command's refs to all. It returns the shards used, in the order first
+// used (in the session's reused array), and all.
+func (ss *session) planPlain(ctx context.Context, start time.Time, run []job, cmds []redcon.Command, cs []plainCmd, parts []*plainPart, all []plainRef) (order []int, _ []plainRef) {
+	g, t := ss.g, ss.tenant
+	order = ss.pipe.order[:0]
 	for k, j := range run {
 		g.n.commands.Add(1)
 		t.requests.Add(1)
@@ -103,19 +135,14 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		}
 		a.refs = all[lo:len(all):len(all)]
 	}
-	switch {
-	case len(order) == 0:
-	case g.cache != nil:
-		sp.pend = g.cachedParts(ctx, t.cfg.Name, order, parts, sp.pend)
-	default:
-		// The batch may keep its items' ops only until it answers, which
-		// submitParts waits for: the ops arrays are the parts' again after.
-		sp.pend = g.submitParts(ctx, t.cfg.Name, order, sp.pend, func(sh int) ([]op, *[]opResult, *error) {
-			p := parts[sh]
-			return p.ops, &p.res, &p.err
-		})
-	}
-	took := time.Since(start)
+	return order, all
+}
+
+// answerPlain writes the reply of each command of a plain run whose parts
+// have answered, settles its admission and metrics, and, for a SET, drops
+// its key's in-flight fetch and cached value.
+func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any, took time.Duration) {
+	g, t := ss.g, ss.tenant
 	for k := range cs {
 		a := &cs[k]
 		if a.refused != nil {
@@ -146,7 +173,6 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		g.metrics.observe(t, a.j.spec, !failed, took)
 		replies[a.j.i] = reply
 	}
-	return true
 }
 
 // plainPart is what a plain run sends to one shard: its ops (a GET of a key

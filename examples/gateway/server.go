@@ -68,6 +68,7 @@ type pipeScratch struct {
 	plain         []plainCmd
 	refs          []plainRef
 	parts         []*plainPart
+	order         []int // the shards a plain run uses
 	pend          []pendingPart
 }
 
@@ -275,20 +276,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	replies := slices.Grow(sp.replies[:0], len(cmds))[:len(cmds)]
 	sp.replies = replies
 	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
-		spec, name, bad := ss.lookup(cmds[0].Args)
-		switch {
-		case bad != nil:
-			replies[0] = bad
-		case name == "MGET":
-			// A lone MGET runs as a plain run of one: the same batch item per
-			// shard as through Gateway.run, on the session's reused memory.
-			sp.run = append(sp.run[:0], job{0, spec, name})
-			if !ss.runPlain(sp.run, cmds, replies) {
-				replies[0] = ss.call(spec, name, cmds[0].Args)
-			}
-		default:
-			replies[0] = ss.call(spec, name, cmds[0].Args)
-		}
+		ss.executeOne(cmds, replies)
 		return replies
 	}
 	if sp.read == nil {
@@ -298,30 +286,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	read, written := sp.read, sp.written
 	defer func() { sp.run = run[:0] }()
 	flush := func() {
-		switch len(run) {
-		case 0:
-		case 1:
-			replies[run[0].i] = ss.call(run[0].spec, run[0].name, cmds[run[0].i].Args)
-		default:
-			if ss.runPlain(run, cmds, replies) {
-				break
-			}
-			var wg sync.WaitGroup
-			last := run[len(run)-1]
-			var hits []job // GETs the caching tier holds: served here, no hand-off
-			for _, j := range run[:len(run)-1] {
-				if ss.cachedGet(j.spec, cmds[j.i].Args) {
-					hits = append(hits, j)
-					continue
-				}
-				ss.g.workers.goDo(&wg, func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
-			}
-			for _, j := range hits {
-				replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args)
-			}
-			replies[last.i] = ss.call(last.spec, last.name, cmds[last.i].Args) // one hand-off fewer
-			wg.Wait()
-		}
+		ss.runJobs(run, cmds, replies)
 		run = run[:0]
 		clear(read)
 		clear(written)
@@ -370,6 +335,56 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	flush()
 	return replies
+}
+
+// executeOne runs a chunk of one command, outside a transaction, and writes
+// its reply to replies[0].
+func (ss *session) executeOne(cmds []redcon.Command, replies []any) {
+	spec, name, bad := ss.lookup(cmds[0].Args)
+	switch {
+	case bad != nil:
+		replies[0] = bad
+	case name == "MGET":
+		// A lone MGET runs as a plain run of one: the same batch item per
+		// shard as through Gateway.run, on the session's reused memory.
+		sp := &ss.pipe
+		sp.run = append(sp.run[:0], job{0, spec, name})
+		if !ss.runPlain(sp.run, cmds, replies) {
+			replies[0] = ss.call(spec, name, cmds[0].Args)
+		}
+	default:
+		replies[0] = ss.call(spec, name, cmds[0].Args)
+	}
+}
+
+// runJobs runs a pipeline run, whose commands may run in any order, and
+// writes their replies: as one plain run if it qualifies (runPlain), else
+// each command on its own, all but the last handed to workers.
+func (ss *session) runJobs(run []job, cmds []redcon.Command, replies []any) {
+	switch len(run) {
+	case 0:
+	case 1:
+		replies[run[0].i] = ss.call(run[0].spec, run[0].name, cmds[run[0].i].Args)
+	default:
+		if ss.runPlain(run, cmds, replies) {
+			return
+		}
+		var wg sync.WaitGroup
+		last := run[len(run)-1]
+		var hits []job // GETs the caching tier holds: served here, no hand-off
+		for _, j := range run[:len(run)-1] {
+			if ss.cachedGet(j.spec, cmds[j.i].Args) {
+				hits = append(hits, j)
+				continue
+			}
+			ss.g.workers.goDo(&wg, func() { replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args) })
+		}
+		for _, j := range hits {
+			replies[j.i] = ss.call(j.spec, j.name, cmds[j.i].Args)
+		}
+		replies[last.i] = ss.call(last.spec, last.name, cmds[last.i].Args) // one hand-off fewer
+		wg.Wait()
+	}
 }
 
 // job is one command of a pipeline run: its index in the chunk and its spec.
