@@ -271,20 +271,43 @@ const feedReadTimeout = 5 * time.Second
 
 // deadlineReader renews a connection's read deadline as it reads, at most
 // four times per timeout (a deadline set per read costs a timer update each).
+//
+// It also batches a busy feed's reads: after a read that brought data but
+// left most of the buffer empty (notifications arriving a few at a time, as
+// under a stream of writes), the next read waits feedLinger first, so that it
+// finds many notifications at once instead of waking the reader, reading a
+// few and trying again (a read that finds nothing) for every few writes.
+// Invalidations then reach the cache up to feedLinger later, which the
+// staleness bound covers: checkpoints, which vouch for the cache, are
+// published every 100 ms at most and go through the same reads.
 type deadlineReader struct {
-	c    net.Conn
-	d    time.Duration
-	last time.Time
+	c     net.Conn
+	d     time.Duration
+	last  time.Time
+	trick bool // the last read brought data and left most of the buffer empty
+	sleep func(time.Duration) // time.Sleep when nil (tests count the waits)
 }
 
+// feedLinger is how long a read of a trickling feed waits before reading.
+const feedLinger = 200 * time.Microsecond
+
 func (r *deadlineReader) Read(p []byte) (int, error) {
+	if r.trick {
+		if r.sleep != nil {
+			r.sleep(feedLinger)
+		} else {
+			time.Sleep(feedLinger)
+		}
+	}
 	if now := time.Now(); now.Sub(r.last) > r.d/4 {
 		if err := r.c.SetReadDeadline(now.Add(r.d)); err != nil {
 			return 0, err
 		}
 		r.last = now
 	}
-	return r.c.Read(p)
+	n, err := r.c.Read(p)
+	r.trick = n > 0 && n < len(p)/2
+	return n, err
 }
 
 // writeCommand writes one command as a RESP array of bulk strings.

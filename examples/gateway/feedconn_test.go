@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,4 +174,45 @@ func TestFeedReaderRoundTrip(t *testing.T) {
 	got, err := readFrames(t, iotest.HalfReader(strings.NewReader(b.String())))
 	assert.True(t, errors.Is(err, io.EOF))
 	assert.Equal(t, want, got)
+}
+
+// TestDeadlineReaderLingers: after a read that brings a little data into a
+// large buffer (a trickling feed), the next read first waits feedLinger; after
+// a read that fills at least half the buffer (a feed behind), or one that
+// brought nothing, it reads at once.
+func TestDeadlineReaderLingers(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	var waits []time.Duration
+	r := &deadlineReader{c: client, d: time.Minute, sleep: func(d time.Duration) { waits = append(waits, d) }}
+	send := func(n int) {
+		go func() { _, _ = server.Write(bytes.Repeat([]byte{'x'}, n)) }()
+	}
+	buf := make([]byte, 100)
+	for _, tc := range []struct {
+		name  string
+		send  int
+		waits int // waits recorded before this read returned, in all
+	}{
+		{"first read, nothing before it", 10, 0},
+		{"after a short read", 80, 1}, // waited, then read 80 of 100
+		{"after a long read", 10, 1},  // no wait
+		{"after another short read", 10, 2},
+	} {
+		send(tc.send)
+		n, err := r.Read(buf)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.send, n, tc.name)
+		assert.Len(t, waits, tc.waits, tc.name)
+	}
+	for _, d := range waits {
+		assert.Equal(t, feedLinger, d)
+	}
+	server.Close()
+	n, err := r.Read(buf) // waits once more (the last read was short), then EOF
+	assert.Zero(t, n)
+	assert.ErrorIs(t, err, io.EOF)
+	assert.Len(t, waits, 3)
+	assert.False(t, r.trick, "a read that brought nothing must not make the next wait")
 }
