@@ -284,7 +284,7 @@ type deadlineReader struct {
 	c     net.Conn
 	d     time.Duration
 	last  time.Time
-	trick bool // the last read brought data and left most of the buffer empty
+	trick bool                // the last read brought data and left most of the buffer empty
 	sleep func(time.Duration) // time.Sleep when nil (tests count the waits)
 }
 
