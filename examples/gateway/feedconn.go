@@ -281,18 +281,18 @@ const feedReadTimeout = 5 * time.Second
 // staleness bound covers: checkpoints, which vouch for the cache, are
 // published every 100 ms at most and go through the same reads.
 type deadlineReader struct {
-	c     net.Conn
-	d     time.Duration
-	last  time.Time
-	trick bool                // the last read brought data and left most of the buffer empty
-	sleep func(time.Duration) // time.Sleep when nil (tests count the waits)
+	c         net.Conn
+	d         time.Duration
+	last      time.Time
+	trickling bool                // the last read brought data and left most of the buffer empty
+	sleep     func(time.Duration) // time.Sleep when nil (tests count the waits)
 }
 
 // feedLinger is how long a read of a trickling feed waits before reading.
 const feedLinger = 200 * time.Microsecond
 
 func (r *deadlineReader) Read(p []byte) (int, error) {
-	if r.trick {
+	if r.trickling {
 		if r.sleep != nil {
 			r.sleep(feedLinger)
 		} else {
@@ -306,7 +306,7 @@ func (r *deadlineReader) Read(p []byte) (int, error) {
 		r.last = now
 	}
 	n, err := r.c.Read(p)
-	r.trick = n > 0 && n < len(p)/2
+	r.trickling = n > 0 && n < len(p)/2
 	return n, err
 }
 

@@ -214,5 +214,5 @@ func TestDeadlineReaderLingers(t *testing.T) {
 	assert.Zero(t, n)
 	assert.ErrorIs(t, err, io.EOF)
 	assert.Len(t, waits, 3)
-	assert.False(t, r.trick, "a read that brought nothing must not make the next wait")
+	assert.False(t, r.trickling, "a read that brought nothing must not make the next wait")
 }
