@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,13 +157,89 @@ func FuzzFeedReader(f *testing.F) {
 		for range 1000 {
 			f, err := fr.next()
 			if err != nil {
-				return
+				break
 			}
 			if f.kind == framePMessage || f.kind == frameMessage {
 				require.True(t, bytes.Contains(in, f.channel))
 			}
 		}
+		requireBufferedAgrees(t, in, int(chunk)+1)
 	})
+}
+
+// parseAll reads every frame of in, delivered at most chunk bytes per read,
+// with the one-pass parser of buffered frames on or off; it returns the
+// frames and the error that ended them.
+func parseAll(in []byte, chunk int, slow bool) ([]gotFrame, string) {
+	fr := newFeedReader(&chunkReader{data: in, n: chunk}) // reader_test.go
+	fr.slow = slow
+	var got []gotFrame
+	for range 10_000 {
+		f, err := fr.next()
+		if err != nil {
+			return got, err.Error()
+		}
+		got = append(got, gotFrame{f.kind, string(f.channel), string(f.payload)})
+	}
+	return got, ""
+}
+
+// requireBufferedAgrees checks that next reads in alike with nextBuffered on
+// and off: the same frames, then the same error.
+func requireBufferedAgrees(t *testing.T, in []byte, chunk int) {
+	t.Helper()
+	fast, fastErr := parseAll(in, chunk, false)
+	slow, slowErr := parseAll(in, chunk, true)
+	require.Equal(t, slow, fast, "frames, chunk %d, input %q", chunk, truncate(in, 200))
+	require.Equal(t, slowErr, fastErr, "error, chunk %d, input %q", chunk, truncate(in, 200))
+}
+
+// TestFeedReaderBufferedAgrees: streams of valid frames of every kind, and
+// the same streams with bytes changed, cut or inserted at random (seeded),
+// read in chunks of several sizes: the one-pass parser of buffered frames
+// reads exactly what the line-at-a-time parser reads, and fails where it
+// fails, with the same error.
+func TestFeedReaderBufferedAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var valid strings.Builder
+	for i := range 200 {
+		key := "__keyspace@0__:" + strings.Repeat("k", i%23) + itoa(i)
+		switch i % 5 {
+		case 0:
+			valid.WriteString(frame(-1, "pmessage", keyspacePattern, key, "set"))
+		case 1:
+			valid.WriteString(frame(-1, "message", "marker", itoa(i)))
+		case 2:
+			valid.WriteString(frame(i%3, "subscribe", "marker"))
+		case 3:
+			valid.WriteString(frame(1, "psubscribe", keyspacePattern))
+		default:
+			valid.WriteString(frame(-1, "pmessage", keyspacePattern, key, strings.Repeat("x", i%13)))
+		}
+	}
+	base := []byte(valid.String())
+	for _, chunk := range []int{1, 7, 64, 4096, len(base)} {
+		requireBufferedAgrees(t, base, chunk)
+	}
+	alphabet := []byte("*$:+-\r\n0123456789abc")
+	for trial := range 3000 {
+		in := bytes.Clone(base[:rng.IntN(len(base))+1])
+		for range rng.IntN(4) + 1 {
+			at := rng.IntN(len(in))
+			switch rng.IntN(3) {
+			case 0:
+				in[at] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				in = slices.Insert(in, at, alphabet[rng.IntN(len(alphabet))])
+			default:
+				in = slices.Delete(in, at, min(len(in), at+rng.IntN(3)+1))
+			}
+			if len(in) == 0 {
+				in = []byte{'*'}
+			}
+		}
+		requireBufferedAgrees(t, in, []int{1, 5, 64, 4096}[trial%4])
+	}
 }
 
 func TestFeedReaderRoundTrip(t *testing.T) {
@@ -215,4 +294,32 @@ func TestDeadlineReaderLingers(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF)
 	assert.Len(t, waits, 3)
 	assert.False(t, r.trickling, "a read that brought nothing must not make the next wait")
+}
+
+// BenchmarkFeedReader parses the frames a busy caching tier's feed receives:
+// keyspace notifications of SETs (pmessage, 4 elements), read from a buffer
+// through a reader that hands out 4 KB at a time, as a socket under load does.
+// One op is one frame.
+func BenchmarkFeedReader(b *testing.B) {
+	var in strings.Builder
+	const frames = 4096
+	for i := range frames {
+		in.WriteString(frame(-1, "pmessage", keyspacePattern, "__keyspace@0__:key:"+fmt.Sprintf("%012d", i), "set"))
+	}
+	data := []byte(in.String())
+	b.SetBytes(int64(len(data) / frames))
+	b.ReportAllocs()
+	src := &chunkReader{n: 4096} // reader_test.go
+	fr := newFeedReader(src)
+	n := 0
+	for b.Loop() {
+		if n%frames == 0 {
+			src.data = data
+		}
+		f, err := fr.next()
+		if err != nil || f.kind != framePMessage || len(f.channel) == 0 {
+			b.Fatalf("frame %d: %v %v", n, f.kind, err)
+		}
+		n++
+	}
 }
