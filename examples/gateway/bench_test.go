@@ -125,7 +125,7 @@ func benchSession(b testing.TB, cfg Config) *session {
 	require.NoError(b, err)
 	be, err := newMemkvBackend(cfg.Backend.Shards)
 	require.NoError(b, err)
-	g, err := newGateway(cfg, be)
+	g, err := newGateway(cfg, be, nil)
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = g.Close() })
 	return &session{g: g, tenant: g.open, proto: 2}

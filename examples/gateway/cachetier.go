@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,7 @@ type cacheTier struct {
 	// retired sums the stats of the caches replaced by reset, so that
 	// stats() keeps counting across resets; protected by mu.
 	retired map[string]uint64
+	log     *slog.Logger
 }
 
 // cached is a GET result as the cache holds it.
@@ -43,7 +45,7 @@ type cached struct {
 // starts the feeds.
 func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
 	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards),
-		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}}
+		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, log: discardLogger}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,8 @@ type Gateway struct {
 	shedCfg    shed.Config
 
 	n       gatewayCounters
+	health  []shardHealth // per backend shard (health.go)
+	log     *slog.Logger
 	metrics *metrics
 	cache   *cacheTier // nil: no caching tier
 	tracer  *tracer    // nil: request traces off
@@ -72,8 +75,12 @@ var (
 	errNoPerm     = errors.New("NOPERM this tenant may not run this command or touch this key")
 )
 
-func newGateway(cfg Config, backend Backend) (*Gateway, error) {
-	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers()}
+func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error) {
+	if log == nil {
+		log = discardLogger
+	}
+	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
+		health: make([]shardHealth, backend.Shards()), log: log}
 	nodes := make([]hashring.Node, backend.Shards())
 	for i := range nodes {
 		id := "shard-" + strconv.Itoa(i)
@@ -153,6 +160,7 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	ct.log = g.log
 	if b, ok := asMemkv(g.backend); ok {
 		ct.followMemkv(b)
 	} else if b, ok := asRedis(g.backend); ok {
@@ -194,8 +202,10 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 		t.backendCalls.Add(1)
 	}
 	if err := g.backend.Do(ctx, grp.shard, flat, res); err != nil {
+		g.shardFailed(grp.shard, err, time.Now())
 		return fmt.Errorf("ERR backend shard %d: %w", grp.shard, err)
 	}
+	g.shardAnswered(grp.shard, time.Now)
 	if g.tracer != nil {
 		for i := range res {
 			res[i].batch = int32(n)

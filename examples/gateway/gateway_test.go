@@ -23,11 +23,17 @@ import (
 // startGateway serves cfg on free loopback ports and shuts it down at cleanup.
 func startGateway(t testing.TB, cfg Config) *instance {
 	t.Helper()
+	return startGatewayLog(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// startGatewayLog is startGateway with the gateway's logger.
+func startGatewayLog(t testing.TB, cfg Config, log *slog.Logger) *instance {
+	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
 	if cfg.HTTPAddr == "" {
 		cfg.HTTPAddr = "127.0.0.1:0"
 	}
-	in, err := start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	in, err := start(cfg, log)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -438,6 +444,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		`gateway_requests_total{command="GET",outcome="ok",tenant="default"} 1`,
 		`gateway_request_seconds_count{command="SET",tenant="default"} 1`,
 		"gateway_backend_calls_total 2", "gateway_coalesce_calls_total 1", "gateway_quota_tokens_default",
+		`gateway_backend_shard_up{shard="0"} 1`, `gateway_backend_shard_failed_batches_total{shard="3"} 0`,
 	} {
 		assert.Contains(t, string(body), want)
 	}

@@ -103,7 +103,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	gw, err := newGateway(cfg, backend)
+	gw, err := newGateway(cfg, backend, log)
 	if err != nil {
 		_ = backend.Close()
 		return nil, err

@@ -43,6 +43,7 @@ func newMetrics(g *Gateway) *metrics {
 		gauge("gateway_batch_mean_fill", "Mean batch fill (items / max items).", func() float64 { return g.batches.Stats().MeanFill }),
 		gauge("gateway_admission_limit", "The aimd concurrency limit.", func() float64 { return float64(g.limiter.Limit()) }),
 	)
+	m.reg.MustRegister(g.healthCollectors()...)
 	if g.cache != nil {
 		m.reg.MustRegister(
 			counter("gateway_cache_hits_total", "GETs served by the caching tier.", func() float64 { return float64(g.cache.stats()["hits"]) }),

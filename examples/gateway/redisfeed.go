@@ -59,7 +59,7 @@ const keyspacePattern = "__keyspace@0__:*"
 // notify-keyspace-events needs K (keyspace channel) and A (every class),
 // or at least g (generic: DEL, RENAME, EXPIRE...), $ (strings), x (expired)
 // and e (evicted). Missing flags are added with CONFIG SET.
-func ensureNotifications(ctx context.Context, c *redis.Client) error {
+func ensureNotifications(ctx context.Context, c *redis.Client, log *slog.Logger) error {
 	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
 	if err != nil {
 		return fmt.Errorf("caching tier: shard %s needs notify-keyspace-events with K and A, and CONFIG GET failed: %w", c.Options().Addr, err)
@@ -73,7 +73,7 @@ func ensureNotifications(ctx context.Context, c *redis.Client) error {
 		return fmt.Errorf("caching tier: shard %s needs notify-keyspace-events with K and A (has %q) and CONFIG SET failed: %w",
 			c.Options().Addr, flags, err)
 	}
-	slog.Info("caching tier: enabled keyspace notifications", "shard", c.Options().Addr, "was", flags, "now", want)
+	log.Info("caching tier: enabled keyspace notifications", "shard", c.Options().Addr, "was", flags, "now", want)
 	return nil
 }
 
@@ -91,7 +91,7 @@ func notificationsCover(flags string) bool {
 // cache fresh from its shard's notifications.
 func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	for _, c := range b.shards {
-		if err := ensureNotifications(ctx, c); err != nil {
+		if err := ensureNotifications(ctx, c, ct.log); err != nil {
 			return err
 		}
 	}
@@ -167,12 +167,21 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string) {
 // subscribed again; the confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
 	backoff := 10 * time.Millisecond
+	lost := false // the feed failed, and has not been subscribed again since
 	for {
-		err := ct.subscribe(ctx, b, i, marker, &ready)
+		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, lost)
 		if ctx.Err() != nil {
 			return
 		}
-		slog.Debug("caching tier: subscription lost", "shard", b.shards[i].Options().Addr, "err", err)
+		addr := b.shards[i].Options().Addr
+		if subscribed || !lost { // an outage starts: once, not on every retry
+			ct.log.Warn("caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back",
+				"shard", i, "addr", addr, "err", err)
+			backoff = 10 * time.Millisecond
+		} else {
+			ct.log.Debug("caching tier: change feed still down", "shard", i, "addr", addr, "err", err)
+		}
+		lost = true
 		select {
 		case <-ctx.Done():
 			return
@@ -185,27 +194,29 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 // subscribe follows shard i's notifications on one connection, until it fails
 // or ctx ends. Every frame received is numbered in order (the version of the
 // change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}) error {
+// subscribed reports whether that confirmation came; lost says the feed was
+// down before this call, so that its return is logged.
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, lost bool) (subscribed bool, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer done()
 	if err := writeCommand(c, "PSUBSCRIBE", keyspacePattern); err != nil {
-		return err
+		return false, err
 	}
 	if err := writeCommand(c, "SUBSCRIBE", marker); err != nil {
-		return err
+		return false, err
 	}
 	var seq uint64
 	for {
 		f, err := fr.next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return subscribed, ctx.Err()
 			}
-			return err
+			return subscribed, err
 		}
 		seq++
 		switch f.kind {
@@ -222,6 +233,10 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 				*ready <- struct{}{}
 				*ready = nil
 			}
+			if lost && !subscribed {
+				ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
+			}
+			subscribed = true
 		case frameMessage, framePMessage:
 			ct.notified(b, i, marker, seq, f.channel, f.payload)
 		}

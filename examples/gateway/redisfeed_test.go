@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -304,8 +306,9 @@ func TestRedisCachingTierPipelinedWrites(t *testing.T) {
 func TestRedisCachedPipelineShardDown(t *testing.T) {
 	leak.Check(t)
 	shards := []*redisServer{startRedis(t), startRedis(t)}
-	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shards[0].addr, shards[1].addr}, Pool: 4},
-		CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	var logs syncBuffer
+	in := startGatewayLog(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shards[0].addr, shards[1].addr}, Pool: 4},
+		CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)}, slog.New(slog.NewJSONHandler(&logs, nil)))
 	ctx := context.Background()
 	c := client(t, in, nil)
 	keysOn := [2][]string{}
@@ -349,6 +352,9 @@ func TestRedisCachedPipelineShardDown(t *testing.T) {
 	}
 	assert.Less(t, time.Since(start), 3*time.Second, "fails promptly")
 
+	assert.False(t, in.gw.health[0].down.Load(), "shard 0 up")
+	assert.True(t, in.gw.health[1].down.Load(), "shard 1 down")
+
 	shards[1].start(t, bin, port) // back, empty (no persistence)
 	eventually(t, "the shard's keys did not read as missing", func() bool {
 		for _, r := range get(keysOn[1][5:]...) {
@@ -358,4 +364,42 @@ func TestRedisCachedPipelineShardDown(t *testing.T) {
 		}
 		return true
 	})
+	assert.False(t, in.gw.health[1].down.Load(), "shard 1 up again")
+	// The outage and the feed's loss are logged once each, and so are
+	// their ends (the feed resubscribes on its own backoff).
+	eventually(t, "the feed's return was not logged", func() bool {
+		return strings.Contains(logs.String(), "change feed is back")
+	})
+	count := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m["shard"] == float64(1) {
+			count[fmt.Sprint(m["level"], " ", m["msg"])]++
+		}
+	}
+	assert.Equal(t, map[string]int{
+		"WARN backend shard unreachable: its keys fail until it answers": 1,
+		"INFO backend shard answers again":                               1,
+		"WARN caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back": 1,
+		"INFO caching tier: a shard's change feed is back; its cache was emptied":                                                        1,
+	}, count)
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

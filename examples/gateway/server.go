@@ -37,7 +37,16 @@ type Server struct {
 	nextID atomic.Uint64
 
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
+
+	// The accept loop's log of refused connections: one line per
+	// refusalLogEvery at most, with the count since the last line.
+	refusalLogged   time.Time
+	refusedUnlogged int64
 }
+
+// refusalLogEvery is the least time between two log lines about connections
+// refused at max_conns.
+const refusalLogEvery = 10 * time.Second
 
 // session is one client connection and its state.
 type session struct {
@@ -133,7 +142,11 @@ func (s *Server) Serve(ln net.Listener) error {
 			if closing {
 				msg = "-ERR server is shutting down\r\n"
 			}
-			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			now := time.Now()
+			if !closing {
+				s.logRefusal(now)
+			}
+			_ = c.SetWriteDeadline(now.Add(time.Second))
 			_, _ = c.Write([]byte(msg))
 			_ = c.Close()
 			continue
@@ -145,6 +158,17 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.active.Add(1)
 		go s.serveConn(ss)
 	}
+}
+
+// logRefusal counts a connection refused at max_conns and logs the count at
+// most once per refusalLogEvery. The accept loop calls it.
+func (s *Server) logRefusal(now time.Time) {
+	s.refusedUnlogged++
+	if now.Sub(s.refusalLogged) < refusalLogEvery {
+		return
+	}
+	s.log.Warn("refusing connections: max_conns reached", "max_conns", s.cfg.Limits.MaxConns, "refused", s.refusedUnlogged)
+	s.refusalLogged, s.refusedUnlogged = now, 0
 }
 
 // Shutdown stops accepting, lets every connection finish the commands it has

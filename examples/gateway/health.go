@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// shardHealth is what the gateway knows of one backend shard: whether its
+// last batch failed (Backend.Do's error: the shard is unreachable or did not
+// answer within the request timeout), since when, and how many batches
+// failed. The gateway logs the changes, not every failure: a shard that stops
+// answering makes one warning, and one line when it answers again, however
+// many requests meet the outage. A request context's cancellation is not a
+// failure of the shard.
+type shardHealth struct {
+	down   atomic.Bool
+	since  atomic.Int64  // unix ns: the first failure of the current outage
+	outage atomic.Uint64 // failed batches in the current outage
+	failed atomic.Uint64 // failed batches, all time
+}
+
+// shardFailed records a failed batch of shard and logs the start of an outage.
+func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	h := &g.health[shard]
+	h.failed.Add(1)
+	if !h.down.Load() && h.down.CompareAndSwap(false, true) {
+		h.since.Store(now.UnixNano())
+		h.outage.Store(1)
+		g.log.Warn("backend shard unreachable: its keys fail until it answers", "shard", shard, "err", err)
+		return
+	}
+	h.outage.Add(1)
+}
+
+// shardAnswered records a batch of shard that succeeded and logs the end of
+// an outage. Outside an outage it costs one atomic load (and reads no clock).
+func (g *Gateway) shardAnswered(shard int, now func() time.Time) {
+	h := &g.health[shard]
+	if !h.down.Load() || !h.down.CompareAndSwap(true, false) {
+		return
+	}
+	down := now().Sub(time.Unix(0, h.since.Load()))
+	g.log.Info("backend shard answers again", "shard", shard,
+		"down_for", down.Round(time.Millisecond), "failed_batches", h.outage.Load())
+}
+
+// healthCollectors are the per-shard series: up (1, or 0 during an outage)
+// and failed batches.
+func (g *Gateway) healthCollectors() []prometheus.Collector {
+	var cs []prometheus.Collector
+	for i := range g.health {
+		h := &g.health[i]
+		labels := prometheus.Labels{"shard": strconv.Itoa(i)}
+		cs = append(cs,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_backend_shard_up", ConstLabels: labels,
+				Help: "1 while the backend shard answers, 0 from a failed batch until one succeeds."},
+				func() float64 {
+					if h.down.Load() {
+						return 0
+					}
+					return 1
+				}),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_backend_shard_failed_batches_total", ConstLabels: labels,
+				Help: "Batches the backend shard failed (unreachable, or no answer within the request timeout)."},
+				func() float64 { return float64(h.failed.Load()) }))
+	}
+	return cs
+}
+
+// discardLogger is the logger of a gateway made without one.
+var discardLogger = slog.New(slog.DiscardHandler)

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// logLines decodes the JSON log lines in b.
+func logLines(t *testing.T, b *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, l := range bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(l, &m), "%s", l)
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// TestShardHealthLogsChanges: a shard's outage is logged once when it starts
+// and once when it ends, with its length and the batches it failed, however
+// many batches fail meanwhile; a canceled request context is no failure; the
+// up gauge and the failure count follow.
+func TestShardHealthLogsChanges(t *testing.T) {
+	var buf bytes.Buffer
+	g := &Gateway{health: make([]shardHealth, 2), log: slog.New(slog.NewJSONHandler(&buf, nil))}
+	t0 := time.Unix(1000, 0)
+	clock := func(d time.Duration) func() time.Time { return func() time.Time { return t0.Add(d) } }
+	down := errors.New("dial tcp: connection refused")
+
+	steps := []struct {
+		name    string
+		do      func()
+		up      [2]bool
+		failed  [2]uint64
+		newLogs int
+	}{
+		{"healthy batches log nothing", func() { g.shardAnswered(0, clock(0)); g.shardAnswered(1, clock(0)) }, [2]bool{true, true}, [2]uint64{0, 0}, 0},
+		{"a canceled context is not a failure", func() { g.shardFailed(1, context.Canceled, t0) }, [2]bool{true, true}, [2]uint64{0, 0}, 0},
+		{"the first failure starts an outage", func() { g.shardFailed(1, down, t0) }, [2]bool{true, false}, [2]uint64{0, 1}, 1},
+		{"more failures log nothing more", func() {
+			g.shardFailed(1, down, t0.Add(time.Second))
+			g.shardFailed(1, context.DeadlineExceeded, t0.Add(2*time.Second))
+		}, [2]bool{true, false}, [2]uint64{0, 3}, 0},
+		{"the other shard is not affected", func() { g.shardAnswered(0, clock(3*time.Second)) }, [2]bool{true, false}, [2]uint64{0, 3}, 0},
+		{"a success ends the outage", func() { g.shardAnswered(1, clock(2500*time.Millisecond)) }, [2]bool{true, true}, [2]uint64{0, 3}, 1},
+		{"and another starts a new one", func() { g.shardFailed(1, down, t0.Add(time.Minute)) }, [2]bool{true, false}, [2]uint64{0, 4}, 1},
+	}
+	logged := 0
+	for _, st := range steps {
+		st.do()
+		for i := range 2 {
+			assert.Equal(t, st.up[i], !g.health[i].down.Load(), "%s: shard %d up", st.name, i)
+			assert.Equal(t, st.failed[i], g.health[i].failed.Load(), "%s: shard %d failed", st.name, i)
+		}
+		lines := logLines(t, &buf)
+		assert.Len(t, lines, logged+st.newLogs, st.name)
+		logged = len(lines)
+	}
+	lines := logLines(t, &buf)
+	require.Len(t, lines, 3)
+	assert.Equal(t, "WARN", lines[0]["level"])
+	assert.Equal(t, float64(1), lines[0]["shard"])
+	assert.Contains(t, lines[0]["err"], "connection refused")
+	assert.Equal(t, "INFO", lines[1]["level"])
+	assert.Equal(t, float64(2500*time.Millisecond), lines[1]["down_for"])
+	assert.Equal(t, float64(3), lines[1]["failed_batches"])
+	assert.Equal(t, "WARN", lines[2]["level"])
+}
