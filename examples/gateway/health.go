@@ -16,16 +16,29 @@ import (
 // answer within the request timeout), since when, and how many batches
 // failed. The gateway logs the changes, not every failure: a shard that stops
 // answering makes one warning, and one line when it answers again, however
-// many requests meet the outage. A request context's cancellation is not a
-// failure of the shard.
+// many requests meet the outage. A shard that flaps (a slow shard whose
+// batches time out now and then) makes at most one warning per
+// healthLogEvery: an outage that starts sooner after the last warning is
+// logged only if it lasts healthLogDelay, and the next warning counts the
+// ones that were not. A request context's cancellation is not a failure of
+// the shard.
 type shardHealth struct {
-	down   atomic.Bool
-	since  atomic.Int64  // unix ns: the first failure of the current outage
-	outage atomic.Uint64 // failed batches in the current outage
-	failed atomic.Uint64 // failed batches, all time
+	down       atomic.Bool
+	since      atomic.Int64  // unix ns: the first failure of the current outage
+	outage     atomic.Uint64 // failed batches in the current outage
+	failed     atomic.Uint64 // failed batches, all time
+	logged     atomic.Bool   // the current outage's start was logged
+	lastLog    atomic.Int64  // unix ns of the last warning
+	suppressed atomic.Uint64 // outages ended without being logged since it
 }
 
-// shardFailed records a failed batch of shard and logs the start of an outage.
+const (
+	healthLogEvery = 10 * time.Second // least time between two warnings of a shard
+	healthLogDelay = time.Second      // an outage this long is logged anyway
+)
+
+// shardFailed records a failed batch of shard and logs the start of an
+// outage (see shardHealth).
 func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 	if errors.Is(err, context.Canceled) {
 		return
@@ -35,17 +48,34 @@ func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 	if !h.down.Load() && h.down.CompareAndSwap(false, true) {
 		h.since.Store(now.UnixNano())
 		h.outage.Store(1)
-		g.log.Warn("backend shard unreachable: its keys fail until it answers", "shard", shard, "err", err)
+		h.logged.Store(false)
+	} else {
+		h.outage.Add(1)
+	}
+	if h.logged.Load() {
 		return
 	}
-	h.outage.Add(1)
+	ns := now.UnixNano()
+	if ns-h.lastLog.Load() < int64(healthLogEvery) && ns-h.since.Load() < int64(healthLogDelay) {
+		return
+	}
+	if h.logged.CompareAndSwap(false, true) {
+		h.lastLog.Store(ns)
+		g.log.Warn("backend shard unreachable: its keys fail until it answers", "shard", shard, "err", err,
+			"unlogged_outages", h.suppressed.Swap(0))
+	}
 }
 
 // shardAnswered records a batch of shard that succeeded and logs the end of
-// an outage. Outside an outage it costs one atomic load (and reads no clock).
+// an outage whose start was logged. Outside an outage it costs one atomic
+// load (and reads no clock).
 func (g *Gateway) shardAnswered(shard int, now func() time.Time) {
 	h := &g.health[shard]
 	if !h.down.Load() || !h.down.CompareAndSwap(true, false) {
+		return
+	}
+	if !h.logged.Load() {
+		h.suppressed.Add(1)
 		return
 	}
 	down := now().Sub(time.Unix(0, h.since.Load()))

@@ -31,7 +31,8 @@ func logLines(t *testing.T, b *bytes.Buffer) []map[string]any {
 // TestShardHealthLogsChanges: a shard's outage is logged once when it starts
 // and once when it ends, with its length and the batches it failed, however
 // many batches fail meanwhile; a canceled request context is no failure; the
-// up gauge and the failure count follow.
+// up gauge and the failure count follow. A flap soon after a warning is not
+// logged unless it lasts, and the next warning counts it.
 func TestShardHealthLogsChanges(t *testing.T) {
 	var buf bytes.Buffer
 	g := &Gateway{health: make([]shardHealth, 2), log: slog.New(slog.NewJSONHandler(&buf, nil))}
@@ -56,6 +57,12 @@ func TestShardHealthLogsChanges(t *testing.T) {
 		{"the other shard is not affected", func() { g.shardAnswered(0, clock(3*time.Second)) }, [2]bool{true, false}, [2]uint64{0, 3}, 0},
 		{"a success ends the outage", func() { g.shardAnswered(1, clock(2500*time.Millisecond)) }, [2]bool{true, true}, [2]uint64{0, 3}, 1},
 		{"and another starts a new one", func() { g.shardFailed(1, down, t0.Add(time.Minute)) }, [2]bool{true, false}, [2]uint64{0, 4}, 1},
+		{"which ends", func() { g.shardAnswered(1, clock(61*time.Second)) }, [2]bool{true, true}, [2]uint64{0, 4}, 1},
+		{"a flap 2 s after the last warning is not logged", func() { g.shardFailed(1, down, t0.Add(62*time.Second)) }, [2]bool{true, false}, [2]uint64{0, 5}, 0},
+		{"nor its end", func() { g.shardAnswered(1, clock(62500*time.Millisecond)) }, [2]bool{true, true}, [2]uint64{0, 5}, 0},
+		{"an outage soon after is not logged at first", func() { g.shardFailed(1, down, t0.Add(63*time.Second)) }, [2]bool{true, false}, [2]uint64{0, 6}, 0},
+		{"but is once it lasts a second", func() { g.shardFailed(1, down, t0.Add(64500*time.Millisecond)) }, [2]bool{true, false}, [2]uint64{0, 7}, 1},
+		{"and so is its end", func() { g.shardAnswered(1, clock(65*time.Second)) }, [2]bool{true, true}, [2]uint64{0, 7}, 1},
 	}
 	logged := 0
 	for _, st := range steps {
@@ -69,12 +76,19 @@ func TestShardHealthLogsChanges(t *testing.T) {
 		logged = len(lines)
 	}
 	lines := logLines(t, &buf)
-	require.Len(t, lines, 3)
+	require.Len(t, lines, 6)
 	assert.Equal(t, "WARN", lines[0]["level"])
 	assert.Equal(t, float64(1), lines[0]["shard"])
 	assert.Contains(t, lines[0]["err"], "connection refused")
+	assert.Equal(t, float64(0), lines[0]["unlogged_outages"])
 	assert.Equal(t, "INFO", lines[1]["level"])
 	assert.Equal(t, float64(2500*time.Millisecond), lines[1]["down_for"])
 	assert.Equal(t, float64(3), lines[1]["failed_batches"])
 	assert.Equal(t, "WARN", lines[2]["level"])
+	assert.Equal(t, "INFO", lines[3]["level"])
+	assert.Equal(t, "WARN", lines[4]["level"])
+	assert.Equal(t, float64(1), lines[4]["unlogged_outages"], "the flap in between")
+	assert.Equal(t, "INFO", lines[5]["level"])
+	assert.Equal(t, float64(2*time.Second), lines[5]["down_for"])
+	assert.Equal(t, float64(2), lines[5]["failed_batches"])
 }
