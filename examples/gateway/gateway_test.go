@@ -111,6 +111,7 @@ func TestCommandsRESP2AndRESP3(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, info, "redis_version:")
 			assert.Contains(t, info, "backend_calls:")
+			assert.Contains(t, info, "# Backend\r\nshard0:up=1,failed_batches=0\r\n")
 			require.Equal(t, "test", c.ClientGetName(ctx).Val())
 			require.NoError(t, c.Do(ctx, "SELECT", "0").Err())
 			require.ErrorContains(t, c.Do(ctx, "SELECT", "1").Err(), "out of range")

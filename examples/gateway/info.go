@@ -13,7 +13,8 @@ import (
 var startTime = time.Now()
 
 // cmdInfo answers INFO with the sections tools read (server, clients, stats,
-// keyspace) plus the gateway's own: admission, batching, coalescing, tenants.
+// keyspace) plus the gateway's own: admission, batching, coalescing, tenants,
+// and the backend shards' health.
 func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	want := "all"
 	if len(a) > 1 {
@@ -73,6 +74,29 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 			name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load()))
 	}
 	section("Tenants", tl...)
+	section("Backend", shardLines(g)...)
 	section("Keyspace")
 	return []byte(b.String())
+}
+
+// shardLines are the Backend section's lines: per shard, whether it answers
+// (health.go), the batches it failed, and, during an outage, since when.
+func shardLines(g *Gateway) []string {
+	lines := make([]string, 0, len(g.health))
+	for i := range g.health {
+		h := &g.health[i]
+		l := fmt.Sprintf("shard%d:up=%d,failed_batches=%d", i, boolInt(!h.down.Load()), h.failed.Load())
+		if h.down.Load() {
+			l += fmt.Sprintf(",down_since_ms=%d", time.Unix(0, h.since.Load()).UnixMilli())
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

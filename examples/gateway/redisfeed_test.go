@@ -354,6 +354,9 @@ func TestRedisCachedPipelineShardDown(t *testing.T) {
 
 	assert.False(t, in.gw.health[0].down.Load(), "shard 0 up")
 	assert.True(t, in.gw.health[1].down.Load(), "shard 1 down")
+	backend := c.Info(ctx, "backend").Val()
+	assert.Contains(t, backend, "shard0:up=1,failed_batches=0\r\n")
+	assert.Regexp(t, `shard1:up=0,failed_batches=[1-9][0-9]*,down_since_ms=[0-9]+\r\n`, backend)
 
 	shards[1].start(t, bin, port) // back, empty (no persistence)
 	eventually(t, "the shard's keys did not read as missing", func() bool {
