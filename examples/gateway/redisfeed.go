@@ -167,19 +167,33 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string) {
 // subscribed again; the confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
 	backoff := 10 * time.Millisecond
-	lost := false // the feed failed, and has not been subscribed again since
+	lost := false   // the feed failed, and has not been subscribed again since
+	logged := false // and that loss was logged (its return will be)
+	var lastWarn time.Time
+	unlogged := 0 // losses not logged since lastWarn
 	for {
-		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, lost)
+		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, lost && logged)
 		if ctx.Err() != nil {
 			return
 		}
 		addr := b.shards[i].Options().Addr
-		if subscribed || !lost { // an outage starts: once, not on every retry
+		switch {
+		case (subscribed || !lost) && time.Since(lastWarn) >= healthLogEvery:
+			// A loss: logged once, not on every retry, and at most once per
+			// healthLogEvery if the feed keeps failing after subscribing (a
+			// subscriber the server disconnects for its output buffer).
 			ct.log.Warn("caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back",
-				"shard", i, "addr", addr, "err", err)
-			backoff = 10 * time.Millisecond
-		} else {
+				"shard", i, "addr", addr, "err", err, "unlogged_losses", unlogged)
+			lastWarn, unlogged, logged = time.Now(), 0, true
+		case subscribed || !lost:
+			unlogged++
+			logged = false
+			ct.log.Debug("caching tier: lost a shard's change feed again", "shard", i, "addr", addr, "err", err)
+		default:
 			ct.log.Debug("caching tier: change feed still down", "shard", i, "addr", addr, "err", err)
+		}
+		if subscribed {
+			backoff = 10 * time.Millisecond
 		}
 		lost = true
 		select {
@@ -194,9 +208,9 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 // subscribe follows shard i's notifications on one connection, until it fails
 // or ctx ends. Every frame received is numbered in order (the version of the
 // change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
-// subscribed reports whether that confirmation came; lost says the feed was
-// down before this call, so that its return is logged.
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, lost bool) (subscribed bool, err error) {
+// subscribed reports whether that confirmation came; logBack says the feed
+// was down before this call, and logged so, so that its return is logged.
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool) (subscribed bool, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
@@ -233,7 +247,7 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 				*ready <- struct{}{}
 				*ready = nil
 			}
-			if lost && !subscribed {
+			if logBack && !subscribed {
 				ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
 			}
 			subscribed = true
