@@ -92,3 +92,35 @@ func TestShardHealthLogsChanges(t *testing.T) {
 	assert.Equal(t, float64(2*time.Second), lines[5]["down_for"])
 	assert.Equal(t, float64(2), lines[5]["failed_batches"])
 }
+
+// TestFeedLosses: a lost feed is logged once, not on each failed retry; a
+// feed that keeps failing right after it subscribes warns at most once per
+// healthLogEvery, and the next warning counts the losses in between; its
+// return is logged when its loss was.
+func TestFeedLosses(t *testing.T) {
+	var fl feedLosses
+	t0 := time.Unix(1000, 0)
+	type step struct {
+		name       string
+		subscribed bool
+		at         time.Duration
+		warn       bool
+		unlogged   int
+		logBack    bool // after the step
+	}
+	for _, st := range []step{
+		{"the first failure, before any subscription", false, 0, true, 0, true},
+		{"failed retries", false, time.Second, false, 0, true},
+		{"more of them", false, 2 * time.Second, false, 0, true},
+		{"lost after subscribing, 20 s after the last warning", true, 22 * time.Second, true, 0, true},
+		{"lost again 1 s later", true, 23 * time.Second, false, 0, false},
+		{"and again", true, 24 * time.Second, false, 0, false},
+		{"a retry fails", false, 25 * time.Second, false, 0, false},
+		{"lost after subscribing, 10 s after the last warning", true, 32 * time.Second, true, 2, true},
+	} {
+		warn, unlogged := fl.failed(st.subscribed, t0.Add(st.at))
+		assert.Equal(t, st.warn, warn, st.name)
+		assert.Equal(t, st.unlogged, unlogged, st.name)
+		assert.Equal(t, st.logBack, fl.logBack(), st.name)
+	}
+}

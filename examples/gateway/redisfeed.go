@@ -167,35 +167,23 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string) {
 // subscribed again; the confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
 	backoff := 10 * time.Millisecond
-	lost := false   // the feed failed, and has not been subscribed again since
-	logged := false // and that loss was logged (its return will be)
-	var lastWarn time.Time
-	unlogged := 0 // losses not logged since lastWarn
+	var fl feedLosses
 	for {
-		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, lost && logged)
+		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack())
 		if ctx.Err() != nil {
 			return
 		}
 		addr := b.shards[i].Options().Addr
-		switch {
-		case (subscribed || !lost) && time.Since(lastWarn) >= healthLogEvery:
-			// A loss: logged once, not on every retry, and at most once per
-			// healthLogEvery if the feed keeps failing after subscribing (a
-			// subscriber the server disconnects for its output buffer).
+		switch warn, unlogged := fl.failed(subscribed, time.Now()); {
+		case warn:
 			ct.log.Warn("caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back",
 				"shard", i, "addr", addr, "err", err, "unlogged_losses", unlogged)
-			lastWarn, unlogged, logged = time.Now(), 0, true
-		case subscribed || !lost:
-			unlogged++
-			logged = false
-			ct.log.Debug("caching tier: lost a shard's change feed again", "shard", i, "addr", addr, "err", err)
 		default:
-			ct.log.Debug("caching tier: change feed still down", "shard", i, "addr", addr, "err", err)
+			ct.log.Debug("caching tier: change feed down", "shard", i, "addr", addr, "err", err)
 		}
 		if subscribed {
 			backoff = 10 * time.Millisecond
 		}
-		lost = true
 		select {
 		case <-ctx.Done():
 			return
@@ -204,6 +192,38 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 		backoff = min(2*backoff, time.Second)
 	}
 }
+
+// feedLosses decides which failures of a shard's feed are logged: a loss
+// once, not every failed retry after it, and at most once per healthLogEvery
+// if the feed keeps failing after it subscribes (a subscriber the server
+// disconnects for its output buffer); the next warning counts the losses not
+// logged. The feed's return is logged when its loss was.
+type feedLosses struct {
+	lost     bool // the feed failed, and has not been subscribed again since
+	logged   bool // and that loss was logged
+	lastWarn time.Time
+	unlogged int // losses not logged since lastWarn
+}
+
+// failed records a failure of the feed, which had subscribed before failing
+// or not, at now; warn says to log it, with the count of losses not logged.
+func (fl *feedLosses) failed(subscribed bool, now time.Time) (warn bool, unlogged int) {
+	defer func() { fl.lost = true }()
+	if !subscribed && fl.lost {
+		return false, 0 // a retry that failed: the loss is still the same
+	}
+	if !fl.lastWarn.IsZero() && now.Sub(fl.lastWarn) < healthLogEvery {
+		fl.unlogged++
+		fl.logged = false
+		return false, 0
+	}
+	unlogged = fl.unlogged
+	fl.lastWarn, fl.unlogged, fl.logged = now, 0, true
+	return true, unlogged
+}
+
+// logBack reports whether the feed's return is to be logged.
+func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 
 // subscribe follows shard i's notifications on one connection, until it fails
 // or ctx ends. Every frame received is numbered in order (the version of the
