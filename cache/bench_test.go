@@ -180,3 +180,46 @@ func BenchmarkInvalidateAbsent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApplyRun: 16 invalidations of random string keys among 2^20 in a
+// cache of 2^19, as a stream reader sees them, applied one event per Apply
+// call (each) or all 16 in one call (run), which looks their keys up ahead.
+// About half the keys are cached (those the cache holds are invalidated and
+// put back, so the share stays); the others take the absent-key fast path.
+// One op is 16 events.
+func BenchmarkApplyRun(b *testing.B) {
+	const n = 1 << 20
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key:%012d", i)
+	}
+	for _, mode := range []string{"each", "run"} {
+		b.Run("apply="+mode, func(b *testing.B) {
+			c, _ := cache.New[string, uint64](cache.Config[string]{Capacity: n / 2})
+			for i := 0; i < n; i += 2 {
+				c.Set(keys[i], uint64(i))
+			}
+			evs := make([]cache.Event[string, uint64], 16)
+			b.ReportAllocs()
+			x := uint64(1)
+			for b.Loop() {
+				for j := range evs {
+					x = x*6364136223846793005 + 1442695040888963407
+					evs[j] = cache.Event[string, uint64]{Kind: cache.Write, Key: keys[(x>>33)&(n-1)]}
+				}
+				if mode == "run" {
+					c.Apply(evs...)
+				} else {
+					for j := range evs {
+						c.Apply(evs[j])
+					}
+				}
+				for j := range evs {
+					if k := evs[j].Key; k[len(k)-1]%2 == 0 { // an even key: put it back
+						c.Set(k, 0)
+					}
+				}
+			}
+		})
+	}
+}

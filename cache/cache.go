@@ -476,7 +476,11 @@ func (c *Cache[K, V]) settle(n *node[K], added bool) {
 // follows the entry's store under the lock); a fill that registers after the
 // check loads after the invalidated write and may store what it reads.
 func (c *Cache[K, V]) invalidate(key K, version uint64) bool {
-	h := c.hash(key)
+	return c.invalidateHashed(key, c.hash(key), version)
+}
+
+// invalidateHashed is invalidate of a key whose hash h is known.
+func (c *Cache[K, V]) invalidateHashed(key K, h uint64, version uint64) bool {
 	s := &c.shards[h&(numShards-1)]
 	if s.records.Load() == 0 && s.ix.get(key, h) == nil {
 		return false

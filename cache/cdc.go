@@ -58,22 +58,51 @@ type Event[K comparable, V any] struct {
 // Apply keeps no event's Key once it returns (a refilled entry keeps its own
 // key), so a stream reader may pass keys that alias a buffer it reuses, such
 // as an unsafe.String over the bytes of a message, without copying them.
+//
+// A run of invalidations (Writes without Refill, and Deletes) is looked up
+// ahead, warmBatch keys at a time, as LookupMany does: a stream reader that
+// passes the events it has at hand in one call lets the CPU overlap the
+// cache misses of their index lookups.
 func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
-	for i := range events {
+	for i := 0; i < len(events); {
 		e := &events[i]
-		switch e.Kind {
-		case Write:
-			if e.Refill {
-				c.refill(e.Key, e.Version, e.Value)
-			} else {
-				c.invalidate(e.Key, e.Version)
-			}
-		case Delete:
-			c.invalidate(e.Key, e.Version)
-		case Checkpoint:
+		switch {
+		case e.Kind == Write && e.Refill:
+			c.refill(e.Key, e.Version, e.Value)
+		case e.Kind == Write || e.Kind == Delete:
+			i += c.invalidateRun(events[i:])
+			continue
+		case e.Kind == Checkpoint:
 			c.checkpoint(e.Version, e.Cut)
 		}
+		i++
 	}
+}
+
+// invalidateRun applies the invalidations at the start of events, up to
+// warmBatch of them, after looking their keys up ahead, and returns how many
+// it applied.
+func (c *Cache[K, V]) invalidateRun(events []Event[K, V]) int {
+	var keys [warmBatch]K
+	var hs [warmBatch]uint64
+	n := 0
+	for n < len(events) && n < warmBatch {
+		if e := &events[n]; e.Kind == Delete || e.Kind == Write && !e.Refill {
+			keys[n] = e.Key
+			n++
+			continue
+		}
+		break
+	}
+	if n > 1 {
+		c.warmLookups(keys[:n], hs[:n])
+	} else {
+		hs[0] = c.hash(keys[0])
+	}
+	for j := range n {
+		c.invalidateHashed(events[j].Key, hs[j], events[j].Version)
+	}
+	return n
 }
 
 // refill updates a cached key to value at version.

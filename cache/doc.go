@@ -86,6 +86,12 @@
 //   - Events between checkpoints apply at once, so with a healthy stream a change
 //     is visible as soon as its event is applied, usually far inside B.
 //
+// A stream reader should pass the events it has at hand in one Apply call:
+// Apply looks a run of invalidations up ahead, 16 keys at a time, so that the
+// CPU overlaps their index lookups' cache misses (BenchmarkApplyRun, 16
+// invalidations of random string keys in a cache of 2^19: 0.54x the time of
+// one Apply call per event).
+//
 // B = 0 (the default) disables the bound: entries live until evicted or
 // invalidated, for a cache with no stream.
 //

@@ -131,3 +131,73 @@ func TestApplyKeepsNoKey(t *testing.T) {
 	assert.Equal(t, uint64(1), c.Stats().DroppedFills)
 	assert.Equal(t, 2, c.Len(), "key1 and key2")
 }
+
+// TestApplyRunMatchesEach: a stream of events of every kind (invalidations in
+// runs of all lengths, refills, checkpoints, unknown kinds, versions out of
+// order), seeded, applied in one Apply call leaves the cache exactly as
+// applying each event on its own, the way Apply did before it looked runs of
+// invalidations up ahead: the same entries, values and counts.
+func TestApplyRunMatchesEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const keys = 200
+	for round := range 50 {
+		cfg := Config[int]{Capacity: keys} // no staleness bound: refilled entries are served too
+		run, err := New[int, int](cfg)
+		require.NoError(t, err)
+		each, err := New[int, int](cfg)
+		require.NoError(t, err)
+		for k := range keys {
+			if rng.IntN(2) == 0 {
+				run.Set(k, k)
+				each.Set(k, k)
+			}
+		}
+		var evs []Event[int, int]
+		for v := range rng.IntN(100) + 1 {
+			// versions out of order too, so that entries refilled at a newer
+			// version survive older invalidations
+			e := Event[int, int]{Key: rng.IntN(keys / 4), Version: uint64(rng.IntN(50) + 1)}
+			switch r := rng.IntN(20); {
+			case r < 12:
+				e.Kind = Write
+			case r < 16:
+				e.Kind = Delete
+			case r < 18:
+				e.Kind, e.Refill, e.Value = Write, true, -v
+			case r < 19:
+				e.Kind = Checkpoint
+			default:
+				e.Kind = EventKind(99) // ignored
+			}
+			if rng.IntN(4) == 0 {
+				e.Version = 0 // unconditional
+			}
+			evs = append(evs, e)
+		}
+		run.Apply(evs...)
+		for _, e := range evs { // what Apply did before it looked runs up ahead
+			switch e.Kind {
+			case Write:
+				if e.Refill {
+					each.refill(e.Key, e.Version, e.Value)
+				} else {
+					each.invalidate(e.Key, e.Version)
+				}
+			case Delete:
+				each.invalidate(e.Key, e.Version)
+			case Checkpoint:
+				each.checkpoint(e.Version, e.Cut)
+			}
+		}
+		for k := range keys {
+			v1, ok1 := run.TryGet(k)
+			v2, ok2 := each.TryGet(k)
+			require.Equal(t, ok2, ok1, "round %d key %d", round, k)
+			require.Equal(t, v2, v1, "round %d key %d", round, k)
+		}
+		s1, s2 := run.Stats(), each.Stats()
+		require.Equal(t, s2.Invalidations, s1.Invalidations, "round %d", round)
+		require.Equal(t, s2.Checkpoints, s1.Checkpoints, "round %d", round)
+		require.Equal(t, run.Len(), each.Len(), "round %d", round)
+	}
+}
