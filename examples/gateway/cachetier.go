@@ -287,6 +287,28 @@ func (ct *cacheTier) invalidate(shard int, key string) {
 	ct.caches[shard].Load().Delete(key)
 }
 
+// invalidateAll is invalidate of every key of keys, handed to each shard's
+// cache in runs (cache.Apply looks a run's keys up ahead).
+func (ct *cacheTier) invalidateAll(keys []shardKey) {
+	var evs [16]cache.Event[string, cached]
+	for sh := range ct.caches {
+		n := 0
+		for _, k := range keys {
+			if k.shard != sh {
+				continue
+			}
+			evs[n] = cache.Event[string, cached]{Kind: cache.Delete, Key: k.key}
+			if n++; n == len(evs) {
+				ct.caches[sh].Load().Apply(evs[:n]...)
+				n = 0
+			}
+		}
+		if n > 0 {
+			ct.caches[sh].Load().Apply(evs[:n]...)
+		}
+	}
+}
+
 // stats sums the shards' cache stats, those of replaced caches included.
 func (ct *cacheTier) stats() map[string]uint64 {
 	out := map[string]uint64{}

@@ -121,6 +121,21 @@ func (fr *feedReader) next() (feedFrame, error) {
 	return f, nil
 }
 
+// nextIfBuffered reads the next frame if it is whole in the buffer and parses
+// in one pass (nextBuffered), without reading from the connection; else it
+// reads nothing and reports false, and the caller calls next.
+func (fr *feedReader) nextIfBuffered() (feedFrame, bool) {
+	n, used, ok := fr.nextBuffered()
+	if !ok {
+		return feedFrame{}, false
+	}
+	f := fr.classify(n)
+	if _, err := fr.r.Discard(used); err != nil {
+		return feedFrame{}, false // cannot happen: used bytes are buffered
+	}
+	return f, true
+}
+
 // classify returns the frame whose n elements are in fr.elts.
 func (fr *feedReader) classify(n int) feedFrame {
 	f := feedFrame{kind: frameOther}

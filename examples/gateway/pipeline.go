@@ -143,6 +143,17 @@ func (ss *session) planPlain(ctx context.Context, start time.Time, run []job, cm
 // its key's in-flight fetch and cached value.
 func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any, took time.Duration) {
 	g, t := ss.g, ss.tenant
+	// The tier forgets the SETs' keys together, before the replies go out
+	// (read-your-writes without waiting for the feed): one Apply per shard
+	// looks them up ahead.
+	inval := ss.pipe.inval[:0]
+	defer func() {
+		if len(inval) > 0 {
+			g.cache.invalidateAll(inval)
+		}
+		clear(inval)
+		ss.pipe.inval = inval[:0]
+	}()
 	for k := range cs {
 		a := &cs[k]
 		if a.refused != nil {
@@ -154,7 +165,7 @@ func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any,
 		if a.write {
 			g.flights.Forget(a.key) // a later read must not join an older fetch
 			if g.cache != nil {
-				g.cache.invalidate(a.refs[0].shard, a.key) // read-your-writes without waiting for the feed
+				inval = append(inval, shardKey{a.refs[0].shard, a.key})
 			}
 		}
 		reply := plainReply(a.j.spec.name == "MGET", a.write, len(a.refs), func(i int) *opResult {
@@ -308,4 +319,10 @@ func mgetReply(n int, res func(i int) *opResult) any {
 		}
 	}
 	return out
+}
+
+// shardKey is a key and the shard it lives on.
+type shardKey struct {
+	shard int
+	key   string
 }

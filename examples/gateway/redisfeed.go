@@ -244,17 +244,36 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 		return false, err
 	}
 	var seq uint64
+	// Invalidations wait in pend while the next frame is already in the read
+	// buffer, and go to the cache in one Apply, which looks their keys up
+	// ahead (cache.Apply): a busy feed brings tens of notifications per read.
+	// Their keys alias the reader's buffer, so pend is applied before any
+	// read, and before a checkpoint or a reset, which must follow them.
+	var pendBuf [feedApplyBatch]cache.Event[string, cached]
+	pend := pendBuf[:0]
+	apply := func() {
+		if len(pend) > 0 {
+			ct.caches[i].Load().Apply(pend...)
+			clear(pend)
+			pend = pend[:0]
+		}
+	}
 	for {
-		f, err := fr.next()
-		if err != nil {
-			if ctx.Err() != nil {
-				return subscribed, ctx.Err()
+		f, ok := fr.nextIfBuffered()
+		if !ok {
+			apply()
+			var err error
+			if f, err = fr.next(); err != nil {
+				if ctx.Err() != nil {
+					return subscribed, ctx.Err()
+				}
+				return subscribed, err
 			}
-			return subscribed, err
 		}
 		seq++
 		switch f.kind {
 		case framePSubscribe:
+			apply()
 			// Conservative until INFO says otherwise; frames that arrive
 			// meanwhile wait in the socket and are applied after it, in
 			// order.
@@ -272,29 +291,52 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 			}
 			subscribed = true
 		case frameMessage, framePMessage:
-			ct.notified(b, i, marker, seq, f.channel, f.payload)
+			if ev, ok := ct.notified(b, i, marker, seq, f.channel, f.payload); ok {
+				if pend = append(pend, ev); len(pend) == cap(pend) {
+					apply()
+				}
+			} else {
+				apply()
+				ct.checkpointed(i, seq, f.channel, f.payload, marker)
+			}
 		}
 	}
 }
 
-// notified applies message number seq of shard i's feed: a checkpoint on the
-// marker channel, an invalidation on a keyspace channel.
-// channel and payload point into the reader's buffer, and so does the key
-// given to the cache: Apply keeps no event's key.
-func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload []byte) {
-	cc := ct.caches[i].Load()
+// feedApplyBatch bounds the invalidations a feed hands the cache in one call.
+const feedApplyBatch = 64
+
+// notified reads message number seq of shard i's feed: for a keyspace
+// notification it returns the invalidation to apply (ok), its key pointing
+// into the reader's buffer, as channel and payload do (Apply keeps no event's
+// key); anything else, a checkpoint on the marker channel included, returns
+// !ok, and the caller hands it to checkpointed after the invalidations before
+// it.
+func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64, channel, payload []byte) (cache.Event[string, cached], bool) {
 	if string(channel) == marker {
-		ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
-		if ns, err := strconv.ParseInt(string(payload), 10, 64); err == nil {
-			ev.Cut = time.Unix(0, ns)
-		}
-		cc.Apply(ev)
-	} else if key, ok := bytes.CutPrefix(channel, keyspacePrefix); ok {
-		if givesExpiry[string(payload)] {
-			b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
-		}
-		cc.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: argString(key), Version: seq})
+		return cache.Event[string, cached]{}, false
 	}
+	key, ok := bytes.CutPrefix(channel, keyspacePrefix)
+	if !ok {
+		return cache.Event[string, cached]{}, false
+	}
+	if givesExpiry[string(payload)] {
+		b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
+	}
+	return cache.Event[string, cached]{Kind: cache.Write, Key: argString(key), Version: seq}, true
+}
+
+// checkpointed applies message number seq of shard i's feed if it is a
+// checkpoint (on the marker channel), and ignores it otherwise.
+func (ct *cacheTier) checkpointed(i int, seq uint64, channel, payload []byte, marker string) {
+	if string(channel) != marker {
+		return
+	}
+	ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
+	if ns, err := strconv.ParseInt(string(payload), 10, 64); err == nil {
+		ev.Cut = time.Unix(0, ns)
+	}
+	ct.caches[i].Load().Apply(ev)
 }
 
 // keyspacePrefix starts the channel of a keyspace notification of database 0.

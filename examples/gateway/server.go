@@ -77,7 +77,8 @@ type pipeScratch struct {
 	plain         []plainCmd
 	refs          []plainRef
 	parts         []*plainPart
-	order         []int // the shards a plain run uses
+	order         []int      // the shards a plain run uses
+	inval         []shardKey // the keys a plain run's SETs invalidate in the tier
 	pend          []pendingPart
 }
 
