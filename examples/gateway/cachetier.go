@@ -110,18 +110,38 @@ func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store) {
 	}
 }
 
+// apply hands shard i's memkv events to its cache until the subscription
+// fails or ctx ends: each time it wakes, the events already buffered too, in
+// one Apply call (up to feedApplyBatch), which looks runs of invalidations up
+// ahead. A memkv event's key never changes, so the cache's events share its
+// bytes (Apply keeps no key anyway).
 func (ct *cacheTier) apply(ctx context.Context, i int, sub *memkv.Subscription) error {
+	var buf [feedApplyBatch]cache.Event[string, cached]
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
 			return err
 		}
-		c := ct.caches[i].Load()
-		switch ev.Kind {
-		case memkv.EventWrite:
-			c.Apply(cache.Event[string, cached]{Kind: cache.Write, Key: argString(ev.Key), Version: ev.Version}) // Apply keeps no key
-		case memkv.EventCheckpoint:
-			c.Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version})
+		evs := buf[:0]
+		for {
+			switch ev.Kind {
+			case memkv.EventWrite:
+				evs = append(evs, cache.Event[string, cached]{Kind: cache.Write, Key: argString(ev.Key), Version: ev.Version})
+			case memkv.EventCheckpoint:
+				evs = append(evs, cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version})
+			}
+			if len(evs) == cap(evs) {
+				break // the rest wait for the next round
+			}
+			var ok bool
+			if ev, ok, err = sub.TryNext(); !ok {
+				break // none buffered, or err
+			}
+		}
+		ct.caches[i].Load().Apply(evs...)
+		clear(evs)
+		if err != nil {
+			return err
 		}
 	}
 }

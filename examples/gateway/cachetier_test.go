@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/memkv"
+
 	"github.com/tierkit/tierkit/control"
 	"github.com/tierkit/tierkit/internal/leak"
 )
@@ -128,4 +130,40 @@ func TestCachingTierMGET(t *testing.T) {
 	got, err = c.MGet(ctx, keys[0], keys[1]).Result()
 	require.NoError(t, err)
 	assert.Equal(t, []any{"new", want[1]}, got, "read-your-writes")
+}
+
+// TestCachingTierFeedBurst: a burst of writes made straight into the stores
+// (more events than the feed hands the cache in one call) invalidates every
+// cached key it touches: none of them is lost between two batches.
+func TestCachingTierFeedBurst(t *testing.T) {
+	in := startGateway(t, Config{CacheCapacity: 5000, CacheStaleness: Duration(time.Minute)})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	const n = 600
+	key := func(i int) string { return fmt.Sprint("burst:", i) }
+	for i := range n {
+		require.NoError(t, c.Set(ctx, key(i), "old", 0).Err())
+	}
+	syncMemkvFeed(t, in.gw)
+	for i := range n {
+		require.Equal(t, "old", c.Get(ctx, key(i)).Val()) // now cached
+	}
+	// One commit per shard, so that each store publishes its keys' events at
+	// once and the feed finds them all buffered.
+	be := mustMemkv(t, in.gw.backend)
+	sets := make([][][]byte, len(be.stores))
+	for i := range n {
+		k := key(i)
+		sh := in.gw.shard(k)
+		sets[sh] = append(sets[sh], []byte(k), encodeValue([]byte("new"), 0))
+	}
+	for sh, st := range be.stores {
+		require.Greater(t, len(sets[sh])/2, feedApplyBatch, "shard %d: a burst longer than one batch", sh)
+		_, err := st.Commit(ctx, &memkv.CommitRequest{ReadVersion: st.ReadVersion(), Sets: sets[sh]})
+		require.NoError(t, err)
+	}
+	syncMemkvFeed(t, in.gw)
+	for i := range n {
+		require.Equal(t, "new", c.Get(ctx, key(i)).Val(), "key %d kept its old value", i)
+	}
 }
