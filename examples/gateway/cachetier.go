@@ -307,10 +307,15 @@ func (ct *cacheTier) invalidate(shard int, key string) {
 	ct.caches[shard].Load().Delete(key)
 }
 
+// invalidateBatch is invalidateAll's longest run: what the cache looks up
+// ahead at once, and a small array on the stack of a connection's goroutine,
+// which runs it.
+const invalidateBatch = 16
+
 // invalidateAll is invalidate of every key of keys, handed to each shard's
 // cache in runs (cache.Apply looks a run's keys up ahead).
 func (ct *cacheTier) invalidateAll(keys []shardKey) {
-	var evs [16]cache.Event[string, cached]
+	var evs [invalidateBatch]cache.Event[string, cached]
 	for sh := range ct.caches {
 		n := 0
 		for _, k := range keys {

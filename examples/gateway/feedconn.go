@@ -60,7 +60,6 @@ const feedBufSize = feedMaxBulk + 64<<10
 type feedReader struct {
 	r    *bufio.Reader
 	elts [4][]byte // the current frame's elements (at most 4: pmessage)
-	slow bool      // tests: parse every frame the general way (nextBuffered off)
 }
 
 func newFeedReader(r io.Reader) *feedReader {
@@ -70,13 +69,15 @@ func newFeedReader(r io.Reader) *feedReader {
 // next reads one frame. An error reply from the server is returned as an
 // error, as is anything that is not a frame a subscribed connection sends.
 func (fr *feedReader) next() (feedFrame, error) {
-	if n, used, ok := fr.nextBuffered(); ok {
-		f := fr.classify(n)
-		if _, err := fr.r.Discard(used); err != nil {
-			return feedFrame{}, err
-		}
+	if f, ok := fr.nextIfBuffered(); ok {
 		return f, nil
 	}
+	return fr.nextGeneral()
+}
+
+// nextGeneral is next the general way, a line at a time, reading from the
+// connection as it needs: for a caller that found nextIfBuffered false.
+func (fr *feedReader) nextGeneral() (feedFrame, error) {
 	line, err := fr.line()
 	if err != nil {
 		return feedFrame{}, err
@@ -162,9 +163,6 @@ func (fr *feedReader) classify(n int) feedFrame {
 // time: nextBuffered accepts only frames that next accepts, and reads them
 // alike (TestFeedReaderBufferedAgrees).
 func (fr *feedReader) nextBuffered() (n, used int, ok bool) {
-	if fr.slow {
-		return 0, 0, false
-	}
 	b, _ := fr.r.Peek(fr.r.Buffered()) // buffered: never blocks
 	if len(b) < 4 || b[0] != '*' || b[2] != '\r' || b[3] != '\n' {
 		return 0, 0, false

@@ -116,7 +116,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		_ = gw.Close()
 		return nil, err
 	}
-	in := &instance{cfg: cfg, gw: gw, reg: reg, srv: newServer(gw, cfg, log), serveErr: make(chan error, 1)}
+	in := &instance{cfg: cfg, gw: gw, reg: reg, srv: newServer(gw, cfg), serveErr: make(chan error, 1)}
 	if in.ln, err = listen(cfg); err != nil {
 		_ = gw.Close()
 		return nil, err

@@ -263,7 +263,7 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 		if !ok {
 			apply()
 			var err error
-			if f, err = fr.next(); err != nil {
+			if f, err = fr.nextGeneral(); err != nil { // nextIfBuffered just failed
 				if ctx.Err() != nil {
 					return subscribed, ctx.Err()
 				}

@@ -101,11 +101,9 @@ func (s *session) auth(user, pass string) any {
 	return nil
 }
 
-func newServer(g *Gateway, cfg Config, log *slog.Logger) *Server {
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return &Server{g: g, cfg: cfg, log: log, conns: map[*session]struct{}{}}
+// newServer returns the front end of g; it logs to g's logger.
+func newServer(g *Gateway, cfg Config) *Server {
+	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{}}
 }
 
 // Serve accepts connections on ln until Shutdown. It returns nil after
