@@ -80,9 +80,11 @@ type Scheduler[T any] struct {
 	epoch   time.Time
 	started bool
 
-	tenants map[string]*tenantState[T]
-	all     []*tenantState[T] // every kept tenant; tenantState.slot indexes it
-	hand    int               // reclamation hand over all
+	tenants tenantTable[T]
+	pend    *[admitLog]pendingAdmit // direct admissions not yet applied to their tenants
+	npend   int                     // how many
+	sink    uint64                  // settle's loads land here, so that they are kept
+	hand    int                     // reclamation hand over tenants' slots
 	touches uint64
 	coarse  int64         // latest time seen, stamps tenants
 	fresh   tenantList[T] // tenants that just became active, served first
@@ -132,13 +134,9 @@ type bucket[T any] struct {
 }
 
 type tenantState[T any] struct {
-	// The fast path touches only the first fields, kept together so that a
-	// tenant whose state is cold in the CPU caches costs as few misses as
-	// possible: the stamp, the direct-admission counters of priorities 0 and 1,
-	// and the bucket slice header.
-	lastSeen int64 // coarse time of the last touch
-	fast     [2]struct{ n, cost int64 }
-	buckets  []bucket[T]
+	// The fast path touches the tenant's slot (table.go), not this state.
+	fast    [2]struct{ n, cost int64 } // direct admissions folded from the slot
+	buckets []bucket[T]
 
 	name      string
 	weight    int64
@@ -151,7 +149,6 @@ type tenantState[T any] struct {
 	visitAt   int64
 	list      uint8 // which drain list holds the tenant: notListed, inFresh, inOld
 	queued    int
-	slot      int // index in Scheduler.all
 	// links of the drain list
 	rnext, rprev *tenantState[T]
 	// inline holds the buckets when there are at most two priorities, so that
@@ -165,7 +162,7 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scheduler[T]{cfg: c, tenants: make(map[string]*tenantState[T])}, nil
+	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit)}, nil
 }
 
 // SetConfig validates cfg and applies it. Queued requests keep their deadlines;
@@ -175,9 +172,12 @@ func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	s.settle()
 	s.cfg = c
-	for name, t := range s.tenants {
-		t.weight = c.weight(name)
+	for i := range s.tenants.slots {
+		if sl := &s.tenants.slots[i]; sl.h != 0 {
+			sl.t.weight = c.weight(sl.name)
+		}
 	}
 	return nil
 }
@@ -193,18 +193,21 @@ func (s *Scheduler[T]) Admit(now time.Time, tenant string, priority int, cost in
 }
 
 // admit is Admit on the coarse clock (the Shedder's fast path reads no clock).
+// It counts the admission in the totals now. While the tenants' slots fit in
+// the CPU caches it does the tenant's own bookkeeping at once; beyond, it
+// defers it to settle, which applies up to admitLog admissions at a time.
 func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
-	t := s.touch(tenant)
-	p := clamp(priority, len(t.buckets))
-	if p < len(t.fast) {
-		t.fast[p].n++
-		t.fast[p].cost += cost
-	} else {
-		t.buckets[p].c.admitted++
-		t.buckets[p].c.admittedCost += cost
-	}
 	s.total.admitted++
 	s.total.admittedCost += cost
+	if s.npend == 0 && len(s.tenants.slots) <= directSlots {
+		s.count(s.touch(tenant), priority, cost)
+		return
+	}
+	if s.npend == admitLog {
+		s.settle()
+	}
+	s.pend[s.npend] = pendingAdmit{name: tenant, prio: priority, cost: cost}
+	s.npend++
 }
 
 // Push queues v for (tenant, priority) with the given cost, or sheds it with
@@ -213,7 +216,7 @@ func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
 func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int64, v T) (Handle[T], time.Time, error) {
 	at := s.at(now)
 	s.observe(at)
-	t := s.touch(tenant)
+	t := s.state(tenant)
 	p := clamp(priority, len(t.buckets))
 	b := &t.buckets[p]
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {

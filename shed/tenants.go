@@ -37,84 +37,172 @@ func (l *tenantList[T]) remove(t *tenantState[T]) {
 // sweepEvery is how many touches pass between two steps of the reclamation hand.
 const sweepEvery = 16
 
+// sweepProbe is how many slots one step of the hand looks at, at most, for a
+// kept tenant (the table is at most 3/4 full, and at least 1/8 full at the start
+// of a pass).
+const sweepProbe = 8
+
 // sampleSize is how many tenants an eviction over MaxTenants compares.
 const sampleSize = 8
 
-// touch returns the state of tenant, creating it if needed, and stamps it as seen
-// at the coarse clock. It touches only the tenant's own state, so its cost does
-// not grow with the number of tenants; reclamation is lazy (see sweep).
-func (s *Scheduler[T]) touch(name string) *tenantState[T] {
-	t := s.tenants[name]
-	if t == nil {
-		t = &tenantState[T]{name: name, weight: s.cfg.weight(name), slot: len(s.all)}
-		if p := s.cfg.priorities; p <= len(t.inline) {
-			t.buckets = t.inline[:p]
-		} else {
-			t.buckets = make([]bucket[T], p)
-		}
-		s.tenants[name] = t
-		s.all = append(s.all, t)
-		if len(s.all) > s.cfg.maxTenants {
-			s.evictOldest(t)
-		}
-	}
-	t.lastSeen = s.coarse
-	s.touches++
-	if s.touches%sweepEvery == 0 {
-		s.sweep()
-	}
-	return t
+// touch returns the slot of tenant name, creating the tenant if needed, and
+// stamps it as seen at the coarse clock. It touches only that slot, so its cost
+// does not grow with the number of tenants; reclamation is lazy (see sweep).
+// The slot is valid until the next tenant is created or reclaimed.
+func (s *Scheduler[T]) touch(name string) *tenantSlot[T] {
+	return s.touchHashed(name, s.tenants.hash(name))
 }
 
-// sweep advances the reclamation hand by one slot, reclaiming the tenant there if
-// it has nothing queued and was not seen for IdleTimeout.
-func (s *Scheduler[T]) sweep() {
-	if len(s.all) == 0 {
-		return
+// touchHashed is touch with the name's hash.
+func (s *Scheduler[T]) touchHashed(name string, h uint64) *tenantSlot[T] {
+	i, ok := s.tenants.find(name, h)
+	sl := &s.tenants.slots[i]
+	if !ok {
+		sl = s.create(name, h)
 	}
-	if s.hand >= len(s.all) {
-		s.hand = 0
+	sl.lastSeen = s.coarse
+	if s.touches++; s.touches%sweepEvery == 0 && s.sweep() {
+		i, _ = s.tenants.find(name, h) // the sweep moved slots; name is fresh, so kept
+		sl = &s.tenants.slots[i]
 	}
-	t := s.all[s.hand]
-	if t.list == notListed && s.coarse-t.lastSeen > s.cfg.idleTimeout {
-		s.reclaim(t) // the last slot moved into hand: look at it next time
-		return
-	}
-	s.hand++
+	return sl
 }
 
-// evictOldest reclaims, among sampleSize tenants from the hand on, the least
-// recently seen one with nothing queued (sampled LRU, as Redis evicts), sparing
-// keep.
-func (s *Scheduler[T]) evictOldest(keep *tenantState[T]) {
-	var victim *tenantState[T]
-	for range sampleSize {
-		if s.hand >= len(s.all) {
+// create adds the state of tenant name, evicting one first if the table holds
+// MaxTenants.
+func (s *Scheduler[T]) create(name string, h uint64) *tenantSlot[T] {
+	if s.tenants.n >= s.cfg.maxTenants {
+		s.evictOldest()
+	}
+	t := &tenantState[T]{name: name, weight: s.cfg.weight(name)}
+	if p := s.cfg.priorities; p <= len(t.inline) {
+		t.buckets = t.inline[:p]
+	} else {
+		t.buckets = make([]bucket[T], p)
+	}
+	return s.tenants.insert(name, h, t)
+}
+
+// state returns the state of tenant name, creating it if needed, after the
+// deferred admissions.
+func (s *Scheduler[T]) state(name string) *tenantState[T] {
+	s.settle()
+	return s.touch(name).t
+}
+
+// pendingAdmit is a direct admission whose tenant bookkeeping (creating the
+// tenant, stamping it, counting the admission in its bucket) is deferred.
+type pendingAdmit struct {
+	name string
+	h    uint64
+	prio int
+	cost int64
+}
+
+// admitLog is how many direct admissions wait for settle at most.
+const admitLog = 64
+
+// directSlots is the largest table (in slots of 64 bytes: 2 MiB, up to about
+// 24,000 tenants) whose admissions are counted at once rather than deferred to
+// settle: such a table mostly stays in the CPU caches, where deferring only
+// adds work (about 10 ns an admission).
+const directSlots = 1 << 15
+
+// settle applies the deferred admissions. With many tenants, each admission's
+// slot is a cache (and TLB) miss, and one admission at a time the misses run in
+// series, each lookup waiting for the previous admission's bookkeeping. Here a
+// first pass only hashes the names and loads their home slots, with nothing
+// depending on the loads but a sum, so the processor overlaps the misses of
+// many admissions; the second does the bookkeeping on lines now in the cache.
+func (s *Scheduler[T]) settle() {
+	pend := s.pend[:s.npend]
+	if len(pend) == 0 {
+		return
+	}
+	s.npend = 0
+	sink := s.sink
+	slots, mask := s.tenants.slots, s.tenants.mask
+	for i := range pend {
+		pa := &pend[i]
+		pa.h = s.tenants.hash(pa.name)
+		sink += slots[pa.h&mask].h
+	}
+	s.sink = sink
+	for i := range pend {
+		pa := &pend[i]
+		s.count(s.touchHashed(pa.name, pa.h), pa.prio, pa.cost)
+	}
+}
+
+// count counts a direct admission in the tenant's bucket of priority.
+func (s *Scheduler[T]) count(sl *tenantSlot[T], priority int, cost int64) {
+	if p := clamp(priority, int(sl.prio)); p < len(sl.fast) {
+		sl.admit(p, cost)
+	} else {
+		sl.t.buckets[p].c.admitted++
+		sl.t.buckets[p].c.admittedCost += cost
+	}
+}
+
+// sweep advances the reclamation hand over up to sweepProbe slots, to the next
+// kept tenant, and reclaims that tenant if it has nothing queued and was not seen
+// for IdleTimeout. Between two passes it lets the table shrink. It reports
+// whether it moved slots.
+func (s *Scheduler[T]) sweep() (moved bool) {
+	for range sweepProbe {
+		if s.hand >= len(s.tenants.slots) {
 			s.hand = 0
+			n := len(s.tenants.slots)
+			s.tenants.shrink()
+			moved = moved || len(s.tenants.slots) != n
 		}
-		t := s.all[s.hand]
-		s.hand++
-		if t == keep || t.list != notListed { // listed tenants may have queued requests
+		sl := &s.tenants.slots[s.hand]
+		if sl.h == 0 {
+			s.hand++
 			continue
 		}
-		if victim == nil || t.lastSeen < victim.lastSeen {
-			victim = t
+		if s.coarse-sl.lastSeen > s.cfg.idleTimeout && sl.t.list == notListed {
+			s.reclaim(s.hand) // the next slot of the run moved into hand: look at it next time
+			return true
+		}
+		s.hand++
+		break
+	}
+	return moved
+}
+
+// evictOldest reclaims, among sampleSize kept tenants from the hand on, the
+// least recently seen one with nothing queued (sampled LRU, as Redis evicts).
+func (s *Scheduler[T]) evictOldest() {
+	slots := s.tenants.slots
+	victim := -1
+	for seen, probed := 0, 0; seen < sampleSize && probed < len(slots); probed++ {
+		if s.hand >= len(slots) {
+			s.hand = 0
+		}
+		i := s.hand
+		s.hand++
+		sl := &slots[i]
+		if sl.h == 0 {
+			continue
+		}
+		seen++
+		if sl.t.list != notListed { // listed tenants may have queued requests
+			continue
+		}
+		if victim < 0 || sl.lastSeen < slots[victim].lastSeen {
+			victim = i
 		}
 	}
-	if victim != nil {
+	if victim >= 0 {
 		s.reclaim(victim)
 	}
 }
 
-// reclaim forgets t, which is on no drain list (so has nothing queued); its
-// counts stay in the totals.
-func (s *Scheduler[T]) reclaim(t *tenantState[T]) {
-	last := s.all[len(s.all)-1]
-	s.all[t.slot] = last
-	last.slot = t.slot
-	s.all[len(s.all)-1] = nil
-	s.all = s.all[:len(s.all)-1]
-	delete(s.tenants, t.name)
+// reclaim forgets the tenant in slot i, which is on no drain list (so has
+// nothing queued); its counts stay in the totals.
+func (s *Scheduler[T]) reclaim(i int) {
+	s.tenants.remove(i)
 	s.reclaimed++
 }
 
@@ -126,6 +214,7 @@ func (s *Scheduler[T]) observe(at int64) {
 // Stats returns the totals. InFlight and Limit are zero (the Scheduler does not
 // know them).
 func (s *Scheduler[T]) Stats() Stats {
+	s.settle()
 	var b BucketStats
 	s.total.fill(&b)
 	return Stats{
@@ -134,7 +223,7 @@ func (s *Scheduler[T]) Stats() Stats {
 		ShedClosed: b.ShedClosed, ShedNoCapacity: b.ShedNoCapacity,
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
 		Queued: s.queued, QueuedCost: s.queuedCost,
-		Tenants: len(s.tenants), Active: s.active, Reclaimed: s.reclaimed,
+		Tenants: s.tenants.n, Active: s.active, Reclaimed: s.reclaimed,
 		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: s.share.level,
 	}
 }
@@ -142,30 +231,36 @@ func (s *Scheduler[T]) Stats() Stats {
 // Tenant appends the stats of tenant's buckets (one per priority, lowest first) to
 // dst and returns it; it appends nothing for a tenant whose state is not kept.
 func (s *Scheduler[T]) Tenant(dst []BucketStats, tenant string) []BucketStats {
-	t := s.tenants[tenant]
-	if t == nil {
+	s.settle()
+	sl := s.tenants.get(tenant)
+	if sl == nil {
 		return dst
 	}
-	return t.appendStats(dst)
+	return sl.appendStats(dst)
 }
 
 // Buckets appends the stats of every kept bucket to dst, in no particular order,
 // and returns it.
 func (s *Scheduler[T]) Buckets(dst []BucketStats) []BucketStats {
-	for _, t := range s.all {
-		dst = t.appendStats(dst)
+	s.settle()
+	for i := range s.tenants.slots {
+		if sl := &s.tenants.slots[i]; sl.h != 0 {
+			dst = sl.appendStats(dst)
+		}
 	}
 	return dst
 }
 
-func (t *tenantState[T]) appendStats(dst []BucketStats) []BucketStats {
+func (sl *tenantSlot[T]) appendStats(dst []BucketStats) []BucketStats {
+	t := sl.t
 	for p := range t.buckets {
 		b := &t.buckets[p]
 		bs := BucketStats{Tenant: t.name, Priority: p, Queued: b.n, QueuedCost: b.cost}
 		b.c.fill(&bs)
 		if p < len(t.fast) {
-			bs.Admitted += t.fast[p].n
-			bs.AdmittedCost += t.fast[p].cost
+			n, cost := sl.admitted(p)
+			bs.Admitted += n
+			bs.AdmittedCost += cost
 		}
 		dst = append(dst, bs)
 	}
@@ -179,7 +274,7 @@ func (t *tenantState[T]) appendStats(dst []BucketStats) []BucketStats {
 func (s *Scheduler[T]) Refuse(now time.Time, tenant string, priority int, reason Reason) {
 	mustReason(reason)
 	s.observe(s.at(now))
-	t := s.touch(tenant)
+	t := s.state(tenant)
 	b := &t.buckets[clamp(priority, len(t.buckets))]
 	if reason == 0 {
 		b.c.canceled++

@@ -1,0 +1,175 @@
+package shed
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// checkTable holds the table's invariants: n counts the occupied slots, every
+// key is found from its home (no empty slot between its home and its slot), and
+// the table is at most 3/4 full.
+func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint64) {
+	t.Helper()
+	n := 0
+	for i := range tb.slots {
+		sl := &tb.slots[i]
+		if sl.h == 0 {
+			continue
+		}
+		n++
+		for j := sl.h & tb.mask; int(j) != i; j = (j + 1) & tb.mask {
+			require.NotZero(t, tb.slots[j].h, "slot %d (%q) is not reachable from its home", i, sl.name)
+		}
+	}
+	require.Equal(t, n, tb.n)
+	require.Equal(t, len(model), tb.n)
+	require.LessOrEqual(t, tb.n*4, len(tb.slots)*3)
+	for name, h := range model {
+		i, ok := tb.find(name, h)
+		require.True(t, ok, "%q lost", name)
+		require.Equal(t, name, tb.slots[i].t.name)
+	}
+}
+
+// TestTenantTableMatchesMap runs random inserts, removals and shrinks against
+// a map, with hashes chosen to make long runs that wrap around the end of the
+// array, where backward-shift deletion has its corner cases.
+func TestTenantTableMatchesMap(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		hash func(tb *tenantTable[int], k int) uint64
+	}{
+		{"seeded", func(tb *tenantTable[int], k int) uint64 { return tb.hash(fmt.Sprint("k", k)) }},
+		{"five homes", func(_ *tenantTable[int], k int) uint64 { return uint64(k%5)<<1 | 1 }},
+		{"homes at the end", func(_ *tenantTable[int], k int) uint64 { return math.MaxUint64 - uint64(k%3)<<1 }},
+		{"one home", func(_ *tenantTable[int], k int) uint64 { return 1 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := newTenantTable[int]()
+			model := map[string]uint64{}
+			r := rand.New(rand.NewPCG(1, 2))
+			for step := range 3000 {
+				k := r.IntN(100)
+				name := fmt.Sprint("k", k)
+				h := tt.hash(&tb, k)
+				switch _, kept := model[name]; {
+				case !kept && r.IntN(3) > 0:
+					_, ok := tb.find(name, h)
+					require.False(t, ok)
+					sl := tb.insert(name, h, &tenantState[int]{name: name})
+					require.Equal(t, name, sl.name)
+					model[name] = h
+				case kept:
+					i, ok := tb.find(name, h)
+					require.True(t, ok)
+					tb.remove(i)
+					delete(model, name)
+				}
+				if step%97 == 0 {
+					tb.shrink()
+				}
+				if step%7 == 0 {
+					checkTable(t, &tb, model)
+				}
+			}
+			for name, h := range model { // empty it
+				i, ok := tb.find(name, h)
+				require.True(t, ok)
+				tb.remove(i)
+				delete(model, name)
+				checkTable(t, &tb, model)
+			}
+			tb.shrink()
+			require.Len(t, tb.slots, minTableSlots)
+		})
+	}
+}
+
+// TestSlotCounts: a slot's 32-bit counts fold into the tenant's state before
+// they would overflow, and a cost too large for them goes to the state
+// directly, so the totals stay exact.
+func TestSlotCounts(t *testing.T) {
+	tests := []struct {
+		name      string
+		n, cost   uint32 // the slot's counts before
+		add       int64
+		wantSlotN uint32
+	}{
+		{"fits", 3, 10, 5, 4},
+		{"count would overflow", math.MaxUint32, 10, 5, 1},
+		{"cost would overflow", 3, math.MaxUint32 - 2, 5, 1},
+		{"cost larger than the slot holds", 3, 10, math.MaxUint32 + 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &tenantState[int]{}
+			st.fast[1].n, st.fast[1].cost = 7, 70
+			sl := &tenantSlot[int]{t: st}
+			sl.fast[1].n, sl.fast[1].cost = tt.n, tt.cost
+			sl.admit(1, tt.add)
+			n, cost := sl.admitted(1)
+			require.Equal(t, 7+int64(tt.n)+1, n)
+			require.Equal(t, 70+int64(tt.cost)+tt.add, cost)
+			require.Equal(t, tt.wantSlotN, sl.fast[1].n)
+			require.Zero(t, sl.fast[0].n)
+		})
+	}
+}
+
+// TestDeferredAdmissions: with a table past directSlots, direct admissions are
+// applied in batches, and every reader (stats, a push, a refusal, a config
+// change) sees all of them.
+func TestDeferredAdmissions(t *testing.T) {
+	s, err := NewScheduler[int](Config{Priorities: 3, MaxQueue: 10})
+	require.NoError(t, err)
+	t0 := time.Unix(1_700_000_000, 0)
+	const n = directSlots         // more than 3/4 of directSlots tenants: the table grows past it
+	want := map[string][3]int64{} // tenant -> admitted cost per priority
+	for i := range n {
+		name := fmt.Sprint("t", i)
+		s.Admit(t0, name, 0, 1)
+		want[name] = [3]int64{1}
+	}
+	require.Equal(t, n, s.Stats().Tenants)
+	require.Greater(t, len(s.tenants.slots), directSlots)
+
+	r := rand.New(rand.NewPCG(3, 4))
+	for step := range 5000 {
+		name := fmt.Sprint("t", r.IntN(n+100)) // some new tenants too
+		p, cost := r.IntN(3), int64(1+r.IntN(5))
+		s.Admit(t0, name, p, cost)
+		w := want[name]
+		w[p] += cost
+		want[name] = w
+		switch step % 701 { // readers at odd times, with admissions pending
+		case 100:
+			_, _, err := s.Push(t0, name, p, 1, step)
+			require.NoError(t, err)
+		case 200:
+			s.Refuse(t0, name, 1, ReasonNoCapacity)
+		case 300:
+			require.NoError(t, s.SetConfig(Config{Priorities: 3, MaxQueue: 10, Weights: map[string]int{name: 2}}))
+		}
+		if step%997 == 0 || step == 4999 {
+			for name, w := range want {
+				bs := s.Tenant(nil, name)
+				require.Len(t, bs, 3, name)
+				for p := range 3 {
+					require.Equal(t, w[p], bs[p].AdmittedCost, "%s priority %d", name, p)
+				}
+			}
+		}
+	}
+	st := s.Stats()
+	var sum int64
+	for _, b := range s.Buckets(nil) {
+		sum += b.AdmittedCost
+	}
+	require.Equal(t, st.AdmittedCost, sum, "the buckets account for every admission")
+	require.Zero(t, s.npend)
+}
