@@ -85,6 +85,11 @@ func (s *Shedder) SetConfig(cfg Config) error {
 //
 // Fast path: with free capacity and nothing queued, Acquire takes the lock once
 // and allocates nothing.
+//
+// The shedder keeps tenant (as the key of the tenant's state, and, with many
+// tenants, for up to 64 admissions until their bookkeeping is applied): a
+// string made without copying from a buffer that is later reused (with
+// unsafe.String, say) must be copied before it is passed.
 func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost int64) (release func(), err error) {
 	cost = max(cost, 1)
 	s.mu.Lock()
