@@ -1,0 +1,56 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// tenant is a use case: its policy and its counters.
+type tenant struct {
+	cfg      TenantConfig
+	commands map[string]bool // nil: all
+	quota    *quota
+	series   []atomic.Pointer[cmdSeries] // by cmdSpec.idx, bound on first use
+
+	requests, shed, throttled, denied, backendCalls atomic.Uint64
+}
+
+func newTenant(c TenantConfig) *tenant {
+	t := &tenant{cfg: c, quota: newQuota(c.QuotaRate, c.QuotaBurst), series: make([]atomic.Pointer[cmdSeries], len(specs))}
+	if len(c.Commands) > 0 {
+		t.commands = map[string]bool{}
+		for _, cmd := range c.Commands {
+			t.commands[cmd] = true
+		}
+	}
+	return t
+}
+
+// allowsArgs reports whether t may run the command of spec with args; it
+// extracts the keys only when the tenant has key prefixes to check.
+func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
+	if t.commands != nil && !t.commands[spec.name] {
+		return false
+	}
+	if len(t.cfg.KeyPrefixes) == 0 || !spec.hasKeys() {
+		return true
+	}
+	return t.allows(spec.name, spec.keys(args))
+}
+
+// allows reports whether t may run cmd on keys.
+func (t *tenant) allows(cmd string, keys []string) bool {
+	if t.commands != nil && !t.commands[cmd] {
+		return false
+	}
+	if len(t.cfg.KeyPrefixes) == 0 {
+		return true
+	}
+	for _, k := range keys {
+		if !slices.ContainsFunc(t.cfg.KeyPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			return false
+		}
+	}
+	return true
+}
