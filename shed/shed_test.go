@@ -249,6 +249,63 @@ func shedderStress(t *testing.T, arrival bool) {
 	t.Logf("admitted %d shed %d canceled %d peak %d", admitted.Load(), shedN.Load(), canceled.Load(), peak.Load())
 }
 
+// TestShedderStressManyTenants runs the stress mix over more tenants than
+// MaxTenants keeps, past the size where direct admissions are deferred and
+// applied in batches, with readers of the stats racing the writers: every
+// admission reaches the totals, the kept tenants never exceed MaxTenants, and
+// the buckets never show more admissions than the totals.
+func TestShedderStressManyTenants(t *testing.T) {
+	const limit, tenants, keep = 8, 32_000, 26_000 // 26,000 tenants fill more than directSlots
+	s := newShedder(t, shed.Config{Capacity: shed.Fixed(limit), MaxQueue: 4, QueueDeadline: 2 * time.Millisecond,
+		StandingDeadline: time.Millisecond, MaxTenants: keep})
+	for i := range keep { // fill the table past the deferral threshold
+		rel, err := s.TryAcquire(fmt.Sprint("t", i), 0, 1)
+		require.NoError(t, err)
+		rel()
+	}
+	var admitted, refused atomic.Int64
+	admitted.Store(keep)
+	var wg sync.WaitGroup
+	const workers, ops = 4, 1500
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 2))
+			for range ops {
+				rel, err := s.TryAcquire(fmt.Sprint("t", rng.IntN(tenants)), rng.IntN(2), int64(1+rng.IntN(3)))
+				if err != nil {
+					require.ErrorIs(t, err, shed.ErrShed)
+					refused.Add(1)
+					continue
+				}
+				admitted.Add(1)
+				rel()
+			}
+		})
+	}
+	wg.Go(func() { // a reader, as a metrics scrape would be
+		for range 20 {
+			var sum int64
+			for _, b := range s.Buckets() {
+				sum += b.Admitted
+			}
+			st := s.Stats() // after the buckets: the total only grows
+			if st.Tenants > keep {
+				t.Errorf("%d tenants kept, MaxTenants %d", st.Tenants, keep)
+			}
+			if sum > st.Admitted {
+				t.Errorf("buckets admitted %d > total %d", sum, st.Admitted)
+			}
+		}
+	})
+	wg.Wait()
+	st := s.Stats()
+	assert.Equal(t, admitted.Load(), st.Admitted)
+	assert.Equal(t, refused.Load(), st.Shed())
+	assert.LessOrEqual(t, st.Tenants, keep)
+	assert.Positive(t, st.Reclaimed, "tenants beyond MaxTenants were evicted")
+	assert.Equal(t, int64(0), st.InFlight)
+}
+
 // TestShedderQueuedHandOffAllocs: under overload every request queues, and a
 // release hands its slot to the next waiter under the Shedder's lock. That
 // path, and the waiter's return, allocate nothing once warm (an allocation
