@@ -33,6 +33,7 @@ type Gateway struct {
 	limiter *aimd.Limiter
 	shedder *shed.Shedder
 	flights coalesce.Group[string, opResult]
+	hot     *hotKeys                                  // hot-key linger of the coalesced fetches (hotkeys.go)
 	batches *batcher.Batcher[group, []op, []opResult] // an item is one command's ops for one shard
 
 	// Settings steered through control (see knobs.go). Apply funcs run one at
@@ -148,6 +149,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
+	g.hot = newHotKeys(time.Duration(cfg.HotLinger))
 	g.timeout.Store(int64(cfg.RequestTimeout))
 	return g, nil
 }
@@ -526,8 +528,17 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		// lets the group run the fetch on this goroutine instead of starting
 		// one per fetch (a third of the CPU of a GET in a profile), and lets
 		// the batcher run the flush on it too.
+		// A fetch of a hot key waits a moment for more readers (hotkeys.go).
+		var h uint64
+		if g.hot.linger.Load() != 0 {
+			h = g.hot.hash(o.key)
+			g.hot.arrived(h)
+		}
 		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()
+			if d := g.hot.wait(h); d > 0 {
+				time.Sleep(d)
+			}
 			return g.submitOne(ctx, grp, o)
 		})
 		tr.note(grp.shard, r.batch, viaCoalescing)

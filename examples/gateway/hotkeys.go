@@ -1,0 +1,78 @@
+package main
+
+import (
+	"hash/maphash"
+	"sync/atomic"
+	"time"
+)
+
+// hotKeys lets the fetch of a key that many clients read at once wait a
+// moment for more of them (hot-key linger). Coalescing shares a fetch among
+// the GETs that arrive while it is in flight; at pipeline 1 a fetch is short,
+// so a hot key still costs a backend command for every few readers. Here
+// every coalesced GET counts itself against its key as it arrives, and a fetch
+// of a key that at least hotGets GETs asked for since its previous fetch began
+// waits the linger before it goes, so that the readers arriving meanwhile
+// join it. (Counting on arrival, not once a GET has its answer, keeps the
+// count whole: the readers of one fetch wake one after the other, and the
+// first of them may already start the next fetch.)
+//
+// A GET that joins during the wait gets a value fetched after it arrived (the
+// fetch has not left yet), so waiting weakens nothing that coalescing allows;
+// it costs the first reader of a hot key the linger. A cold key never waits:
+// it has one GET per fetch.
+//
+// The table is lossy: hotSlots slots by key hash, a key taking the slot of
+// another on its first join. All methods are safe for concurrent use.
+type hotKeys struct {
+	seed   maphash.Seed
+	linger atomic.Int64 // ns; 0: off
+	slots  [hotSlots]hotSlot
+}
+
+type hotSlot struct {
+	h    atomic.Uint64 // the key's hash, 0: empty
+	gets atomic.Uint32 // GETs of the key since its last fetch began
+}
+
+const (
+	hotSlots     = 256
+	maxHotLinger = 5 * time.Millisecond
+	// hotGets is how many GETs of a key since its last fetch began make the
+	// next fetch wait: enough readers at once that the gateway is busy (its
+	// timers then fire on time) and the wait saves backend commands.
+	hotGets = 4
+)
+
+func newHotKeys(linger time.Duration) *hotKeys {
+	k := &hotKeys{seed: maphash.MakeSeed()}
+	k.linger.Store(int64(max(linger, 0)))
+	return k
+}
+
+func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) | 1 }
+
+// arrived counts a GET of the key with hash h, before it fetches or joins.
+func (k *hotKeys) arrived(h uint64) {
+	s := &k.slots[h%hotSlots]
+	if s.h.Load() != h {
+		s.h.Store(h)
+		s.gets.Store(1)
+		return
+	}
+	s.gets.Add(1)
+}
+
+// wait returns how long a fetch of the key with hash h, starting now, should
+// wait, and restarts the key's count of GETs.
+func (k *hotKeys) wait(h uint64) time.Duration {
+	linger := k.linger.Load()
+	if linger == 0 {
+		return 0
+	}
+	s := &k.slots[h%hotSlots]
+	if s.h.Load() != h || s.gets.Swap(0) < hotGets {
+		return 0
+	}
+	return time.Duration(linger)
+}
