@@ -32,7 +32,7 @@ type Config struct {
 	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
-	HotLinger      Duration `json:"hot_linger"`      // how long the fetch of a key that many GETs read at once waits for more of them; default 200us, negative: off
+	HotLinger      Duration `json:"hot_linger"`      // how long the fetch of a key that many GETs read at once waits for more of them; default 0: off
 	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv or redis); 0: off
 	CacheStaleness Duration `json:"cache_staleness"` // bounded staleness of cache hits; default 1s
 	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
@@ -184,9 +184,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)
 	}
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
-	c.HotLinger = or(c.HotLinger, Duration(200*time.Microsecond))
-	if c.HotLinger > Duration(maxHotLinger) {
-		return c, fmt.Errorf("gateway: hot_linger %v: want at most %v (negative: off)", time.Duration(c.HotLinger), maxHotLinger)
+	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
+		return c, fmt.Errorf("gateway: hot_linger %v: want 0 (off) to %v", time.Duration(c.HotLinger), maxHotLinger)
 	}
 	c.BatchPolicy = or(c.BatchPolicy, "natural")
 	if c.BatchPolicy != "natural" && c.BatchPolicy != "linger" {

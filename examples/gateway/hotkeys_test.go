@@ -64,12 +64,14 @@ func TestHotKeysWait(t *testing.T) {
 func TestHotLingerConfig(t *testing.T) {
 	c, err := Config{}.withDefaults()
 	require.NoError(t, err)
-	assert.Equal(t, Duration(200*time.Microsecond), c.HotLinger, "on by default")
-	c, err = Config{HotLinger: Duration(-1)}.withDefaults()
+	assert.Zero(t, c.HotLinger, "off by default")
+	c, err = Config{HotLinger: Duration(200 * time.Microsecond)}.withDefaults()
 	require.NoError(t, err)
-	assert.Zero(t, newHotKeys(time.Duration(c.HotLinger)).linger.Load(), "negative: off")
-	_, err = Config{HotLinger: Duration(maxHotLinger + 1)}.withDefaults()
-	require.ErrorContains(t, err, "hot_linger")
+	assert.Equal(t, int64(200*time.Microsecond), newHotKeys(time.Duration(c.HotLinger)).linger.Load())
+	for _, bad := range []Duration{-1, Duration(maxHotLinger + 1)} {
+		_, err = Config{HotLinger: bad}.withDefaults()
+		require.ErrorContains(t, err, "hot_linger")
+	}
 }
 
 // TestHotLingerCutsFetches: 32 connections read one key in a loop on memkv
