@@ -132,6 +132,7 @@ func (s *Scheduler[T]) settle() {
 		pa := &pend[i]
 		s.count(s.touchHashed(pa.name, pa.h), pa.prio, pa.cost)
 	}
+	clear(pend) // keep no caller's name past its bookkeeping
 }
 
 // count counts a direct admission in the tenant's bucket of priority.
