@@ -127,7 +127,8 @@ type Config struct {
 	// one), and tenants are stamped with a coarse clock that the Shedder reads
 	// once every 64 fast-path admissions (with more than about 24,000 tenants,
 	// when their bookkeeping is applied, up to 64 admissions later), so
-	// reclamation can come early or late by that much. Default 1 minute.
+	// reclamation can come early or late by that much. At most about 26 days
+	// (2^51 ns): a longer timeout acts as that. Default 1 minute.
 	IdleTimeout time.Duration
 }
 
@@ -145,7 +146,7 @@ type config struct {
 	freshArrival     bool
 	shedOnArrival    bool
 	maxTenants       int
-	idleTimeout      int64
+	idleStamps       stamp // IdleTimeout in stamp units, rounded up
 }
 
 func (c Config) validate() (config, error) {
@@ -199,7 +200,7 @@ func (c Config) validate() (config, error) {
 		freshArrival:     c.FreshArrivalOrder,
 		shedOnArrival:    c.ShedOnArrival,
 		maxTenants:       or(c.MaxTenants, DefaultMaxTenants),
-		idleTimeout:      int64(or(c.IdleTimeout, DefaultIdleTimeout)),
+		idleStamps:       idleStamps(or(c.IdleTimeout, DefaultIdleTimeout)),
 	}
 	if v.capacity == nil {
 		v.capacity = Fixed(DefaultLimit)
@@ -221,4 +222,10 @@ func (c *config) weight(tenant string) int64 {
 		return int64(w)
 	}
 	return 1
+}
+
+// idleStamps returns d in stamp units, rounded up, at most maxIdleTimeout's.
+func idleStamps(d time.Duration) stamp {
+	d = min(d, maxIdleTimeout)
+	return stamp((int64(d) + 1<<20 - 1) >> 20)
 }

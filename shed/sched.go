@@ -83,7 +83,7 @@ type Scheduler[T any] struct {
 	tenants tenantTable[T]
 	pend    *[admitLog]pendingAdmit // direct admissions not yet applied to their tenants
 	npend   int                     // how many
-	sink    uint64                  // settle's loads land here, so that they are kept
+	sink    uint32                  // settle's loads land here, so that they are kept
 	hand    int                     // reclamation hand over tenants' slots
 	touches uint64
 	coarse  int64         // latest time seen, stamps tenants
@@ -135,7 +135,7 @@ type bucket[T any] struct {
 
 type tenantState[T any] struct {
 	// The fast path touches the tenant's slot (table.go), not this state.
-	fast    [2]struct{ n, cost int64 } // direct admissions folded from the slot
+	fast    [lanes]struct{ n, cost int64 } // direct admissions folded from the slot
 	buckets []bucket[T]
 
 	name      string
@@ -176,7 +176,7 @@ func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	s.cfg = c
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {
-			sl.t.weight = c.weight(sl.name)
+			sl.t.weight = c.weight(sl.key())
 		}
 	}
 	return nil

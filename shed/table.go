@@ -3,25 +3,47 @@ package shed
 import (
 	"hash/maphash"
 	"math"
+	"time"
+	"unsafe"
 )
 
-// tenantSlot is one slot of a tenantTable: the key, the tenant's state, and the
-// fields the fast path writes (its stamp and its direct admissions), so that
+// tenantSlot is one slot of a tenantTable: the key, the tenant's state, its
+// stamp and the direct admissions not yet counted in the state, so that
 // admitting a request of a tenant whose state is cold in the CPU caches costs
-// one cache line, not a map's control word and slot plus the state. It is 64
-// bytes, one cache line; the table's array is line-aligned whenever it is
-// larger than a page, which is when the tenants no longer fit in the caches.
+// one slot, not a map's control word and slot plus the state. It is 32 bytes,
+// two to a cache line (the key is held as its bytes and a 32-bit length for
+// that): with 100,000 tenants the slots take 8 MiB, where 64-byte slots took
+// 16 and every admission's miss went further (bench/shed/README.md).
 type tenantSlot[T any] struct {
-	h        uint64 // the name's hash with its low bit set; 0 marks an empty slot
-	name     string
-	t        *tenantState[T]
-	lastSeen int64 // coarse time of the last touch
-	// direct admissions of priorities 0 and 1 since they were last folded into
-	// t.fast, which happens before either would overflow (see fold)
-	fast [2]struct{ n, cost uint32 }
-	prio int32 // len(t.buckets), read here so that admit need not touch t
-	_    uint32
+	name *byte // the key's bytes (see key)
+	t    *tenantState[T]
+	h    uint32 // the low half of the name's hash with its low bit set; 0 marks an empty slot
+	nlen uint32 // the key's length
+	seen stamp  // the coarse clock when the tenant was last seen
+	// direct admissions of lane 0 (priorities 0 and below) and lane 1
+	// (priority 1) since they were last folded into the state, which happens
+	// before either count would overflow
+	fast [lanes]struct{ n, cost uint8 }
 }
+
+// key returns the tenant's name.
+func (sl *tenantSlot[T]) key() string { return unsafe.String(sl.name, sl.nlen) }
+
+// stamp is a time on the coarse clock in units of 2^20 ns (about a
+// millisecond), wrapping after about 50 days: ages are differences modulo
+// 2^32, which is why IdleTimeout is capped at maxIdleTimeout.
+type stamp uint32
+
+// stampOf returns the stamp of a coarse time.
+func stampOf(at int64) stamp { return stamp(at >> 20) }
+
+// maxIdleTimeout is the longest IdleTimeout: less than half of a stamp's
+// range, so that an age compares with it correctly.
+const maxIdleTimeout = time.Duration(1<<31-1) << 20
+
+// lanes is how many priorities a slot counts: higher ones count in their
+// bucket directly.
+const lanes = 2
 
 // tenantTable is an open-addressing hash table of tenants: linear probing over a
 // power-of-two array, at most 3/4 full, backward-shift deletion (no
@@ -31,7 +53,7 @@ type tenantSlot[T any] struct {
 // slots back, so a *tenantSlot is valid only until the table's next change.
 type tenantTable[T any] struct {
 	slots []tenantSlot[T]
-	mask  uint64
+	mask  uint32
 	n     int
 	seed  maphash.Seed
 }
@@ -47,16 +69,16 @@ func newTenantTable[T any]() tenantTable[T] {
 	}
 }
 
-func (tb *tenantTable[T]) hash(name string) uint64 {
-	return maphash.String(tb.seed, name) | 1
+func (tb *tenantTable[T]) hash(name string) uint32 {
+	return uint32(maphash.String(tb.seed, name)) | 1
 }
 
 // find returns the index of name's slot, or of the empty slot where it would go
 // and false.
-func (tb *tenantTable[T]) find(name string, h uint64) (int, bool) {
+func (tb *tenantTable[T]) find(name string, h uint32) (int, bool) {
 	for i := h & tb.mask; ; i = (i + 1) & tb.mask {
 		sl := &tb.slots[i]
-		if sl.h == h && sl.name == name {
+		if sl.h == h && int(sl.nlen) == len(name) && sl.key() == name {
 			return int(i), true
 		}
 		if sl.h == 0 {
@@ -74,12 +96,14 @@ func (tb *tenantTable[T]) get(name string) *tenantSlot[T] {
 }
 
 // insert adds name, which is not in the table, with state t, and returns its slot.
-func (tb *tenantTable[T]) insert(name string, h uint64, t *tenantState[T]) *tenantSlot[T] {
+// A name of 4 GiB or more is never found again (its length does not fit the
+// slot): each admission of it would make a new tenant, within MaxTenants.
+func (tb *tenantTable[T]) insert(name string, h uint32, t *tenantState[T]) *tenantSlot[T] {
 	if (tb.n+1)*4 > len(tb.slots)*3 {
 		tb.resize(len(tb.slots) * 2)
 	}
 	i, _ := tb.find(name, h)
-	tb.slots[i] = tenantSlot[T]{h: h, name: name, t: t, prio: int32(len(t.buckets))}
+	tb.slots[i] = tenantSlot[T]{h: h, name: unsafe.StringData(name), nlen: uint32(len(name)), t: t}
 	tb.n++
 	return &tb.slots[i]
 }
@@ -89,7 +113,7 @@ func (tb *tenantTable[T]) insert(name string, h uint64, t *tenantState[T]) *tena
 // at i afterwards holds the next key of its run, if any.
 func (tb *tenantTable[T]) remove(i int) {
 	for j := i; ; {
-		j = int(uint64(j+1) & tb.mask)
+		j = int(uint32(j+1) & tb.mask)
 		sl := &tb.slots[j]
 		if sl.h == 0 {
 			break
@@ -121,44 +145,48 @@ func (tb *tenantTable[T]) shrink() {
 func (tb *tenantTable[T]) resize(size int) {
 	old := tb.slots
 	tb.slots = make([]tenantSlot[T], size)
-	tb.mask = uint64(size - 1)
+	tb.mask = uint32(size - 1)
 	for k := range old {
 		if sl := &old[k]; sl.h != 0 {
-			i, _ := tb.find(sl.name, sl.h)
+			i, _ := tb.find(sl.key(), sl.h)
 			tb.slots[i] = *sl
 		}
 	}
 }
 
-// admit counts a direct admission of cost at priority p (< len(fast)), folding
-// the slot's counts into the tenant's state first if they could overflow.
-func (sl *tenantSlot[T]) admit(p int, cost int64) {
-	f := &sl.fast[p]
-	if f.n == math.MaxUint32 || cost > math.MaxUint32-int64(f.cost) {
+// admit counts a direct admission of cost at lane l, folding the slot's counts
+// into the tenant's state first if they could overflow. A cost too large for
+// the slot counts in the state directly.
+func (sl *tenantSlot[T]) admit(l int, cost int64) {
+	f := &sl.fast[l]
+	if f.n == math.MaxUint8 || cost > math.MaxUint8-int64(f.cost) {
 		sl.fold()
-		if cost > math.MaxUint32 { // too large for the slot: count it in the state
-			sl.t.fast[p].n++
-			sl.t.fast[p].cost += cost
+		if cost > math.MaxUint8 {
+			sl.t.fast[l].n++
+			sl.t.fast[l].cost += cost
 			return
 		}
 	}
 	f.n++
-	f.cost += uint32(cost)
+	f.cost += uint8(cost)
+}
+
+// folded reports whether the slot holds no admissions that the state lacks.
+func (sl *tenantSlot[T]) folded() bool {
+	return sl.fast == [lanes]struct{ n, cost uint8 }{}
 }
 
 // fold moves the slot's direct-admission counts into the tenant's state.
 func (sl *tenantSlot[T]) fold() {
-	for p := range sl.fast {
-		f := &sl.fast[p]
-		if f.n != 0 || f.cost != 0 {
-			sl.t.fast[p].n += int64(f.n)
-			sl.t.fast[p].cost += int64(f.cost)
-			*f = struct{ n, cost uint32 }{}
-		}
+	for l := range sl.fast {
+		f := &sl.fast[l]
+		sl.t.fast[l].n += int64(f.n)
+		sl.t.fast[l].cost += int64(f.cost)
 	}
+	sl.fast = [lanes]struct{ n, cost uint8 }{}
 }
 
-// admitted returns the direct admissions of priority p, in the slot and the state.
-func (sl *tenantSlot[T]) admitted(p int) (n, cost int64) {
-	return sl.t.fast[p].n + int64(sl.fast[p].n), sl.t.fast[p].cost + int64(sl.fast[p].cost)
+// admitted returns the direct admissions of lane l, in the slot and the state.
+func (sl *tenantSlot[T]) admitted(l int) (n, cost int64) {
+	return sl.t.fast[l].n + int64(sl.fast[l].n), sl.t.fast[l].cost + int64(sl.fast[l].cost)
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +14,7 @@ import (
 // checkTable holds the table's invariants: n counts the occupied slots, every
 // key is found from its home (no empty slot between its home and its slot), and
 // the table is at most 3/4 full.
-func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint64) {
+func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint32) {
 	t.Helper()
 	n := 0
 	for i := range tb.slots {
@@ -23,7 +24,7 @@ func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint64) {
 		}
 		n++
 		for j := sl.h & tb.mask; int(j) != i; j = (j + 1) & tb.mask {
-			require.NotZero(t, tb.slots[j].h, "slot %d (%q) is not reachable from its home", i, sl.name)
+			require.NotZero(t, tb.slots[j].h, "slot %d (%q) is not reachable from its home", i, sl.key())
 		}
 	}
 	require.Equal(t, n, tb.n)
@@ -33,6 +34,7 @@ func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint64) {
 		i, ok := tb.find(name, h)
 		require.True(t, ok, "%q lost", name)
 		require.Equal(t, name, tb.slots[i].t.name)
+		require.Equal(t, name, tb.slots[i].key())
 	}
 }
 
@@ -42,16 +44,16 @@ func checkTable(t *testing.T, tb *tenantTable[int], model map[string]uint64) {
 func TestTenantTableMatchesMap(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		hash func(tb *tenantTable[int], k int) uint64
+		hash func(tb *tenantTable[int], k int) uint32
 	}{
-		{"seeded", func(tb *tenantTable[int], k int) uint64 { return tb.hash(fmt.Sprint("k", k)) }},
-		{"five homes", func(_ *tenantTable[int], k int) uint64 { return uint64(k%5)<<1 | 1 }},
-		{"homes at the end", func(_ *tenantTable[int], k int) uint64 { return math.MaxUint64 - uint64(k%3)<<1 }},
-		{"one home", func(_ *tenantTable[int], k int) uint64 { return 1 }},
+		{"seeded", func(tb *tenantTable[int], k int) uint32 { return tb.hash(fmt.Sprint("k", k)) }},
+		{"five homes", func(_ *tenantTable[int], k int) uint32 { return uint32(k%5)<<1 | 1 }},
+		{"homes at the end", func(_ *tenantTable[int], k int) uint32 { return math.MaxUint32 - uint32(k%3)<<1 }},
+		{"one home", func(_ *tenantTable[int], k int) uint32 { return 1 }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tb := newTenantTable[int]()
-			model := map[string]uint64{}
+			model := map[string]uint32{}
 			r := rand.New(rand.NewPCG(1, 2))
 			for step := range 3000 {
 				k := r.IntN(100)
@@ -62,7 +64,7 @@ func TestTenantTableMatchesMap(t *testing.T) {
 					_, ok := tb.find(name, h)
 					require.False(t, ok)
 					sl := tb.insert(name, h, &tenantState[int]{name: name})
-					require.Equal(t, name, sl.name)
+					require.Equal(t, name, sl.key())
 					model[name] = h
 				case kept:
 					i, ok := tb.find(name, h)
@@ -90,20 +92,21 @@ func TestTenantTableMatchesMap(t *testing.T) {
 	}
 }
 
-// TestSlotCounts: a slot's 32-bit counts fold into the tenant's state before
+// TestSlotCounts: a slot's 8-bit counts fold into the tenant's state before
 // they would overflow, and a cost too large for them goes to the state
 // directly, so the totals stay exact.
 func TestSlotCounts(t *testing.T) {
 	tests := []struct {
 		name      string
-		n, cost   uint32 // the slot's counts before
+		n, cost   uint8 // the slot's counts before
 		add       int64
-		wantSlotN uint32
+		wantSlotN uint8
 	}{
 		{"fits", 3, 10, 5, 4},
-		{"count would overflow", math.MaxUint32, 10, 5, 1},
-		{"cost would overflow", 3, math.MaxUint32 - 2, 5, 1},
-		{"cost larger than the slot holds", 3, 10, math.MaxUint32 + 1, 0},
+		{"count would overflow", math.MaxUint8, 10, 5, 1},
+		{"cost would overflow", 3, math.MaxUint8 - 2, 5, 1},
+		{"cost just fits", 3, math.MaxUint8 - 5, 5, 4},
+		{"cost larger than the slot holds", 3, 10, math.MaxUint8 + 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,4 +175,89 @@ func TestDeferredAdmissions(t *testing.T) {
 	}
 	require.Equal(t, st.AdmittedCost, sum, "the buckets account for every admission")
 	require.Zero(t, s.npend)
+}
+
+// TestIdleStamps: IdleTimeout becomes whole stamp units rounded up (so a
+// tenant is never reclaimed before it), capped at maxIdleTimeout.
+func TestIdleStamps(t *testing.T) {
+	const unit = 1 << 20
+	tests := []struct {
+		give time.Duration
+		want stamp
+	}{
+		{0, 0},
+		{1, 1},
+		{unit, 1},
+		{unit + 1, 2},
+		{time.Minute, stamp((int64(time.Minute) + unit - 1) / unit)},
+		{maxIdleTimeout, 1<<31 - 1},
+		{maxIdleTimeout + 1, 1<<31 - 1},
+		{math.MaxInt64, 1<<31 - 1},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, idleStamps(tt.give), "%v", tt.give)
+	}
+}
+
+// TestAgeWraps: a tenant's age is right across the stamp's wrap, and a tenant
+// is never found idle before IdleTimeout has passed, whatever the clock's
+// phase.
+func TestAgeWraps(t *testing.T) {
+	const unit = 1 << 20
+	const idle = 10*unit + 123
+	s, err := NewScheduler[int](Config{IdleTimeout: idle})
+	require.NoError(t, err)
+	for _, base := range []int64{0, (1<<32 - 3) * unit, (1<<32 + 5) * unit, 1 << 62} {
+		sl := &tenantSlot[int]{seen: stampOf(base)}
+		for _, tt := range []struct {
+			elapsed int64
+			want    stamp
+		}{{0, 0}, {unit - 1, 0}, {unit, 1}, {10 * unit, 10}, {11 * unit, 11}, {1 << 50, 1 << 30}} {
+			s.coarse = base + tt.elapsed
+			require.Equal(t, tt.want, s.age(sl), "base %d elapsed %d", base, tt.elapsed)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100_000 {
+		base, elapsed := r.Int64N(1<<60), r.Int64N(3*idle)
+		sl := &tenantSlot[int]{seen: stampOf(base)}
+		s.coarse = base + elapsed
+		if s.age(sl) > s.cfg.idleStamps {
+			require.Greater(t, elapsed, int64(idle), "base %d", base)
+		}
+		if elapsed > idle+2*unit {
+			require.Greater(t, s.age(sl), s.cfg.idleStamps, "late by more than the rounding")
+		}
+	}
+}
+
+// TestLanes: direct admissions of priorities 0 and 1 count in the slot and
+// show in the bucket their priority clamps to; others count in their bucket.
+func TestLanes(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, tt := range []struct {
+		priorities int
+		want       []int64 // admitted cost per bucket after admitting priorities -1, 0, 1, 2, 7 at costs 1, 2, 4, 8, 16
+	}{
+		{1, []int64{31}},
+		{2, []int64{3, 28}},
+		{3, []int64{3, 4, 24}},
+		{4, []int64{3, 4, 8, 16}},
+	} {
+		s, err := NewScheduler[int](Config{Priorities: tt.priorities})
+		require.NoError(t, err)
+		for i, p := range []int{-1, 0, 1, 2, 7} {
+			s.Admit(t0, "a", p, int64(1)<<i)
+		}
+		bs := s.Tenant(nil, "a")
+		require.Len(t, bs, tt.priorities)
+		for p, w := range tt.want {
+			require.Equal(t, w, bs[p].AdmittedCost, "%d priorities, bucket %d", tt.priorities, p)
+		}
+	}
+}
+
+// TestSlotSize: two slots to a cache line (the point of the layout).
+func TestSlotSize(t *testing.T) {
+	require.Equal(t, uintptr(32), unsafe.Sizeof(tenantSlot[int]{}))
 }

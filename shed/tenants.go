@@ -54,13 +54,13 @@ func (s *Scheduler[T]) touch(name string) *tenantSlot[T] {
 }
 
 // touchHashed is touch with the name's hash.
-func (s *Scheduler[T]) touchHashed(name string, h uint64) *tenantSlot[T] {
+func (s *Scheduler[T]) touchHashed(name string, h uint32) *tenantSlot[T] {
 	i, ok := s.tenants.find(name, h)
 	sl := &s.tenants.slots[i]
 	if !ok {
 		sl = s.create(name, h)
 	}
-	sl.lastSeen = s.coarse
+	sl.seen = stampOf(s.coarse)
 	if s.touches++; s.touches%sweepEvery == 0 && s.sweep() {
 		i, _ = s.tenants.find(name, h) // the sweep moved slots; name is fresh, so kept
 		sl = &s.tenants.slots[i]
@@ -70,7 +70,7 @@ func (s *Scheduler[T]) touchHashed(name string, h uint64) *tenantSlot[T] {
 
 // create adds the state of tenant name, evicting one first if the table holds
 // MaxTenants.
-func (s *Scheduler[T]) create(name string, h uint64) *tenantSlot[T] {
+func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
 	if s.tenants.n >= s.cfg.maxTenants {
 		s.evictOldest()
 	}
@@ -94,7 +94,7 @@ func (s *Scheduler[T]) state(name string) *tenantState[T] {
 // tenant, stamping it, counting the admission in its bucket) is deferred.
 type pendingAdmit struct {
 	name string
-	h    uint64
+	h    uint32
 	prio int
 	cost int64
 }
@@ -102,11 +102,11 @@ type pendingAdmit struct {
 // admitLog is how many direct admissions wait for settle at most.
 const admitLog = 64
 
-// directSlots is the largest table (in slots of 64 bytes: 2 MiB, up to about
-// 24,000 tenants) whose admissions are counted at once rather than deferred to
+// directSlots is the largest table (in slots of 32 bytes: 2 MiB, up to about
+// 49,000 tenants) whose admissions are counted at once rather than deferred to
 // settle: such a table mostly stays in the CPU caches, where deferring only
 // adds work (about 10 ns an admission).
-const directSlots = 1 << 15
+const directSlots = 1 << 16
 
 // settle applies the deferred admissions. With many tenants, each admission's
 // slot is a cache (and TLB) miss, and one admission at a time the misses run in
@@ -135,14 +135,17 @@ func (s *Scheduler[T]) settle() {
 	clear(pend) // keep no caller's name past its bookkeeping
 }
 
-// count counts a direct admission in the tenant's bucket of priority.
+// count counts a direct admission in the tenant's slot (priorities below
+// lanes, so without reading its state) or in its bucket.
 func (s *Scheduler[T]) count(sl *tenantSlot[T], priority int, cost int64) {
-	if p := clamp(priority, int(sl.prio)); p < len(sl.fast) {
-		sl.admit(p, cost)
-	} else {
-		sl.t.buckets[p].c.admitted++
-		sl.t.buckets[p].c.admittedCost += cost
+	if priority < lanes {
+		sl.admit(max(priority, 0), cost)
+		return
 	}
+	t := sl.t
+	p := clamp(priority, len(t.buckets))
+	t.buckets[p].c.admitted++
+	t.buckets[p].c.admittedCost += cost
 }
 
 // sweep advances the reclamation hand over up to sweepProbe slots, to the next
@@ -162,7 +165,7 @@ func (s *Scheduler[T]) sweep() (moved bool) {
 			s.hand++
 			continue
 		}
-		if s.coarse-sl.lastSeen > s.cfg.idleTimeout && sl.t.list == notListed {
+		if s.age(sl) > s.cfg.idleStamps && sl.t.list == notListed {
 			s.reclaim(s.hand) // the next slot of the run moved into hand: look at it next time
 			return true
 		}
@@ -191,7 +194,7 @@ func (s *Scheduler[T]) evictOldest() {
 		if sl.t.list != notListed { // listed tenants may have queued requests
 			continue
 		}
-		if victim < 0 || sl.lastSeen < slots[victim].lastSeen {
+		if victim < 0 || s.age(sl) > s.age(&slots[victim]) {
 			victim = i
 		}
 	}
@@ -199,6 +202,9 @@ func (s *Scheduler[T]) evictOldest() {
 		s.reclaim(victim)
 	}
 }
+
+// age returns how long ago, in stamp units, the tenant in sl was last seen.
+func (s *Scheduler[T]) age(sl *tenantSlot[T]) stamp { return stampOf(s.coarse) - sl.seen }
 
 // reclaim forgets the tenant in slot i, which is on no drain list (so has
 // nothing queued); its counts stay in the totals.
@@ -258,10 +264,12 @@ func (sl *tenantSlot[T]) appendStats(dst []BucketStats) []BucketStats {
 		b := &t.buckets[p]
 		bs := BucketStats{Tenant: t.name, Priority: p, Queued: b.n, QueuedCost: b.cost}
 		b.c.fill(&bs)
-		if p < len(t.fast) {
-			n, cost := sl.admitted(p)
-			bs.Admitted += n
-			bs.AdmittedCost += cost
+		for l := range lanes { // a lane counts in the bucket its priority clamps to
+			if min(l, len(t.buckets)-1) == p {
+				n, cost := sl.admitted(l)
+				bs.Admitted += n
+				bs.AdmittedCost += cost
+			}
 		}
 		dst = append(dst, bs)
 	}
