@@ -32,7 +32,8 @@ type Config struct {
 	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once; default 1024
 	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
-	HotLinger      Duration `json:"hot_linger"`      // how long the fetch of a key that many GETs read at once waits for more of them; default 0: off
+	HotLinger      Duration `json:"hot_linger"`      // the longest the fetch of a key that many GETs read at once waits for its expected readers; default 500us
+	NoHotLinger    bool     `json:"no_hot_linger"`   // turn the hot-key linger off
 	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv or redis); 0: off
 	CacheStaleness Duration `json:"cache_staleness"` // bounded staleness of cache hits; default 1s
 	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
@@ -185,7 +186,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
 	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
-		return c, fmt.Errorf("gateway: hot_linger %v: want 0 (off) to %v", time.Duration(c.HotLinger), maxHotLinger)
+		return c, fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
+	}
+	c.HotLinger = or(c.HotLinger, Duration(defaultHotLinger))
+	if c.NoHotLinger {
+		c.HotLinger = 0
 	}
 	c.BatchPolicy = or(c.BatchPolicy, "natural")
 	if c.BatchPolicy != "natural" && c.BatchPolicy != "linger" {

@@ -536,9 +536,8 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		}
 		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()
-			if d := g.hot.wait(h); d > 0 {
-				time.Sleep(d)
-			}
+			g.hot.wait(h)
+			defer g.hot.done(h)
 			return g.submitOne(ctx, grp, o)
 		})
 		tr.note(grp.shard, r.batch, viaCoalescing)

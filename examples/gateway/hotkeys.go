@@ -6,50 +6,74 @@ import (
 	"time"
 )
 
-// hotKeys lets the fetch of a key that many clients read at once wait a
-// moment for more of them (hot-key linger). Coalescing shares a fetch among
-// the GETs that arrive while it is in flight; at pipeline 1 a fetch is short,
-// so a hot key still costs a backend command for every few readers. Here
-// every coalesced GET counts itself against its key as it arrives, and a fetch
-// of a key that at least hotGets GETs asked for since its previous fetch began
-// waits the linger before it goes, so that the readers arriving meanwhile
-// join it. (Counting on arrival, not once a GET has its answer, keeps the
-// count whole: the readers of one fetch wake one after the other, and the
-// first of them may already start the next fetch.)
+// hotKeys lets the fetch of a key that many clients read at once wait for
+// part of the readers it expects (hot-key linger). Coalescing shares a fetch
+// among the GETs that arrive while it is in flight; at pipeline 1 a fetch is
+// short, so a hot key still costs a backend command for every few readers.
+//
+// Every coalesced GET counts itself against its key as it arrives (a lossy
+// table of hotSlots slots), and every fetch of the key, when it returns, ends
+// a cycle. A fetch of a key whose last cycle counted at least hotGets GETs
+// waits until its own cycle has counted a share of that (hotShareNum /
+// hotShareDen, at least hotGets), or for the linger at most, before it goes:
+// the GET that completes the count wakes it. The readers that arrive after it
+// went join it while it is in flight, as without the wait, so they are
+// counted in its cycle too and the next fetch expects them. With clients that
+// send their next read when they have the answer (closed loop: redis-benchmark,
+// most services), the readers of one fetch come back for the next, so the
+// wait ends as soon as the first part of them has asked, and the linger's
+// timer runs out only when they do not come back. Waiting for all of them
+// instead cost 11% of the throughput at 16 clients, where the last readers'
+// round trips were no longer overlapped with the fetch; waiting for half of
+// them left 50 clients at 0.046-0.052 backend commands per GET, against
+// 0.040-0.049 for three quarters (README, "A hot key's fetch waits"). A cold
+// key never waits.
+//
+// A wait that ran out of time makes the next fetch of the key go at once, so
+// that a key whose readers do not come back in step (independent arrivals, or
+// more readers than the gateway serves within the linger) waits the linger on
+// at most every other fetch.
 //
 // A GET that joins during the wait gets a value fetched after it arrived (the
-// fetch has not left yet), so waiting weakens nothing that coalescing allows;
-// it costs the first reader of a hot key the linger. A cold key never waits:
-// it has one GET per fetch.
+// fetch has not left yet), so waiting weakens nothing that coalescing allows.
 //
-// It is off by default. The wait is paid in latency by every reader of the
-// fetch, and whether fewer backend commands buy that back depends on the
-// load: with redis-benchmark on 2 cores (README, "a hot key's fetch waits"),
-// 50 clients at pipeline 1 lost little throughput (median 0.94x) and halved
-// the backend commands, but 16 clients lost 43% of their throughput and 4
-// clients 84%, where an idle runtime's timers round a 200 us sleep up to
-// about a millisecond.
-//
-// The table is lossy: hotSlots slots by key hash, a key taking the slot of
-// another on its first GET. All methods are safe for concurrent use.
+// All methods are safe for concurrent use.
 type hotKeys struct {
 	seed   maphash.Seed
-	linger atomic.Int64 // ns; 0: off
+	linger atomic.Int64 // ns, the longest wait; 0: off
 	slots  [hotSlots]hotSlot
+	// outcomes of the waits: woken by the GET that completed the count, or at
+	// the end of the linger
+	woken, timedOut atomic.Int64
 }
 
 type hotSlot struct {
-	h    atomic.Uint64 // the key's hash, 0: empty
-	gets atomic.Uint32 // GETs of the key since its last fetch began
+	h      atomic.Uint64 // the key's hash, 0: empty
+	gets   atomic.Uint32 // GETs of the key in this cycle
+	expect atomic.Uint32 // GETs of the key in the last cycle
+	late   atomic.Bool   // the last wait ran out of time: the next fetch does not wait
+	wake   atomic.Pointer[hotWait]
+}
+
+// hotWait is a fetch waiting for its cycle's GETs.
+type hotWait struct {
+	need uint32
+	ch   chan struct{} // closed by the GET that brings the count to need
 }
 
 const (
-	hotSlots     = 256
-	maxHotLinger = 5 * time.Millisecond
-	// hotGets is how many GETs of a key since its last fetch began make the
-	// next fetch wait: enough readers at once that the gateway is busy (its
-	// timers then fire on time) and the wait saves backend commands.
-	hotGets = 4
+	hotSlots = 256
+	// defaultHotLinger is the longest wait by default; maxHotLinger the
+	// longest allowed.
+	defaultHotLinger = 500 * time.Microsecond
+	maxHotLinger     = 5 * time.Millisecond
+	// hotGets is how many GETs of a key a cycle must have had for the next
+	// fetch to wait (fewer readers share little: with 4 clients, waiting cost
+	// 12-17% of the throughput), and the fewest it waits for.
+	hotGets = 8
+	// hotShareNum / hotShareDen is the share of the last cycle's GETs that a
+	// fetch waits for.
+	hotShareNum, hotShareDen = 3, 4
 )
 
 func newHotKeys(linger time.Duration) *hotKeys {
@@ -60,27 +84,81 @@ func newHotKeys(linger time.Duration) *hotKeys {
 
 func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) | 1 }
 
-// arrived counts a GET of the key with hash h, before it fetches or joins.
+// arrived counts a GET of the key with hash h, before it fetches or joins, and
+// wakes the key's waiting fetch if the count is complete.
 func (k *hotKeys) arrived(h uint64) {
 	s := &k.slots[h%hotSlots]
-	if s.h.Load() != h {
+	if s.h.Load() != h { // the slot's key changes: start afresh
 		s.h.Store(h)
+		s.expect.Store(0)
 		s.gets.Store(1)
 		return
 	}
-	s.gets.Add(1)
+	n := s.gets.Add(1)
+	if w := s.wake.Load(); w != nil && n >= w.need && s.wake.CompareAndSwap(w, nil) {
+		close(w.ch)
+	}
 }
 
-// wait returns how long a fetch of the key with hash h, starting now, should
-// wait, and restarts the key's count of GETs.
-func (k *hotKeys) wait(h uint64) time.Duration {
-	linger := k.linger.Load()
+// plan returns how many GETs of its cycle a fetch of the key with hash h,
+// starting now, should wait for (0: none) and the longest wait.
+func (k *hotKeys) plan(h uint64) (need uint32, linger time.Duration) {
+	linger = time.Duration(k.linger.Load())
 	if linger == 0 || h == 0 { // off, or turned on after this GET arrived uncounted
-		return 0
+		return 0, 0
 	}
 	s := &k.slots[h%hotSlots]
-	if s.h.Load() != h || s.gets.Swap(0) < hotGets {
-		return 0
+	if s.h.Load() != h || s.late.Swap(false) {
+		return 0, 0
 	}
-	return time.Duration(linger)
+	e := s.expect.Load()
+	if e < hotGets {
+		return 0, 0
+	}
+	need = max(e*hotShareNum/hotShareDen, hotGets)
+	if s.gets.Load() >= need {
+		return 0, 0
+	}
+	return need, linger
+}
+
+// wait blocks the fetch of the key with hash h, starting now, until its cycle
+// has counted the GETs that plan asks for or the linger has passed.
+func (k *hotKeys) wait(h uint64) {
+	need, linger := k.plan(h)
+	if need == 0 {
+		return
+	}
+	s := &k.slots[h%hotSlots]
+	w := &hotWait{need: need, ch: make(chan struct{})}
+	if !s.wake.CompareAndSwap(nil, w) {
+		return // another key of the slot waits
+	}
+	if s.gets.Load() >= need && s.wake.CompareAndSwap(w, nil) {
+		return // the count completed before the wait was posted
+	}
+	t := time.NewTimer(linger)
+	select {
+	case <-w.ch:
+		k.woken.Add(1)
+	case <-t.C:
+		if s.wake.CompareAndSwap(w, nil) {
+			k.timedOut.Add(1)
+			s.late.Store(true)
+		} else { // woken at the last moment
+			k.woken.Add(1)
+		}
+	}
+	t.Stop()
+}
+
+// done ends the cycle of the key with hash h: its fetch returned.
+func (k *hotKeys) done(h uint64) {
+	if h == 0 {
+		return
+	}
+	s := &k.slots[h%hotSlots]
+	if s.h.Load() == h {
+		s.expect.Store(s.gets.Swap(0))
+	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -13,28 +15,39 @@ import (
 	"github.com/tierkit/tierkit/control"
 )
 
-// TestHotKeysWait: a fetch waits only when at least hotGets GETs of its key
-// arrived since the key's previous fetch began; each fetch restarts the count;
-// a key that takes another's slot starts from its own GETs; linger 0 turns it
-// off.
-func TestHotKeysWait(t *testing.T) {
+// needFor is how many GETs a fetch waits for after a cycle of e.
+func needFor(e uint32) uint32 { return max(e*hotShareNum/hotShareDen, hotGets) }
+
+// TestHotKeysPlan: a fetch waits for its share of the GETs its key's last
+// cycle counted (at least hotGets), only if that cycle had at least hotGets
+// and they have not arrived yet;
+// a wait that ran out of time makes the next fetch go at once; a key that
+// takes another's slot starts afresh; linger 0 turns it off.
+func TestHotKeysPlan(t *testing.T) {
 	const linger = 100 * time.Microsecond
 	type step struct {
-		gets int    // GETs that arrive, then
-		key  uint64 // a fetch of this key
-		want time.Duration
+		gets     int    // GETs that arrive, then
+		key      uint64 // a fetch of this key plans its wait
+		wantNeed uint32
+		late     bool // its wait runs out of time
+		after    int  // GETs that arrive before the fetch returns and ends the cycle
 	}
 	a, b := uint64(1), uint64(1+hotSlots) // same slot
+	const big = hotGets + 20
 	tests := []struct {
 		name   string
 		linger time.Duration
 		steps  []step
 	}{
-		{"cold key", linger, []step{{0, a, 0}, {1, a, 0}, {hotGets - 1, a, 0}}},
-		{"hot key", linger, []step{{hotGets, a, linger}, {hotGets + 5, a, linger}}},
-		{"count restarts at each fetch", linger, []step{{hotGets, a, linger}, {0, a, 0}, {1, a, 0}}},
-		{"another key", linger, []step{{hotGets, a, linger}, {0, b, 0}}},
-		{"off", 0, []step{{hotGets * 10, a, 0}}},
+		{"cold key", linger, []step{{1, a, 0, false, 0}, {hotGets - 1, a, 0, false, 0}, {hotGets - 1, a, 0, false, 0}}},
+		{"hot key expects its share of the last cycle", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), false, 0}}},
+		{"the share has arrived already", linger, []step{{big, a, 0, false, 0}, {int(needFor(big)), a, 0, false, 0}}},
+		{"at least hotGets", linger, []step{{hotGets, a, 0, false, 0}, {1, a, hotGets, false, 0}}},
+		{"a cycle that shrank", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), false, hotGets}, {1, a, needFor(hotGets + 1), false, 0}}},
+		{"below hotGets again", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), false, 1}, {1, a, 0, false, 0}}},
+		{"after a timeout, once at once", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), true, hotGets}, {1, a, 0, false, hotGets}, {1, a, needFor(hotGets + 1), false, 0}}},
+		{"another key", linger, []step{{big, a, 0, false, 0}, {1, b, 0, false, 0}, {1, a, 0, false, 0}}},
+		{"off", 0, []step{{big, a, 0, false, 0}, {1, a, 0, false, 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,28 +56,107 @@ func TestHotKeysWait(t *testing.T) {
 				for range s.gets {
 					k.arrived(s.key)
 				}
-				assert.Equal(t, s.want, k.wait(s.key), "step %d", i)
+				need, d := k.plan(s.key)
+				require.Equal(t, s.wantNeed, need, "step %d", i)
+				if need > 0 {
+					require.Equal(t, tt.linger, d)
+				}
+				if s.late {
+					k.slots[s.key%hotSlots].late.Store(true)
+				}
+				for range s.after {
+					k.arrived(s.key)
+				}
+				k.done(s.key)
 			}
 		})
 	}
-	t.Run("slot taken by another key", func(t *testing.T) {
-		k := newHotKeys(linger)
-		for range hotGets {
-			k.arrived(a)
-		}
-		k.arrived(b) // b's first GET takes the slot: a's count is gone
-		assert.Zero(t, k.wait(a))
-		for range hotGets - 1 {
-			k.arrived(b)
-		}
-		assert.Equal(t, linger, k.wait(b))
-	})
+}
+
+// TestHotKeysWake: a waiting fetch goes when the GET that completes its
+// cycle's count arrives, not at the end of the linger (an hour here).
+func TestHotKeysWake(t *testing.T) {
+	k := newHotKeys(time.Hour)
+	const h, n = 7, hotGets + 20
+	for range n {
+		k.arrived(h)
+	}
+	k.done(h) // the last cycle had n GETs
+	k.arrived(h)
+	went := make(chan struct{})
+	go func() { k.wait(h); close(went) }()
+	for k.slots[h].wake.Load() == nil { // the wait is posted
+		runtime.Gosched()
+	}
+	for range needFor(n) - 2 {
+		k.arrived(h)
+	}
+	select {
+	case <-went:
+		t.Fatal("went before its share of the cycle had arrived")
+	default:
+	}
+	k.arrived(h) // the last one it waits for
+	select {
+	case <-went:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not woken by the GET that completed the count")
+	}
+	assert.Equal(t, int64(1), k.woken.Load())
+	assert.Zero(t, k.timedOut.Load())
+}
+
+// TestHotKeysTimeout: a wait whose readers do not come goes at the end of the
+// linger, and the key's next fetch does not wait.
+func TestHotKeysTimeout(t *testing.T) {
+	k := newHotKeys(time.Microsecond)
+	const h = 9
+	for range hotGets + 2 {
+		k.arrived(h)
+	}
+	k.done(h)
+	k.arrived(h)
+	k.wait(h) // the others never come
+	assert.Equal(t, int64(1), k.timedOut.Load())
+	need, _ := k.plan(h)
+	assert.Zero(t, need, "the fetch after a timeout goes at once")
+	k.done(h)
+	assert.Nil(t, k.slots[h].wake.Load(), "no wait left posted")
+}
+
+// TestHotKeysStress: fetches and GETs of a few keys, some sharing a slot, race
+// under -race; every wait ends (woken or timed out) and none stays posted.
+func TestHotKeysStress(t *testing.T) {
+	k := newHotKeys(50 * time.Microsecond)
+	keys := []uint64{3, 3 + hotSlots, 5, 11}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for range 3000 {
+				h := keys[r.IntN(len(keys))]
+				k.arrived(h)
+				if r.IntN(4) == 0 {
+					k.wait(h)
+					k.done(h)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, h := range keys {
+		assert.Nil(t, k.slots[h%hotSlots].wake.Load())
+	}
+	t.Logf("woken %d, timed out %d", k.woken.Load(), k.timedOut.Load())
 }
 
 func TestHotLingerConfig(t *testing.T) {
 	c, err := Config{}.withDefaults()
 	require.NoError(t, err)
-	assert.Zero(t, c.HotLinger, "off by default")
+	assert.Equal(t, Duration(defaultHotLinger), c.HotLinger, "on by default")
+	c, err = Config{NoHotLinger: true, HotLinger: Duration(time.Millisecond)}.withDefaults()
+	require.NoError(t, err)
+	assert.Zero(t, c.HotLinger, "no_hot_linger turns it off")
 	c, err = Config{HotLinger: Duration(200 * time.Microsecond)}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, int64(200*time.Microsecond), newHotKeys(time.Duration(c.HotLinger)).linger.Load())

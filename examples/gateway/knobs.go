@@ -61,7 +61,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxInFlight = int(v) }) }}),
 		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch",
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
-		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "how long the fetch of a key that many GETs read at once waits for more of them (0: off)",
+		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "the longest the fetch of a key that many GETs read at once waits for its expected readers (0: off)",
 			Min: 0, Max: maxHotLinger, Value: time.Duration(g.hot.linger.Load()),
 			Apply: func(v time.Duration) error { g.hot.linger.Store(int64(v)); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.request_timeout", Doc: "deadline of one command",
