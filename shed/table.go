@@ -171,11 +171,6 @@ func (sl *tenantSlot[T]) admit(l int, cost int64) {
 	f.cost += uint8(cost)
 }
 
-// folded reports whether the slot holds no admissions that the state lacks.
-func (sl *tenantSlot[T]) folded() bool {
-	return sl.fast == [lanes]struct{ n, cost uint8 }{}
-}
-
 // fold moves the slot's direct-admission counts into the tenant's state.
 func (sl *tenantSlot[T]) fold() {
 	for l := range sl.fast {
