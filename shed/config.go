@@ -125,10 +125,12 @@ type Config struct {
 	// been seen for this long. It is checked lazily: a hand visits one tenant every
 	// 16 decisions (it skips up to 7 empty slots of the tenant table to find
 	// one), and tenants are stamped with a coarse clock that the Shedder reads
-	// once every 64 fast-path admissions (with more than about 24,000 tenants,
+	// once every 64 fast-path admissions (with more than about 49,000 tenants,
 	// when their bookkeeping is applied, up to 64 admissions later), so
-	// reclamation can come early or late by that much. At most about 26 days
-	// (2^51 ns): a longer timeout acts as that. Default 1 minute.
+	// reclamation can come early or late by that much; the stamps count in
+	// units of 2^20 ns (about a millisecond), and the timeout is rounded up to
+	// one. At most about 26 days (2^51 ns): a longer timeout acts as that.
+	// Default 1 minute.
 	IdleTimeout time.Duration
 }
 

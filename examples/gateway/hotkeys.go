@@ -68,8 +68,8 @@ const (
 	defaultHotLinger = 500 * time.Microsecond
 	maxHotLinger     = 5 * time.Millisecond
 	// hotGets is how many GETs of a key a cycle must have had for the next
-	// fetch to wait (fewer readers share little: with 4 clients, waiting cost
-	// 12-17% of the throughput), and the fewest it waits for.
+	// fetch to wait (fewer readers share little: with 4 clients, waiting for
+	// them cost 11-23% of the throughput), and the fewest it waits for.
 	hotGets = 8
 	// hotShareNum / hotShareDen is the share of the last cycle's GETs that a
 	// fetch waits for.
