@@ -15,10 +15,10 @@ import (
 // that): with 100,000 tenants the slots take 8 MiB, where 64-byte slots took
 // 16 and every admission's miss went further (bench/shed/README.md).
 type tenantSlot[T any] struct {
-	name *byte // the key's bytes (see key)
+	name *byte // the key's bytes, nil for a long key (see key)
 	t    *tenantState[T]
 	h    uint32 // the low half of the name's hash with its low bit set; 0 marks an empty slot
-	nlen uint32 // the key's length
+	nlen uint32 // the key's length, or longKey
 	seen stamp  // the coarse clock when the tenant was last seen
 	// direct admissions of lane 0 (priorities 0 and below) and lane 1
 	// (priority 1) since they were last folded into the state, which happens
@@ -27,7 +27,28 @@ type tenantSlot[T any] struct {
 }
 
 // key returns the tenant's name.
-func (sl *tenantSlot[T]) key() string { return unsafe.String(sl.name, sl.nlen) }
+func (sl *tenantSlot[T]) key() string {
+	if sl.nlen == longKey {
+		return sl.t.name
+	}
+	return unsafe.String(sl.name, sl.nlen)
+}
+
+// longKey is the length a slot records for a key whose length does not fit 32
+// bits (or is that value): its key is then read from the tenant's state.
+const longKey = math.MaxUint32
+
+// slotKey returns the key fields of a slot for name.
+func slotKey(name string) (*byte, uint32) {
+	n := keyLen(uint64(len(name)))
+	if n == longKey {
+		return nil, n
+	}
+	return unsafe.StringData(name), n
+}
+
+// keyLen returns the length a slot records for a key of n bytes.
+func keyLen(n uint64) uint32 { return uint32(min(n, longKey)) }
 
 // stamp is a time on the coarse clock in units of 2^20 ns (about a
 // millisecond), wrapping after about 50 days: ages are differences modulo
@@ -78,7 +99,7 @@ func (tb *tenantTable[T]) hash(name string) uint32 {
 func (tb *tenantTable[T]) find(name string, h uint32) (int, bool) {
 	for i := h & tb.mask; ; i = (i + 1) & tb.mask {
 		sl := &tb.slots[i]
-		if sl.h == h && int(sl.nlen) == len(name) && sl.key() == name {
+		if sl.h == h && sl.key() == name {
 			return int(i), true
 		}
 		if sl.h == 0 {
@@ -95,15 +116,15 @@ func (tb *tenantTable[T]) get(name string) *tenantSlot[T] {
 	return nil
 }
 
-// insert adds name, which is not in the table, with state t, and returns its slot.
-// A name of 4 GiB or more is never found again (its length does not fit the
-// slot): each admission of it would make a new tenant, within MaxTenants.
+// insert adds name, which is not in the table, with state t (whose name it
+// is), and returns its slot.
 func (tb *tenantTable[T]) insert(name string, h uint32, t *tenantState[T]) *tenantSlot[T] {
 	if (tb.n+1)*4 > len(tb.slots)*3 {
 		tb.resize(len(tb.slots) * 2)
 	}
 	i, _ := tb.find(name, h)
-	tb.slots[i] = tenantSlot[T]{h: h, name: unsafe.StringData(name), nlen: uint32(len(name)), t: t}
+	p, n := slotKey(name)
+	tb.slots[i] = tenantSlot[T]{h: h, name: p, nlen: n, t: t}
 	tb.n++
 	return &tb.slots[i]
 }

@@ -266,3 +266,27 @@ func TestSlotSize(t *testing.T) {
 	}
 	require.Equal(t, want, unsafe.Sizeof(tenantSlot[int]{}))
 }
+
+// TestLongKey: a key whose length does not fit the slot's 32 bits is read
+// from the tenant's state, so it is found, and never confused with a
+// shorter key (the first 4 GiB of it, say).
+func TestLongKey(t *testing.T) {
+	tb := newTenantTable[int]()
+	h := tb.hash("abc")
+	sl := tb.insert("abc", h, &tenantState[int]{name: "abc"})
+	sl.name, sl.nlen = nil, longKey // as if "abc" were 4 GiB long
+	i, ok := tb.find("abc", h)
+	require.True(t, ok)
+	require.Equal(t, "abc", tb.slots[i].key())
+	_, ok = tb.find("ab", h)
+	require.False(t, ok)
+	for _, tt := range []struct {
+		n    uint64
+		want uint32
+	}{{0, 0}, {3, 3}, {longKey - 1, longKey - 1}, {longKey, longKey}, {1 << 32, longKey}, {1 << 40, longKey}} {
+		require.Equal(t, tt.want, keyLen(tt.n), "%d bytes", tt.n)
+	}
+	p, n := slotKey("abc")
+	require.Equal(t, uint32(3), n)
+	require.Equal(t, "abc", unsafe.String(p, n))
+}
