@@ -125,35 +125,42 @@ type node[T any] struct {
 	wnext, wprev *node[T]
 }
 
+// bucket is the queue of one (tenant, priority): what the drain order reads.
+// Its counters live apart, in the tenant's counts, so that a tenant's lists
+// and both buckets fit in its first three cache lines: under overload every
+// request is queued, and the drain touches these lines of a tenant that has
+// usually left the caches since its last request.
 type bucket[T any] struct {
 	head, tail *node[T]
 	n          int
 	cost       int64
 	lastEmpty  int64
-	c          counters
 }
 
 type tenantState[T any] struct {
-	// The fast path touches the tenant's slot (table.go), not this state.
-	fast    [lanes]struct{ n, cost int64 } // direct admissions folded from the slot
-	buckets []bucket[T]
-
-	name      string
+	// What Push and Pop read and write comes first.
+	buckets   []bucket[T]
 	weight    int64
 	deficit   int64
 	overUntil int64  // over its share until then: it had a request shed
 	win       uint64 // the share window winCost counts in
 	winCost   int64  // cost served from the queue in that window
-	inTurn    bool   // the quantum of the current visit was added
-	visiting  bool   // the tenant reached the head of its list at visitAt
 	visitAt   int64
-	list      uint8 // which drain list holds the tenant: notListed, inFresh, inOld
 	queued    int
+	inTurn    bool  // the quantum of the current visit was added
+	visiting  bool  // the tenant reached the head of its list at visitAt
+	list      uint8 // which drain list holds the tenant: notListed, inFresh, inOld
 	// links of the drain list
 	rnext, rprev *tenantState[T]
 	// inline holds the buckets when there are at most two priorities, so that
 	// they live in the tenant's own allocation.
 	inline [2]bucket[T]
+
+	// Read and written once per request or less.
+	counts       []counters // by priority, as buckets
+	name         string
+	fast         [lanes]struct{ n, cost int64 } // direct admissions folded from the slot; the fast path touches the tenant's slot (table.go), not this state
+	inlineCounts [2]counters
 }
 
 // NewScheduler returns an empty Scheduler. It returns an error if cfg is invalid.
@@ -220,7 +227,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	p := clamp(priority, len(t.buckets))
 	b := &t.buckets[p]
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
-		s.countShed(t, b, ReasonBucketFull, at)
+		s.countShed(t, p, ReasonBucketFull, at)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
 	dl, standing := s.cfg.queueDeadline, false
@@ -236,8 +243,8 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		due = max(due, b.tail.dl)
 	}
 	if standing && s.cfg.shedOnArrival && s.wouldMiss(t, p, due-at) {
-		s.countShed(t, b, ReasonQueueDeadline, at)
-		b.c.onArrival++
+		s.countShed(t, p, ReasonQueueDeadline, at)
+		t.counts[p].onArrival++
 		s.total.onArrival++
 		return Handle[T]{}, time.Time{}, errQueueDeadline
 	}
@@ -318,8 +325,8 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 			s.unlistHead(t, fresh)
 			continue
 		}
-		b := t.top()
-		n := b.head
+		p := t.top()
+		n := t.buckets[p].head
 		if !t.inTurn {
 			t.deficit += s.cfg.quantum * t.weight
 			t.inTurn = true
@@ -343,9 +350,10 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		t.deficit -= n.cost
 		s.served(t, n.cost, at, fresh)
-		b.c.admitted++
-		b.c.admittedCost += n.cost
-		b.c.wait(at - n.enq)
+		c := &t.counts[p]
+		c.admitted++
+		c.admittedCost += n.cost
+		c.wait(at - n.enq)
 		s.total.admitted++
 		s.total.admittedCost += n.cost
 		s.total.wait(at - n.enq)
@@ -373,13 +381,12 @@ func (s *Scheduler[T]) Remove(now time.Time, h Handle[T], reason Reason) bool {
 	if n == nil || n.gen != h.gen {
 		return false
 	}
-	b := &n.t.buckets[n.prio]
 	at := s.at(now)
 	if reason == 0 {
-		b.c.canceled++
+		n.t.counts[n.prio].canceled++
 		s.total.canceled++
 	} else {
-		s.countShed(n.t, b, reason, at)
+		s.countShed(n.t, n.prio, reason, at)
 	}
 	s.unlink(n, at)
 	return true
@@ -392,7 +399,7 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 		for b.head != nil && b.head.dl < at {
 			n := b.head
 			v := n.v
-			s.countShed(t, b, ReasonQueueDeadline, at)
+			s.countShed(t, p, ReasonQueueDeadline, at)
 			s.unlink(n, at)
 			if expired != nil {
 				expired(v)
@@ -401,10 +408,10 @@ func (s *Scheduler[T]) expireHeads(t *tenantState[T], at int64, expired func(T))
 	}
 }
 
-// countShed counts a request of t's bucket b shed for reason r at at; a shed
+// countShed counts a request of t's bucket p shed for reason r at at; a shed
 // for the bucket's bound or a deadline marks t over its share.
-func (s *Scheduler[T]) countShed(t *tenantState[T], b *bucket[T], r Reason, at int64) {
-	b.c.shed[r]++
+func (s *Scheduler[T]) countShed(t *tenantState[T], p int, r Reason, at int64) {
+	t.counts[p].shed[r]++
 	s.total.shed[r]++
 	if r == ReasonBucketFull || r == ReasonQueueDeadline {
 		s.markOver(t, at, false)
@@ -455,14 +462,15 @@ func (s *Scheduler[T]) newNode() *node[T] {
 	return n
 }
 
-// top returns the highest-priority non-empty bucket; t must have queued requests.
-func (t *tenantState[T]) top() *bucket[T] {
+// top returns the highest priority with a non-empty bucket; t must have
+// queued requests.
+func (t *tenantState[T]) top() int {
 	for p := len(t.buckets) - 1; p > 0; p-- {
 		if t.buckets[p].n > 0 {
-			return &t.buckets[p]
+			return p
 		}
 	}
-	return &t.buckets[0]
+	return 0
 }
 
 // at converts now to nanoseconds since the first time the Scheduler saw.
@@ -565,7 +573,7 @@ func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
 	if t == nil {
 		return v, 0, false
 	}
-	n := t.top().head
+	n := t.buckets[t.top()].head
 	v, cost = n.v, n.cost
 	s.Remove(now, Handle[T]{n: n, gen: n.gen}, ReasonClosed)
 	return v, cost, true

@@ -83,12 +83,14 @@ func (s Stats) Shed() int64 {
 // counters are the monotonic counters of a bucket or of the totals, updated under
 // the owner's lock.
 type counters struct {
+	// what a request served from the queue updates, in one cache line
 	admitted, admittedCost int64
-	shed                   [numReasons]int64
-	canceled               int64
-	onArrival              int64 // of shed[ReasonQueueDeadline]
 	waitCount              int64
 	waitTotal, waitMax     int64
+
+	shed      [numReasons]int64
+	canceled  int64
+	onArrival int64 // of shed[ReasonQueueDeadline]
 }
 
 func (c *counters) wait(d int64) {

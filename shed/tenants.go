@@ -76,9 +76,9 @@ func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
 	}
 	t := &tenantState[T]{name: name, weight: s.cfg.weight(name)}
 	if p := s.cfg.priorities; p <= len(t.inline) {
-		t.buckets = t.inline[:p]
+		t.buckets, t.counts = t.inline[:p], t.inlineCounts[:p]
 	} else {
-		t.buckets = make([]bucket[T], p)
+		t.buckets, t.counts = make([]bucket[T], p), make([]counters, p)
 	}
 	return s.tenants.insert(name, h, t)
 }
@@ -148,8 +148,8 @@ func (s *Scheduler[T]) count(sl *tenantSlot[T], priority int, cost int64) {
 	}
 	t := sl.t
 	p := clamp(priority, len(t.buckets))
-	t.buckets[p].c.admitted++
-	t.buckets[p].c.admittedCost += cost
+	t.counts[p].admitted++
+	t.counts[p].admittedCost += cost
 }
 
 // sweep advances the reclamation hand over up to sweepProbe slots, to the next
@@ -267,7 +267,7 @@ func (sl *tenantSlot[T]) appendStats(dst []BucketStats) []BucketStats {
 	for p := range t.buckets {
 		b := &t.buckets[p]
 		bs := BucketStats{Tenant: t.name, Priority: p, Queued: b.n, QueuedCost: b.cost}
-		b.c.fill(&bs)
+		t.counts[p].fill(&bs)
 		for l := range lanes { // a lane counts in the bucket its priority clamps to
 			if min(l, len(t.buckets)-1) == p {
 				n, cost := sl.admitted(l)
@@ -288,12 +288,12 @@ func (s *Scheduler[T]) Refuse(now time.Time, tenant string, priority int, reason
 	mustReason(reason)
 	s.observe(s.at(now))
 	t := s.state(tenant)
-	b := &t.buckets[clamp(priority, len(t.buckets))]
+	c := &t.counts[clamp(priority, len(t.buckets))]
 	if reason == 0 {
-		b.c.canceled++
+		c.canceled++
 		s.total.canceled++
 		return
 	}
-	b.c.shed[reason]++
+	c.shed[reason]++
 	s.total.shed[reason]++
 }

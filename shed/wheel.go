@@ -87,8 +87,8 @@ func (s *Scheduler[T]) earliest(from int64) int64 {
 	// Every deadline is a wheel's turn or more away (a queue deadline over
 	// about a second): look at them all.
 	best := int64(math.MaxInt64)
-	for _, head := range s.wheel {
-		for n := head; n != nil; n = n.wnext {
+	for i := range s.wheel { // by index: ranging over the array copied it (8 KiB) to the stack
+		for n := s.wheel[i]; n != nil; n = n.wnext {
 			best = min(best, n.dl)
 		}
 	}
