@@ -57,7 +57,8 @@ func command() int {
 	realMode := flag.Bool("real", false, "also run the real mode (goroutines, CPU burn, aimd)")
 	realDur := flag.Duration("rd", 20*time.Second, "real mode: measured duration")
 	warmup := flag.Duration("warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
-	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile here")
+	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
+	profileHz := flag.Int("profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
 	mutexProfile := flag.String("mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
 	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
 	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
@@ -123,7 +124,7 @@ func command() int {
 		}
 	}
 	if *realMode {
-		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, MutexProfile: *mutexProfile, Target: *target, Work: *work,
+		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, ProfileHz: *profileHz, MutexProfile: *mutexProfile, Target: *target, Work: *work,
 			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost, Burst: burst, Recover: *recoverFlag, Nice: *niceFlag, RT: *rtFlag, AtDeadline: *atDeadline}
 		if *tracePath != "" {
 			f, err := os.Create(*tracePath)

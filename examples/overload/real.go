@@ -27,6 +27,7 @@ type realConfig struct {
 	Work         time.Duration // CPU per unit of cost (default 200µs)
 	Backend      time.Duration // backend wait per request after the CPU work (default 10ms)
 	Profile      string        // CPU profile file, for the shed/aimd share ("" for none)
+	ProfileHz    int           // the profile's sampling rate (default 100)
 	MutexProfile string        // mutex contention profile of the measured run ("" for none)
 	Target       float64       // CPU utilization aimd holds (default 0.9)
 	// QueueDeadline is the shedder's queue deadline (default 80ms: the client
@@ -104,6 +105,8 @@ type realResult struct {
 	procCPU            time.Duration // measured run
 	wall               time.Duration // measured run
 	onArrival          int64         // requests shed on arrival in the measured run
+	machinery          share         // profile samples under shed and aimd
+	machineryErr       error         // reading the profile
 }
 
 // itersPerMicro calibrates spin, once.
@@ -311,15 +314,19 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) err
 	reqs, _ := s.arrivals()
 	res.run = newPhaseStats(s.Normal + s.Noisy)
 	if cfg.Profile != "" { // the measured run only
-		f, err := os.Create(cfg.Profile)
+		stop, err := startProfile(cfg.Profile, or(cfg.ProfileHz, defaultProfileHz))
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		procStart, _ := processCPU()
+		defer func() {
+			procEnd, _ := processCPU()
+			if err := stop(procEnd - procStart); err == nil {
+				res.machinery, res.machineryErr = profileShare(cfg.Profile, machinery)
+			} else {
+				res.machineryErr = err
+			}
+		}()
 	}
 	if cfg.MutexProfile != "" { // which lock goroutines waited on, when "mutex wait" is high
 		runtime.SetMutexProfileFraction(1)
@@ -354,7 +361,7 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) err
 	return nil
 }
 
-func or(d, def time.Duration) time.Duration {
+func or[T time.Duration | int](d, def T) T {
 	if d == 0 {
 		return def
 	}
@@ -540,7 +547,12 @@ func (r *realResult) print(w io.Writer) {
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
 	explain(w, r.periods)
 	if r.cfg.Profile != "" {
-		fmt.Fprintf(w, "  CPU profile in %s; shed+aimd share: go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s\n", r.cfg.Profile, r.cfg.Profile)
+		if r.machineryErr != nil {
+			fmt.Fprintf(w, "  CPU profile in %s: %v\n", r.cfg.Profile, r.machineryErr)
+			return
+		}
+		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s)\n",
+			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz), r.cfg.Profile)
 	}
 }
 
