@@ -180,4 +180,14 @@
 // of the CPU against 2.81% (cost 1, 10 runs each) and 1.55% against 1.78%
 // (noisy cost 4, 5 each); two of the 31 read goodput 97.6-97.7%, one of
 // them with shed + aimd at 3.17% (examples/overload/README.md).
+//
+// A queued request's share of that cost is mostly cache misses: the tenant's
+// state, its head request, the waiter, its channel and goroutine. A queued
+// tenant's drain fields and both buckets sit in the first three cache lines
+// of its state (its counters after them), which lowered the median share at
+// cost 1 from 2.98% to 2.69% in 16 alternating runs; in 42 runs of the
+// seventeenth session at cost 1 the share was 1.55-3.51% (median 2.67%, above
+// 3% in 13), rising with the time goroutines waited on the lock, itself
+// longer when the host served those misses slowly: the same binary read
+// 1.55% and 3.46% within 20 minutes (examples/overload/README.md).
 package shed
