@@ -184,8 +184,11 @@
 // A queued request's share of that cost is mostly cache misses: the tenant's
 // state, its head request, the waiter, its channel and goroutine. A queued
 // tenant's drain fields and both buckets sit in the first three cache lines
-// of its state (its counters after them), which lowered the median share at
-// cost 1 from 2.98% to 2.69% in 16 alternating runs; in 42 runs of the
+// of its state (its counters after them): a queued request's Push and Pop
+// take 12-15% less time when those lines come from memory
+// (BenchmarkQueuedCold, paired rounds; no difference from the shared cache
+// at 1,350 tenants; bench/shed/README.md), and the median share at cost 1
+// went from 2.98% to 2.69% in 16 alternating runs; in 42 runs of the
 // seventeenth session at cost 1 the share was 1.55-3.51% (median 2.67%, above
 // 3% in 13), rising with the time goroutines waited on the lock, itself
 // longer when the host served those misses slowly: the same binary read
