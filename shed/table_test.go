@@ -267,6 +267,19 @@ func TestSlotSize(t *testing.T) {
 	require.Equal(t, want, unsafe.Sizeof(tenantSlot[int]{}))
 }
 
+// TestTenantStateLayout: what Push and Pop touch of a queued tenant (its
+// drain fields and both inline buckets) ends within its first three cache
+// lines, and the counters a served request updates within one line
+// (bench/shed/README.md, "A queued tenant in three cache lines").
+func TestTenantStateLayout(t *testing.T) {
+	var ts tenantState[*waiter]
+	hot := unsafe.Offsetof(ts.inline) + unsafe.Sizeof(ts.inline)
+	require.LessOrEqual(t, hot, uintptr(3*64), "the drain fields and buckets")
+	require.LessOrEqual(t, unsafe.Offsetof(ts.counts), uintptr(3*64), "nothing else before them")
+	var c counters
+	require.LessOrEqual(t, unsafe.Offsetof(c.waitMax)+unsafe.Sizeof(c.waitMax), uintptr(64), "a served request's counters")
+}
+
 // TestLongKey: a key whose length does not fit the slot's 32 bits is read
 // from the tenant's state, so it is found, and never confused with a
 // shorter key (the first 4 GiB of it, say).
