@@ -28,8 +28,9 @@ const defaultProfileHz = 100
 // second of CPU with a 250 Hz tick), so stop takes the CPU the process used
 // while profiling and rewrites the profile's period, which StartCPUProfile
 // wrote as 10 ms, as that CPU over the samples, so that pprof's seconds are
-// right.
-func startProfile(path string, hz int) (stop func(cpu time.Duration) error, err error) {
+// right. stop returns the share of the samples under the shed and aimd
+// packages.
+func startProfile(path string, hz int) (stop func(cpu time.Duration) (share, error), err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -42,29 +43,26 @@ func startProfile(path string, hz int) (stop func(cpu time.Duration) error, err 
 		_ = f.Close()
 		return nil, err
 	}
-	return func(cpu time.Duration) error {
+	return func(cpu time.Duration) (share, error) {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
-			return err
+			return share{}, err
 		}
-		if hz == defaultProfileHz {
-			return nil
+		p, err := readProfile(path)
+		if err != nil {
+			return share{}, err
 		}
-		return rescaleProfile(path, cpu)
+		sh := sampleShare(p, machinery)
+		if hz != defaultProfileHz {
+			err = rescaleProfile(p, path, cpu, sh.total)
+		}
+		return sh, err
 	}, nil
 }
 
-// rescaleProfile rewrites the profile at path, whose samples cover cpu of
+// rescaleProfile rewrites p, read from path, whose n samples cover cpu of
 // CPU time, with the period that makes them add up to it.
-func rescaleProfile(path string, cpu time.Duration) error {
-	p, err := readProfile(path)
-	if err != nil {
-		return err
-	}
-	var n int64
-	for _, s := range p.Sample {
-		n += s.Value[0]
-	}
+func rescaleProfile(p *profile.Profile, path string, cpu time.Duration, n int64) error {
 	if n == 0 || cpu <= 0 {
 		return nil
 	}
@@ -112,16 +110,6 @@ func (s share) percent() float64 {
 		return 0
 	}
 	return 100 * float64(s.hits) / float64(s.total)
-}
-
-// profileShare reads the CPU profile at path and returns the share of its
-// samples under a function matching re.
-func profileShare(path string, re *regexp.Regexp) (share, error) {
-	p, err := readProfile(path)
-	if err != nil {
-		return share{}, err
-	}
-	return sampleShare(p, re), nil
 }
 
 func sampleShare(p *profile.Profile, re *regexp.Regexp) share {

@@ -87,7 +87,9 @@ func TestRescaleProfile(t *testing.T) {
 	require.NoError(t, p.Write(f))
 	require.NoError(t, f.Close())
 
-	require.NoError(t, rescaleProfile(path, 4*time.Second)) // 1,000 samples in 4 s of CPU: 4 ms each
+	p, err = readProfile(path)
+	require.NoError(t, err)
+	require.NoError(t, rescaleProfile(p, path, 4*time.Second, 1000)) // 1,000 samples in 4 s of CPU: 4 ms each
 	got, err := readProfile(path)
 	require.NoError(t, err)
 	assert.Equal(t, int64(4*time.Millisecond), got.Period)
@@ -96,9 +98,7 @@ func TestRescaleProfile(t *testing.T) {
 		cpu += s.Value[1]
 	}
 	assert.Equal(t, int64(4*time.Second), cpu)
-	sh, err := profileShare(path, machinery)
-	require.NoError(t, err)
-	assert.Equal(t, share{hits: 250, total: 1000}, sh)
+	assert.Equal(t, share{hits: 250, total: 1000}, sampleShare(got, machinery))
 }
 
 func TestReadProfileErrors(t *testing.T) {
@@ -108,4 +108,33 @@ func TestReadProfileErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte("not a profile"), 0o644))
 	_, err = readProfile(bad)
 	require.Error(t, err)
+}
+
+// TestStartProfile: a profile started at the default rate and at a faster one
+// stops with its share read, and its file stays a valid profile whose CPU
+// adds up to what stop was told (when it holds samples).
+func TestStartProfile(t *testing.T) {
+	for _, hz := range []int{defaultProfileHz, 1000} {
+		path := filepath.Join(t.TempDir(), "cpu.pprof")
+		stop, err := startProfile(path, hz)
+		require.NoError(t, err)
+		start, _ := processCPU()
+		burn(50 * time.Millisecond)
+		end, _ := processCPU()
+		sh, err := stop(end - start)
+		require.NoError(t, err, "%d Hz", hz)
+		require.LessOrEqual(t, sh.hits, sh.total)
+		p, err := readProfile(path)
+		require.NoError(t, err)
+		var n, cpu int64
+		for _, s := range p.Sample {
+			n += s.Value[0]
+			cpu += s.Value[1]
+		}
+		require.Equal(t, sh.total, n, "%d Hz: the share counts every sample", hz)
+		if hz != defaultProfileHz && n > 0 {
+			// the period is the CPU over the samples, rounded down to a ns
+			assert.InDelta(t, float64(end-start), float64(cpu), float64(n), "%d Hz: samples add up to the CPU", hz)
+		}
+	}
 }

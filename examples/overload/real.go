@@ -318,15 +318,9 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult) err
 		if err != nil {
 			return err
 		}
-		procStart, _ := processCPU()
-		defer func() {
-			procEnd, _ := processCPU()
-			if err := stop(procEnd - procStart); err == nil {
-				res.machinery, res.machineryErr = profileShare(cfg.Profile, machinery)
-			} else {
-				res.machineryErr = err
-			}
-		}()
+		// res.procCPU, set before this runs, is the CPU the profile covers
+		// (to within the few calls on each side).
+		defer func() { res.machinery, res.machineryErr = stop(res.procCPU) }()
 	}
 	if cfg.MutexProfile != "" { // which lock goroutines waited on, when "mutex wait" is high
 		runtime.SetMutexProfileFraction(1)
