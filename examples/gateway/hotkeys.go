@@ -29,10 +29,10 @@ import (
 // 0.040-0.049 for three quarters (README, "A hot key's fetch waits"). A cold
 // key never waits.
 //
-// A wait that ran out of time makes the next fetch of the key go at once, so
-// that a key whose readers do not come back in step (independent arrivals, or
-// more readers than the gateway serves within the linger) waits the linger on
-// at most every other fetch.
+// A wait that ran out of time makes the next fetch of the key that would wait
+// go at once, so that a key whose readers do not come back in step
+// (independent arrivals, or more readers than the gateway serves within the
+// linger) waits the linger on at most every other such fetch.
 //
 // A GET that joins during the wait gets a value fetched after it arrived (the
 // fetch has not left yet), so waiting weakens nothing that coalescing allows.
@@ -108,15 +108,19 @@ func (k *hotKeys) plan(h uint64) (need uint32, linger time.Duration) {
 		return 0, 0
 	}
 	s := &k.slots[h%hotSlots]
-	if s.h.Load() != h || s.late.Swap(false) {
+	if s.h.Load() != h {
 		return 0, 0
 	}
 	e := s.expect.Load()
 	if e < hotGets {
-		return 0, 0
+		return 0, 0 // a cold key: read only, no write to the slot's line
 	}
 	need = max(e*hotShareNum/hotShareDen, hotGets)
 	if s.gets.Load() >= need {
+		return 0, 0
+	}
+	// Only a fetch that would wait consumes the flag of a wait that ran out.
+	if s.late.Load() && s.late.CompareAndSwap(true, false) {
 		return 0, 0
 	}
 	return need, linger

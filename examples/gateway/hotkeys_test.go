@@ -46,6 +46,7 @@ func TestHotKeysPlan(t *testing.T) {
 		{"a cycle that shrank", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), false, hotGets}, {1, a, needFor(hotGets + 1), false, 0}}},
 		{"below hotGets again", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), false, 1}, {1, a, 0, false, 0}}},
 		{"after a timeout, once at once", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), true, hotGets}, {1, a, 0, false, hotGets}, {1, a, needFor(hotGets + 1), false, 0}}},
+		{"a timeout is spent only by a fetch that would wait", linger, []step{{big, a, 0, false, 0}, {1, a, needFor(big), true, hotGets}, {int(needFor(hotGets + 1)), a, 0, false, hotGets}, {1, a, 0, false, hotGets}, {1, a, needFor(hotGets + 1), false, 0}}},
 		{"another key", linger, []step{{big, a, 0, false, 0}, {1, b, 0, false, 0}, {1, a, 0, false, 0}}},
 		{"off", 0, []step{{big, a, 0, false, 0}, {1, a, 0, false, 0}}},
 	}
