@@ -51,7 +51,7 @@ func FuzzStore(f *testing.F) {
 			_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{k}})
 			_, existed := models[len(models)-2][string(k)]
 			if op%4 < 2 || (op%4 == 2 && existed) {
-				require.ErrorIs(t, err, memkv.ErrConflict)
+				require.ErrorIs(t, err, memkv.ErrConflict, "op %d (%#x) at read version %d", i, op, rv)
 			}
 			if i%7 == 0 {
 				s.GC()

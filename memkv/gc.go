@@ -91,11 +91,13 @@ func (s *Store) sweepLocked(sh *shard, n *node, h uint64) {
 		freed++
 	}
 	v.older.Store(nil)
-	if v == head && v.del {
-		// Readers at or above h see the key as absent either way, and no
-		// validation looks at versions <= h.
-		sh.l.remove(n.key)
-		s.idx.del(n.key)
+	// Readers at or above h see the key as absent either way, and no
+	// validation looks at versions <= h. n may be unlinked already: the
+	// incremental sweep's cursor can stand on an unlinked node and walk on
+	// through its stale next pointers, and a write may have put a new node
+	// under n's key since; remove touches only n itself.
+	if v == head && v.del && sh.l.remove(n) {
+		s.idx.del(n)
 		sh.keys.Add(-1)
 		freed++
 	}

@@ -50,9 +50,12 @@ func (ix *index) put(n *node) {
 	st.mu.Unlock()
 }
 
-func (ix *index) del(k []byte) {
-	st := ix.stripe(k)
+// del removes n's key if it maps to n (not to a node that replaced it).
+func (ix *index) del(n *node) {
+	st := ix.stripe(n.key)
 	st.mu.Lock()
-	delete(st.m, string(k))
+	if st.m[string(n.key)] == n {
+		delete(st.m, string(n.key))
+	}
 	st.mu.Unlock()
 }

@@ -142,23 +142,25 @@ func (l *list) getOrInsert(k []byte) *node {
 	return n
 }
 
-// remove unlinks the node for k if present. Writer only.
-func (l *list) remove(k []byte) {
+// remove unlinks n and reports whether it did: false if n is no longer in the
+// list (unlinked before, its key possibly held by a newer node). Writer only.
+func (l *list) remove(n *node) bool {
 	var prev [maxLevel]*node
 	x := &l.head
 	for i := int(l.level.Load()) - 1; i >= 0; i-- {
 		for {
 			nx := x.next[i].Load()
-			if nx == nil || bytes.Compare(nx.key, k) >= 0 {
+			if nx == nil || bytes.Compare(nx.key, n.key) >= 0 {
 				break
 			}
 			x = nx
 		}
 		prev[i] = x
 	}
-	n := x.next[0].Load()
-	if n == nil || !bytes.Equal(n.key, k) {
-		return
+	if x.next[0].Load() != n {
+		// n was unlinked already, and its key may have a new node since:
+		// that one is not n's to remove.
+		return false
 	}
 	// Unlink top-down so that the node stays reachable at level 0 until last.
 	for i := len(n.next) - 1; i >= 0; i-- {
@@ -167,6 +169,7 @@ func (l *list) remove(k []byte) {
 		}
 	}
 	l.n--
+	return true
 }
 
 // visible returns the value of n at read version rv.
