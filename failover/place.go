@@ -44,8 +44,11 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 			}
 			room[j] -= routed
 			in[j] += routed
-			t.Routes = append(t.Routes, Route{From: reg.Name, To: cfg.Regions[j].Name, Share: routed / l.Demand, Mechanism: m})
-			t.Regions[i].Out += routed / l.Demand
+			// routed is at most Want x Demand, but divided back by Demand it
+			// can round one ulp above 1.
+			share := math.Min(routed/l.Demand, 1)
+			t.Routes = append(t.Routes, Route{From: reg.Name, To: cfg.Regions[j].Name, Share: share, Mechanism: m})
+			t.Regions[i].Out += share
 		}
 		if len(reg.Ring) > 0 && reg.Knobs.Ring > 0 {
 			enabled = true
