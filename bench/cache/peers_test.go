@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/Yiling-J/theine-go"
 	"github.com/dgraph-io/ristretto/v2"
@@ -50,8 +51,21 @@ func (t tierkitKV) Len() int                    { return t.c.Len() }
 
 type otterKV struct{ c *otter.Cache[uint64, uint64] }
 
+// newOtter is otter as shipped: its default executor (go fn()), counted in
+// otterDrains, so that a benchmark can tell how often otter's maintenance ran.
 func newOtter(capacity int) kv {
-	return otterKV{otter.Must(&otter.Options[uint64, uint64]{MaximumSize: capacity})}
+	return otterKV{otter.Must(&otter.Options[uint64, uint64]{MaximumSize: capacity, Executor: countedGo})}
+}
+
+// otterDrains counts the maintenance runs that otter handed to its executor
+// (countedGo): each drains its read buffers, at most 16 buffered hits per
+// stripe, and its write buffer.
+var otterDrains atomic.Int64
+
+// countedGo is otter's default executor (go fn()) with a count.
+func countedGo(fn func()) {
+	otterDrains.Add(1)
+	go fn()
 }
 func (o otterKV) Get(k uint64) (uint64, bool) { return o.c.GetIfPresent(k) }
 func (o otterKV) Set(k, v uint64)             { o.c.Set(k, v) }

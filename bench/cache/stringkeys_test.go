@@ -31,7 +31,6 @@ func BenchmarkStringKeys(b *testing.B) {
 		order[i] = r.IntN(nkeys)
 	}
 	type getter = func(string) ([]byte, bool)
-	var otterDrains atomic.Int64
 	makers := []struct {
 		name string
 		make func() (getter, func(string, []byte))
@@ -46,10 +45,7 @@ func BenchmarkStringKeys(b *testing.B) {
 		{"otter", func() (getter, func(string, []byte)) {
 			// otter's default executor (go fn()), counted: each call is one
 			// drain of its read buffers.
-			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: func(fn func()) {
-				otterDrains.Add(1)
-				go fn()
-			}})
+			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: countedGo})
 			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
 		}},
 		{"otter-sync", func() (getter, func(string, []byte)) {
