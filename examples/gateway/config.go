@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -118,10 +120,23 @@ func loadConfig(path string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if c, err = decodeConfig(data); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// decodeConfig reads a configuration file's JSON; a field it does not know is
+// an error (a misspelt knob would otherwise be ignored).
+func decodeConfig(data []byte) (Config, error) {
+	var c Config
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, errors.New("data after the configuration object")
 	}
 	return c, nil
 }
@@ -227,5 +242,42 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MinLimit > c.MaxLimit {
 		return c, fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
 	}
-	return c, nil
+	return c, c.checkRanges()
+}
+
+// maxMemkvShards bounds the embedded backend's shards: each is a store of its
+// own in this process.
+const maxMemkvShards = 1024
+
+// checkRanges rejects the values that the components below do not check
+// themselves (shed, aimd, batcher and cache refuse their own bad settings)
+// and that would otherwise be taken silently: a negative limit refused every
+// connection or command, a negative timeout closed every connection at once,
+// no memkv shard left nothing to route to. It runs after the defaults, so a
+// zero here is a default already and only out-of-range values remain.
+func (c Config) checkRanges() error {
+	if c.Backend.Kind == "memkv" && (c.Backend.Shards < 1 || c.Backend.Shards > maxMemkvShards) {
+		return fmt.Errorf("gateway: backend shards %d: want 1 to %d", c.Backend.Shards, maxMemkvShards)
+	}
+	if c.Backend.Pool < 1 {
+		return fmt.Errorf("gateway: backend pool %d: want at least 1 (0: the default, 8)", c.Backend.Pool)
+	}
+	if !(c.TargetCPU > 0 && c.TargetCPU <= 1) {
+		return fmt.Errorf("gateway: target_cpu %v: want a share of the CPU, 0 < t <= 1 (0: the default, 0.9)", c.TargetCPU)
+	}
+	l := c.Limits
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"max_conns", l.MaxConns}, {"max_args", l.MaxArgs}, {"max_request_bytes", l.MaxRequestBytes},
+		{"max_pipeline", l.MaxPipeline}, {"max_tx_commands", l.MaxTxCommands}} {
+		if v.n < 1 {
+			return fmt.Errorf("gateway: limits %s %d: want at least 1 (0: the default)", v.name, v.n)
+		}
+	}
+	if l.IdleTimeout < 0 || l.WriteTimeout < 0 {
+		return fmt.Errorf("gateway: limits idle_timeout %v, write_timeout %v: want >= 0 (0: the default)",
+			time.Duration(l.IdleTimeout), time.Duration(l.WriteTimeout))
+	}
+	return nil
 }
