@@ -15,11 +15,22 @@ import (
 // version; it returns the current one. The store keeps no reference to req or
 // its slices.
 func (s *Store) Commit(ctx context.Context, req *CommitRequest) (uint64, error) {
+	return s.commit(ctx, req, false)
+}
+
+// commit is Commit; a blind commit (Put, Delete: writes only) takes the newest
+// version as its read version under the commit lock, so that the horizon
+// cannot pass it meanwhile: it has nothing to validate, and failing it as too
+// old would only make its caller retry.
+func (s *Store) commit(ctx context.Context, req *CommitRequest, blind bool) (uint64, error) {
 	cfg := s.cfg.Load()
 	if err := s.beforeCommit(ctx, cfg, req); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
+	if blind {
+		req.ReadVersion = s.visible.Load()
+	}
 	v, err := s.commitLocked(cfg, req)
 	s.mu.Unlock()
 	if err != nil {
@@ -33,17 +44,19 @@ func (s *Store) Commit(ctx context.Context, req *CommitRequest) (uint64, error) 
 }
 
 // Put writes key = value blindly (no reads to validate) and returns the
-// commit version. A nil value is stored as empty.
+// commit version. A nil value is stored as empty. It commits at the newest
+// read version, so other commits never make it fail with ErrTooOld.
 func (s *Store) Put(ctx context.Context, key, value []byte) (uint64, error) {
 	if value == nil {
 		value = []byte{}
 	}
-	return s.Commit(ctx, &CommitRequest{ReadVersion: s.ReadVersion(), Sets: [][]byte{key, value}})
+	return s.commit(ctx, &CommitRequest{Sets: [][]byte{key, value}}, true)
 }
 
-// Delete deletes key blindly and returns the commit version.
+// Delete deletes key blindly and returns the commit version; like Put, it
+// never fails with ErrTooOld.
 func (s *Store) Delete(ctx context.Context, key []byte) (uint64, error) {
-	return s.Commit(ctx, &CommitRequest{ReadVersion: s.ReadVersion(), Sets: [][]byte{key, nil}})
+	return s.commit(ctx, &CommitRequest{Sets: [][]byte{key, nil}}, true)
 }
 
 func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitRequest) error {
