@@ -34,8 +34,10 @@
 //
 // Versions older than the newest minus Config.HistoryVersions fall behind the
 // horizon: reads and commits at such a read version fail with [ErrTooOld]
-// (restart the transaction). Each commit sweeps Config.GCStep keys; [Store.GC]
-// sweeps everything. The horizon moves only under the commit mutex, so
+// (restart the transaction); the blind writes [Store.Put] and [Store.Delete]
+// take the newest version and never do. Each commit sweeps Config.GCStep
+// keys; [Store.GC] sweeps everything, and may run beside the commits' sweeps
+// (a key it collects and a later write re-creates is never unlinked again). The horizon moves only under the commit mutex, so
 // validation never races with the collection of a version it needs; readers
 // re-check the horizon after reading.
 //
