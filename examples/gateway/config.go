@@ -200,9 +200,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)
 	}
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
-	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
-		return c, fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
-	}
 	c.HotLinger = or(c.HotLinger, Duration(defaultHotLinger))
 	if c.NoHotLinger {
 		c.HotLinger = 0
@@ -216,14 +213,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("gateway: otel %q: want \"off\" or \"stdout\"", c.OTel)
 	}
 	c.OTelSample = or(c.OTelSample, 1)
-	if c.OTelSample < 0 || c.OTelSample > 1 {
-		return c, fmt.Errorf("gateway: otel_sample %v: want 0 < r <= 1", c.OTelSample)
-	}
 	c.MaxBatch = or(c.MaxBatch, 128)
 	c.CacheStaleness = or(c.CacheStaleness, Duration(time.Second))
-	if c.CacheCapacity < 0 {
-		return c, fmt.Errorf("gateway: cache_capacity %d: want >= 0 (0: no caching tier)", c.CacheCapacity)
-	}
 	c.MaxInFlight = or(c.MaxInFlight, 1024)
 	c.RequestTimeout = or(c.RequestTimeout, Duration(5*time.Second))
 	c.TargetCPU = or(c.TargetCPU, 0.9)
@@ -239,9 +230,6 @@ func (c Config) withDefaults() (Config, error) {
 	l.MaxTxCommands = or(l.MaxTxCommands, 1024)
 	l.IdleTimeout = or(l.IdleTimeout, Duration(5*time.Minute))
 	l.WriteTimeout = or(l.WriteTimeout, Duration(10*time.Second))
-	if c.MinLimit > c.MaxLimit {
-		return c, fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
-	}
 	return c, c.checkRanges()
 }
 
@@ -249,13 +237,26 @@ func (c Config) withDefaults() (Config, error) {
 // own in this process.
 const maxMemkvShards = 1024
 
-// checkRanges rejects the values that the components below do not check
-// themselves (shed, aimd, batcher and cache refuse their own bad settings)
-// and that would otherwise be taken silently: a negative limit refused every
-// connection or command, a negative timeout closed every connection at once,
-// no memkv shard left nothing to route to. It runs after the defaults, so a
-// zero here is a default already and only out-of-range values remain.
+// checkRanges rejects out-of-range values, other than those the components
+// below check themselves (shed, aimd, batcher and cache refuse their own bad
+// settings): unchecked, a negative limit refused every connection or command,
+// a negative timeout closed every connection at once, no memkv shard left
+// nothing to route to. It runs after the defaults, so a zero here is a
+// default already (or, for hot_linger, no_hot_linger) and only out-of-range
+// values remain.
 func (c Config) checkRanges() error {
+	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
+		return fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
+	}
+	if c.OTelSample < 0 || c.OTelSample > 1 {
+		return fmt.Errorf("gateway: otel_sample %v: want 0 < r <= 1", c.OTelSample)
+	}
+	if c.CacheCapacity < 0 {
+		return fmt.Errorf("gateway: cache_capacity %d: want >= 0 (0: no caching tier)", c.CacheCapacity)
+	}
+	if c.MinLimit > c.MaxLimit {
+		return fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
+	}
 	if c.Backend.Kind == "memkv" && (c.Backend.Shards < 1 || c.Backend.Shards > maxMemkvShards) {
 		return fmt.Errorf("gateway: backend shards %d: want 1 to %d", c.Backend.Shards, maxMemkvShards)
 	}
