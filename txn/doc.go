@@ -20,7 +20,9 @@
 // Isolation: [Serializable] (default) validates every read, point and range,
 // so write skew and phantoms are caught; [Snapshot] validates writes against
 // writes (first committer wins); [ReadCommitted] reads the latest version at
-// each read and validates nothing. A range read cut short by its limit
+// each read and validates only the explicit read conflicts
+// ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), against the version
+// at Begin; with none it commits at the newest version and is never too old. A range read cut short by its limit
 // records only the part up to the last key returned, so writes beyond it do
 // not cause false conflicts.
 //

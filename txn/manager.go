@@ -143,10 +143,10 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	m.next++
 	h := &held{id: m.next, begun: now, tx: tx}
 	h.lastUsed.Store(now.UnixNano())
+	tx.onDone = func(tx *Tx) { m.done(h, tx) } // before h is visible to Reap and Do
+	m.st.begun.Add(1)
 	m.txns[h.id] = h
 	m.mu.Unlock()
-	tx.onDone = func(tx *Tx) { m.done(h, tx) }
-	m.st.begun.Add(1)
 	return h.id, nil
 }
 

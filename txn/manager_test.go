@@ -142,3 +142,37 @@ func TestManagerConcurrentClients(t *testing.T) {
 	assert.Equal(t, 0, st.Active)
 	assert.Equal(t, int64(0), st.MemoryBytes)
 }
+
+// Begin publishes the transaction in the manager's map before it sets the
+// Tx's finish hook (tx.onDone), outside any lock. A Reap running meanwhile
+// rolls the transaction back through a hook it reads racily, possibly nil:
+// the manager then never counts the rollback.
+func TestManagerBeginRacesReap(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	m, err := txn.NewManager(s, txn.ManagerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				m.Reap(time.Now().Add(time.Hour)) // everything held is expired at this now
+			}
+		}
+	})
+	for range 20000 {
+		_, _ = m.Begin(txn.Options{})
+	}
+	close(stop)
+	wg.Wait()
+	m.Reap(time.Now().Add(time.Hour))
+	st := m.Stats()
+	if ended := st.Committed + st.RolledBack + st.Failed + st.Unknown; ended != st.Begun || st.ReapedIdle+st.ReapedAge != st.RolledBack {
+		t.Errorf("begun %d, ended %d, rolled back %d, reaped %d", st.Begun, ended, st.RolledBack, st.ReapedIdle+st.ReapedAge)
+	}
+}

@@ -78,7 +78,10 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 	var err error
 	for attempt := 0; attempt < pol.MaxAttempts; attempt++ {
 		if attempt > 0 {
-			ceil := min(pol.MaxBackoff, pol.BaseBackoff<<min(attempt-1, 30))
+			ceil := pol.MaxBackoff
+			if sh := min(attempt-1, 30); pol.BaseBackoff <= pol.MaxBackoff>>sh {
+				ceil = pol.BaseBackoff << sh // cannot overflow: at most MaxBackoff
+			}
 			d := rand.N(ceil + 1)
 			if time.Since(start)+d > pol.MaxElapsed {
 				break

@@ -3,6 +3,7 @@ package txn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -98,5 +99,32 @@ func TestRunBudgets(t *testing.T) {
 		assert.Equal(t, appErr, err)
 		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: -1}, put)
 		assert.EqualError(t, err, "txn: RetryPolicy fields must not be negative")
+	})
+}
+
+// A valid policy (BaseBackoff <= MaxBackoff, enough attempts and time) must
+// not make Run panic: BaseBackoff<<(attempt-1) overflows int64 for a base of
+// about 8.6 s or more once attempt-1 reaches 30.
+func TestRunLongBackoffNoOverflow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{})
+		pol := txn.RetryPolicy{MaxAttempts: 40, MaxElapsed: 1000 * time.Hour,
+			BaseBackoff: 10 * time.Second, MaxBackoff: 10 * time.Second}
+		attempts := 0
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic after %d attempts: %v", attempts, p)
+				}
+			}()
+			_, err = txn.Run(ctx, s, txn.Options{}, pol, func(tx *txn.Tx) error {
+				attempts++
+				return txn.ErrTransient // retryable
+			})
+		}()
+		if !errors.Is(err, txn.ErrRetriesExhausted) || attempts != 40 {
+			t.Fatalf("Run: attempts=%d err=%v; want 40 attempts and ErrRetriesExhausted", attempts, err)
+		}
 	})
 }

@@ -333,7 +333,10 @@ func (tx *Tx) Request() *CommitRequest {
 	if snapshot {
 		r.ReadRanges = append(r.ReadRanges, tx.c.wb.clears...)
 	}
-	if tx.opt.Isolation == ReadCommitted {
+	if tx.opt.Isolation == ReadCommitted && len(r.ReadKeys) == 0 && len(r.ReadRanges) == 0 {
+		// Nothing to validate: commit at the newest version, never too old.
+		// Explicit read conflicts (AddReadConflictKey/Range) keep the Begin
+		// version, so that writes after it are caught.
 		r.ReadVersion = tx.eng.ReadVersion()
 	}
 	return r

@@ -313,3 +313,25 @@ func TestHandedOutValuesSurviveBufferReuse(t *testing.T) {
 	assert.Equal(t, "mine", string(held))
 	assert.Equal(t, []string{"r1=ranged"}, keysOf(kvs))
 }
+
+// AddReadConflictKey: "makes the commit fail if key was written after the read
+// version, as if the transaction had read it (at any isolation level)".
+func TestExplicitReadConflictEveryIsolation(t *testing.T) {
+	for _, iso := range []txn.Isolation{txn.Serializable, txn.Snapshot, txn.ReadCommitted} {
+		t.Run(iso.String(), func(t *testing.T) {
+			s := newStore(t, memkv.Config{})
+			seed(t, s, "k", "0")
+			tx := begin(t, s, iso)
+			if err := tx.AddReadConflictKey(b("k")); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Put(b("other"), b("x")); err != nil {
+				t.Fatal(err)
+			}
+			seed(t, s, "k", "1") // written after tx's read version
+			if _, err := tx.Commit(ctx); !errors.Is(err, txn.ErrConflict) {
+				t.Errorf("%v: Commit = %v, want a conflict on k (read version %d)", iso, err, tx.ReadVersion())
+			}
+		})
+	}
+}
