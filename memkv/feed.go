@@ -40,6 +40,7 @@ type Subscription struct {
 
 	s      *Store
 	notify chan struct{} // capacity 1: "buffer may be non-empty"
+	done   chan struct{} // closed by Close: wakes every pending Next
 
 	mu       sync.Mutex // protects the fields below
 	buf      []Event    // ring
@@ -56,6 +57,7 @@ func (s *Store) Subscribe() *Subscription {
 		Start:  s.visible.Load(),
 		s:      s,
 		notify: make(chan struct{}, 1),
+		done:   make(chan struct{}),
 		buf:    make([]Event, s.cfg.Load().FeedBuffer),
 	}
 	s.subs = append(s.subs, sub)
@@ -148,6 +150,7 @@ func (sub *Subscription) Next(ctx context.Context) (Event, error) {
 		}
 		select {
 		case <-sub.notify:
+		case <-sub.done:
 		case <-ctx.Done():
 			return Event{}, ctx.Err()
 		}
@@ -168,11 +171,10 @@ func (sub *Subscription) Close() {
 	}
 	s.mu.Unlock()
 	sub.mu.Lock()
-	sub.closed = true
-	sub.buf = nil
-	sub.mu.Unlock()
-	select {
-	case sub.notify <- struct{}{}:
-	default:
+	if !sub.closed {
+		sub.closed = true
+		sub.buf = nil
+		close(sub.done)
 	}
+	sub.mu.Unlock()
 }

@@ -132,3 +132,26 @@ func TestNextHonoursContextAndDelay(t *testing.T) {
 		assert.Equal(t, time.Second, time.Since(start), "delayed by Faults.Delay (virtual time)")
 	})
 }
+
+// TestCloseWakesEveryPendingNext: Close wakes every Next blocked on the
+// subscription (it is safe for concurrent use), each with ErrClosed; a single
+// wake-up token left the others blocked until their contexts ended.
+func TestCloseWakesEveryPendingNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := memkv.New(memkv.Config{})
+		require.NoError(t, err)
+		sub := s.Subscribe()
+		errs := make(chan error, 3)
+		for range 3 {
+			go func() {
+				_, err := sub.Next(context.Background())
+				errs <- err
+			}()
+		}
+		synctest.Wait() // all three blocked in Next
+		sub.Close()
+		for range 3 {
+			assert.ErrorIs(t, <-errs, memkv.ErrClosed)
+		}
+	})
+}
