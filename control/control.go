@@ -3,6 +3,7 @@ package control
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -398,7 +399,10 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 		r.tokensAt = now
 	}
 	if r.tokens < 1 {
-		wait := time.Duration((1 - r.tokens) / r.cfg.Rate * float64(time.Second))
+		wait := time.Duration(math.MaxInt64)
+		if w := (1 - r.tokens) / r.cfg.Rate * float64(time.Second); w < float64(math.MaxInt64) {
+			wait = time.Duration(w)
+		}
 		return &RateLimitError{RetryAfter: max(wait, time.Nanosecond)}
 	}
 	if !dry {

@@ -124,7 +124,7 @@ func decodeStrict(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest{err}
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{errors.New("trailing data after the JSON object")}
 	}
 	return nil

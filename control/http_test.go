@@ -2,12 +2,14 @@ package control_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,5 +92,40 @@ func TestHTTPStateNotEncodable(t *testing.T) {
 		body := rec.Body.String()
 		assert.Contains(t, body, `"queued": 3`, path)
 		assert.Contains(t, body, `"error": "json: unsupported value: NaN"`, path)
+	}
+}
+
+// DecodeRequest: "unknown fields and trailing data are errors".
+func TestDecodeRequestTrailingData(t *testing.T) {
+	for _, tail := range []string{` {}`, ` x`, `}`, `]`, `]]]}}`} {
+		body := `{"who":"op","changes":[{"knob":"a","value":1}]}` + tail
+		if _, err := control.DecodeRequest([]byte(body)); err == nil {
+			t.Errorf("DecodeRequest(%q) accepted trailing data %q", body, tail)
+		}
+	}
+}
+
+// RetryAfter must say how long until a change would be accepted: with one
+// token per 1e10 s that is 1e10 s, not 1 ns (float->Duration overflow).
+func TestRetryAfterTinyRate(t *testing.T) {
+	reg, err := control.New(control.Config{Rate: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x int64
+	if err := reg.RegisterInt(control.IntKnob{Name: "x", Apply: func(v int64) error { x = v; _ = x; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := reg.ApplyAt(now, control.Request{Changes: []control.Change{{Knob: "x", Value: control.Int(1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = reg.ApplyAt(now, control.Request{Changes: []control.Change{{Knob: "x", Value: control.Int(2)}}})
+	var rl *control.RateLimitError
+	if !errors.As(err, &rl) {
+		t.Fatalf("second change: %v, want a *RateLimitError", err)
+	}
+	if rl.RetryAfter < time.Hour {
+		t.Errorf("RetryAfter = %v, want about 1e10 s (capped at the largest Duration)", rl.RetryAfter)
 	}
 }
