@@ -1,6 +1,7 @@
 package shed
 
 import (
+	"math"
 	"time"
 )
 
@@ -226,7 +227,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	t := s.state(tenant)
 	p := clamp(priority, len(t.buckets))
 	b := &t.buckets[p]
-	if b.n > 0 && (b.n >= s.cfg.maxQueue || b.cost+cost > s.cfg.maxQueueCost) {
+	if b.n > 0 && (b.n >= s.cfg.maxQueue || cost > s.cfg.maxQueueCost-b.cost) {
 		s.countShed(t, p, ReasonBucketFull, at)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
@@ -236,7 +237,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	} else if at-b.lastEmpty > s.cfg.queueDeadline && t.over(at) {
 		dl, standing = s.cfg.standingDeadline, true
 	}
-	due := at + dl
+	due := satAdd(at, dl)
 	if b.tail != nil {
 		// Deadlines never decrease along a bucket, so that expiring its head
 		// is exact: a request is not shed before the ones ahead of it.
@@ -268,7 +269,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	if t.list == notListed {
 		// A tenant that was not listed joins the fresh list (the old list if
 		// it is over its share) with one quantum of credit.
-		t.deficit, t.inTurn, t.visiting = s.cfg.quantum*t.weight, true, false
+		t.deficit, t.inTurn, t.visiting = sat(s.cfg.quantum, t.weight), true, false
 		if t.over(at) {
 			t.list = inOld
 			s.old.pushBack(t)
@@ -311,6 +312,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		s.unlistAll()
 		return v, 0, false
 	}
+	spins := 0
 	for {
 		t, fresh := s.fresh.head, true
 		if t == nil {
@@ -328,7 +330,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		p := t.top()
 		n := t.buckets[p].head
 		if !t.inTurn {
-			t.deficit += s.cfg.quantum * t.weight
+			t.deficit = satAdd(t.deficit, sat(s.cfg.quantum, t.weight))
 			t.inTurn = true
 		}
 		if !t.visiting {
@@ -343,6 +345,13 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		if t.deficit < n.cost {
 			t.inTurn, t.visiting = false, false
 			s.requeue(t, fresh, at)
+			if spins++; spins > s.fresh.n+s.old.n && !noSkipRounds {
+				// A whole round served nothing: grant the rounds that
+				// would serve nobody at once (a costly request with a
+				// small quantum took cost/quantum rounds, one at a time).
+				s.skipRounds()
+				spins = 0
+			}
 			continue
 		}
 		if n.cost > avail {
@@ -526,7 +535,7 @@ func (s *Scheduler[T]) markOver(t *tenantState[T], at int64, byLevel bool) {
 			s.overByShed++
 		}
 	}
-	t.overUntil = at + s.cfg.overShareWindow
+	t.overUntil = satAdd(at, s.cfg.overShareWindow)
 }
 
 // over reports whether t had a request shed within OverShareWindow before at.
@@ -577,4 +586,41 @@ func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
 	v, cost = n.v, n.cost
 	s.Remove(now, Handle[T]{n: n, gen: n.gen}, ReasonClosed)
 	return v, cost, true
+}
+
+// noSkipRounds turns skipRounds off, for the test that checks it changes no
+// decision.
+var noSkipRounds = false
+
+// skipRounds adds to every tenant of the list Pop serves (fresh if any) the
+// quanta of the rounds that would pass before the first of them could serve
+// its head: exactly what visiting them round after round would add.
+func (s *Scheduler[T]) skipRounds() {
+	l := &s.fresh
+	if l.head == nil {
+		l = &s.old
+	}
+	r := int64(math.MaxInt64)
+	for t := l.head; t != nil; t = t.rnext {
+		if t.queued == 0 {
+			return // Pop unlists it next: progress
+		}
+		q := sat(s.cfg.quantum, t.weight)
+		need := t.buckets[t.top()].head.cost - t.deficit
+		r = min(r, (need-1)/q) // rounds that leave it short
+	}
+	if r <= 0 || r == math.MaxInt64 {
+		return
+	}
+	for t := l.head; t != nil; t = t.rnext {
+		t.deficit = satAdd(t.deficit, sat(r, sat(s.cfg.quantum, t.weight)))
+	}
+}
+
+// satAdd returns a+b for b >= 0, saturated at MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -48,7 +48,9 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 func (s *Scheduler[T]) nextWindow(at int64) {
 	w := &s.share
 	switch {
-	case w.id == 0:
+	case w.id == 0, at-w.start-s.cfg.overShareWindow >= s.cfg.overShareWindow:
+		// No window yet, or the previous window served nothing (this one
+		// opens after a gap): nothing was backlogged over its share then.
 		w.level = 0
 	case w.maxOld > 0:
 		w.level = w.maxOld

@@ -187,16 +187,34 @@ func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter]) (func(
 		return w.result()
 	case <-ctx.Done():
 	}
-	s.mu.Lock()
-	if s.sched.Remove(time.Now(), h, 0) {
-		s.mu.Unlock()
+	if s.cancel(h) {
 		return nil, ctx.Err()
 	}
-	s.mu.Unlock()
 	// Decided concurrently with ctx: the decision stands (the dispatcher
 	// already counted it), so return it rather than leak capacity.
 	<-w.ch
 	return w.result()
+}
+
+// cancel takes the request of a waiter whose context ended out of its queue,
+// and reports whether it was still there. The request may have been the head
+// that did not fit, holding back cheaper ones behind it: those that fit now
+// are admitted here, not at the next release. Not inlined, so that its
+// dispatch buffer stays off wait's frame (the stack of every queued request).
+//
+//go:noinline
+func (s *Shedder) cancel(h Handle[*waiter]) bool {
+	s.mu.Lock()
+	now := time.Now()
+	if !s.sched.Remove(now, h, 0) {
+		s.mu.Unlock()
+		return false
+	}
+	var buf [readyLen]*waiter
+	ready := s.dispatchLocked(now, buf[:0])
+	s.mu.Unlock()
+	notify(ready)
+	return true
 }
 
 // armLocked sets the shared deadline sweep to fire at at. One timer serves
@@ -227,6 +245,10 @@ func (s *Shedder) sweepDeadlines() {
 		// A request is late once now passes its deadline; the timer fires at
 		// the deadline itself.
 		next, ok := s.sched.expire(s.sched.at(now)+1, expired)
+		if len(ready) > 0 {
+			// An expired head may have held back requests that fit now.
+			ready = s.dispatchLocked(now, ready)
+		}
 		if ok {
 			s.armLocked(s.sched.epoch.Add(time.Duration(next)))
 		}
@@ -268,7 +290,7 @@ func (s *Shedder) fastLocked(tenant string, priority int, cost int64) *ticket {
 	if s.closed || s.sched.queued > 0 {
 		return nil
 	}
-	if s.inflight > 0 && s.inflight+cost > s.limitLocked() {
+	if s.inflight > 0 && cost > s.limitLocked()-s.inflight {
 		return nil
 	}
 	if s.fast++; s.fast%clockEvery == 0 {

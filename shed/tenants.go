@@ -194,10 +194,10 @@ func (s *Scheduler[T]) evictOldest() {
 		if sl.h == 0 {
 			continue
 		}
-		seen++
 		if sl.t.list != notListed { // listed tenants may have queued requests
 			continue
 		}
+		seen++
 		if victim < 0 || s.age(sl) > s.age(&slots[victim]) {
 			victim = i
 		}
