@@ -61,9 +61,19 @@ func (l *Limiter) SetConfig(cfg Config) error {
 		return err
 	}
 	l.mu.Lock()
+	wasRate := l.cfg.MaxRate > 0
+	if l.cfg.Manual && !c.Manual || c.Period < l.cfg.Period {
+		// The lazy loop was parked (Manual) or waits out a longer period:
+		// the next admission steps and re-arms it. Other changes keep the
+		// schedule, so frequent SetConfig calls do not add steps.
+		l.nextStep.Store(0)
+	}
 	l.cfg = c
 	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
 	l.rate = clampF(l.rate, c.rateP.Min, c.rateP.Max)
+	if !wasRate && c.MaxRate > 0 { // a bucket enabled now starts at MaxRate, full
+		l.rate, l.tokens, l.refilled = c.MaxRate, l.burstLocked(), time.Time{}
+	}
 	l.recLimit.Mark, l.recRate.Mark = min(l.recLimit.Mark, c.limitP.Max), min(l.recRate.Mark, c.rateP.Max)
 	if !c.Recover {
 		l.recLimit, l.recRate = RecoverState{}, RecoverState{}

@@ -74,15 +74,22 @@ func readV2(root, mnt string) (time.Duration, float64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if usec < 0 || usec > math.MaxInt64/int64(time.Microsecond) {
+		return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
+	}
 	cores := float64(runtime.NumCPU())
 	if b, err := os.ReadFile(filepath.Join(dir, "cpu.max")); err == nil {
 		f := strings.Fields(string(b))
-		if len(f) == 2 && f[0] != "max" {
-			q, err1 := strconv.ParseFloat(f[0], 64)
-			p, err2 := strconv.ParseFloat(f[1], 64)
-			if err1 == nil && err2 == nil && q > 0 && p > 0 {
-				cores = q / p
+		if len(f) != 2 {
+			return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+		}
+		if f[0] != "max" {
+			q, err1 := strconv.ParseInt(f[0], 10, 64)
+			p, err2 := strconv.ParseInt(f[1], 10, 64)
+			if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
+				return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
 			}
+			cores = float64(q) / float64(p)
 		}
 	}
 	return time.Duration(usec) * time.Microsecond, cores, nil
@@ -98,6 +105,9 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 			continue
 		}
 		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && ns < 0 {
+			err = errors.New("negative")
+		}
 		if err != nil {
 			return 0, 0, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
 		}
@@ -112,8 +122,11 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 		dir := cgroupDir(root, filepath.Join(mnt, d), hasController("cpu"))
 		q, err1 := readInt(filepath.Join(dir, "cpu.cfs_quota_us"))
 		p, err2 := readInt(filepath.Join(dir, "cpu.cfs_period_us"))
-		if err1 != nil || err2 != nil {
+		if errors.Is(err1, os.ErrNotExist) || errors.Is(err2, os.ErrNotExist) {
 			continue
+		}
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, 0, fmt.Errorf("aimd: cgroup v1 CFS quota: %w", err)
 		}
 		if q > 0 && p > 0 {
 			cores = float64(q) / float64(p)

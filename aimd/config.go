@@ -97,6 +97,15 @@ func (c Config) validate() (config, error) {
 	if c.Increase < 0 || c.RateIncrease < 0 {
 		errs = append(errs, errors.New("aimd: negative Increase"))
 	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Increase", c.Increase}, {"Gain", c.Gain}, {"Decrease", c.Decrease}, {"MinRate", c.MinRate},
+		{"MaxRate", c.MaxRate}, {"RateIncrease", c.RateIncrease}, {"MemoryHigh", c.MemoryHigh}, {"MemoryLow", c.MemoryLow}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			errs = append(errs, fmt.Errorf("aimd: %s %v is not a finite number", f.name, f.v))
+		}
+	}
 	if c.Decrease < 0 || c.Decrease >= 1 {
 		errs = append(errs, fmt.Errorf("aimd: Decrease %v not in (0, 1)", c.Decrease))
 	}
