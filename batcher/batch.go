@@ -3,6 +3,7 @@ package batcher
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -272,7 +273,9 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 		}
 	}()
 
-	dl := now + int64(cfg.FlushTimeout)
+	// Saturated (with a millisecond to spare for doneAt's rounding): a
+	// FlushTimeout of the largest Duration means no timeout, not 1734.
+	dl := now + min(int64(cfg.FlushTimeout), math.MaxInt64-now-int64(time.Millisecond))
 	// Not part of the pooled batch: a flush may keep its context after it
 	// returns (a context derived from it watches it from a goroutine).
 	ctx := &flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now)}
