@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,14 +173,14 @@ func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context)
 		led.Store(true)
 		return c.fill(ctx, key, load)
 	})
-	if !led.Load() {
+	if !led.Load() && (err == nil || err != ctx.Err()) { // shared a flight, did not just leave
 		c.stats.coalesced.Add(1)
 		if err == nil && cfg.MaxStaleness > 0 && asked-res.at > int64(cfg.MaxStaleness) {
 			// The shared load started more than the bound before this read
 			// (a load slower than the bound): its value may be staler than the
 			// contract allows, so this caller loads for itself.
 			c.stats.staleBypass.Add(1)
-			res, err = c.fill(ctx, key, load)
+			res, err = c.fillRecovered(ctx, key, load)
 		}
 	}
 	return res.val, err
@@ -321,12 +322,33 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	// or bumps the sequence.
 	startedAt := c.vouchTime(c.cfg.Load())
 	c.stats.loads.Add(1)
+	ended := false
+	defer func() {
+		if !ended { // load panicked or called runtime.Goexit: end the fill, storing nothing
+			c.stats.loadErrors.Add(1)
+			var zero V
+			c.endFill(r, key, zero, false, startedAt)
+		}
+	}()
 	v, err := load(ctx)
+	ended = true
 	if err != nil {
 		c.stats.loadErrors.Add(1)
 	}
 	c.endFill(r, key, v, err == nil, startedAt)
 	return loaded[V]{val: v, at: startedAt}, err
+}
+
+// fillRecovered is fill outside coalesce (a read that bypasses a slow shared
+// load): a panic in load is returned as a *coalesce.PanicError, as it is to
+// the readers of a shared load.
+func (c *Cache[K, V]) fillRecovered(ctx context.Context, key K, load func(context.Context) (V, error)) (res loaded[V], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &coalesce.PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return c.fill(ctx, key, load)
 }
 
 // fillRecord is a fill registered by startFill: the key's shard, its hash,

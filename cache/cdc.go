@@ -25,7 +25,9 @@ type Event[K comparable, V any] struct {
 	// Key is the changed key (Write, Delete).
 	Key K
 	// Version orders the changes of one key, and is the watermark of a
-	// Checkpoint. Zero means unknown: the event always applies.
+	// Checkpoint. Zero means unknown: a Write or Delete with it always
+	// applies; a Checkpoint's zero is the oldest watermark, so it applies
+	// only while every watermark seen is zero (a stream without versions).
 	Version uint64
 	// Value is the new value of a Write when Refill is set.
 	Value V

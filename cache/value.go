@@ -13,7 +13,10 @@ import (
 //     the value before the time and a reader loads the time before the value,
 //     so a reader that sees a new time also sees the new value; the reverse
 //     pairing (an older time with the newer value) only makes the value look
-//     older than it is, which the staleness bound tolerates.
+//     older than it is, which the staleness bound tolerates. That holds only
+//     while the time does not go back, so an update whose time is older (a
+//     refill, vouched by checkpoints only; a slow fill) replaces the entry
+//     as for other values.
 //   - other values live in the entry's val, which never changes: an update
 //     replaces the entry in its index slot with a new one (one allocation,
 //     the same node), so a reader always sees a value with its own version
@@ -72,7 +75,11 @@ func (c *Cache[K, V]) newEntry(key K, h uint64, p *node[K], it item[V]) *entry[K
 // update stores it as the value of e, which is in s's index. The caller holds
 // s.mu.
 func (c *Cache[K, V]) update(s *shard[K, V], e *entry[K, V], it item[V]) {
-	if c.word {
+	if c.word && it.freshAt >= e.freshAt.Load() {
+		// In place only when the time does not go back: a reader may pair
+		// the old time with the new value, which must not make the value
+		// look fresher than it is (a refill stores time 0, a slow fill an
+		// older start). Otherwise a new entry, as for other values.
 		e.bits.Store(toBits(it.val)) // value before time: see above
 		e.freshAt.Store(it.freshAt)
 		e.version = it.version
