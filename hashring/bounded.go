@@ -94,7 +94,18 @@ var _ LoadReporter = (*Loads)(nil)
 
 // Acquire counts one more request in flight on node id.
 func (l *Loads) Acquire(id string) {
-	l.counter(id).Add(1)
+	for {
+		c := l.counter(id)
+		v := c.Load()
+		if v == retired { // Forget is dropping this counter: wait for its new map
+			l.mu.Lock()
+			l.mu.Unlock()
+			continue
+		}
+		if c.CompareAndSwap(v, v+1) {
+			break
+		}
+	}
 	l.total.Add(1)
 	l.acquires.Add(1)
 }
@@ -120,7 +131,7 @@ func (l *Loads) Release(id string) {
 func (l *Loads) Load(id string) int64 {
 	if m := l.counters.Load(); m != nil {
 		if c := (*m)[id]; c != nil {
-			return c.Load()
+			return max(c.Load(), 0)
 		}
 	}
 	return 0
@@ -135,7 +146,7 @@ func (l *Loads) Forget(id string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	old := l.counters.Load()
-	if old == nil || (*old)[id] == nil || (*old)[id].Load() != 0 {
+	if old == nil || (*old)[id] == nil || !(*old)[id].CompareAndSwap(0, retired) {
 		return false
 	}
 	next := make(map[string]*atomic.Int64, len(*old))
@@ -147,6 +158,9 @@ func (l *Loads) Forget(id string) bool {
 	l.counters.Store(&next)
 	return true
 }
+
+// retired marks a counter Forget dropped; Acquire retries on a fresh one.
+const retired = math.MinInt64
 
 // LoadStats is a snapshot of a [Loads].
 type LoadStats struct {

@@ -65,7 +65,7 @@ func Unmarshal(data []byte) (*Ring, error) {
 	nodes := make([]Node, 0, count)
 	for range count {
 		l, k := binary.Uvarint(p)
-		if k <= 0 || uint64(len(p)-k) < l+8 {
+		if k <= 0 || l > uint64(len(p)-k) || uint64(len(p)-k)-l < 8 {
 			return nil, fmt.Errorf("%w: truncated node", ErrCorrupt)
 		}
 		id := string(p[k : k+int(l)])

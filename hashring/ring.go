@@ -102,12 +102,19 @@ func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
 			dst = append(dst, id)
 		}
 	}
-	// Unlucky probes (a tiny node among giants): take the rest in index order.
-	for i := 0; i < len(r.nodes) && len(dst)-start < want; i++ {
-		j := (int(h%uint64(len(r.nodes))) + i) % len(r.nodes)
-		if id := r.nodes[j].ID; r.counts[j] > 0 && !slices.Contains(dst[start:], id) {
-			dst = append(dst, id)
+	// Unlucky probes (a tiny node among giants): take the rest in a rendezvous order of
+	// (h, ID), which does not depend on the other members.
+	for len(dst)-start < want {
+		best, bestScore := -1, uint64(0)
+		for j, n := range r.nodes {
+			if r.counts[j] == 0 || slices.Contains(dst[start:], n.ID) {
+				continue
+			}
+			if sc := probe(h^xxhash.Sum64String(n.ID), 1); best < 0 || sc > bestScore {
+				best, bestScore = j, sc
+			}
 		}
+		dst = append(dst, r.nodes[best].ID)
 	}
 	return dst
 }
