@@ -25,7 +25,7 @@ func classify(cfg Config, v *view) (State, string) {
 			return FlatInitial, fmt.Sprintf("weights flat (cv %.4f) while cores vary (cv %.2f)", wcv, ccv)
 		}
 	}
-	if share := float64(v.joins) / float64(n); share >= cfg.ChurnShare {
+	if share := float64(v.joins) / float64(n); share > cfg.ChurnShare {
 		return TaskChurn, fmt.Sprintf("%d of %d hosts (%.1f%%) joined in the last %d runs", v.joins, n, 100*share, cfg.ChurnWindow)
 	}
 	if v.nKnown < 8 {

@@ -192,18 +192,17 @@ func finish(cfg Config, res *Result) {
 	lo, hi := cfg.MinWeight*cfg.TargetMedian, cfg.MaxWeight*cfg.TargetMedian
 	ws := make([]float64, len(res.Hosts))
 	for i := range res.Hosts {
-		d := &res.Hosts[i]
-		d.New = math.Min(math.Max(d.New, lo), hi)
-		ws[i] = d.New
-		if d.New != d.Old {
-			res.Changed++
-		}
+		ws[i] = res.Hosts[i].New
 	}
+	scale := 1.0
 	if m := median(ws); math.Abs(m/cfg.TargetMedian-1) > cfg.RecenterBand {
-		res.Recentered = true
-		for i := range res.Hosts {
-			d := &res.Hosts[i]
-			d.New = math.Min(math.Max(d.New*cfg.TargetMedian/m, lo), hi)
+		res.Recentered, scale = true, cfg.TargetMedian/m
+	}
+	for i := range res.Hosts {
+		d := &res.Hosts[i]
+		d.New = math.Min(math.Max(d.New*scale, lo), hi)
+		if d.New != d.Old*scale {
+			res.Changed++
 		}
 	}
 	var oldSum, newSum float64

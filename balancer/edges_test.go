@@ -1,0 +1,52 @@
+package balancer_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/balancer"
+)
+
+// ChurnShare is documented as "the share of hosts that joined ... ABOVE which the tier
+// is in task churn" (TaskChurn: "more than ChurnShare"). Exactly ChurnShare (1 of 100 at
+// the default 0.01) must not be churn.
+func TestChurnShareIsStrict(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 100 {
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 32, Weight: 1, CPU: 0.5})
+	}
+	_, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	hosts[7] = balancer.Host{ID: "fresh", Cores: 32, New: true} // one replaced task
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	require.NotEqual(t, balancer.TaskChurn, res.State, "%s", res.Evidence)
+}
+
+// TestRecenterKeepsShares: a balanced tier whose weights are on another scale
+// (weight = cores) is rescaled onto the target median without changing any
+// host's share: clamping before rescaling flattened them (a 17% keyspace move).
+func TestRecenterKeepsShares(t *testing.T) {
+	var hosts []balancer.Host
+	for i := range 40 {
+		c := float64(26 + 5*(i%21)) // 26..126 cores
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: c, Weight: c, CPU: 0.55})
+	}
+	b, err := balancer.New(balancer.Config{})
+	require.NoError(t, err)
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	t.Logf("state %v, recentered %v, changed %d, moved %.3f", res.State, res.Recentered, res.Changed, res.KeyspaceMoved)
+	assert.True(t, res.Recentered)
+	assert.Less(t, res.KeyspaceMoved, 0.01, "a balanced tier lost its weight shares")
+	// shares preserved: every weight scaled by the same factor
+	lo, hi := res.Hosts[0].New/res.Hosts[0].Old, res.Hosts[0].New/res.Hosts[0].Old
+	for _, d := range res.Hosts {
+		lo, hi = min(lo, d.New/d.Old), max(hi, d.New/d.Old)
+	}
+	assert.InDelta(t, 1, hi/lo, 1e-9, "per-host scale factors range over [%v, %v]", lo, hi)
+}
