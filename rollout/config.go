@@ -78,6 +78,7 @@ func (c Config) validate() error {
 
 // table is a compiled Config: per service, rules sorted for longest-prefix match.
 type table struct {
+	cfg      *Config // the accepted Config, for Flags.Config
 	kill     bool
 	services map[string]*service
 	rules    int

@@ -12,8 +12,7 @@ import (
 // The zero Flags routes nothing (every decision is ReasonNoRule) until SetConfig.
 // A Flags must not be copied after first use.
 type Flags struct {
-	table atomic.Pointer[table]
-	cfg   atomic.Pointer[Config] // the accepted Config, for Config()
+	table atomic.Pointer[table] // the compiled table and the Config it came from
 
 	swaps    atomic.Uint64
 	rejected atomic.Uint64
@@ -97,7 +96,7 @@ func (f *Flags) SetConfig(cfg Config) error {
 		c.Rules[i].Regions = slices.Clone(c.Rules[i].Regions)
 	}
 	t := compile(c)
-	f.cfg.Store(&c)
+	t.cfg = &c
 	f.table.Store(t)
 	f.swaps.Add(1)
 	return nil
@@ -105,7 +104,7 @@ func (f *Flags) SetConfig(cfg Config) error {
 
 // Config returns a copy of the configuration in force.
 func (f *Flags) Config() Config {
-	p := f.cfg.Load()
+	p := f.load().cfg
 	if p == nil {
 		return Config{}
 	}
