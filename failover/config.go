@@ -158,8 +158,8 @@ func (c Config) validate() error {
 				return bad("region %q: ring backs itself up", r.Name)
 			case seen[b.Region]:
 				return bad("region %q: ring lists %q twice", r.Name, b.Region)
-			case math.IsNaN(b.Weight) || b.Weight <= 0:
-				return bad("region %q: ring weight %v for %q not > 0", r.Name, b.Weight, b.Region)
+			case math.IsNaN(b.Weight) || math.IsInf(b.Weight, 0) || b.Weight <= 0:
+				return bad("region %q: ring weight %v for %q not a finite number > 0", r.Name, b.Weight, b.Region)
 			}
 			seen[b.Region] = true
 		}

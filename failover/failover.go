@@ -20,8 +20,8 @@ type Router struct {
 	cfg       Config
 	run       uint64
 	state     map[string]*regionState
-	routes    map[[2]string]bool // routes in force, for counting route changes
-	receiving map[string]bool    // regions that received spill in the last table
+	routes    map[Route]bool  // routes in force (Share zeroed), for counting route changes
+	receiving map[string]bool // regions that received spill in the last table
 	stats     Stats
 }
 
@@ -47,7 +47,7 @@ type Stats struct {
 
 // New returns a Router for cfg or an error wrapping [ErrInvalidConfig].
 func New(cfg Config) (*Router, error) {
-	r := &Router{state: make(map[string]*regionState), routes: make(map[[2]string]bool)}
+	r := &Router{state: make(map[string]*regionState), routes: make(map[Route]bool)}
 	if err := r.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -82,6 +82,9 @@ func (r *Router) Config() Config {
 	defer r.mu.Unlock()
 	c := r.cfg
 	c.Regions = slices.Clone(c.Regions)
+	for i := range c.Regions {
+		c.Regions[i].Ring = slices.Clone(c.Regions[i].Ring)
+	}
 	return c
 }
 
@@ -203,10 +206,12 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 		}
 	}
 	s.Home = util * k
-	if st.seen && !math.IsInf(s.Home, 0) && !math.IsInf(st.lastHome, 0) {
+	if st.seen && !math.IsInf(s.Home, 0) && !math.IsInf(st.lastHome, 0) && l.Capacity > 0 {
 		st.trend = (1-cfg.TrendAlpha)*st.trend + cfg.TrendAlpha*(s.Home-st.lastHome)
 	}
-	st.seen, st.lastHome = true, s.Home
+	// A down or unreported region (Capacity 0) gives no reading of its home load:
+	// the next report re-baselines the trend instead of reading 0 -> x as a ramp.
+	st.seen, st.lastHome = l.Capacity > 0, s.Home
 	s.Trend = st.trend
 	s.Projected = s.Home + cfg.LeadRuns*math.Max(st.trend, 0)
 	return s, k
@@ -232,7 +237,10 @@ func (r *Router) decide(cfg Config, st *regionState, l Load, s Signal, receiving
 		st.phase, st.since, st.share = Spilling, r.run, 0
 		r.stats.SpillStarts++
 		if hot && want == 0 {
-			want = cfg.DownStep // hot hosts with no demand excess: shed a little
+			// hot hosts with no demand excess: shed a little (set directly: a rise of
+			// DownStep is not above MinChange with the defaults)
+			want = cfg.DownStep
+			st.share, st.rose = want, r.run
 		}
 		d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
 			100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
@@ -262,10 +270,11 @@ func (r *Router) decide(cfg Config, st *regionState, l Load, s Signal, receiving
 
 // count updates the route-change counter and phase gauge.
 func (r *Router) count(t *Table) {
-	now := make(map[[2]string]bool, len(t.Routes))
+	now := make(map[Route]bool, len(t.Routes))
 	for _, rt := range t.Routes {
-		now[[2]string{rt.From, rt.To}] = true
-		if !r.routes[[2]string{rt.From, rt.To}] {
+		rt.Share = 0 // a route is its ends and mechanism
+		now[rt] = true
+		if !r.routes[rt] {
 			r.stats.RouteChanges++
 		}
 	}

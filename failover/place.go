@@ -52,16 +52,24 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 		}
 		if len(reg.Ring) > 0 && reg.Knobs.Ring > 0 {
 			enabled = true
-			sumW := 0.0
+			// Normalize by the largest weight first, so neither the sum nor
+			// total*Weight can overflow.
+			maxW, sumW := 0.0, 0.0
 			for _, b := range reg.Ring {
-				sumW += b.Weight
+				maxW = math.Max(maxW, b.Weight)
+			}
+			for _, b := range reg.Ring {
+				sumW += b.Weight / maxW
 			}
 			total := rem
 			for _, b := range reg.Ring {
 				j := idx[b.Region]
-				give := math.Min(total*b.Weight/sumW, math.Max(room[j], 0))
+				give := math.Min(total*(b.Weight/maxW/sumW), math.Max(room[j], 0))
 				route(j, give, reg.Knobs.Ring, MechRing)
 				rem -= give
+			}
+			if math.Abs(rem) <= 1e-9*total {
+				rem = 0 // rounding residue of the split, not demand the ring had no room for
 			}
 		}
 		if reg.Mega != "" && reg.Knobs.Mega > 0 && rem > 0 {

@@ -102,9 +102,22 @@ type wireTable struct {
 // with mechanisms and phases by name. The region decisions (signals, reasons) travel
 // for display; a client needs only the routes.
 func (t Table) MarshalJSON() ([]byte, error) {
-	w := wireTable{Now: t.Now, Run: t.Run, Routes: make([]wireRoute, len(t.Routes)), Regions: t.Regions}
+	w := wireTable{Now: t.Now, Run: t.Run, Routes: make([]wireRoute, len(t.Routes)), Regions: slices.Clone(t.Regions)}
 	for i, r := range t.Routes {
 		w.Routes[i] = wireRoute(r)
+	}
+	// A down region (Capacity 0 with demand) has an infinite Home and Projected,
+	// which JSON cannot carry: send the largest finite value instead.
+	for i := range w.Regions {
+		s := &w.Regions[i].Signal
+		for _, x := range []*float64{&s.Mean, &s.P, &s.HotShare, &s.Home, &s.Trend, &s.Projected} {
+			switch {
+			case math.IsNaN(*x):
+				*x = 0
+			case math.IsInf(*x, 0):
+				*x = math.Copysign(math.MaxFloat64, *x)
+			}
+		}
 	}
 	return json.Marshal(w)
 }

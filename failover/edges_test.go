@@ -1,0 +1,171 @@
+package failover_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/failover"
+)
+
+// Found in a review: aliasing, non-finite and overflowing weights, rounding
+// dust, a missing report read as a ramp, a hot-host firing that shed
+// nothing, a down region's table that JSON could not carry, and asymmetric
+// route-change counting.
+
+// Config must return a copy: editing the returned Ring must not change the router.
+func TestConfigRingIsCopied(t *testing.T) {
+	r := mustNew(t, six())
+	c := r.Config()
+	c.Regions[1].Ring[0].Weight = -5 // a2's ring, a1 backup
+	c.Regions[1].Ring[0].Region = "nope"
+	got := r.Config().Regions[1].Ring[0]
+	require.Equal(t, failover.Backup{Region: "a1", Weight: 70}, got)
+}
+
+// Validate must reject a ring weight that makes the shares NaN.
+func TestRingWeightInfinite(t *testing.T) {
+	for _, w := range [][2]float64{{1e308, 1e308}, {math.Inf(1), 1}} {
+		cfg := six()
+		cfg.Regions[1].Ring[0].Weight = w[0]
+		cfg.Regions[1].Ring[1].Weight = w[1]
+		r, err := failover.New(cfg)
+		if err != nil {
+			continue // rejected: fine
+		}
+		tab, err := r.Step(t0, loads(0.5, map[string]float64{"a2": 0.95}))
+		require.NoError(t, err)
+		for _, rt := range tab.Routes {
+			require.False(t, math.IsNaN(rt.Share), "weights %v: route %+v", w, rt)
+		}
+		for _, d := range tab.Regions {
+			require.False(t, math.IsNaN(d.Unplaced) || math.IsNaN(d.In) || math.IsNaN(d.Out), "weights %v: %+v", w, d)
+		}
+	}
+}
+
+// A region that is down (Capacity 0) with demand is a documented input; the table
+// Step returns for it must still encode to JSON for publication.
+func TestDownRegionTableMarshals(t *testing.T) {
+	r := mustNew(t, six())
+	ls := loads(0.5, nil)
+	ls[1].Capacity = 0 // a2 down, demand 500
+	ls[1].HostCPU = nil
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	require.NotEmpty(t, tab.Routes)
+	_, err = json.Marshal(tab)
+	require.NoError(t, err)
+}
+
+// Fired by hot hosts alone (projected below Target): the code means to "shed a little"
+// (want = DownStep), but with the defaults DownStep == MinChange so the rise is never
+// published: the region is Spilling with Want 0 and no routes.
+func TestHotFireSheds(t *testing.T) {
+	r := mustNew(t, six())
+	ls := loads(0.5, nil)
+	// a1: demand 0.4 of capacity -> home p90 0.4*0.9/0.655 = 0.55 < Target 0.75,
+	// but 30% of hosts above HotCPU 0.85 (> HotShare 0.2).
+	h := make([]float64, 20)
+	for i := range h {
+		h[i] = 0.55
+	}
+	for i := 14; i < 20; i++ {
+		h[i] = 0.9
+	}
+	ls[0] = failover.Load{Region: "a1", Demand: 400, Capacity: 1000, HostCPU: h}
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	d := decision(tab, "a1")
+	t.Logf("a1: %+v", d)
+	require.Equal(t, failover.Spilling, d.Phase)
+	require.Greater(t, d.Want, 0.0, "fired on hot hosts but wants nothing")
+	require.NotEmpty(t, tab.Out("a1"))
+}
+
+// Finite but large ring weights: total*Weight overflows before the division by the
+// weight sum, so a backup is given its whole headroom instead of its proportion.
+func TestRingHugeWeightNoOvergive(t *testing.T) {
+	cfg := six()
+	cfg.Regions[1].Ring[0].Weight = 1e306 // a1
+	cfg.Regions[1].Ring[1].Weight = 1     // a3
+	r := mustNew(t, cfg)
+	tab, err := r.Step(t0, loads(0.5, map[string]float64{"a1": 0.1, "a2": 0.95}))
+	require.NoError(t, err)
+	d := decision(tab, "a2")
+	t.Logf("a2: want %.3f out %.3f unplaced %.3f routes %+v", d.Want, d.Out, d.Unplaced, tab.Out("a2"))
+	require.LessOrEqual(t, d.Out, d.Want+1e-9)
+	require.GreaterOrEqual(t, d.Unplaced, -1e-9)
+}
+
+// A region missing from one run's loads is "treated as down (Capacity 0, no demand)".
+// Its Home drops to 0 for that run, so when its report comes back the trend reads the
+// 0 -> 0.7 jump as a demand ramp and the region fires failover at steady load.
+func TestMissingReportDoesNotFire(t *testing.T) {
+	r := mustNew(t, six())
+	for range 10 {
+		_, err := r.Step(t0, loads(0.65, nil))
+		require.NoError(t, err)
+	}
+	ls := loads(0.65, nil)
+	_, err := r.Step(t0, append(ls[:1:1], ls[2:]...)) // a2's report is missing once
+	require.NoError(t, err)
+	tab, err := r.Step(t0, loads(0.65, nil)) // back, same steady load
+	require.NoError(t, err)
+	d := decision(tab, "a2")
+	t.Logf("a2: %+v", d)
+	require.Equal(t, failover.Local, d.Phase, "steady region spills after one missing report")
+}
+
+// TestRingSplitLeavesNoDust: when the ring has room for the whole spill, the
+// rounding residue of the weighted split is not spread over the mega-region
+// as routes of 1e-18 (which also counted as route changes).
+func TestRingSplitLeavesNoDust(t *testing.T) {
+	found := 0
+	for _, ws := range [][]float64{{70, 30}, {1, 1}, {1, 2}, {3, 7}, {0.1, 0.2}} {
+		cfg := six()
+		cfg.Regions[1].Ring = []failover.Backup{{Region: "a1", Weight: ws[0]}, {Region: "a3", Weight: ws[1]}}
+		for u := 0.80; u < 1.0; u += 0.001 {
+			r := mustNew(t, cfg)
+			tab, _ := r.Step(t0, loads(0.4, map[string]float64{"a2": u}))
+			for _, rt := range tab.Out("a2") {
+				if rt.Mechanism != failover.MechRing {
+					found++
+					if found < 5 {
+						t.Logf("weights %v u %.3f: dust route %+v", ws, u, rt)
+					}
+				}
+			}
+		}
+	}
+	if found > 0 {
+		t.Errorf("%d non-ring routes while the ring had room", found)
+	}
+}
+
+// TestRouteChangesSymmetric: routes on and off count alike when one region
+// spills to one receiver by two mechanisms (ring and mega).
+func TestRouteChangesSymmetric(t *testing.T) {
+	r := mustNew(t, six())
+	// a2 spills; its ring backup a3 is nearly full, so the rest goes to a1 by mega too.
+	tab, err := r.Step(t0, loads(0.3, map[string]float64{"a2": 0.95, "a3": 0.70}))
+	require.NoError(t, err)
+	out := tab.Out("a2")
+	t.Logf("routes: %+v", out)
+	require.Len(t, out, 3)
+	on := r.Stats().RouteChanges
+	assert.Equal(t, uint64(3), on)
+	// a2's demand drops to 0: every route of a2 goes away.
+	ls := loads(0.3, map[string]float64{"a3": 0.70})
+	ls[1].Demand = 0
+	tab, err = r.Step(t0, ls)
+	require.NoError(t, err)
+	require.Empty(t, tab.Out("a2"))
+	assert.Equal(t, 2*on, r.Stats().RouteChanges, "3 routes on, 3 routes off")
+}
+
+// Config must not alias the Router's internal Config: SetConfig deep-copies the
+// rings, Config only copies the Regions slice.
