@@ -55,6 +55,9 @@ type core struct {
 	rends   []int    // end offset in rbuf of each point read
 	rranges [][]byte // range reads to validate, flattened pairs
 	wranges [][]byte // explicit write-conflict ranges, flattened pairs
+	// validate is set by an explicit read conflict: Commit then goes to the
+	// engine even without writes, so that the conflict is checked.
+	validate bool
 
 	req     CommitRequest // reused by Request
 	scratch [][]byte      // reused engine scan buffer
@@ -92,6 +95,7 @@ func (c *core) reset() {
 		*s = (*s)[:0]
 	}
 	c.req.Clears, c.req.WriteRanges, c.req.IdempotencyKey = nil, nil, nil
+	c.validate = false
 }
 
 // KV is one key and its value.
@@ -207,6 +211,7 @@ func (tx *Tx) AddReadConflictKey(key []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
+	tx.c.validate = true
 	return tx.recordKey(key)
 }
 
@@ -215,6 +220,7 @@ func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
+	tx.c.validate = true
 	return tx.recordRange(begin, end)
 }
 
@@ -259,13 +265,15 @@ func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit i
 // ErrTooLarge, ErrTransient (retry the transaction), ErrCommitUnknown (do not
 // retry blindly), ErrAlreadyCommitted (an earlier attempt with the same
 // idempotency key committed: done), ErrDone, ErrDeadline, or a context error.
-// A transaction without writes commits without calling the engine: its reads
-// come from one snapshot.
+// A transaction without writes commits without calling the engine (its reads
+// come from one snapshot) unless it added explicit read conflicts
+// ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), which the engine
+// checks.
 func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 	if err := tx.check(ctx); err != nil {
 		return 0, err
 	}
-	if tx.c.wb.empty() && len(tx.c.wranges) == 0 && tx.opt.IdempotencyKey == nil {
+	if tx.c.wb.empty() && len(tx.c.wranges) == 0 && !tx.c.validate && tx.opt.IdempotencyKey == nil {
 		tx.finish(committed)
 		tx.cv = tx.rv
 		return tx.rv, nil

@@ -335,3 +335,24 @@ func TestExplicitReadConflictEveryIsolation(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyExplicitConflict: a transaction without writes that added an
+// explicit read conflict fails its commit when the key was written after its
+// read version (it used to commit without asking the engine); without one it
+// still commits without the engine.
+func TestReadOnlyExplicitConflict(t *testing.T) {
+	for _, iso := range []txn.Isolation{txn.Serializable, txn.Snapshot, txn.ReadCommitted} {
+		t.Run(iso.String(), func(t *testing.T) {
+			s := newStore(t, memkv.Config{})
+			seed(t, s, "k", "0")
+			tx := begin(t, s, iso)
+			require.NoError(t, tx.AddReadConflictKey(b("k")))
+			plain := begin(t, s, iso)
+			seed(t, s, "k", "1")
+			_, err := tx.Commit(ctx)
+			assert.ErrorIs(t, err, txn.ErrConflict)
+			_, err = plain.Commit(ctx)
+			assert.NoError(t, err)
+		})
+	}
+}
