@@ -155,7 +155,7 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 		case opIncr:
 			n := int64(0)
 			if ok {
-				n, err = strconv.ParseInt(string(cur), 10, 64)
+				n, err = parseRedisInt(cur)
 				if err != nil {
 					return opResult{err: errNotInteger}
 				}
@@ -221,4 +221,17 @@ func unwrapChaos(b Backend) Backend {
 		return c.Backend
 	}
 	return b
+}
+
+// parseRedisInt parses b as Redis does (string2ll): a decimal int64 in its
+// canonical form only, so "+1", "01", "-0", " 1" and "" are not integers.
+func parseRedisInt(b []byte) (int64, error) {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) > 1 && (b[0] == '+' || b[0] == '0' || (b[0] == '-' && b[1] == '0')) || len(b) == 1 && b[0] == '+' {
+		return 0, errNotInteger
+	}
+	return n, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,25 +196,32 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 		}
 		proto = v
 	}
+	var user, pass, name []byte // as Redis: parse every option, then apply
 	for i := 2; i < len(a); i++ {
 		switch strings.ToUpper(string(a[i])) {
 		case "AUTH":
 			if i+2 >= len(a) {
 				return respErr("ERR syntax error in HELLO option 'auth'")
 			}
-			if r := s.auth(string(a[i+1]), string(a[i+2])); r != nil {
-				return r
-			}
+			user, pass = a[i+1], a[i+2]
 			i += 2
 		case "SETNAME":
 			if i+1 >= len(a) {
 				return respErr("ERR syntax error in HELLO option 'setname'")
 			}
-			s.name = string(a[i+1])
+			name = a[i+1]
 			i++
 		default:
 			return respErr("ERR syntax error in HELLO option '" + string(a[i]) + "'")
 		}
+	}
+	if user != nil {
+		if r := s.auth(string(user), string(pass)); r != nil {
+			return r
+		}
+	}
+	if name != nil {
+		s.name = string(name)
 	}
 	s.proto = proto
 	return respMap{
@@ -387,15 +395,11 @@ func cmdSet(ctx context.Context, s *session, a [][]byte) any {
 			if i+1 >= len(a) || o.ttl != 0 {
 				return respErr("ERR syntax error")
 			}
-			n, err := strconv.ParseInt(string(a[i+1]), 10, 64)
-			if err != nil || n <= 0 || n > 1<<40 {
+			n, err := parseRedisInt(a[i+1])
+			if err != nil || n <= 0 {
 				return respErr("ERR invalid expire time in 'set' command")
 			}
-			unit := time.Second
-			if opt == "PX" {
-				unit = time.Millisecond
-			}
-			o.ttl = time.Duration(n) * unit
+			o.ttl = expireTTL(opt, n)
 			i++
 		default:
 			return respErr("ERR syntax error")
@@ -434,7 +438,7 @@ func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte
 	return func(ctx context.Context, s *session, a [][]byte) any {
 		delta := int64(1)
 		if hasArg {
-			n, err := strconv.ParseInt(string(a[2]), 10, 64)
+			n, err := parseRedisInt(a[2])
 			if err != nil {
 				return respErr("ERR value is not an integer or out of range")
 			}
@@ -452,4 +456,19 @@ func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte
 		}
 		return r.n
 	}
+}
+
+// expireTTL is the TTL of SET's EX or PX n, capped at the largest whose
+// expiry in unix nanoseconds fits an int64 (year 2262): n*unit would
+// overflow time.Duration, and now+ttl UnixNano, beyond.
+func expireTTL(opt string, n int64) time.Duration {
+	unit := time.Second
+	if opt == "PX" {
+		unit = time.Millisecond
+	}
+	left := time.Duration(math.MaxInt64 - time.Now().UnixNano() - int64(time.Hour))
+	if n > int64(left/unit) {
+		return left
+	}
+	return time.Duration(n) * unit
 }

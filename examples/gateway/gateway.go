@@ -343,23 +343,6 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		}
 		return results
 	}
-	if g.cache != nil { // reads go through the cache key by key
-		var wg sync.WaitGroup
-		last := len(ops) - 1
-		var here []int // keys the cache holds, and the last: read on this goroutine
-		for i, o := range ops[:last] {
-			if o.kind == opGet && g.cache.contains(g.shard(o.key), o.key) {
-				here = append(here, i)
-				continue
-			}
-			g.workers.goDo(&wg, func() { results[i] = g.one(ctx, t, ops[i]) })
-		}
-		for _, i := range append(here, last) {
-			results[i] = g.one(ctx, t, ops[i])
-		}
-		wg.Wait()
-		return results
-	}
 	// A multi-key command becomes one batch item per shard: one wait per
 	// shard rather than per key. Its GETs do not coalesce with other
 	// commands' (single GETs still do, and de-duplicate within a batch).
@@ -395,6 +378,9 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 			}
 			if ops[i].kind != opGet && ops[i].kind != opExists {
 				g.flights.Forget(ops[i].key)
+				if g.cache != nil {
+					g.cache.invalidate(sh, ops[i].key) // read-your-writes without waiting for the feed
+				}
 			}
 		}
 	}

@@ -94,10 +94,15 @@ func (rr *respReader) parse() (int, error) {
 	for i < rr.end {
 		var next int
 		var err error
+		nspans, nmarks := len(rr.spans), len(rr.marks)
 		if rr.buf[i] == '*' {
 			next, err = rr.parseMultiBulk(i)
 		} else {
 			next, err = rr.parseInline(i)
+		}
+		if err == nil && next-i > rr.limit { // complete, but over the limit
+			rr.spans, rr.marks = rr.spans[:nspans], rr.marks[:nmarks]
+			err = errTooLarge
 		}
 		if err != nil {
 			if len(rr.spans) > 0 { // serve the commands before it first

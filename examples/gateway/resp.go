@@ -20,7 +20,8 @@ type (
 	simple    string
 	respErr   string
 	nullReply struct{}
-	respMap   []any // key, value, key, value...
+	nullArray struct{} // EXEC aborted: *-1 in RESP2, null in RESP3
+	respMap   []any    // key, value, key, value...
 )
 
 func errReply(err error) respErr {
@@ -74,6 +75,12 @@ func writeReply(w *redcon.Writer, proto int, v any) {
 		w.WriteBulkString(v)
 	case nullReply, nil:
 		writeNull(w, proto)
+	case nullArray:
+		if proto >= 3 {
+			writeNull(w, proto)
+		} else {
+			w.WriteRaw([]byte("*-1\r\n"))
+		}
 	case []any:
 		w.WriteArray(len(v))
 		for _, e := range v {

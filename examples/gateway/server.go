@@ -80,6 +80,7 @@ type pipeScratch struct {
 	order         []int      // the shards a plain run uses
 	inval         []shardKey // the keys a plain run's SETs invalidate in the tier
 	pend          []pendingPart
+	protos        []int // the protocol of each reply of the chunk
 }
 
 func (s *session) srv() *Server { return s.server }
@@ -252,8 +253,8 @@ func (s *Server) serveConn(ss *session) {
 		for len(cmds) > 0 && !ss.quit {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
 			cmds = cmds[len(chunk):]
-			for _, r := range ss.execute(chunk) {
-				writeReply(wr, ss.proto, r)
+			for i, r := range ss.execute(chunk) {
+				writeReply(wr, ss.pipe.protos[i], r)
 			}
 		}
 		if now := time.Now(); now.Sub(writeSet) >= wto/8 {
@@ -298,8 +299,10 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	clear(sp.replies) // the last chunk's, written by now
 	replies := slices.Grow(sp.replies[:0], len(cmds))[:len(cmds)]
 	sp.replies = replies
+	sp.protos = slices.Grow(sp.protos[:0], len(cmds))[:len(cmds)]
 	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
 		ss.executeOne(cmds, replies)
+		sp.protos[0] = ss.proto
 		return replies
 	}
 	if sp.read == nil {
@@ -315,6 +318,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		clear(written)
 	}
 	for i, cmd := range cmds {
+		sp.protos[i] = ss.proto // only connection commands change it
 		spec, name, bad := ss.lookup(cmd.Args)
 		if ss.txs.multi && !txControl[name] {
 			replies[i] = ss.queue(cmd, spec, bad)
@@ -330,6 +334,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		case kindConn:
 			flush()
 			replies[i] = ss.call(spec, name, cmd.Args)
+			sp.protos[i] = ss.proto // HELLO 3 answers in RESP3
 			if ss.quit {
 				return replies[:i+1]
 			}
@@ -510,7 +515,10 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	t := ss.tenant
 	t.requests.Add(1)
-	if spec.kind == kindRead && ss.txs.tx != nil && ss.onTxShard(spec.keys(args)) {
+	if spec.kind == kindWrite && ss.txs.tx != nil {
+		ss.txs.wrote = true // a run after WATCH holds one command at a time
+	}
+	if spec.kind == kindRead && ss.txs.tx != nil && !ss.txs.wrote && name != "KVSCAN" && ss.onTxShard(spec.keys(args)) {
 		// Reads after WATCH are served from the transaction's snapshot: they
 		// are consistent with the version EXEC validates against (a shared
 		// fetch could be older), and they join its read set.

@@ -36,6 +36,14 @@ func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
 	if len(t.cfg.KeyPrefixes) == 0 || !spec.hasKeys() {
 		return true
 	}
+	if spec.layout == keysRange {
+		// Every key of [begin, end) has prefix p only if both bounds have
+		// the same p: two bounds allowed by two prefixes span other keys.
+		begin, end := string(args[1]), string(args[2])
+		return slices.ContainsFunc(t.cfg.KeyPrefixes, func(p string) bool {
+			return strings.HasPrefix(begin, p) && strings.HasPrefix(end, p)
+		})
+	}
 	return t.allows(spec.name, spec.keys(args))
 }
 

@@ -28,6 +28,10 @@ type txState struct {
 	multi   bool
 	queued  []redcon.Command
 	aborted bool // a command failed to queue: EXEC answers EXECABORT
+	// wrote: the connection wrote outside MULTI since WATCH; its reads no
+	// longer come from the transaction's snapshot, which would hide its
+	// own write (EXEC still validates the watched keys).
+	wrote bool
 }
 
 var (
@@ -153,7 +157,7 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 		s.txs.aborted = true
 		return bad
 	}
-	if spec.kind == kindConn {
+	if spec.kind == kindConn && spec.name != "UNWATCH" { // Redis queues UNWATCH
 		s.txs.aborted = true
 		return respErr("ERR command not allowed inside a transaction")
 	}
@@ -234,7 +238,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	var ce *txn.ConflictError
 	switch {
 	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld):
-		return nullReply{}
+		return nullArray{}
 	case err != nil:
 		return errReply(err)
 	}
@@ -297,7 +301,12 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		return n
 	case "SET":
 		return s.txSet(ctx, a, now, get)
+	case "UNWATCH":
+		return simple("OK")
 	case "MSET":
+		if len(a)%2 != 1 {
+			return errArity("mset")
+		}
 		for i := 1; i+1 < len(a); i += 2 {
 			if err := tx.Put(a[i], encodeValue(a[i+1], 0)); err != nil {
 				return errReply(err)
@@ -319,7 +328,7 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.Time) any {
 	delta := int64(1)
 	if len(a) == 3 {
-		d, err := strconv.ParseInt(string(a[2]), 10, 64)
+		d, err := parseRedisInt(a[2])
 		if err != nil {
 			return respErr("ERR value is not an integer or out of range")
 		}
@@ -337,7 +346,7 @@ func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.
 	}
 	n, exp := int64(0), int64(0)
 	if v, live := decodeValue(raw, now); ok && live {
-		if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+		if n, err = parseRedisInt(v); err != nil {
 			return errReply(errNotInteger)
 		}
 		exp = int64(binary.BigEndian.Uint64(raw[:8])) // INCR keeps the TTL
@@ -362,21 +371,21 @@ func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func
 		case "XX":
 			xx = true
 		case "EX", "PX":
-			if i+1 >= len(a) {
+			if i+1 >= len(a) || ttl != 0 {
 				return respErr("ERR syntax error")
 			}
-			n, err := strconv.ParseInt(string(a[i+1]), 10, 64)
-			if err != nil || n <= 0 || n > 1<<40 {
+			n, err := parseRedisInt(a[i+1])
+			if err != nil || n <= 0 {
 				return respErr("ERR invalid expire time in 'set' command")
 			}
-			ttl = time.Duration(n) * time.Second
-			if opt == "PX" {
-				ttl = time.Duration(n) * time.Millisecond
-			}
+			ttl = expireTTL(opt, n)
 			i++
 		default:
 			return respErr("ERR syntax error")
 		}
+	}
+	if nx && xx {
+		return respErr("ERR syntax error")
 	}
 	if nx || xx {
 		_, ok, err := get(a[1])
