@@ -75,8 +75,13 @@ type node[K comparable] struct {
 	prev, next *node[K] // policy lock
 	key        K
 	hash       uint64
-	queue      queueID     // policy lock
-	dead       atomic.Bool // set under the policy lock when evicted or removed
+	queue      queueID // policy lock
+	// saturated is the sketch epoch in which an access found all of the
+	// key's counters at their maximum (policy lock): until the sketch's next
+	// reset, an increment for the key would change nothing, so access skips
+	// it. 0 never matches (epochs start at 1).
+	saturated uint32
+	dead      atomic.Bool // set under the policy lock when evicted or removed
 }
 
 // loaded is a fill's result as shared by coalesce: the value and the clock

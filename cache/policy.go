@@ -81,7 +81,11 @@ func (p *policy[K]) add(n *node[K]) {
 // access records a hit on n. A node no longer in the policy (evicted or
 // removed since the hit was buffered) counts in the sketch only.
 func (p *policy[K]) access(n *node[K]) {
-	p.sketch.increment(n.hash)
+	// A hot key's counters saturate soon after each reset; skipping their
+	// increments changes no count and spares the loads of its block.
+	if n.saturated != p.sketch.epoch && p.sketch.increment(n.hash) {
+		n.saturated = p.sketch.epoch
+	}
 	p.hitsInSample++
 	switch n.queue {
 	case queueWindow:
@@ -109,7 +113,7 @@ func (p *policy[K]) warm(ns []*node[K]) {
 		if n.prev != nil {
 			sum += uint64(n.prev.queue) + uint64(n.next.queue)
 		}
-		if p.sketch.table != nil {
+		if p.sketch.table != nil && n.saturated != p.sketch.epoch {
 			sum += p.sketch.block(n.hash)[0]
 		}
 	}

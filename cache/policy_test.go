@@ -133,6 +133,50 @@ func TestSketch(t *testing.T) {
 	assert.Less(t, s.frequency(mix64(7)), 15, "counters age by halving")
 }
 
+// TestSaturatedSkipExact: access skips the sketch increment of a key whose
+// counters it found saturated in the current epoch. The skip must change no
+// count: a shadow sketch incremented on every add and access, as the policy
+// did before the skip, holds the same table, additions and epoch after every
+// step, through resets, with a hot set that saturates and a cold tail.
+func TestSaturatedSkipExact(t *testing.T) {
+	var p policy[int]
+	p.init(256, 1)
+	var shadow sketch
+	live := map[int]*node[int]{}
+	r := rand.New(rand.NewPCG(5, 6))
+	skipped := 0
+	for step := range 300_000 {
+		k := int(r.Int64N(4096))
+		if r.IntN(3) > 0 {
+			k %= 40
+		}
+		if n := live[k]; n != nil {
+			if n.saturated == p.sketch.epoch && p.sketch.table != nil {
+				skipped++
+			}
+			p.access(n)
+		} else {
+			n = &node[int]{key: k, hash: mix64(uint64(k))}
+			p.add(n)
+			live[k] = n
+			for _, e := range p.evicted {
+				delete(live, e.key)
+			}
+			p.evicted = p.evicted[:0]
+		}
+		if p.sketch.table != nil && shadow.table == nil {
+			shadow.ensureCapacity(p.capacity)
+		}
+		shadow.increment(mix64(uint64(k)))
+		if shadow.additions != p.sketch.additions || shadow.epoch != p.sketch.epoch ||
+			!slices.Equal(shadow.table, p.sketch.table) {
+			t.Fatalf("step %d: the sketch diverged from one incremented on every access", step)
+		}
+	}
+	assert.Greater(t, p.sketch.epoch, uint32(10), "the run spans many resets")
+	assert.Greater(t, skipped, 10_000, "hot keys' increments were skipped")
+}
+
 // TestPolicyDeterministic: the same seed and accesses evict the same keys.
 func TestPolicyDeterministic(t *testing.T) {
 	run := func(seed uint64) []int {

@@ -16,6 +16,9 @@ type sketch struct {
 	additions  int // increments since the last reset
 	sampleSize int
 	blockMask  uint64
+	// epoch counts the table's resets and resizes, from 1 once sized: a
+	// saturated counter stays saturated until the epoch changes (node.saturated).
+	epoch uint32
 }
 
 const (
@@ -36,6 +39,7 @@ func (s *sketch) ensureCapacity(n int) {
 	s.sampleSize = 10 * n
 	s.blockMask = uint64(size>>3) - 1
 	s.additions = 0
+	s.epoch++
 }
 
 // initialized reports whether ensureCapacity was called.
@@ -73,11 +77,13 @@ func incrementAt(b *[8]uint64, w, sh uint64) bool {
 	return true
 }
 
-// increment counts one access of the key with hash h. The four counters are
+// increment counts one access of the key with hash h, and reports whether its
+// four counters were all saturated, so that the increment changed nothing (and
+// will change nothing until the epoch moves on). The four counters are
 // unrolled: this runs for every access the policy replays.
-func (s *sketch) increment(h uint64) {
+func (s *sketch) increment(h uint64) (saturated bool) {
 	if s.table == nil {
-		return
+		return false
 	}
 	b, ch := s.block(h), rehash(h)
 	w0, s0 := slot(ch, 0)
@@ -94,6 +100,7 @@ func (s *sketch) increment(h uint64) {
 			s.reset()
 		}
 	}
+	return !added
 }
 
 // frequency returns the estimated access count of the key with hash h (0..15).
@@ -118,4 +125,5 @@ func (s *sketch) reset() {
 		s.table[i] = (v >> 1) & resetMask
 	}
 	s.additions = (s.additions - odd/4) / 2
+	s.epoch++
 }
