@@ -116,7 +116,11 @@ func (s *Store) SetConfig(cfg Config) error {
 }
 
 // Config returns the current configuration.
-func (s *Store) Config() Config { return *s.cfg.Load() }
+func (s *Store) Config() Config {
+	c := *s.cfg.Load()
+	c.Splits = cloneAll(c.Splits) // the store routes by its own copy
+	return c
+}
 
 // ReadVersion returns the newest committed version: reads at it see every
 // commit acknowledged so far.
@@ -140,6 +144,7 @@ func (s *Store) Get(ctx context.Context, version uint64, key []byte) ([]byte, bo
 	}
 	// GC may have cut versions while we read: re-check the horizon.
 	if version < s.horizon.Load() {
+		s.st.tooOld.Add(1)
 		return nil, false, ErrTooOld
 	}
 	return val, ok, nil
@@ -168,6 +173,7 @@ func (s *Store) Scan(ctx context.Context, version uint64, begin, end []byte, lim
 		s.eachForward(begin, end, emit)
 	}
 	if version < s.horizon.Load() {
+		s.st.tooOld.Add(1)
 		return dst[:n0], ErrTooOld
 	}
 	return dst, nil

@@ -397,3 +397,17 @@ func TestGCKeepsRewrittenKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigSplitsAreCopies: changing the Splits of the Config a store returns
+// leaves the store's routing alone.
+func TestConfigSplitsAreCopies(t *testing.T) {
+	s := newStore(t, memkv.Config{Splits: [][]byte{b("m")}})
+	put(t, s, "z", "1")
+	c := s.Config()
+	c.Splits[0][0] = 'a' // would route "z" elsewhere if shared
+	v, ok, err := s.Get(context.Background(), s.ReadVersion(), b("z"))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "1", string(v))
+	assert.Equal(t, "m", string(s.Config().Splits[0]))
+}
