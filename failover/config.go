@@ -15,6 +15,9 @@ type Config struct {
 	Regions []Region
 
 	// Percentile is the host-CPU percentile the signal reads. Default 0.9.
+	// It is the value at index floor(Percentile x n) of the n sorted host
+	// CPUs (capped at the last): one rank above nearest-rank, on the
+	// cautious side (p90 of 10 hosts is the hottest).
 	Percentile float64
 	// HotCPU is the host CPU counted as hot. Default 0.85.
 	HotCPU float64

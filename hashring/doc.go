@@ -26,8 +26,10 @@
 // exact to one slot. A derived ring starts from its parent's table and moves only
 // what that band forces: the slots of nodes that left, and the surplus of nodes now
 // above their band, go to nodes below theirs; a node whose count is still inside its
-// new band keeps every slot. Join, leave and reweight therefore move the optimum (the
-// sum of the positive changes of expected shares) to within one slot per node.
+// new band keeps its slots, except that when the counts inside their bands add up to
+// more than the slots, some of those nodes give up one slot each. Join, leave and
+// reweight therefore move the optimum (the sum of the positive changes of expected
+// shares) to within one slot per node.
 //
 // The alternatives, measured (bench/hashring/README.md has the tables):
 //   - a ring of virtual nodes (groupcache, stathat, serialx, lafikl) balances as

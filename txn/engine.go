@@ -82,7 +82,8 @@ var (
 	// ErrDone: the transaction was committed, rolled back, or failed; begin
 	// a new one.
 	ErrDone = errors.New("txn: transaction is done")
-	// ErrDeadline: the transaction's deadline passed; it is rolled back.
+	// ErrDeadline: the transaction's deadline passed; it is over (nothing
+	// of it is committed).
 	ErrDeadline = errors.New("txn: deadline exceeded")
 	// ErrNoSavepoint: the savepoint was released or rolled past.
 	ErrNoSavepoint = errors.New("txn: no such savepoint")

@@ -40,8 +40,9 @@ func (i Isolation) String() string {
 type Options struct {
 	// Isolation defaults to Serializable.
 	Isolation Isolation
-	// Deadline, if non-zero, fails every operation after it with
-	// ErrDeadline.
+	// Deadline, if non-zero, fails the first operation after it with
+	// ErrDeadline, which ends the transaction (counted as failed by a
+	// Manager); later operations fail with ErrDone.
 	Deadline time.Time
 	// MemoryBudget bounds the bytes of keys, values and read-set entries the
 	// transaction holds. Over it, read keys and ranges first merge into
