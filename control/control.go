@@ -106,6 +106,10 @@ func (r *Registry) SetConfig(cfg Config) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.Rate == 0 && cfg.Rate > 0 {
+		// A limit switched on starts full, as one configured at New.
+		r.tokens, r.tokensAt = cfg.burst(), time.Time{}
+	}
 	r.cfg = cfg
 	r.tokens = min(r.tokens, cfg.burst())
 	return nil

@@ -129,3 +129,22 @@ func TestRetryAfterTinyRate(t *testing.T) {
 		t.Errorf("RetryAfter = %v, want about 1e10 s (capped at the largest Duration)", rl.RetryAfter)
 	}
 }
+
+// TestRateSwitchedOnStartsFull: a registry made without a rate limit and given
+// one by SetConfig allows Burst changes at once, as one configured at New.
+func TestRateSwitchedOnStartsFull(t *testing.T) {
+	reg, err := control.New(control.Config{})
+	require.NoError(t, err)
+	var x int64
+	require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "x", Max: 100, Apply: func(v int64) error { x = v; return nil }}))
+	require.NoError(t, reg.SetConfig(control.Config{Rate: 0.001, Burst: 3}))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range int64(3) {
+		_, err := reg.ApplyAt(now, control.Request{Changes: []control.Change{{Knob: "x", Value: control.Int(i + 1)}}})
+		require.NoError(t, err, "change %d of a burst of 3", i+1)
+	}
+	_, err = reg.ApplyAt(now, control.Request{Changes: []control.Change{{Knob: "x", Value: control.Int(9)}}})
+	var rl *control.RateLimitError
+	assert.ErrorAs(t, err, &rl, "the fourth change at once is over the burst")
+	assert.Equal(t, int64(3), x)
+}
