@@ -272,3 +272,34 @@ func TestMaxTenantsReclaimsIdle(t *testing.T) {
 		t.Fatalf("MaxTenants 16 exceeded in %d of 50 trials although an idle tenant could be reclaimed", exceeded)
 	}
 }
+
+// TestShareLevelNotUsedAfterIdle: the level is none as soon as the scheduler
+// sees a time past the window after the level's own, before anything is served
+// (arrivals shed on arrival use it, and Stats reports it).
+func TestShareLevelNotUsedAfterIdle(t *testing.T) {
+	s, err := shed.NewScheduler[int](shed.Config{MaxQueue: 4, OverShareWindow: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	for i := range 5 { // a flood: its bucket fills, a shed marks it over
+		s.Push(now, "flood", 0, 1, i)
+	}
+	for range 4 {
+		s.Pop(now, math.MaxInt64, nil)
+	}
+	now = now.Add(time.Second) // the next window's level comes from this one
+	s.Push(now, "flood", 0, 1, 5)
+	s.Pop(now, math.MaxInt64, nil)
+	level := s.Stats().ShareLevel
+	if level == 0 {
+		t.Fatal("no share level after the flood: the test sets nothing up")
+	}
+	now = now.Add(time.Hour)
+	if _, _, err := s.Push(now, "normal", 0, 1, 99); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Stats().ShareLevel; got != 0 {
+		t.Fatalf("ShareLevel %d an hour after the flood (was %d), before anything is served; want 0", got, level)
+	}
+}

@@ -243,7 +243,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		// is exact: a request is not shed before the ones ahead of it.
 		due = max(due, b.tail.dl)
 	}
-	if standing && s.cfg.shedOnArrival && s.wouldMiss(t, p, due-at) {
+	if standing && s.cfg.shedOnArrival && s.wouldMiss(t, p, at, due-at) {
 		s.countShed(t, p, ReasonQueueDeadline, at)
 		t.counts[p].onArrival++
 		s.total.onArrival++
@@ -286,8 +286,8 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 // (in t's buckets of priority p and above) takes ahead / (level x weight) of an
 // OverShareWindow to drain. With no level (nothing over its share was backlogged
 // in the previous window) there is no estimate, and nothing is shed.
-func (s *Scheduler[T]) wouldMiss(t *tenantState[T], p int, budget int64) bool {
-	level := s.share.level
+func (s *Scheduler[T]) wouldMiss(t *tenantState[T], p int, at, budget int64) bool {
+	level := s.levelAt(at)
 	if level <= 0 {
 		return false
 	}

@@ -63,6 +63,16 @@ func (s *Scheduler[T]) nextWindow(at int64) {
 	w.start, w.maxOld, w.maxFresh = at, 0, 0
 }
 
+// levelAt is the share level in force at at: the current window's, or none
+// when at is past the window after it (nextWindow will find the gap and set
+// none), so a level from before an idle spell is not used meanwhile.
+func (s *Scheduler[T]) levelAt(at int64) int64 {
+	if w := &s.share; at-w.start-s.cfg.overShareWindow >= s.cfg.overShareWindow {
+		return 0
+	}
+	return s.share.level
+}
+
 // sat returns a*b, saturated at MaxInt64 (both are positive).
 func sat(a, b int64) int64 {
 	if a > math.MaxInt64/b {

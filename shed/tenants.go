@@ -235,7 +235,7 @@ func (s *Scheduler[T]) Stats() Stats {
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
 		Queued: s.queued, QueuedCost: s.queuedCost,
 		Tenants: s.tenants.n, Active: s.active, Reclaimed: s.reclaimed,
-		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: s.share.level,
+		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: s.levelAt(s.coarse),
 	}
 }
 
