@@ -461,7 +461,7 @@ func (g *Gateway) runCached(ctx context.Context, t *tenant, ops []op, tr *cmdTra
 			results[i] = g.one(ctx, t, ops[i])
 		}
 	}
-	var wg sync.WaitGroup
+	var wg taskGroup
 	var here []int
 	for _, sh := range order[:len(order)-1] {
 		if g.cache.containsAll(sh, ops, byShard[sh]) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"slices"
-	"sync"
 )
 
 // cachedParts runs the parts of a plain run with the caching tier on. Each
@@ -50,9 +49,9 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 	// The last shard's misses load on this goroutine (one hand-off fewer);
 	// the wait group and the closures exist only when there are others: a
 	// run whose reads all hit, or miss on one shard, allocates neither.
-	var wg *sync.WaitGroup
+	var wg *taskGroup
 	if len(loads) > 1 {
-		wg = new(sync.WaitGroup)
+		wg = new(taskGroup)
 		for _, sh := range loads[:len(loads)-1] {
 			g.workers.goDo(wg, func() { g.loadMissed(ctx, tenant, sh, parts[sh]) })
 		}

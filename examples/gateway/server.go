@@ -397,7 +397,7 @@ func (ss *session) runJobs(run []job, cmds []redcon.Command, replies []any) {
 		if ss.runPlain(run, cmds, replies) {
 			return
 		}
-		var wg sync.WaitGroup
+		var wg taskGroup
 		last := run[len(run)-1]
 		var hits []job // GETs the caching tier holds: served here, no hand-off
 		for _, j := range run[:len(run)-1] {

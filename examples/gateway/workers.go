@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,12 +29,49 @@ func newWorkers() *workers {
 	return &workers{work: make(chan func()), quit: make(chan struct{})}
 }
 
-// goDo runs f on an idle worker, or on a new one; done is called when f
+// taskGroup waits for the tasks one goroutine hands to workers. A task that
+// panics does not take the process down from a worker's goroutine: the panic
+// is kept and raised again by Wait on the goroutine that handed the tasks
+// over, the connection's, whose recover closes only that connection.
+type taskGroup struct {
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	panicked *taskPanic // the first task's panic, or nil
+}
+
+// taskPanic is a panic of a task, with the worker's stack.
+type taskPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *taskPanic) String() string {
+	return fmt.Sprintf("%v (on a worker)\n%s", p.value, p.stack)
+}
+
+// Wait waits for every task, then panics with the first task's panic, if any.
+func (g *taskGroup) Wait() {
+	g.wg.Wait()
+	if g.panicked != nil {
+		panic(g.panicked)
+	}
+}
+
+// goDo runs f on an idle worker, or on a new one; g.Wait returns after f
 // returns.
-func (w *workers) goDo(wg *sync.WaitGroup, f func()) {
-	wg.Add(1)
+func (w *workers) goDo(g *taskGroup, f func()) {
+	g.wg.Add(1)
 	task := func() {
-		defer wg.Done()
+		defer g.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				g.mu.Lock()
+				if g.panicked == nil {
+					g.panicked = &taskPanic{value: r, stack: debug.Stack()}
+				}
+				g.mu.Unlock()
+			}
+		}()
 		f()
 	}
 	select {
