@@ -448,8 +448,10 @@ const sweepFills = 64
 // sweepFillsLocked drops the records of finished fills. The caller holds s.mu.
 func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 	for k, f := range s.fills {
-		if f.active == 0 {
-			c.flights.Forget(k)
+		// A key with a flight keeps its record: the flight may be a newer one
+		// whose fill has not registered yet (it will reuse the record), or the
+		// one of this finished fill, which a later invalidation must Forget.
+		if f.active == 0 && !c.flights.Pending(k) {
 			delete(s.fills, k)
 		}
 	}

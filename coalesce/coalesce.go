@@ -208,3 +208,12 @@ func (g *Group[K, V]) Stats() Stats {
 		InFlight:         executions - completed,
 	}
 }
+
+// Pending reports whether key has an execution in flight that a new caller
+// would join.
+func (g *Group[K, V]) Pending(key K) bool {
+	g.mu.Lock()
+	_, ok := g.m[key]
+	g.mu.Unlock()
+	return ok
+}

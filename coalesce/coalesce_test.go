@@ -441,3 +441,25 @@ func TestNoGoroutineLeft(t *testing.T) {
 	// The abandoned fns may still be returning; leak.Check waits for them.
 	assert.EqualValues(t, 50, g.Stats().Abandoned)
 }
+
+// TestPending: Pending reports an execution a new caller would join: while it
+// runs, not after it finishes, and not once it was forgotten.
+func TestPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var g coalesce.Group[string, int]
+		assert.False(t, g.Pending("k"), "nothing started")
+		release := make(chan struct{})
+		ch := g.DoChan(context.Background(), "k", func(context.Context) (int, error) { <-release; return 1, nil })
+		synctest.Wait()
+		assert.True(t, g.Pending("k"), "running")
+		assert.False(t, g.Pending("other"))
+		g.Forget("k")
+		assert.False(t, g.Pending("k"), "forgotten")
+		close(release)
+		assert.Equal(t, 1, (<-ch).Val)
+		ch = g.DoChan(context.Background(), "k", func(context.Context) (int, error) { return 2, nil })
+		<-ch
+		synctest.Wait()
+		assert.False(t, g.Pending("k"), "finished")
+	})
+}
