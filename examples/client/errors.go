@@ -30,7 +30,7 @@ var (
 // are not retried: another host would say the same, and retrying a shed request
 // adds load where there is none to spare. Nothing is retried once ctx is done.
 func retryable(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) {
+	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) {
 		return false
 	}
 	var re redis.Error

@@ -120,13 +120,19 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		return
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
+	rate := float64(s.Commands-prev.Commands) / dt
+	if math.IsInf(u, 0) || math.IsInf(rate, 0) {
+		// Counters that overflow a rate say nothing usable: start over.
+		h.hasUtil, h.util, h.raw = false, 0, 0
+		return
+	}
 	h.raw = u
 	if h.hasUtil {
 		h.util = smoothing*u + (1-smoothing)*h.util
 	} else {
 		h.util, h.hasUtil = u, true
 	}
-	h.rate = float64(s.Commands-prev.Commands) / dt
+	h.rate = rate
 	if s.Shed >= prev.Shed {
 		h.shed = float64(s.Shed-prev.Shed) / dt
 	}

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -121,6 +122,11 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 		} `json:"state"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBody)).Decode(&st); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if ctx.Err() != nil || !(errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return Sample{}, fmt.Errorf("reading %s: %w", url, err) // the transport failed mid-answer
+		}
 		return Sample{}, fmt.Errorf("%w: decoding %s: %w", ErrBadState, url, err)
 	}
 	if st.State.Host == nil {
