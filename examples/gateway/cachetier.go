@@ -61,7 +61,11 @@ func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, er
 func (ct *cacheTier) followMemkv(b *memkvBackend) {
 	staleness := ct.config().MaxStaleness
 	for i, st := range b.stores {
-		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st) })
+		// Subscribed here, before the gateway serves: a fill before the
+		// subscription, then a write to the store behind the gateway's back,
+		// would be in no feed, and later checkpoints would vouch for it.
+		sub := st.Subscribe()
+		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st, sub) })
 		ct.wg.Go(func() { every(ct.ctx, max(staleness/4, time.Millisecond), func() { st.Checkpoint() }) })
 	}
 }
@@ -98,12 +102,17 @@ func every(ctx context.Context, period time.Duration, f func()) {
 	}
 }
 
-// followStore applies shard i's memkv change feed to its cache until ctx ends.
-func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store) {
-	for ctx.Err() == nil {
-		sub := st.Subscribe()
+// followStore applies shard i's memkv change feed, from sub on, to its cache
+// until ctx ends. After an overflow it subscribes again before it empties the
+// cache, so that no fill lands between the two outside every subscription.
+func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store, sub *memkv.Subscription) {
+	for {
 		err := ct.apply(ctx, i, sub)
 		sub.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		sub = st.Subscribe()
 		if errors.Is(err, memkv.ErrOverflow) {
 			ct.reset(i)
 		}

@@ -226,10 +226,10 @@ func (g *Gateway) submit(ctx context.Context, grp group, ops []op) ([]opResult, 
 }
 
 // settled is a batch item's outcome as the gateway reports it: the batcher's
-// overload is counted and answered with the gateway's error.
+// overload is answered with the gateway's error (counted per command where
+// replies are written: an item may carry several commands, or a part of one).
 func (g *Gateway) settled(res []opResult, err error) ([]opResult, error) {
 	if errors.Is(err, batcher.ErrOverloaded) {
-		g.n.overloaded.Add(1)
 		err = errOverloaded
 	}
 	return res, err
@@ -316,8 +316,7 @@ func (g *Gateway) admitAt(ctx context.Context, t *tenant, cost int64, now time.T
 	done, err = g.limiter.TryAcquireAt(now)
 	if err != nil {
 		release()
-		g.n.overloaded.Add(1)
-		return nil, nil, errOverloaded
+		return nil, nil, errOverloaded // counted where the reply is written
 	}
 	return done, release, nil
 }

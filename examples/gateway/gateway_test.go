@@ -444,7 +444,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	for _, want := range []string{
 		`gateway_requests_total{command="GET",outcome="ok",tenant="default"} 1`,
 		`gateway_request_seconds_count{command="SET",tenant="default"} 1`,
-		"gateway_backend_calls_total 2", "gateway_coalesce_calls_total 1", "gateway_quota_tokens_default",
+		"gateway_backend_calls_total 2", "gateway_coalesce_calls_total 1", `gateway_quota_tokens{tenant="default"}`,
 		`gateway_backend_shard_up{shard="0"} 1`, `gateway_backend_shard_failed_batches_total{shard="3"} 0`,
 	} {
 		assert.Contains(t, string(body), want)

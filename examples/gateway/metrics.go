@@ -53,7 +53,10 @@ func newMetrics(g *Gateway) *metrics {
 		)
 	}
 	for name, t := range g.tenants {
-		m.reg.MustRegister(gauge("gateway_quota_tokens_"+sanitize(name), "Quota allowance left for tenant "+name+".",
+		// A label, not a name suffix: a-b and a.b are two tenants but one
+		// sanitized metric name, and registering it twice panicked.
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_quota_tokens",
+			Help: "Quota allowance left, by tenant.", ConstLabels: prometheus.Labels{"tenant": name}},
 			func() float64 { _, _, tok := t.quota.get(); return tok }))
 	}
 	return m
@@ -92,15 +95,4 @@ func (m *metrics) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duration) {
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
-}
-
-// sanitize makes a tenant name usable in a metric name.
-func sanitize(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }

@@ -39,7 +39,9 @@ type dataClient interface {
 	mget(ctx context.Context, keys []string, out []opResult) error
 	getsWithTTL(ctx context.Context, keys []string, out []opResult) error
 	mset(ctx context.Context, ops []op, out []opResult) error
-	pipeline(ctx context.Context, ops []op, out []opResult) error
+	// pipeline sends ops in order; with ttl, a PTTL follows each GET so
+	// that the caching tier's fills in a mixed batch keep their expiry.
+	pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error
 	// replyErr reports whether err is an error reply (the server is fine).
 	replyErr(err error) bool
 }
@@ -120,11 +122,12 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			return p.getsWithTTL(ctx, keys, out)
 		}
 		if reps := b.dataReplicas[shard]; len(reps) > 0 && !fill {
-			r := reps[int(b.next.Add(1))%len(reps)]
-			if err := r.mget(ctx, keys, out); err == nil || r.replyErr(err) {
-				return err
+			r := reps[b.next.Add(1)%uint32(len(reps))] // unsigned: no negative index after 2^31 batches on 32-bit
+			if err := r.mget(ctx, keys, out); err == nil {
+				return nil
 			}
-			// The replica is down: read the primary.
+			// The replica is down, or refuses reads (MASTERDOWN, LOADING:
+			// MGET has no per-key errors): read the primary.
 		}
 		return p.mget(ctx, keys, out)
 	}
@@ -135,7 +138,9 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		// sequential SETs would.
 		return p.mset(ctx, ops, out)
 	}
-	return p.pipeline(ctx, ops, out)
+	// A batch of one tenant and shard mixes the caching tier's fills with
+	// writes: those GETs need their expiry too.
+	return p.pipeline(ctx, ops, out, b.fillTTL.Load() && b.volatile[shard].Load())
 }
 
 // goredisData is the go-redis data path: a pooled connection, a write and a
@@ -166,14 +171,22 @@ func (g goredisData) mset(ctx context.Context, ops []op, out []opResult) error {
 	return msetOutcome(out[:len(ops)], err, err != nil && isReplyError(err))
 }
 
-func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult) error {
+func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error {
 	c := g.c
 	cmds := make([]redis.Cmder, len(ops))
+	var ttls []*redis.DurationCmd
+	if ttl {
+		ttls = make([]*redis.DurationCmd, len(ops))
+	}
+	now := time.Now() // before the call: the cached expiry is never late
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, o := range ops {
 			switch o.kind {
 			case opGet:
 				cmds[i] = p.Get(ctx, o.key)
+				if ttl {
+					ttls[i] = p.PTTL(ctx, o.key)
+				}
 			case opExists:
 				cmds[i] = p.Exists(ctx, o.key)
 			case opDel:
@@ -197,6 +210,13 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult) err
 	}
 	for i, cmd := range cmds {
 		out[i] = redisResult(cmd)
+		if ttls != nil && ttls[i] != nil && out[i].found {
+			if err := ttls[i].Err(); err != nil {
+				out[i] = opResult{err: err}
+				continue
+			}
+			out[i].expireAt = ttlExpiry(now, ttls[i].Val())
+		}
 	}
 	return nil
 }

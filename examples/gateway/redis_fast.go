@@ -136,34 +136,69 @@ func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 	return msetOutcome(out[:len(ops)], err, err != nil && isRueidisReplyErr(err))
 }
 
-func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult) error {
+func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error {
 	c, err := f.client()
 	if err != nil {
 		return err
 	}
-	cmds := make(rueidis.Commands, len(ops))
+	cmds := make(rueidis.Commands, 0, len(ops))
+	var at []int // at[i]: the index in cmds of op i's command; its PTTL follows a GET with ttl
+	if ttl {
+		at = make([]int, len(ops))
+	}
 	for i, o := range ops {
+		if at != nil {
+			at[i] = len(cmds)
+		}
 		switch o.kind {
 		case opGet:
-			cmds[i] = c.B().Get().Key(o.key).Build()
+			cmds = append(cmds, c.B().Get().Key(o.key).Build())
+			if ttl {
+				cmds = append(cmds, c.B().Pttl().Key(o.key).Build())
+			}
 		case opExists:
-			cmds[i] = c.B().Exists().Key(o.key).Build()
+			cmds = append(cmds, c.B().Exists().Key(o.key).Build())
 		case opDel:
-			cmds[i] = c.B().Del().Key(o.key).Build()
+			cmds = append(cmds, c.B().Del().Key(o.key).Build())
 		case opIncr:
-			cmds[i] = c.B().Incrby().Key(o.key).Increment(o.delta).Build()
+			cmds = append(cmds, c.B().Incrby().Key(o.key).Increment(o.delta).Build())
 		case opSet:
-			cmds[i] = setCommand(c, o)
+			cmds = append(cmds, setCommand(c, o))
 		}
 	}
-	for i, r := range c.DoMulti(ctx, cmds...) {
+	now := time.Now() // before the call: the cached expiry is never late
+	res := c.DoMulti(ctx, cmds...)
+	for i := range ops {
+		j := i
+		if at != nil {
+			j = at[i]
+		}
+		r := res[j]
 		err := r.Error()
 		if err != nil && !rueidis.IsRedisNil(err) && !isRueidisReplyErr(err) {
 			return err // the shard is unreachable: the whole batch fails
 		}
 		out[i] = fastResult(ops[i].kind, r)
+		if ttl && ops[i].kind == opGet && out[i].found {
+			out[i].expireAt = pttlExpiry(now, res[j+1])
+		}
 	}
 	return nil
+}
+
+// pttlExpiry is ttlExpiry of a PTTL reply in milliseconds (an unreadable
+// reply: expire at once, the safe side). -1 (no expiry) and -2 (gone) are
+// passed as go-redis reports them.
+func pttlExpiry(now time.Time, r rueidis.RedisResult) int64 {
+	ms, err := r.AsInt64()
+	if err != nil {
+		return now.UnixNano()
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if ms < 0 {
+		d = time.Duration(ms)
+	}
+	return ttlExpiry(now, d)
 }
 
 func setCommand(c rueidis.Client, o op) rueidis.Completed {
@@ -215,12 +250,11 @@ func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResu
 			continue
 		}
 		out[i] = opResult{value: []byte(s), found: true}
-		ms, err := res[1+i].AsInt64()
-		if err != nil {
+		if _, err := res[1+i].AsInt64(); err != nil {
 			out[i] = opResult{err: err}
 			continue
 		}
-		out[i].expireAt = ttlExpiry(now, time.Duration(ms)*time.Millisecond)
+		out[i].expireAt = pttlExpiry(now, res[1+i])
 	}
 	return nil
 }

@@ -24,6 +24,10 @@ type (
 	respMap   []any    // key, value, key, value...
 )
 
+// overloadedReply is the reply of a command refused by admission or by the
+// batcher's in-flight cap; the server counts them as it writes them.
+var overloadedReply any = errReply(errOverloaded)
+
 func errReply(err error) respErr {
 	s := err.Error()
 	if s == "" || s[0] < 'A' || s[0] > 'Z' || !hasCode(s) {

@@ -254,6 +254,9 @@ func (s *Server) serveConn(ss *session) {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
 			cmds = cmds[len(chunk):]
 			for i, r := range ss.execute(chunk) {
+				if r == overloadedReply {
+					s.g.n.overloaded.Add(1) // once per command refused
+				}
 				writeReply(wr, ss.pipe.protos[i], r)
 			}
 		}
@@ -501,6 +504,22 @@ func (ss *session) cachedGet(spec *cmdSpec, args [][]byte) bool {
 }
 
 // call runs one command: data commands go through admission first.
+// chargeTxRead checks the tenant's quota for a read of the transaction's
+// backend (after WATCH, or WATCH's own read of key state) and charges it as
+// one backend call; it returns the throttling reply when over quota.
+func (ss *session) chargeTxRead(now time.Time) any {
+	g, t := ss.g, ss.tenant
+	if !t.quota.allow(now) {
+		g.n.throttled.Add(1)
+		t.throttled.Add(1)
+		return errReply(errThrottled)
+	}
+	g.n.backendCalls.Add(1)
+	t.backendCalls.Add(1)
+	t.quota.charge(now, 1)
+	return nil
+}
+
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
@@ -522,9 +541,15 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		// Reads after WATCH are served from the transaction's snapshot: they
 		// are consistent with the version EXEC validates against (a shared
 		// fetch could be older), and they join its read set.
+		// They skip admission (the transaction holds its shard) but not the
+		// quota: each is a read of the backend, charged as one call.
+		now := time.Now()
+		if r := ss.chargeTxRead(now); r != nil {
+			return r
+		}
 		tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 		defer cancel()
-		return ss.txCommand(tctx, args, time.Now())
+		return ss.txCommand(tctx, args, now)
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)

@@ -116,6 +116,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return errReply(err)
 	}
 	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
+		if r := s.chargeTxRead(time.Now()); r != nil {
+			return r
+		}
 		if err := o.observe(ctx, keys); err != nil {
 			return errReply(err)
 		}
