@@ -2,6 +2,7 @@ package hashring
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -97,9 +98,10 @@ func (l *Loads) Acquire(id string) {
 	for {
 		c := l.counter(id)
 		v := c.Load()
-		if v == retired { // Forget is dropping this counter: wait for its new map
-			l.mu.Lock()
-			l.mu.Unlock()
+		if v == retired {
+			// Forget is dropping this counter: its new map, without it, is
+			// stored before Forget releases mu. Yield until it is.
+			runtime.Gosched()
 			continue
 		}
 		if c.CompareAndSwap(v, v+1) {
