@@ -259,8 +259,7 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 	cfg := b.cfg.Load()
 	start := time.Now()
 	now := b.now()
-	reqs, out, slotOf := bt.compact(cfg.Key)
-	var err error
+	reqs, out, slotOf, err := b.compactSafe(bt, cfg.Key)
 	returned := false
 	defer func() {
 		if !returned { // the flush called runtime.Goexit
@@ -279,9 +278,26 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 	// Not part of the pooled batch: a flush may keep its context after it
 	// returns (a context derived from it watches it from a goroutine).
 	ctx := &flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now)}
-	err = b.call(ctx, bt.key, reqs, out)
+	if err == nil { // Config.Key did not panic
+		err = b.call(ctx, bt.key, reqs, out)
+	}
 	returned = true
 	return nil
+}
+
+// compactSafe runs compact and turns a panic in Config.Key into a *PanicError
+// for the whole batch, which is then not sent: the panic would otherwise end
+// the flush goroutine (and the process) or leave the batch's waiters stranded.
+func (b *Batcher[G, Req, Resp]) compactSafe(bt *batch[G, Req, Resp], key func(Req) (string, bool)) (reqs []Req, out []Result[Resp], slotOf []int32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// Nothing sent: one result slot per live item, none handed out.
+			reqs, out, slotOf = nil, bt.res[:bt.live], nil
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	reqs, out, slotOf = bt.compact(key)
+	return reqs, out, slotOf, nil
 }
 
 // call runs the flush func, turning a panic into a *PanicError.

@@ -110,7 +110,8 @@ type Config[Req any] struct {
 	//
 	// WARNING: every input that changes the result must be in the key (the group
 	// already is: de-duplication never crosses groups).
-	// If nil, nothing is de-duplicated.
+	// If nil, nothing is de-duplicated. A panic in Key fails its batch: nothing
+	// is sent and every item gets a [*PanicError].
 	Key func(Req) (key string, ok bool)
 }
 
