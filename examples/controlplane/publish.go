@@ -10,6 +10,10 @@ import (
 	"github.com/tierkit/tierkit/hashring"
 )
 
+// marshalWire encodes the published routes; a variable so that a test can make
+// it fail.
+var marshalWire = func(w wireRoutes) ([]byte, error) { return json.Marshal(w) }
+
 // publishLocked derives each region's ring from the gateways' weights (from the
 // previous ring, so a change moves the fewest keys) and publishes a new version
 // when anything a client routes on changed: a ring's members or weights, the
@@ -17,7 +21,9 @@ import (
 // keep the version, so following clients do not churn.
 func (p *Plane) publishLocked() {
 	cur := p.pub.Load()
-	changed := p.ringsLocked() || cur == nil
+	// After a failed publication p.rings may already hold rings that no
+	// published version carries: publish again even if nothing changed since.
+	changed := p.ringsLocked() || cur == nil || p.unpublished
 	draining := p.sortedDrainingLocked()
 	if cur != nil {
 		changed = changed || cur.rollGen != p.rollGen || !slices.Equal(cur.draining, draining) ||
@@ -45,15 +51,18 @@ func (p *Plane) publishLocked() {
 		b, err := r.MarshalBinary()
 		if err != nil {
 			p.stats.RingErrors++
+			p.unpublished = true
 			return
 		}
 		w.Gateways[name] = b
 	}
-	data, err := json.Marshal(w)
+	data, err := marshalWire(w)
 	if err != nil {
 		p.stats.RingErrors++
+		p.unpublished = true
 		return
 	}
+	p.unpublished = false
 	next.wire = data
 	next.etag = etag(p.epoch, next.version)
 	p.pub.Store(next)
