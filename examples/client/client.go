@@ -87,10 +87,13 @@ func (c *Client) SetRoutes(r Routes) error {
 	if err != nil {
 		return err
 	}
-	c.routes.Store(cr)
-	c.swaps.Add(1)
+	// The swap and the pruning happen under one lock, so that concurrent calls
+	// prune by the routes that end up in force: apart, one call could close the
+	// pools of hosts that the other call's routes, published after it, use.
 	var stale []*host
 	c.mu.Lock()
+	c.routes.Store(cr)
+	c.swaps.Add(1)
 	for addr, h := range c.hosts {
 		if !cr.hosts[addr] {
 			stale = append(stale, h)
