@@ -29,10 +29,11 @@ func TestConfigValues(t *testing.T) {
 		{`{"limits": {"max_tx_commands": -1}}`, "max_tx_commands -1"},
 		{`{"limits": {"idle_timeout": "-1s"}}`, "idle_timeout -1s"},
 		{`{"limits": {"write_timeout": "-1ms"}}`, "write_timeout -1ms"},
-		{`{"max_batch": -1}`, "MaxItems is negative"},
-		{`{"max_queue": -1}`, "MaxQueue -1 is negative"},
-		{`{"queue_deadline": "-1s"}`, "negative queue deadline"},
+		{`{"max_batch": -1}`, "max_batch, linger, batch_policy, max_in_flight, request_timeout: batcher: MaxItems is negative"},
+		{`{"max_queue": -1}`, "max_queue, queue_deadline, tenants' weight: shed: MaxQueue -1 is negative"},
+		{`{"queue_deadline": "-1s"}`, "max_queue, queue_deadline, tenants' weight: shed: negative queue deadline"},
 		{`{"min_limit": 10, "max_limit": 5}`, "min_limit 10 > max_limit 5"},
+		{`{"min_limit": -1}`, "target_cpu, min_limit, max_limit: aimd"},
 		{`{"hot_linger": "-1ms"}`, "hot_linger -1ms"},
 		{`{"hot_linger": "1h"}`, "hot_linger 1h0m0s"},
 		{`{"otel_sample": 1.5}`, "otel_sample 1.5"},
@@ -71,6 +72,7 @@ func buildFromJSON(t *testing.T, data []byte) error {
 	}
 	g, err := newGateway(c, b, nil)
 	if err != nil {
+		_ = b.Close()
 		return err
 	}
 	require.NoError(t, g.Close())

@@ -81,7 +81,34 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
 		health: make([]shardHealth, backend.Shards()), log: log}
-	nodes := make([]hashring.Node, backend.Shards())
+	if err := g.build(cfg); err != nil {
+		g.closeParts() // what was built before the error; the backend stays the caller's
+		return nil, err
+	}
+	return g, nil
+}
+
+// closeParts stops the components build started, in the order Close does.
+func (g *Gateway) closeParts() {
+	if g.batches != nil {
+		_ = g.batches.Close()
+	}
+	if g.cache != nil {
+		g.cache.Close()
+	}
+	if g.shedder != nil {
+		g.shedder.Close()
+	}
+	if g.limiter != nil {
+		g.limiter.Close()
+	}
+	_ = g.tracer.shutdown()
+}
+
+// build makes the gateway's components from cfg. An error names the
+// configuration fields of the component that refused them.
+func (g *Gateway) build(cfg Config) error {
+	nodes := make([]hashring.Node, g.backend.Shards())
 	for i := range nodes {
 		id := "shard-" + strconv.Itoa(i)
 		nodes[i] = hashring.Node{ID: id, Weight: 1}
@@ -89,7 +116,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	ring, err := hashring.New(hashring.Config{Slots: 1 << 12}, nodes)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("gateway: backend shards: %w", err)
 	}
 	g.ring = ring
 	weights := map[string]int{}
@@ -105,7 +132,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	g.aimdCfg = aimd.Config{Target: cfg.TargetCPU, Min: cfg.MinLimit, Max: cfg.MaxLimit}
 	if g.limiter, err = aimd.New(g.aimdCfg); err != nil {
-		return nil, err
+		return fmt.Errorf("gateway: target_cpu, min_limit, max_limit: %w", err)
 	}
 	g.shedCfg = shed.Config{Capacity: shed.CapacityFunc(g.limiter.Limit), Weights: weights,
 		MaxQueue: cfg.MaxQueue, MaxQueueCost: int64(cfg.MaxQueue) * 16, QueueDeadline: time.Duration(cfg.QueueDeadline),
@@ -115,7 +142,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 		// shed on arrival rather than queued to expire.
 		FreshArrivalOrder: true, ShedOnArrival: true}
 	if g.shedder, err = shed.New(g.shedCfg); err != nil {
-		return nil, err
+		return fmt.Errorf("gateway: max_queue, queue_deadline, tenants' weight: %w", err)
 	}
 	g.batches, err = batcher.New(batcher.Config[[]op]{
 		MaxItems:    cfg.MaxBatch,
@@ -134,24 +161,21 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 		},
 	}, g.flush)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("gateway: max_batch, linger, batch_policy, max_in_flight, request_timeout: %w", err)
 	}
 	if cfg.CacheCapacity > 0 {
 		if err := g.startCacheTier(cfg); err != nil {
-			_ = g.batches.Close()
-			g.shedder.Close()
-			g.limiter.Close()
-			return nil, err
+			return err
 		}
 	}
 	if g.tracer, err = newTracer(cfg); err != nil {
-		return nil, err
+		return fmt.Errorf("gateway: otel: %w", err)
 	}
 	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
 	g.hot = newHotKeys(time.Duration(cfg.HotLinger))
 	g.timeout.Store(int64(cfg.RequestTimeout))
-	return g, nil
+	return nil
 }
 
 // startCacheTier starts the caching tier on the backend's change feed:
@@ -159,7 +183,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 func (g *Gateway) startCacheTier(cfg Config) error {
 	ct, err := newCacheTier(g.backend.Shards(), cfg.CacheCapacity, time.Duration(cfg.CacheStaleness))
 	if err != nil {
-		return err
+		return fmt.Errorf("gateway: cache_capacity, cache_staleness: %w", err)
 	}
 	ct.log = g.log
 	if b, ok := asMemkv(g.backend); ok {

@@ -110,6 +110,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 	}
 	reg, err := control.New(control.Config{Rate: 10, Burst: 20})
 	if err != nil {
+		_ = gw.Close()
 		return nil, err
 	}
 	if err := gw.registerKnobs(reg); err != nil {
