@@ -127,18 +127,16 @@ func (g *Gateway) registerCacheAndQuotaKnobs(reg *control.Registry) []error {
 		)
 	}
 	for _, t := range g.tenants {
-		rate, burst, _ := t.quota.get()
+		rate, burst, _ := t.quota.get(time.Now())
 		errs = append(errs,
 			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".rate", Doc: "backend calls per second (0: unlimited)",
 				Min: 0, Max: 1e9, Value: rate, Apply: func(v float64) error {
-					_, b, _ := t.quota.get()
-					t.quota.set(v, b)
+					t.quota.setRate(time.Now(), v)
 					return nil
 				}}),
 			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".burst", Doc: "backend calls a tenant may make back to back",
 				Min: 1, Max: 1e9, Value: burst, Apply: func(v float64) error {
-					r, _, _ := t.quota.get()
-					t.quota.set(r, v)
+					t.quota.setBurst(time.Now(), v)
 					return nil
 				}}),
 		)

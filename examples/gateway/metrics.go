@@ -57,7 +57,7 @@ func newMetrics(g *Gateway) *metrics {
 		// sanitized metric name, and registering it twice panicked.
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_quota_tokens",
 			Help: "Quota allowance left, by tenant.", ConstLabels: prometheus.Labels{"tenant": name}},
-			func() float64 { _, _, tok := t.quota.get(); return tok }))
+			func() float64 { _, _, tok := t.quota.get(time.Now()); return tok }))
 	}
 	return m
 }

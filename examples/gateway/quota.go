@@ -59,16 +59,38 @@ func (q *quota) charge(now time.Time, n float64) {
 	q.tokens -= n
 }
 
-// set changes the rate and burst (control knobs).
-func (q *quota) set(rate, burst float64) {
+// setRate and setBurst change the rate or the burst (control knobs) at now:
+// the time before refills at the old rate, the time after at the new one.
+func (q *quota) setRate(now time.Time, rate float64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.setLocked(now, rate, q.burst)
+}
+
+func (q *quota) setBurst(now time.Time, burst float64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.setLocked(now, q.rate, burst)
+}
+
+func (q *quota) setLocked(now time.Time, rate, burst float64) {
+	if q.rate != 0 {
+		q.refillLocked(now)
+	} else {
+		q.at = now // an unlimited tenant's bucket does not fill while unlimited
+	}
 	q.rate, q.burst = rate, max(burst, 1)
 	q.tokens = min(q.tokens, q.burst)
 }
 
-func (q *quota) get() (rate, burst, tokens float64) {
+// get returns the rate, the burst and the tokens left at now (refilled up to
+// now, as the next admission would see them, not as the last charge left
+// them).
+func (q *quota) get(now time.Time) (rate, burst, tokens float64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.rate != 0 {
+		q.refillLocked(now)
+	}
 	return q.rate, q.burst, q.tokens
 }
