@@ -35,7 +35,8 @@
 // Versions older than the newest minus Config.HistoryVersions fall behind the
 // horizon: reads and commits at such a read version fail with [ErrTooOld]
 // (restart the transaction); the blind writes [Store.Put] and [Store.Delete]
-// take the newest version and never do. Each commit sweeps Config.GCStep
+// take the newest version and never do, nor does a commit with no read keys
+// or ranges to validate. Each commit sweeps Config.GCStep
 // keys; [Store.GC] sweeps everything, and may run beside the commits' sweeps
 // (a key it collects and a later write re-creates is never unlinked again). The horizon moves only under the commit mutex, so
 // validation never races with the collection of a version it needs; readers
