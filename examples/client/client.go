@@ -229,6 +229,12 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 	if h := c.hosts[addr]; h != nil {
 		return h, nil
 	}
+	if r := c.routes.Load(); r != nil && !r.hosts[addr] {
+		// SetRoutes dropped addr after the request routed: no publication
+		// would close a pool opened now. Fail as a closed pool does, so the
+		// request goes on to its next host.
+		return nil, redis.ErrClosed
+	}
 	opt := &redis.Options{
 		Addr:                  addr,
 		PoolSize:              cfg.PoolSize,
