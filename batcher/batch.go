@@ -87,7 +87,7 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 	}
 	var before *batch[G, Req, Resp] // closed to make room for req (MaxBytes)
 	bt = grp.pending
-	if bt != nil && cfg.MaxBytes > 0 && bt.bytes+size > cfg.MaxBytes {
+	if bt != nil && cfg.MaxBytes > 0 && size > cfg.MaxBytes-bt.bytes { // not bt.bytes+size: it overflows for a huge item
 		b.closeBatchLocked(cfg, bt)
 		before, bt = bt, nil
 	}
