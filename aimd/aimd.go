@@ -136,7 +136,12 @@ func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 		}
 		wait := l.cfg.Period
 		if err == ErrLimitExceeded && l.inflight < l.Limit() && l.rate > 0 {
-			wait = time.Duration((1 - l.tokens) / l.rate * float64(time.Second))
+			// At most a period: a rate cut near zero would otherwise sleep
+			// for weeks (or overflow the Duration), and the lazy step that
+			// raises it again runs only on an admission attempt.
+			if sec := (1 - l.tokens) / l.rate; sec < wait.Seconds() {
+				wait = time.Duration(sec * float64(time.Second))
+			}
 		}
 		changed := l.changed
 		l.waiting++
