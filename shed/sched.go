@@ -362,10 +362,11 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		c := &t.counts[p]
 		c.admitted++
 		c.admittedCost += n.cost
-		c.wait(at - n.enq)
+		wait := max(at-n.enq, 0) // a caller's clock that went back: no time waited
+		c.wait(wait)
 		s.total.admitted++
 		s.total.admittedCost += n.cost
-		s.total.wait(at - n.enq)
+		s.total.wait(wait)
 		v, cost = n.v, n.cost
 		s.unlink(n, at)
 		return v, cost, true
