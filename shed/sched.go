@@ -218,10 +218,12 @@ func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
 	s.npend++
 }
 
-// Push queues v for (tenant, priority) with the given cost, or sheds it with
-// ReasonBucketFull when the bucket is at its bounds. It returns the handle of the
-// queued request and its deadline.
+// Push queues v for (tenant, priority) with the given cost (a cost below 1
+// counts as 1, as in [Shedder.Acquire]), or sheds it with ReasonBucketFull
+// when the bucket is at its bounds. It returns the handle of the queued
+// request and its deadline.
 func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int64, v T) (Handle[T], time.Time, error) {
+	cost = max(cost, 1) // a negative cost would lower the bucket's cost below its bound
 	at := s.at(now)
 	s.observe(at)
 	t := s.state(tenant)
