@@ -237,6 +237,13 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 		return false, err
 	}
 	defer done()
+	// A shard that restarted is back with its own configuration, which may
+	// announce nothing: markers would then keep vouching for entries that
+	// no notification invalidates. So the flags are checked (and set) before
+	// every subscription, whose confirmation empties the cache.
+	if err := ensureNotifications(ctx, b.shards[i], ct.log); err != nil {
+		return false, err
+	}
 	if err := writeCommand(c, "PSUBSCRIBE", keyspacePattern); err != nil {
 		return false, err
 	}
