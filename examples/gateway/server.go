@@ -112,8 +112,11 @@ func newServer(g *Gateway, cfg Config) *Server {
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closing {
+		// Shutdown came first (start runs Serve on a goroutine): nobody
+		// else will close ln.
 		s.mu.Unlock()
-		return errors.New("gateway: server is shut down")
+		_ = ln.Close()
+		return nil
 	}
 	s.listener = ln
 	s.mu.Unlock()

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestServeAfterShutdown: a Shutdown that comes before Serve (a signal as
+// the gateway starts: start runs Serve on a goroutine) makes Serve return nil,
+// as after Shutdown, and close the listener it was given, which nobody else
+// closes.
+func TestServeAfterShutdown(t *testing.T) {
+	cfg, err := Config{}.withDefaults()
+	require.NoError(t, err)
+	backend, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	g, err := newGateway(cfg, backend, nil)
+	require.NoError(t, err)
+	srv := newServer(g, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	require.NoError(t, srv.Serve(ln), "Serve after Shutdown returns nil")
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now()) // an open listener's Accept times out at once
+	_, err = ln.Accept()
+	require.ErrorIs(t, err, net.ErrClosed, "the listener is closed")
+}
