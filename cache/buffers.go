@@ -274,12 +274,13 @@ func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K]) []*node[K] {
 // unlink removes evicted nodes from the index, one shard lock at a time (the
 // policy lock is taken under shard locks, so evictions cannot lock shards).
 // An entry is only removed if it is still the evicted node's (a store that
-// found the node dead replaced it with a new entry and node).
+// found the node dead replaced it with a new entry and node). The entry is
+// found by its node, not its key: a NaN key's entry would never be found.
 func (c *Cache[K, V]) unlink(victims []*node[K]) {
 	for _, n := range victims {
 		s := &c.shards[n.hash&(numShards-1)]
 		s.mu.Lock()
-		if e := s.ix.get(n.key, n.hash); e != nil && e.p == n {
+		if e := s.ix.entryOf(n); e != nil {
 			s.ix.remove(e)
 		}
 		s.mu.Unlock()

@@ -105,6 +105,29 @@ func (ix *index[K, V]) get(key K, h uint64) *entry[K, V] {
 	return nil
 }
 
+// entryOf returns the entry whose policy node is p, or nil. It compares
+// nodes, not keys, so it also finds the entry of a key not equal to itself
+// (a float NaN), which get never does. The caller holds the shard lock.
+func (ix *index[K, V]) entryOf(p *node[K]) *entry[K, V] {
+	t := ix.tab.Load()
+	if t == nil {
+		return nil
+	}
+	tag := tagOf(p.hash)
+	for b := t.bucketOf(p.hash); b != nil; b = b.overflow.Load() {
+		for m := matchTags(b.tags.Load(), tag); m != 0; m &= m - 1 {
+			i := bits.TrailingZeros64(m) >> 3
+			if i >= bucketSlots {
+				break
+			}
+			if e := b.entries[i].Load(); e != nil && e.p == p {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
 // tags returns the tag word of h's bucket (0 for an empty index). It is safe
 // without the lock: lookahead only (GetMany's warmLookups).
 func (ix *index[K, V]) tags(h uint64) uint64 {
