@@ -48,9 +48,11 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	if lr == nil { // nothing is loaded
 		return r.LookupHash(h)
 	}
-	scale := c * float64(lr.Total()+1) / r.total
+	// The share first: c*(Total+1)/TotalWeight overflows for tiny weights,
+	// which made every bound infinite.
+	scale := c * float64(lr.Total()+1)
 	fits := func(i int) (bool, float64) {
-		bound := math.Ceil(scale * r.nodes[i].Weight)
+		bound := math.Ceil(scale * (r.nodes[i].Weight / r.total))
 		load := float64(lr.Load(r.nodes[i].ID))
 		return load+1 <= bound, load / bound
 	}
