@@ -93,6 +93,7 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	ended := false
 	defer func() {
 		if !ended { // load panicked: end the fills, storing nothing
+			c.stats.loadErrors.Add(1)
 			var zero V
 			for i, k := range keys {
 				c.endFill(recs[i], k, zero, false, startedAt)
