@@ -142,6 +142,11 @@ func (p *policy[K]) setCapacity(capacity int) {
 		return
 	}
 	ratio := float64(p.window.cap) / float64(p.capacity)
+	if p.window.cap <= 1 {
+		// A window at its floor of one entry says nothing of the split at
+		// another size (it is all of a cache of one): start from init's 1%.
+		ratio = 0.01
+	}
 	p.capacity = capacity
 	p.window.cap = max(1, min(capacity, int(float64(capacity)*ratio)))
 	p.protected.cap = int(float64(capacity-p.window.cap) * 0.8)
