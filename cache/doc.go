@@ -251,7 +251,7 @@
 //
 // # Stats
 //
-// [Cache.Stats] returns hits, misses (including stale bypasses), loads, coalesced
+// [Cache.Stats] returns hits, misses (including reads beyond the bound), loads, coalesced
 // loads, invalidations, refills, dropped fills, stale-bypass reads, evictions,
 // checkpoints and the watermark, with [Stats.HitRatio]. Runtime knobs (capacity,
 // staleness bound, ownership) change with [Cache.SetConfig].

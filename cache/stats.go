@@ -6,8 +6,8 @@ import "sync/atomic"
 type Stats struct {
 	// Hits counts reads served from memory.
 	Hits uint64
-	// Misses counts reads not served from memory: absent keys and StaleBypass
-	// reads (not NotOwned ones).
+	// Misses counts reads not served from memory that looked the key up:
+	// absent keys and keys beyond the staleness bound (not NotOwned reads).
 	Misses uint64
 	// Loads counts calls of a loader (one per coalesced flight).
 	Loads uint64
@@ -23,8 +23,12 @@ type Stats struct {
 	// DroppedFills counts loads whose result was not stored because their key
 	// was invalidated, Set or deleted while they ran (stale sets prevented).
 	DroppedFills uint64
-	// StaleBypass counts reads that found the key but not within the
-	// staleness bound, and read through instead.
+	// StaleBypass counts the times a read would have been served staler than
+	// the bound and read through instead: it found the key beyond the bound
+	// (such a read is also a Miss), or it joined another caller's load that
+	// had started more than the bound before it, and loaded again (a read
+	// not owned, which is no Miss, can count here too). One read can count
+	// both ways: StaleBypass is not a part of Misses.
 	StaleBypass uint64
 	// NotOwned counts reads of keys this host does not own.
 	NotOwned uint64
