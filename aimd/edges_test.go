@@ -125,3 +125,25 @@ func TestCgroupMalformed(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsRateZeroWithoutBucket: Stats.Rate is documented as 0 without a
+// token bucket. A bucket switched off with SetConfig while MinRate stayed
+// above 0 left the internal rate clamped to MinRate, and Stats showed it.
+func TestStatsRateZeroWithoutBucket(t *testing.T) {
+	cfg := aimd.Config{Manual: true, Initial: 10, Max: 100, MaxRate: 5, Period: time.Second, MemoryLimit: -1}
+	l, err := aimd.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := l.Stats().Rate; got != 5 {
+		t.Fatalf("Rate with a bucket = %v, want 5", got)
+	}
+	cfg.MaxRate, cfg.MinRate = 0, 10
+	if err := l.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Stats().Rate; got != 0 {
+		t.Fatalf("Rate without a bucket = %v, want 0", got)
+	}
+}

@@ -39,12 +39,16 @@ func (l *Limiter) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.st
+	rate := l.rate
+	if l.cfg.MaxRate <= 0 {
+		rate = 0 // no bucket: l.rate may still hold a clamp to MinRate
+	}
 	return Stats{
 		Admitted: c.admitted, Succeeded: c.succeeded, Failed: c.failed,
 		RejectedLimit: c.rejectedLimit, RejectedRate: c.rejectedRate, RejectedMemory: c.rejectedMemory,
 		Steps: c.steps, Increases: c.increases, Decreases: c.decreases,
 		SignalErrors: c.signalErrors, MemoryTrips: c.memoryTrips,
-		InFlight: l.inflight, Limit: int(l.limit), Rate: l.rate, Load: c.load,
+		InFlight: l.inflight, Limit: int(l.limit), Rate: rate, Load: c.load,
 		MemoryHigh: l.memHigh, HeapBytes: c.heap, MemoryLimit: l.cfg.memLimit,
 	}
 }
