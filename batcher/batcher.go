@@ -246,10 +246,14 @@ func (b *Batcher[G, Req, Resp]) Close() error {
 // Stats returns a snapshot of the counters and gauges. It takes each shard lock
 // briefly to count groups and pending items.
 func (b *Batcher[G, Req, Resp]) Stats() Stats {
+	// finish adds a batch's items before its sent and deduped counts, so
+	// reading those two first keeps Sent + Deduped <= Items in any snapshot.
+	deduped := b.c.deduped.Load()
+	sent := b.c.sent.Load()
 	s := Stats{
 		Items:           b.c.items.Load(),
-		Sent:            b.c.sent.Load(),
-		Deduped:         b.c.deduped.Load(),
+		Sent:            sent,
+		Deduped:         deduped,
 		Batches:         b.c.batches.Load(),
 		FlushErrors:     b.c.flushErrors.Load(),
 		Cancelled:       b.c.cancelled.Load(),
