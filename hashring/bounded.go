@@ -117,7 +117,11 @@ func (l *Loads) Acquire(id string) {
 // Release counts the end of a request on node id that [Loads.Acquire] counted.
 // Releasing more than was acquired is a caller bug; the count is then clamped at 0.
 func (l *Loads) Release(id string) {
-	c := l.counter(id)
+	m := l.counters.Load()
+	if m == nil || (*m)[id] == nil {
+		return // never acquired (or forgotten): nothing in flight to release
+	}
+	c := (*m)[id]
 	for {
 		v := c.Load()
 		if v <= 0 {

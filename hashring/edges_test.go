@@ -95,3 +95,20 @@ func TestLookupNFallbackStableOnLeave(t *testing.T) {
 		t.Fatalf("%d replica sets without E changed when E left, e.g. %s", changed, example)
 	}
 }
+
+// TestReleaseUnknownCreatesNoCounter: releasing a node that was never
+// acquired (a caller bug, or a node already forgotten) changes nothing.
+// Before, it created a counter for the ID, copying the map under the lock,
+// and Stats.Nodes grew with every such ID.
+func TestReleaseUnknownCreatesNoCounter(t *testing.T) {
+	var l hashring.Loads
+	l.Release("never-acquired")
+	l.Acquire("a")
+	l.Release("a")
+	l.Release("a") // one too many: clamped
+	l.Release("other")
+	st := l.Stats()
+	if st.Nodes != 1 || l.Total() != 0 || l.Load("a") != 0 {
+		t.Fatalf("Nodes %d, Total %d, Load(a) %d; want 1, 0, 0", st.Nodes, l.Total(), l.Load("a"))
+	}
+}
