@@ -41,7 +41,7 @@ var (
 // NodeError reports which node an operation rejected. Err is one of [ErrBadWeight],
 // [ErrBadID], [ErrDuplicateNode] or [ErrUnknownNode]; errors.Is sees through it.
 type NodeError struct {
-	Op     string  // "new", "add", "remove", "reweight" or "update"
+	Op     string  // "new", "add", "remove", "reweight", "update" or "unmarshal"
 	ID     string  // the node concerned
 	Weight float64 // the weight given, when relevant
 	Err    error   // the sentinel
