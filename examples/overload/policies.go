@@ -270,7 +270,12 @@ func (p *partitionPolicy) name() string { return "Netflix partitions by priority
 func (p *partitionPolicy) reset(s scenario, drop func(*request)) {
 	p.slots, p.busy, p.q, p.drop = s.Slots, [2]int{}, [2]deque{}, drop
 }
-func (p *partitionPolicy) share(prio int) int { return int(p.pct[prio] * float64(p.slots)) }
+// share is the partition's limit as concurrency-limits computes it:
+// max(1, ceil(slots x percent)), so that the partitions together hold at least
+// every slot.
+func (p *partitionPolicy) share(prio int) int {
+	return max(1, int(math.Ceil(p.pct[prio]*float64(p.slots))))
+}
 func (p *partitionPolicy) direct(_ time.Duration, r *request, _ int) bool {
 	if p.q[0].len()+p.q[1].len() > 0 {
 		return false
