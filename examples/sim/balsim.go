@@ -273,11 +273,14 @@ func (propCtl) step(_ int, t *tier, obs []float64) ([]float64, balancer.State) {
 	return w, 0
 }
 
+// quantile is the q-quantile of xs by nearest rank: the ceil(q x n)-th
+// smallest value.
 func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return s[min(len(s)-1, int(q*float64(len(s))))]
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(len(s)-1, max(0, i))]
 }
