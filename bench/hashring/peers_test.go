@@ -264,12 +264,16 @@ func (m maglevRouter) lookup(key string) string {
 	return m.ids[m.t.Lookup(xxhash.Sum64String(key))]
 }
 
+// remove is one Rebuild with the node dead, on a copy of the table so that m
+// keeps routing as before (Rebuild replaces the lookup slice; the offsets it
+// shares it resets before use). maglev.New would populate the table a second
+// time.
 func (m maglevRouter) remove(id string) router {
-	t := maglev.New(m.ids, m.m)
+	t := *m.t
 	dead := append(slices.Clone(m.dead), slices.Index(m.ids, id))
 	slices.Sort(dead)
 	t.Rebuild(dead)
-	return maglevRouter{t, m.m, m.ids, dead}
+	return maglevRouter{&t, m.m, m.ids, dead}
 }
 
 func (m maglevRouter) add(nm member) router {
