@@ -195,13 +195,19 @@ func realShed(qd time.Duration) shed.Config {
 		StandingDeadline: 10 * time.Millisecond, FreshArrivalOrder: true, ShedOnArrival: true}
 }
 
-// serve runs one request: admission by the shedder, then the CPU work and the
-// backend wait, accounted in p.
-func (t *realTier) serve(p *phaseStats, r request) {
+// serve runs one request that the client meant to send at sched: admission
+// by the shedder, then the CPU work and the backend wait, accounted in p.
+func (t *realTier) serve(p *phaseStats, r request, sched time.Time) {
 	k := b2i(r.noisy)
-	rctx, rcancel := context.WithTimeout(context.Background(), t.deadline)
-	defer rcancel()
+	// The client's clock starts at the earlier of the scheduled arrival and
+	// now: a generator or a goroutine start running late on a busy machine is
+	// the client's wait too, and counts against its deadline.
 	start := time.Now()
+	if sched.Before(start) {
+		start = sched
+	}
+	rctx, rcancel := context.WithDeadline(context.Background(), start.Add(t.deadline))
+	defer rcancel()
 	release, err := t.sh.Acquire(rctx, r.name, r.prio, r.cost)
 	if err != nil {
 		if !errors.Is(err, shed.ErrShed) && !errors.Is(err, context.DeadlineExceeded) {
@@ -242,7 +248,7 @@ func (t *realTier) drive(p *phaseStats, reqs []request, begin time.Time) {
 			time.Sleep(d) // pacing the open-loop generator
 		}
 		p.offered[b2i(r.noisy)].Add(1)
-		wg.Go(func() { t.serve(p, r) })
+		wg.Go(func() { t.serve(p, r, begin.Add(r.arrive)) })
 	}
 	wg.Wait()
 }

@@ -48,3 +48,31 @@ func TestRealModeShort(t *testing.T) {
 	assert.Contains(t, b.String(), "real mode")
 	assert.Contains(t, b.String(), "periods with a normal rejection")
 }
+
+// TestRealModeTimesFromScheduledArrival: a request counts as within its
+// deadline by the time since the client meant to send it, not since its
+// goroutine started. Driving requests whose arrivals are all more than the
+// deadline in the past (a generator running a second late) must count none
+// within deadline; timed from the goroutine's start, every one counted.
+func TestRealModeTimesFromScheduledArrival(t *testing.T) {
+	leak.Check(t)
+	cfg := realConfig{Work: 10 * time.Microsecond, Backend: time.Microsecond, Target: 0.9,
+		QueueDeadline: defaultQueueDeadline, Cores: 1, NoisyCost: 1}
+	tr, err := newRealTier(cfg)
+	require.NoError(t, err)
+	defer tr.sh.Close()
+	defer tr.lim.Close()
+	reqs := make([]request, 20)
+	for i := range reqs {
+		reqs[i] = request{tenant: i % 2, name: "t" + string(rune('a'+i%2)), cost: 1, arrive: time.Duration(i) * time.Microsecond}
+	}
+	p := newPhaseStats(2)
+	tr.drive(p, reqs, time.Now().Add(-time.Second)) // every arrival a second late
+	assert.EqualValues(t, 20, p.offered[0].Load())
+	assert.Zero(t, p.inDeadline[0].Load(), "requests a second late are not within a 100 ms deadline")
+
+	p = newPhaseStats(2)
+	tr.drive(p, reqs, time.Now()) // on time: the same requests are served well within it
+	assert.EqualValues(t, 20, p.inDeadline[0].Load()+p.shed[0].Load())
+	assert.Positive(t, p.inDeadline[0].Load())
+}
