@@ -279,3 +279,18 @@ func TestRedisReadOnlyExecHonoursWatch(t *testing.T) {
 	res, err := cn.Do(ctx, "EXEC").Result()
 	assert.ErrorIs(t, err, redis.Nil, "EXEC after a watched key changed answered %v", res)
 }
+
+// A transaction command refused for its arity inside MULTI fails the
+// transaction, as any refused command does in Redis; a refused EXEC
+// discards the transaction at once, with EXECABORT. The gateway answered
+// the arity error and stayed in MULTI, so the next commands were queued
+// (here the GET) and EXEC ran the transaction anyway.
+func TestRefusedTxCommandAbortsMulti(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	out := rawExchange(t, in, "MULTI\r\nSET {r}k 1\r\nDISCARD x\r\nEXEC\r\nGET {r}k\r\n")
+	assert.Equal(t, "+OK\r\n+QUEUED\r\n-ERR wrong number of arguments for 'discard' command\r\n"+
+		"-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n", out)
+	out = rawExchange(t, in, "MULTI\r\nSET {r}k 1\r\nEXEC x\r\nGET {r}k\r\nEXEC\r\n")
+	assert.Equal(t, "+OK\r\n+QUEUED\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n"+
+		"$-1\r\n-ERR EXEC without MULTI\r\n", out)
+}

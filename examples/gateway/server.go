@@ -331,7 +331,10 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			continue
 		}
 		if bad != nil {
-			replies[i] = bad
+			if name == "EXEC" {
+				flush() // the commands before it run first: it may end the transaction
+			}
+			replies[i] = ss.rejected(name, bad)
 			continue
 		}
 		keys := keyHashes(sp.hashes[:0], spec.layout, cmd.Args)
@@ -377,7 +380,7 @@ func (ss *session) executeOne(cmds []redcon.Command, replies []any) {
 	spec, name, bad := ss.lookup(cmds[0].Args)
 	switch {
 	case bad != nil:
-		replies[0] = bad
+		replies[0] = ss.rejected(name, bad)
 	case name == "MGET":
 		// A lone MGET runs as a plain run of one: the same batch item per
 		// shard as through Gateway.run, on the session's reused memory.
@@ -426,6 +429,21 @@ type job struct {
 	i    int
 	spec *cmdSpec
 	name string
+}
+
+// rejected is the reply to a command refused before it ran (bad: wrong
+// arity, too many arguments). As in Redis, a refused command fails the open
+// transaction (EXEC then answers EXECABORT), and a refused EXEC discards the
+// transaction and the WATCHes at once.
+func (ss *session) rejected(name string, bad any) any {
+	if ss.txs.multi {
+		ss.txs.aborted = true
+	}
+	if e, ok := bad.(respErr); ok && name == "EXEC" {
+		ss.resetTx()
+		return respErr("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(string(e), "ERR "))
+	}
+	return bad
 }
 
 // txControl are the commands that act on a transaction rather than join it.
