@@ -294,3 +294,14 @@ func TestRefusedTxCommandAbortsMulti(t *testing.T) {
 	assert.Equal(t, "+OK\r\n+QUEUED\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n"+
 		"$-1\r\n-ERR EXEC without MULTI\r\n", out)
 }
+
+// An empty argument queued inside MULTI stays an empty string: ECHO ""
+// and PING "" answer an empty bulk string in EXEC, as outside MULTI, and
+// the empty key is a key like any other. The queue's copy of the
+// arguments made every empty one nil, which a reply writes as null.
+func TestTxEmptyArgs(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "memkv", Shards: 1}})
+	out := rawExchange(t, in, "MULTI\r\n*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*2\r\n$4\r\nPING\r\n$0\r\n\r\n"+
+		"*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$0\r\n\r\nEXEC\r\n")
+	assert.Equal(t, "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*4\r\n$0\r\n\r\n$0\r\n\r\n+OK\r\n$1\r\nv\r\n", out)
+}

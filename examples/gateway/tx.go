@@ -176,7 +176,7 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 func cloneArgs(args [][]byte) [][]byte {
 	out := make([][]byte, len(args))
 	for i, a := range args {
-		out[i] = append([]byte(nil), a...)
+		out[i] = append([]byte{}, a...) // not nil when empty: a nil []byte reply is null
 	}
 	return out
 }
