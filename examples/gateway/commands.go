@@ -385,28 +385,9 @@ func countKeys(ctx context.Context, s *session, a [][]byte, kind opKind) any {
 
 func cmdSet(ctx context.Context, s *session, a [][]byte) any {
 	o := op{kind: opSet, key: string(a[1]), value: a[2]}
-	for i := 3; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(a[i])); opt {
-		case "NX":
-			o.nx = true
-		case "XX":
-			o.xx = true
-		case "EX", "PX":
-			if i+1 >= len(a) || o.ttl != 0 {
-				return respErr("ERR syntax error")
-			}
-			n, err := parseRedisInt(a[i+1])
-			if err != nil || n <= 0 {
-				return respErr("ERR invalid expire time in 'set' command")
-			}
-			o.ttl = expireTTL(opt, n)
-			i++
-		default:
-			return respErr("ERR syntax error")
-		}
-	}
-	if o.nx && o.xx {
-		return respErr("ERR syntax error")
+	var bad respErr
+	if o.nx, o.xx, o.ttl, bad = setOptions(a); bad != "" {
+		return bad
 	}
 	r := s.g.one(ctx, s.tenant, o)
 	switch {
@@ -456,6 +437,43 @@ func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte
 		}
 		return r.n
 	}
+}
+
+// setOptions parses the options of SET a[1] a[2] as Redis does: NX, XX,
+// EX n, PX n in any order, the last of a repeated EX (or PX) counting; NX
+// with XX, EX with PX, a missing n or another word is a syntax error, found
+// before n is checked. n must be a positive integer whose expiry, counted in
+// milliseconds from now, fits an int64. bad is the error reply, or "".
+func setOptions(a [][]byte) (nx, xx bool, ttl time.Duration, bad respErr) {
+	unit, n := "", []byte(nil)
+	for i := 3; i < len(a); i++ {
+		switch opt := strings.ToUpper(string(a[i])); {
+		case opt == "NX" && !xx:
+			nx = true
+		case opt == "XX" && !nx:
+			xx = true
+		case (opt == "EX" || opt == "PX") && (unit == "" || unit == opt) && i+1 < len(a):
+			unit, n = opt, a[i+1]
+			i++
+		default:
+			return false, false, 0, "ERR syntax error"
+		}
+	}
+	if unit == "" {
+		return nx, xx, 0, ""
+	}
+	v, err := parseRedisInt(n)
+	if err != nil {
+		return false, false, 0, "ERR value is not an integer or out of range"
+	}
+	ms := v
+	if unit == "EX" && v <= math.MaxInt64/1000 {
+		ms = v * 1000
+	}
+	if v <= 0 || (unit == "EX" && v > math.MaxInt64/1000) || ms > math.MaxInt64-time.Now().UnixMilli() {
+		return false, false, 0, "ERR invalid expire time in 'set' command"
+	}
+	return nx, xx, expireTTL(unit, v), ""
 }
 
 // expireTTL is the TTL of SET's EX or PX n, capped at the largest whose

@@ -305,3 +305,22 @@ func TestTxEmptyArgs(t *testing.T) {
 		"*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$0\r\n\r\nEXEC\r\n")
 	assert.Equal(t, "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*4\r\n$0\r\n\r\n$0\r\n\r\n+OK\r\n$1\r\nv\r\n", out)
 }
+
+// SET's options as Redis parses them: a repeated EX (or PX) is allowed, the
+// last one counting, so an invalid first one does not matter; an expiry
+// past the largest one Redis holds (now plus n ms overflows an int64) is
+// refused, and the key is not written. The gateway refused the repeat as
+// a syntax error, checked each n as it went, and accepted any large n,
+// capping the TTL. The same inside MULTI.
+func TestSetExpiryOptionsAsRedis(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	cmds := "SET {r}e1 v EX 0 EX 100\r\nSET {r}e2 v PX 100000 PX abc\r\nSET {r}e3 v EX 100 EX 200\r\n" +
+		"SET {r}e4 v PX 9223372036854775807\r\nSET {r}e5 v EX 9223372036854775\r\nSET {r}e6 v EX 9223372036854775807\r\n" +
+		"MGET {r}e1 {r}e3 {r}e4 {r}e5 {r}e6\r\n"
+	want := "+OK\r\n-ERR value is not an integer or out of range\r\n+OK\r\n" +
+		"-ERR invalid expire time in 'set' command\r\n-ERR invalid expire time in 'set' command\r\n-ERR invalid expire time in 'set' command\r\n" +
+		"*5\r\n$1\r\nv\r\n$1\r\nv\r\n$-1\r\n$-1\r\n$-1\r\n"
+	assert.Equal(t, want, rawExchange(t, in, cmds))
+	out := rawExchange(t, in, "MULTI\r\nSET {r}t1 v EX abc EX 100\r\nSET {r}t2 v PX 9223372036854775000\r\nEXEC\r\nMGET {r}t1 {r}t2\r\n")
+	assert.Equal(t, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n-ERR invalid expire time in 'set' command\r\n*2\r\n$1\r\nv\r\n$-1\r\n", out)
+}

@@ -365,30 +365,9 @@ func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.
 }
 
 func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func([]byte) ([]byte, bool, error)) any {
-	var nx, xx bool
-	var ttl time.Duration
-	for i := 3; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(a[i])); opt {
-		case "NX":
-			nx = true
-		case "XX":
-			xx = true
-		case "EX", "PX":
-			if i+1 >= len(a) || ttl != 0 {
-				return respErr("ERR syntax error")
-			}
-			n, err := parseRedisInt(a[i+1])
-			if err != nil || n <= 0 {
-				return respErr("ERR invalid expire time in 'set' command")
-			}
-			ttl = expireTTL(opt, n)
-			i++
-		default:
-			return respErr("ERR syntax error")
-		}
-	}
-	if nx && xx {
-		return respErr("ERR syntax error")
+	nx, xx, ttl, bad := setOptions(a)
+	if bad != "" {
+		return bad
 	}
 	if nx || xx {
 		_, ok, err := get(a[1])
