@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -181,6 +180,9 @@ func errArity(name string) respErr {
 }
 
 func cmdPing(_ context.Context, _ *session, a [][]byte) any {
+	if len(a) > 2 {
+		return errArity("ping")
+	}
 	if len(a) > 1 {
 		return a[1]
 	}
@@ -190,11 +192,14 @@ func cmdPing(_ context.Context, _ *session, a [][]byte) any {
 func cmdHello(_ context.Context, s *session, a [][]byte) any {
 	proto := s.proto
 	if len(a) > 1 {
-		v, err := strconv.Atoi(string(a[1]))
-		if err != nil || v < 2 || v > 3 {
+		v, err := parseRedisInt(a[1])
+		if err != nil {
+			return respErr("ERR Protocol version is not an integer or out of range")
+		}
+		if v < 2 || v > 3 {
 			return respErr("NOPROTO unsupported protocol version")
 		}
-		proto = v
+		proto = int(v)
 	}
 	var user, pass, name []byte // as Redis: parse every option, then apply
 	for i := 2; i < len(a); i++ {
@@ -213,6 +218,11 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 			i++
 		default:
 			return respErr("ERR syntax error in HELLO option '" + string(a[i]) + "'")
+		}
+	}
+	if name != nil {
+		if r := checkClientName(name); r != nil {
+			return r
 		}
 	}
 	if user != nil {
@@ -262,6 +272,9 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 		if len(a) != 3 {
 			return errArity("client|setname")
 		}
+		if r := checkClientName(a[2]); r != nil {
+			return r
+		}
 		s.name = string(a[2])
 		return simple("OK")
 	case "GETNAME":
@@ -277,6 +290,17 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 		return fmt.Sprintf("id=%d addr=%s name=%s user=%s resp=%d\n", s.id, s.remote, s.name, s.user(), s.proto)
 	}
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try CLIENT HELP.")
+}
+
+// checkClientName refuses a name with a byte outside '!'..'~', as Redis
+// does: CLIENT INFO's fields are separated by spaces.
+func checkClientName(name []byte) any {
+	for _, c := range name {
+		if c < '!' || c > '~' {
+			return respErr("ERR Client names cannot contain spaces, newlines or special characters.")
+		}
+	}
+	return nil
 }
 
 func cmdCommand(_ context.Context, _ *session, a [][]byte) any {

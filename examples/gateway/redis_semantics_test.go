@@ -324,3 +324,22 @@ func TestSetExpiryOptionsAsRedis(t *testing.T) {
 	out := rawExchange(t, in, "MULTI\r\nSET {r}t1 v EX abc EX 100\r\nSET {r}t2 v PX 9223372036854775000\r\nEXEC\r\nMGET {r}t1 {r}t2\r\n")
 	assert.Equal(t, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n-ERR invalid expire time in 'set' command\r\n*2\r\n$1\r\nv\r\n$-1\r\n", out)
 }
+
+// Keyless commands refuse the arguments Redis refuses: PING with two
+// messages (arity), HELLO with a protocol version that is not an integer
+// in Redis's canonical form ("+3" is not; ERR, not NOPROTO), and a client
+// name with a space, a newline or a byte outside '!'..'~' (CLIENT INFO's
+// fields are separated by spaces). The gateway echoed the first message,
+// switched to RESP3 on "+3" and took any name.
+func TestKeylessCommandsCheckArgs(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	out := rawExchange(t, in, "PING a b\r\nHELLO +3\r\nHELLO abc\r\nHELLO 4\r\nCLIENT SETNAME \"a b\"\r\n"+
+		"HELLO 2 SETNAME \"x\\ny\"\r\nCLIENT SETNAME ok\r\nCLIENT GETNAME\r\nGET {r}none\r\n")
+	assert.Equal(t, "-ERR wrong number of arguments for 'ping' command\r\n"+
+		"-ERR Protocol version is not an integer or out of range\r\n"+
+		"-ERR Protocol version is not an integer or out of range\r\n"+
+		"-NOPROTO unsupported protocol version\r\n"+
+		"-ERR Client names cannot contain spaces, newlines or special characters.\r\n"+
+		"-ERR Client names cannot contain spaces, newlines or special characters.\r\n"+
+		"+OK\r\n$2\r\nok\r\n$-1\r\n", out)
+}
