@@ -212,6 +212,11 @@ func (rr *respReader) parseInline(i int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	for j, a := range cmd.Args {
+		if a == nil { // redcon's copy of an empty quoted argument: a nil reply is null
+			cmd.Args[j] = []byte{}
+		}
+	}
 	if len(cmd.Args) > 0 {
 		rr.spans = append(rr.spans, cmdSpan{from: i, to: next, inline: &cmd})
 	}

@@ -343,3 +343,12 @@ func TestKeylessCommandsCheckArgs(t *testing.T) {
 		"-ERR Client names cannot contain spaces, newlines or special characters.\r\n"+
 		"+OK\r\n$2\r\nok\r\n$-1\r\n", out)
 }
+
+// An empty quoted argument of an inline command is an empty string: ECHO ""
+// answers an empty bulk string, as Redis does. redcon.Parse copies each
+// argument with append([]byte(nil), ...), which makes an empty one nil, and
+// the gateway writes a nil []byte reply as null.
+func TestInlineEmptyArg(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	assert.Equal(t, "$0\r\n\r\n$0\r\n\r\n", rawExchange(t, in, "ECHO \"\"\r\nPING ''\r\n"))
+}
