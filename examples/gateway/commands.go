@@ -101,7 +101,7 @@ func init() {
 		"RESET":   mk(1, kindConn, noKeys, cmdReset),
 		"CLIENT":  mk(-2, kindConn, noKeys, cmdClient),
 		"COMMAND": mk(-1, kindLocal, noKeys, cmdCommand),
-		"CONFIG":  mk(-2, kindLocal, noKeys, cmdConfig),
+		"CONFIG":  mk(-3, kindLocal, noKeys, cmdConfig), // CONFIG GET pattern...; other subcommands are refused
 		"INFO":    mk(-1, kindLocal, noKeys, cmdInfo),
 		"WATCH":   mk(-2, kindConn, noKeys, cmdWatch),
 		"UNWATCH": mk(1, kindConn, noKeys, cmdUnwatch),

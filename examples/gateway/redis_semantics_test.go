@@ -352,3 +352,13 @@ func TestInlineEmptyArg(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
 	assert.Equal(t, "$0\r\n\r\n$0\r\n\r\n", rawExchange(t, in, "ECHO \"\"\r\nPING ''\r\n"))
 }
+
+// CONFIG GET needs a pattern: Redis refuses CONFIG GET alone for its arity,
+// before it is queued inside MULTI (so EXEC answers EXECABORT). The gateway
+// answered an empty map, and queued it.
+func TestConfigGetArity(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	out := rawExchange(t, in, "CONFIG GET\r\nMULTI\r\nCONFIG GET\r\nEXEC\r\n")
+	assert.Equal(t, "-ERR wrong number of arguments for 'config' command\r\n+OK\r\n"+
+		"-ERR wrong number of arguments for 'config' command\r\n-EXECABORT Transaction discarded because of previous errors.\r\n", out)
+}
