@@ -169,6 +169,12 @@ func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context)
 	} else {
 		c.stats.notOwned.Add(1)
 	}
+	return c.loadShared(ctx, cfg, key, load)
+}
+
+// loadShared is the rest of Get after its lookup missed: it joins or starts
+// the key's load.
+func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, load func(context.Context) (V, error)) (V, error) {
 	var asked int64
 	if cfg.MaxStaleness > 0 {
 		asked = c.now()

@@ -27,6 +27,9 @@
 // hits and reports the misses, [Cache.FillMany] loads and stores those (the
 // gateway example looks up every shard's keys of a pipeline, then loads the
 // shards' misses at the same time). [Cache.TryGet] never loads.
+// [Cache.GetValid] and [Cache.LookupManyValid] check a cached value before
+// they serve it, for values that go bad without an event (a TTL): a value the
+// check rejects is deleted and its read counts as a miss, not a hit.
 // [Cache.Set] stores a value the caller vouches for; [Cache.Delete] removes one.
 //
 // # Eviction

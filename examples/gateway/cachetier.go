@@ -165,14 +165,14 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 		}
 		return cached{value: r.value, found: r.found, expireAt: r.expireAt}, err
 	}
-	v, err := c.Get(ctx, key, fill)
-	if err == nil && v.expireAt != 0 && time.Now().UnixNano() >= v.expireAt {
-		// A TTL ran out: expiry makes no feed event, so drop the entry here.
-		c.Delete(key)
-		v, err = c.Get(ctx, key, fill)
-	}
+	// A TTL that ran out makes no feed event: the cache drops that entry and
+	// counts the read as a miss, not a hit, before it loads.
+	v, err := c.GetValid(ctx, key, cached.live, fill)
 	return v.result(), err
 }
+
+// live reports whether a cached value's TTL, if any, has not run out.
+func (v cached) live() bool { return v.expireAt == 0 || time.Now().UnixNano() < v.expireAt }
 
 // getMany reads keys on shard through the cache; load fetches the keys it
 // misses, all at once. Its load is not shared with concurrent reads of the
@@ -265,26 +265,19 @@ func (ct *cacheTier) containsAll(shard int, ops []op, idx []int) bool {
 
 // lookupMany looks keys up in shard's cache, once each: it stores the hits'
 // values in vals (as long as keys) and appends to missed the indexes of the
-// keys to load, which it returns. A hit whose TTL ran out is dropped and
-// counted with the misses (expiry makes no feed event).
+// keys to load, which it returns. A value whose TTL ran out is dropped and
+// counted as a miss (expiry makes no feed event).
 func (ct *cacheTier) lookupMany(shard int, keys []string, vals []cached, missed []int) []int {
-	c := ct.caches[shard].Load()
-	missed = c.LookupMany(keys, vals, missed)
-	var now int64
-	for i := range vals {
-		if vals[i].expireAt == 0 {
-			continue
+	var now int64 // read once, at the first value with a TTL
+	return ct.caches[shard].Load().LookupManyValid(keys, vals, missed, func(v cached) bool {
+		if v.expireAt == 0 {
+			return true
 		}
 		if now == 0 {
 			now = time.Now().UnixNano()
 		}
-		if now >= vals[i].expireAt {
-			c.Delete(keys[i])
-			vals[i] = cached{}
-			missed = append(missed, i)
-		}
-	}
-	return missed
+		return now < v.expireAt
+	})
 }
 
 // fillMany loads keys (misses of lookupMany) with one call of load and fills

@@ -167,3 +167,28 @@ func TestCachingTierFeedBurst(t *testing.T) {
 		require.Equal(t, "new", c.Get(ctx, key(i)).Val(), "key %d kept its old value", i)
 	}
 }
+
+// TestCachingTierExpiredIsNoHit: a cached value whose TTL ran out is not a
+// hit, on the GET path and on the multi-key path: each read of it counts one
+// miss and no hit. The store's clock runs an hour behind the gateway's, so
+// the store serves values that the gateway finds expired in its cache.
+func TestCachingTierExpiredIsNoHit(t *testing.T) {
+	in := startGateway(t, Config{CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	be := mustMemkv(t, in.gw.backend)
+	behind := time.Now().Add(-time.Hour)
+	be.now = func() time.Time { return behind }
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "ex", "v", time.Minute).Err())
+	syncMemkvFeed(t, in.gw)
+	st := in.gw.cache.stats()
+	for range 2 {
+		require.Equal(t, "v", c.Get(ctx, "ex").Val())
+	}
+	got, err := c.MGet(ctx, "ex", "absent").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"v", nil}, got)
+	after := in.gw.cache.stats()
+	assert.Equal(t, st["hits"], after["hits"], "no read was served from the cache")
+	assert.Equal(t, uint64(4), after["misses"]-st["misses"], "one miss per key read")
+}

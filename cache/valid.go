@@ -1,0 +1,69 @@
+package cache
+
+import "context"
+
+// GetValid is Get for values that can go bad by themselves, which no event
+// reports (a TTL that ran out): a cached value for which valid returns false
+// is not served. Its entry is deleted (as by Delete) and the read counts as a
+// miss, not a hit, and loads as Get's misses do. A loaded value is returned
+// without the check. valid is called on hits only, and must be fast.
+func (c *Cache[K, V]) GetValid(ctx context.Context, key K, valid func(V) bool, load func(context.Context) (V, error)) (V, error) {
+	cfg := c.cfg.Load()
+	if cfg.Owns == nil || cfg.Owns(key) {
+		if v, ok := c.lookupValid(cfg, key, c.hash(key), valid); ok {
+			return v, nil
+		}
+	} else {
+		c.stats.notOwned.Add(1)
+	}
+	return c.loadShared(ctx, cfg, key, load)
+}
+
+// LookupManyValid is LookupMany with GetValid's check: a cached value for
+// which valid returns false is deleted, counted as a miss and its index
+// appended to missed.
+func (c *Cache[K, V]) LookupManyValid(keys []K, out []V, missed []int, valid func(V) bool) []int {
+	cfg := c.cfg.Load()
+	var hs [warmBatch]uint64
+	for start := 0; start < len(keys); start += warmBatch {
+		chunk := keys[start:min(start+warmBatch, len(keys))]
+		c.warmLookups(chunk, hs[:len(chunk)])
+		for j, k := range chunk {
+			if cfg.Owns == nil || cfg.Owns(k) {
+				if v, ok := c.lookupValid(cfg, k, hs[j], valid); ok {
+					out[start+j] = v
+					continue
+				}
+			} else {
+				c.stats.notOwned.Add(1)
+			}
+			var zero V
+			out[start+j] = zero
+			missed = append(missed, start+j)
+		}
+	}
+	return missed
+}
+
+// lookupValid is lookupHashed that serves only a value valid accepts; it
+// deletes an entry valid rejects, and counts that read as a miss. (A copy,
+// not a parameter of lookupHashed: Get's and LookupMany's hits pay nothing
+// for it.)
+func (c *Cache[K, V]) lookupValid(cfg *Config[K], key K, h uint64, valid func(V) bool) (V, bool) {
+	e := c.shards[h&(numShards-1)].ix.get(key, h)
+	st := c.stripeOf()
+	if e != nil {
+		v, freshAt := c.load(e)
+		if cfg.MaxStaleness > 0 && !c.fresh(cfg.MaxStaleness, freshAt) {
+			c.stats.staleBypass.Add(1)
+		} else if valid(v) {
+			c.recordHit(st, e.p, true)
+			return v, true
+		} else {
+			c.invalidateHashed(key, h, 0)
+		}
+	}
+	st.misses.Add(1)
+	var zero V
+	return zero, false
+}
