@@ -564,13 +564,20 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		// fetch could be older), and they join its read set.
 		// They skip admission (the transaction holds its shard) but not the
 		// quota: each is a read of the backend, charged as one call.
+		// They count in the metrics and errors as other commands do.
 		now := time.Now()
-		if r := ss.chargeTxRead(now); r != nil {
-			return r
+		r := ss.chargeTxRead(now)
+		if r == nil {
+			tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+			defer cancel()
+			r = ss.txCommand(tctx, args, now)
 		}
-		tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
-		defer cancel()
-		return ss.txCommand(tctx, args, now)
+		_, failed := r.(respErr)
+		if failed {
+			g.n.errors.Add(1)
+		}
+		g.metrics.observe(t, spec, !failed, time.Since(now))
+		return r
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -233,4 +234,26 @@ func TestKVScan(t *testing.T) {
 	shop := client(t, in, &redis.Options{Username: "shop", Password: "x"})
 	require.ErrorContains(t, shop.Do(ctx, "KVSCAN", "s:", "t:").Err(), "NOPERM")
 	require.NoError(t, shop.Do(ctx, "KVSCAN", "shop:a", "shop:z").Err())
+}
+
+// TestReadsAfterWatchObserved: reads after WATCH, served from the
+// transaction, count in gateway_requests_total as in the tenant's requests.
+func TestReadsAfterWatchObserved(t *testing.T) {
+	in := startGateway(t, Config{})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	ten := in.gw.tenants["default"]
+	series := in.gw.metrics.requests.WithLabelValues("default", "GET", "ok")
+	requests, observed := ten.requests.Load(), testutil.ToFloat64(series)
+	err := c.Watch(ctx, func(tx *redis.Tx) error {
+		for range 3 {
+			if err := tx.Get(ctx, "wk").Err(); err != redis.Nil {
+				return err
+			}
+		}
+		return nil
+	}, "wk")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), ten.requests.Load()-requests)
+	assert.Equal(t, 3.0, testutil.ToFloat64(series)-observed, "GETs after WATCH missing from gateway_requests_total")
 }
