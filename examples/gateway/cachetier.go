@@ -336,14 +336,17 @@ func (ct *cacheTier) invalidateAll(keys []shardKey) {
 	}
 }
 
-// stats sums the shards' cache stats, those of replaced caches included.
+// stats sums the shards' cache stats, those of replaced caches included. It
+// holds mu throughout: a reset between the retired totals and the live
+// caches would leave the replaced cache's counts out of both, and the
+// counters would go back.
 func (ct *cacheTier) stats() map[string]uint64 {
 	out := map[string]uint64{}
 	ct.mu.Lock()
+	defer ct.mu.Unlock()
 	for k, v := range ct.retired {
 		out[k] = v
 	}
-	ct.mu.Unlock()
 	for i := range ct.caches {
 		addStats(out, ct.caches[i].Load().Stats())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -191,4 +192,38 @@ func TestCachingTierExpiredIsNoHit(t *testing.T) {
 	after := in.gw.cache.stats()
 	assert.Equal(t, st["hits"], after["hits"], "no read was served from the cache")
 	assert.Equal(t, uint64(4), after["misses"]-st["misses"], "one miss per key read")
+}
+
+// TestCacheTierStatsMonotonicAcrossResets: the tier's counters never go back
+// in one reading while resets replace caches: a reset moves a cache's counts
+// into the retired totals, and stats must not read the totals before the
+// move and the live caches after it.
+func TestCacheTierStatsMonotonicAcrossResets(t *testing.T) {
+	ct, err := newCacheTier(1, 100, 0)
+	require.NoError(t, err)
+	defer ct.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 5000 {
+			c := ct.caches[0].Load()
+			c.Set("k", cached{found: true})
+			for range 10 {
+				c.TryGet("k") // a hit
+				runtime.Gosched()
+			}
+			ct.reset(0)
+		}
+	}()
+	var last uint64
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		hits := ct.stats()["hits"]
+		require.GreaterOrEqual(t, hits, last, "hits went back")
+		last = hits
+	}
 }
