@@ -42,6 +42,9 @@ type redisTxEngine struct {
 	// changed lists keys read twice with different states: the transaction
 	// saw two states of one key, so it cannot commit.
 	changed [][]byte
+	// calls counts the engine's round trips to the shard (each read, the
+	// commit): the backend calls the gateway charges for the transaction.
+	calls int
 }
 
 // keyState is a key's state as the commit script checks it.
@@ -100,6 +103,7 @@ func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
 func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, error) {
 	var get *redis.StringCmd
 	var exp *redis.Cmd
+	e.calls++
 	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.Get(ctx, key)
 		exp = p.Do(ctx, "PEXPIRETIME", key)
@@ -217,6 +221,7 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 		}
 		args = append(args, v[8:], strconv.FormatInt(px, 10))
 	}
+	e.calls++
 	res, err := commitScript.Run(ctx, e.c, keys, args...).Result()
 	if err != nil {
 		return 0, commitError(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -176,4 +177,44 @@ func TestRedisTxAgainstDirectIncr(t *testing.T) {
 	n := retries.Load()
 	assert.Equal(t, strconv.Itoa(workers*per+directN), direct.Get(ctx, "c:n").Val())
 	t.Logf("%d transactional + %d direct increments; %d transactions aborted and retried", workers*per, directN, n)
+}
+
+// TestRedisTxChargesRoundTrips: on a Redis shard each key a transaction reads
+// is a round trip of its own, and so is the commit: WATCH of 3 keys, an MGET
+// of 3 keys after it, and an EXEC that reads 3 keys charge the tenant (and
+// backend_calls) 3, 3 and 4 backend calls, not 1 each.
+func TestRedisTxChargesRoundTrips(t *testing.T) {
+	shard := startRedis(t)
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2}})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	ten := in.gw.tenants["default"]
+	var charged []uint64
+	mark := func() {
+		charged = append(charged, ten.backendCalls.Load())
+		assert.Equal(t, ten.backendCalls.Load(), in.gw.n.backendCalls.Load(), "one tenant: the same calls")
+	}
+	mark()
+	err := c.Watch(ctx, func(tx *redis.Tx) error {
+		mark()
+		if err := tx.MGet(ctx, "c1", "c2", "c3").Err(); err != nil {
+			return err
+		}
+		mark()
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Get(ctx, "d1")
+			p.Get(ctx, "d2")
+			p.Get(ctx, "d3")
+			p.Set(ctx, "d4", "x", 0)
+			return nil
+		})
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+		return err
+	}, "a1", "a2", "a3")
+	require.NoError(t, err)
+	mark()
+	assert.Equal(t, []uint64{3, 3, 4}, []uint64{charged[1] - charged[0], charged[2] - charged[1], charged[3] - charged[2]},
+		"backend calls charged by WATCH, MGET after it, EXEC")
 }

@@ -525,22 +525,6 @@ func (ss *session) cachedGet(spec *cmdSpec, args [][]byte) bool {
 }
 
 // call runs one command: data commands go through admission first.
-// chargeTxRead checks the tenant's quota for a read of the transaction's
-// backend (after WATCH, or WATCH's own read of key state) and charges it as
-// one backend call; it returns the throttling reply when over quota.
-func (ss *session) chargeTxRead(now time.Time) any {
-	g, t := ss.g, ss.tenant
-	if !t.quota.allow(now) {
-		g.n.throttled.Add(1)
-		t.throttled.Add(1)
-		return errReply(errThrottled)
-	}
-	g.n.backendCalls.Add(1)
-	t.backendCalls.Add(1)
-	t.quota.charge(now, 1)
-	return nil
-}
-
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
@@ -563,14 +547,16 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		// are consistent with the version EXEC validates against (a shared
 		// fetch could be older), and they join its read set.
 		// They skip admission (the transaction holds its shard) but not the
-		// quota: each is a read of the backend, charged as one call.
+		// quota: they are charged the backend calls they make (chargeTx).
 		// They count in the metrics and errors as other commands do.
 		now := time.Now()
-		r := ss.chargeTxRead(now)
+		r := ss.allowTxRead(now)
 		if r == nil {
 			tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 			defer cancel()
+			from := ss.txCalls()
 			r = ss.txCommand(tctx, args, now)
+			ss.chargeTx(now, from)
 		}
 		_, failed := r.(respErr)
 		if failed {

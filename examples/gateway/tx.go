@@ -98,6 +98,44 @@ type stateObserver interface {
 	observe(ctx context.Context, keys []string) error
 }
 
+// allowTxRead checks the tenant's quota for a read of the transaction's
+// backend (after WATCH, or WATCH's own read of key state); it returns the
+// throttling reply when over quota. chargeTx then charges what the read cost.
+func (ss *session) allowTxRead(now time.Time) any {
+	g, t := ss.g, ss.tenant
+	if !t.quota.allow(now) {
+		g.n.throttled.Add(1)
+		t.throttled.Add(1)
+		return errReply(errThrottled)
+	}
+	return nil
+}
+
+// txCalls is the number of round trips the transaction's engine has made to
+// its shard (Redis), or -1 for memkv's, which reads the store in process.
+func (ss *session) txCalls() int {
+	if e, ok := ss.txs.eng.(*redisTxEngine); ok {
+		return e.calls
+	}
+	return -1
+}
+
+// chargeTx charges the tenant for the backend calls the transaction made
+// since from (a txCalls): its round trips on Redis (a read of n keys is n),
+// one on memkv.
+func (ss *session) chargeTx(now time.Time, from int) {
+	n := 1
+	if from >= 0 {
+		n = ss.txCalls() - from
+	}
+	if n <= 0 {
+		return
+	}
+	ss.g.n.backendCalls.Add(uint64(n))
+	ss.tenant.backendCalls.Add(uint64(n))
+	ss.tenant.quota.charge(now, float64(n))
+}
+
 func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if s.txs.multi {
 		return respErr("ERR WATCH inside MULTI is not allowed")
@@ -116,10 +154,14 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return errReply(err)
 	}
 	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
-		if r := s.chargeTxRead(time.Now()); r != nil {
+		now := time.Now()
+		if r := s.allowTxRead(now); r != nil {
 			return r
 		}
-		if err := o.observe(ctx, keys); err != nil {
+		from := s.txCalls()
+		err := o.observe(ctx, keys) // a round trip per key not yet seen
+		s.chargeTx(now, from)
+		if err != nil {
 			return errReply(err)
 		}
 	}
@@ -215,13 +257,12 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	}
 	out := make([]any, len(s.txs.queued))
 	now := time.Now()
+	from := s.txCalls()
 	for i, c := range s.txs.queued {
 		out[i] = s.txCommand(ctx, c.Args, now)
 	}
-	s.g.n.backendCalls.Add(1)
-	s.tenant.quota.charge(now, 1)
-	s.tenant.backendCalls.Add(1)
 	_, err = s.txs.tx.Commit(ctx)
+	s.chargeTx(now, from) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
 	if err == nil {
