@@ -42,7 +42,7 @@ type Plane struct {
 	demand        map[string]float64 // last demand estimate per region, in cores
 	capacity      map[string]float64 // last capacity per region, in cores
 	rings         map[string]*hashring.Ring
-	unpublished   bool // the last publication failed: rings may be ahead of pub
+	unpublished   bool           // the last publication failed: rings may be ahead of pub
 	table         failover.Table // the published routes (quantized)
 	roll          rollout.Config
 	flags         *rollout.Flags

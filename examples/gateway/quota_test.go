@@ -47,7 +47,7 @@ func TestQuotaBucket(t *testing.T) {
 			{0, "charge", 50, 10, true}, // unlimited: nothing charged
 			{0, "rate", 1, 10, true},
 			{0, "charge", 10, 0, false},
-			{2000, "rate", 0, 2, true}, // 2 s at 1/s, then unlimited
+			{2000, "rate", 0, 2, true},  // 2 s at 1/s, then unlimited
 			{20000, "rate", 1, 2, true}, // the unlimited 18 s added nothing
 			{21000, "read", 0, 3, true},
 		}},

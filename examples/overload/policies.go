@@ -270,6 +270,7 @@ func (p *partitionPolicy) name() string { return "Netflix partitions by priority
 func (p *partitionPolicy) reset(s scenario, drop func(*request)) {
 	p.slots, p.busy, p.q, p.drop = s.Slots, [2]int{}, [2]deque{}, drop
 }
+
 // share is the partition's limit as concurrency-limits computes it:
 // max(1, ceil(slots x percent)), so that the partitions together hold at least
 // every slot.
