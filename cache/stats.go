@@ -7,7 +7,8 @@ type Stats struct {
 	// Hits counts reads served from memory.
 	Hits uint64
 	// Misses counts reads not served from memory that looked the key up:
-	// absent keys and keys beyond the staleness bound (not NotOwned reads).
+	// absent keys, keys beyond the staleness bound, and values that the check
+	// of GetValid or LookupManyValid rejected (not NotOwned reads).
 	Misses uint64
 	// Loads counts calls of a loader (one per coalesced flight).
 	Loads uint64
