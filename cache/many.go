@@ -54,6 +54,11 @@ func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx conte
 // no-stale-set rule. A key written between the two calls is still safe: the
 // fill record starts in FillMany, before its load reads the backend.
 func (c *Cache[K, V]) LookupMany(keys []K, out []V, missed []int) []int {
+	return c.lookupMany(keys, out, missed, nil)
+}
+
+// lookupMany is LookupMany, and with a non-nil valid LookupManyValid.
+func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) bool) []int {
 	cfg := c.cfg.Load()
 	var hs [warmBatch]uint64
 	for start := 0; start < len(keys); start += warmBatch {
@@ -61,7 +66,14 @@ func (c *Cache[K, V]) LookupMany(keys []K, out []V, missed []int) []int {
 		c.warmLookups(chunk, hs[:len(chunk)])
 		for j, k := range chunk {
 			if cfg.Owns == nil || cfg.Owns(k) {
-				if v, ok := c.lookupHashed(cfg, k, hs[j]); ok {
+				var v V
+				var ok bool
+				if valid == nil {
+					v, ok = c.lookupHashed(cfg, k, hs[j])
+				} else {
+					v, ok = c.lookupValid(cfg, k, hs[j], valid)
+				}
+				if ok {
 					out[start+j] = v
 					continue
 				}

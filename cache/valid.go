@@ -23,26 +23,10 @@ func (c *Cache[K, V]) GetValid(ctx context.Context, key K, valid func(V) bool, l
 // which valid returns false is deleted, counted as a miss and its index
 // appended to missed.
 func (c *Cache[K, V]) LookupManyValid(keys []K, out []V, missed []int, valid func(V) bool) []int {
-	cfg := c.cfg.Load()
-	var hs [warmBatch]uint64
-	for start := 0; start < len(keys); start += warmBatch {
-		chunk := keys[start:min(start+warmBatch, len(keys))]
-		c.warmLookups(chunk, hs[:len(chunk)])
-		for j, k := range chunk {
-			if cfg.Owns == nil || cfg.Owns(k) {
-				if v, ok := c.lookupValid(cfg, k, hs[j], valid); ok {
-					out[start+j] = v
-					continue
-				}
-			} else {
-				c.stats.notOwned.Add(1)
-			}
-			var zero V
-			out[start+j] = zero
-			missed = append(missed, start+j)
-		}
+	if valid == nil {
+		valid = func(V) bool { return true }
 	}
-	return missed
+	return c.lookupMany(keys, out, missed, valid)
 }
 
 // lookupValid is lookupHashed that serves only a value valid accepts; it
