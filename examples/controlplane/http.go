@@ -123,7 +123,8 @@ func decodeBody(r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("controlplane: bad JSON: %w", err)
 	}
-	if dec.More() {
+	// Not dec.More: it reports false before a stray '}' or ']'.
+	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("controlplane: bad JSON: trailing data")
 	}
 	return nil

@@ -57,7 +57,8 @@ func decodeWire(data []byte) (wireRoutes, error) {
 	if err := dec.Decode(&w); err != nil {
 		return w, fmt.Errorf("%w: %w", ErrBadRoutes, err)
 	}
-	if dec.More() {
+	// Not dec.More: it reports false before a stray '}' or ']'.
+	if _, err := dec.Token(); err != io.EOF {
 		return w, fmt.Errorf("%w: trailing data", ErrBadRoutes)
 	}
 	if w.Version == 0 {
