@@ -142,12 +142,16 @@ func fetch(ctx context.Context, url, etag string) (wireRoutes, string, error) {
 	return w, resp.Header.Get("ETag"), err
 }
 
+// followFetchTimeout is the least bound of one of Follow's fetches.
+const followFetchTimeout = time.Second
+
 // Follow keeps c on the routes published at url (a plane's base URL +
 // "/api/routes"): it fetches them at once and then every `every`, and calls
 // c.SetRoutes only when the plane published a new version (the plane answers 304
 // Not Modified otherwise, so an idle follower costs one small request per period).
-// Fetch and SetRoutes failures are retried at the next period with the routes in
-// force unchanged. It returns nil when ctx ends, and an error at once for a
+// Each fetch is bounded by the period (at least followFetchTimeout), so a plane
+// that never answers does not stop the following. Fetch and SetRoutes failures
+// are retried at the next period with the routes in force unchanged. It returns nil when ctx ends, and an error at once for a
 // period <= 0.
 func Follow(ctx context.Context, url string, c *client.Client, every time.Duration) error {
 	if every <= 0 {
@@ -158,7 +162,9 @@ func Follow(ctx context.Context, url string, c *client.Client, every time.Durati
 	var have string       // ETag of the routes in force
 	var applied [2]uint64 // their epoch and version
 	for {
-		w, tag, err := fetch(ctx, url, have)
+		fctx, cancel := context.WithTimeout(ctx, max(every, followFetchTimeout))
+		w, tag, err := fetch(fctx, url, have)
+		cancel()
 		if key := [2]uint64{uint64(w.Epoch), w.Version}; err == nil && key != applied {
 			var r client.Routes
 			if r, err = w.routes(); err == nil {
