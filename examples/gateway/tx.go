@@ -150,19 +150,29 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if !s.tenant.allows("WATCH", keys) {
 		return respErr(errNoPerm.Error())
 	}
+	// A refused WATCH leaves the connection as it was: without a
+	// transaction if it had none (reads would come from it, and it would
+	// bind the connection to the shard of the first key).
+	fresh := s.txs.tx == nil
+	refuse := func(r any) any {
+		if fresh {
+			s.resetTx()
+		}
+		return r
+	}
 	if err := s.bindShard(keys); err != nil {
-		return errReply(err)
+		return refuse(errReply(err))
 	}
 	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
 		now := time.Now()
 		if r := s.allowTxRead(now); r != nil {
-			return r
+			return refuse(r)
 		}
 		from := s.txCalls()
 		err := o.observe(ctx, keys) // a round trip per key not yet seen
 		s.chargeTx(now, from)
 		if err != nil {
-			return errReply(err)
+			return refuse(errReply(err))
 		}
 	}
 	for _, k := range keys {

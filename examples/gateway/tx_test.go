@@ -257,3 +257,36 @@ func TestReadsAfterWatchObserved(t *testing.T) {
 	assert.Equal(t, uint64(3), ten.requests.Load()-requests)
 	assert.Equal(t, 3.0, testutil.ToFloat64(series)-observed, "GETs after WATCH missing from gateway_requests_total")
 }
+
+// TestWatchCrossShardRefusedWhole: a WATCH refused with CROSSSLOT leaves the
+// connection as it was, as Redis's refused commands do. It used to start the
+// transaction on its first key's shard anyway, watching nothing: later
+// reads of that shard came from the transaction (on memkv from its
+// snapshot, so they missed other clients' writes), and a WATCH of a key on
+// the other shard was refused too.
+func TestWatchCrossShardRefusedWhole(t *testing.T) {
+	for _, b := range txBackends {
+		t.Run(b.name, func(t *testing.T) {
+			in := b.start(t)
+			ctx := context.Background()
+			var k1, k2 string
+			for i := 0; k2 == "" && i < 1000; i++ {
+				k := fmt.Sprint("{w", i, "}k")
+				if k1 == "" {
+					k1 = k
+				} else if in.gw.shard(k) != in.gw.shard(k1) {
+					k2 = k
+				}
+			}
+			require.NotEmpty(t, k2)
+			conn := client(t, in, nil).Conn()
+			defer conn.Close()
+			other := client(t, in, nil)
+			require.ErrorContains(t, conn.Do(ctx, "WATCH", k1, k2).Err(), "CROSSSLOT")
+			require.NoError(t, other.Set(ctx, k1, "v", 0).Err())
+			assert.Equal(t, "v", conn.Get(ctx, k1).Val(), "a read after the refused WATCH sees the store")
+			require.NoError(t, conn.Do(ctx, "WATCH", k2).Err(), "nothing is watched: any shard may be")
+			require.NoError(t, conn.Do(ctx, "UNWATCH").Err())
+		})
+	}
+}
