@@ -1,9 +1,9 @@
 package main
 
 // Differential test: the same random sequences of the commands the gateway
-// implements go to a real redis-server and to the gateway on memkv, over raw
-// connections, and every reply must match (sameReply: type and value; errors
-// by their code).
+// implements go to a real redis-server and to the gateway on memkv (and on
+// Redis shards: diff_shards_test.go), over raw connections, and every reply
+// must match (sameReply: type and value; errors by their code).
 //
 // Left out or compared loosely, because the README says the gateway differs
 // there on purpose:
@@ -17,8 +17,16 @@ package main
 //   - transactions are validated on every key they read, and reads after
 //     WATCH come from the transaction's snapshot: while a key is watched,
 //     writes outside MULTI (by either connection) are of watched keys only,
-//     after the other connection's the first reads nothing outside MULTI,
-//     and the keys of a transaction share a {hash tag} (one shard);
+//     after the other connection's the first reads nothing outside MULTI
+//     (on memkv: on Redis shards reads are live);
+//   - the keys of a transaction must share a shard: on memkv a seed's keys
+//     share a {hash tag}; on Redis shards (diff_shards_test.go) they lie on
+//     both shards, and a WATCH or EXEC across them must answer CROSSSLOT
+//     while Redis gets a stand-in (PING for WATCH, DISCARD for EXEC);
+//   - on Redis shards a watched key rewritten with the same value and
+//     expiry does not abort EXEC: there, while A watches, writes of a
+//     watched key outside MULTI change its value (a value not used before;
+//     INCRBY by 0 becomes 1);
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
 //   - inline commands follow redcon's quoting rules: only commands whose
@@ -30,8 +38,8 @@ package main
 //
 // Every seed runs 150 steps, from one or two connections, single commands
 // and pipelines (some longer than max_pipeline); odd seeds go through the
-// caching tier. DIFF_SEEDS=n runs n seeds instead of 80; FuzzDifferentialRedis
-// explores other seeds.
+// caching tier. DIFF_SEEDS=n runs n seeds instead of 80 (and of 12 per
+// variant on Redis shards); FuzzDifferentialRedis explores other seeds.
 
 import (
 	"fmt"
@@ -129,6 +137,14 @@ type diffGen struct {
 	watched []string   // keys WATCHed by connection A
 	bWrote  bool       // B wrote a watched key since A's WATCH
 	queued  [][]string // A's commands queued since MULTI
+	// On Redis shards (diff_shards_test.go): the gateway's shard of a key,
+	// nil on memkv; the shard A's transaction is bound to (-1: none); a
+	// queued command failed (EXEC answers EXECABORT); a counter for values
+	// that differ from every earlier one.
+	shardOf func(string) int
+	txShard int
+	aborted bool
+	uniq    int
 }
 
 var (
@@ -255,7 +271,7 @@ func (g *diffGen) conn() []string {
 // next is connection A's next command.
 func (g *diffGen) next() []string {
 	n := g.r.IntN(100)
-	noReads := len(g.watched) > 0 && g.bWrote && !g.multi
+	noReads := len(g.watched) > 0 && g.bWrote && !g.multi && g.shardOf == nil // Redis shards read live
 	switch {
 	case n < 35:
 		return g.watchedWrite(g.multi)
@@ -296,12 +312,12 @@ func (g *diffGen) watchedWrite(queued bool) []string {
 	w := g.pick(g.watched)
 	switch strings.ToUpper(c[0]) {
 	case "MSET":
-		return []string{"SET", w, g.value()}
+		return g.changing([]string{"SET", w, g.value()})
 	case "DEL", "UNLINK":
 		return []string{c[0], w}
 	}
 	c[1] = w
-	return c
+	return g.changing(c)
 }
 
 // observe follows connection A's state from Redis's reply to cmd.
@@ -310,26 +326,36 @@ func (g *diffGen) observe(cmd []string, r rval) {
 		g.queued = append(g.queued, cmd)
 		return
 	}
-	switch strings.ToUpper(cmd[0]) {
+	up := strings.ToUpper(cmd[0])
+	if g.multi && r.typ == '-' && !(up == "MULTI" && len(cmd) == 1 || up == "WATCH" && len(cmd) > 1) {
+		g.aborted = true // refused while queuing (Redis flags the transaction)
+	}
+	end := func() {
+		g.multi, g.watched, g.bWrote, g.queued, g.aborted, g.txShard = false, nil, false, nil, false, -1
+	}
+	switch up {
 	case "MULTI":
 		if r.typ == '+' {
 			g.multi, g.queued = true, nil
 		}
 	case "EXEC", "DISCARD": // EXEC in MULTI ends it, and a refused one (EXECABORT) the WATCHes
-		if g.multi && (r.typ != '-' || strings.EqualFold(cmd[0], "EXEC")) || r.errCode() == "EXECABORT" {
-			g.multi, g.watched, g.bWrote, g.queued = false, nil, false, nil
+		if g.multi && (r.typ != '-' || up == "EXEC") || r.errCode() == "EXECABORT" {
+			end()
 		}
 	case "WATCH":
 		if r.typ == '+' {
 			g.watched = append(g.watched, cmd[1:]...)
+			if g.txShard < 0 && g.shardOf != nil {
+				g.txShard = g.shardOf(cmd[1])
+			}
 		}
 	case "UNWATCH":
 		if !g.multi && r.typ == '+' {
-			g.watched, g.bWrote = nil, false
+			g.watched, g.bWrote, g.txShard = nil, false, -1
 		}
 	case "RESET", "QUIT":
 		if r.typ == '+' {
-			g.multi, g.watched, g.bWrote, g.queued = false, nil, false, nil
+			end()
 		}
 	}
 }
@@ -338,8 +364,8 @@ func (g *diffGen) observe(cmd []string, r rval) {
 // returns the first difference ("" if none), with the commands before it.
 var diffHistory = 12
 
-func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int) string {
-	g := &diffGen{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), tx: seed%4 != 3}
+func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int, shardOf func(string) int) string {
+	g := &diffGen{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), tx: seed%4 != 3, shardOf: shardOf, txShard: -1}
 	prefix := fmt.Sprintf("d%d:", seed)
 	if g.tx {
 		prefix = fmt.Sprintf("{d%d}", seed)
@@ -350,6 +376,7 @@ func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int) string {
 	if !g.tx {
 		g.keys = append(g.keys, "") // the empty key maps to a shard of its own
 	}
+	g.spreadKeys(seed)
 	a, err := dialPair(redisAddr, gwAddr)
 	if err != nil {
 		return err.Error()
@@ -390,8 +417,13 @@ func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int) string {
 				}
 			}
 		}
+		var cross []string // a WATCH or EXEC across shards, sent after the pipeline
 		for range 1 + g.r.IntN(6) {
 			c := g.next()
+			if g.crossShard(c, cmds) {
+				cross = c
+				break
+			}
 			cmds = append(cmds, c)
 			if up := strings.ToUpper(c[0]); slices.Contains([]string{"MULTI", "EXEC", "DISCARD", "WATCH",
 				"UNWATCH", "RESET", "QUIT"}, up) {
@@ -404,8 +436,26 @@ func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int) string {
 		if len(cmds) > 1 {
 			history = append(history, "   (one pipeline)")
 		}
-		if _, d := a.do(cmds, g); d != "" {
-			return fail(d)
+		if len(cmds) > 0 {
+			if _, d := a.do(cmds, g); d != "" {
+				return fail(d)
+			}
+		}
+		if cross != nil && g.crossShard(cross, nil) {
+			history = append(history, "A: "+quoteCmd(cross)+" (across shards: Redis gets "+crossStandIn(cross)[0]+")")
+			if d := a.doCross(cross, g); d != "" {
+				return fail(d)
+			}
+			continue
+		} else if cross != nil { // the pipeline's commands were not all queued
+			history = append(history, "A: "+quoteCmd(cross))
+			if _, d := a.do([][]string{cross}, g); d != "" {
+				return fail(d)
+			}
+			cmds = append(cmds, cross)
+		}
+		if len(cmds) == 0 {
+			continue
 		}
 		if strings.EqualFold(cmds[len(cmds)-1][0], "QUIT") {
 			if err := a.redial(); err != nil {
@@ -430,7 +480,7 @@ func TestDifferentialRedis(t *testing.T) {
 	}
 	var diffs []string
 	for seed := range seeds {
-		if d := runDiffSeed(rs.addr, gws[seed%2].Addr(), seed, steps); d != "" {
+		if d := runDiffSeed(rs.addr, gws[seed%2].Addr(), seed, steps, nil); d != "" {
 			diffs = append(diffs, d)
 		}
 	}
@@ -446,7 +496,7 @@ func FuzzDifferentialRedis(f *testing.F) {
 	in := startGateway(f, Config{HTTPAddr: "-"})
 	f.Add(uint64(1000), uint8(100))
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
-		if d := runDiffSeed(rs.addr, in.Addr(), seed, int(steps)); d != "" {
+		if d := runDiffSeed(rs.addr, in.Addr(), seed, int(steps), nil); d != "" {
 			t.Fatal(d)
 		}
 	})
