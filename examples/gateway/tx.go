@@ -177,7 +177,7 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	}
 	for _, k := range keys {
 		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
-			return errReply(err)
+			return refuse(errReply(err))
 		}
 	}
 	return simple("OK")
