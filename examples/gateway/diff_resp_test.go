@@ -179,9 +179,6 @@ func readRESP(br *bufio.Reader, depth int) (rval, error) {
 	return rval{}, fmt.Errorf("unknown reply type %q", line)
 }
 
-// isNull reports whether v is a null of either protocol.
-func (v rval) isNull() bool { return v.null || v.typ == '_' }
-
 // sameReply compares the reply of a gateway (got) with Redis's (want) to cmd
 // and returns "" or what differs. Errors compare by code only (the wording
 // may differ); the commands whose content is the server's own (INFO,
