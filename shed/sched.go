@@ -338,13 +338,13 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		if !t.visiting {
 			t.visiting, t.visitAt = true, at
 		}
-		if t.deficit < n.cost && fresh && s.cfg.freshArrival && n.enq <= t.visitAt && !t.over(at) {
-			// A visit on the fresh list serves what the tenant had queued
-			// when the visit began: tenants under their share are served
-			// nearly in arrival order.
-			t.deficit = n.cost
-		}
-		if t.deficit < n.cost {
+		// A visit on the fresh list serves what the tenant had queued when
+		// the visit began: tenants under their share are served nearly in
+		// arrival order. The head's cost is granted only once it is served:
+		// granted to a head that does not fit, it stayed as credit after the
+		// head was canceled or expired.
+		arrival := t.deficit < n.cost && fresh && s.cfg.freshArrival && n.enq <= t.visitAt && !t.over(at)
+		if t.deficit < n.cost && !arrival {
 			t.inTurn, t.visiting = false, false
 			s.requeue(t, fresh, at)
 			if spins++; spins > s.fresh.n+s.old.n && !noSkipRounds {
@@ -358,6 +358,9 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		if n.cost > avail {
 			return v, 0, false
+		}
+		if arrival {
+			t.deficit = n.cost
 		}
 		t.deficit -= n.cost
 		s.served(t, n.cost, at, fresh)
