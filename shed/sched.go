@@ -25,7 +25,10 @@ import (
 // backlogged tenant over its share got, the max-min fair level; a light tenant
 // on the old list, there after a shed, gets less and does not lower it), or,
 // when the old list was backlogged and served nothing, half of the most one
-// fresh tenant got.
+// fresh tenant got. The old list counts as backlogged when it holds tenants
+// as the window closes, even if their requests have left the queue since
+// (expired or removed: they were starved meanwhile); a tenant leaves a list
+// only when Pop finds it empty at the head.
 //
 // A tenant with nothing listed that gets a request joins the fresh list (the
 // old list if it is over its share) with one quantum (Quantum x weight) of
