@@ -48,7 +48,8 @@
 // Hysteresis keeps routes from flapping: the share rises at once but falls only when
 // the want is zero or more than 2*MinChange below it, no sooner than MinHold runs
 // after the last rise, by at most DownStep per run; a region returns to [Local] only
-// when Projected is below Config.Exit (0.68, under Target and Enter) after MinHold runs.
+// when Projected is below Config.Exit (0.68, under Target and Enter) after MinHold runs
+// and its hot share no longer fires (while it does, the share does not wind down).
 //
 // # When not to use it
 //

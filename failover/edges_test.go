@@ -169,3 +169,27 @@ func TestRouteChangesSymmetric(t *testing.T) {
 
 // Config must not alias the Router's internal Config: SetConfig deep-copies the
 // rings, Config only copies the Regions slice.
+
+// TestHotHostsDoNotFlap: hot hosts at a steady, low home load fire failover; the
+// region then wound its share down, recovered after MinHold runs with the hosts still
+// hot, and fired again on the next run: on, off, on every 16 runs for a steady input.
+func TestHotHostsDoNotFlap(t *testing.T) {
+	r := mustNew(t, six())
+	ls := loads(0.5, nil)
+	h := make([]float64, 20) // 30% of hosts above HotCPU, home p90 0.55
+	for i := range h {
+		h[i] = 0.55
+		if i >= 14 {
+			h[i] = 0.9
+		}
+	}
+	ls[0] = failover.Load{Region: "a1", Demand: 400, Capacity: 1000, HostCPU: h}
+	for run := 1; run <= 60; run++ {
+		tab, err := r.Step(t0, ls)
+		require.NoError(t, err)
+		require.NotEmpty(t, tab.Out("a1"), "run %d: %s", run, decision(tab, "a1").Reason)
+	}
+	st := r.Stats()
+	assert.Equal(t, uint64(1), st.SpillStarts)
+	assert.Zero(t, st.SpillEnds)
+}

@@ -245,15 +245,22 @@ func (r *Router) decide(cfg Config, st *regionState, l Load, s Signal, receiving
 		d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
 			100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
 	case Spilling:
+		// Hot hosts keep the region spilling at its share: winding down and recovering
+		// while they are still hot fires again on the next run (a flap every MinHold runs).
+		hot := s.HotShare >= cfg.HotShare && !receiving
 		held := r.run-st.since >= uint64(cfg.MinHold)
-		if held && s.Projected <= cfg.Exit && st.share <= cfg.DownStep {
+		if held && s.Projected <= cfg.Exit && st.share <= cfg.DownStep && !hot {
 			st.phase, st.since, st.share = Local, r.run, 0
 			r.stats.SpillEnds++
 			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f <= exit %.2f",
 				100*cfg.Percentile, s.Projected, cfg.Exit)
 			return
 		}
-		d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f", 100*cfg.Percentile, s.Projected, cfg.Target)
+		if hot {
+			want = math.Max(want, st.share) // no winding down while the hosts are hot
+		}
+		d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
+			100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
 	}
 	// Rise at once (by more than MinChange); wind down only when the want is zero or more
 	// than twice MinChange below the share and nothing rose for MinHold runs, by at most
