@@ -193,3 +193,24 @@ func TestHotHostsDoNotFlap(t *testing.T) {
 	assert.Equal(t, uint64(1), st.SpillStarts)
 	assert.Zero(t, st.SpillEnds)
 }
+
+// TestNoZeroShareRoute: a receiver's room can be so small against the sender's demand
+// that the route's share underflows to 0; Step published it, and the table it
+// returned failed to decode (NewTable and UnmarshalJSON reject a zero share).
+func TestNoZeroShareRoute(t *testing.T) {
+	r := mustNew(t, six())
+	ls := loads(0.5, map[string]float64{"a2": 0.95})
+	ls[1].Demand, ls[1].Capacity = 0.95e300, 1e300
+	ls[0].Demand, ls[0].Capacity = 0.3e-30, 1e-30 // a1: room 4.5e-31
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	require.NotEmpty(t, tab.Out("a2"))
+	for _, rt := range tab.Routes {
+		require.Greater(t, rt.Share, 0.0, "%+v", rt)
+	}
+	data, err := json.Marshal(tab)
+	require.NoError(t, err)
+	var back failover.Table
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, tab.Routes, back.Routes)
+}

@@ -39,14 +39,15 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 		enabled := false
 		route := func(j int, amount, knob float64, m Mechanism) {
 			routed := amount * knob / 100
-			if routed <= 0 {
+			// routed is at most Want x Demand, but divided back by Demand it
+			// can round one ulp above 1, or underflow to 0 (no route: a table
+			// with a zero share does not decode).
+			share := math.Min(routed/l.Demand, 1)
+			if routed <= 0 || share <= 0 {
 				return
 			}
 			room[j] -= routed
 			in[j] += routed
-			// routed is at most Want x Demand, but divided back by Demand it
-			// can round one ulp above 1.
-			share := math.Min(routed/l.Demand, 1)
 			t.Routes = append(t.Routes, Route{From: reg.Name, To: cfg.Regions[j].Name, Share: share, Mechanism: m})
 			t.Regions[i].Out += share
 		}
