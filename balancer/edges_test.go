@@ -50,3 +50,28 @@ func TestRecenterKeepsShares(t *testing.T) {
 	}
 	assert.InDelta(t, 1, hi/lo, 1e-9, "per-host scale factors range over [%v, %v]", lo, hi)
 }
+
+// TestThrottleIsAnUpperBound: MaxMoveShare is "at most this share of the hosts (at
+// least one)"; the count was rounded to nearest, so 75 hosts at the default 0.02
+// (1.5 hosts) moved 2 per run, 2.7% of the tier.
+func TestThrottleIsAnUpperBound(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		share float64
+		want  int
+	}{{75, 0.02, 1}, {54, 0.03, 1}, {100, 0.29, 29}, {200, 0.02, 4}, {30, 0.02, 1}} {
+		b := mustNew(t, balancer.Config{MaxMoveShare: tc.share})
+		var hosts []balancer.Host
+		for i := range tc.n {
+			cpu := 0.5
+			if i < 2 {
+				cpu = 0.5 * (1.05 + 0.001*float64(i)) // two hosts out of the deadband
+			}
+			hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 32, Weight: 1, CPU: cpu})
+		}
+		res, err := b.Step(t0, hosts)
+		require.NoError(t, err)
+		require.Equal(t, balancer.SteadyDrift, res.State, "%s", res.Evidence)
+		assert.Equal(t, tc.want, res.Policy.MaxMoves, "%d hosts at %v", tc.n, tc.share)
+	}
+}

@@ -8,7 +8,9 @@ import (
 // policyFor returns the knobs for state, widened when the tier is unsettled.
 func policyFor(cfg Config, v *view, state State) Policy {
 	n := len(v.hosts)
-	p := Policy{Gain: cfg.Gain, MaxStep: cfg.MaxStep, MaxMoves: max(1, int(math.Round(cfg.MaxMoveShare*float64(n))))}
+	// at most MaxMoveShare of the hosts (rounding down; the 1e-9 absorbs 0.29*100 =
+	// 28.999...), at least one
+	p := Policy{Gain: cfg.Gain, MaxStep: cfg.MaxStep, MaxMoves: max(1, int(cfg.MaxMoveShare*float64(n)+1e-9))}
 	switch state {
 	case BimodalLoad:
 		p.Gain, p.MaxStep, p.MaxMoves = math.Max(cfg.Gain, 0.8), math.Max(cfg.MaxStep, 0.2), max(p.MaxMoves, n/4)
