@@ -16,8 +16,9 @@
 //     ("user:" at 50%). Two rules with the same service and prefix are rejected.
 //   - Ramp. The unit (the key, or Query.Unit such as a client id) is hashed with the
 //     rule's salt into a bucket in [0, 10000) basis points; the request is routed when
-//     bucket < Percent*100. Raising the percentage therefore only adds units: one that
-//     was routed stays routed, and 0% routes none, 100% every eligible unit.
+//     bucket < Percent*100 (rounded to the nearest basis point). Raising the
+//     percentage therefore only adds units: one that was routed stays routed, and 0%
+//     routes none, 100% every eligible unit.
 //   - Region filter. A rule with Regions only covers clients in those regions; others
 //     are not eligible (ReasonRegion) and stay off the gateway.
 //   - Kill switch. Config.Kill turns every decision off (ReasonKilled) without

@@ -61,7 +61,8 @@ type Decision struct {
 	// Rule is the index in Config.Rules of the rule that matched, or -1.
 	Rule int
 	// Bucket is the unit's hash in [0, 10000) compared with the rule's basis points
-	// (Use == Bucket < Percent*100); meaningful for ReasonHeld and ReasonRamped.
+	// (Use == Bucket < Percent*100 rounded to the nearest integer); meaningful for
+	// ReasonHeld and ReasonRamped.
 	Bucket uint32
 }
 
