@@ -38,6 +38,7 @@ func FuzzStep(f *testing.F) {
 		for r := range int(runs%6) + 1 {
 			res, err := b.Step(t0, hosts)
 			require.NoError(t, err)
+			checkResult(t, b.Config(), hosts, res) // the property tests' invariants
 			require.Len(t, res.Hosts, len(hosts))
 			require.True(t, res.State >= balancer.FlatInitial && res.State <= balancer.SteadyDrift)
 			require.True(t, res.KeyspaceMoved >= 0 && res.KeyspaceMoved <= 1+1e-9, "moved %v", res.KeyspaceMoved)

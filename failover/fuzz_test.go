@@ -31,6 +31,8 @@ func FuzzStep(f *testing.F) {
 			}
 			tab, err := r.Step(t0, ls)
 			require.NoError(t, err)
+			checkTable(t, six(), ls, tab) // the property tests' invariants
+			checkWire(t, tab)
 			phase := map[string]failover.Phase{}
 			sum := map[string]float64{}
 			for _, d := range tab.Regions {
