@@ -149,9 +149,13 @@ func (s *Server) Serve(ln net.Listener) error {
 			if !closing {
 				s.logRefusal(now)
 			}
-			_ = c.SetWriteDeadline(now.Add(time.Second))
-			_, _ = c.Write([]byte(msg))
-			_ = c.Close()
+			// Off the accept loop, and bounded both ways: over TLS the
+			// write first runs the handshake, which reads from the client.
+			go func() {
+				_ = c.SetDeadline(now.Add(time.Second))
+				_, _ = c.Write([]byte(msg))
+				_ = c.Close()
+			}()
 			continue
 		}
 		s.conns[ss] = struct{}{}
