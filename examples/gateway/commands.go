@@ -319,7 +319,7 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 }
 
 // configValues answers CONFIG GET for the settings tools ask about.
-var configValues = [][2]string{
+var configValues = [...][2]string{
 	{"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
 	{"maxmemory-policy", "noeviction"}, {"timeout", "0"}, {"cluster-enabled", "no"},
 }
@@ -329,9 +329,11 @@ func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
 		return respErr("ERR CONFIG " + strings.ToUpper(string(a[1])) + " is not supported by the gateway; use its /control endpoint")
 	}
 	out := respMap{}
+	var seen [len(configValues)]bool // as Redis: a setting two patterns match is one pair (RESP3 map keys are unique)
 	for _, p := range a[2:] {
-		for _, kv := range configValues {
-			if globMatch(strings.ToLower(string(p)), kv[0]) {
+		for i, kv := range configValues {
+			if !seen[i] && globMatch(strings.ToLower(string(p)), kv[0]) {
+				seen[i] = true
 				out = append(out, kv[0], kv[1])
 			}
 		}
