@@ -120,6 +120,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listener = ln
 	s.mu.Unlock()
+	var backoff time.Duration // after a passing accept error, as net/http's
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -133,8 +134,18 @@ func (s *Server) Serve(ln net.Listener) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
+			// Out of file descriptors (EMFILE, ENFILE) or a connection
+			// aborted before it was accepted: the listener still works,
+			// and connections that close free descriptors.
+			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept failed; retrying", "err", err, "in", backoff)
+				time.Sleep(backoff)
+				continue
+			}
 			return err
 		}
+		backoff = 0
 		ss := &session{g: s.g, server: s, conn: c, id: s.nextID.Add(1), remote: c.RemoteAddr().String(), tenant: s.g.open, proto: 2}
 		s.mu.Lock()
 		if s.closing || len(s.conns) >= s.cfg.Limits.MaxConns {
