@@ -42,7 +42,12 @@ type Server struct {
 	// refusalLogEvery at most, with the count since the last line.
 	refusalLogged   time.Time
 	refusedUnlogged int64
+	refusing        chan struct{} // refusals being written, at most maxRefusing
 }
+
+// maxRefusing bounds the refused connections whose message is being written
+// at once (each for at most a second).
+const maxRefusing = 64
 
 // refusalLogEvery is the least time between two log lines about connections
 // refused at max_conns.
@@ -104,7 +109,7 @@ func (s *session) auth(user, pass string) any {
 
 // newServer returns the front end of g; it logs to g's logger.
 func newServer(g *Gateway, cfg Config) *Server {
-	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{}}
+	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{}, refusing: make(chan struct{}, maxRefusing)}
 }
 
 // Serve accepts connections on ln until Shutdown. It returns nil after
@@ -162,11 +167,19 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			// Off the accept loop, and bounded both ways: over TLS the
 			// write first runs the handshake, which reads from the client.
-			go func() {
-				_ = c.SetDeadline(now.Add(time.Second))
-				_, _ = c.Write([]byte(msg))
+			// At most maxRefusing at once: past that, a flood of connects
+			// is closed without the message rather than held open.
+			select {
+			case s.refusing <- struct{}{}:
+				go func() {
+					defer func() { <-s.refusing }()
+					_ = c.SetDeadline(now.Add(time.Second))
+					_, _ = c.Write([]byte(msg))
+					_ = c.Close()
+				}()
+			default:
 				_ = c.Close()
-			}()
+			}
 			continue
 		}
 		s.conns[ss] = struct{}{}
