@@ -45,14 +45,6 @@ type Server struct {
 	refusing        chan struct{} // refusals being written, at most maxRefusing
 }
 
-// maxRefusing bounds the refused connections whose message is being written
-// at once (each for at most a second).
-const maxRefusing = 64
-
-// refusalLogEvery is the least time between two log lines about connections
-// refused at max_conns.
-const refusalLogEvery = 10 * time.Second
-
 // session is one client connection and its state.
 type session struct {
 	g      *Gateway
@@ -156,30 +148,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		if s.closing || len(s.conns) >= s.cfg.Limits.MaxConns {
 			closing := s.closing
 			s.mu.Unlock()
-			s.refused.Add(1)
-			msg := "-ERR max number of clients reached\r\n"
-			if closing {
-				msg = "-ERR server is shutting down\r\n"
-			}
-			now := time.Now()
-			if !closing {
-				s.logRefusal(now)
-			}
-			// Off the accept loop, and bounded both ways: over TLS the
-			// write first runs the handshake, which reads from the client.
-			// At most maxRefusing at once: past that, a flood of connects
-			// is closed without the message rather than held open.
-			select {
-			case s.refusing <- struct{}{}:
-				go func() {
-					defer func() { <-s.refusing }()
-					_ = c.SetDeadline(now.Add(time.Second))
-					_, _ = c.Write([]byte(msg))
-					_ = c.Close()
-				}()
-			default:
-				_ = c.Close()
-			}
+			s.refuse(c, closing)
 			continue
 		}
 		s.conns[ss] = struct{}{}
@@ -189,17 +158,6 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.active.Add(1)
 		go s.serveConn(ss)
 	}
-}
-
-// logRefusal counts a connection refused at max_conns and logs the count at
-// most once per refusalLogEvery. The accept loop calls it.
-func (s *Server) logRefusal(now time.Time) {
-	s.refusedUnlogged++
-	if now.Sub(s.refusalLogged) < refusalLogEvery {
-		return
-	}
-	s.log.Warn("refusing connections: max_conns reached", "max_conns", s.cfg.Limits.MaxConns, "refused", s.refusedUnlogged)
-	s.refusalLogged, s.refusedUnlogged = now, 0
 }
 
 // Shutdown stops accepting, lets every connection finish the commands it has
