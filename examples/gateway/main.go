@@ -79,13 +79,17 @@ func main() {
 
 // instance is a running gateway: RESP server, HTTP server, control registry.
 type instance struct {
-	cfg      Config
-	gw       *Gateway
-	srv      *Server
-	reg      *control.Registry
-	ln       net.Listener
-	httpLn   net.Listener
-	http     *http.Server
+	cfg    Config
+	gw     *Gateway
+	srv    *Server
+	reg    *control.Registry
+	ln     net.Listener
+	httpLn net.Listener
+	http   *http.Server
+	// httpStop ends the requests of the HTTP server at Shutdown: a CPU
+	// profile or trace in progress (/debug/pprof/profile?seconds=30) would
+	// otherwise hold Shutdown until its context ends.
+	httpStop context.CancelFunc
 	serveErr chan error
 
 	shutdownOnce sync.Once
@@ -134,7 +138,15 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		in.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		base, stop := context.WithCancel(context.Background())
+		in.httpStop = stop
+		in.http = &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       10 * time.Second, // the control API's bodies are small
+			IdleTimeout:       2 * time.Minute,
+			BaseContext:       func(net.Listener) context.Context { return base },
+		}
 		go func() { _ = in.http.Serve(in.httpLn) }()
 	}
 	go func() { in.serveErr <- in.srv.Serve(in.ln) }()
@@ -163,6 +175,7 @@ func (in *instance) Shutdown(ctx context.Context) error {
 	in.shutdownOnce.Do(func() {
 		err := in.srv.Shutdown(ctx)
 		if in.http != nil {
+			in.httpStop()
 			err = errors.Join(err, in.http.Shutdown(ctx))
 		}
 		if serr := <-in.serveErr; serr != nil {
