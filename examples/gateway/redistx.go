@@ -85,8 +85,16 @@ func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, 
 }
 
 // observe records the current state of keys without returning values: WATCH
-// on Redis shards, so EXEC can tell whether they changed since.
+// on Redis shards, so EXEC can tell whether they changed since. It records
+// all of them or, when a read fails, none: a WATCH answered with an error
+// watches nothing, and EXEC must not validate the keys read before the
+// failure.
 func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
+	type observed struct {
+		key string
+		st  keyState
+	}
+	var got []observed
 	for _, k := range keys {
 		if _, ok := e.seen[k]; ok {
 			continue
@@ -95,7 +103,10 @@ func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
 		if err != nil {
 			return err
 		}
-		e.record([]byte(k), st)
+		got = append(got, observed{k, st})
+	}
+	for _, o := range got {
+		e.record([]byte(o.key), o.st)
 	}
 	return nil
 }

@@ -218,3 +218,37 @@ func TestRedisTxChargesRoundTrips(t *testing.T) {
 	assert.Equal(t, []uint64{3, 3, 4}, []uint64{charged[1] - charged[0], charged[2] - charged[1], charged[3] - charged[2]},
 		"backend calls charged by WATCH, MGET after it, EXEC")
 }
+
+// TestRedisTxFailedWatchWatchesNothing: a WATCH whose read of key state
+// fails part way (here a key of another type answers WRONGTYPE) watches none
+// of its keys, including those read before the failure: a later change to
+// such a key does not abort the transaction. Keys watched before stay
+// watched.
+func TestRedisTxFailedWatchWatchesNothing(t *testing.T) {
+	gw, direct := redisTxSetup(t)
+	ctx := context.Background()
+	c := gw.Conn()
+	t.Cleanup(func() { _ = c.Close() })
+	direct.Set(ctx, "fw:a", "1", 0)
+	direct.RPush(ctx, "fw:list", "x")
+
+	exec := func() (any, error) {
+		require.NoError(t, c.Do(ctx, "MULTI").Err())
+		require.Equal(t, "QUEUED", c.Do(ctx, "SET", "fw:out", "v").Val())
+		return c.Do(ctx, "EXEC").Result()
+	}
+
+	require.NoError(t, c.Do(ctx, "WATCH", "fw:first").Err())
+	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:list").Err(), "WRONGTYPE")
+	direct.Set(ctx, "fw:a", "2", 0) // not watched: the WATCH failed
+	res, err := exec()
+	require.NoError(t, err, "EXEC aborted by a key of a failed WATCH")
+	require.Len(t, res, 1)
+
+	// The keys watched before the failed WATCH still abort EXEC.
+	require.NoError(t, c.Do(ctx, "WATCH", "fw:first").Err())
+	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:list").Err(), "WRONGTYPE")
+	direct.Set(ctx, "fw:first", "changed", 0)
+	_, err = exec()
+	require.ErrorIs(t, err, redis.Nil, "EXEC of a transaction whose watched key changed")
+}
