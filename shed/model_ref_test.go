@@ -199,24 +199,13 @@ func (m *refModel) admit(at int64, name string, prio int, cost int64) {
 	}
 }
 
+// refuse counts a request refused without queueing: a shed like any other
+// (bucket full or queue deadline mark the tenant over its share).
 func (m *refModel) refuse(at int64, name string, prio int, r shed.Reason) {
 	m.see(at)
 	t := m.tenant(name, at)
 	_, b := t.bucket(prio)
-	for _, st := range []*shed.BucketStats{&b.st, &m.total} {
-		switch r {
-		case 0:
-			st.Canceled++
-		case shed.ReasonBucketFull:
-			st.ShedBucketFull++
-		case shed.ReasonQueueDeadline:
-			st.ShedQueueDeadline++
-		case shed.ReasonClosed:
-			st.ShedClosed++
-		case shed.ReasonNoCapacity:
-			st.ShedNoCapacity++
-		}
-	}
+	m.shedCount(t, b, r, at)
 }
 
 // push returns the request's deadline, or the reason it was shed; onArrival

@@ -183,7 +183,7 @@ func runModel(t *testing.T, seed uint64, reclaim bool) {
 				s.Admit(now(), name, prio, 3)
 				x.m.admit(at, name, prio, 3)
 			} else {
-				reason := shed.Reason([]int{0, 3, 4}[r.IntN(3)]) // canceled, closed, no capacity
+				reason := shed.Reason(r.IntN(5)) // 0 (canceled) to ReasonNoCapacity
 				x.log = append(x.log, fmt.Sprintf("%d @%v refuse %s p%d %v", step, time.Duration(at), name, prio, reason))
 				s.Refuse(now(), name, prio, reason)
 				x.m.refuse(at, name, prio, reason)

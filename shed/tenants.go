@@ -282,18 +282,20 @@ func (sl *tenantSlot[T]) appendStats(dst []BucketStats) []BucketStats {
 
 // Refuse records against its bucket a request refused without queueing, for
 // instance with ReasonNoCapacity or ReasonClosed; reason zero counts it as
-// canceled by its caller. It panics on a reason that is not one of the Reason
-// constants.
+// canceled by its caller. A refusal with ReasonBucketFull or
+// ReasonQueueDeadline is a shed like any other: it marks the tenant over its
+// share, as [Scheduler.Remove] with that reason does. It panics on a reason
+// that is not one of the Reason constants.
 func (s *Scheduler[T]) Refuse(now time.Time, tenant string, priority int, reason Reason) {
 	mustReason(reason)
-	s.observe(s.at(now))
+	at := s.at(now)
+	s.observe(at)
 	t := s.state(tenant)
-	c := &t.counts[clamp(priority, len(t.buckets))]
+	p := clamp(priority, len(t.buckets))
 	if reason == 0 {
-		c.canceled++
+		t.counts[p].canceled++
 		s.total.canceled++
 		return
 	}
-	c.shed[reason]++
-	s.total.shed[reason]++
+	s.countShed(t, p, reason, at)
 }
