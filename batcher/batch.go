@@ -265,7 +265,7 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 		if !returned { // the flush called runtime.Goexit
 			err = &PanicError{Value: errGoexit}
 		}
-		next = b.finish(cfg, bt, out, slotOf, err, time.Since(start))
+		next = b.finish(cfg, bt, len(reqs), out, slotOf, err, time.Since(start))
 		if !returned && next != nil {
 			b.launch(next, false)
 			next = nil
@@ -349,8 +349,11 @@ func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req
 }
 
 // finish records the batch, hands results to the slots and wakes the waiters.
+// sent is the number of requests passed to the flush func: len(out), or 0 when
+// a panicking Config.Key failed the batch before the call (out then holds one
+// result slot per live item, and nothing was sent).
 // It returns the group's next batch, closed, if it is to be flushed at once.
-func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], out []Result[Resp], slotOf []int32, err error, took time.Duration) (next *batch[G, Req, Resp]) {
+func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp], sent int, out []Result[Resp], slotOf []int32, err error, took time.Duration) (next *batch[G, Req, Resp]) {
 	for i, j := range slotOf { // nil in the common case: out is bt.res
 		if j >= 0 {
 			bt.res[i] = out[j]
@@ -359,7 +362,7 @@ func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp]
 	bt.err = err
 	b.c.batches.Add(1)
 	b.c.items.Add(uint64(bt.live))
-	b.c.sent.Add(uint64(len(out)))
+	b.c.sent.Add(uint64(sent))
 	b.c.deduped.Add(uint64(bt.live - len(out)))
 	b.c.fill.Add(min(fillScale, fillScale*uint64(bt.live)/uint64(cfg.MaxItems)))
 	if err != nil {

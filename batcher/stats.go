@@ -9,14 +9,18 @@ import (
 // (values at the time of the call).
 type Stats struct {
 	// Items is the number of items dispatched to the flush func, counted before
-	// de-duplication (items rejected with ErrOverloaded are not included).
+	// de-duplication (items rejected with ErrOverloaded are not included), when
+	// their flush returns (until then they are in InFlightItems).
 	Items uint64
 	// Sent is the number of requests passed to the flush func, after
-	// de-duplication: Items - Deduped.
+	// de-duplication: Items - Deduped, less the items of batches that a
+	// panicking [Config.Key] failed (nothing of such a batch is sent).
 	Sent uint64
 	// Deduped is the number of items that shared an identical item's result.
 	Deduped uint64
-	// Batches is the number of flush calls.
+	// Batches is the number of flush calls, counted as they return. A batch
+	// that a panicking [Config.Key] failed before its call counts as one call
+	// that panicked (in FlushErrors too), with no request sent.
 	Batches uint64
 	// FlushErrors is the number of flush calls that returned an error or panicked.
 	FlushErrors uint64
