@@ -185,14 +185,16 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 		return c.fill(ctx, key, load)
 	})
 	if !led.Load() && (err == nil || err != ctx.Err()) { // shared a flight, did not just leave
-		c.stats.coalesced.Add(1)
 		if err == nil && cfg.MaxStaleness > 0 && asked-res.at > int64(cfg.MaxStaleness) {
 			// The shared load started more than the bound before this read
 			// (a load slower than the bound): its value may be staler than the
-			// contract allows, so this caller loads for itself.
+			// contract allows, so this caller loads for itself. It counts as
+			// a load, not as Coalesced: it did not take the shared result.
 			c.stats.staleBypass.Add(1)
 			res, err = c.fillRecovered(ctx, key, load)
+			return res.val, err
 		}
+		c.stats.coalesced.Add(1)
 	}
 	return res.val, err
 }

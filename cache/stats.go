@@ -15,9 +15,13 @@ type Stats struct {
 	// LoadErrors counts loads that returned an error.
 	LoadErrors uint64
 	// Coalesced counts Gets that shared another caller's load instead of
-	// loading: in a herd of n concurrent misses, n-1.
+	// loading: in a herd of n concurrent misses, n-1. A Get that joined a
+	// load slower than the staleness bound and loaded again (StaleBypass)
+	// counts in Loads instead: every Get not served from memory, and whose
+	// caller stayed, counts once in Loads or Coalesced.
 	Coalesced uint64
-	// Invalidations counts entries removed by Write/Delete events or Delete.
+	// Invalidations counts entries removed by Write/Delete events or Delete,
+	// and by GetValid or LookupManyValid when their check rejects a value.
 	Invalidations uint64
 	// Refills counts entries updated in place by Write events with Refill.
 	Refills uint64
