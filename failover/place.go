@@ -38,7 +38,10 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 		rem := t.Regions[i].Want * l.Demand
 		enabled := false
 		route := func(j int, amount, knob float64, m Mechanism) {
-			routed := amount * knob / 100
+			// knob/100 is exactly 1 at 100%, so a receiver given its whole
+			// room is left with exactly 0, not a residue of an ulp that a
+			// later mechanism would fill with a dust route.
+			routed := amount * (knob / 100)
 			// routed is at most Want x Demand, but divided back by Demand it
 			// can round one ulp above 1, or underflow to 0 (no route: a table
 			// with a zero share does not decode).
@@ -112,7 +115,13 @@ func spread(rem float64, room []float64, eligible func(int) bool, give func(int,
 	placed := math.Min(rem, total)
 	for j := range room {
 		if x := room[j]; eligible(j) && x > 0 {
-			give(j, placed*x/total)
+			if placed < total {
+				x = placed * x / total
+			}
+			// else every eligible region is filled: give it exactly its room,
+			// since total*x/total can round above or below x, and a residue
+			// below would be given out again by the next mechanism.
+			give(j, x)
 		}
 	}
 	return rem - placed
