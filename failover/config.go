@@ -16,8 +16,11 @@ type Config struct {
 
 	// Percentile is the host-CPU percentile the signal reads. Default 0.9.
 	// It is the value at index floor(Percentile x n) of the n sorted host
-	// CPUs (capped at the last): one rank above nearest-rank, on the
-	// cautious side (p90 of 10 hosts is the hottest).
+	// CPUs (capped at the last), with Percentile x n taken as the decimal
+	// reads (p70 of 90 hosts is index 63, though 0.7 x 90 computes to
+	// 62.99999999999999). That is nearest rank (the ceil(Percentile x n)-th
+	// smallest) when Percentile x n is fractional, and one rank above it when
+	// it is whole, on the cautious side: p90 of 10 hosts is the hottest.
 	Percentile float64
 	// HotCPU is the host CPU counted as hot. Default 0.85.
 	HotCPU float64

@@ -2,6 +2,7 @@ package failover_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -260,4 +261,66 @@ func TestPropNoDustRoutes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPercentileIndex: Signal.P is the host CPU at index floor(Percentile x n) of
+// the sorted hosts, capped at the last, as Config.Percentile documents. The
+// product was truncated as computed, and a percentile such as 0.7 is stored a
+// little below 7/10: p70 of 90 hosts read index 62 (0.7 x 90 = 62.99999999999999),
+// nearest rank, instead of 63.
+func TestPercentileIndex(t *testing.T) {
+	tests := []struct {
+		give  float64 // Config.Percentile
+		hosts int
+		want  int // index into the sorted host CPUs
+	}{
+		{0.9, 10, 9}, // the doc's example: p90 of 10 hosts is the hottest
+		{0.9, 20, 18},
+		{0.9, 1, 0},
+		{0.9, 2, 1},
+		{0.95, 7, 6},
+		{0.99, 100, 99},
+		{0.5, 1, 0},
+		{1, 5, 4}, // capped at the last
+		{0.7, 91, 63},
+		{0.7, 90, 63},    // was 62
+		{0.57, 100, 57},  // was 56
+		{0.58, 50, 29},   // was 28
+		{0.82, 150, 123}, // was 122
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("p%v of %d", tt.give, tt.hosts), func(t *testing.T) {
+			assert.Equal(t, hostCPU(tt.want), signalP(t, tt.give, tt.hosts))
+		})
+	}
+}
+
+// TestPercentileIndexExhaustive: every whole percentile in [50, 100] over 1 to
+// 400 hosts reads index floor(k x n / 100), computed in integers.
+func TestPercentileIndexExhaustive(t *testing.T) {
+	for k := 50; k <= 100; k++ {
+		for n := 1; n <= 400; n++ {
+			want := min(n-1, k*n/100)
+			require.Equal(t, hostCPU(want), signalP(t, float64(k)/100, n), "p%d of %d hosts", k, n)
+		}
+	}
+}
+
+// hostCPU is the CPU of host i in signalP's tier: distinct, so P names its index.
+func hostCPU(i int) float64 { return 0.1 + float64(i)/1024 }
+
+// signalP returns Signal.P of a1 with n hosts at hostCPU(0..n-1), listed hottest first.
+func signalP(t *testing.T, p float64, n int) float64 {
+	t.Helper()
+	cfg := six()
+	cfg.Percentile = p
+	r := mustNew(t, cfg)
+	ls := loads(0.5, nil)
+	ls[0].HostCPU = make([]float64, n)
+	for i := range n {
+		ls[0].HostCPU[i] = hostCPU(n - 1 - i)
+	}
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	return decision(tab, "a1").Signal.P
 }

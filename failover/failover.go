@@ -199,7 +199,7 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 			}
 		}
 		s.Mean = sum / float64(len(xs))
-		s.P = xs[min(len(xs)-1, int(cfg.Percentile*float64(len(xs))))]
+		s.P = xs[percentileIndex(cfg.Percentile, len(xs))]
 		s.HotShare = float64(hot) / float64(len(xs))
 		if s.Mean > 0 {
 			k = math.Max(1, s.P/s.Mean)
@@ -215,6 +215,19 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 	s.Trend = st.trend
 	s.Projected = s.Home + cfg.LeadRuns*math.Max(st.trend, 0)
 	return s, k
+}
+
+// percentileIndex returns floor(p x n) capped at n-1, the index Config.Percentile
+// documents. The product is rounded first when it is within a relative 1e-9 of a
+// whole number: a percentile such as 0.7 is stored a little below 7/10, so 0.7 x 90
+// computes to 62.99999999999999, and truncating it would read one rank lower for
+// some host counts (nearest rank) and not for others.
+func percentileIndex(p float64, n int) int {
+	x := p * float64(n)
+	if w := math.Round(x); math.Abs(x-w) <= 1e-9*w {
+		x = w
+	}
+	return min(n-1, int(x))
 }
 
 // decide moves the region between phases (with hysteresis) and sets its wanted spill
