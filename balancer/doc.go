@@ -14,7 +14,8 @@
 //   - a change throttle (Config.MaxMoveShare): only the most imbalanced hosts move per
 //     run, since on a cache tier a weight change moves keys. Result.KeyspaceMoved
 //     reports the share of the keyspace that changes owner (under ideal weighted
-//     consistent hashing, half the L1 change of the weight shares);
+//     consistent hashing, half the L1 change of the weight shares; 1 when no host
+//     had a weight before);
 //   - recentering on Config.TargetMedian when the median leaves a band, so weights
 //     never drift toward zero (rescaling every weight moves no keys);
 //   - bounds (Config.MinWeight, Config.MaxWeight);

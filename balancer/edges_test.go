@@ -75,3 +75,57 @@ func TestThrottleIsAnUpperBound(t *testing.T) {
 		assert.Equal(t, tc.want, res.Policy.MaxMoves, "%d hosts at %v", tc.n, tc.share)
 	}
 }
+
+// TestKeyspaceMovedFromNoWeights: when no input host had a weight (a tier that is
+// all new, or whose weights were lost), every key takes its first owner and
+// KeyspaceMoved is 1. Half the L1 change of the shares read 0.5, since the old
+// shares were all zero, while one old host among 29 new ones read 0.96.
+func TestKeyspaceMovedFromNoWeights(t *testing.T) {
+	tests := []struct {
+		name string
+		give func(i int) balancer.Host
+		want float64
+	}{
+		{"all new", func(i int) balancer.Host {
+			return balancer.Host{ID: fmt.Sprint("n", i), Cores: float64(16 + 8*(i%3)), New: true}
+		}, 1},
+		{"no weights, not marked new", func(i int) balancer.Host {
+			return balancer.Host{ID: fmt.Sprint("h", i), Cores: float64(16 + 8*(i%3)), CPU: 0.5}
+		}, 1},
+		{"unchanged balanced tier", func(i int) balancer.Host {
+			return balancer.Host{ID: fmt.Sprint("h", i), Cores: 32, Weight: 1, CPU: 0.5}
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hosts []balancer.Host
+			for i := range 30 {
+				hosts = append(hosts, tt.give(i))
+			}
+			res, err := mustNew(t, balancer.Config{}).Step(t0, hosts)
+			require.NoError(t, err)
+			assert.InDelta(t, tt.want, res.KeyspaceMoved, 1e-9, "state %v", res.State)
+		})
+	}
+}
+
+// TestKeyspaceMovedGrowsAsOldHostsVanish: with 30 hosts of which fewer and fewer
+// had a weight before, more and more of the keyspace moves, up to all of it.
+func TestKeyspaceMovedGrowsAsOldHostsVanish(t *testing.T) {
+	last := 0.0
+	for old := 3; old >= 0; old-- {
+		var hosts []balancer.Host
+		for i := range 30 {
+			h := balancer.Host{ID: fmt.Sprint("n", i), Cores: 32, New: true}
+			if i < old {
+				h = balancer.Host{ID: fmt.Sprint("o", i), Cores: 32, Weight: 1, CPU: 0.5}
+			}
+			hosts = append(hosts, h)
+		}
+		res, err := mustNew(t, balancer.Config{}).Step(t0, hosts)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, res.KeyspaceMoved, last, "%d old hosts", old)
+		last = res.KeyspaceMoved
+	}
+	assert.InDelta(t, 1, last, 1e-9)
+}

@@ -212,13 +212,16 @@ func finish(cfg Config, res *Result) {
 		oldSum += d.Old
 		newSum += d.New
 	}
+	if oldSum == 0 {
+		// No host had a weight: no key had an owner, and every key takes one. Half
+		// the L1 change would read 0.5 here (the old shares are all zero, not a
+		// distribution), though one old host among n new ones reads about 1-1/n.
+		res.KeyspaceMoved = 1
+		return
+	}
 	var moved float64
 	for _, d := range res.Hosts {
-		o := 0.0
-		if oldSum > 0 {
-			o = d.Old / oldSum
-		}
-		moved += math.Abs(d.New/newSum - o)
+		moved += math.Abs(d.New/newSum - d.Old/oldSum)
 	}
 	res.KeyspaceMoved = moved / 2
 }

@@ -102,14 +102,14 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 		oldSum += d.Old
 		newSum += d.New
 	}
-	// KeyspaceMoved is half the L1 change of the weight shares.
-	moved := 0.0
-	for _, d := range res.Hosts {
-		o := 0.0
-		if oldSum > 0 {
-			o = d.Old / oldSum
+	// KeyspaceMoved is half the L1 change of the weight shares, or 1 when no
+	// host had a weight (every key takes its first owner).
+	moved := 2.0
+	if oldSum > 0 {
+		moved = 0
+		for _, d := range res.Hosts {
+			moved += math.Abs(d.New/newSum - d.Old/oldSum)
 		}
-		moved += math.Abs(d.New/newSum - o)
 	}
 	require.InDelta(t, moved/2, res.KeyspaceMoved, 1e-9)
 	require.True(t, res.KeyspaceMoved >= 0 && res.KeyspaceMoved <= 1+1e-9)

@@ -125,7 +125,9 @@ type Result struct {
 	Changed int
 	// KeyspaceMoved is the share of the keyspace whose owner changes with the new
 	// weights under ideal weighted consistent hashing: half the sum of the absolute
-	// changes of each host's weight share (new hosts' shares included).
+	// changes of each host's weight share (new hosts' shares included), and 1 when
+	// no input host had a weight (every key takes its first owner). Hosts absent
+	// from the input are not seen: the keys a removed host leaves are not counted.
 	KeyspaceMoved float64
 	// MaxMean is the max over mean CPU of the hosts with a signal (before the run).
 	MaxMean float64
