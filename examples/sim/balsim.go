@@ -274,13 +274,19 @@ func (propCtl) step(_ int, t *tier, obs []float64) ([]float64, balancer.State) {
 }
 
 // quantile is the q-quantile of xs by nearest rank: the ceil(q x n)-th
-// smallest value.
+// smallest value. A product q x n within a relative 1e-9 of a whole number is
+// that number: 0.55 x 100 computes to 55.00000000000001, whose ceiling would
+// read one rank too high.
 func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	i := int(math.Ceil(q*float64(len(s)))) - 1
+	x := q * float64(len(s))
+	if w := math.Round(x); math.Abs(x-w) <= 1e-9*w {
+		x = w
+	}
+	i := int(math.Ceil(x)) - 1
 	return s[min(len(s)-1, max(0, i))]
 }

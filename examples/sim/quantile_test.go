@@ -27,3 +27,21 @@ func TestQuantileNearestRank(t *testing.T) {
 	assert.Equal(t, 285.0, quantile(runs, 0.95))
 	assert.Equal(t, 7.0, quantile([]float64{7}, 0.95))
 }
+
+// TestQuantileWholeRank: for every whole percentile k and n up to 400, the
+// rank read is the integer ceil(k x n / 100), whatever the float product
+// rounds to (0.55 x 100 is 55.00000000000001 in floats).
+func TestQuantileWholeRank(t *testing.T) {
+	for n := 1; n <= 400; n++ {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i + 1)
+		}
+		for k := 0; k <= 100; k++ {
+			rank := max(1, (k*n+99)/100)
+			if got := quantile(xs, float64(k)/100); got != float64(rank) {
+				t.Fatalf("quantile(1..%d, %d/100) = %v, want rank %d", n, k, got, rank)
+			}
+		}
+	}
+}
