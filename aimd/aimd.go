@@ -35,10 +35,20 @@ type Limiter struct {
 	st                counters
 
 	limitNow atomic.Int64 // the limit, readable without the lock (Limit)
-	nextStep atomic.Int64 // unix nanos of the next lazy step
+	nextStep atomic.Int64 // the next lazy step, as sinceEpoch reads it; stepNow for at once
 	stepping atomic.Bool  // a lazy step is in progress
 	done     func(ok bool)
+	// epoch is time.Now at New, the origin of the lazy schedule. Offsets from
+	// it (now.Sub(epoch)) follow the monotonic clock when now carries a
+	// monotonic reading, as time.Now's do, so a step of the wall clock (NTP,
+	// a VM resumed) neither stalls the lazy steps nor fires them early; an
+	// explicit time without one is compared by its wall reading, as before.
+	epoch time.Time
 }
+
+// stepNow as nextStep makes the next admission step, whatever its time (an
+// explicit time may be earlier than epoch).
+const stepNow = math.MinInt64
 
 // New returns a Limiter configured by cfg, or an error if cfg is invalid.
 func New(cfg Config) (*Limiter, error) {
@@ -46,9 +56,10 @@ func New(cfg Config) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{})}
+	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{}), epoch: time.Now()}
 	l.tokens = l.rate * c.Period.Seconds()
 	l.limitNow.Store(int64(c.Initial))
+	l.nextStep.Store(stepNow)
 	l.done = l.release
 	return l, nil
 }
@@ -66,7 +77,7 @@ func (l *Limiter) SetConfig(cfg Config) error {
 		// The lazy loop was parked (Manual) or waits out a longer period:
 		// the next admission steps and re-arms it. Other changes keep the
 		// schedule, so frequent SetConfig calls do not add steps.
-		l.nextStep.Store(0)
+		l.nextStep.Store(stepNow)
 	}
 	l.cfg = c
 	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
@@ -237,7 +248,8 @@ func (l *Limiter) wakeLocked() {
 // maybeStep takes the lazy control step when its time has come; one caller does
 // it while the others go on.
 func (l *Limiter) maybeStep(now time.Time) {
-	if now.UnixNano() < l.nextStep.Load() || !l.stepping.CompareAndSwap(false, true) {
+	at := l.sinceEpoch(now)
+	if at < l.nextStep.Load() || !l.stepping.CompareAndSwap(false, true) {
 		return
 	}
 	defer l.stepping.Store(false)
@@ -248,12 +260,22 @@ func (l *Limiter) maybeStep(now time.Time) {
 		l.nextStep.Store(math.MaxInt64)
 		return
 	}
-	if now.UnixNano() < l.nextStep.Load() {
+	if at < l.nextStep.Load() {
 		return
 	}
-	l.nextStep.Store(now.Add(period).UnixNano())
+	next := at + int64(period)
+	if next < at { // overflow: a time some 290 years after epoch
+		next = math.MaxInt64
+	}
+	l.nextStep.Store(next)
 	l.step(now)
 }
+
+// sinceEpoch returns now as nanoseconds since l.epoch: by the monotonic clock
+// when now has a monotonic reading (time.Now), by the wall clock otherwise (an
+// explicit time). now.UnixNano would read the wall clock for both. Sub
+// saturates about 290 years away from epoch.
+func (l *Limiter) sinceEpoch(now time.Time) int64 { return int64(now.Sub(l.epoch)) }
 
 // Tick takes one control step at now: it samples the signal and the memory,
 // updates the limit and the rate, and trips or resets the memory guard. It

@@ -85,7 +85,11 @@
 // runs lazily, on the first admission after each period (the caller samples the
 // signal outside the lock; concurrent callers do not wait for it), or only from
 // [Limiter.Tick] when [Config.Manual] is set, which also serves simulations and
-// tests on explicit time. [Limiter.SetConfig] swaps every tunable atomically.
+// tests on explicit time. The lazy schedule counts time by the monotonic
+// reading of time.Now, so a step of the wall clock (NTP, a VM resumed) neither
+// stalls the loop nor hurries it; explicit times without a monotonic reading
+// are counted by their wall reading. [Limiter.SetConfig] swaps every tunable
+// atomically.
 //
 // # Stats
 //
