@@ -98,14 +98,23 @@ func New(cfg Config) (*Registry, error) {
 		undone: map[uint64]bool{}, tokens: cfg.burst()}, nil
 }
 
-// SetConfig swaps the registry's tunables. A smaller AuditSize drops the oldest
-// entries at the next change.
-func (r *Registry) SetConfig(cfg Config) error {
+// SetConfig is shorthand for SetConfigAt(time.Now(), cfg).
+func (r *Registry) SetConfig(cfg Config) error { return r.SetConfigAt(time.Now(), cfg) }
+
+// SetConfigAt swaps the registry's tunables at time now. A smaller AuditSize
+// drops the oldest entries at the next change. A change of Rate or Burst
+// applies from now on: the change budget earned before now is credited at the
+// old Rate, up to the old Burst. A registry driven on explicit time
+// ([Registry.ApplyAt]) should pass the same time here.
+func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.Rate > 0 {
+		r.refillLocked(now)
+	}
 	if r.cfg.Rate == 0 && cfg.Rate > 0 {
 		// A limit switched on starts full, as one configured at New.
 		r.tokens, r.tokensAt = cfg.burst(), time.Time{}
@@ -396,12 +405,7 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 	if r.cfg.Rate == 0 {
 		return nil
 	}
-	if el := now.Sub(r.tokensAt); el > 0 || r.tokensAt.IsZero() {
-		if !r.tokensAt.IsZero() {
-			r.tokens = min(r.cfg.burst(), r.tokens+el.Seconds()*r.cfg.Rate)
-		}
-		r.tokensAt = now
-	}
+	r.refillLocked(now)
 	if r.tokens < 1 {
 		wait := time.Duration(math.MaxInt64)
 		if w := (1 - r.tokens) / r.cfg.Rate * float64(time.Second); w < float64(math.MaxInt64) {
@@ -413,6 +417,18 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 		r.tokens--
 	}
 	return nil
+}
+
+// refillLocked adds the change budget earned since the last refill at the
+// current Rate, up to the current Burst. A now before the last refill (a clock
+// stepped back) adds nothing.
+func (r *Registry) refillLocked(now time.Time) {
+	if el := now.Sub(r.tokensAt); el > 0 || r.tokensAt.IsZero() {
+		if !r.tokensAt.IsZero() {
+			r.tokens = min(r.cfg.burst(), r.tokens+el.Seconds()*r.cfg.Rate)
+		}
+		r.tokensAt = now
+	}
 }
 
 func (r *Registry) refundTokenLocked() {

@@ -36,9 +36,11 @@
 // Rate limits: each knob may set a MinInterval between its changes, and
 // Config.Rate/Burst is a token bucket over applied requests for the whole
 // registry. Refusals are *RateLimitError (errors.Is ErrRateLimited) with a
-// RetryAfter. Dry runs, no-op requests and rollbacks spend no budget. The core
-// takes now explicitly ([Registry.ApplyAt], [Registry.RollbackAt]) so policies
-// are tested on explicit time.
+// RetryAfter. Dry runs, no-op requests and rollbacks spend no budget. A Rate or
+// Burst changed by [Registry.SetConfig] applies from the change on: the budget
+// earned before it is credited at the old Rate, up to the old Burst. The core
+// takes now explicitly ([Registry.ApplyAt], [Registry.RollbackAt],
+// [Registry.SetConfigAt]) so policies are tested on explicit time.
 //
 // # Errors
 //
