@@ -529,6 +529,13 @@ func (c *Cache[K, V]) invalidateHashed(key K, h uint64, version uint64) bool {
 		s.mu.Unlock()
 		return false
 	}
+	c.dropLocked(s, e)
+	return true
+}
+
+// dropLocked removes e from s's index and the policy, counts an
+// invalidation, and unlocks s.mu, which the caller holds.
+func (c *Cache[K, V]) dropLocked(s *shard[K, V], e *entry[K, V]) {
 	s.ix.remove(e)
 	c.mu.Lock()
 	c.pol.remove(e.p) // a no-op for a node still deferred: dead, it is skipped
@@ -537,5 +544,4 @@ func (c *Cache[K, V]) invalidateHashed(key K, h uint64, version uint64) bool {
 	s.mu.Unlock()
 	c.stats.invalidations.Add(1)
 	c.maintain() // nodes deferred while the lock was held (maintain takes no shard lock under it)
-	return true
 }

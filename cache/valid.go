@@ -4,8 +4,9 @@ import "context"
 
 // GetValid is Get for values that can go bad by themselves, which no event
 // reports (a TTL that ran out): a cached value for which valid returns false
-// is not served. Its entry is deleted (as by Delete) and the read counts as a
-// miss, not a hit, and loads as Get's misses do. A loaded value is returned
+// is not served. Its entry is deleted (as by Delete; a value stored after the
+// check is kept) and the read counts as a miss, not a hit, and loads as Get's
+// misses do. A loaded value is returned
 // without the check. valid is called on hits only, and must be fast.
 func (c *Cache[K, V]) GetValid(ctx context.Context, key K, valid func(V) bool, load func(context.Context) (V, error)) (V, error) {
 	cfg := c.cfg.Load()
@@ -44,10 +45,26 @@ func (c *Cache[K, V]) lookupValid(cfg *Config[K], key K, h uint64, valid func(V)
 			c.recordHit(st, e.p, true)
 			return v, true
 		} else {
-			c.invalidateHashed(key, h, 0)
+			c.dropRejected(key, h, e, v)
 		}
 	}
 	st.misses.Add(1)
 	var zero V
 	return zero, false
+}
+
+// dropRejected deletes e, whose value v a validity check rejected, and makes
+// the key's in-flight fills lose, as Delete does; but not when e was replaced
+// or updated in place since the check: a Set or refill that landed between
+// the check and here holds a value nobody has checked, and deleting the key
+// would drop it.
+func (c *Cache[K, V]) dropRejected(key K, h uint64, e *entry[K, V], v V) {
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	if s.ix.get(key, h) != e || c.word && e.bits.Load() != toBits(v) {
+		s.mu.Unlock()
+		return
+	}
+	c.invalidateFillsLocked(s, key)
+	c.dropLocked(s, e)
 }

@@ -45,3 +45,44 @@ func TestGetValid(t *testing.T) {
 	_, found := c.TryGet("a")
 	assert.False(t, found, "the rejected entry was deleted")
 }
+
+// TestValidRejectKeepsLaterSet: a value stored between a validity check that
+// rejected the old one and the deletion that follows (here by valid itself,
+// the narrowest window a concurrent Set could hit) is kept: only the rejected
+// value is deleted. Values held in the entry's bits (int64) and in its val
+// (string) both.
+func TestValidRejectKeepsLaterSet(t *testing.T) {
+	t.Run("string", func(t *testing.T) {
+		c, err := cache.New[string, string](cache.Config[string]{Capacity: 100})
+		require.NoError(t, err)
+		c.Set("k", "old")
+		valid := func(v string) bool {
+			if v == "old" {
+				c.Set("k", "new")
+			}
+			return v != "old"
+		}
+		missed := c.LookupManyValid([]string{"k"}, make([]string, 1), nil, valid)
+		assert.Equal(t, []int{0}, missed, "the old value is not served")
+		v, ok := c.TryGet("k")
+		assert.True(t, ok, "the value set after the check was deleted")
+		assert.Equal(t, "new", v)
+	})
+	t.Run("int64", func(t *testing.T) {
+		c, err := cache.New[string, int64](cache.Config[string]{Capacity: 100})
+		require.NoError(t, err)
+		c.Set("k", 1)
+		valid := func(v int64) bool {
+			if v == 1 {
+				c.Set("k", 2)
+			}
+			return v != 1
+		}
+		missed := c.LookupManyValid([]string{"k"}, make([]int64, 1), nil, valid)
+		assert.Equal(t, []int{0}, missed, "the old value is not served")
+		v, ok := c.TryGet("k")
+		assert.True(t, ok, "the value set after the check was deleted")
+		assert.Equal(t, int64(2), v)
+		assert.Equal(t, uint64(0), c.Stats().Invalidations, "nothing was deleted")
+	})
+}
