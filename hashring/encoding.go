@@ -43,6 +43,9 @@ func (r *Ring) MarshalBinary() ([]byte, error) {
 // and every invariant (sorted unique members, valid weights, each node within one
 // slot of its quota) and returns [ErrCorrupt], or a *[NodeError], otherwise. The
 // result routes every key as the encoded ring did; its Stats report no movement.
+// The encoding is canonical: Unmarshal accepts only the exact bytes MarshalBinary
+// writes (no padded varints), so a decoded ring re-encodes to its input and two
+// encodings of one ring are equal byte for byte.
 func Unmarshal(data []byte) (*Ring, error) {
 	if len(data) < len(encMagic)+1+8 || string(data[:len(encMagic)]) != encMagic {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
@@ -58,14 +61,16 @@ func Unmarshal(data []byte) (*Ring, error) {
 	}
 	p = p[1:]
 	count, k := binary.Uvarint(p)
-	if k <= 0 || count > MaxNodes {
+	if !canonical(count, k) || count > MaxNodes {
 		return nil, fmt.Errorf("%w: node count", ErrCorrupt)
 	}
 	p = p[k:]
-	nodes := make([]Node, 0, count)
+	// A member takes at least 9 bytes (length and weight): a short input cannot
+	// make us allocate for MaxNodes of them.
+	nodes := make([]Node, 0, min(count, uint64(len(p)/9)))
 	for range count {
 		l, k := binary.Uvarint(p)
-		if k <= 0 || l > uint64(len(p)-k) || uint64(len(p)-k)-l < 8 {
+		if !canonical(l, k) || l > uint64(len(p)-k) || uint64(len(p)-k)-l < 8 {
 			return nil, fmt.Errorf("%w: truncated node", ErrCorrupt)
 		}
 		id := string(p[k : k+int(l)])
@@ -114,4 +119,11 @@ func Unmarshal(data []byte) (*Ring, error) {
 		r.owners += btoi(r.counts[i] > 0)
 	}
 	return r, nil
+}
+
+// canonical reports whether binary.Uvarint read v in k bytes with no padding:
+// 0x81 0x00 also decodes as 1, and accepting it would give one ring two
+// encodings (and two checksums), so a cache keyed by the bytes would miss.
+func canonical(v uint64, k int) bool {
+	return k > 0 && k == (bits.Len64(v|1)+6)/7
 }

@@ -1,7 +1,12 @@
 package hashring_test
 
 import (
+	"encoding/binary"
+	"errors"
+	"runtime"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,21 +52,80 @@ func TestUnmarshalRejectsCorruption(t *testing.T) {
 	assert.ErrorIs(t, err, hashring.ErrCorrupt)
 }
 
+// resum replaces data's checksum with the right one for its body.
+func resum(body []byte) []byte {
+	return binary.LittleEndian.AppendUint64(body, xxhash.Sum64(body))
+}
+
+// TestUnmarshalRejectsPaddedVarints: a uvarint written with padding bytes
+// (0x83 0x00 for 3) decodes to the same number, so before the check one ring had
+// several accepted encodings with different checksums.
+func TestUnmarshalRejectsPaddedVarints(t *testing.T) {
+	r, err := hashring.New(hashring.Config{Slots: 1 << 8}, []hashring.Node{{ID: "a", Weight: 1}, {ID: "b", Weight: 2}})
+	require.NoError(t, err)
+	data, err := r.MarshalBinary()
+	require.NoError(t, err)
+	body := data[:len(data)-8]
+	const at = len("hring1") + 1 // the node count, then "a"'s ID length
+	require.Equal(t, []byte{2, 1, 'a'}, body[at:at+3])
+	for name, bad := range map[string][]byte{
+		"node count": resum(append(append(append([]byte{}, body[:at]...), 0x82, 0x00), body[at+1:]...)),
+		"ID length":  resum(append(append(append([]byte{}, body[:at+1]...), 0x81, 0x80, 0x00), body[at+2:]...)),
+	} {
+		_, err := hashring.Unmarshal(bad)
+		assert.ErrorIs(t, err, hashring.ErrCorrupt, name)
+	}
+	got, err := hashring.Unmarshal(resum(append([]byte{}, body...)))
+	require.NoError(t, err, "the canonical encoding still decodes")
+	assert.Equal(t, r.Nodes(), got.Nodes())
+}
+
+// TestUnmarshalShortInputAllocatesLittle: a 20-byte input that claims MaxNodes
+// members must not make Unmarshal reserve room for all of them.
+func TestUnmarshalShortInputAllocatesLittle(t *testing.T) {
+	body := binary.AppendUvarint(append([]byte("hring1"), 8), hashring.MaxNodes)
+	data := resum(append(body, 1, 'x'))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := hashring.Unmarshal(data)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, hashring.ErrCorrupt)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<10), "bytes allocated for a %d-byte input", len(data))
+}
+
 func FuzzUnmarshal(f *testing.F) {
 	r, _ := hashring.New(hashring.Config{Slots: 1 << 8}, coreNodes(3, 1))
 	data, _ := r.MarshalBinary()
 	f.Add(data)
 	f.Add([]byte("hring1"))
+	var empty hashring.Ring
+	data, _ = empty.MarshalBinary()
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := hashring.Unmarshal(data)
-		if err != nil {
-			return
-		}
-		// Anything accepted is a valid ring: lookups return members, never panic.
-		if got.Len() > 0 {
-			id, err := got.LookupHash(12345)
-			require.NoError(t, err)
-			require.True(t, got.Contains(id))
+		checkUnmarshal(t, data)
+		if len(data) >= 8 { // and with its checksum made right, so the fuzzer reaches the parser
+			checkUnmarshal(t, resum(append([]byte{}, data[:len(data)-8]...)))
 		}
 	})
+}
+
+func checkUnmarshal(t *testing.T, data []byte) {
+	got, err := hashring.Unmarshal(data)
+	if err != nil {
+		var ne *hashring.NodeError
+		require.True(t, errors.Is(err, hashring.ErrCorrupt) || errors.As(err, &ne), "untyped error %v", err)
+		return
+	}
+	// The encoding is canonical: what is accepted re-encodes to the same bytes.
+	again, err := got.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, data, again)
+	// Anything accepted is a valid ring: lookups return members, never panic,
+	// and every member's share is within one slot of its quota.
+	if got.Len() > 0 {
+		id, err := got.LookupHash(12345)
+		require.NoError(t, err)
+		require.True(t, got.Contains(id))
+		checkStep(t, &hashring.Ring{}, got)
+	}
 }
