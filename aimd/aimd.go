@@ -65,7 +65,8 @@ func New(cfg Config) (*Limiter, error) {
 }
 
 // SetConfig validates cfg and applies it atomically. The current limit and rate
-// are clamped into the new bounds.
+// are clamped into the new bounds, and the memory guard is tripped or reset for
+// the last memory reading under the new limit and marks.
 func (l *Limiter) SetConfig(cfg Config) error {
 	c, err := cfg.validate()
 	if err != nil {
@@ -89,6 +90,10 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	if !c.Recover {
 		l.recLimit, l.recRate = RecoverState{}, RecoverState{}
 	}
+	// The guard's verdict follows the new limit and marks at once, on the
+	// last reading: a guard disabled or raised here would otherwise keep
+	// rejecting until the next step (with Manual, until the caller ticks).
+	l.guardLocked(l.st.heap)
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
 	l.mu.Unlock()
@@ -295,11 +300,7 @@ func (l *Limiter) step(now time.Time) error {
 	l.st.steps++
 	l.st.heap = heap
 	c := &l.cfg
-	tripped := guard(l.memHigh, heap, c.memLimit, c.MemoryHigh, c.MemoryLow)
-	if tripped && !l.memHigh {
-		l.st.memoryTrips++
-	}
-	l.memHigh = tripped
+	l.guardLocked(heap)
 	if err != nil {
 		l.st.signalErrors++
 		l.wakeLocked()
@@ -341,6 +342,17 @@ func (l *Limiter) step(now time.Time) error {
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
 	return nil
+}
+
+// guardLocked trips or resets the memory guard for a reading of heap bytes
+// under the configuration in force.
+func (l *Limiter) guardLocked(heap float64) {
+	c := &l.cfg
+	tripped := guard(l.memHigh, heap, c.memLimit, c.MemoryHigh, c.MemoryLow)
+	if tripped && !l.memHigh {
+		l.st.memoryTrips++
+	}
+	l.memHigh = tripped
 }
 
 // Close makes later admissions fail with ErrClosed and wakes blocked Acquire
