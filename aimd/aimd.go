@@ -291,15 +291,22 @@ func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
 
 func (l *Limiter) step(now time.Time) error {
 	l.mu.Lock()
-	sig, heapFn := l.cfg.Signal, l.cfg.HeapBytes
+	sig, heapFn, followGo := l.cfg.Signal, l.cfg.HeapBytes, l.cfg.MemoryLimit == 0
 	l.mu.Unlock()
 	load, err := sig.Sample(now) // outside the lock: it may read files
 	heap := float64(heapFn())
+	goLimit := 0.0
+	if followGo {
+		goLimit = goMemLimit()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.st.steps++
 	l.st.heap = heap
 	c := &l.cfg
+	if followGo && c.MemoryLimit == 0 {
+		c.memLimit = goLimit
+	}
 	l.guardLocked(heap)
 	if err != nil {
 		l.st.signalErrors++

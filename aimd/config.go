@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"time"
 )
 
@@ -64,8 +63,9 @@ type Config struct {
 	MinRate, MaxRate, RateIncrease float64
 
 	// MemoryLimit is the heap limit the memory guard watches, in bytes. Zero
-	// means GOMEMLIMIT when it is set (otherwise no guard); negative disables
-	// the guard.
+	// means the Go memory limit (GOMEMLIMIT, or what debug.SetMemoryLimit set
+	// since), read again at each step, so the guard follows its changes; no
+	// guard while there is none. Negative disables the guard.
 	MemoryLimit int64
 	// MemoryHigh and MemoryLow are the fractions of MemoryLimit at which the
 	// guard trips (new work fails with ErrMemory) and resets. Defaults 0.9
@@ -151,9 +151,7 @@ func (c Config) validate() (config, error) {
 	case c.MemoryLimit > 0:
 		v.memLimit = float64(c.MemoryLimit)
 	case c.MemoryLimit == 0:
-		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-			v.memLimit = float64(l)
-		}
+		v.memLimit = goMemLimit() // and again at each step
 	}
 	if v.HeapBytes == nil {
 		v.HeapBytes = goMemory

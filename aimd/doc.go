@@ -30,7 +30,8 @@
 // starved of CPU, which a CPU signal reads as idle), [MaxOf] (several signals,
 // each against its own target; the worst one drives the loop), or any
 // [SignalFunc]. The memory guard compares the Go memory GOMEMLIMIT governs (via
-// runtime/metrics) with GOMEMLIMIT or [Config.MemoryLimit], tripping at
+// runtime/metrics) with the Go memory limit in force at each step (GOMEMLIMIT,
+// or what debug.SetMemoryLimit set since) or [Config.MemoryLimit], tripping at
 // MemoryHigh and resetting below MemoryLow (hysteresis).
 //
 // Measured on explicit time against a lagged CPU-bound plant (control_test.go):

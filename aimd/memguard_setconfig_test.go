@@ -1,6 +1,8 @@
 package aimd_test
 
 import (
+	"math"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,4 +50,50 @@ func TestSetConfigReappliesMemoryGuard(t *testing.T) {
 	require.NoError(t, err, "950 of 2000 is below MemoryLow")
 	d(true)
 	assert.False(t, l.Stats().MemoryHigh)
+}
+
+// TestMemoryGuardFollowsMemoryLimitChanges: with MemoryLimit zero the guard
+// watches the Go memory limit in force at each step. It read the limit once, in
+// New: a program that set its limit after creating the Limiter (from its
+// configuration, say) had no guard at all, and one that lowered it kept
+// admitting work up to the old limit while the GC thrashed.
+func TestMemoryGuardFollowsMemoryLimitChanges(t *testing.T) {
+	old := debug.SetMemoryLimit(math.MaxInt64) // no limit yet
+	defer debug.SetMemoryLimit(old)
+	const limit = 1 << 40
+	var heap atomic.Uint64
+	heap.Store(limit / 100 * 95) // 95% of the limit to come, far below the real heap's reach
+	sig := &constLoad{}
+	sig.set(0.5)
+	l := newLimiter(t, aimd.Config{Signal: sig, Manual: true, HeapBytes: heap.Load})
+	now := time.Unix(1, 0)
+	require.NoError(t, l.Tick(now))
+	d, err := l.TryAcquire()
+	require.NoError(t, err, "no memory limit: no guard")
+	d(true)
+	assert.Zero(t, l.Stats().MemoryLimit)
+
+	debug.SetMemoryLimit(limit)
+	now = now.Add(time.Second)
+	require.NoError(t, l.Tick(now))
+	_, err = l.TryAcquire()
+	require.ErrorIs(t, err, aimd.ErrMemory, "95% of the limit set after New")
+	assert.InDelta(t, float64(limit), l.Stats().MemoryLimit, 0)
+
+	debug.SetMemoryLimit(2 * limit) // raised: 47.5% of it
+	now = now.Add(time.Second)
+	require.NoError(t, l.Tick(now))
+	d, err = l.TryAcquire()
+	require.NoError(t, err)
+	d(true)
+	assert.InDelta(t, float64(2*limit), l.Stats().MemoryLimit, 0)
+
+	debug.SetMemoryLimit(math.MaxInt64) // removed
+	heap.Store(2 * limit)
+	now = now.Add(time.Second)
+	require.NoError(t, l.Tick(now))
+	d, err = l.TryAcquire()
+	require.NoError(t, err)
+	d(true)
+	assert.Zero(t, l.Stats().MemoryLimit)
 }

@@ -1,6 +1,10 @@
 package aimd
 
-import "runtime/metrics"
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+)
 
 // goMemory returns the Go memory that GOMEMLIMIT governs: everything the runtime
 // mapped minus heap memory returned to the OS.
@@ -25,4 +29,13 @@ func guard(tripped bool, heap, limit, high, low float64) bool {
 		return heap >= low*limit
 	}
 	return heap >= high*limit
+}
+
+// goMemLimit returns the Go memory limit in force (GOMEMLIMIT, or what
+// debug.SetMemoryLimit set since), 0 when there is none.
+func goMemLimit() float64 {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return float64(l)
+	}
+	return 0
 }
