@@ -252,18 +252,26 @@ func (b *Batcher[G, Req, Resp]) run(bt *batch[G, Req, Resp], inline bool) {
 
 // runOne flushes bt and wakes its waiters, and returns the group's next batch
 // if it is to be flushed at once (closed, not yet started). A panic or Goexit in
-// the flush func becomes a *PanicError for every item; the deferred completion
-// runs either way (after a Goexit, the next batch is launched on a goroutine of
-// its own).
+// the flush func or in Config.Key becomes a *PanicError for every item; the
+// deferred completion runs either way (after a Goexit, the next batch is
+// launched on a goroutine of its own).
 func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, Req, Resp]) {
 	cfg := b.cfg.Load()
 	start := time.Now()
 	now := b.now()
-	reqs, out, slotOf, err := b.compactSafe(bt, cfg.Key)
+	var (
+		reqs   []Req
+		out    []Result[Resp]
+		slotOf []int32
+		err    error
+	)
 	returned := false
 	defer func() {
-		if !returned { // the flush called runtime.Goexit
+		if !returned { // the flush, or Config.Key, called runtime.Goexit
 			err = &PanicError{Value: errGoexit}
+			if out == nil { // in Config.Key: nothing sent, as for a panic there
+				reqs, out, slotOf = nil, bt.res[:bt.live], nil
+			}
 		}
 		next = b.finish(cfg, bt, len(reqs), out, slotOf, err, time.Since(start))
 		if !returned && next != nil {
@@ -271,6 +279,7 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 			next = nil
 		}
 	}()
+	reqs, out, slotOf, err = b.compactSafe(bt, cfg.Key)
 
 	// Saturated (with a millisecond to spare for doneAt's rounding): a
 	// FlushTimeout of the largest Duration means no timeout, not 1734.

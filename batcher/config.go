@@ -110,8 +110,10 @@ type Config[Req any] struct {
 	//
 	// WARNING: every input that changes the result must be in the key (the group
 	// already is: de-duplication never crosses groups).
-	// If nil, nothing is de-duplicated. A panic in Key fails its batch: nothing
-	// is sent and every item gets a [*PanicError].
+	// If nil, nothing is de-duplicated. A panic in Key, or a call to
+	// runtime.Goexit, fails its batch: nothing is sent and every item gets a
+	// [*PanicError] (a Goexit also ends the goroutine running the flush, as
+	// one in the flush func does).
 	Key func(Req) (key string, ok bool)
 }
 
