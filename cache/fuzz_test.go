@@ -1,0 +1,768 @@
+package cache_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tierkit/tierkit/cache"
+)
+
+// FuzzCache drives a small cache from one goroutine through arbitrary
+// operations and checks each result against a model of the documented
+// behaviour. The model knows, for every key, the value the cache may hold, its
+// version and the time it was vouched fresh, and whether the key is cached
+// (present), not cached (absent), or either (maybe: eviction may have dropped
+// it, and its staleness keeps Contains from telling). After every step:
+//   - a hit returns exactly the model's value, and never for a key removed,
+//     invalidated, not owned or beyond the staleness bound; a present key
+//     within the bound is a hit (its loss would be counted as an eviction);
+//   - a loader is called only on a miss, and its value is what Get returns
+//     and, unless the key was invalidated during the load, what is cached;
+//   - Len never exceeds the capacity and counts the present keys;
+//   - Stats counts exactly the hits, misses, loads, load errors, unowned
+//     reads, dropped fills and checkpoints the model saw, the other counters
+//     within what the model allows, and no counter decreases.
+//
+// The first byte configures the cache: Capacity is 1 + its low 5 bits; bit 5
+// sets a staleness bound (on a fake clock), bit 6 makes the values strings
+// (updated by replacing the entry, not in place), bit 7 leaves every fifth key
+// unowned. The rest is a program of operations (see fuzzOp).
+func FuzzCache(f *testing.F) {
+	f.Add(uint8(3), []byte{0, 1, 1, 1, 2, 1, 3, 4, 0, 5})
+	f.Add(uint8(1), []byte{0, 0, 0, 1, 0, 2, 1, 0, 5, 3})
+	f.Add(uint8(16), []byte("a longer seed with many different keys and ops"))
+	for _, s := range fuzzCacheSeeds {
+		f.Add(s.conf, s.ops)
+	}
+	f.Fuzz(func(t *testing.T, conf uint8, ops []byte) {
+		if conf&fuzzStrings != 0 {
+			runCacheModel(t, conf, ops, func(v int) string { return "v" + strconv.Itoa(v) })
+		} else {
+			runCacheModel(t, conf, ops, func(v int) int { return v })
+		}
+	})
+}
+
+// Bits of FuzzCache's configuration byte above the capacity.
+const (
+	fuzzBound   = 1 << 5
+	fuzzStrings = 1 << 6
+	fuzzUnowned = 1 << 7
+)
+
+// The operations of a FuzzCache program. Each is three bytes, op, key and
+// arg (missing bytes read as 0), except fuzzBatch: op, count, then two bytes
+// per event.
+const (
+	fuzzSet        = iota // Set(key, new value)
+	fuzzDelete            // Delete(key)
+	fuzzWrite             // Apply(Write key, version arg%8)
+	fuzzRefill            // Apply(Write key with Refill, version arg%8, new value)
+	fuzzDelEvent          // Apply(Delete key, version arg%8)
+	fuzzCheckpoint        // Apply(Checkpoint, version arg%8, Cut (arg>>3)%4 ms before now; 0: none)
+	fuzzTryGet            // TryGet(key)
+	fuzzGet               // Get(key) with loader behaviour arg%8 (fuzzLoad*), its version (arg>>3)%8
+	fuzzGetMany           // GetMany of 1+arg%4 keys key+i*((arg>>2)%4), bulk loader behaviour (arg>>4)%5
+	fuzzAdvance           // the clock moves arg%6 ms
+	fuzzBatch             // one Apply of 2+count%19 events, each (kind%4 | version%8<<2, key)
+	fuzzSetConfig         // SetConfig with Capacity 1+arg%32
+	fuzzGetValid          // GetValid(key), the check rejects every value if arg&1, loader behaviour (arg>>1)%3
+	fuzzOps
+)
+
+// What a Get's loader does before it returns (arg%8 of fuzzGet).
+const (
+	fuzzLoadValue   = iota // returns a new value
+	fuzzLoadValue2         // the same
+	fuzzLoadError          // returns an error
+	fuzzLoadSet            // Sets the key to another value, returns a new value
+	fuzzLoadDelete         // Deletes the key
+	fuzzLoadWrite          // applies a Write event of the key
+	fuzzLoadRefill         // applies a Write event with Refill
+	fuzzLoadAdvance        // moves the clock by a millisecond
+	fuzzLoadBehaviours
+)
+
+// What GetMany's bulk loader does ((arg>>4)%5 of fuzzGetMany).
+const (
+	fuzzManyValues = iota // returns new values
+	fuzzManyError         // returns an error
+	fuzzManyShort         // returns one value too many
+	fuzzManyDelete        // Deletes its first key, returns new values
+	fuzzManySet           // Sets its first key, returns new values
+	fuzzManyBehaviours
+)
+
+const (
+	fuzzKeys   = 40
+	fuzzUnit   = time.Millisecond
+	fuzzBoundD = 4 * fuzzUnit
+)
+
+var errFuzzLoad = errors.New("fuzz: load failed")
+
+// fuzzCacheSeeds reach every operation and loader behaviour.
+var fuzzCacheSeeds = []struct {
+	conf uint8
+	ops  []byte
+}{
+	// Set, read back, Delete it, read again; a Get that loads, then hits.
+	{4, []byte{fuzzSet, 1, 0, fuzzTryGet, 1, 0, fuzzDelete, 1, 0, fuzzTryGet, 1, 0, fuzzGet, 2, 0, fuzzGet, 2, 0}},
+	// Versioned events: a refill at 5 blocks a refill at 4 and a write at
+	// 3, not a delete at 6.
+	{4, []byte{
+		fuzzSet, 3, 0, fuzzRefill, 3, 5, fuzzRefill, 3, 4, fuzzWrite, 3, 3, fuzzTryGet, 3, 0,
+		fuzzDelEvent, 3, 6, fuzzTryGet, 3, 0,
+	}},
+	// Every loader behaviour of Get, on a cache with a bound and strings.
+	{fuzzBound | fuzzStrings | 8, []byte{
+		fuzzGet, 1, fuzzLoadError, fuzzGet, 1, fuzzLoadSet, fuzzGet, 2, fuzzLoadDelete,
+		fuzzGet, 3, fuzzLoadWrite, fuzzGet, 4, fuzzLoadRefill | 2<<3, fuzzGet, 5, fuzzLoadAdvance,
+		fuzzTryGet, 1, 0, fuzzTryGet, 5, 0,
+	}},
+	// Staleness: the bound runs out, a checkpoint renews it, one with an
+	// older watermark does not, one cut earlier renews it less.
+	{fuzzBound | 8, []byte{
+		fuzzSet, 1, 0, fuzzAdvance, 0, 5, fuzzTryGet, 1, 0, fuzzCheckpoint, 0, 3, fuzzTryGet, 1, 0,
+		fuzzAdvance, 0, 3, fuzzCheckpoint, 0, 2, fuzzAdvance, 0, 2, fuzzTryGet, 1, 0,
+		fuzzCheckpoint, 0, 4 | 3<<3, fuzzAdvance, 0, 2, fuzzGet, 1, 0, fuzzRefill, 1, 7, fuzzTryGet, 1, 0,
+	}},
+	// GetMany with each bulk loader behaviour, duplicates included.
+	{6, []byte{
+		fuzzSet, 2, 0, fuzzGetMany, 1, 3 | 1<<2, fuzzGetMany, 1, 2 | fuzzManyError<<4,
+		fuzzGetMany, 5, 1 | fuzzManyShort<<4, fuzzGetMany, 7, 3 | fuzzManyDelete<<4,
+		fuzzGetMany, 9, 2 | 2<<2 | fuzzManySet<<4, fuzzGetMany, 9, 3 | 1<<2,
+	}},
+	// A batch of events longer than a lookahead run: mixed kinds and versions.
+	{31, []byte{
+		fuzzSet, 1, 0, fuzzSet, 2, 0, fuzzSet, 3, 0, fuzzRefill, 4, 0,
+		fuzzBatch, 17,
+		0, 1, 1 | 3<<2, 2, 2, 3, 3, 0, 0, 4, 0, 5, 2, 6, 0, 7, 0, 8, 0, 9, 0, 10, 0, 11,
+		0, 12, 0, 13, 0, 14, 0, 15, 2, 16, 0, 17,
+		fuzzTryGet, 1, 0, fuzzTryGet, 2, 0, fuzzTryGet, 3, 0,
+	}},
+	// Eviction and a capacity cut, with unowned keys.
+	{fuzzUnowned | 2, []byte{
+		fuzzSet, 1, 0, fuzzSet, 2, 0, fuzzSet, 3, 0, fuzzGet, 4, 0, fuzzTryGet, 4, 0, fuzzSet, 4, 0,
+		fuzzGetMany, 3, 3 | 1<<2, fuzzSetConfig, 0, 0, fuzzTryGet, 1, 0, fuzzSetConfig, 0, 9,
+	}},
+	// GetValid accepting a value, rejecting it, and loading with a failing loader.
+	{fuzzBound | 4, []byte{
+		fuzzSet, 1, 0, fuzzGetValid, 1, 0, fuzzGetValid, 1, 1, fuzzTryGet, 1, 0,
+		fuzzGetValid, 2, 2 << 1, fuzzAdvance, 0, 5, fuzzGetValid, 1, 1,
+	}},
+}
+
+// keyState says what the model knows of a key's presence in the cache.
+type keyState uint8
+
+const (
+	absent  keyState = iota // not cached
+	present                 // cached, with the model's value
+	maybe                   // cached with the model's value, or evicted
+)
+
+// modelEntry is the model of one key: val, version and freshAt describe the
+// entry the cache holds when state is present or maybe.
+type modelEntry struct {
+	state   keyState
+	val     int
+	version uint64
+	freshAt int64 // clock offset from New at which the value was vouched fresh
+}
+
+// span is the range a counter may have moved in a step.
+type span struct{ lo, hi uint64 }
+
+func (s *span) exact(n uint64) { s.lo += n; s.hi += n }
+func (s *span) upTo(n uint64)  { s.hi += n }
+
+// expected holds what a step may have moved the counters by.
+type expected struct {
+	hits, misses, loads, loadErrors, notOwned, dropped, checkpoints span
+	invalidations, refills, staleBypass                             span
+}
+
+type cacheModel[V comparable] struct {
+	t        *testing.T
+	c        *cache.Cache[byte, V]
+	enc      func(int) V
+	clock    *fakeClock
+	base     int64
+	bound    time.Duration
+	owns     func(byte) bool
+	capacity int
+
+	keys      [fuzzKeys]modelEntry
+	lastCP    int64 // clock offset of the newest checkpoint, as the cache counts it
+	watermark uint64
+	seq       int // the last value handed out: each store is of a new value
+	exp       expected
+	prev      cache.Stats
+	step      int
+}
+
+func runCacheModel[V comparable](t *testing.T, conf uint8, ops []byte, enc func(int) V) {
+	m := &cacheModel[V]{t: t, enc: enc, clock: &fakeClock{}, capacity: int(conf%32) + 1}
+	m.clock.Advance(time.Hour) // so that a Cut can be before New
+	m.base = m.clock.ns.Load()
+	if conf&fuzzBound != 0 {
+		m.bound = fuzzBoundD
+	}
+	if conf&fuzzUnowned != 0 {
+		m.owns = func(k byte) bool { return k%5 != 4 }
+	}
+	c, err := cache.New[byte, V](m.config())
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	m.c = c
+	in := fuzzInput{b: ops}
+	for in.more() {
+		m.step++
+		op, k, arg := in.next()%fuzzOps, in.next()%fuzzKeys, byte(0)
+		if op != fuzzBatch {
+			arg = in.next()
+		}
+		m.run(op, k, arg, &in)
+		m.check(op)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+}
+
+// fuzzInput reads a program; bytes past its end read as 0.
+type fuzzInput struct {
+	b []byte
+	i int
+}
+
+func (in *fuzzInput) more() bool { return in.i < len(in.b) }
+
+func (in *fuzzInput) next() byte {
+	if in.i >= len(in.b) {
+		return 0
+	}
+	in.i++
+	return in.b[in.i-1]
+}
+
+func (m *cacheModel[V]) config() cache.Config[byte] {
+	return cache.Config[byte]{Capacity: m.capacity, MaxStaleness: m.bound, Owns: m.owns, Clock: m.clock}
+}
+
+func (m *cacheModel[V]) now() int64 { return m.clock.ns.Load() - m.base }
+
+// vouch is the freshness a value known current now gets: the cache reads no
+// clock without a bound.
+func (m *cacheModel[V]) vouch() int64 {
+	if m.bound == 0 {
+		return 0
+	}
+	return m.now()
+}
+
+func (m *cacheModel[V]) owned(k byte) bool { return m.owns == nil || m.owns(k) }
+
+// fresh reports whether the model's entry of k is within the staleness bound.
+func (m *cacheModel[V]) fresh(k byte) bool {
+	return m.bound == 0 || m.now()-max(m.lastCP, m.keys[k].freshAt) <= int64(m.bound)
+}
+
+func (m *cacheModel[V]) newValue() int {
+	m.seq++
+	return m.seq
+}
+
+func (m *cacheModel[V]) errorf(format string, args ...any) {
+	m.t.Helper()
+	m.t.Errorf("step %d: "+format, append([]any{m.step}, args...)...)
+}
+
+// store records a value the cache stores for k (Set or a fill).
+func (m *cacheModel[V]) store(k byte, v int, freshAt int64) {
+	m.keys[k] = modelEntry{state: present, val: v, freshAt: freshAt}
+}
+
+// lookup is how a read of k (Get, TryGet, GetMany, GetValid) must go: an
+// unowned key is not looked up; an absent or stale key misses; a present key
+// within the bound hits. It counts the read as the cache must, and returns
+// whether it must hit.
+func (m *cacheModel[V]) lookup(k byte) (hit bool) {
+	e := &m.keys[k]
+	switch {
+	case !m.owned(k):
+		m.exp.notOwned.exact(1)
+		return false
+	case e.state == absent:
+	case !m.fresh(k):
+		if e.state == present {
+			m.exp.staleBypass.exact(1)
+		} else {
+			m.exp.staleBypass.upTo(1)
+		}
+	case e.state == present:
+		m.exp.hits.exact(1)
+		return true
+	default:
+		// A maybe key within the bound is resolved by check with Contains
+		// after every step, so a read never starts on one.
+		m.errorf("key %d: unresolved within the bound", k)
+	}
+	m.exp.misses.exact(1)
+	return false
+}
+
+// hit checks a value a read served for k.
+func (m *cacheModel[V]) hit(op string, k byte, got V) {
+	m.t.Helper()
+	e := m.keys[k]
+	switch {
+	case !m.owned(k):
+		m.errorf("%s(%d): hit %v on a key not owned", op, k, got)
+	case e.state == absent:
+		m.errorf("%s(%d): hit %v on a key not cached", op, k, got)
+	case !m.fresh(k):
+		m.errorf("%s(%d): hit %v beyond the staleness bound (now %v, checkpoint %v, fresh at %v)",
+			op, k, got, time.Duration(m.now()), time.Duration(m.lastCP), time.Duration(e.freshAt))
+	case got != m.enc(e.val):
+		m.errorf("%s(%d): hit %v, want %v", op, k, got, m.enc(e.val))
+	}
+}
+
+// invalidate applies a Write without Refill or a Delete of k at version.
+func (m *cacheModel[V]) invalidate(k byte, version uint64) {
+	e := &m.keys[k]
+	if e.state == absent || version != 0 && e.version >= version {
+		return
+	}
+	if e.state == present {
+		m.exp.invalidations.exact(1)
+	} else {
+		m.exp.invalidations.upTo(1)
+	}
+	*e = modelEntry{}
+}
+
+// refill applies a Write with Refill of k to v at version.
+func (m *cacheModel[V]) refill(k byte, version uint64, v int) {
+	e := &m.keys[k]
+	if e.state == absent || version != 0 && e.version >= version {
+		return
+	}
+	if e.state == present {
+		m.exp.refills.exact(1)
+	} else {
+		m.exp.refills.upTo(1)
+	}
+	// Only checkpoints vouch for a refilled value.
+	e.val, e.version, e.freshAt = v, version, 0
+}
+
+// checkpoint applies a Checkpoint at watermark w, cut back before now (0:
+// no Cut).
+func (m *cacheModel[V]) checkpoint(w uint64, back time.Duration) {
+	if w < m.watermark {
+		return
+	}
+	m.watermark = w
+	m.lastCP = max(m.lastCP, m.now()-int64(back))
+	m.exp.checkpoints.exact(1)
+}
+
+func (m *cacheModel[V]) checkpointEvent(w uint64, back time.Duration) cache.Event[byte, V] {
+	e := cache.Event[byte, V]{Kind: cache.Checkpoint, Version: w}
+	if back > 0 {
+		e.Cut = m.clock.Now().Add(-back)
+	}
+	return e
+}
+
+// delete calls Delete(k) and checks what it reports.
+func (m *cacheModel[V]) delete(k byte) {
+	removed := m.c.Delete(k)
+	switch st := m.keys[k].state; {
+	case removed && st == absent:
+		m.errorf("Delete(%d) removed a key not cached", k)
+	case !removed && st == present:
+		m.errorf("Delete(%d) removed nothing from a cached key", k)
+	}
+	if removed {
+		m.exp.invalidations.exact(1)
+	}
+	m.keys[k] = modelEntry{}
+}
+
+// set calls Set(k) with a new value.
+func (m *cacheModel[V]) set(k byte) {
+	v := m.newValue()
+	m.c.Set(k, m.enc(v))
+	if m.owned(k) {
+		m.store(k, v, m.vouch())
+	}
+}
+
+func (m *cacheModel[V]) run(op, k, arg byte, in *fuzzInput) {
+	switch op {
+	case fuzzSet:
+		m.set(k)
+	case fuzzDelete:
+		m.delete(k)
+	case fuzzWrite, fuzzDelEvent:
+		kind := cache.Write
+		if op == fuzzDelEvent {
+			kind = cache.Delete
+		}
+		m.invalidate(k, uint64(arg%8))
+		m.c.Apply(cache.Event[byte, V]{Kind: kind, Key: k, Version: uint64(arg % 8)})
+	case fuzzRefill:
+		v := m.newValue()
+		m.refill(k, uint64(arg%8), v)
+		m.c.Apply(cache.Event[byte, V]{Kind: cache.Write, Key: k, Version: uint64(arg % 8), Value: m.enc(v), Refill: true})
+	case fuzzCheckpoint:
+		back := time.Duration((arg>>3)%4) * fuzzUnit
+		ev := m.checkpointEvent(uint64(arg%8), back)
+		m.checkpoint(uint64(arg%8), back)
+		m.c.Apply(ev)
+	case fuzzTryGet:
+		hit := m.lookup(k)
+		got, ok := m.c.TryGet(k)
+		if ok {
+			m.hit("TryGet", k, got)
+		} else if hit {
+			m.errorf("TryGet(%d): miss on a cached key within the bound", k)
+		}
+	case fuzzGet:
+		m.get(k, arg%fuzzLoadBehaviours, uint64((arg>>3)%8), nil)
+	case fuzzGetValid:
+		reject := arg&1 != 0
+		m.get(k, (arg>>1)%3, 0, &reject)
+	case fuzzGetMany:
+		n, step := 1+int(arg%4), int((arg>>2)%4)
+		keys := make([]byte, n)
+		for i := range keys {
+			keys[i] = byte((int(k) + i*step) % fuzzKeys)
+		}
+		m.getMany(keys, (arg>>4)%fuzzManyBehaviours)
+	case fuzzAdvance:
+		m.clock.Advance(time.Duration(arg%6) * fuzzUnit)
+	case fuzzBatch:
+		n := 2 + int(k%19)
+		evs := make([]cache.Event[byte, V], n)
+		for i := range evs {
+			kv, key := in.next(), in.next()%fuzzKeys
+			version := uint64((kv >> 2) % 8)
+			switch kv % 4 {
+			case 0:
+				evs[i] = cache.Event[byte, V]{Kind: cache.Write, Key: key, Version: version}
+				m.invalidate(key, version)
+			case 1:
+				v := m.newValue()
+				evs[i] = cache.Event[byte, V]{Kind: cache.Write, Key: key, Version: version, Value: m.enc(v), Refill: true}
+				m.refill(key, version, v)
+			case 2:
+				evs[i] = cache.Event[byte, V]{Kind: cache.Delete, Key: key, Version: version}
+				m.invalidate(key, version)
+			default:
+				back := time.Duration((kv>>5)%4) * fuzzUnit
+				evs[i] = m.checkpointEvent(version, back)
+				m.checkpoint(version, back)
+			}
+		}
+		m.c.Apply(evs...)
+	case fuzzSetConfig:
+		m.capacity = 1 + int(arg%32)
+		if err := m.c.SetConfig(m.config()); err != nil {
+			m.errorf("SetConfig(capacity %d): %v", m.capacity, err)
+		}
+	}
+}
+
+// get runs Get(k), or GetValid(k) when reject is not nil, with a loader that
+// does what behaviour says (fuzzLoad*), using version for its events.
+func (m *cacheModel[V]) get(k, behaviour byte, version uint64, reject *bool) {
+	op := "Get"
+	if reject != nil {
+		op = "GetValid"
+	}
+	// GetValid checks a value it would serve, and only that one.
+	var wantChecked []V
+	if reject != nil && m.owned(k) && m.keys[k].state == present && m.fresh(k) {
+		wantChecked = []V{m.enc(m.keys[k].val)}
+	}
+	var hit bool
+	if len(wantChecked) > 0 && *reject {
+		// The check rejects the value: its entry is deleted and the read is
+		// a miss that loads.
+		m.exp.misses.exact(1)
+		m.exp.invalidations.exact(1)
+		m.keys[k] = modelEntry{}
+	} else {
+		hit = m.lookup(k)
+	}
+	var checked []V
+	valid := func(v V) bool {
+		checked = append(checked, v)
+		return !*reject
+	}
+	startedAt := m.vouch()
+	var (
+		calls       int
+		loaded      int
+		invalidated bool
+	)
+	load := func(context.Context) (V, error) {
+		calls++
+		switch behaviour {
+		case fuzzLoadError:
+			return m.enc(0), errFuzzLoad
+		case fuzzLoadSet:
+			m.set(k)
+			invalidated = invalidated || m.owned(k)
+		case fuzzLoadDelete:
+			m.delete(k)
+			invalidated = true
+		case fuzzLoadWrite:
+			m.invalidate(k, version)
+			m.c.Apply(cache.Event[byte, V]{Kind: cache.Write, Key: k, Version: version})
+			invalidated = true
+		case fuzzLoadRefill:
+			v := m.newValue()
+			m.refill(k, version, v)
+			m.c.Apply(cache.Event[byte, V]{Kind: cache.Write, Key: k, Version: version, Value: m.enc(v), Refill: true})
+			invalidated = true
+		case fuzzLoadAdvance:
+			m.clock.Advance(fuzzUnit)
+		}
+		loaded = m.newValue()
+		return m.enc(loaded), nil
+	}
+	var (
+		got V
+		err error
+	)
+	if reject != nil {
+		got, err = m.c.GetValid(context.Background(), k, valid, load)
+	} else {
+		got, err = m.c.Get(context.Background(), k, load)
+	}
+	if !slices.Equal(checked, wantChecked) {
+		m.errorf("GetValid(%d): checked %v, want %v", k, checked, wantChecked)
+	}
+	switch {
+	case calls > 1:
+		m.errorf("%s(%d): loader called %d times", op, k, calls)
+	case hit && calls > 0:
+		m.errorf("%s(%d): loader called on a cached key within the bound", op, k)
+	case hit && err != nil:
+		m.errorf("%s(%d) on a hit: %v", op, k, err)
+	case hit:
+		m.hit(op, k, got)
+	case calls == 0:
+		m.errorf("%s(%d): a miss did not call the loader (got %v, %v)", op, k, got, err)
+	case behaviour == fuzzLoadError:
+		m.exp.loads.exact(1)
+		m.exp.loadErrors.exact(1)
+		if !errors.Is(err, errFuzzLoad) {
+			m.errorf("%s(%d) with a failing loader: %v, %v", op, k, got, err)
+		}
+	default:
+		m.exp.loads.exact(1)
+		if err != nil || got != m.enc(loaded) {
+			m.errorf("%s(%d) = %v, %v; the loader returned %v", op, k, got, err, m.enc(loaded))
+		}
+		switch {
+		case invalidated:
+			m.exp.dropped.exact(1)
+		case m.owned(k):
+			m.store(k, loaded, startedAt)
+		}
+	}
+}
+
+// getMany runs GetMany(keys) with a bulk loader that does what behaviour
+// says (fuzzMany*).
+func (m *cacheModel[V]) getMany(keys []byte, behaviour byte) {
+	var wantMissed []byte
+	hits := make([]bool, len(keys))
+	for i, k := range keys {
+		hits[i] = m.lookup(k)
+		if !hits[i] {
+			wantMissed = append(wantMissed, k)
+		}
+	}
+	// Hits are served from the entries as they were before the load.
+	before := m.keys
+	startedAt := m.vouch()
+	var (
+		calls       int
+		gotMissed   []byte
+		loaded      []int
+		invalidated byte
+		inv         bool
+	)
+	load := func(_ context.Context, miss []byte) ([]V, error) {
+		calls++
+		gotMissed = slices.Clone(miss)
+		switch behaviour {
+		case fuzzManyError:
+			return nil, errFuzzLoad
+		case fuzzManyDelete:
+			invalidated, inv = miss[0], true
+			m.delete(miss[0])
+		case fuzzManySet:
+			invalidated, inv = miss[0], m.owned(miss[0])
+			m.set(miss[0])
+		}
+		n := len(miss)
+		if behaviour == fuzzManyShort {
+			n++
+		}
+		out := make([]V, n)
+		loaded = make([]int, n)
+		for i := range out {
+			loaded[i] = m.newValue()
+			out[i] = m.enc(loaded[i])
+		}
+		return out, nil
+	}
+	vs, err := m.c.GetMany(context.Background(), keys, load)
+	if !slices.Equal(gotMissed, wantMissed) {
+		m.errorf("GetMany(%v): the loader got %v, want the misses %v", keys, gotMissed, wantMissed)
+		return
+	}
+	if calls != min(len(wantMissed), 1) {
+		m.errorf("GetMany(%v): loader called %d times for %d misses", keys, calls, len(wantMissed))
+		return
+	}
+	if calls == 0 {
+		m.checkMany(keys, hits, vs, err, before, nil)
+		return
+	}
+	m.exp.loads.exact(1)
+	if behaviour == fuzzManyError || behaviour == fuzzManyShort {
+		m.exp.loadErrors.exact(1)
+		if err == nil || behaviour == fuzzManyError && !errors.Is(err, errFuzzLoad) {
+			m.errorf("GetMany(%v) with a failing loader: %v, %v", keys, vs, err)
+		}
+		return
+	}
+	m.checkMany(keys, hits, vs, err, before, loaded)
+	j := 0
+	for i, k := range keys {
+		if hits[i] {
+			continue
+		}
+		switch {
+		case inv && k == invalidated:
+			m.exp.dropped.exact(1)
+		case m.owned(k):
+			m.store(k, loaded[j], startedAt)
+		}
+		j++
+	}
+}
+
+// checkMany checks GetMany's values: the entries' as they were before for
+// hits, the loaded ones in order for misses.
+func (m *cacheModel[V]) checkMany(keys []byte, hits []bool, vs []V, err error, before [fuzzKeys]modelEntry, loaded []int) {
+	if err != nil || len(vs) != len(keys) {
+		m.errorf("GetMany(%v) = %v, %v", keys, vs, err)
+		return
+	}
+	j := 0
+	for i, k := range keys {
+		if hits[i] {
+			if want := m.enc(before[k].val); vs[i] != want {
+				m.errorf("GetMany(%v)[%d]: hit %v, want %v", keys, i, vs[i], want)
+			}
+			continue
+		}
+		if want := m.enc(loaded[j]); vs[i] != want {
+			m.errorf("GetMany(%v)[%d] = %v, the loader returned %v", keys, i, vs[i], want)
+		}
+		j++
+	}
+}
+
+// check compares the cache with the model after a step, then resolves what
+// the step left uncertain.
+func (m *cacheModel[V]) check(op byte) {
+	s := m.c.Stats()
+	p := m.prev
+	counters := []struct {
+		name      string
+		now, prev uint64
+		want      span
+	}{
+		{"Hits", s.Hits, p.Hits, m.exp.hits},
+		{"Misses", s.Misses, p.Misses, m.exp.misses},
+		{"Loads", s.Loads, p.Loads, m.exp.loads},
+		{"LoadErrors", s.LoadErrors, p.LoadErrors, m.exp.loadErrors},
+		{"NotOwned", s.NotOwned, p.NotOwned, m.exp.notOwned},
+		{"DroppedFills", s.DroppedFills, p.DroppedFills, m.exp.dropped},
+		{"Checkpoints", s.Checkpoints, p.Checkpoints, m.exp.checkpoints},
+		{"Invalidations", s.Invalidations, p.Invalidations, m.exp.invalidations},
+		{"Refills", s.Refills, p.Refills, m.exp.refills},
+		{"StaleBypass", s.StaleBypass, p.StaleBypass, m.exp.staleBypass},
+		{"Coalesced", s.Coalesced, p.Coalesced, span{}},
+		{"Evictions", s.Evictions, p.Evictions, span{0, ^uint64(0)}},
+	}
+	for _, c := range counters {
+		if c.now < c.prev {
+			m.errorf("op %d: Stats.%s went down from %d to %d", op, c.name, c.prev, c.now)
+			continue
+		}
+		if d := c.now - c.prev; d < c.want.lo || d > c.want.hi {
+			m.errorf("op %d: Stats.%s moved by %d, want %d..%d", op, c.name, d, c.want.lo, c.want.hi)
+		}
+	}
+	if s.Watermark != m.watermark {
+		m.errorf("op %d: Stats.Watermark %d, want %d", op, s.Watermark, m.watermark)
+	}
+	if s.Capacity != m.capacity {
+		m.errorf("op %d: Stats.Capacity %d, want %d", op, s.Capacity, m.capacity)
+	}
+	m.exp = expected{}
+	m.prev = s
+
+	// An eviction may have dropped any cached key: a present one becomes
+	// maybe. Contains tells, within the bound, whether a key is cached.
+	evicted := s.Evictions > p.Evictions
+	var nPresent, nMaybe int
+	for k := range byte(fuzzKeys) {
+		e := &m.keys[k]
+		if e.state == present && evicted {
+			e.state = maybe
+		}
+		fresh := m.owned(k) && m.fresh(k)
+		in := m.c.Contains(k)
+		switch {
+		case in && (e.state == absent || !fresh):
+			m.errorf("op %d: Contains(%d) on a key not cached, beyond the bound or not owned", op, k)
+		case !in && e.state == present && fresh:
+			m.errorf("op %d: key %d, cached, was lost with no eviction counted", op, k)
+		case e.state == maybe && fresh && in:
+			e.state = present
+		case e.state == maybe && fresh:
+			*e = modelEntry{}
+		}
+		switch e.state {
+		case present:
+			nPresent++
+		case maybe:
+			nMaybe++
+		}
+	}
+	if l := m.c.Len(); l > m.capacity || l < nPresent || l > nPresent+nMaybe {
+		m.errorf("op %d: Len %d, capacity %d, the model holds %d keys and maybe %d more", op, l, m.capacity, nPresent, nMaybe)
+	}
+	if s.Len > m.capacity {
+		m.errorf("op %d: Stats.Len %d over capacity %d", op, s.Len, m.capacity)
+	}
+}
