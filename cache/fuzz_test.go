@@ -63,13 +63,13 @@ const (
 	fuzzWrite             // Apply(Write key, version arg%8)
 	fuzzRefill            // Apply(Write key with Refill, version arg%8, new value)
 	fuzzDelEvent          // Apply(Delete key, version arg%8)
-	fuzzCheckpoint        // Apply(Checkpoint, version arg%8, Cut (arg>>3)%4 ms before now; 0: none)
+	fuzzCheckpoint        // Apply(Checkpoint, version arg%8, Cut coded (arg>>3)%4: see cutOffset)
 	fuzzTryGet            // TryGet(key)
 	fuzzGet               // Get(key) with loader behaviour arg%8 (fuzzLoad*), its version (arg>>3)%8
 	fuzzGetMany           // GetMany of 1+arg%4 keys key+i*((arg>>2)%4), bulk loader behaviour (arg>>4)%5
 	fuzzAdvance           // the clock moves arg%6 ms
-	fuzzBatch             // one Apply of 2+count%19 events, each (kind%4 | version%8<<2, key)
-	fuzzSetConfig         // SetConfig with Capacity 1+arg%32
+	fuzzBatch             // one Apply of 2+count%19 events, each (kind%4 | version%8<<2 | cut<<5, key)
+	fuzzSetConfig         // SetConfig: Capacity 1+arg%32, the bound if arg&32, every fifth key unowned if arg&64
 	fuzzGetValid          // GetValid(key), the check rejects every value if arg&1, loader behaviour (arg>>1)%3
 	fuzzOps
 )
@@ -104,6 +104,9 @@ const (
 )
 
 var errFuzzLoad = errors.New("fuzz: load failed")
+
+// ownsFifth is the Owns of a cache that leaves every fifth key to others.
+func ownsFifth(k byte) bool { return k%5 != 4 }
 
 // fuzzCacheSeeds reach every operation and loader behaviour.
 var fuzzCacheSeeds = []struct {
@@ -149,6 +152,14 @@ var fuzzCacheSeeds = []struct {
 	{fuzzUnowned | 2, []byte{
 		fuzzSet, 1, 0, fuzzSet, 2, 0, fuzzSet, 3, 0, fuzzGet, 4, 0, fuzzTryGet, 4, 0, fuzzSet, 4, 0,
 		fuzzGetMany, 3, 3 | 1<<2, fuzzSetConfig, 0, 0, fuzzTryGet, 1, 0, fuzzSetConfig, 0, 9,
+	}},
+	// SetConfig sets a bound over values stored without one (vouched for by
+	// checkpoints only), unowns a cached key, then lifts both; a checkpoint
+	// cut after its Apply counts from the Apply.
+	{8, []byte{
+		fuzzSet, 4, 0, fuzzSet, 1, 0, fuzzAdvance, 0, 5, fuzzSetConfig, 0, 8 | 1<<5 | 1<<6,
+		fuzzTryGet, 4, 0, fuzzTryGet, 1, 0, fuzzCheckpoint, 0, 1 | 3<<3, fuzzTryGet, 1, 0,
+		fuzzRefill, 4, 2, fuzzAdvance, 0, 4, fuzzTryGet, 1, 0, fuzzSetConfig, 0, 8, fuzzTryGet, 4, 0,
 	}},
 	// GetValid accepting a value, rejecting it, and loading with a failing loader.
 	{fuzzBound | 4, []byte{
@@ -214,7 +225,7 @@ func runCacheModel[V comparable](t *testing.T, conf uint8, ops []byte, enc func(
 		m.bound = fuzzBoundD
 	}
 	if conf&fuzzUnowned != 0 {
-		m.owns = func(k byte) bool { return k%5 != 4 }
+		m.owns = ownsFifth
 	}
 	c, err := cache.New[byte, V](m.config())
 	if err != nil {
@@ -364,23 +375,34 @@ func (m *cacheModel[V]) refill(k byte, version uint64, v int) {
 	e.val, e.version, e.freshAt = v, version, 0
 }
 
-// checkpoint applies a Checkpoint at watermark w, cut back before now (0:
-// no Cut).
-func (m *cacheModel[V]) checkpoint(w uint64, back time.Duration) {
-	if w < m.watermark {
-		return
+// cutOffset is the Cut of a Checkpoint by its code (0 to 3): none, 1 or 2
+// units before now, or 1 unit after now (a Cut later than the Apply counts
+// from the Apply).
+func cutOffset(code byte) (time.Duration, bool) {
+	switch code % 4 {
+	case 1, 2:
+		return -time.Duration(code%4) * fuzzUnit, true
+	case 3:
+		return fuzzUnit, true
 	}
-	m.watermark = w
-	m.lastCP = max(m.lastCP, m.now()-int64(back))
-	m.exp.checkpoints.exact(1)
+	return 0, false
 }
 
-func (m *cacheModel[V]) checkpointEvent(w uint64, back time.Duration) cache.Event[byte, V] {
-	e := cache.Event[byte, V]{Kind: cache.Checkpoint, Version: w}
-	if back > 0 {
-		e.Cut = m.clock.Now().Add(-back)
+// checkpoint applies a Checkpoint at watermark w, whose Cut has code cut
+// (cutOffset), and returns the event.
+func (m *cacheModel[V]) checkpoint(w uint64, cut byte) cache.Event[byte, V] {
+	ev := cache.Event[byte, V]{Kind: cache.Checkpoint, Version: w}
+	d, ok := cutOffset(cut)
+	if ok {
+		ev.Cut = m.clock.Now().Add(d)
 	}
-	return e
+	if w < m.watermark {
+		return ev
+	}
+	m.watermark = w
+	m.lastCP = max(m.lastCP, m.now()+int64(min(d, 0)))
+	m.exp.checkpoints.exact(1)
+	return ev
 }
 
 // delete calls Delete(k) and checks what it reports.
@@ -425,10 +447,7 @@ func (m *cacheModel[V]) run(op, k, arg byte, in *fuzzInput) {
 		m.refill(k, uint64(arg%8), v)
 		m.c.Apply(cache.Event[byte, V]{Kind: cache.Write, Key: k, Version: uint64(arg % 8), Value: m.enc(v), Refill: true})
 	case fuzzCheckpoint:
-		back := time.Duration((arg>>3)%4) * fuzzUnit
-		ev := m.checkpointEvent(uint64(arg%8), back)
-		m.checkpoint(uint64(arg%8), back)
-		m.c.Apply(ev)
+		m.c.Apply(m.checkpoint(uint64(arg%8), arg>>3))
 	case fuzzTryGet:
 		hit := m.lookup(k)
 		got, ok := m.c.TryGet(k)
@@ -469,14 +488,19 @@ func (m *cacheModel[V]) run(op, k, arg byte, in *fuzzInput) {
 				evs[i] = cache.Event[byte, V]{Kind: cache.Delete, Key: key, Version: version}
 				m.invalidate(key, version)
 			default:
-				back := time.Duration((kv>>5)%4) * fuzzUnit
-				evs[i] = m.checkpointEvent(version, back)
-				m.checkpoint(version, back)
+				evs[i] = m.checkpoint(version, kv>>5)
 			}
 		}
 		m.c.Apply(evs...)
 	case fuzzSetConfig:
 		m.capacity = 1 + int(arg%32)
+		m.bound, m.owns = 0, nil
+		if arg&(1<<5) != 0 {
+			m.bound = fuzzBoundD
+		}
+		if arg&(1<<6) != 0 {
+			m.owns = ownsFifth
+		}
 		if err := m.c.SetConfig(m.config()); err != nil {
 			m.errorf("SetConfig(capacity %d): %v", m.capacity, err)
 		}
