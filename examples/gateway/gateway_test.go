@@ -414,6 +414,40 @@ func TestMalformedInputGetsErrorThenClose(t *testing.T) {
 	}
 }
 
+// TestRefusedRequestEndsCleanly: a client refused for an oversized or
+// malformed request while it is still sending it finishes its write, reads
+// the error, then the end of the stream; not a reset, which closing the
+// connection with the client's bytes unread provokes.
+func TestRefusedRequestEndsCleanly(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-", Limits: Limits{MaxRequestBytes: 1 << 12}})
+	tests := []struct {
+		name, give, want string
+	}{
+		{"too large", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n" + strings.Repeat("x", 100000) + "\r\n", "-ERR Protocol error: request too large\r\n"},
+		{"malformed", "PING\r\n*1\r\n$x\r\n" + strings.Repeat("PING\r\n", 10000), "+PONG\r\n-ERR Protocol error: invalid bulk length\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", in.Addr())
+			require.NoError(t, err)
+			defer conn.Close()
+			require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+			written := make(chan error, 1)
+			go func() {
+				_, err := conn.Write([]byte(tt.give))
+				if err == nil {
+					err = conn.(*net.TCPConn).CloseWrite()
+				}
+				written <- err
+			}()
+			out, err := io.ReadAll(conn)
+			require.NoError(t, err, "the connection ends with the end of the stream (got %q)", out)
+			assert.Equal(t, tt.want, string(out))
+			require.NoError(t, <-written, "the client sends all of its request")
+		})
+	}
+}
+
 func TestMaxConns(t *testing.T) {
 	in := startGateway(t, Config{Limits: Limits{MaxConns: 1}})
 	c1, err := net.Dial("tcp", in.Addr())
