@@ -18,8 +18,9 @@ import (
 // FuzzProtocol feeds arbitrary bytes to a connection of the front end, then
 // ends its input, and reads everything the server answers until it closes.
 // Invariants:
-//   - no panic, and the connection always ends (the server never hangs on
-//     malformed input);
+//   - no panic, not even one that the server recovers from (it closes the
+//     connection), and the connection always ends, with the end of the
+//     stream (the server never hangs on malformed input, nor resets);
 //   - the output is a whole number of well-formed RESP replies (checked by
 //     parseReplies, a strict parser of its own, not the server's encoder), with
 //     no trailing bytes and no reply cut short;
@@ -41,9 +42,10 @@ func FuzzProtocol(f *testing.F) {
 	in := startGateway(f, Config{HTTPAddr: "-", Limits: Limits{MaxRequestBytes: 1 << 12, MaxArgs: 16, MaxPipeline: 8}})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bad := func() int64 { return in.srv.protoErrors.Load() + in.srv.tooLarge.Load() }
-		before := bad()
+		before, panics := bad(), in.srv.panics.Load()
 		out := exchange(t, in.Addr(), data)
 		malformed := bad() > before
+		require.Equal(t, panics, in.srv.panics.Load(), "serving the connection panicked (recovered): input %s", clip(data))
 		replies, err := parseReplies(out)
 		require.NoError(t, err, "input %s\noutput %s", clip(data), clip(out))
 		require.LessOrEqual(t, len(replies), bytes.Count(data, []byte("\n"))+1, "more replies than commands: input %s\noutput %s", clip(data), clip(out))
