@@ -1,9 +1,17 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"net"
+	"strings"
 	"time"
+
+	"github.com/tidwall/redcon"
 )
+
+// Refusals: connections over max_conns, and requests the reader refused
+// (malformed or oversized), whose connection then ends.
 
 // refusalLogEvery is the least time between two log lines about connections
 // refused at max_conns.
@@ -51,4 +59,60 @@ func (s *Server) logRefusal(now time.Time) {
 	}
 	s.log.Warn("refusing connections: max_conns reached", "max_conns", s.cfg.Limits.MaxConns, "refused", s.refusedUnlogged)
 	s.refusalLogged, s.refusedUnlogged = now, 0
+}
+
+// readFailed answers a malformed or oversized request with an error before the
+// connection is closed, and lingers (see linger) so that the client gets it;
+// a closed or timed-out connection gets nothing.
+func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.As(err, &ne):
+		return
+	case errors.Is(err, errTooLarge):
+		s.tooLarge.Add(1)
+	default:
+		s.protoErrors.Add(1)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "ERR ") {
+		msg = "ERR " + msg
+	}
+	wr.WriteError(msg)
+	_ = ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
+	if wr.Flush() == nil {
+		s.linger(ss)
+	}
+	s.log.Debug("closing connection after a bad request", "remote", ss.remote, "err", err)
+}
+
+// How long, and how many bytes, linger reads after the error that refused
+// a request.
+const (
+	lingerTime  = time.Second
+	lingerBytes = 64 << 20
+)
+
+// linger ends the server's side of ss's connection after its last reply,
+// then reads and drops what the client still sends, until the client ends
+// its side, for at most lingerTime and lingerBytes, before the caller
+// closes the connection. A client refused for a malformed or oversized
+// request is often still sending it, and closing a connection with bytes
+// unread makes the kernel reset it: the client then saw "connection reset
+// by peer" in place of the end of the stream after the error, or in its
+// write, before it read the error at all (go-redis, SET of 1 MiB against a
+// 4 KiB limit: 2 times in 20). net/http and nginx linger so too. Shutdown
+// cuts it short, as it does reads.
+func (s *Server) linger(ss *session) {
+	if cw, ok := ss.conn.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite() // the end of the stream after the error
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	_ = ss.conn.SetReadDeadline(time.Now().Add(lingerTime))
+	s.mu.Unlock()
+	_, _ = io.CopyN(io.Discard, ss.conn, lingerBytes)
 }
