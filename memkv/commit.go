@@ -87,6 +87,16 @@ func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitReques
 }
 
 func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
+	// A repeat of an applied commit is answered before anything else: the
+	// retry of a lost reply resends the same request, whose read version may
+	// have fallen behind the horizon since, and it must learn that the first
+	// attempt committed rather than be told to restart.
+	if len(req.IdempotencyKey) > 0 {
+		if v, ok := s.idem[string(req.IdempotencyKey)]; ok {
+			s.st.already.Add(1)
+			return v, ErrAlreadyCommitted
+		}
+	}
 	rv := req.ReadVersion
 	// A commit without reads validates nothing: its read version cannot be
 	// too old (a read-committed transaction that only writes relies on it).
@@ -97,12 +107,6 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 	}
 	if rv > s.visible.Load() {
 		return 0, ErrFutureVersion
-	}
-	if len(req.IdempotencyKey) > 0 {
-		if v, ok := s.idem[string(req.IdempotencyKey)]; ok {
-			s.st.already.Add(1)
-			return v, ErrAlreadyCommitted
-		}
 	}
 	if s.conflicts(cfg, req, nil) {
 		ce := &ConflictError{}

@@ -411,3 +411,34 @@ func TestConfigSplitsAreCopies(t *testing.T) {
 	assert.Equal(t, "1", string(v))
 	assert.Equal(t, "m", string(s.Config().Splits[0]))
 }
+
+// TestIdempotentRetryOfOldReadVersion: a commit whose reply was lost is
+// retried as documented, with the same request and idempotency key. Its
+// read version may have fallen behind the horizon meanwhile, while the first
+// commit's version (and so its idempotency key) is still in the window: the
+// retry must learn that the first attempt committed, not be told to restart.
+func TestIdempotentRetryOfOldReadVersion(t *testing.T) {
+	var drop bool
+	s := newStore(t, memkv.Config{HistoryVersions: 3, Faults: memkv.Faults{
+		DropReply: func(*memkv.CommitRequest) bool { return drop },
+	}})
+	put(t, s, "x", "0")
+	rv := s.ReadVersion()
+	for i := range 3 {
+		put(t, s, fmt.Sprint("other", i), "v")
+	}
+	req := &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{b("x")},
+		Sets: [][]byte{b("x"), b("1")}, IdempotencyKey: b("id-1")}
+	drop = true
+	_, err := s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrCommitUnknown)
+	drop = false
+	first := s.ReadVersion()
+	put(t, s, "other", "v") // the horizon passes rv, not the first commit
+	require.Less(t, rv, s.Horizon())
+	require.Less(t, s.Horizon(), first)
+
+	v, err := s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrAlreadyCommitted)
+	assert.Equal(t, first, v)
+}
