@@ -168,8 +168,11 @@ func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
 	if h.reaped {
 		return ErrNotFound
 	}
+	err := fn(h.tx)
+	// Idle time counts from the end of the operation: one that ran longer
+	// than IdleTimeout must not leave its transaction to be reaped at once.
 	h.lastUsed.Store(time.Now().UnixNano())
-	return fn(h.tx)
+	return err
 }
 
 // Get is [Tx.Get] on transaction id.

@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -175,4 +176,34 @@ func TestManagerBeginRacesReap(t *testing.T) {
 	if ended := st.Committed + st.RolledBack + st.Failed + st.Unknown; ended != st.Begun || st.ReapedIdle+st.ReapedAge != st.RolledBack {
 		t.Errorf("begun %d, ended %d, rolled back %d, reaped %d", st.Begun, ended, st.RolledBack, st.ReapedIdle+st.ReapedAge)
 	}
+}
+
+// slowEngine's reads take a while, as a large range read on a remote store
+// can.
+type slowEngine struct {
+	txn.Engine
+	delay time.Duration
+}
+
+func (e slowEngine) Get(ctx context.Context, version uint64, key []byte) ([]byte, bool, error) {
+	time.Sleep(e.delay) // virtual time under synctest
+	return e.Engine.Get(ctx, version, key)
+}
+
+// TestManagerIdleCountsFromTheEndOfAnOperation: a transaction is idle from
+// the moment its last operation returned, not from when it started. An
+// operation that ran longer than IdleTimeout must not leave its transaction
+// to be reaped the instant it returns, while its client is still using it.
+func TestManagerIdleCountsFromTheEndOfAnOperation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{})
+		m, err := txn.NewManager(slowEngine{s, 15 * time.Second}, txn.ManagerConfig{IdleTimeout: 10 * time.Second})
+		require.NoError(t, err)
+		id, err := m.Begin(txn.Options{})
+		require.NoError(t, err)
+		_, _, err = m.Get(ctx, id, b("k"))
+		require.NoError(t, err)
+		assert.Equal(t, 0, m.Reap(time.Now()), "used until just now")
+		require.NoError(t, m.Put(id, b("k"), b("v")))
+	})
 }
