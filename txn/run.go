@@ -82,8 +82,8 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 			if sh := min(attempt-1, 30); pol.BaseBackoff <= pol.MaxBackoff>>sh {
 				ceil = pol.BaseBackoff << sh // cannot overflow: at most MaxBackoff
 			}
-			d := rand.N(ceil + 1)
-			if time.Since(start)+d > pol.MaxElapsed {
+			d := rand.N(ceil)                         // below the ceiling; ceil+1 overflows at the largest duration
+			if d > pol.MaxElapsed-time.Since(start) { // Since+d can overflow
 				break
 			}
 			if werr := sleep(ctx, d); werr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -126,5 +127,34 @@ func TestRunLongBackoffNoOverflow(t *testing.T) {
 		if !errors.Is(err, txn.ErrRetriesExhausted) || attempts != 40 {
 			t.Fatalf("Run: attempts=%d err=%v; want 40 attempts and ErrRetriesExhausted", attempts, err)
 		}
+	})
+}
+
+// A policy without a cap on the backoff (MaxBackoff at the largest
+// duration) is valid and must not make Run panic: the wait drawn below a
+// ceiling of math.MaxInt64 must not compute ceiling+1, and adding it to the
+// elapsed time must not wrap around past MaxElapsed.
+func TestRunUncappedBackoffNoOverflow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{})
+		pol := txn.RetryPolicy{MaxAttempts: 3, MaxElapsed: time.Hour,
+			BaseBackoff: math.MaxInt64, MaxBackoff: math.MaxInt64}
+		attempts := 0
+		var err error
+		start := time.Now()
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic after %d attempts: %v", attempts, p)
+				}
+			}()
+			_, err = txn.Run(ctx, s, txn.Options{}, pol, func(tx *txn.Tx) error {
+				attempts++
+				time.Sleep(time.Minute) // virtual: the attempt takes a while
+				return txn.ErrTransient
+			})
+		}()
+		require.ErrorIs(t, err, txn.ErrRetriesExhausted)
+		assert.LessOrEqual(t, time.Since(start), time.Hour+time.Minute, "MaxElapsed bounds the backoff")
 	})
 }
