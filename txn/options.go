@@ -15,11 +15,13 @@ const (
 	// at commit: committed transactions are equivalent to a serial order.
 	Serializable Isolation = iota + 1
 	// Snapshot reads from the snapshot at Begin and validates only writes
-	// against writes (first committer wins): lost updates are prevented,
-	// write skew is allowed.
+	// against writes (first committer wins), plus any explicit read
+	// conflicts: lost updates are prevented, write skew is allowed.
 	Snapshot
 	// ReadCommitted reads the latest committed version at each read and
-	// validates nothing: writes are atomic, last writer wins.
+	// validates only the explicit read conflicts (Tx.AddReadConflictKey,
+	// Tx.AddReadConflictRange), against the version at Begin; without them
+	// it validates nothing: writes are atomic, last writer wins.
 	ReadCommitted
 )
 
