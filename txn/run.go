@@ -68,7 +68,10 @@ func Retryable(err error) bool {
 // ErrAlreadyCommitted answer means the earlier attempt committed, and Run
 // returns success with that version); without one, Run returns
 // ErrCommitUnknown. An error returned by fn rolls back and is returned as is
-// (unless it is retryable, as ErrTooOld from a read is).
+// (unless it is retryable, as ErrTooOld from a read is). Once an attempt's
+// outcome was unknown, every error Run returns (the context ending, fn
+// failing on the retry, ...) also matches ErrCommitUnknown: that attempt may
+// have committed.
 func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(tx *Tx) error) (uint64, error) {
 	if err := pol.validate(); err != nil {
 		return 0, err
@@ -76,6 +79,13 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 	pol = pol.withDefaults()
 	start := time.Now()
 	var err error
+	unknown := false // an earlier attempt's commit may have been applied
+	fail := func(err error) (uint64, error) {
+		if unknown && !errors.Is(err, ErrCommitUnknown) {
+			err = fmt.Errorf("%w (an earlier attempt's outcome): %w", ErrCommitUnknown, err)
+		}
+		return 0, err
+	}
 	for attempt := 0; attempt < pol.MaxAttempts; attempt++ {
 		if attempt > 0 {
 			ceil := pol.MaxBackoff
@@ -87,7 +97,7 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 				break
 			}
 			if werr := sleep(ctx, d); werr != nil {
-				return 0, werr
+				return fail(werr)
 			}
 		}
 		var v uint64
@@ -98,12 +108,13 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 		case errors.Is(err, ErrAlreadyCommitted):
 			return v, nil
 		case errors.Is(err, ErrCommitUnknown) && len(opt.IdempotencyKey) > 0:
+			unknown = true
 			continue // the engine deduplicates the retry
 		case !Retryable(err):
-			return 0, err
+			return fail(err)
 		}
 	}
-	return 0, fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, time.Since(start).Round(time.Millisecond), err)
+	return fail(fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, time.Since(start).Round(time.Millisecond), err))
 }
 
 func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error) (uint64, error) {

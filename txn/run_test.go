@@ -158,3 +158,57 @@ func TestRunUncappedBackoffNoOverflow(t *testing.T) {
 		assert.LessOrEqual(t, time.Since(start), time.Hour+time.Minute, "MaxElapsed bounds the backoff")
 	})
 }
+
+// Once an attempt's commit outcome is unknown, Run retries it under its
+// idempotency key; if Run then ends without learning the outcome (the
+// context ends during the backoff or the retry, or the re-run fn fails), the
+// caller must still be told that the transaction may have committed, not
+// only why the retry stopped.
+func TestRunReportsAnEarlierUnknownOutcome(t *testing.T) {
+	appErr := errors.New("app: balance too low")
+	for _, tc := range []struct {
+		name         string
+		cancelOnDrop bool  // the caller gives up as the reply is lost: Run's backoff ends
+		cancelInFn   bool  // the caller gives up during the retry: its commit ends
+		fnErr        error // the retry's fn fails
+	}{
+		{name: "context ends in the backoff", cancelOnDrop: true},
+		{name: "context ends in the retry", cancelInFn: true},
+		{name: "fn fails", fnErr: appErr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, cancel := context.WithCancel(ctx)
+				defer cancel()
+				drops := 1
+				s := newStore(t, memkv.Config{Faults: memkv.Faults{DropReply: func(*memkv.CommitRequest) bool {
+					drops--
+					if drops >= 0 && tc.cancelOnDrop {
+						cancel()
+					}
+					return drops >= 0
+				}}})
+				calls := 0
+				_, err := txn.Run(c, s, txn.Options{IdempotencyKey: b("req-1")}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+					calls++
+					if calls > 1 {
+						if tc.cancelInFn {
+							cancel()
+						}
+						if tc.fnErr != nil {
+							return tc.fnErr
+						}
+					}
+					return tx.Put(b("k"), b("v"))
+				})
+				require.Error(t, err)
+				assert.ErrorIs(t, err, txn.ErrCommitUnknown, "the first attempt was applied; got %v", err)
+				if tc.fnErr != nil {
+					assert.ErrorIs(t, err, tc.fnErr, "fn's error is kept")
+				}
+				got, _, _ := s.Get(ctx, s.ReadVersion(), b("k"))
+				assert.Equal(t, "v", string(got))
+			})
+		})
+	}
+}
