@@ -133,6 +133,14 @@ func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
 		sub.buf[sub.head] = Event{}
 		sub.head = (sub.head + 1) % len(sub.buf)
 		sub.n--
+		if sub.n > 0 || sub.overflow {
+			// The token holds one signal for many pushes: pass it on, so
+			// that another waiting Next takes what is left.
+			select {
+			case sub.notify <- struct{}{}:
+			default:
+			}
+		}
 		return e, true, nil
 	}
 	if sub.overflow {

@@ -155,3 +155,63 @@ func TestCloseWakesEveryPendingNext(t *testing.T) {
 		}
 	})
 }
+
+// TestEveryBufferedEventWakesAPendingNext: two Next calls that found the
+// buffer empty, and a commit that buffers two events before either of them
+// parks, must both return. The wake-up token holds one signal: the second
+// push found it taken and dropped its own, the first Next took the token and
+// one event, and the second parked beside the other buffered event until
+// some later commit. The gate context holds both calls in that window: Next
+// evaluates ctx.Done() after its empty TryNext, before it waits.
+func TestEveryBufferedEventWakesAPendingNext(t *testing.T) {
+	for _, tc := range []struct {
+		buffer int
+		want   []string
+	}{
+		{0, []string{"a", "b"}},
+		{1, []string{"a", memkv.ErrOverflow.Error()}}, // the cut-off must reach the other Next too
+	} {
+		t.Run(fmt.Sprint("buffer=", tc.buffer), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, err := memkv.New(memkv.Config{FeedBuffer: tc.buffer})
+				require.NoError(t, err)
+				sub := s.Subscribe()
+				defer sub.Close()
+				gate := &gateCtx{Context: context.Background(), entered: make(chan struct{}, 8),
+					release: make(chan struct{}), done: make(chan struct{})}
+				got := make(chan string, 2)
+				for range 2 {
+					go func() {
+						e, err := sub.Next(gate)
+						if err != nil {
+							got <- err.Error()
+						} else {
+							got <- string(e.Key)
+						}
+					}()
+				}
+				<-gate.entered
+				<-gate.entered // both found nothing buffered and are about to wait
+				_, err = s.Commit(context.Background(), &memkv.CommitRequest{Sets: [][]byte{b("a"), b("1"), b("b"), b("2")}})
+				require.NoError(t, err)
+				close(gate.release)
+				synctest.Wait() // both Next calls have returned, or one waits beside a buffered event
+				require.Len(t, got, 2, "two events pushed, two Next calls must return")
+				assert.ElementsMatch(t, tc.want, []string{<-got, <-got})
+			})
+		})
+	}
+}
+
+// gateCtx is a context whose Done method reports that it was called and
+// then waits for the test to open the gate.
+type gateCtx struct {
+	context.Context
+	entered, release, done chan struct{}
+}
+
+func (c *gateCtx) Done() <-chan struct{} {
+	c.entered <- struct{}{}
+	<-c.release
+	return c.done
+}
