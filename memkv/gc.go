@@ -23,8 +23,9 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 	if i > 0 {
 		s.rangeLog = append(s.rangeLog[:0], s.rangeLog[i:]...)
 	}
+	// A commit at h is still in the window (h is readable): keep its key.
 	j := 0
-	for j < len(s.idemOrder) && s.idemOrder[j].ver <= h {
+	for j < len(s.idemOrder) && s.idemOrder[j].ver < h {
 		delete(s.idem, s.idemOrder[j].key)
 		j++
 	}

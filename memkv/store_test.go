@@ -442,3 +442,31 @@ func TestIdempotentRetryOfOldReadVersion(t *testing.T) {
 	require.ErrorIs(t, err, memkv.ErrAlreadyCommitted)
 	assert.Equal(t, first, v)
 }
+
+// TestIdempotencyKeyHeldWhileItsVersionIsReadable: the history window holds
+// the versions at and above the horizon (Horizon is the oldest readable
+// version), and an idempotency key deduplicates a second commit within it.
+// The key of the commit at exactly the horizon was dropped one version
+// early, so a blind retry there was applied a second time.
+func TestIdempotencyKeyHeldWhileItsVersionIsReadable(t *testing.T) {
+	var drop bool
+	s := newStore(t, memkv.Config{HistoryVersions: 2, Faults: memkv.Faults{
+		DropReply: func(*memkv.CommitRequest) bool { return drop },
+	}})
+	req := &memkv.CommitRequest{Sets: [][]byte{b("n"), b("1")}, IdempotencyKey: b("id-1")} // blind
+	drop = true
+	_, err := s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrCommitUnknown)
+	drop = false
+	first := s.ReadVersion()
+	for s.Horizon() < first {
+		put(t, s, "other", "v")
+	}
+	require.Equal(t, first, s.Horizon(), "the first commit's version is the oldest still readable")
+	_, _, err = s.Get(ctx, first, b("n"))
+	require.NoError(t, err, "and reads at it still work")
+
+	v, err := s.Commit(ctx, req)
+	require.ErrorIs(t, err, memkv.ErrAlreadyCommitted)
+	assert.Equal(t, first, v)
+}
