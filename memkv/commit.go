@@ -62,11 +62,11 @@ func (s *Store) Delete(ctx context.Context, key []byte) (uint64, error) {
 func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitRequest) error {
 	if cfg.Faults.Delay > 0 {
 		if err := wait(ctx, cfg.Faults.Delay); err != nil {
-			return err
+			return notAppliedError{err}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return notAppliedError{err}
 	}
 	if f := cfg.Faults.FailBeforeCommit; f != nil && f(req) {
 		s.st.injected.Add(1)

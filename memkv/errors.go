@@ -77,6 +77,15 @@ type injectedError struct{}
 func (injectedError) Error() string   { return "memkv: injected failure before commit" }
 func (injectedError) Temporary() bool { return true }
 
+// notAppliedError is a context's error that ended a commit before it was
+// applied. It says so with Temporary, ahead of the context error's own
+// Timeout, which alone leaves the outcome unknown to a transaction layer.
+type notAppliedError struct{ err error }
+
+func (e notAppliedError) Error() string { return "memkv: commit not applied: " + e.err.Error() }
+func (e notAppliedError) Unwrap() error { return e.err }
+func (notAppliedError) Temporary() bool { return true }
+
 // Cause says which part of a read set a conflicting write overlapped.
 type Cause int
 

@@ -40,7 +40,8 @@ type CommitRequest = struct {
 // txn: an error with a method TooOld() bool reporting true becomes
 // [ErrTooOld]; CommitUnknown() [ErrCommitUnknown]; AlreadyCommitted()
 // [ErrAlreadyCommitted]; TooLarge() [ErrTooLarge]; Temporary() (the commit
-// was not applied, retry is safe) [ErrTransient]; and an error with methods
+// was not applied, retry is safe) [ErrTransient], except that a commit error
+// whose Timeout() reports true is [ErrCommitUnknown]; and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
 // *[ConflictError].
 type Engine interface {
@@ -118,8 +119,19 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 // Unwrap returns the engine's error.
 func (e *ConflictError) Unwrap() error { return e.Err }
 
-// classify maps an engine commit error onto the package's errors.
-func classify(err error) error {
+// classify maps an engine read error onto the package's errors.
+func classify(err error) error { return classifyErr(err, false) }
+
+// classifyCommit maps an engine commit error onto the package's errors. A
+// timeout (an error whose Timeout reports true: context.DeadlineExceeded,
+// os.ErrDeadlineExceeded, a net timeout) is [ErrCommitUnknown] even though
+// such errors also report Temporary: the request may have reached the engine
+// and been applied before the wait for its reply ran out. An engine that
+// knows it applied nothing says so with an error of its own, outside the
+// timeout, whose Temporary reports true.
+func classifyCommit(err error) error { return classifyErr(err, true) }
+
+func classifyErr(err error, commit bool) error {
 	if err == nil {
 		return nil
 	}
@@ -141,7 +153,11 @@ func classify(err error) error {
 			return ok && x.AlreadyCommitted()
 		}, ErrAlreadyCommitted},
 		{func(e error) bool { x, ok := e.(interface{ TooLarge() bool }); return ok && x.TooLarge() }, ErrTooLarge},
-		{func(e error) bool { x, ok := e.(interface{ Temporary() bool }); return ok && x.Temporary() }, ErrTransient},
+		{func(e error) bool {
+			x, ok := e.(interface{ Temporary() bool })
+			return ok && x.Temporary() && !(commit && timedOut(e))
+		}, ErrTransient},
+		{func(e error) bool { return commit && timedOut(e) }, ErrCommitUnknown},
 	} {
 		for e := err; e != nil; e = errors.Unwrap(e) {
 			if m.is(e) {
@@ -150,4 +166,10 @@ func classify(err error) error {
 		}
 	}
 	return err
+}
+
+// timedOut reports whether e itself (not what it wraps) reports Timeout.
+func timedOut(e error) bool {
+	x, ok := e.(interface{ Timeout() bool })
+	return ok && x.Timeout()
 }

@@ -279,7 +279,7 @@ func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 		return tx.rv, nil
 	}
 	v, err := tx.eng.Commit(ctx, tx.Request())
-	err = classify(err)
+	err = classifyCommit(err)
 	switch {
 	case err == nil:
 		tx.cv = v

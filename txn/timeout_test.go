@@ -1,0 +1,82 @@
+package txn_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+// lateReplyEngine applies a commit and then loses the reply to a timeout,
+// as a network engine does when its read deadline passes after the request
+// went out.
+type lateReplyEngine struct {
+	*memkv.Store
+	err error
+}
+
+func (e lateReplyEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uint64, error) {
+	if _, err := e.Store.Commit(ctx, req); err != nil {
+		return 0, err
+	}
+	return 0, e.err
+}
+
+// TestCommitTimeoutIsUnknown: a timeout's error also reports Temporary()
+// (context.DeadlineExceeded, os.ErrDeadlineExceeded, net timeouts), which
+// the package read as "not applied, retry is safe"; Run then retried a
+// commit that had been applied, and applied it twice.
+func TestCommitTimeoutIsUnknown(t *testing.T) {
+	for name, timeout := range map[string]error{
+		"context deadline": fmt.Errorf("commit: %w", context.DeadlineExceeded),
+		"i/o deadline":     fmt.Errorf("read reply: %w", os.ErrDeadlineExceeded),
+	} {
+		t.Run(name, func(t *testing.T) {
+			eng := lateReplyEngine{Store: newStore(t, memkv.Config{}), err: timeout}
+			calls := 0
+			_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+				calls++
+				v, _, err := tx.Get(ctx, b("n"))
+				if err != nil {
+					return err
+				}
+				return tx.Put(b("n"), append(v, 'x'))
+			})
+			require.ErrorIs(t, err, txn.ErrCommitUnknown)
+			assert.ErrorIs(t, err, timeout, "the engine's error stays in the chain")
+			assert.False(t, txn.Retryable(err))
+			assert.Equal(t, 1, calls, "not retried blindly")
+			got, _, _ := eng.Get(ctx, eng.ReadVersion(), b("n"))
+			assert.Equal(t, "x", string(got), "applied once")
+		})
+	}
+}
+
+// TestContextEndingBeforeApplyIsTransient: memkv says a commit whose
+// context ended before it applied anything (here during an injected delay)
+// was not applied, so that stays safe to retry, while the context's error
+// stays in the chain.
+func TestContextEndingBeforeApplyIsTransient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{Faults: memkv.Faults{Delay: time.Second}})
+		tx, err := txn.Begin(s, txn.Options{})
+		require.NoError(t, err)
+		require.NoError(t, tx.Put(b("k"), b("v")))
+		c, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		defer cancel()
+		_, err = tx.Commit(c)
+		assert.ErrorIs(t, err, txn.ErrTransient)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotErrorIs(t, err, txn.ErrCommitUnknown)
+		_, found, _ := s.Get(ctx, s.ReadVersion(), b("k"))
+		assert.False(t, found)
+	})
+}
