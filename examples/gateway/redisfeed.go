@@ -56,9 +56,12 @@ import (
 const keyspacePattern = "__keyspace@0__:*"
 
 // ensureNotifications makes sure shard c announces every change to a key:
-// notify-keyspace-events needs K (keyspace channel) and A (every class),
-// or at least g (generic: DEL, RENAME, EXPIRE...), $ (strings), x (expired)
-// and e (evicted). Missing flags are added with CONFIG SET.
+// notify-keyspace-events needs K (keyspace channel) and A (every class).
+// The generic and string classes alone (g$xe) are not enough: a write of
+// another class can replace a cached string (SUNIONSTORE and ZUNIONSTORE
+// onto it are set and zset events, SORT ... STORE a list event), and the
+// cache would keep the string while markers vouch for it. Missing flags
+// are added with CONFIG SET.
 func ensureNotifications(ctx context.Context, c *redis.Client, log *slog.Logger) error {
 	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
 	if err != nil {
@@ -78,13 +81,10 @@ func ensureNotifications(ctx context.Context, c *redis.Client, log *slog.Logger)
 }
 
 // notificationsCover reports whether notify-keyspace-events flags announce
-// every change to a key on its keyspace channel.
+// every change to a key on its keyspace channel. Redis reports a set of
+// classes that makes up A as A.
 func notificationsCover(flags string) bool {
-	if !strings.Contains(flags, "K") {
-		return false
-	}
-	return strings.Contains(flags, "A") || strings.Contains(flags, "g") && strings.Contains(flags, "$") &&
-		strings.Contains(flags, "x") && strings.Contains(flags, "e")
+	return strings.Contains(flags, "K") && strings.Contains(flags, "A")
 }
 
 // followRedis checks every shard's notification settings, then keeps each

@@ -226,7 +226,7 @@ func TestNotificationsCover(t *testing.T) {
 		flags string
 		ok    bool
 	}{
-		{"", false}, {"KA", true}, {"AK", true}, {"AKE", true}, {"EA", false}, {"Kg$xe", true},
+		{"", false}, {"KA", true}, {"AK", true}, {"AKE", true}, {"EA", false}, {"Kg$xe", false},
 		{"Kg$x", false}, {"K$", false}, {"KEA", true}, {"Eg$xe", false},
 	} {
 		assert.Equal(t, tc.ok, notificationsCover(tc.flags), "%q", tc.flags)
@@ -405,4 +405,39 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestRedisCachingTierSeesTypeChange: a shard started with notifications for
+// the generic and string classes only (K, g, $, x, e) does not announce a
+// write that turns a cached string key into a set (SUNIONSTORE is a set
+// event) or a list (SORT ... STORE, a list event): the tier must turn on the
+// other classes too, or it keeps serving the old string, which every marker
+// vouches for again.
+func TestRedisCachingTierSeesTypeChange(t *testing.T) {
+	shard := startRedis(t, "--notify-keyspace-events", "Kg$xe")
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2},
+		CacheCapacity: 100, CacheStaleness: Duration(time.Minute)})
+	direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	ctx := context.Background()
+	c := client(t, in, nil)
+	keys := []string{"s", "l"}
+	require.NoError(t, direct.SAdd(ctx, "src", "a").Err())
+	for _, k := range keys {
+		require.NoError(t, c.Set(ctx, k, "v", 0).Err())
+	}
+	syncFeed(t, in) // the SETs' own notifications are in
+	for _, k := range keys {
+		require.Equal(t, "v", c.Get(ctx, k).Val())
+		_, ok := in.gw.cache.caches[0].Load().TryGet(k)
+		require.True(t, ok, "%s cached", k)
+	}
+	require.NoError(t, direct.SUnionStore(ctx, "s", "src").Err())
+	require.NoError(t, direct.SortStore(ctx, "src", "l", &redis.Sort{Alpha: true}).Err())
+	syncFeed(t, in)
+	for _, k := range keys {
+		_, ok := in.gw.cache.caches[0].Load().TryGet(k)
+		assert.False(t, ok, "%s still cached after its type changed behind the gateway's back", k)
+		assert.NotEqual(t, "v", c.Get(ctx, k).Val(), "GET %s: the string it no longer holds", k)
+	}
 }
