@@ -76,6 +76,11 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 	for 2<<mux <= pool && mux < rueidis.MaxPipelineMultiplex {
 		mux++
 	}
+	if mux == 0 {
+		// rueidis reads a multiplex of 0 as its default, which grows with
+		// the CPUs (up to 4 connections); a negative one is one connection.
+		mux = -1
+	}
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{addr},
 		ForceSingleClient: true,

@@ -340,3 +340,38 @@ func TestRedisPlainSetsBecomeMSet(t *testing.T) {
 		assert.Positive(t, msets, "batches of plain SETs were sent as MSET")
 	})
 }
+
+// TestRedisPoolOfOne: with a pool of 1, the data path reaches the shard over
+// one connection, not rueidis's default multiplex (up to 4 connections by
+// the number of CPUs), which a multiplex of 0 would ask for.
+func TestRedisPoolOfOne(t *testing.T) {
+	eachClient(t, func(t *testing.T, kind string) {
+		in, shards := redisGatewayWith(t, 1, 1, kind)
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		for w := range 20 {
+			wg.Go(func() {
+				c := redis.NewClient(&redis.Options{Addr: in.Addr(), MaxRetries: -1, PoolSize: 1})
+				defer c.Close()
+				for i := range 20 {
+					k := fmt.Sprint("c", w, ":", i)
+					assert.NoError(t, c.Set(ctx, k, "v", 0).Err())
+					assert.Equal(t, "v", c.Get(ctx, k).Val())
+				}
+			})
+		}
+		wg.Wait()
+		assert.LessOrEqual(t, gatewayConns(t, shards[0]), 1)
+	})
+}
+
+// gatewayConns counts the gateway's connections to shard s (by their name).
+func gatewayConns(t *testing.T, s *redisServer) int {
+	t.Helper()
+	direct := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	defer direct.Close()
+	list, err := direct.ClientList(context.Background()).Result()
+	require.NoError(t, err)
+	t.Logf("clients of %s:\n%s", s.addr, list)
+	return strings.Count(list, "name=tierkit-gateway ")
+}
