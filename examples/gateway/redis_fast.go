@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -89,10 +90,16 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 		AlwaysRESP2:       true,
 		AlwaysPipelining:  true, // a reader per connection at all times: a server that goes away is noticed at once, not by the next batch
 		PipelineMultiplex: mux,
-		BlockingPoolSize:  1, // used by pipelines above 2,000 commands only; batches are smaller
-		Dialer:            net.Dialer{Timeout: 500 * time.Millisecond},
-		ConnWriteTimeout:  2 * time.Second,
-		ClientName:        "tierkit-gateway",
+		// rueidis sends a pipeline of BlockingPipeline commands or more (2,000
+		// by default) over a dedicated connection of its own, one more than
+		// the pool; a batch can be that long (a command per op when it mixes
+		// kinds, and a PTTL per key in the caching tier's fills), so every
+		// pipeline goes over the multiplexed connections.
+		BlockingPipeline: math.MaxInt,
+		BlockingPoolSize: 1, // for blocking commands, which the data path does not send
+		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond},
+		ConnWriteTimeout: 2 * time.Second,
+		ClientName:       "tierkit-gateway",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("redis %s: %w", addr, err)
