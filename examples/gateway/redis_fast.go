@@ -71,7 +71,8 @@ func (f *fastShard) close() {
 }
 
 // dialFast connects to addr over at most pool pipelined connections (the
-// largest power of two not above pool, at most 8).
+// largest power of two not above pool, at most 2^8: rueidis's
+// MaxPipelineMultiplex bounds the exponent).
 func dialFast(addr string, pool int) (rueidis.Client, error) {
 	mux := 0
 	for 2<<mux <= pool && mux < rueidis.MaxPipelineMultiplex {
