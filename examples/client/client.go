@@ -171,6 +171,12 @@ func (c *Client) route(r *compiled, cfg *Config, key string, count bool) (Target
 		// The owner or its successor is out: look further down the replica order.
 		cands = ring.AppendLookupNHash(buf[:0], h, len(buf))
 		first, second = c.usable(r, cands, now)
+		if (first < 0 || second < 0) && ring.Len() > len(cands) {
+			// More hosts are out than buf holds: walk the whole replica order
+			// (this allocates, but only while that many hosts are out).
+			cands = ring.AppendLookupNHash(nil, h, ring.Len())
+			first, second = c.usable(r, cands, now)
+		}
 	}
 	switch {
 	case first < 0: // every candidate is out: try the owner anyway
