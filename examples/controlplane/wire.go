@@ -148,7 +148,9 @@ const followFetchTimeout = time.Second
 // Follow keeps c on the routes published at url (a plane's base URL +
 // "/api/routes"): it fetches them at once and then every `every`, and calls
 // c.SetRoutes only when the plane published a new version (the plane answers 304
-// Not Modified otherwise, so an idle follower costs one small request per period).
+// Not Modified otherwise, so an idle follower costs one small request per period):
+// a higher version of the same epoch, or any version of another epoch (a restarted
+// plane); an older version of the epoch in force is a stale answer and is ignored.
 // Each fetch is bounded by the period (at least followFetchTimeout), so a plane
 // that never answers does not stop the following. Fetch and SetRoutes failures
 // are retried at the next period with the routes in force unchanged. It returns nil when ctx ends, and an error at once for a
@@ -165,7 +167,9 @@ func Follow(ctx context.Context, url string, c *client.Client, every time.Durati
 		fctx, cancel := context.WithTimeout(ctx, max(every, followFetchTimeout))
 		w, tag, err := fetch(fctx, url, have)
 		cancel()
-		if key := [2]uint64{uint64(w.Epoch), w.Version}; err == nil && key != applied {
+		// Same epoch: only a newer version (a stale answer must not roll the
+		// client back). Another epoch is a restarted plane: its versions start over.
+		if key := [2]uint64{uint64(w.Epoch), w.Version}; err == nil && (key[0] != applied[0] || key[1] > applied[1]) {
 			var r client.Routes
 			if r, err = w.routes(); err == nil {
 				if err = c.SetRoutes(r); err == nil {
