@@ -8,7 +8,7 @@ type Stats struct {
 	Direct   uint64 // requests sent straight to a backend shard
 	Retries  uint64 // requests retried on the next host after a host failure
 	Failures uint64 // requests that returned an error (after the retry); not-found is not one
-	Skipped  uint64 // requests whose ring owner was draining or ejected, sent to the next host up front
+	Skipped  uint64 // keys whose ring owner was draining or ejected, sent to the next host up front (an MGet counts each of its keys)
 	Swaps    uint64 // routes published with SetRoutes
 	// Hosts counts attempts (first tries and retries) per host address, for the
 	// hosts with an open pool.
