@@ -280,9 +280,15 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	run := sp.run[:0]
 	read, written := sp.read, sp.written
 	defer func() { sp.run = run[:0] }()
+	// A run holds the admission of each command it admitted until it is
+	// answered, and a plain run admits all of its commands before it sends
+	// any: a run whose cost (keys) passed the admission limit would wait in
+	// shed's queue for capacity only it holds. It ends before that.
+	limit, cost := int64(ss.g.limiter.Limit()), int64(0)
 	flush := func() {
 		ss.runJobs(run, cmds, replies)
 		run = run[:0]
+		cost = 0
 		clear(read)
 		clear(written)
 	}
@@ -302,6 +308,12 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		}
 		keys := keyHashes(sp.hashes[:0], spec.layout, cmd.Args)
 		sp.hashes = keys
+		var c int64 // the command's admission cost
+		if spec.kind == kindRead || spec.kind == kindWrite {
+			if c = int64(max(spec.nkeys(len(cmd.Args)), 1)); len(run) > 0 && cost+c > limit {
+				flush()
+			}
+		}
 		switch spec.kind {
 		case kindConn:
 			flush()
@@ -327,6 +339,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 			}
 		}
 		run = append(run, job{i, spec, name})
+		cost += c
 		if ss.txs.tx != nil || name == "KVSCAN" {
 			// Reads after WATCH use the transaction, which is not safe for
 			// concurrent use; a range read runs alone, before later writes.
