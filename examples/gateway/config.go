@@ -266,6 +266,9 @@ func (c Config) checkRanges() error {
 	if !(c.TargetCPU > 0 && c.TargetCPU <= 1) {
 		return fmt.Errorf("gateway: target_cpu %v: want a share of the CPU, 0 < t <= 1 (0: the default, 0.9)", c.TargetCPU)
 	}
+	if err := c.checkKnobRanges(); err != nil {
+		return err
+	}
 	l := c.Limits
 	for _, v := range []struct {
 		name string
@@ -279,6 +282,50 @@ func (c Config) checkRanges() error {
 	if l.IdleTimeout < 0 || l.WriteTimeout < 0 {
 		return fmt.Errorf("gateway: limits idle_timeout %v, write_timeout %v: want >= 0 (0: the default)",
 			time.Duration(l.IdleTimeout), time.Duration(l.WriteTimeout))
+	}
+	return nil
+}
+
+// checkKnobRanges rejects settings that are also control knobs (knobs.go)
+// outside the knob's bounds: the knob is registered with the setting's value
+// and refuses one outside them. Negative values are left to the components,
+// which refuse them with their own errors.
+func (c Config) checkKnobRanges() error {
+	type bound struct {
+		name     string
+		v        Duration
+		min, max time.Duration
+	}
+	durs := []bound{
+		{"linger", c.Linger, minLinger, maxLinger},
+		{"request_timeout", c.RequestTimeout, minRequestTimeout, maxRequestTimeout},
+		{"queue_deadline", c.QueueDeadline, minQueueDeadline, maxQueueDeadline},
+	}
+	if c.CacheCapacity > 0 { // the tier's knobs exist only with the tier
+		durs = append(durs, bound{"cache_staleness", c.CacheStaleness, minStaleness, maxStaleness})
+	}
+	for _, d := range durs {
+		if v := time.Duration(d.v); v >= 0 && (v < d.min || v > d.max) {
+			return fmt.Errorf("gateway: %s %v: want %v to %v", d.name, v, d.min, d.max)
+		}
+	}
+	for _, n := range []struct {
+		name   string
+		v, max int
+	}{{"max_batch", c.MaxBatch, maxKnobBatch}, {"max_in_flight", c.MaxInFlight, maxKnobCount},
+		{"max_limit", c.MaxLimit, maxKnobCount}, {"max_queue", c.MaxQueue, maxKnobCount},
+		{"cache_capacity", c.CacheCapacity, maxKnobCapacity}} {
+		if n.v > n.max {
+			return fmt.Errorf("gateway: %s %d: want at most %d", n.name, n.v, n.max)
+		}
+	}
+	if c.TargetCPU < minTargetCPU {
+		return fmt.Errorf("gateway: target_cpu %v: want %v to 1", c.TargetCPU, minTargetCPU)
+	}
+	for _, t := range c.Tenants {
+		if t.QuotaRate > maxKnobQuota || float64(t.QuotaBurst) > maxKnobQuota {
+			return fmt.Errorf("gateway: tenant %q: quota_rate %v, quota_burst %d: want at most %v", t.Name, t.QuotaRate, t.QuotaBurst, maxKnobQuota)
+		}
 	}
 	return nil
 }

@@ -9,6 +9,21 @@ import (
 	"github.com/tierkit/tierkit/control"
 )
 
+// The knobs' bounds. The settings they steer are checked against them at
+// start too (Config.checkRanges): a knob refuses to register with a value
+// outside its bounds.
+const (
+	minLinger, maxLinger                 = time.Microsecond, 50 * time.Millisecond
+	minRequestTimeout, maxRequestTimeout = time.Millisecond, time.Minute
+	minQueueDeadline, maxQueueDeadline   = time.Millisecond, 10 * time.Second
+	minStaleness, maxStaleness           = time.Millisecond, time.Hour
+	minTargetCPU                         = 0.05
+	maxKnobBatch                         = 4096    // batcher.max_items
+	maxKnobCount                         = 1 << 20 // batcher.max_in_flight, aimd.max, shed.max_queue
+	maxKnobCapacity                      = 1 << 26 // cache.capacity
+	maxKnobQuota                         = 1e9     // quota.<tenant>.rate and .burst
+)
+
 // registerKnobs exposes the composed components' runtime tunables and state
 // on a control.Registry, so an operator or an agent can steer the gateway
 // through /control without a restart.
@@ -43,7 +58,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 	bcfg := g.batches.Config()
 	errs := []error{
 		reg.RegisterDuration(control.DurationKnob{Name: "batcher.linger", Doc: "how long a batch waits for more ops after its first",
-			Min: time.Microsecond, Max: 50 * time.Millisecond, Value: bcfg.Linger,
+			Min: minLinger, Max: maxLinger, Value: bcfg.Linger,
 			Apply: func(v time.Duration) error { return bc(func(c *batchConfig) { c.Linger = v }) }}),
 		reg.RegisterBool(control.BoolKnob{Name: "batcher.natural", Doc: "natural batching: send at once when the group has no batch in flight (off: every batch waits out the linger)",
 			Value: bcfg.Policy == batcher.FlushNatural, Apply: func(v bool) error {
@@ -54,10 +69,10 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 					}
 				})
 			}}),
-		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: 4096,
+		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: maxKnobBatch,
 			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once; beyond, OVERLOADED",
-			Min: 1, Max: 1 << 20, Value: int64(bcfg.MaxInFlight),
+			Min: 1, Max: maxKnobCount, Value: int64(bcfg.MaxInFlight),
 			Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxInFlight = int(v) }) }}),
 		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch",
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
@@ -65,7 +80,7 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Min: 0, Max: maxHotLinger, Value: time.Duration(g.hot.linger.Load()),
 			Apply: func(v time.Duration) error { g.hot.linger.Store(int64(v)); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.request_timeout", Doc: "deadline of one command",
-			Min: time.Millisecond, Max: time.Minute, Value: time.Duration(g.timeout.Load()),
+			Min: minRequestTimeout, Max: maxRequestTimeout, Value: time.Duration(g.timeout.Load()),
 			Apply: func(v time.Duration) error {
 				// Data commands have no request context: the flush timeout
 				// bounds their backend call.
@@ -75,18 +90,18 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 				g.timeout.Store(int64(v))
 				return nil
 			}}),
-		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: 0.05, Max: 1,
+		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: minTargetCPU, Max: 1,
 			Value: g.aimdCfg.Target, MinInterval: time.Second,
 			Apply: func(v float64) error { return aimdSet(func() { g.aimdCfg.Target = v }) }}),
-		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands)", Min: 1, Max: 1 << 20,
+		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands)", Min: 1, Max: maxKnobCount,
 			Value: int64(g.aimdCfg.Max), Apply: func(v int64) error { return aimdSet(func() { g.aimdCfg.Max = int(v) }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "shed.max_queue", Doc: "requests queued per tenant x priority before shedding",
-			Min: 1, Max: 1 << 20, Value: int64(g.shedCfg.MaxQueue),
+			Min: 1, Max: maxKnobCount, Value: int64(g.shedCfg.MaxQueue),
 			Apply: func(v int64) error {
 				return shedSet(func() { g.shedCfg.MaxQueue, g.shedCfg.MaxQueueCost = int(v), v*16 })
 			}}),
 		reg.RegisterDuration(control.DurationKnob{Name: "shed.queue_deadline", Doc: "longest queue wait before shedding",
-			Min: time.Millisecond, Max: 10 * time.Second, Value: g.shedCfg.QueueDeadline,
+			Min: minQueueDeadline, Max: maxQueueDeadline, Value: g.shedCfg.QueueDeadline,
 			Apply: func(v time.Duration) error {
 				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
 			}}),
@@ -116,11 +131,11 @@ func (g *Gateway) registerCacheAndQuotaKnobs(reg *control.Registry) []error {
 		cc := ct.config()
 		errs = append(errs,
 			reg.RegisterDuration(control.DurationKnob{Name: "cache.max_staleness", Doc: "bounded staleness of cache hits",
-				Min: time.Millisecond, Max: time.Hour, Value: cc.MaxStaleness,
+				Min: minStaleness, Max: maxStaleness, Value: cc.MaxStaleness,
 				Apply: func(v time.Duration) error {
 					return ct.setConfig(func(c *cache.Config[string]) { c.MaxStaleness = v })
 				}}),
-			reg.RegisterInt(control.IntKnob{Name: "cache.capacity", Doc: "cache entries per shard", Min: 1, Max: 1 << 26,
+			reg.RegisterInt(control.IntKnob{Name: "cache.capacity", Doc: "cache entries per shard", Min: 1, Max: maxKnobCapacity,
 				Value: int64(cc.Capacity), Apply: func(v int64) error {
 					return ct.setConfig(func(c *cache.Config[string]) { c.Capacity = int(v) })
 				}}),
@@ -130,12 +145,12 @@ func (g *Gateway) registerCacheAndQuotaKnobs(reg *control.Registry) []error {
 		rate, burst, _ := t.quota.get(time.Now())
 		errs = append(errs,
 			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".rate", Doc: "backend calls per second (0: unlimited)",
-				Min: 0, Max: 1e9, Value: rate, Apply: func(v float64) error {
+				Min: 0, Max: maxKnobQuota, Value: rate, Apply: func(v float64) error {
 					t.quota.setRate(time.Now(), v)
 					return nil
 				}}),
 			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".burst", Doc: "backend calls a tenant may make back to back",
-				Min: 1, Max: 1e9, Value: burst, Apply: func(v float64) error {
+				Min: 1, Max: maxKnobQuota, Value: burst, Apply: func(v float64) error {
 					t.quota.setBurst(time.Now(), v)
 					return nil
 				}}),
