@@ -148,6 +148,8 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return respErr("NOAUTH Authentication required.")
 	}
 	if !s.tenant.allows("WATCH", keys) {
+		s.tenant.denied.Add(1) // as lookup counts the other commands' denials
+		s.g.n.denied.Add(1)
 		return respErr(errNoPerm.Error())
 	}
 	// A refused WATCH leaves the connection as it was: without a
