@@ -59,14 +59,13 @@ func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, er
 
 // followMemkv keeps each cache fresh from its memkv shard's change feed.
 func (ct *cacheTier) followMemkv(b *memkvBackend) {
-	staleness := ct.config().MaxStaleness
 	for i, st := range b.stores {
 		// Subscribed here, before the gateway serves: a fill before the
 		// subscription, then a write to the store behind the gateway's back,
 		// would be in no feed, and later checkpoints would vouch for it.
 		sub := st.Subscribe()
 		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st, sub) })
-		ct.wg.Go(func() { every(ct.ctx, max(staleness/4, time.Millisecond), func() { st.Checkpoint() }) })
+		ct.wg.Go(func() { every(ct.ctx, ct.memkvCheckpointPeriod, func() { st.Checkpoint() }) })
 	}
 }
 
@@ -87,10 +86,21 @@ func (ct *cacheTier) reset(i int) {
 	addStats(ct.retired, old.Stats())
 }
 
-// every calls f every period until ctx ends: a memkv shard's checkpoints, a
-// Redis shard's markers, so that an idle shard still renews the bound.
-func every(ctx context.Context, period time.Duration, f func()) {
-	tick := time.NewTicker(period)
+// memkvCheckpointPeriod is how often a memkv shard checkpoints its feed: a
+// quarter of the staleness bound in force, at least 1 ms.
+func (ct *cacheTier) memkvCheckpointPeriod() time.Duration {
+	return max(ct.config().MaxStaleness/4, time.Millisecond)
+}
+
+// every calls f every period() until ctx ends: a memkv shard's checkpoints,
+// a Redis shard's markers, so that an idle shard still renews the bound.
+// period is read again after each call, so a staleness bound changed at
+// runtime (the cache.max_staleness knob) changes the cadence from the next
+// tick on; a cadence kept from the bound at start would, after the bound was
+// lowered well below it, leave most hits past the bound (read through).
+func every(ctx context.Context, period func() time.Duration, f func()) {
+	cur := period()
+	tick := time.NewTicker(cur)
 	defer tick.Stop()
 	for {
 		select {
@@ -98,6 +108,10 @@ func every(ctx context.Context, period time.Duration, f func()) {
 			return
 		case <-tick.C:
 			f()
+			if p := period(); p != cur {
+				cur = p
+				tick.Reset(cur)
+			}
 		}
 	}
 }

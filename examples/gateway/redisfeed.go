@@ -98,7 +98,9 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])
 	marker := "__tierkit:checkpoint:" + hex.EncodeToString(nonce[:])
-	period := min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
+	period := func() time.Duration {
+		return min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
+	}
 	ready := make(chan struct{}, len(b.shards))
 	for i, c := range b.shards {
 		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready) })
