@@ -150,7 +150,12 @@ func writeError(w http.ResponseWriter, err error) {
 		status, code = http.StatusUnprocessableEntity, "out_of_bounds"
 	case errors.As(err, &rl):
 		status, code = http.StatusTooManyRequests, "rate_limited"
-		secs := int64((rl.RetryAfter + time.Second - 1) / time.Second)
+		// Whole seconds, rounded up; adding a second less 1 ns first would
+		// overflow for a wait near the largest Duration.
+		secs := int64(rl.RetryAfter / time.Second)
+		if rl.RetryAfter%time.Second != 0 {
+			secs++
+		}
 		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
 	case errors.Is(err, ErrNothingToRollback):
 		status, code = http.StatusConflict, "nothing_to_rollback"

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +148,27 @@ func TestRateSwitchedOnStartsFull(t *testing.T) {
 	var rl *control.RateLimitError
 	assert.ErrorAs(t, err, &rl, "the fourth change at once is over the burst")
 	assert.Equal(t, int64(3), x)
+}
+
+// Retry-After is the RetryAfter in whole seconds, rounded up: a refusal whose
+// wait is near the largest Duration (a rate of 1e-300 per second, or a
+// MinInterval of years) must not answer "retry after 1 s".
+func TestHTTPRetryAfterHuge(t *testing.T) {
+	reg, err := control.New(control.Config{Rate: 1e-300})
+	require.NoError(t, err)
+	var x int64
+	require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "x", Apply: func(v int64) error { x = v; return nil }}))
+	h := reg.Handler()
+	post := func(v string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"changes":[{"knob":"x","value":`+v+`}]}`)))
+		return rec
+	}
+	require.Equal(t, 200, post("1").Code)
+	rec := post("2")
+	require.Equal(t, 429, rec.Code, rec.Body.String())
+	secs, err := strconv.ParseInt(rec.Header().Get("Retry-After"), 10, 64)
+	require.NoError(t, err)
+	assert.Greater(t, secs, int64(1e9), "Retry-After for a wait of about 292 years")
+	assert.Equal(t, int64(1), x)
 }
