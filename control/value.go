@@ -3,9 +3,11 @@ package control
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -200,12 +202,8 @@ func coerce(k Kind, v Value) (Value, string) {
 		case KindInt:
 			return v, ""
 		case kindNumber:
-			if i, err := strconv.ParseInt(v.s, 10, 64); err == nil {
+			if i, ok := intLiteral(v.s); ok {
 				return Int(i), ""
-			}
-			f, err := strconv.ParseFloat(v.s, 64)
-			if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-				return Int(int64(f)), ""
 			}
 			return Value{}, "not an integer"
 		}
@@ -245,4 +243,49 @@ func coerce(k Kind, v Value) (Value, string) {
 		}
 	}
 	return Value{}, fmt.Sprintf("a %s knob does not take a %s", k, v.kind)
+}
+
+// intLiteral returns the integer that the JSON number literal s denotes, such
+// as 7, 7.0 or 1.5e3, and false if s is not an integer or does not fit an
+// int64. It works on the decimal digits, exactly: a float64 holds 53 bits, so
+// parsing one rounded 9007199254740993.0 to 9007199254740992 and
+// 4503599627370496.5 or 1e-400 to integers.
+func intLiteral(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	mant, exp := strings.TrimPrefix(s, "-"), ""
+	if i := strings.IndexAny(mant, "eE"); i >= 0 {
+		mant, exp = mant[:i], mant[i+1:]
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return 0, true // zero, whatever its exponent
+	}
+	e := 0
+	if exp != "" {
+		x, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, false
+		}
+		// Beyond these bounds the outcome no longer changes: a smaller
+		// exponent leaves a fraction (digits has fewer trailing zeros than
+		// s has bytes), a larger one overflows.
+		e = int(min(max(x, -int64(len(s))-1), 20))
+	}
+	e -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	e += len(digits) - len(trimmed)
+	if e < 0 || len(trimmed)+e > 19 {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(trimmed+strings.Repeat("0", e), 10, 64)
+	switch {
+	case err != nil:
+		return 0, false
+	case neg && u <= 1<<63:
+		return int64(-u), true // -u wraps to the int64 for u = 1<<63
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	}
+	return 0, false
 }
