@@ -140,6 +140,9 @@ func writeError(w http.ResponseWriter, err error) {
 		br badRequest
 	)
 	switch {
+	case errors.As(err, &ae):
+		// First: a component's error may wrap any of the errors below.
+		status, code = http.StatusInternalServerError, "apply_failed"
 	case errors.As(err, &br), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
 		status, code = http.StatusBadRequest, "bad_request"
 	case errors.Is(err, ErrUnknownKnob):
@@ -159,8 +162,6 @@ func writeError(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
 	case errors.Is(err, ErrNothingToRollback):
 		status, code = http.StatusConflict, "nothing_to_rollback"
-	case errors.As(err, &ae):
-		status, code = http.StatusInternalServerError, "apply_failed"
 	}
 	writeJSON(w, status, struct {
 		Error string `json:"error"`

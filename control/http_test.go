@@ -172,3 +172,21 @@ func TestHTTPRetryAfterHuge(t *testing.T) {
 	assert.Greater(t, secs, int64(1e9), "Retry-After for a wait of about 292 years")
 	assert.Equal(t, int64(1), x)
 }
+
+// A component's refusal answers 500 apply_failed whatever its error wraps:
+// an Apply func that forwards to another registry (or returns its own
+// validation error) must not make the answer say the knob is unknown, the
+// value invalid or the budget spent here.
+func TestHTTPApplyErrorWrappingControlErrors(t *testing.T) {
+	for _, inner := range []error{control.ErrUnknownKnob, &control.ValueError{Knob: "y", Reason: "no"},
+		&control.BoundsError{Knob: "y"}, &control.RateLimitError{RetryAfter: time.Hour}, control.ErrEmptyRequest} {
+		reg, err := control.New(control.Config{})
+		require.NoError(t, err)
+		require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "x", Apply: func(int64) error { return inner }}))
+		rec := httptest.NewRecorder()
+		reg.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"changes":[{"knob":"x","value":1}]}`)))
+		assert.Equal(t, http.StatusInternalServerError, rec.Code, "%v: %s", inner, rec.Body)
+		assert.Contains(t, rec.Body.String(), `"apply_failed"`, inner.Error())
+		assert.Empty(t, rec.Header().Get("Retry-After"), inner.Error())
+	}
+}
