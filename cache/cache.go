@@ -231,13 +231,17 @@ func (c *Cache[K, V]) Contains(key K) bool {
 }
 
 // Set stores value for key as current (it is vouched fresh as of now), if key is
-// owned. A fill of key in flight when Set is called will not overwrite it.
+// owned. A fill of key in flight when Set is called will not overwrite it. A
+// key not owned stores nothing, but is invalidated as by Delete: a value cached
+// while it was owned, or a fill that started before the Set, must not be served
+// once it is owned again (see No stale sets in the package doc).
 // A new entry is admitted to the eviction policy before Set returns, unless
 // another goroutine holds the policy at that moment: then that goroutine admits
 // it (and evicts) when it lets go (see Eviction in the package doc).
 func (c *Cache[K, V]) Set(key K, value V) {
 	cfg := c.cfg.Load()
 	if cfg.Owns != nil && !cfg.Owns(key) {
+		c.invalidate(key, 0)
 		return
 	}
 	h := c.hash(key)

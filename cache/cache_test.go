@@ -341,7 +341,7 @@ func TestOwnership(t *testing.T) {
 	assert.Equal(t, int64(2+2*3), calls.Load(), "owned keys load once, the others every time")
 	c.Set(1, 1)
 	_, ok := c.TryGet(1)
-	assert.False(t, ok, "Set ignores keys not owned")
+	assert.False(t, ok, "Set stores no key not owned")
 	assert.Equal(t, 2, c.Len())
 	assert.Equal(t, uint64(3*2+1), c.Stats().NotOwned)
 

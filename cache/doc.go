@@ -113,7 +113,10 @@
 //
 // [Config.Owns] lets a host cache only its slice of the keyspace: a hashring lookup
 // compared with the local host fits. Reads of other keys go to the loader
-// (coalesced, never stored) and are counted in [Stats.NotOwned].
+// (coalesced, never stored) and are counted in [Stats.NotOwned]. [Cache.Set]
+// stores none of them but invalidates them as [Cache.Delete] does, so that
+// neither a value cached while the key was owned nor a fill that started
+// before the Set is served if the key comes back (a ring swap and back).
 //
 // # Concurrency
 //

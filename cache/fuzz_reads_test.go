@@ -51,7 +51,7 @@ func (m *cacheModel[V]) get(k, behaviour byte, version uint64, reject *bool) {
 			return m.enc(0), errFuzzLoad
 		case fuzzLoadSet:
 			m.set(k)
-			invalidated = invalidated || m.owned(k)
+			invalidated = true // a Set of a key not owned invalidates it too
 		case fuzzLoadDelete:
 			m.delete(k)
 			invalidated = true
@@ -144,7 +144,7 @@ func (m *cacheModel[V]) getMany(keys []byte, behaviour byte) {
 			invalidated, inv = miss[0], true
 			m.delete(miss[0])
 		case fuzzManySet:
-			invalidated, inv = miss[0], m.owned(miss[0])
+			invalidated, inv = miss[0], true
 			m.set(miss[0])
 		}
 		n := len(miss)

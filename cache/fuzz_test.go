@@ -424,7 +424,17 @@ func (m *cacheModel[V]) set(k byte) {
 	m.c.Set(k, m.enc(v))
 	if m.owned(k) {
 		m.store(k, v, m.vouch())
+		return
 	}
+	// Not owned: invalidated as by Delete.
+	switch m.keys[k].state {
+	case present:
+		m.exp.invalidations.exact(1)
+	case absent:
+	default:
+		m.exp.invalidations.upTo(1)
+	}
+	m.keys[k] = modelEntry{}
 }
 
 func (m *cacheModel[V]) run(op, k, arg byte, in *fuzzInput) {

@@ -20,8 +20,9 @@ type Stats struct {
 	// counts in Loads instead: every Get not served from memory, and whose
 	// caller stayed, counts once in Loads or Coalesced.
 	Coalesced uint64
-	// Invalidations counts entries removed by Write/Delete events or Delete,
-	// and by GetValid or LookupManyValid when their check rejects a value.
+	// Invalidations counts entries removed by Write/Delete events, Delete or
+	// a Set of a key not owned, and by GetValid or LookupManyValid when their
+	// check rejects a value.
 	Invalidations uint64
 	// Refills counts entries updated in place by Write events with Refill.
 	Refills uint64
