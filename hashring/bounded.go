@@ -20,9 +20,14 @@ type LoadReporter interface {
 }
 
 // LookupBounded returns the owner of key unless that node is at its load bound, in
-// which case it returns the next node of the key's replica order (as in
-// [Ring.LookupN]) that is below its bound: consistent hashing with bounded loads
-// (Mirrokni, Thorup, Zadimoghaddam, SODA 2018), weighted. The bound of node i is
+// which case it returns the next node of the key's probe sequence (the one
+// [Ring.LookupN] draws its replicas from) that is below its bound: consistent
+// hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam, SODA 2018),
+// weighted. It follows the sequence for 4 x min(owners, 16) probes, fewer than
+// LookupN takes; when those all land on nodes at their bound (a full node much
+// heavier than the others), it takes the first node below its bound in a scan
+// of the members from a key-dependent start, which is not LookupN's order and
+// depends on the number of members. The bound of node i is
 //
 //	ceil(c * (Total+1) * Weight_i / TotalWeight)
 //
