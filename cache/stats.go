@@ -79,9 +79,14 @@ func (c *Cache[K, V]) Stats() Stats {
 		Evictions:     c.stats.evictions.Load(),
 		Checkpoints:   c.stats.checkpoints.Load(),
 		Watermark:     c.watermark.Load(),
-		Len:           c.Len(),
-		Capacity:      c.cfg.Load().capacity(),
 	}
+	// Len and Capacity under the policy lock, which SetConfig holds while it
+	// swaps the config: apart, a capacity lowered between the two reads made
+	// a snapshot with more entries than its capacity.
+	c.mu.Lock()
+	c.drainAddsLocked()
+	s.Len, s.Capacity = c.pol.size, c.cfg.Load().capacity()
+	c.unlockPolicy()
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		st.mu.Lock()
