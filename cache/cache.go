@@ -222,12 +222,13 @@ func (c *Cache[K, V]) Contains(key K) bool {
 		return false
 	}
 	h := c.hash(key)
+	cp := c.checkpointBefore(cfg)
 	e := c.shards[h&(numShards-1)].ix.get(key, h)
 	if e == nil {
 		return false
 	}
 	_, freshAt := c.load(e)
-	return cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt)
+	return cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, cp, freshAt)
 }
 
 // Set stores value for key as current (it is vouched fresh as of now), if key is
@@ -295,11 +296,12 @@ func (c *Cache[K, V]) lookup(cfg *Config[K], key K) (V, bool) {
 
 // lookupHashed is lookup of a key whose hash h is known.
 func (c *Cache[K, V]) lookupHashed(cfg *Config[K], key K, h uint64) (V, bool) {
+	cp := c.checkpointBefore(cfg)
 	e := c.shards[h&(numShards-1)].ix.get(key, h)
 	st := c.stripeOf()
 	if e != nil {
 		v, freshAt := c.load(e)
-		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, freshAt) {
+		if cfg.MaxStaleness <= 0 || c.fresh(cfg.MaxStaleness, cp, freshAt) {
 			c.recordHit(st, e.p, true)
 			return v, true
 		}
@@ -310,10 +312,26 @@ func (c *Cache[K, V]) lookupHashed(cfg *Config[K], key K, h uint64) (V, bool) {
 	return zero, false
 }
 
-// fresh reports whether a value vouched fresh at freshAt may be served under
-// the staleness bound.
-func (c *Cache[K, V]) fresh(bound time.Duration, freshAt int64) bool {
-	vouched := max(c.lastCheckpoint.Load(), freshAt)
+// checkpointBefore returns the newest checkpoint's time, to be read before
+// the entry it vouches for (0 without a bound, which reads no checkpoint).
+// The order matters: a checkpoint read after the entry may cover an
+// invalidation of that entry applied in between, so it would vouch for a
+// value the cache no longer held, one that a checkpoint read first could
+// not have covered (the stream applies a key's change before the
+// checkpoint that covers it, and a reader that sees the checkpoint then
+// sees the change).
+func (c *Cache[K, V]) checkpointBefore(cfg *Config[K]) int64 {
+	if cfg.MaxStaleness <= 0 {
+		return 0
+	}
+	return c.lastCheckpoint.Load()
+}
+
+// fresh reports whether a value vouched fresh at freshAt, read after the
+// checkpoint at cp (checkpointBefore), may be served under the staleness
+// bound.
+func (c *Cache[K, V]) fresh(bound time.Duration, cp, freshAt int64) bool {
+	vouched := max(cp, freshAt)
 	return c.now()-vouched <= int64(bound)
 }
 

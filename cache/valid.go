@@ -35,11 +35,12 @@ func (c *Cache[K, V]) LookupManyValid(keys []K, out []V, missed []int, valid fun
 // not a parameter of lookupHashed: Get's and LookupMany's hits pay nothing
 // for it.)
 func (c *Cache[K, V]) lookupValid(cfg *Config[K], key K, h uint64, valid func(V) bool) (V, bool) {
+	cp := c.checkpointBefore(cfg)
 	e := c.shards[h&(numShards-1)].ix.get(key, h)
 	st := c.stripeOf()
 	if e != nil {
 		v, freshAt := c.load(e)
-		if cfg.MaxStaleness > 0 && !c.fresh(cfg.MaxStaleness, freshAt) {
+		if cfg.MaxStaleness > 0 && !c.fresh(cfg.MaxStaleness, cp, freshAt) {
 			c.stats.staleBypass.Add(1)
 		} else if valid(v) {
 			c.recordHit(st, e.p, true)
