@@ -37,7 +37,8 @@ type CgroupCPU struct {
 }
 
 // Sample returns the cgroup's utilization of its quota since the previous call,
-// NaN on the first call.
+// NaN on the first call and when the usage counter went backwards (the cgroup
+// was recreated, as when its container restarts).
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 	used, cores, err := c.Read()
 	if err != nil {

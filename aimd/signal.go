@@ -64,9 +64,12 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	return utilization(cpu-prevCPU, now.Sub(prevWall), cores, prevWall.IsZero()), nil
 }
 
-// utilization is used/(wall x cores), NaN without a previous sample or elapsed time.
+// utilization is used/(wall x cores), NaN without a previous sample or elapsed
+// time, or when the usage counter went backwards (a cgroup recreated when its
+// container restarted): that period's usage is unknown, and 0 would read as
+// an idle period and open the limit by the whole headroom.
 func utilization(used, wall time.Duration, cores float64, first bool) float64 {
-	if first || wall <= 0 || cores <= 0 {
+	if first || wall <= 0 || cores <= 0 || used < 0 {
 		return math.NaN()
 	}
 	return max(0, used.Seconds()/(wall.Seconds()*cores))
