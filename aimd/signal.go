@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -81,21 +80,28 @@ func utilization(used, wall time.Duration, cores float64, first bool) float64 {
 // observations returns NaN. The zero value is ready to use and safe for concurrent
 // use.
 type Latency struct {
-	sum   atomic.Int64 // nanoseconds
-	count atomic.Int64
+	// mu keeps each observation's sum and count in the same window: two
+	// atomics swapped one after the other split an Observe between them.
+	mu    sync.Mutex
+	sum   int64 // nanoseconds
+	count int64
 }
 
 // Observe records one latency.
 func (l *Latency) Observe(d time.Duration) {
-	l.sum.Add(int64(d))
-	l.count.Add(1)
+	l.mu.Lock()
+	l.sum += int64(d)
+	l.count++
+	l.mu.Unlock()
 }
 
 // Sample returns the mean latency in seconds since the previous call and resets
 // the window.
 func (l *Latency) Sample(time.Time) (float64, error) {
-	n := l.count.Swap(0)
-	s := l.sum.Swap(0)
+	l.mu.Lock()
+	n, s := l.count, l.sum
+	l.count, l.sum = 0, 0
+	l.mu.Unlock()
 	if n == 0 {
 		return math.NaN(), nil
 	}
