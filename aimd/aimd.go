@@ -57,7 +57,7 @@ func New(cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{}), epoch: time.Now()}
-	l.tokens = l.rate * c.Period.Seconds()
+	l.tokens = l.burstLocked() // full, as SetConfig starts an enabled bucket
 	l.limitNow.Store(int64(c.Initial))
 	l.nextStep.Store(stepNow)
 	l.done = l.release
