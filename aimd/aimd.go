@@ -258,21 +258,26 @@ func (l *Limiter) maybeStep(now time.Time) {
 		return
 	}
 	defer l.stepping.Store(false)
+	// The schedule is set under the lock, which SetConfig holds to change
+	// Manual and Period and to re-arm the schedule: set after it, from the
+	// configuration read before, it would park a loop SetConfig just
+	// restarted.
 	l.mu.Lock()
-	manual, period := l.cfg.Manual, l.cfg.Period
-	l.mu.Unlock()
-	if manual {
+	if l.cfg.Manual {
 		l.nextStep.Store(math.MaxInt64)
+		l.mu.Unlock()
 		return
 	}
 	if at < l.nextStep.Load() {
+		l.mu.Unlock()
 		return
 	}
-	next := at + int64(period)
+	next := at + int64(l.cfg.Period)
 	if next < at { // overflow: a time some 290 years after epoch
 		next = math.MaxInt64
 	}
 	l.nextStep.Store(next)
+	l.mu.Unlock()
 	l.step(now)
 }
 
