@@ -215,7 +215,8 @@ func (l *Limiter) tryLocked(now time.Time, count bool) error {
 }
 
 // refillLocked adds the tokens earned since the last refill, keeping at most one
-// period's worth: a burst never releases more than one control period's tokens.
+// period's worth (one token, when the rate earns fewer in a period): a burst
+// never releases more than one control period's tokens.
 func (l *Limiter) refillLocked(now time.Time) {
 	if el := now.Sub(l.refilled); el > 0 || l.refilled.IsZero() {
 		if !l.refilled.IsZero() {

@@ -29,7 +29,8 @@ type Config struct {
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
 	// Period is the control period: one step per period, and the token bucket
-	// holds at most one period of tokens. Default 100ms.
+	// holds at most one period of tokens (one token when the rate earns fewer
+	// in a period). Default 100ms.
 	Period time.Duration
 	// Manual stops the Limiter from stepping on its own (lazily, on the first
 	// admission after each Period); the caller drives it with [Limiter.Tick].

@@ -21,8 +21,9 @@
 // ([Params.Gain]), above it the limit is multiplied by max(Decrease,
 // target/load) (with the default Backoff, see below); the result is clamped to [Min, Max]. The token bucket rate is
 // updated the same way within [MinRate, MaxRate], and the bucket never holds
-// more than one control period of tokens, so a burst after an idle spell
-// releases at most one period's worth of work. Signals: [ProcessCPU]
+// more than one control period of tokens (one token when the rate earns fewer
+// in a period), so a burst after an idle spell releases at most one period's
+// worth of work. Signals: [ProcessCPU]
 // (getrusage over GOMAXPROCS, or over a budget of [ProcessCPU.Cores]), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
 // usage_usec, v1 cpu.cfs_quota_us and cpuacct.usage: correct inside a container
 // with a CPU quota), [Latency] (mean latency of observed work),
