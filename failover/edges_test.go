@@ -324,3 +324,44 @@ func signalP(t *testing.T, p float64, n int) float64 {
 	require.NoError(t, err)
 	return decision(tab, "a1").Signal.P
 }
+
+// Zero knobs disable failover for a region: it never spills and may still receive.
+// A zero-knob region with hot hosts but plenty of room must stay Local, so it keeps
+// taking spill from a region that needs to send some away.
+func TestZeroKnobsNeverSpillStillReceive(t *testing.T) {
+	cfg := six()
+	for i := range cfg.Regions {
+		if cfg.Regions[i].Name != "b1" {
+			cfg.Regions[i].Knobs = failover.Knobs{}
+		}
+	}
+	r := mustNew(t, cfg)
+	ls := loads(0.4, map[string]float64{"b1": 0.95})
+	// b2: mean 0.4, but a quarter of its hosts above HotCPU.
+	for i := range 5 {
+		ls[4].HostCPU[i] = 0.9
+	}
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	d := decision(tab, "b2")
+	assert.Equal(t, failover.Local, d.Phase, d.Reason)
+	assert.Positive(t, d.In, "b2 has room and zero knobs: it still receives")
+	assert.Equal(t, uint64(1), r.Stats().SpillStarts, "only b1 spills")
+}
+
+// Knobs turned off by SetConfig while a region spills: it can no longer spill, so it
+// must not stay Spilling (refusing spill it has room for, counted as spilling).
+func TestKnobsOffMidSpillReturnsLocal(t *testing.T) {
+	cfg := six()
+	r := mustNew(t, cfg)
+	_, err := r.Step(t0, loads(0.4, map[string]float64{"b1": 0.95}))
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Stats().Spilling)
+	cfg.Regions[3].Knobs = failover.Knobs{}
+	require.NoError(t, r.SetConfig(cfg))
+	tab, err := r.Step(t0, loads(0.4, map[string]float64{"b1": 0.95}))
+	require.NoError(t, err)
+	assert.Equal(t, failover.Local, decision(tab, "b1").Phase)
+	assert.Zero(t, r.Stats().Spilling)
+	assert.Equal(t, r.Stats().SpillStarts, r.Stats().SpillEnds)
+}

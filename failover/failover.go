@@ -121,7 +121,7 @@ func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
 		t.Regions[i] = RegionDecision{Name: reg.Name, Signal: sig[i]}
 	}
 	for i, reg := range cfg.Regions {
-		r.decide(cfg, r.state[reg.Name], byName[reg.Name], sig[i], r.receiving[reg.Name], &t.Regions[i])
+		r.decide(cfg, r.state[reg.Name], reg, byName[reg.Name], sig[i], r.receiving[reg.Name], &t.Regions[i])
 	}
 	r.place(cfg, byName, k, &t)
 	r.count(&t)
@@ -233,7 +233,18 @@ func percentileIndex(p float64, n int) int {
 // decide moves the region between phases (with hysteresis) and sets its wanted spill
 // share. receiving reports whether the region took spill in the last table (then its
 // hot hosts may be someone else's traffic and do not fire).
-func (r *Router) decide(cfg Config, st *regionState, l Load, s Signal, receiving bool, d *RegionDecision) {
+func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signal, receiving bool, d *RegionDecision) {
+	if reg.Knobs == (Knobs{}) {
+		// Failover is off for the region: it never spills, so it stays (or, with the
+		// knobs turned off by SetConfig, goes back to) Local and may receive.
+		if st.phase == Spilling {
+			st.phase, st.since = Local, r.run
+			r.stats.SpillEnds++
+		}
+		st.share = 0
+		d.Phase, d.Reason = Local, "failover off: zero knobs"
+		return
+	}
 	want := 0.0
 	if s.Projected > cfg.Target {
 		want = 1 - cfg.Target/s.Projected
