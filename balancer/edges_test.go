@@ -2,6 +2,7 @@ package balancer_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +129,29 @@ func TestKeyspaceMovedGrowsAsOldHostsVanish(t *testing.T) {
 		last = res.KeyspaceMoved
 	}
 	assert.InDelta(t, 1, last, 1e-9)
+}
+
+// Weights are accepted when > 0, however small. With subnormal weights the recenter
+// factor TargetMedian/median overflows to +Inf; a new host whose capacity weight
+// underflowed to 0 then got 0*Inf = NaN as its published weight, and every other
+// weight was flattened to MaxWeight (their 2:1 ratios lost).
+func TestRecenterTinyWeightsStaysFinite(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 9 {
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, CPU: 0.5 + 0.025*float64(i%3),
+			Weight: 5e-324 * float64(1+i%2)})
+	}
+	hosts = append(hosts, balancer.Host{ID: "new", Cores: 4, New: true})
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	cfg := b.Config()
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
+		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
+	}
+	require.False(t, math.IsNaN(res.KeyspaceMoved), "%+v", res)
+	// h1 had twice h0's weight: the rescale keeps the ratio.
+	assert.InDelta(t, 2, res.Hosts[1].New/res.Hosts[0].New, 0.2)
 }

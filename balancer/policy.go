@@ -197,13 +197,19 @@ func finish(cfg Config, res *Result) {
 		ws[i] = res.Hosts[i].New
 	}
 	scale := 1.0
-	if m := median(ws); math.Abs(m/cfg.TargetMedian-1) > cfg.RecenterBand {
+	rescale := func(w float64) float64 { return w * scale }
+	if m := median(ws); m > 0 && math.Abs(m/cfg.TargetMedian-1) > cfg.RecenterBand {
 		res.Recentered, scale = true, cfg.TargetMedian/m
+		if math.IsInf(scale, 1) {
+			// m is subnormal and TargetMedian/m overflows: divide first, so a weight
+			// that underflowed to 0 stays 0 (not 0*Inf = NaN) and ratios survive.
+			rescale = func(w float64) float64 { return w / m * cfg.TargetMedian }
+		}
 	}
 	for i := range res.Hosts {
 		d := &res.Hosts[i]
-		d.New = math.Min(math.Max(d.New*scale, lo), hi)
-		if d.New != d.Old*scale {
+		d.New = math.Min(math.Max(rescale(d.New), lo), hi)
+		if d.New != rescale(d.Old) {
 			res.Changed++
 		}
 	}
