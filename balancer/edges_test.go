@@ -155,3 +155,24 @@ func TestRecenterTinyWeightsStaysFinite(t *testing.T) {
 	// h1 had twice h0's weight: the rescale keeps the ratio.
 	assert.InDelta(t, 2, res.Hosts[1].New/res.Hosts[0].New, 0.2)
 }
+
+// Weights near math.MaxFloat64 are accepted. The median of two of them overflowed to
+// +Inf, so the recenter factor was 0 and every weight was flattened to MinWeight (all
+// their differences lost, every key reshuffled), and the sum of the weights
+// overflowed, so KeyspaceMoved read 0.5 whatever moved.
+func TestHugeWeightsKeepRatios(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 10 {
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, CPU: 0.5,
+			Weight: 1e307 * float64(9+i%2)})
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	require.True(t, res.Recentered)
+	for i, d := range res.Hosts {
+		// every load is 1: no correction, only the rescale onto the target median
+		assert.InDelta(t, hosts[i].Weight/0.95e308, d.New, 1e-9, "%+v", d)
+	}
+	assert.InDelta(t, 0, res.KeyspaceMoved, 1e-9)
+}

@@ -213,10 +213,26 @@ func finish(cfg Config, res *Result) {
 			res.Changed++
 		}
 	}
-	var oldSum, newSum float64
+	var oldSum, newSum, oldMax, newMax float64
 	for _, d := range res.Hosts {
 		oldSum += d.Old
 		newSum += d.New
+		oldMax, newMax = math.Max(oldMax, d.Old), math.Max(newMax, d.New)
+	}
+	// Weights near math.MaxFloat64 overflow the sum: sum them over the largest
+	// instead (the shares are the same).
+	oldDiv, newDiv := 1.0, 1.0
+	if math.IsInf(oldSum, 1) {
+		oldDiv, oldSum = oldMax, 0
+		for _, d := range res.Hosts {
+			oldSum += d.Old / oldMax
+		}
+	}
+	if math.IsInf(newSum, 1) {
+		newDiv, newSum = newMax, 0
+		for _, d := range res.Hosts {
+			newSum += d.New / newMax
+		}
 	}
 	if oldSum == 0 {
 		// No host had a weight: no key had an owner, and every key takes one. Half
@@ -227,7 +243,7 @@ func finish(cfg Config, res *Result) {
 	}
 	var moved float64
 	for _, d := range res.Hosts {
-		moved += math.Abs(d.New/newSum - d.Old/oldSum)
+		moved += math.Abs(d.New/newDiv/newSum - d.Old/oldDiv/oldSum)
 	}
 	res.KeyspaceMoved = moved / 2
 }

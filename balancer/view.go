@@ -64,7 +64,10 @@ func median(xs []float64) float64 {
 	if len(s)%2 == 1 {
 		return s[m]
 	}
-	return (s[m-1] + s[m]) / 2
+	if x := (s[m-1] + s[m]) / 2; !math.IsInf(x, 0) {
+		return x
+	}
+	return s[m-1]/2 + s[m]/2 // the sum overflowed: both are near math.MaxFloat64
 }
 
 // cv returns the coefficient of variation of xs.
