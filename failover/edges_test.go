@@ -365,3 +365,42 @@ func TestKnobsOffMidSpillReturnsLocal(t *testing.T) {
 	assert.Zero(t, r.Stats().Spilling)
 	assert.Equal(t, r.Stats().SpillStarts, r.Stats().SpillEnds)
 }
+
+// Demand and Capacity are accepted in any unit up to the float64 maximum. In spread,
+// placed x room overflowed to +Inf for rates around 1e307, so every mega receiver got
+// a route of share 1 (a region sending away 200% of its demand, a table that
+// UnmarshalJSON rejects). The rooms may also sum past the maximum (the last case).
+func TestHugeRatesPlaceSanely(t *testing.T) {
+	for _, tc := range []struct {
+		c, low, recvMax float64
+	}{{1e307, 0.4, 0}, {1e308, 0.4, 0}, {1e308, 0.1, 0.79}} {
+		cfg := six()
+		cfg.ReceiverMax = tc.recvMax
+		r := mustNew(t, cfg)
+		var ls, small []failover.Load
+		for _, n := range []string{"a1", "a2", "a3", "b1", "b2", "b3"} {
+			u := tc.low
+			if n == "b1" {
+				u = 0.95
+			}
+			ls = append(ls, failover.Load{Region: n, Demand: tc.c * u, Capacity: tc.c})
+			small = append(small, failover.Load{Region: n, Demand: 1000 * u, Capacity: 1000})
+		}
+		tab, err := r.Step(t0, ls)
+		require.NoError(t, err)
+		ref, err := mustNew(t, cfg).Step(t0, small)
+		require.NoError(t, err)
+		// the same tier in a unit 1e305 times larger routes the same shares
+		require.Len(t, tab.Routes, len(ref.Routes), "capacity %g: %v", tc.c, tab.Routes)
+		for i, rt := range tab.Routes {
+			assert.InDelta(t, ref.Routes[i].Share, rt.Share, 1e-9, "capacity %g: %v", tc.c, tab.Routes)
+		}
+		d, dr := decision(tab, "b1"), decision(ref, "b1")
+		assert.InDelta(t, dr.Out, d.Out, 1e-9, "capacity %g", tc.c)
+		assert.InDelta(t, dr.Unplaced, d.Unplaced, 1e-9, "capacity %g", tc.c)
+		b, err := json.Marshal(tab)
+		require.NoError(t, err)
+		var back failover.Table
+		require.NoError(t, json.Unmarshal(b, &back), "capacity %g", tc.c)
+	}
+}

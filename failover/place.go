@@ -103,20 +103,33 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 // spread places up to rem over the eligible regions in proportion to their room and
 // returns what is left.
 func spread(rem float64, room []float64, eligible func(int) bool, give func(int, float64)) float64 {
-	total := 0.0
+	total, top := 0.0, 0.0
 	for j, x := range room {
 		if eligible(j) && x > 0 {
 			total += x
+			top = math.Max(top, x)
 		}
 	}
 	if total <= 0 {
 		return rem
 	}
+	// Rates near the float64 maximum overflow total or placed*x: take the
+	// proportions over the largest room instead.
+	scaled := 0.0
+	for j, x := range room {
+		if eligible(j) && x > 0 {
+			scaled += x / top
+		}
+	}
 	placed := math.Min(rem, total)
 	for j := range room {
 		if x := room[j]; eligible(j) && x > 0 {
 			if placed < total {
-				x = placed * x / total
+				if p := placed * x; !math.IsInf(p, 1) && !math.IsInf(total, 1) {
+					x = p / total
+				} else {
+					x = placed * (x / top / scaled)
+				}
 			}
 			// else every eligible region is filled: give it exactly its room,
 			// since total*x/total can round above or below x, and a residue
