@@ -8,11 +8,14 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrInvalidTable is wrapped by the errors of [NewTable] and [Table.UnmarshalJSON]
-// for routes a client must not apply (a share outside (0, 1], a route to itself,
-// shares of one region summing above 1, an unknown mechanism, routes out of order).
+// for routes a client must not apply (a share outside (0, 1], a route to itself, a
+// region name that is not UTF-8, shares of one region summing above 1, an unknown
+// mechanism, routes out of order); [Table.MarshalJSON] wraps it for a name that is
+// not UTF-8.
 // The caller should keep the table in force and fetch or build the table again.
 var ErrInvalidTable = errors.New("failover: invalid table")
 
@@ -21,9 +24,10 @@ var ErrInvalidTable = errors.New("failover: invalid table")
 // compute in this process, or a test that needs a fixed one. Regions is left empty:
 // [Table.Pick] reads only the routes. routes is not modified.
 //
-// Errors wrap [ErrInvalidTable]: an empty region name, a route from a region to
-// itself, a share that is not a number in (0, 1], an unknown mechanism, the same
-// (From, To, Mechanism) twice, or the shares leaving one region summing above 1.
+// Errors wrap [ErrInvalidTable]: an empty region name or one that is not UTF-8
+// (JSON could not carry it), a route from a region to itself, a share that is not a
+// number in (0, 1], an unknown mechanism, the same (From, To, Mechanism) twice, or the
+// shares leaving one region summing above 1.
 func NewTable(now time.Time, run uint64, routes []Route) (Table, error) {
 	rs := slices.Clone(routes)
 	slices.SortStableFunc(rs, compareRoutes)
@@ -100,8 +104,16 @@ type wireTable struct {
 //	 "regions": [RegionDecision...]}
 //
 // with mechanisms and phases by name. The region decisions (signals, reasons) travel
-// for display; a client needs only the routes.
+// for display; a client needs only the routes. A route naming a region that is not
+// valid UTF-8 is an error wrapping [ErrInvalidTable]: JSON would change the name.
 func (t Table) MarshalJSON() ([]byte, error) {
+	// JSON would replace the bytes of a name that is not UTF-8 with U+FFFD, and the
+	// decoded table would route other regions than this one.
+	for _, r := range t.Routes {
+		if !utf8.ValidString(r.From) || !utf8.ValidString(r.To) {
+			return nil, fmt.Errorf("%w: route %q -> %q: region name not UTF-8", ErrInvalidTable, r.From, r.To)
+		}
+	}
 	w := wireTable{Now: t.Now, Run: t.Run, Routes: make([]wireRoute, len(t.Routes)), Regions: slices.Clone(t.Regions)}
 	for i, r := range t.Routes {
 		w.Routes[i] = wireRoute(r)
@@ -162,6 +174,8 @@ func checkRoutes(rs []Route) error {
 		switch {
 		case r.From == "" || r.To == "":
 			return bad("empty region name")
+		case !utf8.ValidString(r.From) || !utf8.ValidString(r.To):
+			return bad("region name not UTF-8 (JSON would change it)")
 		case r.From == r.To:
 			return bad("routes a region to itself")
 		case math.IsNaN(r.Share) || r.Share <= 0 || r.Share > 1:

@@ -176,3 +176,45 @@ func ExampleNewTable() {
 	// {"now":"2023-11-14T22:13:20Z","run":1,"routes":[{"from":"a","to":"b","share":0.2,"mechanism":"ring"}]}
 	// 0.20 of a's clients served by b
 }
+
+// Region names are any non-empty strings, but encoding/json replaces bytes that are
+// not UTF-8 with U+FFFD: a table routing "r\xff" decoded as routing "r\ufffd", so its
+// clients stayed home, and two such names could decode as one. A table JSON cannot
+// carry must not marshal (nor be built by NewTable).
+func TestTableNonUTF8NamesDoNotRoundTripSilently(t *testing.T) {
+	routes := []failover.Route{
+		{From: "r\xff", To: "s", Share: 0.5, Mechanism: failover.MechGlobal},
+		{From: "r\xfe", To: "s", Share: 0.5, Mechanism: failover.MechGlobal},
+	}
+	tab := failover.Table{Run: 1, Routes: routes[:1]}
+	data, err := json.Marshal(tab)
+	if err == nil {
+		var back failover.Table
+		if err := json.Unmarshal(data, &back); err == nil {
+			for i := range 200 {
+				u := strconv.Itoa(i)
+				for _, rt := range tab.Routes {
+					require.Equal(t, tab.Pick(rt.From, u), back.Pick(rt.From, u), "%s", data)
+				}
+			}
+		}
+	}
+	_, err = failover.NewTable(t0, 1, routes)
+	require.ErrorIs(t, err, failover.ErrInvalidTable)
+
+	// A Router with such a region name does not publish a table that decodes differently.
+	cfg := six()
+	cfg.Regions[3].Name = "b\xff"
+	r := mustNew(t, cfg)
+	ls := loads(0.4, map[string]float64{"b1": 0.95})
+	ls[3].Region = "b\xff"
+	tab, err = r.Step(t0, ls)
+	require.NoError(t, err)
+	require.NotEmpty(t, tab.Out("b\xff"))
+	data, err = json.Marshal(tab)
+	if err == nil {
+		var back failover.Table
+		require.NoError(t, json.Unmarshal(data, &back))
+		require.Equal(t, tab.Routes, back.Routes)
+	}
+}
