@@ -176,3 +176,29 @@ func TestHugeWeightsKeepRatios(t *testing.T) {
 	}
 	assert.InDelta(t, 0, res.KeyspaceMoved, 1e-9)
 }
+
+// A raise of a weight near math.MaxFloat64 (or a capacity weight of a host with huge
+// cores) overflows to +Inf before the bounds apply. When that was the median, the
+// recenter factor was 0 and the published weights were Inf*0 = NaN.
+func TestRaisedHugeWeightsStayFinite(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 10 {
+		cpu := 0.4 // light: raised
+		if i >= 6 {
+			cpu = 0.8
+		}
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, CPU: cpu, Weight: 1.7e308})
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	cfg := b.Config()
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
+		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
+	}
+	require.False(t, math.IsNaN(res.KeyspaceMoved))
+	// the light hosts end up heavier than the loaded ones
+	assert.Greater(t, res.Hosts[0].New, res.Hosts[9].New)
+}

@@ -194,6 +194,10 @@ func finish(cfg Config, res *Result) {
 	lo, hi := cfg.MinWeight*cfg.TargetMedian, cfg.MaxWeight*cfg.TargetMedian
 	ws := make([]float64, len(res.Hosts))
 	for i := range res.Hosts {
+		// A raise of a weight near math.MaxFloat64 (or a capacity weight of huge
+		// cores) overflows: keep it the largest finite weight, so the recenter
+		// factor is not 0 and Inf*0 is not published as NaN.
+		res.Hosts[i].New = math.Min(res.Hosts[i].New, math.MaxFloat64)
 		ws[i] = res.Hosts[i].New
 	}
 	scale := 1.0
