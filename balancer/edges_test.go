@@ -202,3 +202,32 @@ func TestRaisedHugeWeightsStayFinite(t *testing.T) {
 	// the light hosts end up heavier than the loaded ones
 	assert.Greater(t, res.Hosts[0].New, res.Hosts[9].New)
 }
+
+// CPU is accepted as any finite value >= 0. When the CPUs summed past the float64
+// maximum, the mean CPU was +Inf and every load 0: no host was corrected, MaxMean read
+// 0, and under the regional policy a region's median load of 0 made its hosts'
+// residual load 0/0 = NaN, published as their weight.
+func TestHugeCPUKeepsLoads(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 12 {
+		h := balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, Weight: 1, Region: "a", CPU: 1e308 * (0.9 + 0.02*float64(i%3))}
+		if i%2 == 1 {
+			h.Region, h.CPU = "b", h.CPU*1.5
+		}
+		hosts = append(hosts, h)
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	cfg := b.Config()
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
+		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
+		// the loads are CPU over the mean, whatever the unit
+		assert.InDelta(t, 1, d.Load, 0.5, "%+v", d)
+	}
+	assert.InDelta(t, 1.27, res.MaxMean, 0.1)
+	// region b is heavier: its hosts end up lighter
+	assert.Greater(t, res.Hosts[0].New, res.Hosts[1].New, "%+v", res)
+}

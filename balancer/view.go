@@ -42,6 +42,16 @@ func newView(cfg Config, hosts []Host, age []int, wasHot []bool) *view {
 		return v
 	}
 	v.meanCPU = sum / float64(v.nKnown)
+	if math.IsInf(sum, 1) {
+		// CPUs near math.MaxFloat64 overflow the sum: average them over the largest.
+		sum = 0
+		for i, h := range hosts {
+			if v.known[i] {
+				sum += h.CPU / maxCPU
+			}
+		}
+		v.meanCPU = sum / float64(v.nKnown) * maxCPU
+	}
 	v.maxMean = maxCPU / v.meanCPU
 	med := median(effs)
 	for i := range hosts {
