@@ -231,3 +231,28 @@ func TestHugeCPUKeepsLoads(t *testing.T) {
 	// region b is heavier: its hosts end up lighter
 	assert.Greater(t, res.Hosts[0].New, res.Hosts[1].New, "%+v", res)
 }
+
+// Loads of hosts whose CPU is tiny next to the tier's mean underflow to 0. Under the
+// regional policy a region whose median load was 0 got the factor 0, and each of its
+// hosts the residual load 0/0 = NaN, published as its weight.
+func TestRegionZeroMedianLoadStaysFinite(t *testing.T) {
+	b := mustNew(t, balancer.Config{})
+	var hosts []balancer.Host
+	for i := range 12 {
+		h := balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, Weight: 1, CPU: 1e30, Region: fmt.Sprint("r", i%3)}
+		if i%3 == 0 {
+			h.CPU, h.Weight = 1e-300, 1e-290 // load 1e-300/1e30 underflows to 0
+		}
+		hosts = append(hosts, h)
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	require.Equal(t, balancer.RegionalSkew, res.State, res.Evidence)
+	cfg := b.Config()
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
+		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
+	}
+	require.False(t, math.IsNaN(res.KeyspaceMoved))
+}

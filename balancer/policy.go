@@ -79,7 +79,9 @@ func regionMedians(cfg Config, v *view, pol Policy) []float64 {
 	}
 	factor := make(map[string]float64, len(loads))
 	for r, ls := range loads {
-		if m := median(ls); math.Abs(m-1) > cfg.Deadband/2 {
+		// a median load of 0 (loads underflowed next to a huge mean) gives no
+		// factor: the residual load would be 0/0
+		if m := median(ls); m > 0 && math.Abs(m-1) > cfg.Deadband/2 {
 			factor[r] = m
 		}
 	}
