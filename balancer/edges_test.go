@@ -256,3 +256,26 @@ func TestRegionZeroMedianLoadStaysFinite(t *testing.T) {
 	}
 	require.False(t, math.IsNaN(res.KeyspaceMoved))
 }
+
+// TargetMedian and MaxWeight are each valid up to math.MaxFloat64, but their product,
+// the upper bound, overflows to +Inf: a recentering that scaled a large weight past
+// the float64 maximum then published +Inf.
+func TestHugeBoundStaysFinite(t *testing.T) {
+	b := mustNew(t, balancer.Config{TargetMedian: 1e300, MaxWeight: 1e300})
+	var hosts []balancer.Host
+	for i := range 10 {
+		w := 1e299 // the median, a tenth of the target: recentered x10
+		if i == 0 {
+			w = 1e308
+		}
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 4, CPU: 0.5, Weight: w})
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	require.True(t, res.Recentered)
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+	}
+	assert.Equal(t, math.MaxFloat64, res.Hosts[0].New)
+	assert.InDelta(t, 1e300, res.Hosts[1].New, 1e288)
+}

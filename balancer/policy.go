@@ -193,7 +193,9 @@ func placeNew(cfg Config, v *view, ds []Decision) {
 
 // finish clamps, recenters and measures the run.
 func finish(cfg Config, res *Result) {
-	lo, hi := cfg.MinWeight*cfg.TargetMedian, cfg.MaxWeight*cfg.TargetMedian
+	// MaxWeight x TargetMedian may overflow: no published weight is above the
+	// largest finite value.
+	lo, hi := cfg.MinWeight*cfg.TargetMedian, math.Min(cfg.MaxWeight*cfg.TargetMedian, math.MaxFloat64)
 	ws := make([]float64, len(res.Hosts))
 	for i := range res.Hosts {
 		// A raise of a weight near math.MaxFloat64 (or a capacity weight of huge
