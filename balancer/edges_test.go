@@ -145,13 +145,7 @@ func TestRecenterTinyWeightsStaysFinite(t *testing.T) {
 	hosts = append(hosts, balancer.Host{ID: "new", Cores: 4, New: true})
 	res, err := b.Step(t0, hosts)
 	require.NoError(t, err)
-	cfg := b.Config()
-	for _, d := range res.Hosts {
-		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
-		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
-		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
-	}
-	require.False(t, math.IsNaN(res.KeyspaceMoved), "%+v", res)
+	requireWeightsInBounds(t, b.Config(), res)
 	// h1 had twice h0's weight: the rescale keeps the ratio.
 	assert.InDelta(t, 2, res.Hosts[1].New/res.Hosts[0].New, 0.2)
 }
@@ -192,13 +186,7 @@ func TestRaisedHugeWeightsStayFinite(t *testing.T) {
 	}
 	res, err := b.Step(t0, hosts)
 	require.NoError(t, err)
-	cfg := b.Config()
-	for _, d := range res.Hosts {
-		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
-		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
-		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
-	}
-	require.False(t, math.IsNaN(res.KeyspaceMoved))
+	requireWeightsInBounds(t, b.Config(), res)
 	// the light hosts end up heavier than the loaded ones
 	assert.Greater(t, res.Hosts[0].New, res.Hosts[9].New)
 }
@@ -219,11 +207,8 @@ func TestHugeCPUKeepsLoads(t *testing.T) {
 	}
 	res, err := b.Step(t0, hosts)
 	require.NoError(t, err)
-	cfg := b.Config()
+	requireWeightsInBounds(t, b.Config(), res)
 	for _, d := range res.Hosts {
-		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
-		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
-		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
 		// the loads are CPU over the mean, whatever the unit
 		assert.InDelta(t, 1, d.Load, 0.5, "%+v", d)
 	}
@@ -248,13 +233,7 @@ func TestRegionZeroMedianLoadStaysFinite(t *testing.T) {
 	res, err := b.Step(t0, hosts)
 	require.NoError(t, err)
 	require.Equal(t, balancer.RegionalSkew, res.State, res.Evidence)
-	cfg := b.Config()
-	for _, d := range res.Hosts {
-		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
-		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
-		require.LessOrEqual(t, d.New, cfg.MaxWeight*cfg.TargetMedian, "%+v", d)
-	}
-	require.False(t, math.IsNaN(res.KeyspaceMoved))
+	requireWeightsInBounds(t, b.Config(), res)
 }
 
 // TargetMedian and MaxWeight are each valid up to math.MaxFloat64, but their product,
@@ -273,9 +252,21 @@ func TestHugeBoundStaysFinite(t *testing.T) {
 	res, err := b.Step(t0, hosts)
 	require.NoError(t, err)
 	require.True(t, res.Recentered)
-	for _, d := range res.Hosts {
-		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
-	}
+	requireWeightsInBounds(t, b.Config(), res)
 	assert.Equal(t, math.MaxFloat64, res.Hosts[0].New)
 	assert.InDelta(t, 1e300, res.Hosts[1].New, 1e288)
+}
+
+// requireWeightsInBounds fails unless every weight res publishes is finite and
+// within cfg's bounds (MinWeight and MaxWeight times TargetMedian, the upper one
+// capped at the float64 maximum).
+func requireWeightsInBounds(t *testing.T, cfg balancer.Config, res balancer.Result) {
+	t.Helper()
+	upper := min(cfg.MaxWeight*cfg.TargetMedian, math.MaxFloat64)
+	for _, d := range res.Hosts {
+		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
+		require.GreaterOrEqual(t, d.New, cfg.MinWeight*cfg.TargetMedian, "%+v", d)
+		require.LessOrEqual(t, d.New, upper, "%+v", d)
+	}
+	require.False(t, math.IsNaN(res.KeyspaceMoved), "%+v", res)
 }

@@ -57,16 +57,7 @@ func concurrentAgainstModel(t *testing.T, seed uint64) {
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	var gcwg sync.WaitGroup
-	gcwg.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-				s.GC()
-			}
-		}
-	})
+	gcUntil(&gcwg, s, done)
 	for w := range workers {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(seed, uint64(w)))

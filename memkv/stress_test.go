@@ -107,16 +107,7 @@ func TestConcurrentDeleteRewriteGC(t *testing.T) {
 	s := newStore(t, memkv.Config{Splits: [][]byte{b("w2")}, HistoryVersions: 2, GCStep: 1})
 	var writing, collecting sync.WaitGroup
 	done := make(chan struct{})
-	collecting.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-				s.GC()
-			}
-		}
-	})
+	gcUntil(&collecting, s, done)
 	for w := range writers {
 		writing.Go(func() {
 			model := map[string]string{}
@@ -152,4 +143,19 @@ func TestConcurrentDeleteRewriteGC(t *testing.T) {
 	writing.Wait()
 	close(done)
 	collecting.Wait()
+}
+
+// gcUntil runs full GCs back to back on a goroutine of wg until done closes,
+// so that concurrent readers and writers meet GC at every point.
+func gcUntil(wg *sync.WaitGroup, s *memkv.Store, done <-chan struct{}) {
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				s.GC()
+			}
+		}
+	})
 }
