@@ -18,7 +18,8 @@
 //     had a weight before);
 //   - recentering on Config.TargetMedian when the median leaves a band, so weights
 //     never drift toward zero (rescaling every weight moves no keys);
-//   - bounds (Config.MinWeight, Config.MaxWeight);
+//   - bounds (Config.MinWeight, Config.MaxWeight); a correction they cut short reports
+//     [ReasonBounded], not raised or lowered (at the bound, the weight does not move);
 //   - new hosts start from capacity: cores times the tier's median weight per core,
 //     times Config.NewHostFactor (below 1: a host of unknown efficiency starts cool).
 //

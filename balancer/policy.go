@@ -216,7 +216,13 @@ func finish(cfg Config, res *Result) {
 	}
 	for i := range res.Hosts {
 		d := &res.Hosts[i]
-		d.New = math.Min(math.Max(rescale(d.New), lo), hi)
+		w := rescale(d.New)
+		d.New = math.Min(math.Max(w, lo), hi)
+		if d.New != w && (d.Reason == ReasonRaised || d.Reason == ReasonLowered) {
+			// the bound cut the correction: at the bound already, the weight did
+			// not move at all, and "raised" or "lowered" would say it did
+			d.Reason = ReasonBounded
+		}
 		if d.New != rescale(d.Old) {
 			res.Changed++
 		}

@@ -121,6 +121,10 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 				if !d.Region {
 					require.Equal(t, math.Min(math.Max(d.Old, lo), hi), d.New, "%+v", d)
 				}
+			case balancer.ReasonRaised:
+				require.Greater(t, d.New, d.Old, "%+v", d)
+			case balancer.ReasonLowered:
+				require.Less(t, d.New, d.Old, "%+v", d)
 			}
 		}
 	}
@@ -129,7 +133,8 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 	if !res.Policy.Wide && (res.State == balancer.SteadyDrift || res.State == balancer.BimodalLoad) {
 		moves := 0
 		for _, d := range res.Hosts {
-			if d.Reason == balancer.ReasonLowered || d.Reason == balancer.ReasonRaised {
+			switch d.Reason {
+			case balancer.ReasonLowered, balancer.ReasonRaised, balancer.ReasonBounded:
 				moves++
 			}
 			if d.Load != 0 && math.Abs(d.Load-1) <= cfg.Deadband {

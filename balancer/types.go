@@ -76,9 +76,12 @@ const (
 	ReasonRaised                      // load below the tier: weight raised
 	ReasonCapacity                    // new host or flat reset: capacity-scaled weight
 	ReasonNoSignal                    // no CPU signal: unchanged
+	// ReasonBounded: the load called for a raise or a cut, but MinWeight or MaxWeight
+	// cut it short; a host already at the bound keeps its weight.
+	ReasonBounded
 )
 
-var reasonNames = [...]string{"", "held", "throttled", "lowered", "raised", "capacity", "no-signal"}
+var reasonNames = [...]string{"", "held", "throttled", "lowered", "raised", "capacity", "no-signal", "bounded"}
 
 // String returns the reason's short name.
 func (r Reason) String() string {
