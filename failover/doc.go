@@ -36,7 +36,11 @@
 //     the pressure that caused it (no on/off oscillation) and received traffic does not
 //     look like local pressure;
 //   - its trend (EWMA of the per-run change), projected Config.LeadRuns runs ahead:
-//     Projected = Home + LeadRuns * max(trend, 0);
+//     Projected = Home + LeadRuns * max(trend, 0). The change is per run, so runs
+//     must come at a fixed cadence (a pause between two Steps reads as one run). A
+//     run without a reading of the region (its report missing, or Capacity 0)
+//     restarts the trend: the next report is a new baseline with no trend, so a
+//     rate from before the gap is never projected onto a reading after it;
 //   - the share of hosts above Config.HotCPU, which fires on its own (for regions not
 //     receiving spill).
 //

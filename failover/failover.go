@@ -210,8 +210,13 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 		st.trend = (1-cfg.TrendAlpha)*st.trend + cfg.TrendAlpha*(s.Home-st.lastHome)
 	}
 	// A down or unreported region (Capacity 0) gives no reading of its home load:
-	// the next report re-baselines the trend instead of reading 0 -> x as a ramp.
+	// the next report re-baselines the trend instead of reading 0 -> x as a ramp,
+	// and the trend restarts from 0: the rate from before the gap, however long
+	// ago, says nothing about the load now and would fire (or mask) failover.
 	st.seen, st.lastHome = l.Capacity > 0, s.Home
+	if !st.seen {
+		st.trend = 0
+	}
 	s.Trend = st.trend
 	s.Projected = s.Home + cfg.LeadRuns*math.Max(st.trend, 0)
 	return s, k
