@@ -55,7 +55,9 @@ func New(cfg Config) (*Router, error) {
 }
 
 // SetConfig validates cfg and uses it from the next run on; the per-region state of
-// regions that remain is kept. On error the previous Config stays in force.
+// regions that remain is kept. A removed region that was spilling counts as a spill
+// end (Stats.SpillEnds) at once; its routes, and routes to it, are gone from the next
+// table (counted as route changes then). On error the previous Config stays in force.
 func (r *Router) SetConfig(cfg Config) error {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
@@ -68,8 +70,12 @@ func (r *Router) SetConfig(cfg Config) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cfg = c
-	for name := range r.state {
+	for name, st := range r.state {
 		if !slices.ContainsFunc(c.Regions, func(x Region) bool { return x.Name == name }) {
+			if st.phase == Spilling {
+				// its spill ends with it: the next run routes nothing from it
+				r.stats.SpillEnds++
+			}
 			delete(r.state, name)
 		}
 	}
