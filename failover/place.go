@@ -36,7 +36,6 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 	for _, i := range order {
 		reg, l := cfg.Regions[i], loads[cfg.Regions[i].Name]
 		rem := t.Regions[i].Want * l.Demand
-		enabled := false
 		route := func(j int, amount, knob float64, m Mechanism) {
 			// knob/100 is exactly 1 at 100%, so a receiver given its whole
 			// room is left with exactly 0, not a residue of an ulp that a
@@ -55,7 +54,6 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 			t.Regions[i].Out += share
 		}
 		if len(reg.Ring) > 0 && reg.Knobs.Ring > 0 {
-			enabled = true
 			// Normalize by the largest weight first, so neither the sum nor
 			// total*Weight can overflow.
 			maxW, sumW := 0.0, 0.0
@@ -77,16 +75,17 @@ func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table)
 			}
 		}
 		if reg.Mega != "" && reg.Knobs.Mega > 0 && rem > 0 {
-			enabled = true
 			rem = spread(rem, room, func(j int) bool { return j != i && cfg.Regions[j].Mega == reg.Mega },
 				func(j int, amt float64) { route(j, amt, reg.Knobs.Mega, MechMega) })
 		}
 		if reg.Knobs.Global > 0 && rem > 0 {
-			enabled = true
 			rem = spread(rem, room, func(j int) bool { return j != i },
 				func(j int, amt float64) { route(j, amt, reg.Knobs.Global, MechGlobal) })
 		}
-		if enabled && l.Demand > 0 {
+		// A spilling region has a knob on (decide keeps zero-knob regions Local), so
+		// what is left found no receiver, even when its mechanisms have no members
+		// (a ring knob without a Ring, a mega knob without a Mega): not dropped silently.
+		if l.Demand > 0 {
 			t.Regions[i].Unplaced = rem / l.Demand
 		}
 	}

@@ -90,7 +90,9 @@ type RegionDecision struct {
 	// receivers' headroom.
 	Out float64
 	// Unplaced is the share it wanted to send, with an enabled mechanism, that no
-	// receiver had room for.
+	// receiver had room for, including when its enabled mechanisms have no member
+	// to send to (a Ring knob without a Ring, a Mega knob without other regions in
+	// its Mega, a tier of one region).
 	Unplaced float64
 	// In is the rate received from other regions, over the region's capacity.
 	In float64
