@@ -15,8 +15,9 @@ const (
 	// at commit: committed transactions are equivalent to a serial order.
 	Serializable Isolation = iota + 1
 	// Snapshot reads from the snapshot at Begin and validates only writes
-	// against writes (first committer wins), plus any explicit read
-	// conflicts: lost updates are prevented, write skew is allowed.
+	// (Sets, clears and explicit write-conflict ranges) against writes
+	// (first committer wins), plus any explicit read conflicts: lost
+	// updates are prevented, write skew is allowed.
 	Snapshot
 	// ReadCommitted reads the latest committed version at each read and
 	// validates only the explicit read conflicts (Tx.AddReadConflictKey,

@@ -225,7 +225,9 @@ func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
 }
 
 // AddWriteConflictRange makes transactions that read [begin, end) and commit
-// after this one conflict, as if it had been written.
+// after this one conflict, as if it had been written. Under [Snapshot] it
+// also takes part in first committer wins, as a write does: the commit fails
+// if a write to the range committed after the read version.
 func (tx *Tx) AddWriteConflictRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
@@ -339,7 +341,10 @@ func (tx *Tx) Request() *CommitRequest {
 		}
 	}
 	if snapshot {
+		// Clears and write-conflict ranges are writes too: first committer
+		// wins on them as on Sets.
 		r.ReadRanges = append(r.ReadRanges, tx.c.wb.clears...)
+		r.ReadRanges = append(r.ReadRanges, tx.c.wranges...)
 	}
 	if tx.opt.Isolation == ReadCommitted && len(r.ReadKeys) == 0 && len(r.ReadRanges) == 0 {
 		// Nothing to validate: commit at the newest version, never too old.
