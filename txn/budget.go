@@ -67,8 +67,8 @@ func (tx *Tx) recordKey(key []byte) error {
 
 // recordRange adds a range read [begin, end) to the read set.
 func (tx *Tx) recordRange(begin, end []byte) error {
-	if end != nil && bytes.Compare(begin, end) >= 0 {
-		return nil // empty: nothing to validate
+	if emptyRange(begin, end) {
+		return nil // nothing to validate
 	}
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err

@@ -215,10 +215,15 @@ func (tx *Tx) AddReadConflictKey(key []byte) error {
 	return tx.recordKey(key)
 }
 
-// AddReadConflictRange is AddReadConflictKey for [begin, end).
+// AddReadConflictRange is AddReadConflictKey for [begin, end) (nil end: no
+// upper bound). An empty or inverted range (end not after begin) covers no
+// key and adds nothing.
 func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
+	}
+	if emptyRange(begin, end) {
+		return nil
 	}
 	tx.c.validate = true
 	return tx.recordRange(begin, end)
@@ -227,10 +232,15 @@ func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
 // AddWriteConflictRange makes transactions that read [begin, end) and commit
 // after this one conflict, as if it had been written. Under [Snapshot] it
 // also takes part in first committer wins, as a write does: the commit fails
-// if a write to the range committed after the read version.
+// if a write to the range committed after the read version. A nil end means
+// no upper bound; an empty or inverted range (end not after begin) covers no
+// key and adds nothing.
 func (tx *Tx) AddWriteConflictRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
+	}
+	if emptyRange(begin, end) {
+		return nil
 	}
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
@@ -353,6 +363,11 @@ func (tx *Tx) Request() *CommitRequest {
 		r.ReadVersion = tx.eng.ReadVersion()
 	}
 	return r
+}
+
+// emptyRange reports whether [begin, end) holds no key (nil end: +inf).
+func emptyRange(begin, end []byte) bool {
+	return end != nil && bytes.Compare(begin, end) >= 0
 }
 
 func nonNil(b []byte) []byte {
