@@ -13,7 +13,13 @@ import (
 type RetryPolicy struct {
 	// MaxAttempts bounds the attempts (default 10).
 	MaxAttempts int
-	// MaxElapsed bounds the total time, backoff included (default 10s).
+	// MaxElapsed bounds the time spent retrying (default 10s): no backoff
+	// wait ends, and no attempt starts, later than MaxElapsed after Run
+	// began. An attempt already running is not interrupted (fn and the
+	// engine's calls take the caller's context, and cutting a commit short
+	// would make its outcome unknown), so Run can return up to one attempt's
+	// duration after MaxElapsed. To bound the whole call, give ctx a
+	// deadline, or set Options.Deadline.
 	MaxElapsed time.Duration
 	// BaseBackoff is the backoff ceiling after the first failure; it doubles
 	// per attempt up to MaxBackoff, and each wait is drawn uniformly below
