@@ -551,19 +551,28 @@ func (c *Cache[K, V]) invalidateHashed(key K, h uint64, version uint64) bool {
 		s.mu.Unlock()
 		return false
 	}
-	c.dropLocked(s, e)
-	return true
+	return c.dropLocked(s, e)
 }
 
 // dropLocked removes e from s's index and the policy, counts an
-// invalidation, and unlocks s.mu, which the caller holds.
-func (c *Cache[K, V]) dropLocked(s *shard[K, V], e *entry[K, V]) {
+// invalidation, and unlocks s.mu, which the caller holds. It reports whether
+// it removed the entry: an entry the policy evicted before (its node is
+// dead, its unlink not done yet) is taken out of the index but counts as the
+// eviction it was, not also as an invalidation.
+func (c *Cache[K, V]) dropLocked(s *shard[K, V], e *entry[K, V]) bool {
 	s.ix.remove(e)
 	c.mu.Lock()
-	c.pol.remove(e.p) // a no-op for a node still deferred: dead, it is skipped
-	e.p.dead.Store(true)
+	// Under the policy lock: evictions mark their nodes dead under it.
+	evicted := e.p.dead.Load()
+	if !evicted {
+		c.pol.remove(e.p) // a no-op for a node still deferred: dead, it is skipped
+		e.p.dead.Store(true)
+	}
 	c.mu.Unlock()
 	s.mu.Unlock()
-	c.stats.invalidations.Add(1)
+	if !evicted {
+		c.stats.invalidations.Add(1)
+	}
 	c.maintain() // nodes deferred while the lock was held (maintain takes no shard lock under it)
+	return !evicted
 }

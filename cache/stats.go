@@ -38,7 +38,9 @@ type Stats struct {
 	StaleBypass uint64
 	// NotOwned counts reads of keys this host does not own.
 	NotOwned uint64
-	// Evictions counts entries evicted for capacity.
+	// Evictions counts entries evicted for capacity. An entry removed counts
+	// once, in Evictions or Invalidations: one evicted just before its
+	// invalidation counts as evicted only.
 	Evictions uint64
 	// Checkpoints counts applied checkpoint events.
 	Checkpoints uint64
