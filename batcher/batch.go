@@ -211,9 +211,10 @@ func (b *Batcher[G, Req, Resp]) launch(bt *batch[G, Req, Resp], force bool) {
 // MaxInFlight batches are already in flight (and not force), it answers every
 // item ErrOverloaded instead.
 func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool {
-	n := b.inflight.Add(1)
-	if !force && n > int64(b.cfg.Load().MaxInFlight) {
-		b.inflight.Add(-1)
+	switch {
+	case force:
+		b.inflight.Add(1) // Close flushes beyond the cap
+	case !b.takeSlot(int64(b.cfg.Load().MaxInFlight)):
 		b.c.rejected.Add(uint64(bt.live))
 		if bt.counted {
 			// The group's open batch, if any, was armed (it opened while this
@@ -231,6 +232,21 @@ func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool 
 	}
 	b.inflightItems.Add(int64(bt.live))
 	return true
+}
+
+// takeSlot counts one more batch in flight if fewer than limit are, and
+// reports whether it did. A refused batch is never counted, not even for a
+// moment: the gauge is what Stats reports and what admission checks.
+func (b *Batcher[G, Req, Resp]) takeSlot(limit int64) bool {
+	for {
+		n := b.inflight.Load()
+		if n >= limit {
+			return false
+		}
+		if b.inflight.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // run flushes bt and, under FlushNatural, the batches of its group that

@@ -48,7 +48,8 @@ type Stats struct {
 	// PendingItems is the number of items in open batches (gauge).
 	PendingItems int
 	// InFlightBatches is the number of dispatched batches whose flush has not
-	// returned (gauge); it never exceeds MaxInFlight except during Close.
+	// returned (gauge); it never exceeds MaxInFlight except during Close, or
+	// after SetConfig lowered MaxInFlight below the batches then in flight.
 	InFlightBatches int
 	// InFlightItems is the number of items in those batches (gauge).
 	InFlightItems int
