@@ -31,14 +31,20 @@ type CgroupCPU struct {
 	// proc/self/cgroup and sys/fs/cgroup/...). Empty means "/".
 	Root string
 
-	mu       sync.Mutex
-	lastUsed time.Duration
-	lastWall time.Time
+	mu        sync.Mutex
+	lastUsed  time.Duration
+	lastWall  time.Time
+	lastCores float64
 }
 
 // Sample returns the cgroup's utilization of its quota since the previous call,
-// NaN on the first call and when the usage counter went backwards (the cgroup
-// was recreated, as when its container restarts).
+// NaN on the first call, when the usage counter went backwards (the cgroup
+// was recreated, as when its container restarts) and when the quota changed
+// since the previous call (the container was resized): when in the period
+// the quota changed is unknown, so is the capacity the usage is measured
+// against, and neither quota alone gives a true reading (against the new one,
+// a cut reads above 1 and a raise reads low). The next period is measured
+// against the new quota.
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 	used, cores, err := c.Read()
 	if err != nil {
@@ -46,8 +52,11 @@ func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	prevUsed, prevWall := c.lastUsed, c.lastWall
-	c.lastUsed, c.lastWall = used, now
+	prevUsed, prevWall, prevCores := c.lastUsed, c.lastWall, c.lastCores
+	c.lastUsed, c.lastWall, c.lastCores = used, now, cores
+	if cores != prevCores {
+		return math.NaN(), nil
+	}
 	return utilization(used-prevUsed, now.Sub(prevWall), cores, prevWall.IsZero()), nil
 }
 

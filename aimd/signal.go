@@ -41,12 +41,16 @@ type ProcessCPU struct {
 	// means GOMAXPROCS.
 	Cores float64
 
-	mu       sync.Mutex
-	lastCPU  time.Duration
-	lastWall time.Time
+	mu        sync.Mutex
+	lastCPU   time.Duration
+	lastWall  time.Time
+	lastCores float64
 }
 
-// Sample returns the utilization since the previous call, or NaN on the first.
+// Sample returns the utilization since the previous call, or NaN on the first
+// and when the cores measured against changed since the previous call
+// (GOMAXPROCS, which the runtime moves with a container's quota): as with
+// [CgroupCPU], when in the period it changed is unknown.
 func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	cpu, err := processCPUTime()
 	if err != nil {
@@ -54,11 +58,14 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	prevCPU, prevWall := p.lastCPU, p.lastWall
-	p.lastCPU, p.lastWall = cpu, now
 	cores := p.Cores
 	if cores <= 0 || math.IsNaN(cores) || math.IsInf(cores, 0) {
 		cores = float64(runtime.GOMAXPROCS(0))
+	}
+	prevCPU, prevWall, prevCores := p.lastCPU, p.lastWall, p.lastCores
+	p.lastCPU, p.lastWall, p.lastCores = cpu, now, cores
+	if cores != prevCores {
+		return math.NaN(), nil
 	}
 	return utilization(cpu-prevCPU, now.Sub(prevWall), cores, prevWall.IsZero()), nil
 }
