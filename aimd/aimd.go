@@ -320,7 +320,8 @@ func (l *Limiter) step(now time.Time) error {
 		return err
 	}
 	if !math.IsNaN(load) { // NaN is "no reading": keep the last one, and keep Stats encodable
-		l.st.load = load
+		// An infinity is a reading, stored finite for the same reason.
+		l.st.load = max(-math.MaxFloat64, min(load, math.MaxFloat64))
 	}
 	prev := l.limit
 	switch {
