@@ -125,7 +125,15 @@ type Config struct {
 	MaxTenants int
 
 	// IdleTimeout reclaims the state of a tenant with nothing queued that has not
-	// been seen for this long. It is checked lazily: a hand visits one tenant every
+	// been seen for this long. A tenant is seen when a request of its arrives
+	// (admitted, queued or refused), not when a queued one is served or
+	// released: a tenant with requests queued is never reclaimed, however
+	// long they wait, but one whose last request waited longer than
+	// IdleTimeout (possible when IdleTimeout is below QueueDeadline) may be
+	// reclaimed as soon as that request is served. Reclaiming loses only the
+	// tenant's own stats (the totals keep its counts) and its over-share mark;
+	// its deficit is zero once it has nothing queued, and admitted work holds
+	// capacity, not tenant state. It is checked lazily: a hand visits one tenant every
 	// 16 decisions (it skips up to 7 empty slots of the tenant table to find
 	// one), and tenants are stamped with a coarse clock that the Shedder reads
 	// once every 64 fast-path admissions (with more than about 49,000 tenants,
