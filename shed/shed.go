@@ -81,7 +81,11 @@ func (s *Shedder) SetConfig(cfg Config) error {
 // (WARNING: tickets are recycled so that admission allocates nothing).
 //
 // If the request is shed, err is a *ShedError (errors.Is(err, ErrShed)): fail
-// or back off. If ctx ends first, err is ctx.Err() and nothing is held.
+// or back off. If ctx ends first, err is ctx.Err() and nothing is held, and the
+// request counts in [Stats].Canceled; so does a request whose ctx had already
+// ended when it would have queued (it is not queued). A ctx that had already
+// ended does not stop an admission on the fast path below, as with
+// golang.org/x/sync/semaphore.
 //
 // Fast path: with free capacity and nothing queued, Acquire takes the lock once
 // and allocates nothing.

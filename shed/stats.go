@@ -17,7 +17,7 @@ type BucketStats struct {
 	ShedOnArrival     int64 // of ShedQueueDeadline, those shed on arrival (Config.ShedOnArrival)
 	ShedClosed        int64 // shed with ReasonClosed
 	ShedNoCapacity    int64 // TryAcquire refusals (ReasonNoCapacity)
-	Canceled          int64 // left the queue because their context ended
+	Canceled          int64 // ended by their context before admission: left the queue, or arrived with it ended and would have queued
 
 	Queued     int   // requests waiting now
 	QueuedCost int64 // their total cost
@@ -50,7 +50,7 @@ type Stats struct {
 	ShedOnArrival     int64 // of ShedQueueDeadline, shed on arrival (Config.ShedOnArrival)
 	ShedClosed        int64
 	ShedNoCapacity    int64
-	Canceled          int64
+	Canceled          int64 // as BucketStats.Canceled
 	WaitCount         int64
 	WaitTotal         time.Duration
 

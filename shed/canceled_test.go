@@ -1,0 +1,41 @@
+package shed_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/shed"
+)
+
+// TestAcquireEndedContext pins what Acquire's doc and Stats.Canceled say
+// of a request whose context ended before the call: with free capacity and
+// nothing queued the fast path admits it; when it would queue it is refused
+// with ctx.Err(), not queued, and counted in Canceled (totals and bucket),
+// so that every call is counted once as admitted, shed or canceled.
+func TestAcquireEndedContext(t *testing.T) {
+	s := newShedder(t, shed.Config{Capacity: shed.Fixed(1)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	release, err := s.Acquire(ctx, "A", 0, 1)
+	require.NoError(t, err, "the fast path admits without reading ctx")
+	st := s.Stats()
+	assert.Equal(t, int64(1), st.Admitted)
+	assert.Zero(t, st.Canceled)
+
+	_, err = s.Acquire(ctx, "B", 0, 1) // would queue behind A
+	require.ErrorIs(t, err, context.Canceled)
+	st = s.Stats()
+	assert.Equal(t, int64(1), st.Canceled)
+	assert.Zero(t, st.Queued)
+	assert.Equal(t, int64(1), st.Admitted)
+	b := s.Tenant("B")
+	require.NotEmpty(t, b)
+	assert.Equal(t, int64(1), b[0].Canceled)
+	assert.Zero(t, b[0].Admitted)
+	release()
+	assert.Zero(t, s.Stats().InFlight)
+}
