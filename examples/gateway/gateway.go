@@ -44,6 +44,10 @@ type Gateway struct {
 	aimdCfg    aimd.Config
 	shedCfg    shed.Config
 
+	shardShare   atomic.Int64   // batches one shard may have in its backend call (health.go)
+	shardFlights []atomic.Int64 // per shard: its batches in their backend call
+	draining     atomic.Bool    // Close flushes every open batch, shares or not (as the batcher's cap)
+
 	n       gatewayCounters
 	health  []shardHealth // per backend shard (health.go)
 	log     *slog.Logger
@@ -80,7 +84,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 		log = discardLogger
 	}
 	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
-		health: make([]shardHealth, backend.Shards()), log: log}
+		health: make([]shardHealth, backend.Shards()), shardFlights: make([]atomic.Int64, backend.Shards()), log: log}
 	if err := g.build(cfg); err != nil {
 		g.closeParts() // what was built before the error; the backend stays the caller's
 		return nil, err
@@ -163,6 +167,7 @@ func (g *Gateway) build(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("gateway: max_batch, linger, batch_policy, max_in_flight, request_timeout: %w", err)
 	}
+	g.setShardShare(g.batches.Config().MaxInFlight)
 	if cfg.CacheCapacity > 0 {
 		if err := g.startCacheTier(cfg); err != nil {
 			return err
@@ -206,8 +211,14 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 
 // flush sends one batch (one tenant, one shard) to the backend as one call and
 // charges the tenant's quota one backend call. Each item carries the ops of
-// one command for this shard; the call runs them all, in item order.
+// one command for this shard; the call runs them all, in item order. A
+// batch whose shard already has its share of max_in_flight in the backend is
+// answered OVERLOADED without a call (enterShard).
 func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) error {
+	if !g.enterShard(grp.shard) {
+		return errOverloaded
+	}
+	defer g.shardFlights[grp.shard].Add(-1)
 	n := 0
 	for _, r := range reqs {
 		n += len(r)
@@ -572,6 +583,7 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 // has returned when it returns.
 func (g *Gateway) Close() error {
 	g.workers.close() // the server has drained: no command runs any more
+	g.draining.Store(true)
 	err := g.batches.Close()
 	if g.cache != nil {
 		g.cache.Close()

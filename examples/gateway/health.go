@@ -108,3 +108,29 @@ func (g *Gateway) healthCollectors() []prometheus.Collector {
 
 // discardLogger is the logger of a gateway made without one.
 var discardLogger = slog.New(slog.DiscardHandler)
+
+// A shard's share of the in-flight budget: each shard may have at most
+// max_in_flight / shards (at least 1) batches in its backend call at once,
+// so that a shard that hangs (accepts calls and never answers, until the
+// request timeout) cannot take the whole budget, which the batcher shares
+// among all shards, and starve the healthy shards' requests. A batch over
+// its shard's share is answered OVERLOADED at once, without a backend call.
+
+// setShardShare sets each shard's share of the in-flight budget from
+// max_in_flight.
+func (g *Gateway) setShardShare(maxInFlight int) {
+	g.shardShare.Store(int64(max(1, maxInFlight/len(g.shardFlights))))
+}
+
+// enterShard counts a batch into shard's backend calls in flight, unless the
+// shard has its share already (and the gateway is not draining, when every
+// open batch is flushed, as the batcher's own cap allows). The caller that
+// entered decrements shardFlights[shard] when its call returns.
+func (g *Gateway) enterShard(shard int) bool {
+	inflight := &g.shardFlights[shard]
+	if inflight.Add(1) > g.shardShare.Load() && !g.draining.Load() {
+		inflight.Add(-1)
+		return false
+	}
+	return true
+}

@@ -71,9 +71,15 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			}}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: maxKnobBatch,
 			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
-		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once; beyond, OVERLOADED",
+		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once (a shard at most this / shards); beyond, OVERLOADED",
 			Min: 1, Max: maxKnobCount, Value: int64(bcfg.MaxInFlight),
-			Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxInFlight = int(v) }) }}),
+			Apply: func(v int64) error {
+				if err := bc(func(c *batchConfig) { c.MaxInFlight = int(v) }); err != nil {
+					return err
+				}
+				g.setShardShare(int(v))
+				return nil
+			}}),
 		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch",
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "the longest the fetch of a key that many GETs read at once waits for its expected readers (0: off)",

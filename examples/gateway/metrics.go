@@ -37,7 +37,7 @@ func newMetrics(g *Gateway) *metrics {
 		counter("gateway_backend_ops_total", "Ops sent to the backend.", func() float64 { return float64(g.n.backendOps.Load()) }),
 		counter("gateway_shed_total", "Commands shed.", func() float64 { return float64(g.n.shed.Load()) }),
 		counter("gateway_throttled_total", "Commands refused over quota.", func() float64 { return float64(g.n.throttled.Load()) }),
-		counter("gateway_overloaded_total", "Commands refused by admission or the batcher's in-flight cap.", func() float64 { return float64(g.n.overloaded.Load()) }),
+		counter("gateway_overloaded_total", "Commands refused by admission, the batcher's in-flight cap or a shard's share of it.", func() float64 { return float64(g.n.overloaded.Load()) }),
 		counter("gateway_coalesce_calls_total", "GETs through the coalescing group.", func() float64 { return float64(g.flights.Stats().Calls) }),
 		counter("gateway_coalesce_joins_total", "GETs that joined a fetch in flight.", func() float64 { return float64(g.flights.Stats().Joins) }),
 		counter("gateway_hot_linger_woken_total", "Hot-key fetches that waited and went when their expected readers had arrived.", func() float64 { return float64(g.hot.woken.Load()) }),

@@ -28,9 +28,10 @@ func (b *blockingBackend) Do(ctx context.Context, shard int, ops []op, out []opR
 	return b.Backend.Do(ctx, shard, ops, out)
 }
 
-// gateway_overloaded_total says "Commands refused by admission or the
-// batcher's in-flight cap", and INFO/control's "overloaded" likewise; a
-// pipeline of 8 GETs refused by the in-flight cap counts once.
+// gateway_overloaded_total says "Commands refused by admission, the
+// batcher's in-flight cap or a shard's share of it", and INFO/control's
+// "overloaded" likewise; a pipeline of 8 GETs refused by the in-flight cap
+// counts once.
 func TestOverloadedCountsCommands(t *testing.T) {
 	in := startGateway(t, Config{Backend: BackendConfig{Shards: 2}, MaxInFlight: 1})
 	g := in.gw
