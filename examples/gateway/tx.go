@@ -277,9 +277,11 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	s.chargeTx(now, from) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
-	if err == nil {
+	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
 		// Reads that start after EXEC returns must not join a fetch that
-		// started before the commit.
+		// started before the commit. A commit of unknown outcome (the
+		// reply was lost) may have been applied: its keys are dropped too,
+		// so no read serves a value it may have replaced.
 		for _, c := range s.txs.queued {
 			if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
 				for _, k := range spec.keys(c.Args) {
