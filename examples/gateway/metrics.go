@@ -33,8 +33,8 @@ func newMetrics(g *Gateway) *metrics {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
 	m.reg.MustRegister(m.requests, m.latency,
-		counter("gateway_backend_calls_total", "Backend calls (one per batch).", func() float64 { return float64(g.n.backendCalls.Load()) }),
-		counter("gateway_backend_ops_total", "Ops sent to the backend.", func() float64 { return float64(g.n.backendOps.Load()) }),
+		counter("gateway_backend_calls_total", "Backend calls (one per batch; a KVSCAN's read of each shard; a transaction's round trips on Redis, its EXEC on memkv).", func() float64 { return float64(g.n.backendCalls.Load()) }),
+		counter("gateway_backend_ops_total", "Ops sent to the backend, in the calls gateway_backend_calls_total counts (a key read or written; a shard's scan).", func() float64 { return float64(g.n.backendOps.Load()) }),
 		counter("gateway_shed_total", "Commands shed.", func() float64 { return float64(g.n.shed.Load()) }),
 		counter("gateway_throttled_total", "Commands refused over quota.", func() float64 { return float64(g.n.throttled.Load()) }),
 		counter("gateway_overloaded_total", "Commands refused by admission, the batcher's in-flight cap or a shard's share of it.", func() float64 { return float64(g.n.overloaded.Load()) }),

@@ -43,8 +43,10 @@ type redisTxEngine struct {
 	// saw two states of one key, so it cannot commit.
 	changed [][]byte
 	// calls counts the engine's round trips to the shard (each read, the
-	// commit): the backend calls the gateway charges for the transaction.
-	calls int
+	// commit): the backend calls the gateway charges for the transaction;
+	// ops the keys they carried (one per read; the commit's checked and
+	// written keys).
+	calls, ops int
 }
 
 // keyState is a key's state as the commit script checks it.
@@ -115,6 +117,7 @@ func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState,
 	var get *redis.StringCmd
 	var exp *redis.Cmd
 	e.calls++
+	e.ops++
 	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.Get(ctx, key)
 		exp = p.Do(ctx, "PEXPIRETIME", key)
@@ -233,6 +236,7 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 		args = append(args, v[8:], strconv.FormatInt(px, 10))
 	}
 	e.calls++
+	e.ops += len(keys)
 	res, err := commitScript.Run(ctx, e.c, keys, args...).Result()
 	if err != nil {
 		return 0, commitError(err)

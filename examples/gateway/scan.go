@@ -55,6 +55,7 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 		}
 	}
 	s.g.n.backendCalls.Add(uint64(len(b.stores)))
+	s.g.n.backendOps.Add(uint64(len(b.stores))) // a scan per shard
 	s.tenant.backendCalls.Add(uint64(len(b.stores)))
 	s.tenant.quota.charge(now, float64(len(b.stores)))
 	slices.SortFunc(all, func(x, y kv) int { return strings.Compare(string(x.k), string(y.k)) })

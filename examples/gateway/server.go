@@ -530,9 +530,9 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		if r == nil {
 			tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 			defer cancel()
-			from := ss.txCalls()
+			from := ss.txMark()
 			r = ss.txCommand(tctx, args, now)
-			ss.chargeTx(now, from)
+			ss.chargeTx(now, from, spec.nkeys(len(args)))
 		}
 		_, failed := r.(respErr)
 		if failed {

@@ -111,27 +111,34 @@ func (ss *session) allowTxRead(now time.Time) any {
 	return nil
 }
 
-// txCalls is the number of round trips the transaction's engine has made to
-// its shard (Redis), or -1 for memkv's, which reads the store in process.
-func (ss *session) txCalls() int {
+// txMark is how far the transaction's engine has gone: its round trips to
+// its shard and the ops (keys) they carried on Redis, or -1 for memkv's,
+// which reads the store in process.
+type txMark struct{ calls, ops int }
+
+func (ss *session) txMark() txMark {
 	if e, ok := ss.txs.eng.(*redisTxEngine); ok {
-		return e.calls
+		return txMark{e.calls, e.ops}
 	}
-	return -1
+	return txMark{-1, -1}
 }
 
 // chargeTx charges the tenant for the backend calls the transaction made
-// since from (a txCalls): its round trips on Redis (a read of n keys is n),
-// one on memkv.
-func (ss *session) chargeTx(now time.Time, from int) {
-	n := 1
-	if from >= 0 {
-		n = ss.txCalls() - from
+// since from (a txMark), and counts them and their ops: its round trips on
+// Redis (a read of n keys is n, each of one op; the commit one, an op per
+// key it checks or writes), one on memkv, carrying keys ops (the keys of the
+// commands it ran, at least one).
+func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
+	n, ops := 1, max(keys, 1)
+	if from.calls >= 0 {
+		cur := ss.txMark()
+		n, ops = cur.calls-from.calls, cur.ops-from.ops
 	}
 	if n <= 0 {
 		return
 	}
 	ss.g.n.backendCalls.Add(uint64(n))
+	ss.g.n.backendOps.Add(uint64(ops))
 	ss.tenant.backendCalls.Add(uint64(n))
 	ss.tenant.quota.charge(now, float64(n))
 }
@@ -170,9 +177,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		if r := s.allowTxRead(now); r != nil {
 			return refuse(r)
 		}
-		from := s.txCalls()
+		from := s.txMark()
 		err := o.observe(ctx, keys) // a round trip per key not yet seen
-		s.chargeTx(now, from)
+		s.chargeTx(now, from, len(keys))
 		if err != nil {
 			return refuse(errReply(err))
 		}
@@ -269,12 +276,16 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	}
 	out := make([]any, len(s.txs.queued))
 	now := time.Now()
-	from := s.txCalls()
+	from := s.txMark()
+	keys := 0
 	for i, c := range s.txs.queued {
 		out[i] = s.txCommand(ctx, c.Args, now)
+		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
+			keys += spec.nkeys(len(c.Args))
+		}
 	}
 	_, err = s.txs.tx.Commit(ctx)
-	s.chargeTx(now, from) // on Redis, each read inside is a round trip, as is the commit
+	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
 	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
