@@ -270,8 +270,10 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			return errReply(err)
 		}
 	}
+	start := time.Now()
 	done, release, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
 	if err != nil {
+		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
 	out := make([]any, len(s.txs.queued))
@@ -288,6 +290,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
+	s.observeQueued(out, err == nil, start)
 	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
 		// Reads that start after EXEC returns must not join a fetch that
 		// started before the commit. A commit of unknown outcome (the
@@ -312,6 +315,33 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return errReply(err)
 	}
 	return out
+}
+
+// observeQueued counts the data commands of the transaction EXEC ran (or
+// refused at admission) as the same commands outside a transaction count:
+// in total_commands_processed, the tenant's requests and the request metrics,
+// each under its own name, with the latency of EXEC (admission to reply:
+// they are answered with it). One whose reply in out is an error, and every
+// one of a transaction that did not commit (committed false), is an error.
+func (s *session) observeQueued(out []any, committed bool, start time.Time) {
+	g, t := s.g, s.tenant
+	took := time.Since(start)
+	for i, c := range s.txs.queued {
+		spec, ok := lookupSpec(c.Args[0])
+		if !ok || (spec.kind != kindRead && spec.kind != kindWrite) {
+			continue // UNWATCH, the one other command queued
+		}
+		failed := !committed
+		if !failed {
+			_, failed = out[i].(respErr)
+		}
+		g.n.commands.Add(1)
+		t.requests.Add(1)
+		if failed {
+			g.n.errors.Add(1)
+		}
+		g.metrics.observe(t, spec, !failed, took)
+	}
 }
 
 // txCommand runs one queued command against the transaction (reads see its

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// latencyCount is the number of observations of gateway_request_seconds for
+// tenant and command.
+func latencyCount(t *testing.T, g *Gateway, tenant, cmd string) uint64 {
+	t.Helper()
+	mfs, err := g.metrics.reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != "gateway_request_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["tenant"] == tenant && labels["command"] == cmd {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return 0
+}
+
+// TestExecCommandsObserved: the data commands EXEC runs count in the
+// tenant's requests, gateway_requests_total and gateway_request_seconds as
+// the same commands outside a transaction do, each under its own name;
+// those of a transaction that does not commit (a watched key changed)
+// count with outcome error.
+func TestExecCommandsObserved(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	g := in.gw
+	ctx := context.Background()
+	c := client(t, in, nil)
+	conn := c.Conn() // one connection, whose set-up commands are behind
+	defer conn.Close()
+	require.NoError(t, conn.Ping(ctx).Err())
+	ten := g.tenants["default"]
+	m := g.metrics.requests
+	getOK, setOK, getErr := m.WithLabelValues("default", "GET", "ok"), m.WithLabelValues("default", "SET", "ok"), m.WithLabelValues("default", "GET", "error")
+	reqs, commands := ten.requests.Load(), g.n.commands.Load()
+	gets, sets := testutil.ToFloat64(getOK), testutil.ToFloat64(setOK)
+	getLat, setLat := latencyCount(t, g, "default", "GET"), latencyCount(t, g, "default", "SET")
+
+	_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, "{x}a", "1", 0)
+		p.Get(ctx, "{x}a")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), ten.requests.Load()-reqs, "the tenant's requests")
+	assert.Equal(t, 1.0, testutil.ToFloat64(getOK)-gets, "GET in EXEC, gateway_requests_total")
+	assert.Equal(t, 1.0, testutil.ToFloat64(setOK)-sets, "SET in EXEC, gateway_requests_total")
+	assert.Equal(t, uint64(1), latencyCount(t, g, "default", "GET")-getLat, "GET in EXEC, gateway_request_seconds")
+	assert.Equal(t, uint64(1), latencyCount(t, g, "default", "SET")-setLat, "SET in EXEC, gateway_request_seconds")
+	// MULTI and EXEC (connection commands) and the two data commands.
+	assert.Equal(t, uint64(4), g.n.commands.Load()-commands, "total_commands_processed")
+
+	// A transaction that does not commit: its GET counts as an error.
+	other := client(t, in, nil)
+	errs := testutil.ToFloat64(getErr)
+	err = c.Watch(ctx, func(tx *redis.Tx) error {
+		require.NoError(t, other.Set(ctx, "{x}a", "2", 0).Err())
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Get(ctx, "{x}a")
+			return nil
+		})
+		return err
+	}, "{x}a")
+	require.ErrorIs(t, err, redis.TxFailedErr)
+	assert.Equal(t, 1.0, testutil.ToFloat64(getErr)-errs, "GET of an EXEC that did not commit")
+}
