@@ -61,7 +61,7 @@ type Config struct {
 type TenantConfig struct {
 	Name        string   `json:"name"`
 	Password    string   `json:"password"`     // empty: AUTH with any password (or none) works
-	Commands    []string `json:"commands"`     // allowed commands (upper case); empty: all
+	Commands    []string `json:"commands"`     // allowed data commands and WATCH; empty: all (connection, INFO, CONFIG, COMMAND, MULTI/EXEC: always; README)
 	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes; empty: all keys
 	Priority    int      `json:"priority"`     // 0 (low) or 1 (high); default 0
 	Weight      int      `json:"weight"`       // shed share; default 1
