@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,4 +73,34 @@ func TestBackendOpsCountRedisTx(t *testing.T) {
 	// WATCH k: one read (1 op); EXEC: the script checks k and writes k (2 ops).
 	require.Equal(t, uint64(2), c1-calls, "WATCH's read and the commit")
 	require.Equal(t, uint64(3), o1-ops, "the read's key, and the keys the commit checks and writes")
+}
+
+// TestReplicaFallbackChargedOnce: a batch of GETs whose replica is
+// unreachable is read from the primary: one batch, so one backend call, its
+// ops once and one call of the tenant's quota, as the README documents (the
+// second attempt is the gateway's recovery, not the tenant's work).
+func TestReplicaFallbackChargedOnce(t *testing.T) {
+	eachClient(t, func(t *testing.T, kind string) {
+		primary := startRedis(t)
+		gone := startRedis(t) // a free port with nothing listening
+		gone.stop()
+		in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary.addr},
+			Replicas: [][]string{{gone.addr}}, Pool: 2, Client: kind},
+			Tenants: []TenantConfig{{Name: "default", QuotaRate: 0.001, QuotaBurst: 10}}})
+		g := in.gw
+		ten := g.tenants["default"]
+		ctx := context.Background()
+		c := client(t, in, nil)
+		require.NoError(t, c.Set(ctx, "rk", "v", 0).Err())
+		calls, ops := opsCount(g)
+		tenantCalls := ten.backendCalls.Load()
+		_, _, tokens := ten.quota.get(time.Now())
+		require.Equal(t, "v", c.Get(ctx, "rk").Val(), "read from the primary")
+		c1, o1 := opsCount(g)
+		assert.Equal(t, uint64(1), c1-calls, "gateway_backend_calls_total")
+		assert.Equal(t, uint64(1), o1-ops, "gateway_backend_ops_total")
+		assert.Equal(t, uint64(1), ten.backendCalls.Load()-tenantCalls, "the tenant's backend calls")
+		_, _, left := ten.quota.get(time.Now())
+		assert.InDelta(t, 1, tokens-left, 0.01, "the quota is charged one call")
+	})
 }

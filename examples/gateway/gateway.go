@@ -211,7 +211,9 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 
 // flush sends one batch (one tenant, one shard) to the backend as one call and
 // charges the tenant's quota one backend call. Each item carries the ops of
-// one command for this shard; the call runs them all, in item order. A
+// one command for this shard; the call runs them all, in item order. The
+// batch is the unit of the quota and of the backend call and op counters:
+// a replica read the backend retries on the primary counts once. A
 // batch whose shard already has its share of max_in_flight in the backend is
 // answered OVERLOADED without a call (enterShard).
 func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) error {
