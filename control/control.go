@@ -407,16 +407,34 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 	}
 	r.refillLocked(now)
 	if r.tokens < 1 {
-		wait := time.Duration(math.MaxInt64)
-		if w := (1 - r.tokens) / r.cfg.Rate * float64(time.Second); w < float64(math.MaxInt64) {
-			wait = time.Duration(w)
-		}
-		return &RateLimitError{RetryAfter: max(wait, time.Nanosecond)}
+		return &RateLimitError{RetryAfter: r.retryAfterLocked()}
 	}
 	if !dry {
 		r.tokens--
 	}
 	return nil
+}
+
+// retryAfterLocked returns how long after the last refill a refill makes a
+// whole token: the exact wait, to the nanosecond. The wait is
+// rounded up to the nanosecond, and stepped up past the rounding of the
+// refill's float arithmetic: truncated, it fell short of the token about half
+// the time, and a caller that waited exactly RetryAfter was refused again.
+func (r *Registry) retryAfterLocked() time.Duration {
+	w := math.Ceil((1 - r.tokens) / r.cfg.Rate * float64(time.Second))
+	if w >= float64(math.MaxInt64) {
+		return time.Duration(math.MaxInt64)
+	}
+	wait := max(time.Duration(w), time.Nanosecond)
+	// The step doubles: near the largest Duration a nanosecond no longer
+	// moves the float sum.
+	for step := time.Nanosecond; r.tokens+wait.Seconds()*r.cfg.Rate < 1; step *= 2 {
+		if wait > math.MaxInt64-step {
+			return time.Duration(math.MaxInt64)
+		}
+		wait += step
+	}
+	return wait
 }
 
 // refillLocked adds the change budget earned since the last refill at the
