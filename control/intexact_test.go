@@ -12,6 +12,9 @@ import (
 // A JSON number for an int knob is taken when it is an integer (7, 7.0,
 // 1.5e3) and refused otherwise (7.5): exactly, not after rounding to a
 // float64, which has 53 bits and would apply a neighbour of the number sent.
+// An exponent above 20 counts in full when the mantissa has fraction digits:
+// 0.001e25 is 1e22, too large (it was applied as 1e17), and
+// 0.00000000000000000000001e25 is 100 (it was refused).
 func TestIntKnobJSONExact(t *testing.T) {
 	tests := []struct {
 		give string
@@ -29,6 +32,8 @@ func TestIntKnobJSONExact(t *testing.T) {
 		{`100e-2`, 1, true},
 		{`-0.0`, 0, true},
 		{`0e99999999999999999999`, 0, true},
+		{`0.00000000000000000000001e25`, 100, true},
+		{`-0.00000000000000000000009223372036854775807e41`, -9223372036854775807, true},
 		{`7.5`, 0, false},
 		{`1e99999999999999999999`, 0, false},
 		{`1e-99999999999999999999`, 0, false},
@@ -37,6 +42,9 @@ func TestIntKnobJSONExact(t *testing.T) {
 		{`1e-400`, 0, false},
 		{`1e400`, 0, false},
 		{`9223372036854775808.0`, 0, false},
+		{`0.00000000000000000000001e45`, 0, false},
+		{`0.001e25`, 0, false},
+		{`-0.00792e29`, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {

@@ -269,8 +269,10 @@ func intLiteral(s string) (int64, bool) {
 		}
 		// Beyond these bounds the outcome no longer changes: a smaller
 		// exponent leaves a fraction (digits has fewer trailing zeros than
-		// s has bytes), a larger one overflows.
-		e = int(min(max(x, -int64(len(s))-1), 20))
+		// s has bytes), a larger one overflows (it leaves more than 19
+		// digits once the fraction's digits are shifted in front of the
+		// point: 0.001e5 is 100, so the bound counts them).
+		e = int(min(max(x, -int64(len(s))-1), int64(len(frac))+20))
 	}
 	e -= len(frac)
 	trimmed := strings.TrimRight(digits, "0")
