@@ -118,6 +118,11 @@ func decodeBody(r *http.Request, v any) error {
 	if len(data) > maxBody {
 		return fmt.Errorf("controlplane: body over %d bytes", maxBody)
 	}
+	// JSON null decodes into any struct as a no-op: it would read as the zero
+	// value (for a rollout, no rules at all) rather than as the error it is.
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return errors.New("controlplane: bad JSON: null body")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
