@@ -121,10 +121,14 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 			Host *Sample `json:"host"`
 		} `json:"state"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBody)).Decode(&st); err != nil {
+	body := &readErr{r: resp.Body}
+	if err := json.NewDecoder(io.LimitReader(body, maxStateBody)).Decode(&st); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
-		if ctx.Err() != nil || !(errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		// The body reader's own error (io.ErrUnexpectedEOF too: the connection
+		// ended before the announced body) is the transport's; the decoder's
+		// io.ErrUnexpectedEOF after a clean end is truncated JSON.
+		if ctx.Err() != nil || body.err != nil || !(errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF)) {
 			return Sample{}, fmt.Errorf("reading %s: %w", url, err) // the transport failed mid-answer
 		}
 		return Sample{}, fmt.Errorf("%w: decoding %s: %w", ErrBadState, url, err)
@@ -142,4 +146,18 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 	}
 	sort.Strings(s.Changed)
 	return s, nil
+}
+
+// readErr records the first error of r other than io.EOF.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
