@@ -25,7 +25,7 @@ const (
 
 var healthNames = [...]string{"", "unknown", "up", "down", "bad-state"}
 
-// String returns "unknown", "up" or "down".
+// String returns "unknown", "up", "down" or "bad-state", and "invalid" for any other value.
 func (h Health) String() string {
 	if h > 0 && int(h) < len(healthNames) {
 		return healthNames[h]
