@@ -180,7 +180,11 @@ func (g *Group[K, V]) startLocked(key K) *call[K, V] {
 		c.state.Store(1)
 	}
 	c.key = key
-	g.m[key] = c
+	// A key not equal to itself (a NaN, or a key holding one) stays out of the
+	// map: no lookup could find it, so no finish or Forget could delete it.
+	if key == key {
+		g.m[key] = c
+	}
 	g.executions.Add(1)
 	return c
 }

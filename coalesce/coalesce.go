@@ -15,7 +15,9 @@ import (
 //
 // Everything that changes the result of fn, including the tenant and the
 // authorization scope of the caller, belongs in K: callers that share a key share
-// a result.
+// a result. A key that is not equal to itself (a float NaN, or a struct or
+// interface holding one) matches no other call, as in a map: every call with
+// such a key runs fn.
 type Group[K comparable, V any] struct {
 	// hot is the execution that callers of its key join without the lock: the
 	// last one that a second caller joined, until it is sealed. Written under mu.
