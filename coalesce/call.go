@@ -117,10 +117,10 @@ func (g *Group[K, V]) join(ctx context.Context, key K, detach bool) (c *call[K, 
 // fn's context and the done channel the caller will wait on.
 func (g *Group[K, V]) enter(ctx context.Context, key K, detach bool) (c *call[K, V], fctx context.Context, leader bool) {
 	g.mu.Lock()
+	defer g.mu.Unlock() // also when an unhashable key (K an interface) panics in the map
 	if c := g.joinLocked(key); c != nil {
 		c.doneLocked()
 		g.publishLocked(c)
-		g.mu.Unlock()
 		return c, nil, false
 	}
 	c = g.startLocked(key) // none, or sealed (finishing or abandoned): start afresh
@@ -128,7 +128,6 @@ func (g *Group[K, V]) enter(ctx context.Context, key K, detach bool) (c *call[K,
 		fctx = g.detachLocked(ctx, c)
 		c.doneLocked()
 	}
-	g.mu.Unlock()
 	return c, fctx, true
 }
 

@@ -17,7 +17,9 @@ import (
 // authorization scope of the caller, belongs in K: callers that share a key share
 // a result. A key that is not equal to itself (a float NaN, or a struct or
 // interface holding one) matches no other call, as in a map: every call with
-// such a key runs fn.
+// such a key runs fn. With an interface K, a key whose dynamic type is not
+// comparable panics in the calling goroutine, as a map would; the Group stays
+// usable.
 type Group[K comparable, V any] struct {
 	// hot is the execution that callers of its key join without the lock: the
 	// last one that a second caller joined, until it is sealed. Written under mu.
@@ -149,30 +151,33 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 		ch <- Result[V]{Err: err}
 		return ch
 	}
-	w := &chanWaiter[V]{ch: ch}
+	if c, fctx, leader := g.enterChan(ctx, key, done != nil, &chanWaiter[V]{ch: ch}); leader {
+		go g.execute(fctx, key, c, fn, false)
+	}
+	return ch
+}
+
+// enterChan is the locked path of DoChan: w joins key's execution in flight, or
+// starts one (leader true) whose fn runs on fctx.
+func (g *Group[K, V]) enterChan(ctx context.Context, key K, cancellable bool, w *chanWaiter[V]) (c *call[K, V], fctx context.Context, leader bool) {
 	g.mu.Lock()
-	c := g.joinLocked(key)
-	leader := c == nil
+	defer g.mu.Unlock() // also when an unhashable key panics in the map
+	c = g.joinLocked(key)
+	leader = c == nil
 	if leader {
 		c = g.startLocked(key)
 	}
 	c.chans = append(c.chans, w)
-	if done != nil {
+	if cancellable {
 		// Registered under the lock so that finish sees stop; the callback runs on
 		// its own goroutine, so it cannot deadlock on g.mu.
 		w.stop = context.AfterFunc(ctx, func() { g.leaveChan(ctx, key, c, w) })
 	}
-	if !leader {
-		g.mu.Unlock()
-		return ch
-	}
-	fctx := ctx
-	if done != nil {
+	fctx = ctx
+	if leader && cancellable {
 		fctx = g.detachLocked(ctx, c)
 	}
-	g.mu.Unlock()
-	go g.execute(fctx, key, c, fn, false)
-	return ch
+	return c, fctx, leader
 }
 
 // Forget removes key's in-flight execution from the group, so the next call for key
@@ -185,11 +190,11 @@ func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context
 // write to the key.
 func (g *Group[K, V]) Forget(key K) {
 	g.mu.Lock()
+	defer g.mu.Unlock() // also when an unhashable key panics in the map
 	if c, ok := g.m[key]; ok {
 		g.unlinkLocked(key, c)
 		g.forgets.Add(1)
 	}
-	g.mu.Unlock()
 }
 
 // Stats returns a snapshot of the group's counters. It does not lock the group;
@@ -215,7 +220,7 @@ func (g *Group[K, V]) Stats() Stats {
 // would join.
 func (g *Group[K, V]) Pending(key K) bool {
 	g.mu.Lock()
+	defer g.mu.Unlock() // also when an unhashable key panics in the map
 	_, ok := g.m[key]
-	g.mu.Unlock()
 	return ok
 }

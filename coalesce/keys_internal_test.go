@@ -2,6 +2,7 @@ package coalesce
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -40,5 +41,55 @@ func TestNaNKeyLeavesNoEntry(t *testing.T) {
 	}
 	if s := g.Stats(); s.Executions != 30 || s.InFlight != 0 || s.Forgets != 0 {
 		t.Errorf("Stats = %+v, want 30 executions, none in flight, no forget", s)
+	}
+}
+
+// TestUnhashableKeyPanicReleasesLock: with an interface key type, a key whose
+// dynamic type cannot be hashed (a slice) makes the key map panic, as a map
+// would. The panic happened with the group's mutex held and never released it,
+// so once a caller recovered (as net/http does for a handler), every later call
+// on the Group blocked forever.
+func TestUnhashableKeyPanicReleasesLock(t *testing.T) {
+	fn := func(context.Context) (int, error) { return 1, nil }
+	fnWith := func(context.Context, int) (int, error) { return 1, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bad := any([]byte("k"))
+	ops := []struct {
+		name string
+		op   func(g *Group[any, int])
+	}{
+		{"Do", func(g *Group[any, int]) { g.Do(context.Background(), bad, fn) }},
+		{"Do cancellable", func(g *Group[any, int]) { g.Do(ctx, bad, fn) }},
+		{"DoWith", func(g *Group[any, int]) { DoWith(g, context.Background(), bad, 0, fnWith) }},
+		{"DoChan", func(g *Group[any, int]) { g.DoChan(context.Background(), bad, fn) }},
+		{"DoChan cancellable", func(g *Group[any, int]) { g.DoChan(ctx, bad, fn) }},
+		{"Forget", func(g *Group[any, int]) { g.Forget(bad) }},
+		{"Pending", func(g *Group[any, int]) { g.Pending(bad) }},
+	}
+	for _, tt := range ops {
+		for _, used := range []bool{false, true} { // a nil key map, then a made one
+			t.Run(fmt.Sprintf("%s used=%v", tt.name, used), func(t *testing.T) {
+				var g Group[any, int]
+				if used {
+					g.Do(context.Background(), "warm", fn)
+				}
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					tt.op(&g)
+					return false
+				}()
+				if !panicked {
+					t.Fatal("an unhashable key did not panic")
+				}
+				if !g.mu.TryLock() {
+					t.Fatal("the group's mutex is still held after the panic: every later call would block")
+				}
+				g.mu.Unlock()
+				if v, err := g.Do(ctx, "k", fn); v != 1 || err != nil {
+					t.Errorf("Do after the panic = %v, %v", v, err)
+				}
+			})
+		}
 	}
 }
