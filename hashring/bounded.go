@@ -32,8 +32,10 @@ type LoadReporter interface {
 //	ceil(c * (Total+1) * Weight_i / TotalWeight)
 //
 // so with equal weights no node exceeds ceil(c x average) once the caller counts the
-// request it routes (the "+1"). c must be finite and >= 1 (1.25 is the paper's
-// usual choice); otherwise LookupBounded returns [ErrBadLoadFactor]. It never
+// request it routes (the "+1"). The bound is computed in floating point: exactly
+// for integer weights and a c such as 1, 1.25, 1.5 or 2; with fractional weights
+// or a c such as 1.1 it can come out one higher where the exact value is an
+// integer. c must be finite and >= 1 (1.25 is the paper's usual choice); otherwise LookupBounded returns [ErrBadLoadFactor]. It never
 // panics: if concurrent callers filled every node between reads, it returns the
 // node with the lowest load relative to its bound. Lookups and the caller's
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
@@ -53,11 +55,21 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	if lr == nil { // nothing is loaded
 		return r.LookupHash(h)
 	}
-	// The share first: c*(Total+1)/TotalWeight overflows for tiny weights,
-	// which made every bound infinite.
 	scale := c * float64(lr.Total()+1)
 	fits := func(i int) (bool, float64) {
-		bound := math.Ceil(scale * (r.nodes[i].Weight / r.total))
+		// scale*w/W is exact for integer weights and c = 1, 1.25, 1.5, 2...,
+		// where scale*(w/W) can land just above an integer and let the node take
+		// one more than its bound. Where scale*w leaves the normal range (huge or
+		// tiny weights) it is the share first: c*(Total+1)/TotalWeight overflows
+		// for tiny weights, which made every bound infinite.
+		w := r.nodes[i].Weight
+		x := scale * w
+		if x >= 0x1p-1022 && x <= math.MaxFloat64 {
+			x /= r.total
+		} else {
+			x = scale * (w / r.total)
+		}
+		bound := math.Ceil(x)
 		load := float64(lr.Load(r.nodes[i].ID))
 		return load+1 <= bound, load / bound
 	}
