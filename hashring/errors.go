@@ -19,8 +19,10 @@ var (
 	// ErrBadID means a node ID is empty. The caller should name the node.
 	ErrBadID = errors.New("hashring: node ID must not be empty")
 
-	// ErrDuplicateNode means a node ID appears twice in one call or is already in the
-	// ring. The caller should use [Ring.Reweight] or [Ring.Update] to change a member.
+	// ErrDuplicateNode means a node ID appears twice among the nodes given to New,
+	// Add, Update or Unmarshal, or that Add was given a member. The caller should use
+	// [Ring.Reweight] or [Ring.Update] to change a member. (An ID given twice to
+	// [Ring.Remove] is [ErrUnknownNode]: the second removal finds it gone.)
 	ErrDuplicateNode = errors.New("hashring: duplicate node")
 
 	// ErrUnknownNode means a removed or reweighted node is not in the ring. The caller

@@ -20,7 +20,7 @@ func (r *Ring) Add(nodes ...Node) (*Ring, error) {
 
 // Remove returns a new ring without the nodes ids. Only the keys of the removed nodes
 // move (within one slot per node). It returns a *[NodeError] wrapping
-// [ErrUnknownNode] if an id is not a member.
+// [ErrUnknownNode] if an id is not a member, or is listed twice.
 func (r *Ring) Remove(ids ...string) (*Ring, error) {
 	drop := make(map[string]bool, len(ids))
 	for _, id := range ids {
