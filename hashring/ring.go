@@ -187,7 +187,9 @@ func (r *Ring) Stats() Stats {
 	s := Stats{Nodes: len(r.nodes), Slots: r.cfg.slots(), TotalWeight: r.total}
 	for i, n := range r.nodes {
 		share := float64(r.counts[i]) / float64(s.Slots)
-		s.MaxShareRatio = math.Max(s.MaxShareRatio, share/(n.Weight/r.total))
+		if want := n.Weight / r.total; want > 0 { // 0 when it underflows: the node owns no slot
+			s.MaxShareRatio = math.Max(s.MaxShareRatio, share/want)
+		}
 		s.PeakToMean = math.Max(s.PeakToMean, share*float64(len(r.nodes)))
 	}
 	if r.derived {
