@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -44,8 +45,10 @@ import (
 // the keys' PTTL in the same round trip, so a value with an expiry leaves the
 // cache when it expires rather than when Redis gets round to announcing it. A
 // shard counts as volatile when INFO keyspace, read at each (re)subscription,
-// shows keys with an expiry, and from the first notification that can give a
-// key one (expire, rename_to, move_to, restore, copy_to) until the next
+// shows keys with an expiry or INFO persistence shows it loading its dataset
+// (a restart with persistence: the keys it loads are announced by no
+// notification), and from the first notification that can give a key one
+// (expire, rename_to, move_to, restore, copy_to) until the next
 // resubscription; that notification also invalidates the fills of its key
 // in flight, so no fill that skipped PTTL stores a key that has an expiry.
 //
@@ -121,13 +124,40 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 var givesExpiry = map[string]bool{"expire": true, "rename_to": true, "move_to": true, "restore": true, "copy_to": true}
 
 // keysWithExpiry returns the number of keys with an expiry on c, over all its
-// databases (INFO keyspace: "db0:keys=10,expires=2,avg_ttl=0").
+// databases (INFO keyspace: "db0:keys=10,expires=2,avg_ttl=0"). A shard
+// that is still loading its dataset (restarted with persistence; it serves
+// subscriptions and INFO meanwhile) counts only the keys loaded so far, and
+// the keys it loads next make no notification: it has no count
+// (errShardLoading), so it stays volatile. INFO persistence is read first,
+// so a shard that says it has finished loading shows every key after.
 func keysWithExpiry(ctx context.Context, c *redis.Client) (int, error) {
+	p, err := c.Info(ctx, "persistence").Result()
+	if err != nil {
+		return 0, err
+	}
+	if shardLoading(p) {
+		return 0, errShardLoading
+	}
 	s, err := c.Info(ctx, "keyspace").Result()
 	if err != nil {
 		return 0, err
 	}
 	return parseExpires(s)
+}
+
+// errShardLoading: the shard is loading its dataset.
+var errShardLoading = errors.New("caching tier: shard loading its dataset")
+
+// shardLoading reports whether an INFO persistence reply says the server is
+// loading its dataset (loading:1, or async_loading:1 on a replica).
+func shardLoading(info string) bool {
+	for line := range strings.Lines(info) {
+		switch strings.TrimSpace(line) {
+		case "loading:1", "async_loading:1":
+			return true
+		}
+	}
+	return false
 }
 
 // parseExpires sums the expires= fields of an INFO keyspace reply.
