@@ -32,7 +32,8 @@ import (
 //     (cache.Event.Cut), so the bound counts from before the PUBLISH, and the
 //     delivery delay does not stretch it. A ticker publishes one every
 //     staleness/4 (between 1 ms and 100 ms), so an idle shard keeps the
-//     bound renewed;
+//     bound renewed, once it has checked that the shard's notification
+//     flags still cover every change (mark);
 //   - a (re)subscription confirmation replaces the shard's cache with an empty
 //     one: the notifications sent while the connection was down are lost, so
 //     nothing cached before it is trusted. Between the loss and the new
@@ -107,7 +108,8 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	ready := make(chan struct{}, len(b.shards))
 	for i, c := range b.shards {
 		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready) })
-		ct.wg.Go(func() { every(ct.ctx, period, func() { publishMarker(ct.ctx, c, marker) }) })
+		var m markerState
+		ct.wg.Go(func() { every(ct.ctx, period, func() { ct.mark(ct.ctx, b, i, c, marker, &m) }) })
 	}
 	// Serve only once every shard's notifications flow.
 	for range b.shards {
@@ -181,12 +183,55 @@ func parseExpires(info string) (int, error) {
 	return total, nil
 }
 
+// markerState is what shard i's marker loop knows of the shard's
+// notification settings.
+type markerState struct {
+	off bool // the last check found notifications that do not cover every change
+}
+
+// mark publishes shard i's checkpoint marker on c, once the shard is seen to
+// announce every change still: a client of the shard may set
+// notify-keyspace-events to what it needs itself ("Ex" for expired events
+// only, a common set-up), and a marker published then would vouch for
+// changes that no notification invalidated. The checkpoint is cut before the
+// check, so every change before the cut ran while the flags covered it
+// (flags turned off and on again between two checks go unseen). While they
+// do not cover, no marker goes out, so the cache ages out of the bound, and
+// the feed, which then receives nothing, times out (feedReadTimeout) and
+// resubscribes, which turns the flags on again. Once they cover again, the
+// shard's cache starts over before the next marker, as after a gap in the
+// feed (the changes in between were announced to nobody), and the shard
+// counts as volatile (expiries given meanwhile were not announced either)
+// until the next resubscription.
+func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.Client, marker string, m *markerState) {
+	cut := time.Now()
+	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
+	if err != nil {
+		return // a missed checkpoint: the bound ages
+	}
+	if flags := cur["notify-keyspace-events"]; !notificationsCover(flags) {
+		if !m.off {
+			m.off = true
+			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; its cache stops serving once the staleness bound passes, until they do",
+				"shard", i, "addr", c.Options().Addr, "flags", flags)
+		}
+		return
+	}
+	if m.off {
+		m.off = false
+		b.volatile[i].Store(true)
+		ct.reset(i)
+		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+	}
+	publishMarker(ctx, c, marker, cut)
+}
+
 // publishMarker publishes a checkpoint marker on c. The payload is the time
-// the checkpoint is cut (taken before the PUBLISH runs, so never late): the
+// the checkpoint was cut (taken before the PUBLISH runs, so never late): the
 // bound counts from it, not from the marker's arrival. A failed publish is a
 // missed checkpoint: the bound ages.
-func publishMarker(ctx context.Context, c *redis.Client, marker string) {
-	_ = c.Publish(ctx, marker, strconv.FormatInt(time.Now().UnixNano(), 10)).Err()
+func publishMarker(ctx context.Context, c *redis.Client, marker string, cut time.Time) {
+	_ = c.Publish(ctx, marker, strconv.FormatInt(cut.UnixNano(), 10)).Err()
 }
 
 // followShard applies shard i's notifications to its cache until ctx ends.
