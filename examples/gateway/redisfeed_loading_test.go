@@ -63,7 +63,7 @@ func TestRedisCachingTierLoadingShardIsVolatile(t *testing.T) {
 	require.NoError(t, err)
 	resets := in.gw.cache.resets.Load()
 	shard.stop()
-	startLoading(t, shard, bin, port, "--dir", dir, "--notify-keyspace-events", "KEA", "--key-load-delay", "100", "--loading-process-events-interval-bytes", "1024")
+	startLoading(t, shard, bin, port, "--dir", dir, "--notify-keyspace-events", "KEA", "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024")
 	eventually(t, "the feed did not resubscribe", func() bool { return in.gw.cache.resets.Load() > resets })
 	syncFeed(t, in) // the feed has read the shard's state at its subscription
 
