@@ -26,7 +26,7 @@ func checkNodes(op string, nodes []Node) error {
 	if len(nodes) > MaxNodes {
 		return ErrTooManyNodes
 	}
-	total := 0.0
+	total, heaviest := 0.0, 0
 	for i, n := range nodes {
 		switch {
 		case n.ID == "":
@@ -37,9 +37,15 @@ func checkNodes(op string, nodes []Node) error {
 			return &NodeError{Op: op, ID: n.ID, Weight: n.Weight, Err: ErrDuplicateNode}
 		}
 		total += n.Weight
+		if n.Weight > nodes[heaviest].Weight {
+			heaviest = i
+		}
 	}
 	if math.IsInf(total, 0) {
-		return &NodeError{Op: op, ID: nodes[len(nodes)-1].ID, Weight: nodes[len(nodes)-1].Weight, Err: ErrBadWeight}
+		// Name the heaviest node: the weight that pushed the sum over (a
+		// reweight's new weight, typically), not whichever ID sorts last.
+		h := nodes[heaviest]
+		return &NodeError{Op: op, ID: h.ID, Weight: h.Weight, Err: ErrBadWeight}
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ var (
 	ErrEmpty = errors.New("hashring: ring is empty")
 
 	// ErrBadWeight means a weight is not a finite number > 0, or the weights sum to
-	// infinity. The caller should fix the weight it computed; the ring is unchanged.
+	// infinity (the *NodeError then names the heaviest node). The caller should fix
+	// the weight it computed; the ring is unchanged.
 	ErrBadWeight = errors.New("hashring: weight must be finite and > 0")
 
 	// ErrBadID means a node ID is empty. The caller should name the node.
