@@ -94,8 +94,13 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 // key invalidated, Set or deleted after FillMany started (no stale set), nor
 // for a key not owned. The load is not shared with concurrent Gets. If load
 // returns an error, or a number of values other than len(keys), FillMany
-// returns that error and stores nothing. load runs on ctx.
+// returns that error and stores nothing. load runs on ctx. With no keys
+// (LookupMany found them all) there is nothing to load: FillMany returns an
+// empty slice without calling load, as GetMany does for an all-hit read.
 func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
+	if len(keys) == 0 {
+		return []V{}, nil // no backend call: an empty multi-get may be an error there
+	}
 	recs := make([]fillRecord[K, V], len(keys))
 	for i, k := range keys {
 		recs[i] = c.startFill(k)
