@@ -21,7 +21,10 @@ import (
 // concurrent Gets of the same keys, nor do they join its load, so a key in
 // both may be loaded twice (Stats.Loads counts a GetMany's load once). If load
 // returns an error, or a number of values other than the number of keys it
-// got, GetMany returns that error and stores nothing. load runs on ctx.
+// got, GetMany returns that error and stores nothing. load runs on ctx, on
+// the caller's goroutine: a panic in it (or a runtime.Goexit) stores
+// nothing, counts in Stats.LoadErrors and goes on up the caller's stack,
+// where Get, whose load is shared, returns a *coalesce.PanicError instead.
 func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
 	out := make([]V, len(keys))
 	missed := c.LookupMany(keys, out, nil)
@@ -94,7 +97,8 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 // key invalidated, Set or deleted after FillMany started (no stale set), nor
 // for a key not owned. The load is not shared with concurrent Gets. If load
 // returns an error, or a number of values other than len(keys), FillMany
-// returns that error and stores nothing. load runs on ctx. With no keys
+// returns that error and stores nothing. load runs on ctx, on the caller's
+// goroutine: a panic in it reaches the caller, as in GetMany. With no keys
 // (LookupMany found them all) there is nothing to load: FillMany returns an
 // empty slice without calling load, as GetMany does for an all-hit read.
 func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
