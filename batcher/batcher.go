@@ -186,7 +186,9 @@ func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg 
 	}
 	size := 0
 	if cfg.Size != nil {
-		size = cfg.Size(req)
+		// A negative size would lower the batch's byte count and make room
+		// for more than MaxBytes: it counts as 0.
+		size = max(cfg.Size(req), 0)
 	}
 	bt, slot, own, err = b.enqueue(cfg, group, req, size)
 	return cfg, bt, slot, own, err

@@ -71,7 +71,8 @@ type Config[Req any] struct {
 	MaxBytes int
 
 	// Size reports the size of one request in bytes, for MaxBytes. It must be cheap
-	// and deterministic (it is called once per item, outside any lock).
+	// and deterministic (it is called once per item, outside any lock). A
+	// negative size counts as 0.
 	// If nil, items have no size and MaxBytes must be zero.
 	Size func(Req) int
 
