@@ -22,9 +22,11 @@ import (
 // both may be loaded twice (Stats.Loads counts a GetMany's load once). If load
 // returns an error, or a number of values other than the number of keys it
 // got, GetMany returns that error and stores nothing. load runs on ctx, on
-// the caller's goroutine: a panic in it (or a runtime.Goexit) stores
-// nothing, counts in Stats.LoadErrors and goes on up the caller's stack,
-// where Get, whose load is shared, returns a *coalesce.PanicError instead.
+// the caller's goroutine, and GetMany returns when load does: unlike Get, it
+// does not leave early when ctx ends, so load should honour ctx. A panic in
+// load (or a runtime.Goexit) stores nothing, counts in Stats.LoadErrors and
+// goes on up the caller's stack, where Get, whose load is shared, returns a
+// *coalesce.PanicError instead.
 func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
 	out := make([]V, len(keys))
 	missed := c.LookupMany(keys, out, nil)
