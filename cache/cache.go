@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
@@ -117,6 +118,11 @@ type shard[K comparable, V any] struct {
 	// records is len(fills), written under mu and read without it by
 	// invalidate's fast path (see there).
 	records atomic.Int32
+	// sweepAt is the number of fill records at which the next sweep runs
+	// (at least sweepFills), and sweeps counts the sweeps; both protected by
+	// mu.
+	sweepAt int32
+	sweeps  uint32
 	_       [cacheLine]byte
 }
 
@@ -407,7 +413,7 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 	}
 	f := s.fills[key]
 	if f == nil {
-		if len(s.fills) >= sweepFills {
+		if len(s.fills) >= max(sweepFills, int(s.sweepAt)) {
 			c.sweepFillsLocked(s)
 		}
 		f = &fills{}
@@ -473,10 +479,20 @@ func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 // sweepFills bounds the fill records of a shard: past it, records of finished
 // fills are dropped, each after a Forget of its key (its coalesce call may not
 // have finished yet).
+//
+// A sweep walks every record, so when many fills are in flight in a shard (a
+// GetMany of thousands of missed keys, a miss storm on a slow backend), whose
+// records a sweep must keep, sweeping at every new fill past sweepFills made n
+// fills cost n^2/2 visits under the shard's lock. The next sweep waits until
+// the records double from what the last one kept: a sweep's visits are paid
+// for by the records added since, and the records of finished fills are
+// bounded by twice the most a sweep had to keep.
 const sweepFills = 64
 
-// sweepFillsLocked drops the records of finished fills. The caller holds s.mu.
+// sweepFillsLocked drops the records of finished fills and sets the size at
+// which the next sweep runs. The caller holds s.mu.
 func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
+	s.sweeps++
 	for k, f := range s.fills {
 		// A key with a flight keeps its record: the flight may be a newer one
 		// whose fill has not registered yet (it will reuse the record), or the
@@ -486,6 +502,7 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 		}
 	}
 	s.records.Store(int32(len(s.fills)))
+	s.sweepAt = int32(min(2*len(s.fills), math.MaxInt32))
 }
 
 // storeLocked stores it for key: as the new value of the key's entry when key
