@@ -185,6 +185,12 @@ func (c Config) withDefaults() (Config, error) {
 	c.Backend.Pool = or(c.Backend.Pool, 8)
 	switch c.Backend.Kind {
 	case "memkv":
+		// Redis settings here are a file that forgot the kind: ignored, the
+		// gateway would serve from process memory what the file meant for
+		// Redis.
+		if len(c.Backend.Redis) > 0 || len(c.Backend.Replicas) > 0 || c.Backend.Client != "" {
+			return c, errors.New(`gateway: backend redis, replicas or client set on the memkv backend: add "kind": "redis" (or use -redis)`)
+		}
 	case "redis":
 		c.Backend.Client = or(c.Backend.Client, "rueidis")
 		if c.Backend.Client != "go-redis" && c.Backend.Client != "rueidis" {
