@@ -16,14 +16,22 @@ var startTime = time.Now()
 // keyspace) plus the gateway's own: admission, batching, coalescing, tenants,
 // and the backend shards' health.
 func cmdInfo(_ context.Context, s *session, a [][]byte) any {
-	want := "all"
-	if len(a) > 1 {
-		want = strings.ToLower(string(a[1]))
+	// As Redis 7: every section named, or all of them for none, "all",
+	// "everything" or "default".
+	all := len(a) == 1
+	want := map[string]bool{}
+	for _, w := range a[1:] {
+		switch w := strings.ToLower(string(w)); w {
+		case "all", "everything", "default":
+			all = true
+		default:
+			want[w] = true
+		}
 	}
 	g := s.g
 	var b strings.Builder
 	section := func(name string, lines ...string) {
-		if want != "all" && want != "everything" && want != "default" && want != strings.ToLower(name) {
+		if !all && !want[strings.ToLower(name)] {
 			return
 		}
 		fmt.Fprintf(&b, "# %s\r\n", name)
