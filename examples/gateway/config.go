@@ -61,7 +61,7 @@ type Config struct {
 type TenantConfig struct {
 	Name        string   `json:"name"`
 	Password    string   `json:"password"`     // empty: AUTH with any password (or none) works
-	Commands    []string `json:"commands"`     // allowed data commands and WATCH; empty: all (connection, INFO, CONFIG, COMMAND, MULTI/EXEC: always; README)
+	Commands    []string `json:"commands"`     // allowed data commands and WATCH; empty: all (connection, INFO, CONFIG, COMMAND, MULTI/EXEC: always; README); a name the gateway does not have is refused
 	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes; empty: all keys
 	Priority    int      `json:"priority"`     // 0 (low) or 1 (high); default 0
 	Weight      int      `json:"weight"`       // shed share; default 1
@@ -174,6 +174,11 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
 		}
 		for j, cmd := range t.Commands {
+			// A name the gateway does not know (a misspelling) would
+			// refuse the command meant, with NOPERM at run time.
+			if _, ok := commands[strings.ToUpper(cmd)]; !ok {
+				return c, fmt.Errorf("gateway: tenant %q: commands: unknown command %q", t.Name, cmd)
+			}
 			c.Tenants[i].Commands[j] = strings.ToUpper(cmd)
 		}
 	}

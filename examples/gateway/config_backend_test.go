@@ -33,3 +33,23 @@ func TestConfigBackendRedisNeedsKind(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "redis", c.Backend.Kind)
 }
+
+// TestConfigACLCommandNames: a tenant's command list naming a command the
+// gateway does not have (a misspelling, or a Redis command it does not
+// implement) is refused at start with an error naming the tenant and the
+// name, as an unknown field is. It was taken: the tenant then got NOPERM at
+// run time for the command meant ("EXIST" for EXISTS), with nothing saying
+// why. Any command of the gateway, in any case, is accepted, the connection
+// and introspection commands included (naming them changes nothing).
+func TestConfigACLCommandNames(t *testing.T) {
+	for _, name := range []string{"EXIST", "HGET", "", "get "} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Config{Tenants: []TenantConfig{{Name: "ro", Commands: []string{"GET", name}}}}.withDefaults()
+			require.ErrorContains(t, err, `tenant "ro"`)
+			require.ErrorContains(t, err, "unknown command")
+		})
+	}
+	c, err := Config{Tenants: []TenantConfig{{Name: "ro", Commands: []string{"get", "Exists", "PING", "INFO", "watch", "kvscan"}}}}.withDefaults()
+	require.NoError(t, err)
+	require.Equal(t, []string{"GET", "EXISTS", "PING", "INFO", "WATCH", "KVSCAN"}, c.Tenants[0].Commands)
+}
