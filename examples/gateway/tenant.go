@@ -37,11 +37,11 @@ func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
 		return true
 	}
 	if spec.layout == keysRange {
-		// Every key of [begin, end) has prefix p only if both bounds have
-		// the same p: two bounds allowed by two prefixes span other keys.
+		// Every key of [begin, end) must have one prefix p: two bounds
+		// allowed by two prefixes span other keys.
 		begin, end := string(args[1]), string(args[2])
 		return slices.ContainsFunc(t.cfg.KeyPrefixes, func(p string) bool {
-			return strings.HasPrefix(begin, p) && strings.HasPrefix(end, p)
+			return rangeWithin(begin, end, p)
 		})
 	}
 	return t.allows(spec.name, spec.keys(args))
@@ -61,4 +61,33 @@ func (t *tenant) allows(cmd string, keys []string) bool {
 		}
 	}
 	return true
+}
+
+// prefixEnd returns the least string above every string with prefix p, and
+// false if there is none (p empty or all 0xff bytes): p without its trailing
+// 0xff bytes, its last byte then incremented.
+func prefixEnd(p string) (string, bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xff {
+			return p[:i] + string([]byte{p[i] + 1}), true
+		}
+	}
+	return "", false
+}
+
+// rangeWithin reports whether every key of [begin, end) (end empty: no upper
+// bound) has prefix p: begin has it, and end is at most the first string
+// above those that have it (an end with the prefix is below that).
+func rangeWithin(begin, end, p string) bool {
+	if !strings.HasPrefix(begin, p) {
+		return false
+	}
+	if strings.HasPrefix(end, p) && end != "" {
+		return true
+	}
+	pe, ok := prefixEnd(p)
+	if !ok {
+		return true // every string from begin on has p
+	}
+	return end != "" && end <= pe
 }
