@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -206,6 +207,14 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		if len(c.Backend.Replicas) > len(c.Backend.Redis) {
 			return c, errors.New("gateway: more replica lists than shards")
+		}
+		// An empty address (a trailing comma in -redis) is no shard: its
+		// clients would dial their default address (go-redis: the default
+		// port on this host), a server the configuration never named.
+		if slices.ContainsFunc(append(slices.Concat(c.Backend.Replicas...), c.Backend.Redis...), func(a string) bool {
+			return strings.TrimSpace(a) == ""
+		}) {
+			return c, errors.New("gateway: backend redis or replicas: an empty address")
 		}
 	default:
 		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)

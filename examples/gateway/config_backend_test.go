@@ -53,3 +53,23 @@ func TestConfigACLCommandNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"GET", "EXISTS", "PING", "INFO", "WATCH", "KVSCAN"}, c.Tenants[0].Commands)
 }
+
+// TestConfigRedisEmptyAddress: an empty Redis address (a trailing comma in
+// -redis a,b, or "" in the file) is refused at start. It was taken as a
+// shard of its own, whose clients dialled their default address instead
+// (go-redis: its default local port, which may be some other Redis): a share of
+// the keys went to a server the configuration never named, or failed.
+func TestConfigRedisEmptyAddress(t *testing.T) {
+	for _, js := range []string{
+		`{"backend": {"kind": "redis", "redis": ["127.0.0.1:7001", ""]}}`,
+		`{"backend": {"kind": "redis", "redis": [" "]}}`,
+		`{"backend": {"kind": "redis", "redis": ["127.0.0.1:7001"], "replicas": [[""]]}}`,
+	} {
+		t.Run(js, func(t *testing.T) {
+			c, err := decodeConfig([]byte(js))
+			require.NoError(t, err)
+			_, err = c.withDefaults()
+			require.ErrorContains(t, err, "empty address")
+		})
+	}
+}
