@@ -150,7 +150,7 @@ func (g *Gateway) registerCacheAndQuotaKnobs(reg *control.Registry) []error {
 	for _, t := range g.tenants {
 		rate, burst, _ := t.quota.get(time.Now())
 		errs = append(errs,
-			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".rate", Doc: "backend calls per second (0: unlimited)",
+			reg.RegisterFloat(control.FloatKnob{Name: "quota." + t.cfg.Name + ".rate", Doc: "backend calls per second (0: unlimited); the burst stays as it is",
 				Min: 0, Max: maxKnobQuota, Value: rate, Apply: func(v float64) error {
 					t.quota.setRate(time.Now(), v)
 					return nil
