@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of every module (root, examples, bench) with the race detector,
 # plus a 32-bit run of the root module. This is the README's test command and what
-# .ci/run calls. It installs what the tests need (redis-server) when missing.
+# .ci/run calls. It installs what the tests need (scripts/setup.sh) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
