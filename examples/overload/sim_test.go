@@ -22,7 +22,7 @@ var (
 	_ admitter      = (*aimd.Limiter)(nil)
 )
 
-// admitter is the gateway's admission interface (DESIGN.md).
+// admitter is the admission interface an aimd.Limiter offers a gateway.
 type admitter interface {
 	Acquire(ctx context.Context) (done func(ok bool), err error)
 }
