@@ -6,7 +6,7 @@
 //	c, err := cache.New[string, []byte](cache.Config[string]{
 //		Capacity:     100_000,
 //		MaxStaleness: 2 * time.Second,
-//		Owns:         func(k string) bool { return ring.Lookup(k) == self },
+//		Owns:         func(k string) bool { o, err := ring.Lookup(k); return err == nil && o == self },
 //	})
 //	v, err := c.Get(ctx, key, func(ctx context.Context) ([]byte, error) { return store.Get(ctx, key) })
 //	// in the CDC consumer goroutine:
