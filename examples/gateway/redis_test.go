@@ -43,6 +43,13 @@ func startRedis(t testing.TB, extra ...string) *redisServer {
 
 func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string) {
 	t.Helper()
+	r.startUntil(t, bin, port, func(c *redis.Client) error { return c.Ping(context.Background()).Err() }, extra...)
+}
+
+// startUntil starts r's server on port and waits until ready answers
+// without error (start: PING, which a server loading its dataset refuses).
+func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(*redis.Client) error, extra ...string) {
+	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--loglevel", "warning"}, extra...)
 	r.cmd = exec.Command(bin, args...)
@@ -51,7 +58,7 @@ func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string)
 	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()
 	for i := 0; ; i++ {
-		if c.Ping(context.Background()).Err() == nil {
+		if ready(c) == nil {
 			return
 		}
 		require.Less(t, i, 200, "redis-server on %s did not start", r.addr)

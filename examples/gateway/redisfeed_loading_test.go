@@ -63,7 +63,7 @@ func TestRedisCachingTierLoadingShardIsVolatile(t *testing.T) {
 	require.NoError(t, err)
 	resets := in.gw.cache.resets.Load()
 	shard.stop()
-	startLoading(t, shard, bin, port, "--dir", dir, "--notify-keyspace-events", "KEA", "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024")
+	shard.startUntil(t, bin, port, answersInfo, "--dir", dir, "--notify-keyspace-events", "KEA", "--key-load-delay", "300", "--loading-process-events-interval-bytes", "1024")
 	eventually(t, "the feed did not resubscribe", func() bool { return in.gw.cache.resets.Load() > resets })
 	syncFeed(t, in) // the feed has read the shard's state at its subscription
 
@@ -81,22 +81,6 @@ func TestRedisCachingTierLoadingShardIsVolatile(t *testing.T) {
 	v, ok := in.gw.cache.caches[0].Load().TryGet(key)
 	require.True(t, ok, "the GET filled the cache")
 	require.NotZero(t, v.expireAt, "a key with an expiry, loaded after the feed subscribed, was cached without it")
-}
-
-// startLoading starts r's server again on port, waiting only until it
-// answers INFO (which it does while loading its dataset; PING does not).
-func startLoading(t *testing.T, r *redisServer, bin string, port int, extra ...string) {
-	t.Helper()
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning"}, extra...)
-	r.cmd = exec.Command(bin, args...)
-	require.NoError(t, r.cmd.Start())
-	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	for i := 0; c.Info(context.Background(), "persistence").Err() != nil; i++ {
-		require.Less(t, i, 200, "redis-server on %s did not start", r.addr)
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // loading reports whether the server behind c is loading its dataset.
@@ -117,3 +101,7 @@ func TestShardLoading(t *testing.T) {
 		require.Equal(t, want, shardLoading(info), "%q", info)
 	}
 }
+
+// answersInfo is the readiness of a server loading its dataset: it answers
+// INFO then (PING it refuses until the load ends).
+func answersInfo(c *redis.Client) error { return c.Info(context.Background(), "persistence").Err() }
