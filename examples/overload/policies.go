@@ -1,7 +1,6 @@
 package main
 
 import (
-	"hash/fnv"
 	"math"
 	"time"
 
@@ -58,7 +57,7 @@ func (p *shedPolicy) next(now time.Duration, _ int) *request {
 	return r
 }
 
-func (p *shedPolicy) done(*request) {}
+func (p *shedPolicy) done(time.Duration, *request) {}
 
 // deque is a FIFO of requests.
 type deque struct {
@@ -112,7 +111,7 @@ func (p *fifoPolicy) offer(_ time.Duration, r *request, _ int) bool {
 	return true
 }
 func (p *fifoPolicy) next(now time.Duration, _ int) *request { return p.q.popLive(now, p.drop) }
-func (p *fifoPolicy) done(*request)                          {}
+func (p *fifoPolicy) done(time.Duration, *request)           {}
 
 // rrPolicy is per-tenant queues served round robin by count.
 type rrPolicy struct {
@@ -157,99 +156,7 @@ func (p *rrPolicy) next(now time.Duration, _ int) *request {
 	}
 	return nil
 }
-func (p *rrPolicy) done(*request) {}
-
-// apfPolicy is shuffle-sharded fair queuing as the Kubernetes API Priority and
-// Fairness filter does it: each tenant (flow) is dealt a hand of `hand` queues
-// out of `queues` by hashing its name, a request joins the shortest queue of its
-// hand (bounded by queueLen, 50 as in APF's default), and non-empty queues are
-// served round robin.
-type apfPolicy struct {
-	queues, hand, queueLen int
-	qs                     []deque
-	active                 []int // queues with requests, ring
-	head                   int
-	inRing                 []bool
-	hands                  [][]int
-	queued                 int
-	drop                   func(*request)
-}
-
-func (p *apfPolicy) name() string { return "APF shuffle-shard " + itoa(p.queues) + "/" + itoa(p.hand) }
-func (p *apfPolicy) reset(s scenario, drop func(*request)) {
-	p.qs = make([]deque, p.queues)
-	p.inRing = make([]bool, p.queues)
-	p.active, p.head, p.queued, p.drop = nil, 0, 0, drop
-	p.hands = make([][]int, s.Normal+s.Noisy)
-}
-
-// dealHand deals `hand` distinct queues from the hash, as APF's shufflesharding
-// package does (successive draws from the hash value, without replacement).
-func (p *apfPolicy) dealHand(tenant int, name string) []int {
-	if h := p.hands[tenant]; h != nil {
-		return h
-	}
-	f := fnv.New64a()
-	f.Write([]byte(name))
-	v := f.Sum64()
-	deck := make([]int, p.queues)
-	for i := range deck {
-		deck[i] = i
-	}
-	h := make([]int, p.hand)
-	for i := range h {
-		n := uint64(p.queues - i)
-		j := i + int(v%n)
-		v /= n
-		deck[i], deck[j] = deck[j], deck[i]
-		h[i] = deck[i]
-	}
-	p.hands[tenant] = h
-	return h
-}
-
-func (p *apfPolicy) direct(time.Duration, *request, int) bool { return p.queued == 0 }
-func (p *apfPolicy) offer(_ time.Duration, r *request, _ int) bool {
-	best := -1
-	for _, q := range p.dealHand(r.tenant, r.name) {
-		if best < 0 || p.qs[q].len() < p.qs[best].len() {
-			best = q
-		}
-	}
-	if p.qs[best].len() >= p.queueLen {
-		return false
-	}
-	p.qs[best].push(r)
-	p.queued++
-	if !p.inRing[best] {
-		p.inRing[best] = true
-		p.active = append(p.active, best)
-	}
-	return true
-}
-func (p *apfPolicy) next(now time.Duration, _ int) *request {
-	for len(p.active) > 0 {
-		if p.head >= len(p.active) {
-			p.head = 0
-		}
-		qi := p.active[p.head]
-		q := &p.qs[qi]
-		n := q.len()
-		r := q.popLive(now, p.drop)
-		p.queued -= n - q.len()
-		if q.len() == 0 {
-			p.inRing[qi] = false
-			p.active = append(p.active[:p.head], p.active[p.head+1:]...)
-		} else {
-			p.head++
-		}
-		if r != nil {
-			return r
-		}
-	}
-	return nil
-}
-func (p *apfPolicy) done(*request) {}
+func (p *rrPolicy) done(time.Duration, *request) {}
 
 // partitionPolicy is percentage partitions as Netflix concurrency-limits'
 // AbstractPartitionedLimiter does them, partitioned by priority: a request is
@@ -312,7 +219,7 @@ func (p *partitionPolicy) next(now time.Duration, _ int) *request {
 	}
 	return nil
 }
-func (p *partitionPolicy) done(r *request) { p.busy[r.prio]-- }
+func (p *partitionPolicy) done(_ time.Duration, r *request) { p.busy[r.prio]-- }
 
 // policies returns every policy of the comparison, fresh.
 func policies() []policy {

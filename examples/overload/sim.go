@@ -46,6 +46,9 @@ type request struct {
 	cost     int64
 	arrive   time.Duration
 	deadline time.Duration // absolute: arrive + scenario.Deadline
+
+	apfQueue int     // APF baseline: the queue the request joined
+	apfR     float64 // APF baseline: the virtual time at its arrival
 }
 
 // arrivals generates the seeded arrival stream: one Poisson process per tenant,
@@ -117,8 +120,9 @@ func itoa(i int) string {
 
 // policy is an admission policy under test: offer is called at each arrival when
 // no slot is free or something is queued (it queues or rejects the request),
-// next when a slot frees (it returns the next request to serve). Requests the
-// policy drops from its queues are reported through drop.
+// done when a request completes, then next while a slot is free (it returns
+// the next request to serve). Requests the policy drops from its queues are
+// reported through drop.
 type policy interface {
 	name() string
 	reset(s scenario, drop func(*request))
@@ -127,7 +131,7 @@ type policy interface {
 	direct(now time.Duration, r *request, busy int) bool
 	offer(now time.Duration, r *request, busy int) (queued bool)
 	next(now time.Duration, busy int) *request
-	done(r *request)
+	done(now time.Duration, r *request)
 }
 
 // outcome accumulates the metrics of one run.
@@ -189,7 +193,7 @@ func run(s scenario, reqs []request, names []string, p policy) outcome {
 			o.UsefulCost += r.cost
 		}
 		clock.start()
-		p.done(r)
+		p.done(c.at, r)
 		for busy.Len() < s.Slots {
 			n := p.next(c.at, busy.Len())
 			if n == nil {

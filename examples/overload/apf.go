@@ -1,0 +1,201 @@
+package main
+
+import (
+	"hash/fnv"
+	"math"
+	"time"
+)
+
+// apfServiceEstimate is the service time APF charges a request when it is
+// dispatched (the queueset's estimatedServiceDuration), corrected by the
+// actual service time when it finishes.
+const apfServiceEstimate = 3 * time.Millisecond
+
+// apfPolicy is shuffle-sharded fair queuing as the Kubernetes API Priority and
+// Fairness filter does it (the queueset package): each tenant (flow) is dealt a
+// hand of `hand` queues out of `queues` by hashing its name, a request joins
+// the shortest queue of its hand (bounded by queueLen, 50 as in APF's default,
+// rejected when that queue is full), and the queues share the slots by fair
+// queuing on a virtual clock R, as APF's queueset does it:
+//
+//   - R advances at min(seats requested, slots) / active queues per second,
+//     a queue being active while it has requests waiting or executing;
+//   - a queue that goes from idle to a waiting request starts at R;
+//   - the next slot goes to the queue with waiting requests whose next
+//     dispatch R plus the request's estimated work (one seat for
+//     apfServiceEstimate) is least, ties to the queue after the last served;
+//   - a dispatch adds the estimated work to the queue's next dispatch R, and
+//     the request's completion corrects it by the actual service time, so
+//     queues are served in proportion to service time, not request count;
+//   - a queue's next dispatch R is never earlier than the R at which its
+//     oldest waiting request arrived (APF's anti-windup bound).
+//
+// Every request occupies one seat. A request that waited past queueTimeout is
+// dropped when it reaches the head of its queue.
+type apfPolicy struct {
+	queues, hand, queueLen int
+
+	unit      time.Duration // service time of one unit of cost
+	slots     int
+	qs        []apfQueue
+	hands     [][]int
+	queued    int // requests waiting, all queues
+	executing int // requests executing, all queues
+	active    int // queues with requests waiting or executing
+	r         float64
+	lastNow   time.Duration
+	robin     int
+	drop      func(*request)
+}
+
+// apfQueue is one queue of the queue set.
+type apfQueue struct {
+	waiting   deque
+	executing int
+	nextR     float64 // virtual time (seconds) of the next dispatch
+}
+
+func (q *apfQueue) active() bool { return q.waiting.len() > 0 || q.executing > 0 }
+
+func (p *apfPolicy) name() string { return "APF shuffle-shard " + itoa(p.queues) + "/" + itoa(p.hand) }
+func (p *apfPolicy) reset(s scenario, drop func(*request)) {
+	p.unit, p.slots = s.Unit, s.Slots
+	p.qs = make([]apfQueue, p.queues)
+	p.hands = make([][]int, s.Normal+s.Noisy)
+	p.queued, p.executing, p.active, p.r, p.lastNow, p.robin, p.drop = 0, 0, 0, 0, 0, p.queues-1, drop
+}
+
+// dealHand deals `hand` distinct queues from the hash, as APF's shufflesharding
+// package does (successive draws from the hash value, without replacement).
+func (p *apfPolicy) dealHand(tenant int, name string) []int {
+	if h := p.hands[tenant]; h != nil {
+		return h
+	}
+	f := fnv.New64a()
+	f.Write([]byte(name))
+	v := f.Sum64()
+	deck := make([]int, p.queues)
+	for i := range deck {
+		deck[i] = i
+	}
+	h := make([]int, p.hand)
+	for i := range h {
+		n := uint64(p.queues - i)
+		j := i + int(v%n)
+		v /= n
+		deck[i], deck[j] = deck[j], deck[i]
+		h[i] = deck[i]
+	}
+	p.hands[tenant] = h
+	return h
+}
+
+// sync advances the virtual clock to now.
+func (p *apfPolicy) sync(now time.Duration) {
+	dt := now - p.lastNow
+	p.lastNow = now
+	if dt <= 0 || p.active == 0 {
+		return
+	}
+	ratio := math.Min(float64(p.executing+p.queued), float64(p.slots)) / float64(p.active)
+	p.r += ratio * dt.Seconds()
+}
+
+// enqueue puts r in the shortest queue of its hand; false if that queue is full.
+func (p *apfPolicy) enqueue(now time.Duration, r *request) bool {
+	p.sync(now)
+	best := -1
+	for _, q := range p.dealHand(r.tenant, r.name) {
+		if best < 0 || p.qs[q].waiting.len() < p.qs[best].waiting.len() {
+			best = q
+		}
+	}
+	q := &p.qs[best]
+	if q.waiting.len() >= p.queueLen {
+		return false
+	}
+	if !q.active() {
+		q.nextR = p.r
+		p.active++
+	}
+	r.apfQueue, r.apfR = best, p.r
+	q.waiting.push(r)
+	p.queued++
+	return true
+}
+
+// bound applies APF's anti-windup bound to queue q.
+func (p *apfPolicy) bound(q *apfQueue) {
+	if q.waiting.len() > 0 {
+		q.nextR = max(q.nextR, q.waiting.peek().apfR)
+	}
+}
+
+// dispatch starts the head of the queue with the least virtual finish time,
+// dropping heads that waited too long; nil if nothing waits.
+func (p *apfPolicy) dispatch(now time.Duration) *request {
+	g := apfServiceEstimate.Seconds()
+	for p.queued > 0 {
+		best := -1
+		for k := 1; k <= len(p.qs); k++ {
+			i := (p.robin + k) % len(p.qs)
+			if p.qs[i].waiting.len() == 0 {
+				continue
+			}
+			if best < 0 || p.qs[i].nextR+g < p.qs[best].nextR+g {
+				best = i
+			}
+		}
+		q := &p.qs[best]
+		r := q.waiting.pop()
+		p.queued--
+		if now-r.arrive > queueTimeout {
+			p.drop(r)
+			if !q.active() {
+				p.active--
+			}
+			p.bound(q)
+			continue
+		}
+		p.robin = best
+		q.executing++
+		p.executing++
+		q.nextR += g
+		p.bound(q)
+		return r
+	}
+	return nil
+}
+
+func (p *apfPolicy) direct(now time.Duration, r *request, _ int) bool {
+	if p.queued > 0 {
+		return false
+	}
+	// Nothing waits and a slot is free: APF enqueues the request and
+	// dispatches it at once.
+	p.enqueue(now, r)
+	p.dispatch(now)
+	return true
+}
+
+func (p *apfPolicy) offer(now time.Duration, r *request, _ int) bool {
+	return p.enqueue(now, r)
+}
+
+func (p *apfPolicy) next(now time.Duration, _ int) *request {
+	p.sync(now)
+	return p.dispatch(now)
+}
+
+func (p *apfPolicy) done(now time.Duration, r *request) {
+	p.sync(now)
+	q := &p.qs[r.apfQueue]
+	q.executing--
+	p.executing--
+	if !q.active() {
+		p.active--
+	}
+	actual := time.Duration(r.cost) * p.unit
+	q.nextR -= (apfServiceEstimate - actual).Seconds()
+	p.bound(q)
+}

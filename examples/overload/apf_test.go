@@ -1,0 +1,82 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAPFFairQueuingByServiceTime: APF's queueset charges a dispatched request
+// its estimated service time and corrects the queue's virtual time by the
+// actual service time when it finishes, so backlogged queues get equal
+// service time, not equal request counts. Two tenants in different queues,
+// both backlogged on one slot, one with requests of cost 4: each gets about
+// half of the slot's time. Round robin by count gave the cost-4 tenant 4/5.
+func TestAPFFairQueuingByServiceTime(t *testing.T) {
+	s := scenario{Duration: 400 * time.Millisecond, Slots: 1, Unit: time.Millisecond,
+		Normal: 1, Noisy: 1, NoisyCost: 4, Deadline: time.Second}
+	p := &apfPolicy{queues: 2, hand: 1, queueLen: 50}
+	p.reset(s, func(*request) {})
+	// Names whose hands are different queues.
+	names := []string{"tenant-0", ""}
+	for i := 1; ; i++ {
+		names[1] = "noisy-" + itoa(i)
+		p.hands[1] = nil
+		if p.dealHand(1, names[1])[0] != p.dealHand(0, names[0])[0] {
+			break
+		}
+	}
+	var reqs []request
+	for at := time.Duration(0); at < s.Duration; at += time.Millisecond {
+		for tenant := range 2 {
+			r := request{tenant: tenant, name: names[tenant], noisy: tenant == 1, cost: 1, arrive: at, deadline: at + s.Deadline}
+			if r.noisy {
+				r.cost = s.NoisyCost
+			}
+			reqs = append(reqs, r)
+		}
+	}
+	ap := &apfPolicy{queues: 2, hand: 1, queueLen: 50}
+	o := run(s, reqs, names, ap)
+	normalTime := o.Served[0] * 1
+	noisyTime := o.Served[1] * s.NoisyCost
+	require.Positive(t, noisyTime)
+	ratio := float64(normalTime) / float64(noisyTime)
+	assert.InDelta(t, 1.0, ratio, 0.1, "service time normal/noisy: %d/%d ms", normalTime, noisyTime)
+	for k := range 2 {
+		assert.Equal(t, o.Offered[k], o.Served[k]+o.Rejected[k], "class %d", k)
+	}
+	assert.Zero(t, ap.queued+ap.executing+ap.active, "drained: nothing waiting, executing or active")
+}
+
+// TestAPFEqualCostAlternates: with equal costs, two backlogged queues are
+// served alternately, and a lone tenant's requests go to the shortest queue
+// of its hand.
+func TestAPFEqualCostAlternates(t *testing.T) {
+	s := scenario{Slots: 1, Unit: time.Millisecond, Normal: 2, Deadline: time.Second}
+	p := &apfPolicy{queues: 4, hand: 2, queueLen: 50}
+	p.reset(s, func(*request) {})
+	hand := p.dealHand(0, "a")
+	reqs := make([]request, 4)
+	for i := range reqs {
+		reqs[i] = request{tenant: 0, name: "a", cost: 1}
+		require.True(t, p.offer(0, &reqs[i], 1))
+	}
+	assert.Equal(t, 2, p.qs[hand[0]].waiting.len(), "the shortest queue of the hand")
+	assert.Equal(t, 2, p.qs[hand[1]].waiting.len(), "the shortest queue of the hand")
+	var served []int
+	now := time.Duration(0)
+	for range 4 {
+		r := p.next(now, 0)
+		require.NotNil(t, r)
+		served = append(served, r.apfQueue)
+		now += time.Millisecond
+		p.done(now, r)
+	}
+	assert.NotEqual(t, served[0], served[1])
+	assert.Equal(t, served[0], served[2])
+	assert.Equal(t, served[1], served[3])
+	assert.Nil(t, p.next(now, 0))
+}
