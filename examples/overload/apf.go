@@ -31,7 +31,8 @@ const apfServiceEstimate = 3 * time.Millisecond
 //     oldest waiting request arrived (APF's anti-windup bound).
 //
 // Every request occupies one seat. A request that waited past queueTimeout is
-// dropped when it reaches the head of its queue.
+// dropped when it reaches the head of its queue or when a request of a flow
+// whose hand holds its queue arrives, whichever comes first.
 type apfPolicy struct {
 	queues, hand, queueLen int
 
@@ -102,10 +103,13 @@ func (p *apfPolicy) sync(now time.Duration) {
 }
 
 // enqueue puts r in the shortest queue of its hand; false if that queue is full.
+// APF removes a waiting request when its wait times out, so the queues of the
+// hand are rid of their timed-out requests before they are compared.
 func (p *apfPolicy) enqueue(now time.Duration, r *request) bool {
 	p.sync(now)
 	best := -1
 	for _, q := range p.dealHand(r.tenant, r.name) {
+		p.expire(now, &p.qs[q])
 		if best < 0 || p.qs[q].waiting.len() < p.qs[best].waiting.len() {
 			best = q
 		}
@@ -122,6 +126,19 @@ func (p *apfPolicy) enqueue(now time.Duration, r *request) bool {
 	q.waiting.push(r)
 	p.queued++
 	return true
+}
+
+// expire drops the requests of q that waited past queueTimeout (the oldest
+// first: they are in arrival order).
+func (p *apfPolicy) expire(now time.Duration, q *apfQueue) {
+	for q.waiting.len() > 0 && now-q.waiting.peek().arrive > queueTimeout {
+		p.drop(q.waiting.pop())
+		p.queued--
+		if !q.active() {
+			p.active--
+		}
+	}
+	p.bound(q)
 }
 
 // bound applies APF's anti-windup bound to queue q.

@@ -80,3 +80,26 @@ func TestAPFEqualCostAlternates(t *testing.T) {
 	assert.Equal(t, served[1], served[3])
 	assert.Nil(t, p.next(now, 0))
 }
+
+// TestAPFTimedOutRequestsLeaveTheQueue: APF takes a request out of its queue
+// when its wait times out, so a queue full of timed-out requests does not
+// reject a new one: the timed-out ones are dropped and the new one queued.
+func TestAPFTimedOutRequestsLeaveTheQueue(t *testing.T) {
+	s := scenario{Slots: 1, Unit: time.Millisecond, Normal: 1, Deadline: time.Second}
+	p := &apfPolicy{queues: 1, hand: 1, queueLen: 3}
+	dropped := 0
+	p.reset(s, func(*request) { dropped++ })
+	reqs := make([]request, 5)
+	for i := range 3 {
+		reqs[i] = request{tenant: 0, name: "a", cost: 1}
+		require.True(t, p.offer(0, &reqs[i], 1))
+	}
+	reqs[3] = request{tenant: 0, name: "a", cost: 1, arrive: time.Millisecond}
+	assert.False(t, p.offer(time.Millisecond, &reqs[3], 1), "the queue is full of live requests")
+	late := queueTimeout + time.Millisecond
+	reqs[4] = request{tenant: 0, name: "a", cost: 1, arrive: late}
+	assert.True(t, p.offer(late, &reqs[4], 1), "the timed-out requests left the queue")
+	assert.Equal(t, 3, dropped)
+	assert.Equal(t, 1, p.queued)
+	assert.Same(t, &reqs[4], p.next(late, 0))
+}
