@@ -17,7 +17,8 @@ type failResult struct {
 	Over90, Over90All int
 	// MinLead is the smallest lead, in runs, between a region starting to spill and
 	// its home demand (all served locally) crossing 90% of capacity; -1 when a region
-	// was not spilling at a crossing. Crossings counts the crossings.
+	// was not spilling at a crossing, 0 when nothing crossed. Crossings counts the
+	// crossings.
 	MinLead, Crossings int
 	// CrossIdle is the share of demand served cross-region in runs where no region's
 	// home demand exceeds 75% of its capacity (nothing is wrong).

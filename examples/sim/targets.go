@@ -93,6 +93,9 @@ func failoverTargets(rs []failResult, k knobResult) (ctls []string, rows []targe
 		return fmtCell(r.Over90 == 0, "%d (peak %.2f)", r.Over90, r.PeakCPU)
 	})
 	add("spill >= 2 runs before a 90% crossing (min lead)", func(_ int, r failResult) cell {
+		if r.Crossings == 0 { // no crossing, no lead to measure
+			return cell{text: "no crossing", na: true}
+		}
 		if r.MinLead < 0 {
 			return fmtCell(false, "not spilling")
 		}
