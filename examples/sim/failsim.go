@@ -166,10 +166,11 @@ func (tr *tierkitRouter) step(t int, w *world, demand, capacity []float64, cpu [
 }
 
 // healthRouter: Envoy-style priorities. Local hosts are priority 0, the rest of the
-// mega-region priority 1, other regions priority 2. A host at or above 100% CPU fails
-// health checks; priority 0 keeps min(1, 1.4 * healthy share) of the traffic
-// (overprovisioning factor 1.4) and the rest goes to the next priority, spread by
-// capacity.
+// mega-region priority 1. A host at or above 100% CPU fails health checks; priority
+// 0 keeps min(1, 1.4 * healthy share) of the traffic (overprovisioning factor 1.4)
+// and the rest goes to priority 1, spread by capacity. The model stops there: it
+// neither checks priority 1's health nor has a priority 2 of other regions, which
+// Envoy would spill to once priority 1 is degraded in turn.
 type healthRouter struct{}
 
 func (healthRouter) name() string { return "health-only (Envoy)" }
