@@ -128,7 +128,7 @@
 // of capacity, 6 noisy at 10% each), no normal tenant sees a rejection and
 // 100% of their requests finish within the deadline, with requests of cost 1
 // and with noisy requests costing 4, while a global FIFO, per-tenant round robin
-// by count (cost 4), Kubernetes APF shuffle sharding (64/8) and percentage
+// by count (cost 4), Kubernetes APF shuffle sharding (64/8 and 128/8) and percentage
 // partitions all fail some normal tenants. In the real mode (real goroutines,
 // a CPU-burning handler, aimd at 90% CPU) the previous policy, which kept large
 // normal tenants on the floods' round-robin list and gave them the short
