@@ -170,6 +170,13 @@ func (c Config) withDefaults() (Config, error) {
 		if t.Name == "" || seen[t.Name] {
 			return c, fmt.Errorf("gateway: tenant %d: empty or duplicate name %q", i, t.Name)
 		}
+		// The name is read back in INFO (tenant_<name>:k=v,...) and in the
+		// quota knobs' names (quota.<name>.rate): a colon or a comma breaks
+		// the INFO line for parsers, and spaces, quotes and control
+		// characters are refused in knob names.
+		if strings.ContainsFunc(t.Name, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune(`:,"`, r) }) {
+			return c, fmt.Errorf("gateway: tenant %d: name %q has a space, a control character, a quote, a colon or a comma", i, t.Name)
+		}
 		seen[t.Name] = true
 		if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
 			return c, fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
