@@ -125,12 +125,19 @@ func (g *Gateway) setShardShare(maxInFlight int) {
 // enterShard counts a batch into shard's backend calls in flight, unless the
 // shard has its share already (and the gateway is not draining, when every
 // open batch is flushed, as the batcher's own cap allows). The caller that
-// entered decrements shardFlights[shard] when its call returns.
+// entered decrements shardFlights[shard] when its call returns. A refused
+// batch is never counted, not even for a moment: counted and taken back, it
+// made a batch entering meanwhile find the share taken when it was not (as
+// the batcher's own slots are taken).
 func (g *Gateway) enterShard(shard int) bool {
 	inflight := &g.shardFlights[shard]
-	if inflight.Add(1) > g.shardShare.Load() && !g.draining.Load() {
-		inflight.Add(-1)
-		return false
+	for {
+		n := inflight.Load()
+		if n >= g.shardShare.Load() && !g.draining.Load() {
+			return false
+		}
+		if inflight.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	return true
 }
