@@ -254,6 +254,14 @@
 //     next reset, which changes no count (TestSaturatedSkipExact): 6.0% less
 //     time (p = 0.017), hit ratio unchanged; otter 0.93x this package's time
 //     there (0.89x before, same rounds).
+//   - Twenty-third and twenty-fourth sessions (two more hosts, 6 rounds each,
+//     bench/cache/throughput_host23.txt and throughput_host24.txt): on an
+//     Intel Xeon host otter 0.95x this package's time at 75% and at 100%
+//     reads evicting, golang-lru 0.94x at 75% reads evicting (its one core
+//     against this package's two), the peers slower in the other cases; on an
+//     AMD EPYC host both peers slower in every case (otter 1.15-1.28x,
+//     golang-lru 1.60-3.59x) except otter level at 75% reads evicting (1.03x,
+//     not significant).
 //
 // # Stats
 //
