@@ -118,6 +118,15 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	if e == nil || version != 0 && e.version >= version {
 		return
 	}
+	if e.p.dead.Load() {
+		// Evicted, its unlink not done yet: the key is no longer cached, and
+		// stays uncached. Counting a refill of it would count an entry the
+		// eviction removes anyway, and leaving it would serve the value
+		// this event replaces until the unlink: take it out now (the
+		// unlink then finds nothing), as storeLocked does.
+		s.ix.remove(e)
+		return
+	}
 	// Only checkpoints vouch for a refilled value: a later change may already
 	// be committed but not yet delivered.
 	c.update(s, e, item[V]{val: value, version: version})
