@@ -107,10 +107,7 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	if len(keys) == 0 {
 		return []V{}, nil // no backend call: an empty multi-get may be an error there
 	}
-	recs := make([]fillRecord[K, V], len(keys))
-	for i, k := range keys {
-		recs[i] = c.startFill(k)
-	}
+	recs := c.startFills(keys)
 	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
 	c.stats.loads.Add(1)
 	ended := false
@@ -142,6 +139,27 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 		return nil, err
 	}
 	return vs, nil
+}
+
+// startFills registers a fill of each of keys, as startFill does. If that
+// panics (a key of an interface type whose dynamic type cannot be hashed,
+// which a map would refuse too), the fills already registered are ended
+// before the panic goes on: left in flight, their records would never be
+// swept, and a process that recovers the panic would keep them for good.
+func (c *Cache[K, V]) startFills(keys []K) []fillRecord[K, V] {
+	recs := make([]fillRecord[K, V], 0, len(keys))
+	defer func() {
+		if len(recs) < len(keys) {
+			var zero V
+			for i, r := range recs {
+				c.endFill(r, keys[i], zero, false, 0)
+			}
+		}
+	}()
+	for _, k := range keys {
+		recs = append(recs, c.startFill(k))
+	}
+	return recs
 }
 
 // warmBatch is how many keys GetMany looks up ahead at a time.
