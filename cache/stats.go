@@ -26,8 +26,11 @@ type Stats struct {
 	Invalidations uint64
 	// Refills counts entries updated in place by Write events with Refill.
 	Refills uint64
-	// DroppedFills counts loads whose result was not stored because their key
-	// was invalidated, Set or deleted while they ran (stale sets prevented).
+	// DroppedFills counts loaded values not stored because their key was
+	// invalidated, Set or deleted while the load ran (stale sets prevented):
+	// one per key, so a bulk load (GetMany, FillMany), which counts once in
+	// Loads, counts here once for each of its keys dropped, and DroppedFills
+	// may exceed Loads.
 	DroppedFills uint64
 	// StaleBypass counts the times a read would have been served staler than
 	// the bound and read through instead: it found the key beyond the bound
