@@ -432,6 +432,7 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt
 		stored *node[K]
 		added  bool
 	)
+	owned := !ok || c.ownsEnding(r, key) // asked only of a value to store
 	r.s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in
@@ -445,14 +446,33 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt
 		// (guava#1881, otter#137). The callers still get it: it was current
 		// when read, and they asked before the invalidation.
 		c.stats.droppedFills.Add(1)
-	default:
-		cfg := c.cfg.Load()
-		if cfg.Owns == nil || cfg.Owns(key) {
-			stored, added = c.storeLocked(r.s, key, r.h, item[V]{val: v, freshAt: startedAt})
-		}
+	case owned:
+		stored, added = c.storeLocked(r.s, key, r.h, item[V]{val: v, freshAt: startedAt})
 	}
 	r.s.mu.Unlock()
 	c.settle(stored, added)
+}
+
+// ownsEnding asks Config.Owns about the key of a fill that is ending. The
+// hook is the caller's code, so it is asked outside the shard lock, and if it
+// panics the fill is ended (storing nothing) before the panic goes on: no
+// lock stays held and no fill stays in flight for good.
+func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V], key K) bool {
+	cfg := c.cfg.Load()
+	if cfg.Owns == nil {
+		return true
+	}
+	asked := false
+	defer func() {
+		if !asked {
+			r.s.mu.Lock()
+			r.f.active--
+			r.s.mu.Unlock()
+		}
+	}()
+	owns := cfg.Owns(key)
+	asked = true
+	return owns
 }
 
 // invalidateFillsLocked makes every fill of key in flight lose, and later

@@ -110,18 +110,20 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	recs := c.startFills(keys)
 	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
 	c.stats.loads.Add(1)
-	ended := false
+	loaded, next := false, 0 // the fills before next are ended
 	defer func() {
-		if !ended { // load panicked: end the fills, storing nothing
-			c.stats.loadErrors.Add(1)
+		if next < len(keys) { // load or Owns panicked: end the rest, storing nothing
+			if !loaded {
+				c.stats.loadErrors.Add(1)
+			}
 			var zero V
-			for i, k := range keys {
-				c.endFill(recs[i], k, zero, false, startedAt)
+			for i := next; i < len(keys); i++ {
+				c.endFill(recs[i], keys[i], zero, false, startedAt)
 			}
 		}
 	}()
 	vs, err := load(ctx, keys)
-	ended = true
+	loaded = true
 	if err == nil && len(vs) != len(keys) {
 		err = fmt.Errorf("cache: the bulk load returned %d values for %d keys", len(vs), len(keys))
 	}
@@ -133,6 +135,7 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 		if err == nil {
 			v = vs[i]
 		}
+		next = i + 1 // endFill ends recs[i] even if Owns panics
 		c.endFill(recs[i], k, v, err == nil, startedAt)
 	}
 	if err != nil {
