@@ -151,18 +151,8 @@ func (p *apfPolicy) bound(q *apfQueue) {
 // dispatch starts the head of the queue with the least virtual finish time,
 // dropping heads that waited too long; nil if nothing waits.
 func (p *apfPolicy) dispatch(now time.Duration) *request {
-	g := apfServiceEstimate.Seconds()
 	for p.queued > 0 {
-		best := -1
-		for k := 1; k <= len(p.qs); k++ {
-			i := (p.robin + k) % len(p.qs)
-			if p.qs[i].waiting.len() == 0 {
-				continue
-			}
-			if best < 0 || p.qs[i].nextR+g < p.qs[best].nextR+g {
-				best = i
-			}
-		}
+		best := p.leastFinish()
 		q := &p.qs[best]
 		r := q.waiting.pop()
 		p.queued--
@@ -177,12 +167,40 @@ func (p *apfPolicy) dispatch(now time.Duration) *request {
 		p.robin = best
 		q.executing++
 		p.executing++
-		q.nextR += g
+		q.nextR += apfWork(r)
 		p.bound(q)
 		return r
 	}
 	return nil
 }
+
+// leastFinish returns the queue with waiting requests whose oldest request
+// has the least virtual finish time: the queue's next dispatch R plus the
+// request's work, as APF's findDispatchQueueToBoundLocked computes it. Queues
+// are visited from the one after the last served, and only a strictly smaller
+// finish time displaces the first found, so ties go round robin. Some queue
+// must have a waiting request.
+func (p *apfPolicy) leastFinish() int {
+	best, least := -1, math.Inf(1)
+	for k := 1; k <= len(p.qs); k++ {
+		i := (p.robin + k) % len(p.qs)
+		q := &p.qs[i]
+		if q.waiting.len() == 0 {
+			continue
+		}
+		if finish := q.nextR + apfWork(q.waiting.peek()); finish < least {
+			best, least = i, finish
+		}
+	}
+	return best
+}
+
+// apfWork is the work, in seat-seconds of virtual time, that APF charges r
+// when it is dispatched (the request's totalWork): its seats times
+// apfServiceEstimate. Every request takes one seat here, so the work is the
+// same for all and the least finish time is the least next dispatch R; the
+// sum is kept so the choice reads as APF's.
+func apfWork(*request) float64 { return apfServiceEstimate.Seconds() }
 
 func (p *apfPolicy) direct(now time.Duration, r *request, _ int) bool {
 	if p.queued > 0 {
@@ -212,6 +230,7 @@ func (p *apfPolicy) done(now time.Duration, r *request) {
 	if !q.active() {
 		p.active--
 	}
+	// APF corrects by seats × (estimate − actual); one seat here.
 	actual := time.Duration(r.cost) * p.unit
 	q.nextR -= (apfServiceEstimate - actual).Seconds()
 	p.bound(q)

@@ -103,3 +103,28 @@ func TestAPFTimedOutRequestsLeaveTheQueue(t *testing.T) {
 	assert.Equal(t, 1, p.queued)
 	assert.Same(t, &reqs[4], p.next(late, 0))
 }
+
+// TestAPFDispatchLeastVirtualFinish: the next request comes from the queue
+// whose oldest request has the least virtual finish time, whatever the round
+// robin position; among equal finish times the queue after the last served
+// wins.
+func TestAPFDispatchLeastVirtualFinish(t *testing.T) {
+	s := scenario{Slots: 1, Unit: time.Millisecond, Normal: 1, Deadline: time.Second}
+	p := &apfPolicy{queues: 3, hand: 1, queueLen: 50}
+	p.reset(s, func(*request) {})
+	reqs := make([]request, 3)
+	for i, nextR := range []float64{0.010, 0.002, 0.002} {
+		reqs[i] = request{tenant: 0, name: "a", cost: 1, apfQueue: i}
+		p.qs[i].waiting.push(&reqs[i])
+		p.qs[i].nextR = nextR
+		p.queued++
+		p.active++
+	}
+	p.robin = 1 // last served: queue 1, so queue 2 comes first in a tie
+	got := p.dispatch(0)
+	require.Same(t, &reqs[2], got, "least finish, tie to the queue after the last served")
+	assert.InDelta(t, 0.002+apfServiceEstimate.Seconds(), p.qs[2].nextR, 1e-12, "charged its work")
+	assert.Same(t, &reqs[1], p.dispatch(0), "queue 1 now finishes first")
+	assert.Same(t, &reqs[0], p.dispatch(0))
+	assert.Nil(t, p.dispatch(0))
+}
