@@ -13,8 +13,8 @@ type balResult struct {
 	MaxMean float64
 	// P95 is the 95th percentile of max/mean over the runs from onset on.
 	P95 float64
-	// Settle is the number of runs after onset until max/mean <= 1.10 holds for 20
-	// runs; -1 if never.
+	// Settle is the number of runs after onset until max/mean <= 1.10 holds for
+	// settleRuns runs; -1 if never.
 	Settle int
 	// Moved and MovedMax are the mean and max share of keyspace moved per run over
 	// the settled window.
@@ -33,6 +33,22 @@ type balResult struct {
 	Accuracy float64
 	// Series and MovedSeries are max/mean and keyspace moved per run, for the plots.
 	Series, MovedSeries []float64
+}
+
+// settleRuns is how many runs in a row max/mean must stay at or under 1.10 for
+// a scenario to count as settled.
+const settleRuns = 20
+
+// minBalRuns is the fewest runs per scenario that measure every column: the
+// latest shock, then one settle window. With fewer, a shock never happens (its
+// p95 over the runs from onset on is NaN) and settle reads -1 for lack of
+// room, not because the controller never settled.
+func minBalRuns() int {
+	onset := 0
+	for _, sc := range balScenarios {
+		onset = max(onset, sc.onset)
+	}
+	return onset + settleRuns
 }
 
 // truthAt is the tier state the classifier should report at run r.
@@ -106,9 +122,9 @@ func runBalancer(p balParams, seed uint64, sc balScenario, ctl controller) balRe
 		post = append(post, res.Series[r])
 	}
 	res.P95 = quantile(post, 0.95)
-	for r := sc.onset; r+20 <= p.Runs; r++ {
+	for r := sc.onset; r+settleRuns <= p.Runs; r++ {
 		ok := true
-		for _, x := range res.Series[r : r+20] {
+		for _, x := range res.Series[r : r+settleRuns] {
 			ok = ok && x <= 1.10
 		}
 		if ok {

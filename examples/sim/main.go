@@ -15,7 +15,7 @@ import (
 
 func main() {
 	seed := flag.Uint64("seed", 1, "random seed (same seed, same output)")
-	runs := flag.Int("runs", 300, "balancer runs per scenario")
+	runs := flag.Int("runs", 300, fmt.Sprintf("balancer runs per scenario (at least %d)", minBalRuns()))
 	plots := flag.String("plots", "", "directory to write SVG plots to (empty: none)")
 	flag.Parse()
 	if err := run(os.Stdout, *seed, *runs, *plots); err != nil {
@@ -49,6 +49,10 @@ func simulateAll(seed uint64, runs, minutes int) results {
 }
 
 func run(w io.Writer, seed uint64, runs int, plots string) error {
+	if n := minBalRuns(); runs < n {
+		return fmt.Errorf("-runs %d: need at least %d (the last shock starts at run %d, then %d runs to settle)",
+			runs, n, n-settleRuns, settleRuns)
+	}
 	res := simulateAll(seed, runs, 24*60)
 	fmt.Fprintf(w, "tierkit sim, seed %d: balancer 200 hosts x %d runs per scenario; failover 6 regions x 1440 minutes\n\n", seed, runs)
 	printAll(w, res)
