@@ -27,7 +27,9 @@ type failResult struct {
 	RecvPeak float64
 	// ReversalsPerHour counts, per simulated hour, reversals of a region's total spill
 	// share: its direction of change flipping (rising then falling or back), ignoring
-	// moves under half a point. A spill episode that rises and winds down is one.
+	// moves under half a point. A spill episode that rises and winds down is one;
+	// a later episode of the same region adds two, since its rise reverses the
+	// earlier wind-down (the direction is not forgotten while the share is 0).
 	ReversalsPerHour float64
 	// RouteChangesPerHour counts routes turned on or off per simulated hour.
 	RouteChangesPerHour float64
