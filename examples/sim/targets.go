@@ -114,6 +114,9 @@ func failoverTargets(rs []failResult, k knobResult) (ctls []string, rows []targe
 		return cell{text: fmt.Sprintf("%.2f", r.RecvPeak), na: true}
 	})
 	add("ring a2->a1 share within 2 points of 70%", func(i int, r failResult) cell {
+		if i == 0 && math.IsNaN(k.RingA1) { // no run with an uncapped ring spill
+			return cell{text: "no ring spill", na: true}
+		}
 		if i == 0 {
 			return fmtCell(math.Abs(k.RingA1-70) <= 2, "%.1f%%", k.RingA1)
 		}
@@ -123,6 +126,9 @@ func failoverTargets(rs []failResult, k knobResult) (ctls []string, rows []targe
 		return fmtCell(math.Abs(100*r.RingA1-70) <= 2, "%.1f%% (no rings)", 100*r.RingA1)
 	})
 	add("knob (60%) realized within 1 point", func(i int, _ failResult) cell {
+		if i == 0 && k.Runs == 0 { // b2 never wanted to spill at a measured run
+			return cell{text: "not measured", na: true}
+		}
 		if i == 0 {
 			return fmtCell(math.Abs(k.Realized-k.Knob) <= 1, "%.1f%%", k.Realized)
 		}

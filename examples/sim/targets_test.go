@@ -38,3 +38,21 @@ func TestMinLeadWithoutCrossing(t *testing.T) {
 		}
 	}
 }
+
+// TestRingAndKnobNotMeasured: when no run had an uncapped ring spill from a2
+// (knobResult.RingA1 NaN) or no run measured the knob, tierkit's cells read
+// "MISS NaN%" and "MISS 0.0%": figures that were never measured, counted as
+// misses. Like a day with no crossing, the target does not apply.
+func TestRingAndKnobNotMeasured(t *testing.T) {
+	r := failResult{ctl: "tierkit", RingA1: math.NaN()}
+	_, rows := failoverTargets([]failResult{r}, knobResult{Knob: 60, RingA1: math.NaN()})
+	cells := map[string]cell{}
+	for _, row := range rows {
+		cells[row.target] = row.cells[0]
+	}
+	ring := cells["ring a2->a1 share within 2 points of 70%"]
+	assert.True(t, ring.na, "ring: %q", ring.text)
+	assert.NotContains(t, ring.text, "NaN")
+	knob := cells["knob (60%) realized within 1 point"]
+	assert.True(t, knob.na, "knob: %q", knob.text)
+}
