@@ -113,6 +113,10 @@ func printGrowth(w io.Writer, f Fleet) {
 			num(gateway(f).DBFanIn), num(gateway(f).ProxyFanIn), reduction(f))
 	}
 	tw.Flush()
+	if f.AnyProxyRoutes { // every proxy reaches every host: fan-in is the whole fleet of proxies
+		fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays the proxy count (no shard affinity).")
+		return
+	}
 	fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays regions x shard density (operator-owned).")
 }
 
