@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/tierkit/tierkit/examples/controlplane"
 )
 
 var debugTicks = os.Getenv("CLUSTER_DEBUG") != ""
@@ -32,11 +34,18 @@ type regionRecorder struct {
 	start          time.Time
 	last           uint64
 	ticks          []regionTick
+	// state reads the plane's state; nil means c.Plane.State (tests replay
+	// a scripted sequence).
+	state func() controlplane.State
 }
 
 // sample records the plane's latest tick if it is new.
 func (rr *regionRecorder) sample() {
-	st := rr.c.Plane.State()
+	state := rr.state
+	if state == nil {
+		state = rr.c.Plane.State
+	}
+	st := state()
 	if st.Tick == rr.last {
 		return
 	}
@@ -60,7 +69,10 @@ func (rr *regionRecorder) sample() {
 	rr.ticks = append(rr.ticks, t)
 }
 
-// until samples every cadence/2 until cond holds or d passes.
+// until samples every cadence/2 until cond holds or d passes. cond gets the
+// latest recorded tick at every poll, so it sees a tick more than once (and
+// first a tick recorded before the call): it must be a predicate on the
+// tick, not a counter (meanHome counts the ticks recorded instead).
 func (rr *regionRecorder) until(ctx context.Context, d time.Duration, cond func(regionTick) bool) error {
 	return poll(ctx, d, rr.c.Spec.Cadence/2, func() (bool, error) {
 		rr.sample()
@@ -87,14 +99,7 @@ func (rr *regionRecorder) calibrate(ctx context.Context) (base, peak float64, at
 		if err := rr.until(ctx, 8*rr.c.Spec.Cadence, func(regionTick) bool { return false }); err != nil && ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		var sum float64
-		n := 0
-		err := rr.until(ctx, 30*rr.c.Spec.Cadence, func(t regionTick) bool {
-			sum += (t.home + t.backupHome) / 2
-			n++
-			return n >= 6
-		})
-		return sum / float64(max(n, 1)), err
+		return rr.meanHome(ctx, 6)
 	}
 	if at[0], err = measure(1); err != nil {
 		return 0, 0, at, fmt.Errorf("region-overload: calibrating the base load: %w", err)
@@ -113,6 +118,22 @@ func (rr *regionRecorder) calibrate(ctx context.Context) (base, peak float64, at
 		return 0, 0, at, ctx.Err()
 	}
 	return base, peak, at, nil
+}
+
+// meanHome returns both regions' mean home signal over the next n plane
+// ticks. It averages the ticks recorded in its window, each once: until
+// hands its condition the latest tick on every poll (two a cadence), and
+// its first poll the warm-up's last tick, so counting the condition's calls
+// would average about 3 ticks, each twice, one of them the warm-up's.
+func (rr *regionRecorder) meanHome(ctx context.Context, n int) (float64, error) {
+	from := len(rr.ticks)
+	err := rr.until(ctx, 30*rr.c.Spec.Cadence, func(regionTick) bool { return len(rr.ticks)-from >= n })
+	var sum float64
+	window := rr.ticks[from:]
+	for _, t := range window {
+		sum += (t.home + t.backupHome) / 2
+	}
+	return sum / float64(max(len(window), 1)), err
 }
 
 // ramp moves the region's request rate from one multiple of the base rate to

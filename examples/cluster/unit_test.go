@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/failover"
 )
 
 func TestSpecDefaults(t *testing.T) {
@@ -163,4 +167,29 @@ func TestKeyShare(t *testing.T) {
 		assert.GreaterOrEqual(t, got, tc.min, "at %v%%", tc.percent)
 		assert.LessOrEqual(t, got, tc.max, "at %v%%", tc.percent)
 	}
+}
+
+// TestMeanHomeCountsEachTickOnce: the calibration's mean is over n distinct
+// plane ticks recorded in its window. The recorder polls at half the cadence,
+// so it sees each tick twice, and the last tick of the warm-up is already
+// recorded when the window opens; neither may enter the mean.
+func TestMeanHomeCountsEachTickOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		state := func() controlplane.State {
+			calls++
+			tick := uint64(1 + (calls-1)/2) // every tick is read by two polls
+			sig := failover.Signal{Home: float64(tick)}
+			return controlplane.State{Tick: tick, Regions: []controlplane.RegionState{
+				{Name: "eu", Phase: "local", Signal: sig}, {Name: "us", Phase: "local", Signal: sig},
+			}}
+		}
+		rr := &regionRecorder{c: &Cluster{Spec: Spec{Cadence: 400 * time.Millisecond}}, region: "eu", backup: "us",
+			start: time.Now(), state: state}
+		rr.sample() // the warm-up's last tick: 1
+		got, err := rr.meanHome(context.Background(), 6)
+		require.NoError(t, err)
+		assert.InDelta(t, 4.5, got, 1e-9, "the mean of ticks 2..7")
+		assert.Len(t, rr.ticks, 7)
+	})
 }
