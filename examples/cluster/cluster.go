@@ -202,6 +202,9 @@ func (c *Cluster) startGateways(ctx context.Context, bin string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if err := checkAddrs(c.Gateways, c.Spec.HTTP); err != nil {
+		return err
+	}
 	for _, g := range c.Gateways {
 		c.Spec.Logf("gateway %s: resp %s http %s", g.ID, g.RESP, g.HTTP)
 	}

@@ -259,6 +259,27 @@ type gatewayProc struct {
 	RESP, HTTP string // listen addresses, read from its log
 }
 
+// checkAddrs refuses gateways whose listen addresses (as they reported them)
+// are not all distinct, or whose HTTP address is the dashboard's (the spec's
+// HTTP, unless it asks for a free port): the plane and the scenarios would
+// poll and measure one process as two, or the dashboard would fail to listen
+// with a bare "address already in use".
+func checkAddrs(gws []*gatewayProc, dashboard string) error {
+	owner := map[string]string{} // address -> whose, as the error names it
+	if _, port, err := net.SplitHostPort(dashboard); err == nil && port != "0" {
+		owner[dashboard] = "the dashboard's address"
+	}
+	for _, g := range gws {
+		for _, a := range [...]struct{ kind, addr string }{{"RESP", g.RESP}, {"HTTP", g.HTTP}} {
+			if o, dup := owner[a.addr]; dup {
+				return fmt.Errorf("cluster: gateway %s's %s address %s is %s", g.ID, a.kind, a.addr, o)
+			}
+			owner[a.addr] = g.ID + "'s " + a.kind + " address"
+		}
+	}
+	return nil
+}
+
 var (
 	respRE = regexp.MustCompile(`resp=(\S+)`)
 	httpRE = regexp.MustCompile(`http=(\S+)`)

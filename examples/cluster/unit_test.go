@@ -193,3 +193,25 @@ func TestMeanHomeCountsEachTickOnce(t *testing.T) {
 		assert.Len(t, rr.ticks, 7)
 	})
 }
+
+// TestCheckAddrs: gateways that report an address another gateway (or the
+// dashboard) has are refused, with the address in the error.
+func TestCheckAddrs(t *testing.T) {
+	gw := func(id, resp, http string) *gatewayProc { return &gatewayProc{ID: id, RESP: resp, HTTP: http} }
+	require.NoError(t, checkAddrs([]*gatewayProc{gw("eu-1", "h:1", "h:2"), gw("us-1", "h:3", "h:4")}, "h:5"))
+	require.NoError(t, checkAddrs([]*gatewayProc{gw("eu-1", "h:1", "h:2")}, "h:0"), "the dashboard on a free port")
+	tests := []struct {
+		name      string
+		gws       []*gatewayProc
+		dashboard string
+		want      string
+	}{
+		{"same HTTP", []*gatewayProc{gw("eu-1", "h:1", "h:2"), gw("us-1", "h:3", "h:2")}, "", "us-1's HTTP address h:2 is eu-1's HTTP address"},
+		{"same RESP", []*gatewayProc{gw("eu-1", "h:1", "h:2"), gw("us-1", "h:1", "h:4")}, "", "us-1's RESP address h:1 is eu-1's RESP address"},
+		{"HTTP on a RESP", []*gatewayProc{gw("eu-1", "h:1", "h:2"), gw("us-1", "h:3", "h:1")}, "", "us-1's HTTP address h:1 is eu-1's RESP address"},
+		{"the dashboard's", []*gatewayProc{gw("eu-1", "h:1", "h:2")}, "h:2", "eu-1's HTTP address h:2 is the dashboard's address"},
+	}
+	for _, tt := range tests {
+		assert.ErrorContains(t, checkAddrs(tt.gws, tt.dashboard), tt.want, tt.name)
+	}
+}
