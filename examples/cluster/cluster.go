@@ -86,6 +86,23 @@ func (s Spec) withDefaults() Spec {
 	return s
 }
 
+// validate refuses a spec whose regions are not distinct, non-empty names:
+// a region named twice would start two gateways with one ID and one
+// configuration file.
+func (s Spec) validate() error {
+	seen := map[string]bool{}
+	for _, r := range s.Regions {
+		switch {
+		case r == "":
+			return errors.New("cluster: empty region name")
+		case seen[r]:
+			return fmt.Errorf("cluster: region %q is named twice", r)
+		}
+		seen[r] = true
+	}
+	return nil
+}
+
 func or[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
@@ -124,6 +141,9 @@ type Cluster struct {
 // Call Close when done (also after a failed scenario: it stops every process).
 func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
 	spec = spec.withDefaults()
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
 	c = &Cluster{Spec: spec, hc: &http.Client{Timeout: 2 * time.Second}}
 	defer func() {
 		if err != nil {

@@ -215,3 +215,22 @@ func TestCheckAddrs(t *testing.T) {
 		assert.ErrorContains(t, checkAddrs(tt.gws, tt.dashboard), tt.want, tt.name)
 	}
 }
+
+// TestSpecValidate: a region named twice (its gateways would share IDs and
+// configuration files) or an empty region name is refused before anything
+// starts.
+func TestSpecValidate(t *testing.T) {
+	require.NoError(t, DefaultSpec().validate())
+	tests := []struct {
+		give []string
+		want string
+	}{
+		{[]string{"eu", "us", "eu"}, `cluster: region "eu" is named twice`},
+		{[]string{"eu", ""}, "cluster: empty region name"},
+	}
+	for _, tt := range tests {
+		assert.EqualError(t, Spec{Regions: tt.give}.withDefaults().validate(), tt.want)
+	}
+	_, err := Start(context.Background(), Spec{Regions: []string{"eu", "eu"}})
+	assert.EqualError(t, err, `cluster: region "eu" is named twice`, "Start refuses it before building anything")
+}
