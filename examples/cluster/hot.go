@@ -183,18 +183,25 @@ func lastTick(c *Cluster, region string) (smoothed, raw hostWindow) {
 }
 
 // cpuPerCommand returns each gateway's CPU per command in µs between two host
-// states, and the mean of the gateways other than hot.
+// states, and the mean of the gateways other than hot (0 if none was
+// measured). A gateway without commands in the window, or without both states
+// (Hosts skips one that is not running), has no figure and is left out of the
+// mean rather than counted as 0 µs.
 func cpuPerCommand(gws []*gatewayProc, hot string, before, after map[string]HostState) (map[string]float64, float64) {
 	perCmd := map[string]float64{}
-	var peers float64
+	var sum float64
+	peers := 0
 	for _, g := range gws {
-		a, b := after[g.ID], before[g.ID]
-		if n := a.Commands - b.Commands; n > 0 {
-			perCmd[g.ID] = (a.CPUSeconds - b.CPUSeconds) / float64(n) * 1e6
+		a, aok := after[g.ID]
+		b, bok := before[g.ID]
+		if !aok || !bok || a.Commands <= b.Commands {
+			continue
 		}
-		if g.ID != hot && len(gws) > 1 {
-			peers += perCmd[g.ID] / float64(len(gws)-1)
+		perCmd[g.ID] = (a.CPUSeconds - b.CPUSeconds) / float64(a.Commands-b.Commands) * 1e6
+		if g.ID != hot {
+			sum += perCmd[g.ID]
+			peers++
 		}
 	}
-	return perCmd, peers
+	return perCmd, sum / float64(max(peers, 1))
 }

@@ -234,3 +234,25 @@ func TestSpecValidate(t *testing.T) {
 	_, err := Start(context.Background(), Spec{Regions: []string{"eu", "eu"}})
 	assert.EqualError(t, err, `cluster: region "eu" is named twice`, "Start refuses it before building anything")
 }
+
+// TestCPUPerCommand: the peers' mean is over the peers measured in the
+// window; a peer without commands in it, or without a state at its end (not
+// running), is not counted as 0 µs, nor wraps its command count.
+func TestCPUPerCommand(t *testing.T) {
+	gws := []*gatewayProc{{ID: "hot"}, {ID: "a"}, {ID: "idle"}, {ID: "gone"}}
+	before := map[string]HostState{
+		"hot": {CPUSeconds: 1, Commands: 100}, "a": {CPUSeconds: 1, Commands: 100},
+		"idle": {CPUSeconds: 1, Commands: 100}, "gone": {CPUSeconds: 1, Commands: 100},
+	}
+	after := map[string]HostState{
+		"hot":  {CPUSeconds: 1.4, Commands: 200}, // 4000 µs a command
+		"a":    {CPUSeconds: 1.1, Commands: 200}, // 1000 µs
+		"idle": {CPUSeconds: 1.01, Commands: 100},
+	}
+	perCmd, peers := cpuPerCommand(gws, "hot", before, after)
+	assert.InDelta(t, 4000, perCmd["hot"], 1e-6)
+	assert.InDelta(t, 1000, perCmd["a"], 1e-6)
+	assert.NotContains(t, perCmd, "idle")
+	assert.NotContains(t, perCmd, "gone")
+	assert.InDelta(t, 1000, peers, 1e-6, "the mean of the measured peers")
+}
