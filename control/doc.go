@@ -31,7 +31,7 @@
 // applies all or nothing. A dry run validates and reports the outcome without
 // applying. [Registry.Rollback] undoes the newest batch not yet undone; called
 // again it steps further back, as far as the bounded audit log reaches.
-// [Registry.Handler] serves all of it as JSON.
+// [Registry.Handler] serves all of it as JSON, errors included.
 //
 // Rate limits: each knob may set a MinInterval between its changes, and
 // Config.Rate/Burst is a token bucket over applied requests for the whole
@@ -49,6 +49,13 @@
 // request is wrong: fix it. *RateLimitError means wait and reconsider.
 // *ApplyError means a component refused: nothing changed unless its Undo
 // errors are set. ErrNothingToRollback means the log holds nothing to undo.
+//
+// Over HTTP every error is a JSON body {"error": message, "code": code} whose
+// code names the case: bad_request, invalid_value, unknown_knob,
+// out_of_bounds, rate_limited (with Retry-After), apply_failed,
+// nothing_to_rollback, and the router's own not_found (no such path; paths
+// match exactly, so /knobs/ is not /knobs) and method_not_allowed (with an
+// Allow header). [Registry.Handler] lists the statuses.
 //
 // # When not to use it
 //

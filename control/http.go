@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,67 +30,134 @@ const maxBody = 1 << 20
 //	POST /          a Request; answers a Result (add "dry_run": true to preview)
 //	POST /rollback  {"who": "...", "why": "..."}; answers a Result
 //
-// Errors answer {"error": message, "code": code} with a status: 400
-// bad_request or invalid_value, 404 unknown_knob, 422 out_of_bounds, 429
-// rate_limited (with Retry-After), 409 nothing_to_rollback, 500 apply_failed.
-// A request without "who" is recorded as the client's address.
+// HEAD is served wherever GET is, without the body. Paths match exactly: the
+// mount point without its slash is /, but /knobs/ or //knobs is not /knobs.
+//
+// Every error, the router's included, answers {"error": message, "code":
+// code} with a status: 400 bad_request or invalid_value, 404 not_found (no
+// such path) or unknown_knob, 405 method_not_allowed (with an Allow header),
+// 409 nothing_to_rollback, 422 out_of_bounds, 429 rate_limited (with
+// Retry-After), 500 apply_failed. A request without "who" is recorded as the
+// client's address.
 //
 // WARNING: the handler does no authentication. Serve it on loopback or behind
 // a middleware that does.
 func (r *Registry) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, struct {
-			Knobs []Info         `json:"knobs"`
-			State map[string]any `json:"state"`
-		}{r.Knobs(), encodable(r.State())})
-	})
-	mux.HandleFunc("GET /knobs", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, r.Knobs())
-	})
-	mux.HandleFunc("GET /state", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, encodable(r.State()))
-	})
-	mux.HandleFunc("GET /audit", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, r.Audit())
-	})
-	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, r.Stats())
-	})
-	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, hr *http.Request) {
-		var req Request
-		if err := decode(hr, &req); err != nil {
-			writeError(w, err)
+	routes := map[string]route{
+		"/": {
+			http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, http.StatusOK, struct {
+					Knobs []Info         `json:"knobs"`
+					State map[string]any `json:"state"`
+				}{r.Knobs(), encodable(r.State())})
+			},
+			http.MethodPost: r.serveApply,
+		},
+		"/knobs": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, r.Knobs())
+		}},
+		"/state": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, encodable(r.State()))
+		}},
+		"/audit": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, r.Audit())
+		}},
+		"/stats": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusOK, r.Stats())
+		}},
+		"/rollback": {http.MethodPost: r.serveRollback},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+		path := hr.URL.Path
+		if path == "" {
+			path = "/" // the mount point without its slash, after StripPrefix
+		}
+		rt, ok := routes[path]
+		if !ok {
+			writeError(w, &routeError{status: http.StatusNotFound, msg: fmt.Sprintf("no route %q", path)})
 			return
 		}
-		if req.Who == "" {
-			req.Who = "http:" + hr.RemoteAddr
+		h, ok := rt[hr.Method]
+		if !ok && hr.Method == http.MethodHead {
+			if h, ok = rt[http.MethodGet]; ok {
+				w = headWriter{w}
+			}
 		}
-		res, err := r.Apply(req)
-		if err != nil {
-			writeError(w, err)
+		if !ok {
+			allow := rt.allow()
+			w.Header().Set("Allow", allow)
+			writeError(w, &routeError{status: http.StatusMethodNotAllowed,
+				msg: fmt.Sprintf("method %s not allowed on %q (allow %s)", hr.Method, path, allow)})
 			return
 		}
-		writeJSON(w, http.StatusOK, res)
+		h(w, hr)
 	})
-	mux.HandleFunc("POST /rollback", func(w http.ResponseWriter, hr *http.Request) {
-		var req struct{ Who, Why string }
-		if err := decode(hr, &req); err != nil {
-			writeError(w, err)
-			return
-		}
-		if req.Who == "" {
-			req.Who = "http:" + hr.RemoteAddr
-		}
-		res, err := r.Rollback(req.Who, req.Why)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, res)
-	})
-	return mux
 }
+
+func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
+	var req Request
+	if err := decode(hr, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.Who == "" {
+		req.Who = "http:" + hr.RemoteAddr
+	}
+	res, err := r.Apply(req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (r *Registry) serveRollback(w http.ResponseWriter, hr *http.Request) {
+	var req struct{ Who, Why string }
+	if err := decode(hr, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.Who == "" {
+		req.Who = "http:" + hr.RemoteAddr
+	}
+	res, err := r.Rollback(req.Who, req.Why)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// route is one path of the HTTP API: its handler by method.
+type route map[string]http.HandlerFunc
+
+// allow lists the route's methods for an Allow header, HEAD with GET.
+func (rt route) allow() string {
+	var ms []string
+	for m := range rt {
+		ms = append(ms, m)
+		if m == http.MethodGet {
+			ms = append(ms, http.MethodHead)
+		}
+	}
+	slices.Sort(ms)
+	return strings.Join(ms, ", ")
+}
+
+// routeError is the router's own refusal: no such path, or not that method.
+type routeError struct {
+	status int
+	msg    string
+}
+
+func (e *routeError) Error() string { return "control: " + e.msg }
+
+// headWriter serves HEAD with a GET handler: headers and status, no body.
+// (net/http's server drops the body of a HEAD answer too; this holds for any
+// ResponseWriter.)
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // DecodeRequest parses a JSON change request as POST / takes it; unknown fields
 // and trailing data are errors. It is the HTTP path minus the transport, for
@@ -138,11 +207,17 @@ func writeError(w http.ResponseWriter, err error) {
 		rl *RateLimitError
 		ae *ApplyError
 		br badRequest
+		re *routeError
 	)
 	switch {
 	case errors.As(err, &ae):
 		// First: a component's error may wrap any of the errors below.
 		status, code = http.StatusInternalServerError, "apply_failed"
+	case errors.As(err, &re):
+		status, code = re.status, "not_found"
+		if re.status == http.StatusMethodNotAllowed {
+			code = "method_not_allowed"
+		}
 	case errors.As(err, &br), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
 		status, code = http.StatusBadRequest, "bad_request"
 	case errors.Is(err, ErrUnknownKnob):

@@ -49,7 +49,7 @@ func TestHTTP(t *testing.T) {
 		{"apply failed", "POST", "/control/", `{"changes":[{"knob":"b","value":true}]}`, 500, `"apply_failed"`},
 		{"rollback", "POST", "/control/rollback", `{"who":"op","why":"undo"}`, 200, `"batch": 2`},
 		{"nothing left", "POST", "/control/rollback", `{"who":"op"}`, 409, `"nothing_to_rollback"`},
-		{"method", "DELETE", "/control/", "", 405, ""},
+		{"method", "DELETE", "/control/", "", 405, `"method_not_allowed"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

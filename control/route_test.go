@@ -1,0 +1,75 @@
+package control_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/control"
+)
+
+// Every answer of the HTTP API is JSON, the router's refusals included: an
+// unknown path is 404 not_found and a wrong method 405 method_not_allowed
+// with an Allow header, in the shape of the API's other errors (not net/http's
+// plain-text pages). Paths match exactly; HEAD is served where GET is.
+func TestHTTPRoutes(t *testing.T) {
+	fx := newFixture(t, control.Config{})
+	h := http.StripPrefix("/control", fx.reg.Handler())
+	tests := []struct {
+		method, path string
+		wantStatus   int
+		wantCode     string // "" for a successful answer
+		wantAllow    string
+	}{
+		{"GET", "/control/", 200, "", ""},
+		{"GET", "/control", 200, "", ""},
+		{"GET", "/control/knobs", 200, "", ""},
+		{"HEAD", "/control/", 200, "", ""},
+		{"HEAD", "/control/knobs", 200, "", ""},
+		{"HEAD", "/control/audit", 200, "", ""},
+		{"GET", "/control/nope", 404, "not_found", ""},
+		{"POST", "/control/nope", 404, "not_found", ""},
+		{"HEAD", "/control/nope", 404, "not_found", ""},
+		{"GET", "/control/knobs/", 404, "not_found", ""},
+		{"GET", "/control/stats/", 404, "not_found", ""},
+		{"POST", "/control/rollback/", 404, "not_found", ""},
+		{"GET", "/control//knobs", 404, "not_found", ""},
+		{"GET", "/control/./knobs", 404, "not_found", ""},
+		{"GET", "/control/KNOBS", 404, "not_found", ""},
+		{"DELETE", "/control/", 405, "method_not_allowed", "GET, HEAD, POST"},
+		{"PUT", "/control/knobs", 405, "method_not_allowed", "GET, HEAD"},
+		{"POST", "/control/knobs", 405, "method_not_allowed", "GET, HEAD"},
+		{"POST", "/control/audit", 405, "method_not_allowed", "GET, HEAD"},
+		{"GET", "/control/rollback", 405, "method_not_allowed", "POST"},
+		{"HEAD", "/control/rollback", 405, "method_not_allowed", "POST"},
+		{"OPTIONS", "/control/state", 405, "method_not_allowed", "GET, HEAD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			req := httptest.NewRequest(tt.method, "/", nil)
+			req.URL.Path = tt.path // as sent: httptest.NewRequest would clean it
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, tt.wantStatus, rec.Code, rec.Body.String())
+			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+			assert.Equal(t, tt.wantAllow, rec.Header().Get("Allow"))
+			if tt.method == "HEAD" && tt.wantCode == "" {
+				assert.Empty(t, rec.Body.String(), "HEAD answers no body")
+				return
+			}
+			var body any
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body), "a JSON answer: %q", rec.Body)
+			obj, _ := body.(map[string]any)
+			code, _ := obj["code"].(string)
+			msg, _ := obj["error"].(string)
+			assert.Equal(t, tt.wantCode, code)
+			assert.Equal(t, tt.wantCode != "", strings.HasPrefix(msg, "control: "), msg)
+		})
+	}
+	assert.Zero(t, fx.calls, "no request changed a knob")
+}
