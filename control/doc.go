@@ -53,9 +53,11 @@
 // Over HTTP every error is a JSON body {"error": message, "code": code} whose
 // code names the case: bad_request, invalid_value, unknown_knob,
 // out_of_bounds, rate_limited (with Retry-After), apply_failed,
-// nothing_to_rollback, and the router's own not_found (no such path; paths
-// match exactly, so /knobs/ is not /knobs) and method_not_allowed (with an
-// Allow header). [Registry.Handler] lists the statuses.
+// nothing_to_rollback, unsupported_media_type (a POST not sent as
+// application/json, which keeps web pages from posting cross-site), and the
+// router's own not_found (no such path; paths match exactly, so /knobs/ is
+// not /knobs) and method_not_allowed (with an Allow header).
+// [Registry.Handler] lists the statuses.
 //
 // # When not to use it
 //

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -30,14 +31,18 @@ const maxBody = 1 << 20
 //	POST /          a Request; answers a Result (add "dry_run": true to preview)
 //	POST /rollback  {"who": "...", "why": "..."}; answers a Result
 //
+// A POST body must be sent as Content-Type application/json (415
+// unsupported_media_type otherwise): a web page cannot send that cross-site
+// without the server's consent, which the handler never gives.
+//
 // HEAD is served wherever GET is, without the body. Paths match exactly: the
 // mount point without its slash is /, but /knobs/ or //knobs is not /knobs.
 //
 // Every error, the router's included, answers {"error": message, "code":
 // code} with a status: 400 bad_request or invalid_value, 404 not_found (no
 // such path) or unknown_knob, 405 method_not_allowed (with an Allow header),
-// 409 nothing_to_rollback, 422 out_of_bounds, 429 rate_limited (with
-// Retry-After), 500 apply_failed. A request without "who" is recorded as the
+// 409 nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds,
+// 429 rate_limited (with Retry-After), 500 apply_failed. A request without "who" is recorded as the
 // client's address.
 //
 // WARNING: the handler does no authentication. Serve it on loopback or behind
@@ -173,7 +178,23 @@ type badRequest struct{ err error }
 func (e badRequest) Error() string { return "control: bad request: " + e.err.Error() }
 func (e badRequest) Unwrap() error { return e.err }
 
+// unsupportedMediaType refuses a body not declared as JSON.
+type unsupportedMediaType struct{ ctype string }
+
+func (e unsupportedMediaType) Error() string {
+	return fmt.Sprintf("control: Content-Type %q is not application/json", e.ctype)
+}
+
+// decode reads a POST body into v. The body must be declared as JSON: a
+// browser sends a cross-site POST of text/plain or a form without asking, but
+// asks the server first (a CORS preflight, which this handler refuses) for
+// application/json, so a web page an operator visits cannot change knobs on a
+// handler served on loopback.
 func decode(hr *http.Request, v any) error {
+	ctype := hr.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ctype); err != nil || mt != "application/json" {
+		return unsupportedMediaType{ctype}
+	}
 	data, err := io.ReadAll(io.LimitReader(hr.Body, maxBody+1))
 	if err != nil {
 		return badRequest{err}
@@ -208,6 +229,7 @@ func writeError(w http.ResponseWriter, err error) {
 		ae *ApplyError
 		br badRequest
 		re *routeError
+		um unsupportedMediaType
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -218,6 +240,8 @@ func writeError(w http.ResponseWriter, err error) {
 		if re.status == http.StatusMethodNotAllowed {
 			code = "method_not_allowed"
 		}
+	case errors.As(err, &um):
+		status, code = http.StatusUnsupportedMediaType, "unsupported_media_type"
 	case errors.As(err, &br), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
 		status, code = http.StatusBadRequest, "bad_request"
 	case errors.Is(err, ErrUnknownKnob):

@@ -25,6 +25,7 @@ func TestHTTP(t *testing.T) {
 	h := http.StripPrefix("/control", fx.reg.Handler())
 	do := func(method, path, body string) (int, string, http.Header) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		data, _ := io.ReadAll(rec.Body)
@@ -66,8 +67,7 @@ func TestHTTPRateLimitedSetsRetryAfter(t *testing.T) {
 	h := fx.reg.Handler()
 	post := func(v int) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/",
-			strings.NewReader(`{"changes":[{"knob":"n","value":`+json.Number(string(rune('0'+v))).String()+`}]}`)))
+		h.ServeHTTP(rec, postJSON("/", `{"changes":[{"knob":"n","value":`+json.Number(string(rune('0'+v))).String()+`}]}`))
 		return rec
 	}
 	require.Equal(t, 200, post(2).Code)
@@ -161,7 +161,7 @@ func TestHTTPRetryAfterHuge(t *testing.T) {
 	h := reg.Handler()
 	post := func(v string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"changes":[{"knob":"x","value":`+v+`}]}`)))
+		h.ServeHTTP(rec, postJSON("/", `{"changes":[{"knob":"x","value":`+v+`}]}`))
 		return rec
 	}
 	require.Equal(t, 200, post("1").Code)
@@ -184,9 +184,16 @@ func TestHTTPApplyErrorWrappingControlErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "x", Apply: func(int64) error { return inner }}))
 		rec := httptest.NewRecorder()
-		reg.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"changes":[{"knob":"x","value":1}]}`)))
+		reg.Handler().ServeHTTP(rec, postJSON("/", `{"changes":[{"knob":"x","value":1}]}`))
 		assert.Equal(t, http.StatusInternalServerError, rec.Code, "%v: %s", inner, rec.Body)
 		assert.Contains(t, rec.Body.String(), `"apply_failed"`, inner.Error())
 		assert.Empty(t, rec.Header().Get("Retry-After"), inner.Error())
 	}
+}
+
+// postJSON returns a POST of body to path, sent as JSON.
+func postJSON(path, body string) *http.Request {
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }

@@ -73,3 +73,43 @@ func TestHTTPRoutes(t *testing.T) {
 	}
 	assert.Zero(t, fx.calls, "no request changed a knob")
 }
+
+// A POST must declare its body as JSON. A browser sends a cross-site POST of
+// text/plain, a form or a typeless blob without a CORS preflight, so a page an
+// operator visits could otherwise change the knobs of a handler on loopback.
+func TestHTTPPostNeedsJSONContentType(t *testing.T) {
+	tests := []struct {
+		ctype      string
+		wantStatus int
+		wantCode   string
+	}{
+		{"", 415, `"unsupported_media_type"`},
+		{"text/plain", 415, `"unsupported_media_type"`},
+		{"text/plain; charset=utf-8", 415, `"unsupported_media_type"`},
+		{"application/x-www-form-urlencoded", 415, `"unsupported_media_type"`},
+		{"multipart/form-data; boundary=x", 415, `"unsupported_media_type"`},
+		{"application/jsonx", 415, `"unsupported_media_type"`},
+		{"application/json;", 200, `"batch"`},
+		{"application/json", 200, `"batch"`},
+		{"application/json; charset=utf-8", 200, `"batch"`},
+		{"Application/JSON", 200, `"batch"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ctype, func(t *testing.T) {
+			fx := newFixture(t, control.Config{})
+			h := fx.reg.Handler()
+			for _, p := range []struct{ path, body string }{
+				{"/", `{"who":"x","changes":[{"knob":"n","value":20}]}`},
+				{"/rollback", `{"who":"x"}`},
+			} {
+				req := httptest.NewRequest("POST", p.path, strings.NewReader(p.body))
+				req.Header.Set("Content-Type", tt.ctype)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				assert.Equal(t, tt.wantStatus, rec.Code, "%s: %s", p.path, rec.Body)
+				assert.Contains(t, rec.Body.String(), tt.wantCode, p.path)
+			}
+			assert.Equal(t, int64(10), fx.n, "changed and rolled back, or never changed")
+		})
+	}
+}
