@@ -398,16 +398,21 @@ func (r *Registry) trimLocked() {
 }
 
 // takeTokenLocked charges one request to the change budget (or, for a dry
-// run, only checks that it would fit).
+// run, only checks that it would fit, leaving the budget as it was: a dry run
+// stamped later than the next real request must not credit it the budget
+// earned by then).
 func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cfg.Rate == 0 {
 		return nil
 	}
-	r.refillLocked(now)
-	if r.tokens < 1 {
-		return &RateLimitError{RetryAfter: r.retryAfterLocked()}
+	tokens, at := r.budgetLocked(now)
+	if !dry {
+		r.tokens, r.tokensAt = tokens, at
+	}
+	if tokens < 1 {
+		return &RateLimitError{RetryAfter: r.retryAfterLocked(now, tokens)}
 	}
 	if !dry {
 		r.tokens--
@@ -415,38 +420,49 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 	return nil
 }
 
-// retryAfterLocked returns how long after the last refill a refill makes a
-// whole token: the exact wait, to the nanosecond. The wait is
-// rounded up to the nanosecond, and stepped up past the rounding of the
-// refill's float arithmetic: truncated, it fell short of the token about half
-// the time, and a caller that waited exactly RetryAfter was refused again.
-func (r *Registry) retryAfterLocked() time.Duration {
-	w := math.Ceil((1 - r.tokens) / r.cfg.Rate * float64(time.Second))
+// retryAfterLocked returns how long after now, when the budget holds tokens,
+// a request would find a whole token: the exact wait, to the nanosecond. The
+// wait is rounded up to the nanosecond, and stepped up past the rounding of
+// the refill's float arithmetic: truncated, it fell short of the token about
+// half the time, and a caller that waited exactly RetryAfter was refused
+// again. The check refills from the budget as stored, as that caller's
+// request will.
+func (r *Registry) retryAfterLocked(now time.Time, tokens float64) time.Duration {
+	w := math.Ceil((1 - tokens) / r.cfg.Rate * float64(time.Second))
 	if w >= float64(math.MaxInt64) {
 		return time.Duration(math.MaxInt64)
 	}
 	wait := max(time.Duration(w), time.Nanosecond)
 	// The step doubles: near the largest Duration a nanosecond no longer
 	// moves the float sum.
-	for step := time.Nanosecond; r.tokens+wait.Seconds()*r.cfg.Rate < 1; step *= 2 {
+	for step := time.Nanosecond; ; step *= 2 {
+		if b, _ := r.budgetLocked(now.Add(wait)); b >= 1 {
+			return wait
+		}
 		if wait > math.MaxInt64-step {
 			return time.Duration(math.MaxInt64)
 		}
 		wait += step
 	}
-	return wait
 }
 
-// refillLocked adds the change budget earned since the last refill at the
-// current Rate, up to the current Burst. A now before the last refill (a clock
-// stepped back) adds nothing.
-func (r *Registry) refillLocked(now time.Time) {
-	if el := now.Sub(r.tokensAt); el > 0 || r.tokensAt.IsZero() {
-		if !r.tokensAt.IsZero() {
-			r.tokens = min(r.cfg.burst(), r.tokens+el.Seconds()*r.cfg.Rate)
+// refillLocked adds the change budget earned since the last refill.
+func (r *Registry) refillLocked(now time.Time) { r.tokens, r.tokensAt = r.budgetLocked(now) }
+
+// budgetLocked returns the change budget at now and the time it counts from,
+// without storing them: the budget earned since the last refill at the
+// current Rate, up to the current Burst. A now before the last refill (a
+// clock stepped back, or a caller that read the clock before a later one
+// took the lock) adds nothing.
+func (r *Registry) budgetLocked(now time.Time) (float64, time.Time) {
+	tokens, at := r.tokens, r.tokensAt
+	if el := now.Sub(at); el > 0 || at.IsZero() {
+		if !at.IsZero() {
+			tokens = min(r.cfg.burst(), tokens+el.Seconds()*r.cfg.Rate)
 		}
-		r.tokensAt = now
+		at = now
 	}
+	return tokens, at
 }
 
 func (r *Registry) refundTokenLocked() {
