@@ -164,8 +164,8 @@ type headWriter struct{ http.ResponseWriter }
 
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
-// DecodeRequest parses a JSON change request as POST / takes it; unknown fields
-// and trailing data are errors. It is the HTTP path minus the transport, for
+// DecodeRequest parses a JSON change request as POST / takes it; anything but
+// an object (null included), unknown fields and trailing data are errors. It is the HTTP path minus the transport, for
 // callers that receive requests another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
@@ -208,6 +208,11 @@ func decode(hr *http.Request, v any) error {
 func decodeStrict(data []byte, v any) error {
 	if len(data) == 0 {
 		return badRequest{errors.New("empty body")}
+	}
+	// JSON null decodes into a struct as a no-op: without this check a
+	// rollback of null ran as one of {}.
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		return badRequest{errors.New("the body is not a JSON object")}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -113,3 +113,24 @@ func TestHTTPPostNeedsJSONContentType(t *testing.T) {
 		})
 	}
 }
+
+// A body must be a JSON object. JSON null decodes into a struct as a no-op,
+// so a POST /rollback of null rolled back as if it were {} from an anonymous
+// caller, and DecodeRequest took null for a request.
+func TestHTTPBodyNotAnObject(t *testing.T) {
+	fx := newFixture(t, control.Config{})
+	_, err := fx.reg.ApplyAt(t0, one("n", control.Int(20)))
+	require.NoError(t, err)
+	for _, body := range []string{`null`, ` null `, `[]`, `"who"`, `1`, `true`} {
+		for _, path := range []string{"/", "/rollback"} {
+			rec := httptest.NewRecorder()
+			fx.reg.Handler().ServeHTTP(rec, postJSON(path, body))
+			assert.Equal(t, http.StatusBadRequest, rec.Code, "%s %s: %s", path, body, rec.Body)
+			assert.Contains(t, rec.Body.String(), `"bad_request"`, "%s %s", path, body)
+		}
+		_, err := control.DecodeRequest([]byte(body))
+		assert.Error(t, err, body)
+	}
+	assert.Equal(t, int64(20), fx.n, "not rolled back")
+	assert.Len(t, fx.reg.Audit(), 1)
+}
