@@ -13,7 +13,9 @@ const DefaultAuditSize = 1024
 // applies).
 type Config struct {
 	// AuditSize bounds the audit log in entries (one per knob changed); the
-	// oldest entries are dropped first. 0 means DefaultAuditSize.
+	// oldest entries are dropped first, and a batch that lost one can no
+	// longer be rolled back: neither can a batch of more changes than
+	// AuditSize, at once. 0 means DefaultAuditSize.
 	AuditSize int
 
 	// Rate is the registry-wide change budget in applied requests per second

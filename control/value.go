@@ -57,10 +57,14 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // [String]; read it back with the accessor of its kind. Values are comparable
 // with ==.
 //
-// In JSON an int or float is a number, a duration a string such as "250ms", a
-// bool a bool and a string a string. A Value decoded from JSON takes its final
-// kind when it is checked against a knob: 3 suits an int or a float knob, "2s"
-// a duration or a string knob.
+// In JSON an int or float is a number, a duration a string such as "250ms"
+// (a JSON number is refused: its unit would be a guess), a bool a bool and a
+// string a string. A Value decoded from JSON takes its final kind when it is
+// checked against a knob: 3 suits an int or a float knob, "2s" a duration or
+// a string knob. A number its kind cannot hold (an int knob's 7.5 or 1e19, a
+// float knob's 1e400, a duration beyond about 292 years) is a *ValueError,
+// not clamped: clamping applies to values of the kind, outside the knob's
+// bounds.
 type Value struct {
 	kind Kind
 	i    int64 // KindInt, KindDuration, KindBool (0 or 1)
@@ -205,7 +209,7 @@ func coerce(k Kind, v Value) (Value, string) {
 			if i, ok := intLiteral(v.s); ok {
 				return Int(i), ""
 			}
-			return Value{}, "not an integer"
+			return Value{}, "not an integer in the int64 range"
 		}
 	case KindFloat:
 		switch v.kind {
@@ -218,7 +222,7 @@ func coerce(k Kind, v Value) (Value, string) {
 		case kindNumber:
 			f, err := strconv.ParseFloat(v.s, 64)
 			if err != nil || math.IsInf(f, 0) {
-				return Value{}, "not a finite number"
+				return Value{}, "not a number in the float64 range"
 			}
 			return Float(f), ""
 		}
@@ -226,6 +230,8 @@ func coerce(k Kind, v Value) (Value, string) {
 		switch v.kind {
 		case KindDuration:
 			return v, ""
+		case kindNumber:
+			return Value{}, "a duration knob takes a string such as \"250ms\", not a number"
 		case kindText, KindString:
 			d, err := time.ParseDuration(v.s)
 			if err != nil {
