@@ -2,6 +2,7 @@ package control_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,4 +46,26 @@ func TestAuditBoundLargeBatch(t *testing.T) {
 	_, err = fx.reg.RollbackAt(t0, "ops", "")
 	require.ErrorIs(t, err, control.ErrNothingToRollback)
 	assert.Equal(t, int64(20), fx.n)
+}
+
+// A knob's last change never moves back in time. Rollback reads time.Now
+// before it waits for the registry's lock, so it can run after a change
+// stamped later; taking its earlier time as the knob's last change let the
+// next change through before the knob's MinInterval after that later one.
+func TestRollbackStampedEarlierKeepsMinInterval(t *testing.T) {
+	reg, err := control.New(control.Config{})
+	require.NoError(t, err)
+	var x int64
+	require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "x", MinInterval: time.Minute,
+		Apply: func(v int64) error { x = v; return nil }}))
+	_, err = reg.ApplyAt(t0.Add(10*time.Second), one("x", control.Int(1)))
+	require.NoError(t, err)
+	_, err = reg.RollbackAt(t0, "ops", "clock read before the change took the lock")
+	require.NoError(t, err)
+	require.Equal(t, int64(0), x)
+	_, err = reg.ApplyAt(t0.Add(61*time.Second), one("x", control.Int(2)))
+	var rl *control.RateLimitError
+	require.ErrorAs(t, err, &rl, "61 s after t0 is 51 s after the change at t0+10s")
+	assert.Equal(t, 9*time.Second, rl.RetryAfter)
+	assert.Equal(t, int64(0), x)
 }

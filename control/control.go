@@ -356,7 +356,11 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 	for _, o := range plan {
 		k := r.knobs[o.Knob]
 		k.value = o.New
-		k.lastChange = now
+		// Never back in time: a rollback (exempt from MinInterval) may carry
+		// a clock read before a later change took the lock.
+		if now.After(k.lastChange) {
+			k.lastChange = now
+		}
 		r.seq++
 		r.log = append(r.log, Entry{Seq: r.seq, Batch: r.batch, Time: now, Who: who, Why: why, Knob: o.Knob,
 			Old: o.Old, New: o.New, Clamped: o.Clamped, RollbackOf: rollbackOf})
