@@ -42,8 +42,9 @@ const maxBody = 1 << 20
 // code} with a status: 400 bad_request or invalid_value, 404 not_found (no
 // such path) or unknown_knob, 405 method_not_allowed (with an Allow header),
 // 409 nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds,
-// 429 rate_limited (with Retry-After), 500 apply_failed. A request without "who" is recorded as the
-// client's address.
+// 429 rate_limited (with Retry-After), 500 apply_failed; a body over 1 MiB
+// is a bad_request. A request without "who" is recorded as the client's
+// address.
 //
 // WARNING: the handler does no authentication. Serve it on loopback or behind
 // a middleware that does.
