@@ -69,3 +69,28 @@ func TestRollbackStampedEarlierKeepsMinInterval(t *testing.T) {
 	assert.Equal(t, 9*time.Second, rl.RetryAfter)
 	assert.Equal(t, int64(0), x)
 }
+
+// The audit log's times never go back in log order. Apply and Rollback read
+// the clock, and a change can take the registry's lock after one that read
+// it later (or the wall clock steps back); the explicit times below replay
+// that interleaving. The late entries are stamped with the time of the entry
+// before them.
+func TestAuditTimesMonotonic(t *testing.T) {
+	fx := newFixture(t, control.Config{})
+	_, err := fx.reg.ApplyAt(t0.Add(10*time.Second), one("n", control.Int(20)))
+	require.NoError(t, err)
+	_, err = fx.reg.ApplyAt(t0, one("f", control.Float(0.1)))
+	require.NoError(t, err)
+	_, err = fx.reg.RollbackAt(t0.Add(5*time.Second), "ops", "read the clock before the change above")
+	require.NoError(t, err)
+	_, err = fx.reg.ApplyAt(t0.Add(20*time.Second), one("b", control.Bool(true)))
+	require.NoError(t, err)
+
+	var got []time.Duration
+	for _, e := range fx.reg.Audit() {
+		got = append(got, e.Time.Sub(t0))
+	}
+	want := []time.Duration{10 * time.Second, 10 * time.Second, 10 * time.Second, 20 * time.Second}
+	assert.Equal(t, want, got)
+	checkAudit(t, fx.reg)
+}

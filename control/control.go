@@ -79,7 +79,7 @@ type Outcome struct {
 type Entry struct {
 	Seq        uint64    `json:"seq"`   // increasing, one per entry
 	Batch      uint64    `json:"batch"` // the request; entries of one batch are adjacent
-	Time       time.Time `json:"time"`
+	Time       time.Time `json:"time"`  // never before the previous entry's; see [Registry.ApplyAt]
 	Who        string    `json:"who"`
 	Why        string    `json:"why"`
 	Knob       string    `json:"knob"`
@@ -240,8 +240,10 @@ func (r *Registry) Stats() Stats {
 	return s
 }
 
-// Apply is shorthand for ApplyAt(time.Now(), req).
-func (r *Registry) Apply(req Request) (Result, error) { return r.ApplyAt(time.Now(), req) }
+// Apply is shorthand for ApplyAt(time.Now(), req), except that the clock is
+// read once the registry's lock is held, so concurrent changes are stamped in
+// the order they apply.
+func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now, req) }
 
 // ApplyAt validates req and applies its changes all or nothing at time now.
 //
@@ -254,7 +256,17 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.ApplyAt(time.No
 // old values back and the error is an *ApplyError. On success every change is
 // recorded in the audit log under one batch id. A dry run does everything but
 // call Apply funcs, consume budget and record.
+//
+// The entries are stamped now, or with the time of the entry before them if
+// now is earlier (explicit times out of order, a wall clock stepped back), so
+// the audit log's times never decrease in log order. Rate limits go by now.
 func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
+	return r.apply(func() time.Time { return now }, req)
+}
+
+// apply is ApplyAt with the clock read under the lock: a time read before it
+// could be older than that of a change that took the lock first.
+func (r *Registry) apply(clock func() time.Time, req Request) (Result, error) {
 	r.n.requests.Add(1)
 	if len(req.Changes) == 0 {
 		r.n.rejected.Add(1)
@@ -263,6 +275,7 @@ func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
 	r.change.Lock()
 	defer r.change.Unlock()
 
+	now := clock()
 	res, plan, err := r.planLocked(now, req)
 	if err != nil {
 		return Result{}, err
@@ -353,6 +366,12 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.batch++
+	stamp := now
+	if n := len(r.log); n > 0 && stamp.Round(0).Before(r.log[n-1].Time.Round(0)) {
+		// Wall clocks: the log is read as wall times, and a clock stepped
+		// back moves the wall reading back but not the monotonic one.
+		stamp = r.log[n-1].Time
+	}
 	for _, o := range plan {
 		k := r.knobs[o.Knob]
 		k.value = o.New
@@ -362,7 +381,7 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 			k.lastChange = now
 		}
 		r.seq++
-		r.log = append(r.log, Entry{Seq: r.seq, Batch: r.batch, Time: now, Who: who, Why: why, Knob: o.Knob,
+		r.log = append(r.log, Entry{Seq: r.seq, Batch: r.batch, Time: stamp, Who: who, Why: why, Knob: o.Knob,
 			Old: o.Old, New: o.New, Clamped: o.Clamped, RollbackOf: rollbackOf})
 		if o.Clamped {
 			r.n.clamped.Add(1)
@@ -477,10 +496,9 @@ func (r *Registry) refundTokenLocked() {
 	}
 }
 
-// Rollback is shorthand for RollbackAt(time.Now(), who, why).
-func (r *Registry) Rollback(who, why string) (Result, error) {
-	return r.RollbackAt(time.Now(), who, why)
-}
+// Rollback is shorthand for RollbackAt(time.Now(), who, why), except that the
+// clock is read once the registry's lock is held, as in [Registry.Apply].
+func (r *Registry) Rollback(who, why string) (Result, error) { return r.rollback(time.Now, who, why) }
 
 // RollbackAt undoes the most recent forward batch not yet undone: its knobs get
 // back the values they had before it. Calling it again undoes the batch before
@@ -488,8 +506,14 @@ func (r *Registry) Rollback(who, why string) (Result, error) {
 // ErrNothingToRollback). A rollback is exempt from rate limits (it is the
 // emergency brake) but counts as a change for the knobs' MinInterval, and is
 // audited with RollbackOf set. If an Apply func refuses, the rollback is itself
-// undone and the error is an *ApplyError.
+// undone and the error is an *ApplyError. Its entries are stamped as in
+// [Registry.ApplyAt].
 func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
+	return r.rollback(func() time.Time { return now }, who, why)
+}
+
+// rollback is RollbackAt with the clock read under the lock.
+func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, error) {
 	r.n.requests.Add(1)
 	r.change.Lock()
 	defer r.change.Unlock()
@@ -507,7 +531,7 @@ func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
 	if err := r.applyLocked(plan); err != nil {
 		return Result{}, err
 	}
-	b := r.publishLocked(now, who, why, plan, target)
+	b := r.publishLocked(clock(), who, why, plan, target)
 	return Result{Batch: b, Changes: plan}, nil
 }
 

@@ -30,7 +30,10 @@
 // fails the ones before it get their old values back (an *ApplyError): a batch
 // applies all or nothing. A dry run validates and reports the outcome without
 // applying. [Registry.Rollback] undoes the newest batch not yet undone; called
-// again it steps further back, as far as the bounded audit log reaches.
+// again it steps further back, as far as the bounded audit log reaches. The
+// log's times never decrease in log order: Apply and Rollback read the clock
+// under the registry's lock, and an earlier time is raised to the previous
+// entry's.
 // [Registry.Handler] serves all of it as JSON, errors included.
 //
 // Rate limits: each knob may set a MinInterval between its changes, and
