@@ -3,6 +3,8 @@ package control
 import (
 	"fmt"
 	"math"
+	"net"
+	"strings"
 )
 
 // DefaultAuditSize is the number of audit entries kept when Config.AuditSize is 0.
@@ -27,6 +29,16 @@ type Config struct {
 	// Burst is the bucket size: how many requests may apply back to back.
 	// 0 means 1 when Rate is set.
 	Burst int
+
+	// AllowedHosts, if set, lists the names the HTTP handler answers to: a
+	// request whose Host header names another is refused with 403
+	// forbidden_host, whatever its path. It guards a handler on loopback
+	// against DNS rebinding, where a page of the attacker's domain, resolved
+	// anew to 127.0.0.1, sends same-origin requests with that domain as Host.
+	// Names compare without the port and case-insensitively, IPv6 addresses
+	// without brackets: {"localhost", "127.0.0.1", "::1"}. Empty means any
+	// Host, as before the field existed.
+	AllowedHosts []string
 }
 
 func (c Config) validate() error {
@@ -40,7 +52,32 @@ func (c Config) validate() error {
 	case c.Burst > 0 && c.Rate == 0:
 		return fmt.Errorf("control: Burst %d without a Rate", c.Burst)
 	}
+	for _, h := range c.AllowedHosts {
+		// A port or brackets would never match: Host is compared without them.
+		if h == "" || net.ParseIP(h) == nil && strings.ContainsAny(h, ":[]/ \t") {
+			return fmt.Errorf("control: AllowedHosts entry %q is not a host name or IP address without port", h)
+		}
+	}
 	return nil
+}
+
+// allowsHost reports whether the HTTP handler answers a request with this
+// Host header.
+func (c Config) allowsHost(host string) bool {
+	if len(c.AllowedHosts) == 0 {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	for _, h := range c.AllowedHosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c Config) auditSize() int {

@@ -94,6 +94,7 @@ func New(cfg Config) (*Registry, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cfg.AllowedHosts = slices.Clone(cfg.AllowedHosts)
 	return &Registry{cfg: cfg, knobs: map[string]*knob{}, states: map[string]func() any{},
 		undone: map[uint64]bool{}, tokens: cfg.burst()}, nil
 }
@@ -120,6 +121,7 @@ func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
 		r.tokens, r.tokensAt = cfg.burst(), time.Time{}
 	}
 	r.cfg = cfg
+	r.cfg.AllowedHosts = slices.Clone(cfg.AllowedHosts)
 	r.tokens = min(r.tokens, cfg.burst())
 	return nil
 }

@@ -58,9 +58,23 @@
 // out_of_bounds, rate_limited (with Retry-After), apply_failed,
 // nothing_to_rollback, unsupported_media_type (a POST not sent as
 // application/json, which keeps web pages from posting cross-site), and the
-// router's own not_found (no such path; paths match exactly, so /knobs/ is
-// not /knobs) and method_not_allowed (with an Allow header).
-// [Registry.Handler] lists the statuses.
+// router's own forbidden_host (a Host not in Config.AllowedHosts), not_found
+// (no such path; paths match exactly, so /knobs/ is not /knobs) and
+// method_not_allowed (with an Allow header). [Registry.Handler] lists the
+// statuses.
+//
+// # Security
+//
+// The handler authenticates no one: whoever reaches it can read the state and
+// change every knob. Serve it on a loopback listener, never on all
+// interfaces. Loopback alone does not keep out a web page an operator visits:
+// by DNS rebinding, the attacker's domain resolves to 127.0.0.1 and its page
+// talks to the handler as a same-origin page, with that domain as Host. Set
+// Config.AllowedHosts (for instance to "localhost", "127.0.0.1" and "::1") so
+// the handler answers only the names it is reached by; the default answers
+// any Host, as it always has. Where more than the machine's own users can
+// reach it, put authentication in front (a middleware), or serve it on a Unix
+// socket.
 //
 // # When not to use it
 //

@@ -39,15 +39,21 @@ const maxBody = 1 << 20
 // mount point without its slash is /, but /knobs/ or //knobs is not /knobs.
 //
 // Every error, the router's included, answers {"error": message, "code":
-// code} with a status: 400 bad_request or invalid_value, 404 not_found (no
-// such path) or unknown_knob, 405 method_not_allowed (with an Allow header),
-// 409 nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds,
-// 429 rate_limited (with Retry-After), 500 apply_failed; a body over 1 MiB
-// is a bad_request. A request without "who" is recorded as the client's
-// address.
+// code} with a status: 400 bad_request or invalid_value, 403 forbidden_host
+// (a Host not in Config.AllowedHosts), 404 not_found (no such path) or
+// unknown_knob, 405 method_not_allowed (with an Allow header), 409
+// nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds, 429
+// rate_limited (with Retry-After), 500 apply_failed; a body over 1 MiB is a
+// bad_request. A request without "who" is recorded as the client's address.
 //
-// WARNING: the handler does no authentication. Serve it on loopback or behind
-// a middleware that does.
+// WARNING: the handler does no authentication, and by default it answers
+// any Host. Loopback alone does not keep web pages out: by DNS rebinding, a
+// page on the attacker's domain has the name resolve to 127.0.0.1 and then
+// reads and changes the knobs as a same-origin page, the JSON Content-Type
+// included. Serve it on a loopback listener (not 0.0.0.0), set
+// Config.AllowedHosts to the names it is reached by, and put authentication
+// in front (a middleware, or a Unix socket) where more than the host's own
+// users can reach it.
 func (r *Registry) Handler() http.Handler {
 	routes := map[string]route{
 		"/": {
@@ -74,6 +80,13 @@ func (r *Registry) Handler() http.Handler {
 		"/rollback": {http.MethodPost: r.serveRollback},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+		r.mu.RLock()
+		allowed := r.cfg.allowsHost(hr.Host)
+		r.mu.RUnlock()
+		if !allowed {
+			writeError(w, &routeError{status: http.StatusForbidden, msg: fmt.Sprintf("Host %q is not allowed", hr.Host)})
+			return
+		}
 		path := hr.URL.Path
 		if path == "" {
 			path = "/" // the mount point without its slash, after StripPrefix
@@ -150,7 +163,8 @@ func (rt route) allow() string {
 	return strings.Join(ms, ", ")
 }
 
-// routeError is the router's own refusal: no such path, or not that method.
+// routeError is the router's own refusal: no such path, not that method, or
+// a Host not in Config.AllowedHosts.
 type routeError struct {
 	status int
 	msg    string
@@ -190,7 +204,8 @@ func (e unsupportedMediaType) Error() string {
 // browser sends a cross-site POST of text/plain or a form without asking, but
 // asks the server first (a CORS preflight, which this handler refuses) for
 // application/json, so a web page an operator visits cannot change knobs on a
-// handler served on loopback.
+// handler served on loopback. (A page on a rebound domain is same-origin and
+// needs no consent: Config.AllowedHosts is the guard there.)
 func decode(hr *http.Request, v any) error {
 	ctype := hr.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ctype); err != nil || mt != "application/json" {
@@ -243,8 +258,11 @@ func writeError(w http.ResponseWriter, err error) {
 		status, code = http.StatusInternalServerError, "apply_failed"
 	case errors.As(err, &re):
 		status, code = re.status, "not_found"
-		if re.status == http.StatusMethodNotAllowed {
+		switch re.status {
+		case http.StatusMethodNotAllowed:
 			code = "method_not_allowed"
+		case http.StatusForbidden:
+			code = "forbidden_host"
 		}
 	case errors.As(err, &um):
 		status, code = http.StatusUnsupportedMediaType, "unsupported_media_type"
