@@ -19,11 +19,13 @@ type Rule struct {
 	// so a narrow rule ("user:vip:") overrides a broad one ("user:") for its keys only.
 	Prefix string
 	// Percent is the share of eligible traffic routed to the gateway, in [0, 100], with
-	// a resolution of one basis point (0.01). Raising it only adds traffic: a key or
-	// client routed at p percent is still routed at every q >= p.
+	// a resolution of one basis point (0.01): it is rounded to the nearest one, so
+	// 0.004 routes no one and 99.995 everyone. Raising it only adds traffic: a key or
+	// client routed at p percent is still routed at every q >= p (same Salt).
 	Percent float64
 	// Regions limits the rule to clients in these regions (the blast radius). Empty
-	// means every region. A request from a region not listed is not eligible.
+	// means every region. A request from a region not listed is not eligible, and
+	// does not fall back to a rule of the service with a shorter prefix.
 	Regions []string
 	// Salt picks which population a ramp takes first. Empty means Service, so one
 	// client is on the same side for every prefix of a service at equal percentages.

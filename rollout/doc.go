@@ -20,7 +20,10 @@
 //     percentage therefore only adds units: one that was routed stays routed, and 0%
 //     routes none, 100% every eligible unit.
 //   - Region filter. A rule with Regions only covers clients in those regions; others
-//     are not eligible (ReasonRegion) and stay off the gateway.
+//     are not eligible (ReasonRegion) and stay off the gateway. The filter applies to
+//     the rule the longest prefix picked: a client from another region does not fall
+//     back to a broader rule of the service, so a narrow rule with Regions also holds
+//     its keys off the gateway everywhere else.
 //   - Kill switch. Config.Kill turns every decision off (ReasonKilled) without
 //     forgetting the rules, so turning it back off restores the previous routing.
 //

@@ -184,3 +184,17 @@ func TestManyRulesMatchesLinear(t *testing.T) {
 		require.Equal(t, naiveDecide(cfg, q), f.Decide(q), "key %q", key)
 	}
 }
+
+// TestRegionFilterNoFallback: the region filter applies to the rule the longest
+// prefix picked; a client from another region stays off the gateway even when a
+// broader rule of the service routes everyone (doc.go, Region filter).
+func TestRegionFilterNoFallback(t *testing.T) {
+	f := mustNew(t, rollout.Config{Rules: []rollout.Rule{
+		{Service: "s", Percent: 100},
+		{Service: "s", Prefix: "vip:", Percent: 100, Regions: []string{"eu-1"}},
+	}})
+	assert.Equal(t, rollout.Decision{Reason: rollout.ReasonRegion, Rule: 1},
+		f.Decide(rollout.Query{Service: "s", Key: "vip:7", Region: "us-1"}))
+	assert.True(t, f.Use(rollout.Query{Service: "s", Key: "vip:7", Region: "eu-1"}))
+	assert.True(t, f.Use(rollout.Query{Service: "s", Key: "other", Region: "us-1"}))
+}
