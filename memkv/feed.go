@@ -18,7 +18,8 @@ const (
 )
 
 // Event is one change-feed record. Key and Value are shared with the store and
-// must not be modified.
+// must not be modified; their capacity equals their length, so appending to
+// one copies it.
 type Event struct {
 	Kind    EventKind // a write or a checkpoint
 	Version uint64    // the commit version of the write, or the checkpoint's

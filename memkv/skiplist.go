@@ -101,7 +101,7 @@ func (l *list) seekLT(k []byte) *node {
 }
 
 // getOrInsert returns the node for k, inserting an empty one (no versions) if
-// absent. The key is copied. Writer only.
+// absent. The key is copied (never nil). Writer only.
 func (l *list) getOrInsert(k []byte) *node {
 	var prev [maxLevel]*node
 	x := &l.head
@@ -127,10 +127,10 @@ func (l *list) getOrInsert(k []byte) *node {
 		l.level.Store(int32(h))
 	}
 	n := newNode(h)
-	n.key = bytes.Clone(k)
-	if n.key == nil {
-		n.key = []byte{}
-	}
+	// An exact-capacity copy: readers and the feed hand n.key out, and an
+	// append to it (the key after it, say) must copy rather than write into
+	// spare capacity that every other holder of the key shares.
+	n.key = append(make([]byte, 0, len(k)), k...)
 	for i := range h {
 		n.next[i].Store(prev[i].next[i].Load())
 	}

@@ -130,8 +130,9 @@ func (s *Store) ReadVersion() uint64 { return s.visible.Load() }
 func (s *Store) Horizon() uint64 { return s.horizon.Load() }
 
 // Get returns the value of key at version. The returned slice is shared with
-// the store and must not be modified. It fails with ErrTooOld below the
-// horizon and ErrFutureVersion above [Store.ReadVersion].
+// the store and must not be modified (appending to it copies it). It fails
+// with ErrTooOld below the horizon and ErrFutureVersion above
+// [Store.ReadVersion].
 func (s *Store) Get(ctx context.Context, version uint64, key []byte) ([]byte, bool, error) {
 	if err := s.checkRead(ctx, version); err != nil {
 		return nil, false, err
@@ -154,7 +155,8 @@ func (s *Store) Get(ctx context.Context, version uint64, key []byte) ([]byte, bo
 // dst[2i+1] value) of the keys in [begin, end) at version, in key order or
 // reversed, at most limit pairs (limit <= 0: no limit). A nil end means no
 // upper bound. Returned slices are shared with the store and must not be
-// modified.
+// modified; appending to one copies it, so append(key, 0) safely builds the
+// key after a returned key.
 func (s *Store) Scan(ctx context.Context, version uint64, begin, end []byte, limit int, reverse bool, dst [][]byte) ([][]byte, error) {
 	if err := s.checkRead(ctx, version); err != nil {
 		return dst, err

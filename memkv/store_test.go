@@ -470,3 +470,25 @@ func TestIdempotencyKeyHeldWhileItsVersionIsReadable(t *testing.T) {
 	require.ErrorIs(t, err, memkv.ErrAlreadyCommitted)
 	assert.Equal(t, first, v)
 }
+
+// TestAppendToReturnedSlicesCopies: keys and values returned by reads and the
+// feed are shared with the store, but appending to one (append(k, 0) builds
+// the key after it, as a paginated range read does) must copy it. Keys used
+// to carry spare capacity, so two such appends wrote into the same array.
+func TestAppendToReturnedSlicesCopies(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	sub := s.Subscribe()
+	defer sub.Close()
+	put(t, s, "hello", "world")
+	got, err := s.Scan(ctx, s.ReadVersion(), nil, nil, 0, false, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	e, ok, err := sub.TryNext()
+	require.NoError(t, err)
+	require.True(t, ok)
+	for i, x := range [][]byte{got[0], got[1], e.Key, e.Value} {
+		first := append(x, 'a')
+		_ = append(x, 'b')
+		assert.Equal(t, byte('a'), first[len(first)-1], "slice %d: another append overwrote this one", i)
+	}
+}
