@@ -39,7 +39,9 @@ type Config struct {
 	FeedBuffer int
 
 	// MaxCommitBytes bounds the bytes of keys and values in one commit
-	// request. Default 10 MiB.
+	// request's Sets and Clears (the data it writes; read keys, read and
+	// write-conflict ranges and the idempotency key are not counted).
+	// Default 10 MiB.
 	MaxCommitBytes int
 
 	// Faults injects failures for tests. Zero: none.

@@ -6,15 +6,16 @@
 //
 // # Model
 //
-// Every commit creates a version (a counter starting at 1). [Store.Get] and
-// [Store.Scan] read at a version: they see exactly the commits at or below
-// it. [Store.Commit] takes a [CommitRequest]: the read version, the keys and
-// ranges read, and the writes. It fails with a *[ConflictError] if any write
-// committed after the read version overlaps a read key or read range. A range
-// read that hit its limit should be sent as the range up to the key after the
-// last key returned; empty scans still count, and deletions and range clears
-// count as writes, so phantoms are caught. [CommitRequest.WriteRanges] adds
-// write-conflict ranges with no data.
+// Every commit with writes creates a version (a counter starting at 1).
+// [Store.Get] and [Store.Scan] read at a version: they see exactly the
+// commits at or below it. [Store.Commit] takes a [CommitRequest]: the read
+// version, the keys and ranges read, and the writes. It fails with a
+// *[ConflictError] if any write committed after the read version overlaps a
+// read key or read range. A range read that hit its limit should be sent as
+// the range up to the key after the last key returned (a reverse one: from
+// the last key returned); empty scans still count, and deletions and range
+// clears count as writes, so phantoms are caught.
+// [CommitRequest.WriteRanges] adds write-conflict ranges with no data.
 //
 // # Sharding and concurrency
 //

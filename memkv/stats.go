@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // Stats is a snapshot of a store's counters (monotonic) and gauges.
 type Stats struct {
-	Commits          uint64 // commits applied
+	Commits          uint64 // commits applied (read-only ones included)
 	Conflicts        uint64 // commits rejected by validation
 	ConflictKeys     uint64 // of those, with a conflicting point read
 	ConflictRanges   uint64 // of those, with a conflicting range read
@@ -13,8 +13,8 @@ type Stats struct {
 	AlreadyCommitted uint64 // commits deduplicated by idempotency key
 	Injected         uint64 // commits failed by Faults.FailBeforeCommit
 	DroppedReplies   uint64 // commits applied whose reply Faults.DropReply dropped
-	Reads            uint64 // point reads
-	Scans            uint64 // range reads
+	Reads            uint64 // point reads that reached the data (one cut by GC counts in TooOld too)
+	Scans            uint64 // range reads, counted like Reads
 	GCRuns           uint64 // full GC sweeps
 	GCFreed          uint64 // versions freed by GC
 	FeedEvents       uint64 // write events published

@@ -22,7 +22,10 @@ import (
 //     ReadVersion).
 //   - ReadRanges: range reads to validate (no key in them written after
 //     ReadVersion, including keys that did not exist when read).
-//   - Sets: key, value pairs to write; a nil value deletes the key.
+//   - Sets: key, value pairs to write; a nil value deletes the key. A key
+//     set twice takes its last write (the feed carries both, in order).
+//     Deleting a key that is absent writes nothing: no feed event, and no
+//     conflict for readers of it (the commit still takes a version).
 //   - Clears: ranges to delete.
 //   - WriteRanges: extra write-conflict ranges, with no data: readers of them
 //     conflict as if they had been written.
