@@ -30,65 +30,78 @@ const maxBody = 1 << 20
 //	DELETE /api/gateways/{id}   remove a gateway
 //	POST   /api/drain/{id}      drain a gateway; POST /api/undrain/{id} reverses it
 //
-// Errors answer {"error": message} with 400 (bad JSON or values), 404 (unknown
-// gateway) or 409 (a gateway that conflicts with one the plane has).
+// HEAD is served wherever GET is, without the body. Paths match exactly: a
+// trailing or doubled slash is another path, and no path is redirected.
+//
+// Every error, the router's included, answers {"error": message} with 400 (bad
+// JSON or values), 404 (no such path, or an unknown gateway), 405 (a method the
+// path does not serve, with an Allow header) or 409 (a gateway that conflicts
+// with one the plane has).
 //
 // WARNING: the handler does no authentication; serve it on loopback or behind a
 // middleware that does.
 func (p *Plane) Handler() http.Handler {
-	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
-	files := http.FileServerFS(static)
-	mux.Handle("GET /{$}", files)
-	mux.Handle("GET /dashboard.js", files)
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, p.State())
+	files := http.FileServerFS(static).ServeHTTP
+	return router(map[string]route{
+		"/":             {http.MethodGet: files},
+		"/dashboard.js": {http.MethodGet: files},
+		"/api/state":    {http.MethodGet: p.serveState},
+		"/api/routes":   {http.MethodGet: p.serveRoutes},
+		"/api/rollout":  {http.MethodPost: p.serveRollout},
+		"/api/gateways": {http.MethodPost: p.serveAddGateway},
+		"/api/gateways/{id}": {http.MethodDelete: func(w http.ResponseWriter, r *http.Request) {
+			p.answer(w, r.PathValue("id"), p.RemoveGateway(r.PathValue("id")))
+		}},
+		"/api/drain/{id}": {http.MethodPost: func(w http.ResponseWriter, r *http.Request) {
+			p.answer(w, r.PathValue("id"), p.Drain(r.PathValue("id")))
+		}},
+		"/api/undrain/{id}": {http.MethodPost: func(w http.ResponseWriter, r *http.Request) {
+			p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
+		}},
 	})
-	mux.HandleFunc("GET /api/routes", func(w http.ResponseWriter, r *http.Request) {
-		pub := p.pub.Load()
-		w.Header().Set("ETag", pub.etag)
-		w.Header().Set("Cache-Control", "no-cache")
-		if r.Header.Get("If-None-Match") == pub.etag {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(pub.wire)
-	})
-	mux.HandleFunc("POST /api/rollout", func(w http.ResponseWriter, r *http.Request) {
-		var cfg rollout.Config
-		if err := decodeBody(r, &cfg); err != nil {
-			writeError(w, http.StatusBadRequest, err)
-			return
-		}
-		if err := p.SetRollout(cfg); err != nil {
-			writeError(w, http.StatusBadRequest, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, p.State().Rollout)
-	})
-	mux.HandleFunc("POST /api/gateways", func(w http.ResponseWriter, r *http.Request) {
-		var g Gateway
-		if err := decodeBody(r, &g); err != nil {
-			writeError(w, http.StatusBadRequest, err)
-			return
-		}
-		if err := p.AddGateway(g); err != nil {
-			writeError(w, statusOf(err), err)
-			return
-		}
-		writeJSON(w, http.StatusOK, g)
-	})
-	mux.HandleFunc("DELETE /api/gateways/{id}", func(w http.ResponseWriter, r *http.Request) {
-		p.answer(w, r.PathValue("id"), p.RemoveGateway(r.PathValue("id")))
-	})
-	mux.HandleFunc("POST /api/drain/{id}", func(w http.ResponseWriter, r *http.Request) {
-		p.answer(w, r.PathValue("id"), p.Drain(r.PathValue("id")))
-	})
-	mux.HandleFunc("POST /api/undrain/{id}", func(w http.ResponseWriter, r *http.Request) {
-		p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
-	})
-	return mux
+}
+
+func (p *Plane) serveState(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, p.State())
+}
+
+func (p *Plane) serveRoutes(w http.ResponseWriter, r *http.Request) {
+	pub := p.pub.Load()
+	w.Header().Set("ETag", pub.etag)
+	w.Header().Set("Cache-Control", "no-cache")
+	if r.Header.Get("If-None-Match") == pub.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(pub.wire)
+}
+
+func (p *Plane) serveRollout(w http.ResponseWriter, r *http.Request) {
+	var cfg rollout.Config
+	if err := decodeBody(r, &cfg); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := p.SetRollout(cfg); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p.State().Rollout)
+}
+
+func (p *Plane) serveAddGateway(w http.ResponseWriter, r *http.Request) {
+	var g Gateway
+	if err := decodeBody(r, &g); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := p.AddGateway(g); err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, g)
 }
 
 func (p *Plane) answer(w http.ResponseWriter, id string, err error) {

@@ -1,0 +1,85 @@
+package controlplane
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// route is one path of the handler: its handler by method.
+type route map[string]http.HandlerFunc
+
+// allow lists the route's methods for an Allow header, HEAD with GET.
+func (rt route) allow() string {
+	var ms []string
+	for m := range rt {
+		ms = append(ms, m)
+		if m == http.MethodGet {
+			ms = append(ms, http.MethodHead)
+		}
+	}
+	slices.Sort(ms)
+	return strings.Join(ms, ", ")
+}
+
+// idPrefixes are the paths that end in one {id} segment.
+var idPrefixes = []string{"/api/gateways/", "/api/drain/", "/api/undrain/"}
+
+// router serves routes by exact path: unlike http.ServeMux it neither cleans
+// nor redirects a path (a POST redirected is replayed as a GET), and it answers
+// its own refusals as JSON like the handlers' errors. A pattern ending in {id}
+// matches one non-empty, unescaped segment, which r.PathValue("id") returns.
+func router(routes map[string]route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, id := matchRoute(r.URL)
+		rt, ok := routes[key]
+		if !ok {
+			writeError(w, http.StatusNotFound, fmt.Errorf("controlplane: no route %q", r.URL.EscapedPath()))
+			return
+		}
+		h, ok := rt[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			if h, ok = rt[http.MethodGet]; ok {
+				w = headWriter{w}
+			}
+		}
+		if !ok {
+			allow := rt.allow()
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("controlplane: method %s not allowed on %q (allow %s)",
+				r.Method, key, allow))
+			return
+		}
+		if id != "" {
+			r.SetPathValue("id", id)
+		}
+		h(w, r)
+	})
+}
+
+// matchRoute returns the route key of u's path and, for an {id} pattern, the id.
+func matchRoute(u *url.URL) (key, id string) {
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/" // the mount point without its slash, after http.StripPrefix
+	}
+	for _, prefix := range idPrefixes {
+		seg, ok := strings.CutPrefix(path, prefix)
+		if !ok || seg == "" || strings.Contains(seg, "/") {
+			continue
+		}
+		if id, err := url.PathUnescape(seg); err == nil && id != "" {
+			return prefix + "{id}", id
+		}
+	}
+	return path, ""
+}
+
+// headWriter serves HEAD with a GET handler: headers and status, no body.
+// (net/http's server drops the body of a HEAD answer too; this holds for any
+// ResponseWriter.)
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
