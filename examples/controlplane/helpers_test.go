@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -242,4 +243,11 @@ func wireOf(t testing.TB, p *controlplane.Plane) []byte {
 	p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/routes", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	return rec.Body.Bytes()
+}
+
+// postJSON returns a POST of body to path, declared as JSON as the handler requires.
+func postJSON(path, body string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }

@@ -33,10 +33,15 @@ const maxBody = 1 << 20
 // HEAD is served wherever GET is, without the body. Paths match exactly: a
 // trailing or doubled slash is another path, and no path is redirected.
 //
+// Every POST, drain and undrain included, must be sent as Content-Type
+// application/json (415 otherwise): a web page cannot send that cross-site
+// without the server's consent (a CORS preflight), which the handler never
+// gives.
+//
 // Every error, the router's included, answers {"error": message} with 400 (bad
 // JSON or values), 404 (no such path, or an unknown gateway), 405 (a method the
-// path does not serve, with an Allow header) or 409 (a gateway that conflicts
-// with one the plane has).
+// path does not serve, with an Allow header), 409 (a gateway that conflicts
+// with one the plane has) or 415 (a POST not declared as JSON).
 //
 // WARNING: the handler does no authentication; serve it on loopback or behind a
 // middleware that does.
@@ -48,17 +53,17 @@ func (p *Plane) Handler() http.Handler {
 		"/dashboard.js": {http.MethodGet: files},
 		"/api/state":    {http.MethodGet: p.serveState},
 		"/api/routes":   {http.MethodGet: p.serveRoutes},
-		"/api/rollout":  {http.MethodPost: p.serveRollout},
-		"/api/gateways": {http.MethodPost: p.serveAddGateway},
+		"/api/rollout":  {http.MethodPost: needJSON(p.serveRollout)},
+		"/api/gateways": {http.MethodPost: needJSON(p.serveAddGateway)},
 		"/api/gateways/{id}": {http.MethodDelete: func(w http.ResponseWriter, r *http.Request) {
 			p.answer(w, r.PathValue("id"), p.RemoveGateway(r.PathValue("id")))
 		}},
-		"/api/drain/{id}": {http.MethodPost: func(w http.ResponseWriter, r *http.Request) {
+		"/api/drain/{id}": {http.MethodPost: needJSON(func(w http.ResponseWriter, r *http.Request) {
 			p.answer(w, r.PathValue("id"), p.Drain(r.PathValue("id")))
-		}},
-		"/api/undrain/{id}": {http.MethodPost: func(w http.ResponseWriter, r *http.Request) {
+		})},
+		"/api/undrain/{id}": {http.MethodPost: needJSON(func(w http.ResponseWriter, r *http.Request) {
 			p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
-		}},
+		})},
 	})
 }
 

@@ -3,7 +3,6 @@ package controlplane_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,11 +21,11 @@ func TestRolloutNullBodyRejected(t *testing.T) {
 	h := p.Handler()
 	for _, body := range []string{"null", " null \n"} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/rollout", strings.NewReader(body)))
+		h.ServeHTTP(rec, postJSON("/api/rollout", body))
 		require.Equal(t, http.StatusBadRequest, rec.Code, "body %q: %s", body, rec.Body.String())
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/gateways", strings.NewReader("null")))
+	h.ServeHTTP(rec, postJSON("/api/gateways", "null"))
 	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
 	r, v2 := p.Routes()
 	require.Equal(t, v, v2, "a rejected body published a version")

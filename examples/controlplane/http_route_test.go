@@ -75,3 +75,44 @@ func TestHandlerHead(t *testing.T) {
 		assert.Zero(t, head.Body.Len(), "%s: HEAD wrote a body", path)
 	}
 }
+
+// A POST must declare its body as JSON: a page on another origin can make a
+// browser POST text/plain, a form or no body at all to a loopback plane without
+// asking, but not application/json. Such a POST changes nothing.
+func TestHandlerPostNeedsJSON(t *testing.T) {
+	p, _ := twoRegions(t, 1.5)
+	h := p.Handler()
+	_, v := p.Routes()
+	rollout := `{"Rules":[{"Service":"s","Percent":100}],"Kill":true}`
+	for _, tt := range []struct{ path, body, ctype string }{
+		{"/api/rollout", rollout, ""},
+		{"/api/rollout", rollout, "text/plain;charset=UTF-8"},
+		{"/api/rollout", rollout, "application/x-www-form-urlencoded"},
+		{"/api/rollout", rollout, "multipart/form-data; boundary=x"},
+		{"/api/rollout", rollout, "application/json-seq"},
+		{"/api/gateways", `{"id":"eu-9","region":"eu","resp":"127.0.0.1:7999","http":"127.0.0.1:8999","cores":1}`, "text/plain"},
+		{"/api/drain/eu-1", "", ""},
+		{"/api/drain/eu-1", "", "text/plain"},
+		{"/api/undrain/eu-1", "", "application/x-www-form-urlencoded"},
+	} {
+		req := httptest.NewRequest(http.MethodPost, tt.path, strings.NewReader(tt.body))
+		if tt.ctype != "" {
+			req.Header.Set("Content-Type", tt.ctype)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, http.StatusUnsupportedMediaType, rec.Code, "POST %s as %q: %s", tt.path, tt.ctype, rec.Body.String())
+		assert.Contains(t, rec.Body.String(), `"error":"controlplane: `, tt.path)
+	}
+	_, v2 := p.Routes()
+	require.Equal(t, v, v2, "a refused POST published a version")
+	assert.Empty(t, p.State().Draining)
+
+	for _, ctype := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON"} {
+		req := httptest.NewRequest(http.MethodPost, "/api/drain/eu-1", nil)
+		req.Header.Set("Content-Type", ctype)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, http.StatusOK, rec.Code, "as %q: %s", ctype, rec.Body.String())
+	}
+}

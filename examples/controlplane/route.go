@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -75,6 +76,23 @@ func matchRoute(u *url.URL) (key, id string) {
 		}
 	}
 	return path, ""
+}
+
+// needJSON refuses a POST whose body is not declared as application/json with
+// 415. A browser sends a cross-site POST of text/plain, a form or no body
+// without asking; for application/json it asks the server first (a CORS
+// preflight, OPTIONS, which the router refuses), so a web page an operator
+// visits cannot drive a plane served on loopback.
+func needJSON(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctype := r.Header.Get("Content-Type")
+		if mt, _, err := mime.ParseMediaType(ctype); err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType,
+				fmt.Errorf("controlplane: Content-Type %q is not application/json", ctype))
+			return
+		}
+		h(w, r)
+	}
 }
 
 // headWriter serves HEAD with a GET handler: headers and status, no body.

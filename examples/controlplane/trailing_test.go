@@ -3,7 +3,6 @@ package controlplane_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,7 +25,7 @@ func TestTrailingCloserIsBadJSON(t *testing.T) {
 			{"/api/gateways", `{"id":"eu-9","region":"eu","resp":"127.0.0.1:7999","http":"127.0.0.1:8999","cores":1}`},
 		} {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, tt.path, strings.NewReader(tt.body+tail)))
+			h.ServeHTTP(rec, postJSON(tt.path, tt.body+tail))
 			assert.Equal(t, http.StatusBadRequest, rec.Code, "POST %s with %q after the value: %s", tt.path, tail, rec.Body.String())
 		}
 		_, _, err := controlplane.DecodeRoutes(append(wireOf(t, p), tail...))

@@ -165,7 +165,12 @@ function render(st) {
 let last = null;
 async function post(path, body) {
   try {
-    const resp = await fetch(path, { method: "POST", body: body === undefined ? "" : JSON.stringify(body) });
+    // The API refuses a POST not declared as JSON (what a cross-site form could send).
+    const resp = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: body === undefined ? "" : JSON.stringify(body),
+    });
     if (!resp.ok) throw new Error("POST " + path + ": " + (await resp.text()));
     $("error").textContent = "";
   } catch (e) {
