@@ -86,6 +86,10 @@ type tenantTrack struct {
 // draining reports whether clients should skip h.
 func (h *hostTrack) draining(drainAfter int) bool { return h.drained || h.downTicks >= drainAfter }
 
+// maxUtil is the largest utilization (CPU seconds per second over Cores) a
+// sample may give; above it the sample is a glitch.
+const maxUtil = 1e6
+
 // observe folds one poll into h. It is pure in (h, res, smoothing): the time base is
 // the gateway's own uptime, so replayed samples give the same state.
 func (h *hostTrack) observe(res pollResult, smoothing float64) {
@@ -121,8 +125,12 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
 	rate := float64(s.Commands-prev.Commands) / dt
-	if math.IsInf(u, 0) || math.IsInf(rate, 0) {
-		// Counters that overflow a rate say nothing usable: start over.
+	if u > maxUtil || math.IsInf(rate, 0) {
+		// Counters that overflow a rate, or a utilization no process runs at,
+		// say nothing usable: start over. A finite but huge utilization would
+		// otherwise overflow its region's demand (a sum over its gateways) to
+		// +Inf, which the failover router rejects and the smoothed estimate
+		// never forgets.
 		h.hasUtil, h.util, h.raw = false, 0, 0
 		return
 	}

@@ -25,7 +25,8 @@
 //     follows its share), so CPU measured under the old weights is not corrected
 //     a second time. (Failover routes scale a whole region, which the balancer's
 //     per-region normalization ignores.) An uptime that goes back means the
-//     process restarted: its measurement starts over.
+//     process restarted: its measurement starts over, as it does after a
+//     utilization above a million (a garbled sample).
 //  3. Balance. One [balancer.Balancer] per region (weights compare only within a
 //     ring). A gateway gives it its utilization when it is up, not draining and
 //     above Config.MinCPU; otherwise CPU 0, which the balancer reads as "no

@@ -85,3 +85,45 @@ func TestHugeSampleDoesNotWedgePlane(t *testing.T) {
 	require.Equal(t, before.BalancerErrors, after.BalancerErrors, "eu's balancer rejected every tick since")
 	require.Equal(t, before.FailoverErrors, after.FailoverErrors, "the failover router rejected every tick since")
 }
+
+// Samples each finite, and each giving a finite utilization, can still add up
+// to an infinite region demand (two gateways of one region each reporting a
+// CPU delta of 0.6 x MaxFloat64): the failover router rejected it, and the
+// estimate, smoothed with its own past, stayed infinite, so failover stopped
+// for the whole tier and GET /api/state answered 500. A utilization no
+// gateway can run at (beyond maxUtil) is a glitch, measured as a restart.
+func TestHugeRegionDemandDoesNotWedgePlane(t *testing.T) {
+	sc := &scripted{s: map[string]controlplane.Sample{}}
+	cfg := controlplane.Config{
+		Regions: []controlplane.Region{{Name: "eu", Backups: []string{"us"}}, {Name: "us", Backups: []string{"eu"}}},
+		Poller:  sc,
+	}
+	for _, r := range []string{"eu", "us"} {
+		for i := 1; i <= 2; i++ {
+			cfg.Gateways = append(cfg.Gateways, gw(r, i, 1))
+		}
+	}
+	p, err := controlplane.New(cfg)
+	require.NoError(t, err)
+	cpu := map[string]float64{}
+	for k := 1; k <= 10; k++ {
+		for _, g := range cfg.Gateways {
+			cpu[g.ID] += 0.25
+			sc.set(g.ID, cpu[g.ID], float64(k))
+		}
+		if k == 5 {
+			sc.set("eu-1", 0.6*math.MaxFloat64, 5)
+			sc.set("eu-2", 0.6*math.MaxFloat64, 5)
+		}
+		require.NoError(t, p.Tick(context.Background(), t0.Add(time.Duration(k)*time.Second)))
+	}
+	rec := httptest.NewRecorder()
+	p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/state", nil))
+	require.Equal(t, http.StatusOK, rec.Code, "GET /api/state: %.300s", rec.Body.String())
+	st := p.State()
+	require.Zero(t, st.Stats.FailoverErrors)
+	require.Zero(t, st.Stats.BalancerErrors)
+	for _, r := range st.Regions {
+		require.Less(t, r.Demand, 10.0, "region %s", r.Name)
+	}
+}
