@@ -90,6 +90,11 @@ func (h *hostTrack) draining(drainAfter int) bool { return h.drained || h.downTi
 // sample may give; above it the sample is a glitch.
 const maxUtil = 1e6
 
+// minInterval is the least uptime step, in seconds, a sample is measured
+// over: a nanosecond, the resolution of a Go process's clock. Over it every
+// counter delta (a uint64) gives a finite rate.
+const minInterval = 1e-9
+
 // observe folds one poll into h. It is pure in (h, res, smoothing): the time base is
 // the gateway's own uptime, so replayed samples give the same state.
 func (h *hostTrack) observe(res pollResult, smoothing float64) {
@@ -118,8 +123,10 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		return
 	}
 	dt := s.UptimeSeconds - prev.UptimeSeconds
-	if dt <= 0 || s.CPUSeconds < prev.CPUSeconds || s.Commands < prev.Commands {
-		// The process restarted (or its clock did not move): start over.
+	if dt < minInterval || s.CPUSeconds < prev.CPUSeconds || s.Commands < prev.Commands {
+		// The process restarted (or its clock did not move): start over. A
+		// step below the clock's resolution is a garbled uptime; a counter over
+		// it would be a rate of +Inf, which the state cannot encode.
 		h.hasUtil, h.util, h.raw = false, 0, 0
 		return
 	}

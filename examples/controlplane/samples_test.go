@@ -127,3 +127,30 @@ func TestHugeRegionDemandDoesNotWedgePlane(t *testing.T) {
 		require.Less(t, r.Demand, 10.0, "region %s", r.Name)
 	}
 }
+
+// An uptime that moves by a denormal (a garbled sample) turned a tenant's shed
+// count into +Inf per second: the history kept it for Config.History ticks,
+// and GET /api/state answered 500 all that time.
+func TestTinyUptimeStepDoesNotPoisonHistory(t *testing.T) {
+	sc := &scripted{s: map[string]controlplane.Sample{}}
+	cfg := controlplane.Config{Regions: []controlplane.Region{{Name: "eu"}}, Poller: sc,
+		Gateways: []controlplane.Gateway{gw("eu", 1, 1)}}
+	p, err := controlplane.New(cfg)
+	require.NoError(t, err)
+	samples := []controlplane.Sample{
+		{UptimeSeconds: 0},
+		{UptimeSeconds: math.SmallestNonzeroFloat64, Shed: 1,
+			Tenants: map[string]controlplane.TenantSample{"a": {Requests: 1, Shed: 1}}},
+		{UptimeSeconds: 1, CPUSeconds: 0.1, Shed: 2,
+			Tenants: map[string]controlplane.TenantSample{"a": {Requests: 2, Shed: 2}}},
+	}
+	for k, s := range samples {
+		sc.mu.Lock()
+		sc.s["eu-1"] = s
+		sc.mu.Unlock()
+		require.NoError(t, p.Tick(context.Background(), t0.Add(time.Duration(k)*time.Second)))
+	}
+	rec := httptest.NewRecorder()
+	p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/state", nil))
+	require.Equal(t, http.StatusOK, rec.Code, "GET /api/state: %.300s", rec.Body.String())
+}
