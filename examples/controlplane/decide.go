@@ -341,22 +341,25 @@ func (p *Plane) regionNames() []string {
 // not receive, so it converges at once in practice). A region with no measured
 // capacity (every gateway down or without a signal yet) keeps its last estimate:
 // its clients still want service, and the failover router then spills what it can.
+// So does a region sending (nearly) all of its clients away: what its gateways
+// serve then says nothing of its demand.
 func estimateDemand(regions []string, served, capacity map[string]float64, routes []failover.Route, last map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range routes {
 		out[r.From] += r.Share
 	}
+	blind := func(r string) bool { return capacity[r] == 0 || out[r] >= 0.999 }
 	d := make(map[string]float64, len(regions))
 	for _, r := range regions {
 		d[r] = served[r]
-		if capacity[r] == 0 {
+		if blind(r) {
 			d[r] = last[r]
 		}
 	}
 	for range 4 {
 		next := make(map[string]float64, len(regions))
 		for _, r := range regions {
-			if capacity[r] == 0 {
+			if blind(r) {
 				next[r] = last[r]
 				continue
 			}
@@ -366,11 +369,7 @@ func estimateDemand(regions []string, served, capacity map[string]float64, route
 					in += d[rt.From] * rt.Share
 				}
 			}
-			own := math.Max(0, served[r]-in)
-			if o := out[r]; o < 0.999 {
-				own /= 1 - o
-			}
-			next[r] = own
+			next[r] = math.Max(0, served[r]-in) / (1 - out[r])
 		}
 		d = next
 	}

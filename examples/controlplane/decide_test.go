@@ -51,6 +51,18 @@ func TestEstimateDemand(t *testing.T) {
 			want:     map[string]float64{"eu": 2.5, "us": 1, "ap": 1},
 		},
 		{
+			// eu's gateways are up but serve none of its clients: what they
+			// serve says nothing of eu's demand, and taking it as all of it
+			// read eu as idle (and us as carrying eu's load itself), which
+			// winds the spill down and back up.
+			name:     "a region sending everything away keeps its last estimate",
+			served:   map[string]float64{"eu": 0.01, "us": 4, "ap": 1},
+			capacity: map[string]float64{"eu": 3, "us": 6, "ap": 3},
+			routes:   []failover.Route{ring("eu", "us", 1)},
+			last:     map[string]float64{"eu": 3},
+			want:     map[string]float64{"eu": 3, "us": 1, "ap": 1},
+		},
+		{
 			name:     "never negative",
 			served:   map[string]float64{"eu": 2, "us": 0.1, "ap": 1},
 			capacity: map[string]float64{"eu": 3, "us": 3, "ap": 3},
