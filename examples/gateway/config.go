@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -22,8 +23,13 @@ import (
 type Config struct {
 	Addr     string `json:"addr"`      // RESP listen address; default 127.0.0.1:6380
 	HTTPAddr string `json:"http_addr"` // /control and /debug/pprof; default 127.0.0.1:6381, "-" disables
-	TLSCert  string `json:"tls_cert"`  // PEM certificate file: serve RESP over TLS (with TLSKey)
-	TLSKey   string `json:"tls_key"`   // PEM private key file
+	// ControlHosts lists the Host names /control answers to (control.Config's
+	// AllowedHosts: others get 403, a guard against DNS rebinding). Default:
+	// localhost, 127.0.0.1 and ::1 when http_addr is a loopback address, any
+	// Host otherwise; ["*"] answers any Host on loopback too.
+	ControlHosts []string `json:"control_hosts"`
+	TLSCert      string   `json:"tls_cert"` // PEM certificate file: serve RESP over TLS (with TLSKey)
+	TLSKey       string   `json:"tls_key"`  // PEM private key file
 
 	Tenants []TenantConfig `json:"tenants"` // empty: one open tenant "default"
 
@@ -162,6 +168,7 @@ func or[T comparable](v, def T) T {
 func (c Config) withDefaults() (Config, error) {
 	c.Addr = or(c.Addr, "127.0.0.1:6380")
 	c.HTTPAddr = or(c.HTTPAddr, "127.0.0.1:6381")
+	c.ControlHosts = c.controlHosts()
 	if len(c.Tenants) == 0 {
 		c.Tenants = []TenantConfig{{Name: "default"}}
 	}
@@ -353,6 +360,27 @@ func (c Config) checkKnobRanges() error {
 		if t.QuotaRate > maxKnobQuota || float64(t.QuotaBurst) > maxKnobQuota {
 			return fmt.Errorf("gateway: tenant %q: quota_rate %v, quota_burst %d: want at most %v", t.Name, t.QuotaRate, t.QuotaBurst, maxKnobQuota)
 		}
+	}
+	return nil
+}
+
+// controlHosts returns the Host names /control answers to (nil: any): the
+// configured list; for a loopback http_addr with none, the loopback names,
+// so that a web page whose domain an attacker resolves to 127.0.0.1 cannot
+// change knobs from an operator's browser (DNS rebinding).
+func (c Config) controlHosts() []string {
+	switch {
+	case len(c.ControlHosts) == 1 && c.ControlHosts[0] == "*":
+		return nil
+	case len(c.ControlHosts) > 0:
+		return c.ControlHosts
+	}
+	host, _, err := net.SplitHostPort(c.HTTPAddr)
+	if err != nil {
+		return nil // "-", or an address net.Listen refuses at start
+	}
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return []string{"localhost", "127.0.0.1", "::1"}
 	}
 	return nil
 }

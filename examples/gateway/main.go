@@ -112,10 +112,10 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		_ = backend.Close()
 		return nil, err
 	}
-	reg, err := control.New(control.Config{Rate: 10, Burst: 20})
+	reg, err := control.New(control.Config{Rate: 10, Burst: 20, AllowedHosts: cfg.ControlHosts})
 	if err != nil {
 		_ = gw.Close()
-		return nil, err
+		return nil, fmt.Errorf("gateway: control_hosts: %w", err)
 	}
 	if err := gw.registerKnobs(reg); err != nil {
 		_ = gw.Close()

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestControlHosts: on a loopback http_addr /control answers only requests
+// whose Host is a loopback name unless control_hosts says otherwise, so a
+// page of a domain an attacker resolves to 127.0.0.1 (DNS rebinding) cannot
+// read or change knobs from an operator's browser.
+func TestControlHosts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		hosts []string
+		host  string // the request's Host; "" keeps the listener's address
+		want  int
+	}{
+		{"default, loopback address", nil, "", http.StatusOK},
+		{"default, localhost", nil, "localhost:6381", http.StatusOK},
+		{"default, another name", nil, "rebind.example:6381", http.StatusForbidden},
+		{"listed name", []string{"gw.internal"}, "gw.internal", http.StatusOK},
+		{"list replaces the default", []string{"gw.internal"}, "", http.StatusForbidden},
+		{"any host", []string{"*"}, "rebind.example", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := startGateway(t, Config{ControlHosts: tc.hosts})
+			req, err := http.NewRequest(http.MethodGet, "http://"+in.httpLn.Addr().String()+"/control/", nil)
+			require.NoError(t, err)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			require.Equal(t, tc.want, resp.StatusCode)
+		})
+	}
+}
+
+func TestControlHostsDefaults(t *testing.T) {
+	loop := []string{"localhost", "127.0.0.1", "::1"}
+	for _, tc := range []struct {
+		addr  string
+		hosts []string
+		want  []string
+	}{
+		{"127.0.0.1:6381", nil, loop},
+		{"[::1]:6381", nil, loop},
+		{"localhost:6381", nil, loop},
+		{"0.0.0.0:6381", nil, nil},
+		{":6381", nil, nil},
+		{"10.1.2.3:6381", nil, nil},
+		{"-", nil, nil},
+		{"127.0.0.1:6381", []string{"*"}, nil},
+		{"10.1.2.3:6381", []string{"gw"}, []string{"gw"}},
+	} {
+		got := Config{HTTPAddr: tc.addr, ControlHosts: tc.hosts}.controlHosts()
+		require.Equal(t, tc.want, got, "%s %v", tc.addr, tc.hosts)
+	}
+}
+
+func TestControlHostsRefused(t *testing.T) {
+	cfg := Config{Addr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", ControlHosts: []string{"gw:80"}}
+	_, err := start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.ErrorContains(t, err, "control_hosts")
+}
