@@ -21,6 +21,11 @@ var (
 	ErrNoHost = errors.New("client: no host for the request")
 	// ErrClosed is returned after Client.Close.
 	ErrClosed = errors.New("client: closed")
+	// ErrBadReply is wrapped by the error of a request whose host answered with a
+	// reply of the wrong shape for the command: an MGET array of another length
+	// than the keys sent, or with an element that is neither a value nor null.
+	// The host broke the protocol rather than failed: the request is not retried.
+	ErrBadReply = errors.New("client: reply of the wrong shape")
 )
 
 // retryable reports whether err says the host, not the request, failed, so that
@@ -30,7 +35,8 @@ var (
 // are not retried: another host would say the same, and retrying a shed request
 // adds load where there is none to spare. Nothing is retried once ctx is done.
 func retryable(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) {
+	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) ||
+		errors.Is(err, ErrBadReply) {
 		return false
 	}
 	var re redis.Error

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -77,6 +78,9 @@ func (c *Client) Del(ctx context.Context, key string) (bool, error) {
 // MGet returns the values of keys, in order. Keys are grouped by target (path
 // and host): one MGET per group, groups sent one after the other, each with its
 // own retry. The first group error is returned with the values read so far.
+// A reply that is not one value or null per key is an error, never a miss: an
+// error element is returned as the reply error it is, any other wrong shape
+// wraps ErrBadReply.
 func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 	out := make([]Value, len(keys))
 	type group struct {
@@ -105,20 +109,42 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 		for j, i := range g.idx {
 			gk[j] = keys[i]
 		}
-		var vals []any
 		err := c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
-			var err error
-			vals, err = rc.MGet(ctx, gk...).Result()
-			return err
+			vals, err := rc.MGet(ctx, gk...).Result()
+			if err != nil {
+				return err
+			}
+			return fillMGet(out, g.idx, vals)
 		})
 		if err != nil {
 			return out, err
 		}
-		for j, v := range vals {
-			if s, ok := v.(string); ok && j < len(g.idx) {
-				out[g.idx[j]] = Value{Value: s, Found: true}
-			}
-		}
 	}
 	return out, nil
+}
+
+// fillMGet sets out[idx[j]] from the MGET reply vals[j]: a value or, for
+// null, not found. A reply that is not one value or null per key leaves out
+// as it was: go-redis hands an error element over as a value, which would
+// otherwise read as a missing key, so it is returned as the reply error it
+// is; any other shape is ErrBadReply.
+func fillMGet(out []Value, idx []int, vals []any) error {
+	if len(vals) != len(idx) {
+		return fmt.Errorf("%w: MGET of %d keys answered %d values", ErrBadReply, len(idx), len(vals))
+	}
+	for j, v := range vals {
+		switch v := v.(type) {
+		case nil, string:
+		case error:
+			return v
+		default:
+			return fmt.Errorf("%w: MGET answered a %T for key %d", ErrBadReply, v, j)
+		}
+	}
+	for j, v := range vals {
+		if s, ok := v.(string); ok {
+			out[idx[j]] = Value{Value: s, Found: true}
+		}
+	}
+	return nil
 }
