@@ -38,6 +38,8 @@ type Config struct {
 	// open gateway. Direct connections to backend shards do not send them.
 	Username, Password string
 	// PoolSize is the number of connections kept per host: the small sticky pool.
+	// Callers beyond it wait for a free connection within their context, at most
+	// 6 s (go-redis's pool timeout), then fail with redis.ErrPoolTimeout.
 	// Default DefaultPoolSize (4).
 	PoolSize int
 	// DialTimeout bounds a connection attempt. Default DefaultDialTimeout (250 ms).

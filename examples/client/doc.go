@@ -17,7 +17,9 @@
 //     ([DirectSlots]), so both paths read and write the same shard;
 //  4. the connection: a small sticky pool per host (one go-redis client per
 //     address, at most [Config.PoolSize] connections; callers beyond that wait
-//     for a free connection within their context).
+//     for a free connection within their context, and at most go-redis's pool
+//     timeout (6 s), after which they get redis.ErrPoolTimeout, not retried:
+//     the pool is busy, the host did not fail).
 //
 // A request whose host fails at the connection level (refused, reset, closed:
 // a killed or draining gateway) or answers "not ready" (LOADING, TRYAGAIN,

@@ -33,10 +33,14 @@ var (
 // killed or draining gateway), a closed pool, or a server reply saying it is not
 // ready. Reply errors about the request itself (wrong type, ACL, quota, shed)
 // are not retried: another host would say the same, and retrying a shed request
-// adds load where there is none to spare. Nothing is retried once ctx is done.
+// adds load where there is none to spare. Nor is a wait for a connection of
+// this client's own pool that timed out (redis.ErrPoolTimeout): the pool is
+// busy, the host did not fail, and ejecting it would move all its keys to the
+// next host, whose pool the same burst would then fill. Nothing is retried
+// once ctx is done.
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) ||
-		errors.Is(err, ErrBadReply) {
+		errors.Is(err, ErrBadReply) || errors.Is(err, redis.ErrPoolTimeout) {
 		return false
 	}
 	var re redis.Error

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"syscall"
@@ -32,6 +33,8 @@ func TestRetryable(t *testing.T) {
 		{"refused", context.Background(), &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
 		{"reset", context.Background(), syscall.ECONNRESET, true},
 		{"closed pool", context.Background(), redis.ErrClosed, true},
+		{"pool timeout", context.Background(), redis.ErrPoolTimeout, false},
+		{"bad reply", context.Background(), fmt.Errorf("%w: short", ErrBadReply), false},
 		{"loading", context.Background(), replyErr("LOADING dataset"), true},
 		{"tryagain", context.Background(), replyErr("TRYAGAIN"), true},
 		{"shed", context.Background(), replyErr("BUSY overloaded"), false},
