@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,11 @@ type Client struct {
 	cfg    atomic.Pointer[Config]
 	routes atomic.Pointer[compiled]
 
-	mu     sync.Mutex       // protects hosts and closed
-	hosts  map[string]*host // address -> pool and counters
-	closed bool
+	mu    sync.Mutex       // protects hosts; Close sets closed under it
+	hosts map[string]*host // address -> pool and counters
+	// closed is set by Close: requests check it before routing and host
+	// checks it under mu before opening a pool.
+	closed atomic.Bool
 	// pools is a read-only copy of hosts, replaced under mu whenever hosts
 	// changes (rarely: a host's first request, a publication that drops hosts),
 	// so the request path reads it with one atomic load and takes no lock.
@@ -118,8 +121,12 @@ func (c *Client) Routes() (Routes, bool) {
 }
 
 // Route returns where a request for key goes now, without sending anything:
-// the decision every request makes. It returns ErrNoRoutes or ErrNoHost.
+// the decision every request makes. It returns ErrClosed, ErrNoRoutes or
+// ErrNoHost.
 func (c *Client) Route(key string) (Target, error) {
+	if c.closed.Load() {
+		return Target{}, ErrClosed
+	}
 	r := c.routes.Load()
 	if r == nil {
 		return Target{}, ErrNoRoutes
@@ -229,7 +236,7 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed.Load() {
 		return nil, ErrClosed
 	}
 	if h := c.hosts[addr]; h != nil {
@@ -286,8 +293,21 @@ func (c *Client) do(ctx context.Context, t Target, cfg *Config, fn func(context.
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		c.failures.Add(1)
+		err = c.closedErr(err)
 	}
 	return err
+}
+
+// closedErr returns err wrapped with ErrClosed if it is a connection-level
+// error and c is closed: Close broke the request's connection or pool, so
+// the caller can tell that apart from a host failing. Reply errors are the
+// host's answer and stay as they are.
+func (c *Client) closedErr(err error) error {
+	var re redis.Error
+	if !c.closed.Load() || errors.Is(err, ErrClosed) || errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, err)
 }
 
 func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Config, fn func(context.Context, *redis.Client) error) error {
@@ -310,12 +330,16 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 	return err
 }
 
-// Close closes every pool. Requests in flight fail; later ones return
-// ErrClosed. Close is idempotent.
+// Close closes every pool. Requests in flight fail with an error wrapping
+// ErrClosed (unless the host's reply arrived first); later requests and
+// Client.Route return ErrClosed before routing. Client.SetRoutes and
+// Client.SetConfig still validate and store their argument, to no effect.
+// Close is idempotent.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	hosts := c.hosts
-	c.hosts, c.closed = map[string]*host{}, true
+	c.hosts = map[string]*host{}
+	c.closed.Store(true)
 	c.publishLocked()
 	c.mu.Unlock()
 	var errs []error

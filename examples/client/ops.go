@@ -17,6 +17,9 @@ type Value struct {
 
 // start loads the routes and the config and routes key.
 func (c *Client) start(key string) (Target, *Config, error) {
+	if c.closed.Load() {
+		return Target{}, nil, ErrClosed
+	}
 	r := c.routes.Load()
 	if r == nil {
 		return Target{}, nil, ErrNoRoutes
@@ -27,8 +30,9 @@ func (c *Client) start(key string) (Target, *Config, error) {
 }
 
 // Get returns the value of key, or ErrNotFound. Other errors come from the
-// host (a reply error, returned as is) or from routing (ErrNoRoutes,
-// ErrNoHost); a host failure is retried once on the next host within ctx.
+// host (a reply error, returned as is), from routing (ErrNoRoutes,
+// ErrNoHost) or from Client.Close (ErrClosed); a host failure is retried once
+// on the next host within ctx.
 func (c *Client) Get(ctx context.Context, key string) (string, error) {
 	t, cfg, err := c.start(key)
 	if err != nil {
