@@ -62,9 +62,9 @@
 // # Stats
 //
 // [Client.Stats] reports requests by path (gateway, direct), retries,
-// failures after the retry, requests whose ring owner was skipped (draining or
-// ejected), route publications, and attempts and open connections per host
-// address.
+// failures (after the retry, or before sending: no routes, no host, closed),
+// requests whose ring owner was skipped (draining or ejected), route
+// publications, and attempts and open connections per host address.
 //
 // # Measured
 //

@@ -15,8 +15,17 @@ type Value struct {
 	Found bool
 }
 
-// start loads the routes and the config and routes key.
+// start loads the routes and the config and routes key. A call it fails
+// counts in Stats.Failures: nothing is sent, so do never sees it.
 func (c *Client) start(key string) (Target, *Config, error) {
+	t, cfg, err := c.startRoute(key)
+	if err != nil {
+		c.failures.Add(1)
+	}
+	return t, cfg, err
+}
+
+func (c *Client) startRoute(key string) (Target, *Config, error) {
 	if c.closed.Load() {
 		return Target{}, nil, ErrClosed
 	}

@@ -4,10 +4,13 @@ package client
 // for one key or one MGet group; its retry is counted in Retries, not again in
 // Gateway or Direct.
 type Stats struct {
-	Gateway  uint64 // requests sent on the gateway path
-	Direct   uint64 // requests sent straight to a backend shard
-	Retries  uint64 // requests retried on the next host after a host failure
-	Failures uint64 // requests that returned an error (after the retry); not-found is not one
+	Gateway uint64 // requests sent on the gateway path
+	Direct  uint64 // requests sent straight to a backend shard
+	Retries uint64 // requests retried on the next host after a host failure
+	// Failures counts calls that returned an error: a request after its retry,
+	// or a call that failed before sending (ErrNoRoutes, ErrNoHost, ErrClosed),
+	// counted once even for an MGet of many keys. Not-found is not one.
+	Failures uint64
 	Skipped  uint64 // keys whose ring owner was draining or ejected, sent to the next host up front (an MGet counts each of its keys)
 	Swaps    uint64 // routes published with SetRoutes
 	// Hosts counts attempts (first tries and retries) per host address, for the
