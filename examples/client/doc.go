@@ -31,7 +31,20 @@
 // another host would answer the same, and retrying shed work adds load where
 // there is none to spare. Only idempotent commands are offered
 // ([Client.Get], [Client.Set], [Client.Del], [Client.MGet]), so a retry after
-// a host failed mid-command is safe.
+// a host failed mid-command is safe. There is one retry and no backoff: the
+// next host is another process, so nothing waits between the attempts.
+//
+// NOTE: go-redis bounds a command by ctx's deadline, not by its cancellation.
+// Cancelling a context without a deadline ends a wait for a connection at
+// once, but a command already written only when its reply arrives or the read
+// times out (5 s); it is then not retried. Give requests a deadline.
+//
+// NOTE: a command that timed out may still be applied by its first host after
+// the retry succeeded (a slow gateway still holding it in a batch): a Set or
+// Del of the same key sent after the call returned can then be overwritten by
+// the late one. A timed-out write has that hazard with or without the retry;
+// with a deadline shorter than the read timeout, a timed-out command is
+// never retried.
 //
 // # Publishing routes
 //

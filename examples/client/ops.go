@@ -62,6 +62,9 @@ func (c *Client) Get(ctx context.Context, key string) (string, error) {
 // Set stores value under key, expiring after ttl (0: no expiry). Set is
 // idempotent, so a retry on the next host after a host failure is safe even if
 // the first host applied it.
+//
+// NOTE: after a read timeout (no ctx deadline, 5 s) the first host may apply
+// the write late, after a later Set of key; the package doc has the details.
 func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) error {
 	t, cfg, err := c.start(key)
 	if err != nil {
