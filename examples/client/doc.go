@@ -31,8 +31,9 @@
 // another host would answer the same, and retrying shed work adds load where
 // there is none to spare. Only idempotent commands are offered
 // ([Client.Get], [Client.Set], [Client.Del], [Client.MGet]), so a retry after
-// a host failed mid-command is safe. There is one retry and no backoff: the
-// next host is another process, so nothing waits between the attempts.
+// a host failed mid-command is safe. There is one retry and no backoff: it
+// goes to another host (in direct mode, a new connection to the key's shard)
+// at once.
 //
 // NOTE: go-redis bounds a command by ctx's deadline, not by its cancellation.
 // Cancelling a context without a deadline ends a wait for a connection at
