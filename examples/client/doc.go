@@ -70,7 +70,8 @@
 // # Concurrency
 //
 // A Client is safe for concurrent use. Routing reads two atomic pointers and,
-// per candidate host, its ejection deadline under a read lock; it starts no
+// once some host was ejected, each candidate's ejection deadline (an atomic,
+// found through a third pointer); it takes no lock and starts no
 // goroutine (go-redis pools dial on demand). [Client.Close] closes every pool.
 //
 // # Stats
