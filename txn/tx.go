@@ -193,10 +193,14 @@ func (tx *Tx) Delete(key []byte) error {
 }
 
 // DeleteRange buffers the deletion of every key in [begin, end) (nil end: no
-// upper bound), including keys the transaction wrote before.
+// upper bound), including keys the transaction wrote before. An empty or
+// inverted range (end not after begin) deletes no key and adds nothing.
 func (tx *Tx) DeleteRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
+	}
+	if emptyRange(begin, end) {
+		return nil
 	}
 	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
 		return err
