@@ -43,7 +43,8 @@ type CommitRequest = struct {
 // was not applied, retry is safe) [ErrTransient], except that a commit error
 // whose Timeout() reports true is [ErrCommitUnknown]; and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
-// *[ConflictError].
+// *[ConflictError]. A commit error wrapping context.Canceled (and no error
+// above claiming otherwise) is [ErrCommitUnknown] too.
 type Engine interface {
 	// ReadVersion returns the newest version a transaction can read at.
 	ReadVersion() uint64
@@ -126,9 +127,11 @@ func classify(err error) error { return classifyErr(err, false) }
 // timeout (an error whose Timeout reports true: context.DeadlineExceeded,
 // os.ErrDeadlineExceeded, a net timeout) is [ErrCommitUnknown] even though
 // such errors also report Temporary: the request may have reached the engine
-// and been applied before the wait for its reply ran out. An engine that
+// and been applied before the wait for its reply ran out. So is
+// context.Canceled, for the same reason: the caller stopped waiting, which
+// does not stop an engine that already has the request. An engine that
 // knows it applied nothing says so with an error of its own, outside the
-// timeout, whose Temporary reports true.
+// timeout or cancellation, whose Temporary reports true.
 func classifyCommit(err error) error { return classifyErr(err, true) }
 
 func classifyErr(err error, commit bool) error {
@@ -157,7 +160,7 @@ func classifyErr(err error, commit bool) error {
 			x, ok := e.(interface{ Temporary() bool })
 			return ok && x.Temporary() && !(commit && timedOut(e))
 		}, ErrTransient},
-		{func(e error) bool { return commit && timedOut(e) }, ErrCommitUnknown},
+		{func(e error) bool { return commit && (timedOut(e) || e == context.Canceled) }, ErrCommitUnknown},
 	} {
 		for e := err; e != nil; e = errors.Unwrap(e) {
 			if m.is(e) {

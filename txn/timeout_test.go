@@ -80,3 +80,30 @@ func TestContextEndingBeforeApplyIsTransient(t *testing.T) {
 		assert.False(t, found)
 	})
 }
+
+// TestCommitCanceledInFlightIsUnknown: a caller that cancels its context
+// while the commit is in flight leaves the outcome as unknown as a timeout
+// does (the request may have been applied before the wait for its reply
+// ended). A bare context.Canceled from the engine read as an ordinary
+// failure: Run returned it without ErrCommitUnknown, and a Manager counted
+// the transaction failed although it committed.
+func TestCommitCanceledInFlightIsUnknown(t *testing.T) {
+	eng := lateReplyEngine{Store: newStore(t, memkv.Config{}), err: fmt.Errorf("commit: %w", context.Canceled)}
+	_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+		return tx.Put(b("k"), b("v"))
+	})
+	require.ErrorIs(t, err, txn.ErrCommitUnknown)
+	assert.ErrorIs(t, err, context.Canceled, "the engine's error stays in the chain")
+	assert.False(t, txn.Retryable(err))
+
+	m, err := txn.NewManager(eng, txn.ManagerConfig{})
+	require.NoError(t, err)
+	id, err := m.Begin(txn.Options{})
+	require.NoError(t, err)
+	require.NoError(t, m.Put(id, b("k"), b("w")))
+	_, err = m.Commit(ctx, id)
+	require.ErrorIs(t, err, txn.ErrCommitUnknown)
+	st := m.Stats()
+	assert.Equal(t, uint64(1), st.Unknown)
+	assert.Zero(t, st.Failed)
+}
