@@ -200,9 +200,6 @@ func (m *Manager) Delete(id ID, key []byte) error {
 // Commit is [Tx.Commit] on transaction id; the manager forgets id after it.
 func (m *Manager) Commit(ctx context.Context, id ID) (v uint64, err error) {
 	err = m.Do(id, func(tx *Tx) error { v, err = tx.Commit(ctx); return err })
-	if err != nil {
-		m.countCommitError(err)
-	}
 	return v, err
 }
 
@@ -255,7 +252,9 @@ func (m *Manager) Len() int {
 }
 
 // done is the transactions' finish hook: it forgets h and counts the
-// outcome. It runs under h.mu (inside Do or Reap).
+// outcome, and a failed commit's cause, however the transaction finished
+// (Manager.Commit, or Tx.Commit inside Do). It runs under h.mu (inside Do or
+// Reap).
 func (m *Manager) done(h *held, tx *Tx) {
 	m.mu.Lock()
 	delete(m.txns, h.id)
@@ -270,5 +269,8 @@ func (m *Manager) done(h *held, tx *Tx) {
 		m.st.unknown.Add(1)
 	default:
 		m.st.failed.Add(1)
+	}
+	if tx.commitErr != nil {
+		m.countCommitError(tx.commitErr)
 	}
 }

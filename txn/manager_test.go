@@ -207,3 +207,24 @@ func TestManagerIdleCountsFromTheEndOfAnOperation(t *testing.T) {
 		require.NoError(t, m.Put(id, b("k"), b("v")))
 	})
 }
+
+// A commit made through Do (as a gateway batching its own calls does) is the
+// same outcome as one made through Manager.Commit and counts the same: its
+// conflict cause was counted only by Manager.Commit, so Failed grew while
+// Conflicts did not.
+func TestManagerCountsCommitCauseThroughDo(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	m, err := txn.NewManager(s, txn.ManagerConfig{})
+	require.NoError(t, err)
+	id, err := m.Begin(txn.Options{})
+	require.NoError(t, err)
+	_, _, err = m.Get(ctx, id, b("k"))
+	require.NoError(t, err)
+	require.NoError(t, m.Put(id, b("k"), b("a")))
+	seed(t, s, "k", "other")
+	err = m.Do(id, func(tx *txn.Tx) error { _, err := tx.Commit(ctx); return err })
+	require.ErrorIs(t, err, txn.ErrConflict)
+	_, err = m.Commit(ctx, id)
+	require.ErrorIs(t, err, txn.ErrNotFound)
+	assert.Equal(t, txn.ManagerStats{Begun: 1, Failed: 1, Conflicts: 1, ConflictsReadKey: 1}, m.Stats())
+}

@@ -41,6 +41,7 @@ type Tx struct {
 	hasDeadline bool
 	acct        *account  // gateway-wide budget, or nil
 	merges      int       // read-set merges forced by the budget
+	commitErr   error     // the failed commit's error, for onDone
 	onDone      func(*Tx) // manager hook, called once when the tx finishes
 }
 
@@ -296,6 +297,7 @@ func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 	}
 	v, err := tx.eng.Commit(ctx, tx.Request())
 	err = classifyCommit(err)
+	tx.commitErr = err
 	switch {
 	case err == nil:
 		tx.cv = v
