@@ -78,6 +78,10 @@ func Retryable(err error) bool {
 // outcome was unknown, every error Run returns (the context ending, fn
 // failing on the retry, ...) also matches ErrCommitUnknown: that attempt may
 // have committed.
+//
+// fn must not commit or roll back tx itself (Run does; a commit made by fn
+// makes Run's own fail with ErrDone). A panic in fn rolls the attempt back
+// and propagates; it is not retried.
 func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(tx *Tx) error) (uint64, error) {
 	if err := pol.validate(); err != nil {
 		return 0, err
@@ -128,8 +132,10 @@ func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error
 	if err != nil {
 		return 0, err
 	}
+	// Rollback is a no-op once Commit finished the transaction; it ends
+	// the attempt when fn fails or panics, or Commit's context was done.
+	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return 0, err
 	}
 	return tx.Commit(ctx)

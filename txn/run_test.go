@@ -212,3 +212,30 @@ func TestRunReportsAnEarlierUnknownOutcome(t *testing.T) {
 		})
 	}
 }
+
+// A panic in fn propagates out of Run without a retry, and ends the
+// attempt's transaction: it was left open, so whoever recovered the panic
+// could still write through it and commit half of fn's work.
+func TestRunPanicRollsBackTheAttempt(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	var held *txn.Tx
+	calls := 0
+	func() {
+		defer func() { assert.Equal(t, "boom", recover()) }()
+		_, _ = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+			calls++
+			held = tx
+			if err := tx.Put(b("k"), b("half")); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	assert.Equal(t, 1, calls)
+	require.NotNil(t, held)
+	assert.ErrorIs(t, held.Put(b("k2"), b("v")), txn.ErrDone)
+	_, err := held.Commit(ctx)
+	assert.ErrorIs(t, err, txn.ErrDone)
+	_, found, _ := s.Get(ctx, s.ReadVersion(), b("k"))
+	assert.False(t, found)
+}
