@@ -19,7 +19,10 @@ type RetryPolicy struct {
 	// engine's calls take the caller's context, and cutting a commit short
 	// would make its outcome unknown), so Run can return up to one attempt's
 	// duration after MaxElapsed. To bound the whole call, give ctx a
-	// deadline, or set Options.Deadline.
+	// deadline, or set Options.Deadline. A backoff that would end after
+	// ctx's deadline is not waited either: Run returns at once, with an
+	// error matching ErrRetriesExhausted, context.DeadlineExceeded and the
+	// last attempt's error.
 	MaxElapsed time.Duration
 	// BaseBackoff is the backoff ceiling after the first failure; it doubles
 	// per attempt up to MaxBackoff, and each wait is drawn uniformly below
@@ -105,6 +108,10 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 			d := rand.N(ceil)                         // below the ceiling; ceil+1 overflows at the largest duration
 			if d > pol.MaxElapsed-time.Since(start) { // Since+d can overflow
 				break
+			}
+			if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
+				return fail(fmt.Errorf("%w: the backoff would pass the context's deadline: %w: %w",
+					ErrRetriesExhausted, context.DeadlineExceeded, err))
 			}
 			if werr := sleep(ctx, d); werr != nil {
 				return fail(werr)

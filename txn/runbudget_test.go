@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -34,5 +35,31 @@ func TestRunMaxElapsedBoundsRetrying(t *testing.T) {
 			assert.LessOrEqual(t, d, budget, "attempt %d started after MaxElapsed", i)
 		}
 		assert.LessOrEqual(t, time.Since(start), budget+work, "more than one attempt past MaxElapsed")
+	})
+}
+
+// A backoff that would end after the context's deadline is not waited out:
+// Run returned only when the deadline passed, holding its caller for
+// nothing, and then with the bare context error, which hid why it had been
+// retrying. As with MaxElapsed, it now stops at once.
+func TestRunDoesNotWaitForABackoffPastTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStore(t, memkv.Config{})
+		const work = time.Second
+		c, cancel := context.WithTimeout(ctx, work+time.Nanosecond)
+		defer cancel()
+		pol := txn.RetryPolicy{BaseBackoff: time.Second, MaxBackoff: time.Second}
+		start := time.Now()
+		calls := 0
+		_, err := txn.Run(c, s, txn.Options{}, pol, func(*txn.Tx) error {
+			calls++
+			time.Sleep(work) // virtual: leaves a nanosecond before the deadline
+			return txn.ErrTransient
+		})
+		require.ErrorIs(t, err, txn.ErrRetriesExhausted)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorIs(t, err, txn.ErrTransient, "the last attempt's error is kept")
+		assert.Equal(t, 1, calls)
+		assert.Equal(t, work, time.Since(start), "no wait")
 	})
 }
