@@ -51,7 +51,11 @@ type Options struct {
 	// transaction holds. Over it, read keys and ranges first merge into
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
-	// ErrTooLarge. Zero means 16 MiB; negative means no limit.
+	// ErrTooLarge: it is refused, and the transaction stays usable (roll
+	// back, or commit what it holds). There is no separate limit on the
+	// number of writes; the engine may refuse a request too large for it,
+	// and ErrTooLarge from Commit ends the transaction. Zero means 16 MiB;
+	// negative means no limit.
 	MemoryBudget int
 	// IdempotencyKey, if non-empty, is sent with the commit: the engine
 	// applies at most one commit with it, which makes retrying a commit of

@@ -11,7 +11,10 @@ import (
 // own writes and clears. Under Serializable it records, for validation, the
 // part of the range the result depends on: all of it, or, when the limit cut
 // the result short, up to and including the last key returned. Empty results
-// record the whole range, so phantoms are caught.
+// record the whole range, so phantoms are caught. Parts of the range that the
+// transaction's own writes and range deletes decide are recorded too (a safe
+// superset: a write there by another transaction is a false conflict, which
+// FoundationDB avoids by leaving such parts out).
 func (tx *Tx) GetRange(ctx context.Context, begin, end []byte, limit int, reverse bool) ([]KV, error) {
 	return tx.getRange(ctx, begin, end, limit, reverse, tx.opt.Isolation == Serializable)
 }

@@ -141,7 +141,9 @@ func (tx *Tx) ReadSetMerges() int { return tx.merges }
 
 // Get returns the value of key: the transaction's own write if any, else the
 // engine's value at the read version. Under Serializable the read is
-// recorded for validation.
+// recorded for validation, unless the transaction's own write or range
+// delete of key answered it: that result depends on no other transaction,
+// so it adds no conflict (FoundationDB's read-your-writes does the same).
 func (tx *Tx) Get(ctx context.Context, key []byte) ([]byte, bool, error) {
 	return tx.get(ctx, key, tx.opt.Isolation == Serializable)
 }

@@ -357,3 +357,24 @@ func TestReadOnlyExplicitConflict(t *testing.T) {
 		})
 	}
 }
+
+// An operation refused with ErrTooLarge by the memory budget leaves the
+// transaction usable, as documented; ErrTooLarge from the engine at commit
+// ends it.
+func TestTooLargeOperationLeavesTheTransactionUsable(t *testing.T) {
+	s := newStore(t, memkv.Config{MaxCommitBytes: 100})
+	tx, err := txn.Begin(s, txn.Options{MemoryBudget: 200})
+	require.NoError(t, err)
+	require.ErrorIs(t, tx.Put(b("big"), make([]byte, 300)), txn.ErrTooLarge)
+	require.NoError(t, tx.Put(b("k"), b("v")))
+	assert.Equal(t, "v", get(t, tx, "k"))
+	_, err = tx.Commit(ctx)
+	require.NoError(t, err)
+
+	tx, err = txn.Begin(s, txn.Options{})
+	require.NoError(t, err)
+	require.NoError(t, tx.Put(b("big"), make([]byte, 300)))
+	_, err = tx.Commit(ctx)
+	require.ErrorIs(t, err, txn.ErrTooLarge)
+	assert.ErrorIs(t, tx.Put(b("k"), nil), txn.ErrDone)
+}
