@@ -123,11 +123,13 @@ func BenchmarkAdmitParallel(b *testing.B) {
 	b.Run("impl=tierkit-aimd/concurrency", func(b *testing.B) {
 		l := newAIMD(b, false)
 		b.ReportAllocs()
+		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				done, err := l.TryAcquire()
 				if err != nil {
-					b.Fatal(err)
+					b.Error(err) // not Fatal: this is not the benchmark's goroutine
+					return
 				}
 				done(true)
 			}
@@ -136,9 +138,13 @@ func BenchmarkAdmitParallel(b *testing.B) {
 	b.Run("impl=x-time-rate/Allow", func(b *testing.B) {
 		l := rate.NewLimiter(rate.Limit(1e12), big)
 		b.ReportAllocs()
+		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				l.Allow()
+				if !l.Allow() {
+					b.Error("refused")
+					return
+				}
 			}
 		})
 	})
@@ -149,11 +155,15 @@ func BenchmarkAdmitParallel(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			l := p.new(b)
 			b.ReportAllocs()
+			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if lis, ok := l.Acquire(ctx); ok {
-						lis.OnSuccess()
+					lis, ok := l.Acquire(ctx)
+					if !ok { // a refusal skips OnSuccess: it would look fast
+						b.Error("refused")
+						return
 					}
+					lis.OnSuccess()
 				}
 			})
 		})
@@ -172,7 +182,10 @@ func BenchmarkReject(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		done, _ := l.TryAcquire()
+		done, err := l.TryAcquire() // holds the only slot
+		if err != nil {
+			b.Fatal(err)
+		}
 		defer done(true)
 		b.ReportAllocs()
 		stop := cputime.ReportThread(b)
