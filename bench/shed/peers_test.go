@@ -77,7 +77,10 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 		ctx := context.Background()
 		for i, t := range tenants { // create every tenant's state before timing
-			rel, _ := s.Acquire(ctx, t, i&1, 1)
+			rel, err := s.Acquire(ctx, t, i&1, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
 			rel()
 		}
 		b.ReportAllocs()
@@ -146,7 +149,10 @@ func BenchmarkReject(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hold, _ := s.TryAcquire("other", 0, 1)
+		hold, err := s.TryAcquire("other", 0, 1) // takes the only unit
+		if err != nil {
+			b.Fatal(err)
+		}
 		done := make(chan struct{})
 		go func() { // one waiter fills the noisy bucket
 			defer close(done)
