@@ -44,8 +44,9 @@ func trivial() (*payload, error) { return shared, nil }
 // from newCtx and its own call func from newCall (built once per goroutine, so that
 // a closure escaping into the library costs nothing per call in any of them), and
 // reports calls per execution of fn and process CPU time per call alongside ns/op.
+// Every call must return fn's value.
 func hotKey(b *testing.B, newCtx func() (context.Context, context.CancelFunc),
-	newCall func(fn func() (*payload, error)) func(ctx context.Context) error) {
+	newCall func(fn func() (*payload, error)) func(ctx context.Context) (*payload, error)) {
 	var execs atomic.Int64
 	fn := func() (*payload, error) { execs.Add(1); return fetch() }
 	b.ReportAllocs()
@@ -56,8 +57,9 @@ func hotKey(b *testing.B, newCtx func() (context.Context, context.CancelFunc),
 		defer cancel()
 		call := newCall(fn)
 		for pb.Next() {
-			if err := call(ctx); err != nil {
-				b.Error(err)
+			if v, err := call(ctx); err != nil || v != shared {
+				b.Error("wrong answer:", v, err)
+				return
 			}
 		}
 	})
@@ -65,17 +67,20 @@ func hotKey(b *testing.B, newCtx func() (context.Context, context.CancelFunc),
 	b.ReportMetric(float64(b.N)/float64(execs.Load()), "calls/exec")
 }
 
-func tierkitCall(g *coalesce.Group[string, *payload]) func(fn func() (*payload, error)) func(context.Context) error {
-	return func(fn func() (*payload, error)) func(context.Context) error {
+func tierkitCall(g *coalesce.Group[string, *payload]) func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+	return func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
 		f := func(context.Context) (*payload, error) { return fn() }
-		return func(ctx context.Context) error { _, err := g.Do(ctx, "hot", f); return err }
+		return func(ctx context.Context) (*payload, error) { return g.Do(ctx, "hot", f) }
 	}
 }
 
-func resenjeCall(g *rsf.Group[string, *payload]) func(fn func() (*payload, error)) func(context.Context) error {
-	return func(fn func() (*payload, error)) func(context.Context) error {
+func resenjeCall(g *rsf.Group[string, *payload]) func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+	return func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
 		f := func(context.Context) (*payload, error) { return fn() }
-		return func(ctx context.Context) error { _, _, err := g.Do(ctx, "hot", f); return err }
+		return func(ctx context.Context) (*payload, error) {
+			v, _, err := g.Do(ctx, "hot", f)
+			return v, err
+		}
 	}
 }
 
@@ -95,9 +100,13 @@ func BenchmarkHotKey(b *testing.B) {
 	})
 	b.Run("impl=xsync", func(b *testing.B) {
 		var g xsf.Group
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
 			f := func() (any, error) { return fn() }
-			return func(context.Context) error { _, err, _ := g.Do("hot", f); return err }
+			return func(context.Context) (*payload, error) {
+				v, err, _ := g.Do("hot", f)
+				p, _ := v.(*payload)
+				return p, err
+			}
 		})
 	})
 	b.Run("impl=resenje", func(b *testing.B) {
@@ -106,14 +115,14 @@ func BenchmarkHotKey(b *testing.B) {
 	})
 	b.Run("impl=floor", func(b *testing.B) {
 		var g floorGroup
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
-			return func(context.Context) error { _, err := g.Do(fn); return err }
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+			return func(context.Context) (*payload, error) { return g.Do(fn) }
 		})
 	})
 	b.Run("impl=yield", func(b *testing.B) {
 		var g yieldGroup
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
-			return func(context.Context) error { _, err := g.Do(fn); return err }
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+			return func(context.Context) (*payload, error) { return g.Do(fn) }
 		})
 	})
 }
@@ -187,31 +196,30 @@ func (g *floorGroup) Do(fn func() (*payload, error)) (*payload, error) {
 func BenchmarkHotKeyClosurePerCall(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
 		var g coalesce.Group[string, *payload]
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
-			return func(ctx context.Context) error {
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+			return func(ctx context.Context) (*payload, error) {
 				key := "hot"
-				_, err := g.Do(ctx, key, func(context.Context) (*payload, error) { return fetchKey(key, fn) })
-				return err
+				return g.Do(ctx, key, func(context.Context) (*payload, error) { return fetchKey(key, fn) })
 			}
 		})
 	})
 	b.Run("impl=tierkit-DoWith", func(b *testing.B) {
 		var g coalesce.Group[string, *payload]
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
-			return func(ctx context.Context) error {
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+			return func(ctx context.Context) (*payload, error) {
 				key := "hot"
-				_, err := coalesce.DoWith(&g, ctx, key, keyedFetch{key, fn}, fetchWith)
-				return err
+				return coalesce.DoWith(&g, ctx, key, keyedFetch{key, fn}, fetchWith)
 			}
 		})
 	})
 	b.Run("impl=xsync", func(b *testing.B) {
 		var g xsf.Group
-		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) error {
-			return func(context.Context) error {
+		hotKey(b, background, func(fn func() (*payload, error)) func(context.Context) (*payload, error) {
+			return func(context.Context) (*payload, error) {
 				key := "hot"
-				_, err, _ := g.Do(key, func() (any, error) { return fetchKey(key, fn) })
-				return err
+				v, err, _ := g.Do(key, func() (any, error) { return fetchKey(key, fn) })
+				p, _ := v.(*payload)
+				return p, err
 			}
 		})
 	})
@@ -265,14 +273,17 @@ func BenchmarkDistinctKeys(b *testing.B) {
 		}
 		return ks
 	}
-	run := func(b *testing.B, do func(ctx context.Context, key string)) {
+	run := func(b *testing.B, do func(ctx context.Context, key string) (*payload, error)) {
 		b.ReportAllocs()
 		cpu := cputime.ReportProcess(b)
 		b.RunParallel(func(pb *testing.PB) {
 			ks := keys()
 			ctx := context.Background()
 			for i := 0; pb.Next(); i++ {
-				do(ctx, ks[i%len(ks)])
+				if v, err := do(ctx, ks[i%len(ks)]); err != nil || v != shared {
+					b.Error("wrong answer:", v, err)
+					return
+				}
 			}
 		})
 		cpu()
@@ -280,16 +291,23 @@ func BenchmarkDistinctKeys(b *testing.B) {
 	b.Run("impl=tierkit", func(b *testing.B) {
 		var g coalesce.Group[string, *payload]
 		fn := func(context.Context) (*payload, error) { return trivial() }
-		run(b, func(ctx context.Context, key string) { _, _ = g.Do(ctx, key, fn) })
+		run(b, func(ctx context.Context, key string) (*payload, error) { return g.Do(ctx, key, fn) })
 	})
 	b.Run("impl=xsync", func(b *testing.B) {
 		var g xsf.Group
 		fn := func() (any, error) { return trivial() }
-		run(b, func(_ context.Context, key string) { _, _, _ = g.Do(key, fn) })
+		run(b, func(_ context.Context, key string) (*payload, error) {
+			v, err, _ := g.Do(key, fn)
+			p, _ := v.(*payload)
+			return p, err
+		})
 	})
 	b.Run("impl=resenje", func(b *testing.B) {
 		var g rsf.Group[string, *payload]
 		fn := func(context.Context) (*payload, error) { return trivial() }
-		run(b, func(ctx context.Context, key string) { _, _, _ = g.Do(ctx, key, fn) })
+		run(b, func(ctx context.Context, key string) (*payload, error) {
+			v, _, err := g.Do(ctx, key, fn)
+			return v, err
+		})
 	})
 }
