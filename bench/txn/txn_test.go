@@ -6,6 +6,7 @@ package txn_test
 
 import (
 	"context"
+	"errors"
 	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"github.com/tierkit/tierkit/bench/internal/kvfixture"
 	"testing"
@@ -45,15 +46,15 @@ func BenchmarkWriteReadBack(b *testing.B) {
 				if tx != nil {
 					tx.Rollback()
 				}
-				tx, _ = txn.Begin(s, txn.Options{})
+				tx = begin(b, s)
 			}
 			k := keys[i%nKeys]
 			if err := tx.Put(k, value); err != nil {
 				b.Fatal(err)
 			}
-			v, _, err := tx.Get(ctx, k)
-			if err != nil {
-				b.Fatal(err)
+			v, ok, err := tx.Get(ctx, k)
+			if err != nil || !ok || len(v) != len(value) {
+				b.Fatal("wrong answer:", ok, err)
 			}
 			sink = v
 			i++
@@ -81,7 +82,9 @@ func BenchmarkWriteReadBack(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = it.Value(func(v []byte) error { sink = v; return nil })
+			if err := it.Value(readValue); err != nil {
+				b.Fatal(err)
+			}
 			i++
 		}
 		done()
@@ -104,7 +107,7 @@ func BenchmarkRecordRead(b *testing.B) {
 				if tx != nil {
 					tx.Rollback()
 				}
-				tx, _ = txn.Begin(s, txn.Options{})
+				tx = begin(b, s)
 			}
 			if err := tx.AddReadConflictKey(keys[i%nKeys]); err != nil {
 				b.Fatal(err)
@@ -145,11 +148,11 @@ func BenchmarkGet(b *testing.B) {
 				if tx != nil {
 					tx.Rollback()
 				}
-				tx, _ = txn.Begin(s, txn.Options{})
+				tx = begin(b, s)
 			}
-			v, _, err := tx.Get(ctx, keys[i*31%nKeys])
-			if err != nil {
-				b.Fatal(err)
+			v, ok, err := tx.Get(ctx, keys[i*31%nKeys])
+			if err != nil || !ok || len(v) != len(value) {
+				b.Fatal("wrong answer:", ok, err)
 			}
 			sink = v
 			i++
@@ -173,7 +176,9 @@ func BenchmarkGet(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = it.Value(func(v []byte) error { sink = v; return nil })
+			if err := it.Value(readValue); err != nil {
+				b.Fatal(err)
+			}
 			i++
 		}
 		done()
@@ -190,7 +195,10 @@ func BenchmarkBuild100R100W(b *testing.B) {
 	// gateway-side bookkeeping the 10 us target is about.
 	b.Run("impl=tierkit-get", func(b *testing.B) {
 		build100(b, func(tx *txn.Tx, k []byte) error {
-			v, _, err := tx.Get(ctx, k)
+			v, ok, err := tx.Get(ctx, k)
+			if err == nil && !ok {
+				err = errNotFound
+			}
 			sink = v
 			return err
 		})
@@ -230,7 +238,7 @@ func build100(b *testing.B, read func(tx *txn.Tx, k []byte) error) {
 	i := 0
 	done := cputime.ReportProcess(b)
 	for b.Loop() {
-		tx, _ := txn.Begin(s, txn.Options{})
+		tx := begin(b, s)
 		for j := range 100 {
 			if err := read(tx, keys[(i+j)%nKeys]); err != nil {
 				b.Fatal(err)
@@ -281,11 +289,17 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		i := 0
 		done := cputime.ReportProcess(b)
 		for b.Loop() {
-			tx, _ := txn.Begin(s, txn.Options{})
-			_, _, _ = tx.Get(ctx, keys[i%nKeys])
-			_, _, _ = tx.Get(ctx, keys[(i+1)%nKeys])
-			_ = tx.Put(keys[(i+2)%nKeys], value)
-			_ = tx.Put(keys[(i+3)%nKeys], value)
+			tx := begin(b, s)
+			for _, k := range [2][]byte{keys[i%nKeys], keys[(i+1)%nKeys]} {
+				if _, ok, err := tx.Get(ctx, k); err != nil || !ok {
+					b.Fatal("wrong answer:", ok, err)
+				}
+			}
+			for _, k := range [2][]byte{keys[(i+2)%nKeys], keys[(i+3)%nKeys]} {
+				if err := tx.Put(k, value); err != nil {
+					b.Fatal(err)
+				}
+			}
 			if _, err := tx.Commit(ctx); err != nil {
 				b.Fatal(err)
 			}
@@ -301,10 +315,16 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			tx := db.NewTransaction(true)
-			_, _ = tx.Get(keys[i%nKeys])
-			_, _ = tx.Get(keys[(i+1)%nKeys])
-			_ = tx.Set(keys[(i+2)%nKeys], value)
-			_ = tx.Set(keys[(i+3)%nKeys], value)
+			for _, k := range [2][]byte{keys[i%nKeys], keys[(i+1)%nKeys]} {
+				if _, err := tx.Get(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, k := range [2][]byte{keys[(i+2)%nKeys], keys[(i+3)%nKeys]} {
+				if err := tx.Set(k, value); err != nil {
+					b.Fatal(err)
+				}
+			}
 			if err := tx.Commit(); err != nil {
 				b.Fatal(err)
 			}
@@ -313,4 +333,25 @@ func BenchmarkCommit2R2W(b *testing.B) {
 		done()
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 	})
+}
+
+// begin starts a transaction on s or stops the benchmark.
+func begin(b *testing.B, s *memkv.Store) *txn.Tx {
+	tx, err := txn.Begin(s, txn.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tx
+}
+
+var errNotFound = errors.New("stored key not found")
+
+// readValue is badger's side of a checked read: the value must have the
+// stored value's length, as on tierkit's side.
+func readValue(v []byte) error {
+	if len(v) != len(value) {
+		return errors.New("wrong value")
+	}
+	sink = v
+	return nil
 }
