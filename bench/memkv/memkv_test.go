@@ -37,9 +37,9 @@ func BenchmarkGetParallel(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			i, n := 0, 0
 			for pb.Next() {
-				v, _, err := s.Get(ctx, s.ReadVersion(), keys[i*7919%nKeys])
-				if err != nil {
-					b.Error(err)
+				v, ok, err := s.Get(ctx, s.ReadVersion(), keys[i*7919%nKeys])
+				if err != nil || !ok {
+					b.Error("wrong answer:", ok, err)
 					return
 				}
 				n += len(v)
@@ -103,19 +103,21 @@ func BenchmarkScan100(b *testing.B) {
 		done := cputime.ReportProcess(b)
 		for b.Loop() {
 			n := 0
-			_ = db.View(func(tx *badger.Txn) error {
+			err := db.View(func(tx *badger.Txn) error {
 				it := tx.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 				defer it.Close()
 				for it.Seek(keys[i%(nKeys-200)]); it.Valid() && n < 100; it.Next() {
 					item := it.Item()
 					sink = item.Key()
-					_ = item.Value(func(v []byte) error { sinkN += len(v); return nil })
+					if err := item.Value(func(v []byte) error { sinkN += len(v); return nil }); err != nil {
+						return err
+					}
 					n++
 				}
 				return nil
 			})
-			if n != 100 {
-				b.Fatal(n)
+			if err != nil || n != 100 {
+				b.Fatal(err, n)
 			}
 			i += 101
 		}
