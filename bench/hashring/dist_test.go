@@ -129,10 +129,27 @@ func TestDistribution(t *testing.T) {
 		k, events, strings.Join(rows, "\n"))
 }
 
+// routesToMembers fails t unless every owner is one of ms: an implementation that
+// answered "" (or anything else) for every key would otherwise print a table and pass.
+func routesToMembers(t *testing.T, name, when string, owners []string, ms []member) {
+	t.Helper()
+	ids := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		ids[m.id] = true
+	}
+	for i, o := range owners {
+		if !ids[o] {
+			t.Errorf("%s, %s: key %q routed to %q, not a member", name, when, key(i), o)
+			return
+		}
+	}
+}
+
 func measure(t *testing.T, im impl, eq, cores []member, k, events int) string {
 	n := len(eq)
 	base := im.build(eq)
 	before := assign(base, k)
+	routesToMembers(t, im.name, "equal weights", before, eq)
 	_, pm := maxOverExpected(before, eq)
 
 	var lv, lo, jv, jo float64
@@ -143,17 +160,16 @@ func measure(t *testing.T, im impl, eq, cores []member, k, events int) string {
 		}
 		after := assign(im.build(eq).remove(gone.id), k)
 		lv += moved(before, after)
-		lo += optimal(eq, slices.DeleteFunc(slices.Clone(eq), func(m member) bool { return m.id == gone.id }))
-		for _, o := range after {
-			if o == gone.id || o == "" {
-				t.Errorf("%s: key routed to %q after %q left", im.name, o, gone.id)
-				break
-			}
-		}
+		left := slices.DeleteFunc(slices.Clone(eq), func(m member) bool { return m.id == gone.id })
+		lo += optimal(eq, left)
+		routesToMembers(t, im.name, gone.id+" left", after, left)
 
 		joiner := member{fmt.Sprintf("joiner-%d", e), 100}
-		jv += moved(before, assign(im.build(eq).add(joiner), k))
-		jo += optimal(eq, append(slices.Clone(eq), joiner))
+		joined := append(slices.Clone(eq), joiner)
+		afterJoin := assign(im.build(eq).add(joiner), k)
+		jv += moved(before, afterJoin)
+		jo += optimal(eq, joined)
+		routesToMembers(t, im.name, joiner.id+" joined", afterJoin, joined)
 	}
 	row := fmt.Sprintf("| %s | %.3f | ", im.name, pm)
 	if !im.weighted {
@@ -161,13 +177,15 @@ func measure(t *testing.T, im impl, eq, cores []member, k, events int) string {
 	}
 	wbase := im.build(cores)
 	wbefore := assign(wbase, k)
+	routesToMembers(t, im.name, "26-126 weights", wbefore, cores)
 	worst, _ := maxOverExpected(wbefore, cores)
 	var rv, ro float64
 	for e := range events {
 		m := cores[(e*104729+n/3)%n]
 		m.weight = int(math.Round(float64(m.weight) * []float64{1.5, 0.5, 2}[e%3]))
-		after := im.build(cores).reweight(m)
-		rv += moved(wbefore, assign(after, k))
+		after := assign(im.build(cores).reweight(m), k)
+		routesToMembers(t, im.name, m.id+" reweighted", after, cores)
+		rv += moved(wbefore, after)
 		changed := slices.Clone(cores)
 		for i := range changed {
 			if changed[i].id == m.id {
