@@ -16,12 +16,20 @@
 // typically copies the component's Config, sets one field and calls its
 // SetConfig. [Registry.RegisterState] adds a snapshot such as a Stats method.
 //
-//	reg, _ := control.New(control.Config{Rate: 1, Burst: 5})
-//	reg.RegisterDuration(control.DurationKnob{
-//		Name: "batcher.linger", Doc: "batch window", Max: 50 * time.Millisecond, Value: cfg.Linger,
-//		Apply: func(v time.Duration) error { c := cfg; c.Linger = v; return b.SetConfig(c) },
+//	reg, err := control.New(control.Config{Rate: 1, Burst: 5})
+//	if err != nil {
+//		return err
+//	}
+//	err = reg.RegisterDuration(control.DurationKnob{
+//		Name: "batcher.linger", Doc: "batch window", Max: 50 * time.Millisecond, Value: b.Config().Linger,
+//		Apply: func(v time.Duration) error { c := b.Config(); c.Linger = v; return b.SetConfig(c) },
 //	})
-//	reg.RegisterState("batcher", func() any { return b.Stats() })
+//	if err != nil {
+//		return err // a duplicate name, Min > Max, or a Value out of bounds
+//	}
+//	if err := reg.RegisterState("batcher", func() any { return b.Stats() }); err != nil {
+//		return err
+//	}
 //	http.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
 //
 // [Registry.Apply] takes a [Request]: who, why, and a batch of [Change]s. Values
