@@ -32,11 +32,11 @@
 //	}
 //	http.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
 //
-// [Registry.Apply] takes a [Request]: who, why, and a batch of [Change]s. Values
-// are converted to the knob's kind and clamped into its bounds (a *BoundsError
-// instead when Request.Strict); then the Apply funcs run in order, and if one
-// fails the ones before it get their old values back (an *ApplyError): a batch
-// applies all or nothing. A dry run validates and reports the outcome without
+// [Registry.Apply] takes a [Request]: who, why, and a batch of changes
+// ([Change]). Values are converted to the knob's kind and clamped into its
+// bounds (a *BoundsError instead when Request.Strict); then the Apply funcs
+// run in order, and if one fails the ones before it get their old values back
+// (an *ApplyError): a batch applies all or nothing. A dry run validates and reports the outcome without
 // applying. [Registry.Rollback] undoes the newest batch not yet undone; called
 // again it steps further back, as far as the bounded audit log reaches. The
 // log's times never decrease in log order: Apply and Rollback read the clock
