@@ -123,7 +123,10 @@ func shedFastPath(w io.Writer) error {
 	}
 	ctx := context.Background()
 	for _, n := range names {
-		rel, _ := s.Acquire(ctx, n, 0, 1)
+		rel, err := s.Acquire(ctx, n, 0, 1)
+		if err != nil {
+			return err
+		}
 		rel()
 	}
 	const ops = 200_000
