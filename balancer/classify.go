@@ -37,7 +37,9 @@ func classify(cfg Config, v *view) (State, string) {
 	if sep, low := bimodality(cfg, v); sep >= cfg.BimodalSeparation {
 		return BimodalLoad, fmt.Sprintf("two efficiency clusters %.1f sd apart, %.0f%% in the lower", sep, 100*low)
 	}
-	if hot := countHot(cfg, v); hot > 0 && float64(hot) <= cfg.HotMaxShare*float64(v.nKnown) {
+	// a share of hosts compares as a quotient: 29 of 100 is 0.29, whereas 0.29*100 is
+	// 28.999999999999996 and would leave the 29th host out
+	if hot := countHot(cfg, v); hot > 0 && float64(hot)/float64(v.nKnown) <= cfg.HotMaxShare {
 		return HotOutliers, fmt.Sprintf("%d of %d hosts hot (load > %.2f or efficiency < %.2f), max/mean %.3f",
 			hot, v.nKnown, 1+cfg.HotLoad, cfg.HotEfficiency, v.maxMean)
 	}

@@ -23,7 +23,8 @@ func policyFor(cfg Config, v *view, state State) Policy {
 			outside++
 		}
 	}
-	if v.nKnown > 0 && float64(outside) > cfg.WideShare*float64(v.nKnown) {
+	// a quotient, as for HotMaxShare: exactly WideShare of the hosts is not above it
+	if v.nKnown > 0 && float64(outside)/float64(v.nKnown) > cfg.WideShare {
 		p.Wide, p.Gain, p.MaxStep, p.MaxMoves = true, 1, cfg.WideMaxStep, n
 	}
 	return p
