@@ -132,7 +132,9 @@ func bimodality(cfg Config, v *view) (sep, lowShare float64) {
 	for i, x := range xs {
 		pre[i+1], pre2[i+1] = pre[i]+x, pre2[i]+x*x
 	}
-	minK := int(math.Ceil(cfg.BimodalMinShare * float64(n)))
+	// rounding up, less 1e-9: 0.07*100 is 7.000000000000001, whose ceiling would
+	// reject a cluster of exactly BimodalMinShare
+	minK := int(math.Ceil(cfg.BimodalMinShare*float64(n) - 1e-9))
 	for k := max(minK, 2); k <= n-max(minK, 2); k++ {
 		m1 := pre[k] / float64(k)
 		m2 := (pre[n] - pre[k]) / float64(n-k)

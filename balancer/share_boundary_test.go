@@ -47,3 +47,23 @@ func TestShareBoundariesExact(t *testing.T) {
 		assert.False(t, res.Policy.Wide, "%s", res.Evidence)
 	})
 }
+
+// TestBimodalMinShareExact: BimodalMinShare is "the smallest share of hosts in each
+// cluster", so a cluster of exactly that share (7 of 100 at 0.07) counts. The
+// minimum count was rounded up from 0.07 x 100 = 7.000000000000001, to 8, and the
+// split between the clusters was never tried.
+func TestBimodalMinShareExact(t *testing.T) {
+	var hosts []balancer.Host
+	for i := range 100 {
+		cpu := 0.5
+		if i < 7 {
+			cpu = 0.6 // efficiency 0.83, load 1.18: a cluster, not outliers
+		}
+		hosts = append(hosts, balancer.Host{ID: fmt.Sprint("h", i), Cores: 32, Weight: 1, CPU: cpu})
+	}
+	// Splits that mix the clusters stay below 10 sd; the true one is far above 20.
+	b := mustNew(t, balancer.Config{BimodalMinShare: 0.07, BimodalSeparation: 20})
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	assert.Equal(t, balancer.BimodalLoad, res.State, "%s", res.Evidence)
+}
