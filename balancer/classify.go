@@ -2,6 +2,7 @@ package balancer
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
@@ -101,7 +102,10 @@ func regionSkew(v *view) (spread, eta float64, ok bool) {
 	for _, x := range all {
 		total += (x - mean) * (x - mean)
 	}
-	for _, g := range groups {
+	// in region order: a float sum in map order differs in its last bits from run to
+	// run, and an eta at RegionEta would classify at random
+	for _, r := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[r]
 		gm := 0.0
 		for _, x := range g {
 			gm += x
