@@ -35,7 +35,7 @@ func classify(cfg Config, v *view) (State, string) {
 	if spread, eta, ok := regionSkew(v); ok && spread > cfg.RegionSpread && eta >= cfg.RegionEta {
 		return RegionalSkew, fmt.Sprintf("region median efficiency spread %.3f, region explains %.0f%% of variance", spread, 100*eta)
 	}
-	if sep, low := bimodality(cfg, v); sep >= cfg.BimodalSeparation {
+	if sep, low := bimodality(cfg, v); sep > cfg.BimodalSeparation {
 		return BimodalLoad, fmt.Sprintf("two efficiency clusters %.1f sd apart, %.0f%% in the lower", sep, 100*low)
 	}
 	// a share of hosts compares as a quotient: 29 of 100 is 0.29, whereas 0.29*100 is

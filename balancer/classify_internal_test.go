@@ -37,3 +37,26 @@ func TestRegionSkewDeterministic(t *testing.T) {
 		require.Equal(t, math.Float64bits(eta0), math.Float64bits(eta), "eta %v then %v", eta0, eta)
 	}
 }
+
+// TestBimodalSeparationIsStrict: BimodalSeparation is the distance "above which the
+// tier is bimodal", as every other "above which" threshold of Config is strict; a
+// separation of exactly BimodalSeparation was called bimodal.
+func TestBimodalSeparationIsStrict(t *testing.T) {
+	var hosts []Host
+	for i := range 40 {
+		cpu := 0.5 + 0.002*float64(i%5)
+		if i%2 == 0 {
+			cpu += 0.3
+		}
+		hosts = append(hosts, Host{ID: fmt.Sprint("h", i), Cores: 32, Weight: 1, CPU: cpu})
+	}
+	cfg := Config{}.withDefaults()
+	sep, _ := bimodality(cfg, internalView(cfg, hosts))
+	require.Greater(t, sep, 1.0)
+	cfg.BimodalSeparation = sep
+	state, ev := classify(cfg, internalView(cfg, hosts))
+	require.NotEqual(t, BimodalLoad, state, "%s", ev)
+	cfg.BimodalSeparation = math.Nextafter(sep, 0)
+	state, ev = classify(cfg, internalView(cfg, hosts))
+	require.Equal(t, BimodalLoad, state, "%s", ev)
+}
