@@ -61,7 +61,9 @@ func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 }
 
 // Read returns the cgroup's cumulative CPU usage and its quota in CPUs
-// (runtime.NumCPU when there is no quota).
+// (runtime.NumCPU when there is no quota: no cpu.max file, a quota of "max" or
+// of -1 in v1). A file that cannot be read or holds what the kernel never
+// writes (a period of 0, a quota of 0) is an error, not "no quota".
 func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
 	root := c.Root
 	if root == "" {
@@ -88,15 +90,25 @@ func readV2(root, mnt string) (time.Duration, float64, error) {
 		return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
 	}
 	cores := float64(runtime.NumCPU())
-	if b, err := os.ReadFile(filepath.Join(dir, "cpu.max")); err == nil {
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
+	switch {
+	case errors.Is(err, os.ErrNotExist): // the root cgroup has no quota file
+	case err != nil:
+		return 0, 0, fmt.Errorf("aimd: cgroup v2: %w", err)
+	default:
+		// "$MAX $PERIOD", where $MAX is "max" for no quota; the kernel writes
+		// a period of at least 1000 either way
 		f := strings.Fields(string(b))
 		if len(f) != 2 {
 			return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
 		}
+		p, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil || p <= 0 {
+			return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+		}
 		if f[0] != "max" {
-			q, err1 := strconv.ParseInt(f[0], 10, 64)
-			p, err2 := strconv.ParseInt(f[1], 10, 64)
-			if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
+			q, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil || q <= 0 {
 				return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
 			}
 			cores = float64(q) / float64(p)
@@ -138,7 +150,12 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 		if err := errors.Join(err1, err2); err != nil {
 			return 0, 0, fmt.Errorf("aimd: cgroup v1 CFS quota: %w", err)
 		}
-		if q > 0 && p > 0 {
+		// -1 is no quota; the kernel writes no other value below 1000, nor a
+		// period below 1000
+		if q == 0 || q < -1 || p <= 0 {
+			return 0, 0, fmt.Errorf("aimd: cgroup v1 CFS quota %d over period %d malformed", q, p)
+		}
+		if q > 0 {
 			cores = float64(q) / float64(p)
 		}
 		break
@@ -184,7 +201,11 @@ func field(b []byte, name string) (int64, error) {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 2 && f[0] == name {
-			return strconv.ParseInt(f[1], 10, 64)
+			v, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("aimd: cgroup cpu.stat %s: %w", name, err)
+			}
+			return v, nil
 		}
 	}
 	return 0, fmt.Errorf("aimd: cgroup cpu.stat has no %s", name)
