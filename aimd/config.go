@@ -70,7 +70,9 @@ type Config struct {
 	MemoryLimit int64
 	// MemoryHigh and MemoryLow are the fractions of MemoryLimit at which the
 	// guard trips (new work fails with ErrMemory) and resets. Defaults 0.9
-	// and 0.8.
+	// and 0.8. The defaults apply to each field alone: a MemoryHigh below 0.8
+	// needs a MemoryLow as well, or the default MemoryLow exceeds it and the
+	// Config is rejected.
 	MemoryHigh, MemoryLow float64
 	// HeapBytes reports the Go memory the guard compares with the limit. If
 	// nil, the memory GOMEMLIMIT governs, read with runtime/metrics (total
