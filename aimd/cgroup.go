@@ -20,7 +20,10 @@ import (
 // (wall time x quota in CPUs). With cgroup v2 it reads cpu.max (quota and period)
 // and cpu.stat usage_usec; with cgroup v1 it reads cpu.cfs_quota_us,
 // cpu.cfs_period_us and cpuacct.usage. Without a quota the cgroup may use every
-// CPU of the machine (runtime.NumCPU). The cgroup directory is found from
+// CPU of the machine (runtime.NumCPU). A quota above the CPUs the cgroup can
+// run on (its cpuset, or the machine) is used as it is, so the reading stays
+// below 1 even when those CPUs are saturated; use [ProcessCPU] with
+// [ProcessCPU.Cores] there. The cgroup directory is found from
 // /proc/self/cgroup under the mount point; a path that does not exist there (a
 // cgroup namespace hides it) falls back to the mount point itself.
 //
