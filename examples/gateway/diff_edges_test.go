@@ -1,0 +1,185 @@
+package main
+
+// Edge cases of the implemented commands, table-driven, against a real
+// redis-server: each case's commands go, one at a time, to Redis and to the
+// gateway (on memkv and on two Redis shards) over fresh connections, and the
+// replies must be the same, error texts included (clients match on them:
+// "ERR wrong number of arguments for 'get' command"). Where the server's
+// own content differs (HELLO's map, COMMAND COUNT, CLIENT ID/INFO), replies
+// compare as in diff_test.go. Where the gateway differs on purpose (README,
+// "Commands"), the case gives the gateway's reply instead.
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// edgeCase is a sequence of commands on one connection; a command is written
+// as its arguments separated by spaces, an argument in Go quotes where it
+// has spaces or is empty. Keys are under the {e} hash tag: all on one shard.
+type edgeCase struct {
+	name string
+	cmds []string
+	// gw: the gateway's reply (rval.String) to the command of that index,
+	// where it differs from Redis on purpose.
+	gw map[int]string
+}
+
+var edgeCases = []edgeCase{
+	{name: "SET EX and PX values", cmds: []string{
+		"SET {e}k v EX 0", "SET {e}k v EX -1", "SET {e}k v EX 1.5", "SET {e}k v EX abc", `SET {e}k v EX ""`,
+		"SET {e}k v EX 9223372036854775807", "SET {e}k v EX 99999999999999999999", "SET {e}k v EX 9223372036854775",
+		"SET {e}k v PX 0", "SET {e}k v PX -5", "SET {e}k v PX 1e3", "SET {e}k v PX +100", "SET {e}k v PX 9223372036854775807",
+		"SET {e}k v EX 0 EX 100", "SET {e}k v EX 100 EX abc", "GET {e}k",
+	}},
+	{name: "SET conflicting and missing options", cmds: []string{
+		"SET {e}k v NX XX", "SET {e}k v XX NX", "SET {e}k v EX 10 PX 100", "SET {e}k v PX 100 EX 10",
+		"SET {e}k v EX", "SET {e}k v PX", "SET {e}k v NX EX", "SET {e}k v EX abc NX XX", "SET {e}k v EX 0 EX",
+		"SET {e}k v BOGUS", "SET {e}k v NX NX", "GET {e}k",
+	}},
+	{name: "SET options in any order and case", cmds: []string{
+		"SET {e}k v ex 100 nx", "SET {e}k w Nx eX 100", "SET {e}k w xx px 100", "GET {e}k",
+		"SET {e}m v XX", "SET {e}m v nX", "SET {e}m w PX 100000 xx", "MGET {e}k {e}m",
+	}},
+	{name: "INCR of values that are not integers", cmds: []string{
+		"SET {e}n abc", "INCR {e}n", `SET {e}n " 1"`, "INCR {e}n", `SET {e}n "1 "`, "INCR {e}n",
+		"SET {e}n +1", "INCR {e}n", "SET {e}n 01", "INCR {e}n", "SET {e}n -0", "DECR {e}n",
+		"SET {e}n 1.5", "INCRBY {e}n 1", `SET {e}n ""`, "INCR {e}n", "SET {e}n 12345678901234567890", "INCR {e}n",
+		`SET {e}n "\x001"`, "INCR {e}n", "GET {e}n",
+	}},
+	{name: "INCR overflow", cmds: []string{
+		"SET {e}n 9223372036854775807", "INCR {e}n", "INCRBY {e}n 1", "DECR {e}n",
+		"SET {e}n -9223372036854775808", "DECR {e}n", "DECRBY {e}n 1", "INCRBY {e}n -1",
+		"DECRBY {e}n -9223372036854775808", "DECRBY {e}n 9223372036854775807", "INCRBY {e}n 9223372036854775807", "GET {e}n",
+	}},
+	{name: "INCRBY increment that is not an integer", cmds: []string{
+		"INCRBY {e}n abc", "INCRBY {e}n 1.5", `INCRBY {e}n " 1"`, "INCRBY {e}n +1", `INCRBY {e}n ""`,
+		"INCRBY {e}n 9223372036854775808", "DECRBY {e}n 01", "INCRBY {e}n -0", "GET {e}n",
+	}},
+	{name: "repeated keys", cmds: []string{
+		"MSET {e}a", "MSET {e}a 1 {e}b", "MSET {e}a 1 {e}a 2", "GET {e}a", "MGET {e}a {e}a {e}z {e}a",
+		"EXISTS {e}a {e}a {e}a {e}z", "DEL {e}a {e}a {e}z", "EXISTS {e}a", "SET {e}a 1", "UNLINK {e}a {e}a",
+	}},
+	{name: "arity of data commands", cmds: []string{
+		"GET", "GET {e}a {e}b", "SET", "SET {e}a", "MGET", "EXISTS", "MSET", "DEL", "UNLINK",
+		"INCR", "INCR {e}a 1", "DECR", "DECR {e}a 1", "INCRBY {e}a", "INCRBY {e}a 1 2", "DECRBY {e}a", "DECRBY {e}a 1 2",
+		"get", "mset {e}a", "FOOBAR {e}a",
+	}},
+	{name: "arity of connection and transaction commands", cmds: []string{
+		"PING a b", "PING a", "ECHO", "ECHO a b", "SELECT", "SELECT 0 1", "AUTH", "AUTH a b c",
+		"WATCH", "MULTI x", "EXEC x", "DISCARD x", "UNWATCH x", "CLIENT", "COMMAND COUNT", "CONFIG", "CONFIG GET maxmemory",
+	}},
+	{name: "SELECT", cmds: []string{"SELECT 0", "SELECT -1", "SELECT 16"}},
+	{name: "HELLO", cmds: []string{
+		"HELLO 4", "HELLO 1", "HELLO abc", "HELLO +3", "HELLO 2 AUTH nosuch pw", "HELLO 3", "GET {e}none", "HELLO 2", "GET {e}none",
+	}},
+	{name: "CLIENT", cmds: []string{
+		"CLIENT NOSUCH", "CLIENT nosuch x", "CLIENT SETNAME", "CLIENT SETNAME a b", `CLIENT SETNAME "a b"`,
+		"CLIENT SETNAME n1", "CLIENT GETNAME", `CLIENT SETNAME ""`, "CLIENT GETNAME", "CLIENT ID",
+	}},
+	{name: "EXEC, DISCARD and MULTI out of place", cmds: []string{
+		"EXEC", "DISCARD", "MULTI", "MULTI", "SET {e}a 1", "EXEC", "MULTI", "DISCARD", "DISCARD", "EXEC", "GET {e}a",
+	}},
+	{name: "WATCH inside MULTI", cmds: []string{
+		"WATCH {e}a", "MULTI", "WATCH {e}b", "SET {e}a 2", "EXEC", "GET {e}a", "MULTI", "UNWATCH", "EXEC",
+	}},
+	{name: "errors while queuing abort EXEC", cmds: []string{
+		"MULTI", "SET {e}a", "SET {e}b 1", "EXEC", "MULTI", "NOSUCH x", "EXEC", "MULTI", "EXEC x", "EXEC",
+		"MGET {e}a {e}b",
+	}},
+	{name: "errors while running do not abort EXEC", cmds: []string{
+		"MULTI", "SET {e}a 1 BOGUS", "SET {e}a x", "INCR {e}a", "SET {e}b v EX 0", "PING a b", "ECHO hi", "SET {e}b 1 NX XX",
+		"INCRBY {e}b abc", "EXEC", "MGET {e}a {e}b",
+	}},
+}
+
+func TestDifferentialEdges(t *testing.T) {
+	rs := startRedis(t)
+	var addrs []string
+	for range 2 {
+		addrs = append(addrs, startRedis(t).addr)
+	}
+	gws := map[string]*instance{
+		"memkv": startGateway(t, Config{HTTPAddr: "-"}),
+		"redis": startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
+	}
+	for _, backend := range []string{"memkv", "redis"} {
+		for _, tc := range edgeCases {
+			t.Run(backend+"/"+tc.name, func(t *testing.T) {
+				for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc) {
+					t.Error(d)
+				}
+			})
+		}
+	}
+}
+
+// runEdgeCase runs tc on fresh connections to Redis and to the gateway and
+// returns the differences.
+func runEdgeCase(t *testing.T, redisAddr, gwAddr string, tc edgeCase) []string {
+	p, err := dialPair(redisAddr, gwAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	reset := [][]string{{"DEL", "{e}k", "{e}m", "{e}n", "{e}a", "{e}b", "{e}z"}}
+	if _, err := p.redis.do(reset, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.gw.do(reset, false); err != nil {
+		t.Fatal(err)
+	}
+	var diffs []string
+	for i, line := range tc.cmds {
+		c := edgeArgs(t, line)
+		want, werr := p.redis.do([][]string{c}, false)
+		got, gerr := p.gw.do([][]string{c}, false)
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: redis %v, gateway %v", line, werr, gerr)
+		}
+		if gw, ok := tc.gw[i]; ok {
+			if got[0].String() != gw {
+				diffs = append(diffs, line+": gateway "+got[0].String()+", want "+gw)
+			}
+			continue
+		}
+		if d := sameExact(c, want[0], got[0]); d != "" {
+			diffs = append(diffs, line+": "+d)
+		}
+	}
+	return diffs
+}
+
+// sameExact is sameReply with errors compared by their whole text, in
+// EXEC's reply too.
+func sameExact(cmd []string, want, got rval) string {
+	name := strings.ToUpper(cmd[0])
+	if want.typ != '-' && got.typ != '-' && (name != "EXEC" && name != "GET" && name != "MGET" && name != "SET") {
+		return sameReply(cmd, want, got)
+	}
+	if !reflect.DeepEqual(want, got) {
+		return "redis " + want.String() + ", gateway " + got.String()
+	}
+	return ""
+}
+
+// edgeArgs splits a command line of edgeCase.cmds into its arguments.
+func edgeArgs(t *testing.T, line string) []string {
+	var args []string
+	for line = strings.TrimLeft(line, " "); line != ""; line = strings.TrimLeft(line, " ") {
+		if line[0] == '"' {
+			q, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			a, _ := strconv.Unquote(q)
+			args, line = append(args, a), line[len(q):]
+			continue
+		}
+		a, rest, _ := strings.Cut(line, " ")
+		args, line = append(args, a), rest
+	}
+	return args
+}
