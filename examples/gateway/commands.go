@@ -26,6 +26,11 @@ type cmdSpec struct {
 	kind   cmdKind
 	layout keyLayout // where the keys are among the args (keys, hasKeys)
 	fn     func(ctx context.Context, s *session, args [][]byte) any
+	// subs: the arity of each subcommand the gateway serves (upper-case
+	// name; nil for a command without subcommands). As in Redis, a command
+	// that names an unknown subcommand, or gives one the wrong number of
+	// arguments, is refused before it runs or is queued.
+	subs map[string]int
 
 	// Set by init from the table below.
 	name  string          // canonical (upper-case) name
@@ -101,7 +106,7 @@ func init() {
 		"RESET":   mk(1, kindConn, noKeys, cmdReset),
 		"CLIENT":  mk(-2, kindConn, noKeys, cmdClient),
 		"COMMAND": mk(-1, kindLocal, noKeys, cmdCommand),
-		"CONFIG":  mk(-3, kindLocal, noKeys, cmdConfig), // CONFIG GET pattern...; other subcommands are refused
+		"CONFIG":  mk(-2, kindLocal, noKeys, cmdConfig), // CONFIG GET pattern...; other subcommands are refused
 		"INFO":    mk(-1, kindLocal, noKeys, cmdInfo),
 		"WATCH":   mk(-2, kindConn, noKeys, cmdWatch),
 		"UNWATCH": mk(1, kindConn, noKeys, cmdUnwatch),
@@ -121,6 +126,12 @@ func init() {
 		"INCRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(1, true)),
 		"DECRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(-1, true)),
 	}
+	// Subcommand arities as Redis 7.2 gives them. CONFIG SET, RESETSTAT
+	// and REWRITE are known so that they get the gateway's refusal, which
+	// points to /control, rather than "unknown subcommand".
+	commands["CLIENT"].subs = map[string]int{"SETNAME": 3, "GETNAME": 2, "SETINFO": 4, "ID": 2, "INFO": 2}
+	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "DOCS": -2, "INFO": -2, "LIST": -2}
+	commands["CONFIG"].subs = map[string]int{"GET": -3, "SET": -4, "RESETSTAT": 2, "REWRITE": 2}
 	one := func(int) int { return 1 }
 	rest := func(n int) int { return n - 1 }
 	counts := map[string]func(int) int{
@@ -168,11 +179,33 @@ func lookupSpec(name []byte) (*cmdSpec, bool) {
 	return spec, ok
 }
 
-func arityOK(spec *cmdSpec, n int) bool {
-	if spec.arity >= 0 {
-		return n == spec.arity
+func arityOK(spec *cmdSpec, n int) bool { return arityFits(spec.arity, n) }
+
+// arityFits reports whether n arguments fit arity (n exact, -n at least n).
+func arityFits(arity, n int) bool {
+	if arity >= 0 {
+		return n == arity
 	}
-	return n >= -spec.arity
+	return n >= -arity
+}
+
+// checkSub refuses a subcommand of spec that the gateway does not serve, or
+// one with the wrong number of arguments, with Redis's error texts (the
+// arity error names the command as "config|get"). It returns nil if args
+// pass.
+func checkSub(spec *cmdSpec, args [][]byte) any {
+	if spec.subs == nil || len(args) < 2 {
+		return nil
+	}
+	sub := strings.ToUpper(string(args[1]))
+	arity, ok := spec.subs[sub]
+	if !ok {
+		return respErr(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], spec.name))
+	}
+	if !arityFits(arity, len(args)) {
+		return errArity(spec.name + "|" + sub)
+	}
+	return nil
 }
 
 func errArity(name string) respErr {

@@ -78,6 +78,11 @@ var edgeCases = []edgeCase{
 	{name: "CLIENT", cmds: []string{
 		"CLIENT NOSUCH", "CLIENT nosuch x", "CLIENT SETNAME", "CLIENT SETNAME a b", `CLIENT SETNAME "a b"`,
 		"CLIENT SETNAME n1", "CLIENT GETNAME", `CLIENT SETNAME ""`, "CLIENT GETNAME", "CLIENT ID",
+		"CLIENT GETNAME x", "CLIENT ID x", "CLIENT INFO x",
+	}},
+	{name: "COMMAND and CONFIG subcommands", cmds: []string{
+		"COMMAND COUNT x", "COMMAND NOSUCH", "COMMAND nosuch x", "CONFIG GET", "CONFIG nosuch", "CONFIG SET x",
+		"CONFIG RESETSTAT x", "CONFIG get", "config get maxmemory x",
 	}},
 	{name: "EXEC, DISCARD and MULTI out of place", cmds: []string{
 		"EXEC", "DISCARD", "MULTI", "MULTI", "SET {e}a 1", "EXEC", "MULTI", "DISCARD", "DISCARD", "EXEC", "GET {e}a",
@@ -87,7 +92,7 @@ var edgeCases = []edgeCase{
 	}},
 	{name: "errors while queuing abort EXEC", cmds: []string{
 		"MULTI", "SET {e}a", "SET {e}b 1", "EXEC", "MULTI", "NOSUCH x", "EXEC", "MULTI", "EXEC x", "EXEC",
-		"MGET {e}a {e}b",
+		"MULTI", "CONFIG GET", "EXEC", "MULTI", "CONFIG NOSUCH", "EXEC", "MULTI", "COMMAND COUNT x", "EXEC", "MGET {e}a {e}b",
 	}},
 	{name: "errors while running do not abort EXEC", cmds: []string{
 		"MULTI", "SET {e}a 1 BOGUS", "SET {e}a x", "INCR {e}a", "SET {e}b v EX 0", "PING a b", "ECHO hi", "SET {e}b 1 NX XX",

@@ -359,6 +359,6 @@ func TestInlineEmptyArg(t *testing.T) {
 func TestConfigGetArity(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
 	out := rawExchange(t, in, "CONFIG GET\r\nMULTI\r\nCONFIG GET\r\nEXEC\r\n")
-	assert.Equal(t, "-ERR wrong number of arguments for 'config' command\r\n+OK\r\n"+
-		"-ERR wrong number of arguments for 'config' command\r\n-EXECABORT Transaction discarded because of previous errors.\r\n", out)
+	assert.Equal(t, "-ERR wrong number of arguments for 'config|get' command\r\n+OK\r\n"+
+		"-ERR wrong number of arguments for 'config|get' command\r\n-EXECABORT Transaction discarded because of previous errors.\r\n", out)
 }

@@ -470,6 +470,9 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	if !arityOK(spec, len(args)) {
 		return nil, name, errArity(name)
 	}
+	if bad := checkSub(spec, args); bad != nil {
+		return nil, name, bad
+	}
 	if len(args) > ss.g.cfg.Limits.MaxArgs {
 		return nil, name, respErr(fmt.Sprintf("ERR too many arguments (limit %d)", ss.g.cfg.Limits.MaxArgs))
 	}
