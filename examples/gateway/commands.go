@@ -189,6 +189,37 @@ func arityFits(arity, n int) bool {
 	return n >= -arity
 }
 
+// errUnknown is Redis's reply to an unknown command: its name and then its
+// first arguments, quoted, while they take less than 128 bytes (the last
+// one cut there), as Redis's printf formats them.
+func errUnknown(args [][]byte) respErr {
+	var b strings.Builder
+	for _, a := range args[1:] {
+		if b.Len() >= 128 {
+			break
+		}
+		n := 128 - b.Len()
+		b.WriteString("'")
+		b.Write(cPrefix(a, n))
+		b.WriteString("' ")
+	}
+	return respErr(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", cPrefix(args[0], 128), b.String()))
+}
+
+// cString is b as C's printf prints it with %s: up to its first NUL byte.
+func cString(b []byte) []byte {
+	if i := slices.Index(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// cPrefix is b as printf prints it with %.ns: at most n bytes of cString(b).
+func cPrefix(b []byte, n int) []byte {
+	b = cString(b)
+	return b[:min(len(b), max(n, 0))]
+}
+
 // checkSub refuses a subcommand of spec that the gateway does not serve, or
 // one with the wrong number of arguments, with Redis's error texts (the
 // arity error names the command as "config|get"). It returns nil if args
@@ -200,7 +231,7 @@ func checkSub(spec *cmdSpec, args [][]byte) any {
 	sub := strings.ToUpper(string(args[1]))
 	arity, ok := spec.subs[sub]
 	if !ok {
-		return respErr(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], spec.name))
+		return respErr(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", cPrefix(args[1], 128), spec.name))
 	}
 	if !arityFits(arity, len(args)) {
 		return errArity(spec.name + "|" + sub)
@@ -236,21 +267,15 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 	}
 	var user, pass, name []byte // as Redis: parse every option, then apply
 	for i := 2; i < len(a); i++ {
-		switch strings.ToUpper(string(a[i])) {
-		case "AUTH":
-			if i+2 >= len(a) {
-				return respErr("ERR syntax error in HELLO option 'auth'")
-			}
+		switch opt := strings.ToUpper(string(a[i])); {
+		case opt == "AUTH" && i+2 < len(a):
 			user, pass = a[i+1], a[i+2]
 			i += 2
-		case "SETNAME":
-			if i+1 >= len(a) {
-				return respErr("ERR syntax error in HELLO option 'setname'")
-			}
+		case opt == "SETNAME" && i+1 < len(a):
 			name = a[i+1]
 			i++
-		default:
-			return respErr("ERR syntax error in HELLO option '" + string(a[i]) + "'")
+		default: // Redis's text, with the option as sent
+			return respErr(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", cString(a[i])))
 		}
 	}
 	if name != nil {
@@ -286,8 +311,17 @@ func cmdAuth(_ context.Context, s *session, a [][]byte) any {
 	return simple("OK")
 }
 
+// cmdSelect accepts db 0 only: the gateway serves one key space (CONFIG GET
+// databases answers 1). The index is checked as Redis checks it: an integer
+// first, one that fits an int, then in range.
 func cmdSelect(_ context.Context, _ *session, a [][]byte) any {
-	if string(a[1]) != "0" {
+	v, err := parseRedisInt(a[1])
+	switch {
+	case err != nil:
+		return respErr("ERR value is not an integer or out of range")
+	case v < math.MinInt32 || v > math.MaxInt32:
+		return respErr("ERR value is out of range, value must between -2147483648 and 2147483647")
+	case v != 0:
 		return respErr("ERR DB index is out of range")
 	}
 	return simple("OK")

@@ -10,6 +10,7 @@ package main
 // "Commands"), the case gives the gateway's reply instead.
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -65,15 +66,18 @@ var edgeCases = []edgeCase{
 	{name: "arity of data commands", cmds: []string{
 		"GET", "GET {e}a {e}b", "SET", "SET {e}a", "MGET", "EXISTS", "MSET", "DEL", "UNLINK",
 		"INCR", "INCR {e}a 1", "DECR", "DECR {e}a 1", "INCRBY {e}a", "INCRBY {e}a 1 2", "DECRBY {e}a", "DECRBY {e}a 1 2",
-		"get", "mset {e}a", "FOOBAR {e}a",
+		"get", "mset {e}a", "FOOBAR {e}a", "foobar a b c d e", "FOOBAR " + strings.Repeat("x", 140) + " b",
+		"FOOBAR " + strings.Repeat("y", 60) + " " + strings.Repeat("z", 60) + " abcdefghijkl c", strings.Repeat("N", 140),
 	}},
 	{name: "arity of connection and transaction commands", cmds: []string{
 		"PING a b", "PING a", "ECHO", "ECHO a b", "SELECT", "SELECT 0 1", "AUTH", "AUTH a b c",
 		"WATCH", "MULTI x", "EXEC x", "DISCARD x", "UNWATCH x", "CLIENT", "COMMAND COUNT", "CONFIG", "CONFIG GET maxmemory",
 	}},
-	{name: "SELECT", cmds: []string{"SELECT 0", "SELECT -1", "SELECT 16"}},
+	{name: "SELECT", cmds: []string{"SELECT 0", "SELECT -1", "SELECT 16", "SELECT abc", "SELECT 00", "SELECT 1.0", "SELECT 99999999999", "SELECT 9223372036854775808", "SELECT 1"},
+		gw: map[int]string{8: `-"ERR DB index is out of range"`}}, // one db (CONFIG GET databases)
 	{name: "HELLO", cmds: []string{
-		"HELLO 4", "HELLO 1", "HELLO abc", "HELLO +3", "HELLO 2 AUTH nosuch pw", "HELLO 3", "GET {e}none", "HELLO 2", "GET {e}none",
+		"HELLO 4", "HELLO 1", "HELLO abc", "HELLO +3", "HELLO 2 AUTH nosuch pw", "HELLO 3 AUTH default", "HELLO 2 auth",
+		"HELLO 2 SETNAME", "HELLO 2 SetName x BOGUS", "HELLO 3 setname", "HELLO 3", "GET {e}none", "HELLO 2", "GET {e}none",
 	}},
 	{name: "CLIENT", cmds: []string{
 		"CLIENT NOSUCH", "CLIENT nosuch x", "CLIENT SETNAME", "CLIENT SETNAME a b", `CLIENT SETNAME "a b"`,
@@ -164,10 +168,13 @@ func sameExact(cmd []string, want, got rval) string {
 	if want.typ != '-' && got.typ != '-' && (name != "EXEC" && name != "GET" && name != "MGET" && name != "SET") {
 		return sameReply(cmd, want, got)
 	}
-	if !reflect.DeepEqual(want, got) {
-		return "redis " + want.String() + ", gateway " + got.String()
+	switch {
+	case reflect.DeepEqual(want, got):
+		return ""
+	case want.typ == '-' && got.typ == '-':
+		return fmt.Sprintf("redis -%q, gateway -%q", want.s, got.s)
 	}
-	return ""
+	return "redis " + want.String() + ", gateway " + got.String()
 }
 
 // edgeArgs splits a command line of edgeCase.cmds into its arguments.

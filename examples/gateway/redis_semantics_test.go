@@ -260,7 +260,7 @@ func TestFailedHelloKeepsUser(t *testing.T) {
 		{Name: "shop", Password: "p", KeyPrefixes: []string{"shop:"}},
 	}})
 	out := rawExchange(t, in, "HELLO 2 AUTH shop p BOGUS\r\nGET other\r\n")
-	assert.Equal(t, "-ERR syntax error in HELLO option 'BOGUS'\r\n$-1\r\n", out)
+	assert.Equal(t, "-ERR Syntax error in HELLO option 'BOGUS'\r\n$-1\r\n", out)
 }
 
 // The same on Redis shards: a transaction with no writes commits without

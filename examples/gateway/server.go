@@ -459,12 +459,7 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	}
 	spec, ok := lookupSpec(args[0])
 	if !ok {
-		name := strings.ToUpper(string(args[0]))
-		var b strings.Builder
-		for _, a := range args[1:min(len(args), 4)] {
-			fmt.Fprintf(&b, "'%.32s' ", a)
-		}
-		return nil, name, respErr(fmt.Sprintf("ERR unknown command '%.32s', with args beginning with: %s", args[0], b.String()))
+		return nil, strings.ToUpper(string(args[0])), errUnknown(args)
 	}
 	name := spec.name
 	if !arityOK(spec, len(args)) {
