@@ -40,6 +40,21 @@ var edgeCases = []edgeCase{
 		"SET {e}k v EX", "SET {e}k v PX", "SET {e}k v NX EX", "SET {e}k v EX abc NX XX", "SET {e}k v EX 0 EX",
 		"SET {e}k v BOGUS", "SET {e}k v NX NX", "GET {e}k",
 	}},
+	{name: "SET options the gateway refuses", cmds: []string{
+		"SET {e}k v EX 10 KEEPTTL", "SET {e}k v KEEPTTL EX 10", "SET {e}k v EXAT 10 EX 10", "SET {e}k v PX 10 PXAT 10",
+		"SET {e}k v EXAT", "SET {e}k v get nx xx", "SET {e}k v EXAT abc", "SET {e}k v EXAT 0", "SET {e}k v PXAT -1",
+		"SET {e}k v EXAT 9223372036854775807", "SET {e}k v EXAT 1.5 GET",
+		"SET {e}k v KEEPTTL", "SET {e}k v get", "SET {e}k v NX GET", "SET {e}k v EXAT 99999999999",
+		"SET {e}k v pxat 9223372036854775807", "SET {e}k v KEEPTTL KEEPTTL xx", "SET {e}k v EXAT 1 EXAT 2",
+	}, gw: map[int]string{
+		11: `-"ERR SET option 'KEEPTTL' is not supported by the gateway"`,
+		12: `-"ERR SET option 'GET' is not supported by the gateway"`,
+		13: `-"ERR SET option 'GET' is not supported by the gateway"`,
+		14: `-"ERR SET option 'EXAT' is not supported by the gateway"`,
+		15: `-"ERR SET option 'PXAT' is not supported by the gateway"`,
+		16: `-"ERR SET option 'KEEPTTL' is not supported by the gateway"`,
+		17: `-"ERR SET option 'EXAT' is not supported by the gateway"`,
+	}},
 	{name: "SET options in any order and case", cmds: []string{
 		"SET {e}k v ex 100 nx", "SET {e}k w Nx eX 100", "SET {e}k w xx px 100", "GET {e}k",
 		"SET {e}m v XX", "SET {e}m v nX", "SET {e}m w PX 100000 xx", "MGET {e}k {e}m",
