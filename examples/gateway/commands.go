@@ -350,7 +350,14 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 			return nullReply{}
 		}
 		return s.name
-	case "SETINFO":
+	case "SETINFO": // as Redis 7.2 checks it; the library's name and version are not kept
+		attr := strings.ToLower(string(a[2]))
+		if attr != "lib-name" && attr != "lib-ver" {
+			return respErr(fmt.Sprintf("ERR Unrecognized option '%s'", cString(a[2])))
+		}
+		if checkClientName(a[3]) != nil {
+			return respErr(fmt.Sprintf("ERR %s cannot contain spaces, newlines or special characters.", cString(a[2])))
+		}
 		return simple("OK")
 	case "ID":
 		return int64(s.id)
@@ -379,8 +386,14 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 	case "COUNT":
 		return int64(len(commands))
 	case "DOCS":
-		return respMap{}
-	case "INFO", "LIST":
+		return respMap{} // as for names Redis does not know
+	case "INFO":
+		return make([]any, len(a)-2) // a null per name, as for a name Redis does not know
+	case "LIST":
+		if len(a) != 2 && (len(a) != 5 || !strings.EqualFold(string(a[2]), "FILTERBY") ||
+			!slices.Contains([]string{"MODULE", "ACLCAT", "PATTERN"}, strings.ToUpper(string(a[3])))) {
+			return respErr("ERR syntax error")
+		}
 		return []any{}
 	}
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try COMMAND HELP.")
