@@ -95,6 +95,25 @@ var edgeCases = []edgeCase{
 		"HELLO 4", "HELLO 1", "HELLO abc", "HELLO +3", "HELLO 2 AUTH nosuch pw", "HELLO 3 AUTH default", "HELLO 2 auth",
 		"HELLO 2 SETNAME", "HELLO 2 SetName x BOGUS", "HELLO 3 setname", "HELLO 3", "GET {e}none", "HELLO 2", "GET {e}none",
 	}},
+	{name: "HELLO with AUTH and SETNAME, then RESP3 replies", cmds: []string{
+		"HELLO 3 AUTH default pw", "HELLO 3 AUTH default", "HELLO 2 AUTH default pw SETNAME n1", "CLIENT GETNAME",
+		// Redis 7.0 keeps the name of a HELLO whose AUTH fails, 7.2 (and the
+		// gateway) does not: no GETNAME after it.
+		"HELLO 3 SETNAME n2 AUTH nosuch pw", "HELLO 3 SETNAME", "HELLO 3 AUTH default pw SETNAME n3",
+		"CLIENT GETNAME", "GET {e}none", "MGET {e}none {e}none", "SET {e}k v NX", "SET {e}k v NX", "COMMAND INFO nosuch",
+		"EXISTS {e}k {e}k", "INCRBY {e}k 1",
+	}},
+	{name: "connection commands inside MULTI", cmds: []string{
+		"MULTI", "SELECT 0", "SET {e}a 1", "EXEC", "MULTI", "CLIENT GETNAME", "EXEC", "MULTI", "HELLO 2", "EXEC",
+		"MULTI", "AUTH default pw", "EXEC", "MGET {e}a",
+	}, gw: map[string]string{ // README: refused inside MULTI, where Redis queues them
+		"SELECT 0":        `-"ERR command not allowed inside a transaction"`,
+		"CLIENT GETNAME":  `-"ERR command not allowed inside a transaction"`,
+		"HELLO 2":         `-"ERR command not allowed inside a transaction"`,
+		"AUTH default pw": `-"ERR command not allowed inside a transaction"`,
+		"EXEC":            `-"EXECABORT Transaction discarded because of previous errors."`,
+		"MGET {e}a":       `*[$-1]`,
+	}},
 	{name: "CLIENT", cmds: []string{
 		"CLIENT NOSUCH", "CLIENT nosuch x", "CLIENT SETNAME", "CLIENT SETNAME a b", `CLIENT SETNAME "a b"`,
 		"CLIENT SETNAME n1", "CLIENT GETNAME", `CLIENT SETNAME ""`, "CLIENT GETNAME", "CLIENT ID",
