@@ -1,8 +1,9 @@
 package main
 
 // Edge cases of the implemented commands, table-driven, against a real
-// redis-server: each case's commands go, one at a time, to Redis and to the
-// gateway (on memkv and on two Redis shards) over fresh connections, and the
+// redis-server: each case's commands go, one at a time and then as one
+// pipeline, to Redis and to the gateway (on memkv and on two Redis shards)
+// over fresh connections, and the
 // replies must be the same, error texts included (clients match on them:
 // "ERR wrong number of arguments for 'get' command"). Where the server's
 // own content differs (HELLO's map, COMMAND COUNT, CLIENT ID/INFO), replies
@@ -165,19 +166,21 @@ func TestDifferentialEdges(t *testing.T) {
 		"redis": startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
 	}
 	for _, backend := range []string{"memkv", "redis"} {
-		for _, tc := range edgeCases {
-			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc) {
-					t.Error(d)
-				}
-			})
+		for _, mode := range []string{"one by one", "pipelined"} {
+			for _, tc := range edgeCases {
+				t.Run(backend+"/"+mode+"/"+tc.name, func(t *testing.T) {
+					for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, mode == "pipelined") {
+						t.Error(d)
+					}
+				})
+			}
 		}
 	}
 }
 
-// runEdgeCase runs tc on fresh connections to Redis and to the gateway and
-// returns the differences.
-func runEdgeCase(t *testing.T, redisAddr, gwAddr string, tc edgeCase) []string {
+// runEdgeCase runs tc on fresh connections to Redis and to the gateway,
+// each command alone or all in one pipeline, and returns the differences.
+func runEdgeCase(t *testing.T, redisAddr, gwAddr string, tc edgeCase, pipelined bool) []string {
 	p, err := dialPair(redisAddr, gwAddr)
 	if err != nil {
 		t.Fatal(err)
@@ -190,21 +193,35 @@ func runEdgeCase(t *testing.T, redisAddr, gwAddr string, tc edgeCase) []string {
 	if _, err := p.gw.do(reset, false); err != nil {
 		t.Fatal(err)
 	}
-	var diffs []string
-	for _, line := range tc.cmds {
-		c := edgeArgs(t, line)
-		want, werr := p.redis.do([][]string{c}, false)
-		got, gerr := p.gw.do([][]string{c}, false)
-		if werr != nil || gerr != nil {
-			t.Fatalf("%s: redis %v, gateway %v", line, werr, gerr)
+	cmds := make([][]string, len(tc.cmds))
+	for i, line := range tc.cmds {
+		cmds[i] = edgeArgs(t, line)
+	}
+	batches := [][][]string{cmds}
+	if !pipelined {
+		batches = batches[:0]
+		for i := range cmds {
+			batches = append(batches, cmds[i:i+1])
 		}
+	}
+	var want, got []rval
+	for _, b := range batches {
+		w, werr := p.redis.do(b, false)
+		g, gerr := p.gw.do(b, false)
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: redis %v, gateway %v", quoteCmd(b[0]), werr, gerr)
+		}
+		want, got = append(want, w...), append(got, g...)
+	}
+	var diffs []string
+	for i, line := range tc.cmds {
 		if gw, ok := tc.gw[line]; ok {
-			if r := fullString(got[0]); r != gw {
+			if r := fullString(got[i]); r != gw {
 				diffs = append(diffs, line+": gateway "+r+", want "+gw)
 			}
 			continue
 		}
-		if d := sameExact(c, want[0], got[0]); d != "" {
+		if d := sameExact(cmds[i], want[i], got[i]); d != "" {
 			diffs = append(diffs, line+": "+d)
 		}
 	}
