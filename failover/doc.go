@@ -47,7 +47,9 @@
 // A region starts spilling when Projected reaches Config.Enter (0.80) — with the
 // defaults, a region whose demand rises 1 point per run fires when its mean CPU is
 // 0.72 (TestFiresBeforeTheCrossing), about 5 runs before its p90 reaches 0.80 and 18
-// runs before its mean reaches 0.90. It sends away the share that brings Projected down to Config.Target.
+// runs before its mean reaches 0.90. It sends away the share that brings Projected down
+// to Config.Target, and at least Config.DownStep when it fires (its hot hosts may fire
+// it with little or no demand excess).
 //
 // Hysteresis keeps routes from flapping: the share rises at once but falls only when
 // the want is zero or more than 2*MinChange below it, no sooner than MinHold runs

@@ -88,6 +88,32 @@ func TestHotFireSheds(t *testing.T) {
 	require.NotEmpty(t, tab.Out("a1"))
 }
 
+// TestHotFireShedsAboveTarget: a region fired by its hot hosts whose projected
+// home percentile is a little above Target wants less than MinChange (0.76 ->
+// 1 - 0.75/0.76 = 0.013). The hot fire set its share only for a want of exactly 0,
+// and the rise rule drops rises below MinChange, so the region went Spilling with
+// a share of 0: it shed nothing and, spilling, refused spill for MinHold runs.
+func TestHotFireShedsAboveTarget(t *testing.T) {
+	r := mustNew(t, six())
+	ls := loads(0.5, nil)
+	h := make([]float64, 20)
+	for i := range h {
+		h[i] = 0.55
+	}
+	for i := 14; i < 20; i++ {
+		h[i] = 0.9 // 30% of hosts above HotCPU
+	}
+	// k = p90/mean = 0.9/0.655: Home = 0.553 x k = 0.76
+	ls[0] = failover.Load{Region: "a1", Demand: 553, Capacity: 1000, HostCPU: h}
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	d := decision(tab, "a1")
+	require.Equal(t, failover.Spilling, d.Phase, d.Reason)
+	require.InDelta(t, 0.76, d.Signal.Projected, 0.005)
+	assert.GreaterOrEqual(t, d.Want, 0.02, "fired on hot hosts but wants %v", d.Want)
+	assert.NotEmpty(t, tab.Out("a1"))
+}
+
 // Finite but large ring weights: total*Weight overflows before the division by the
 // weight sum, so a backup is given its whole headroom instead of its proportion.
 func TestRingHugeWeightNoOvergive(t *testing.T) {

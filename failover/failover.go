@@ -271,10 +271,12 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		}
 		st.phase, st.since, st.share = Spilling, r.run, 0
 		r.stats.SpillStarts++
-		if hot && want == 0 {
-			// hot hosts with no demand excess: shed a little (set directly: a rise of
-			// DownStep is not above MinChange with the defaults)
-			want = cfg.DownStep
+		if want <= cfg.MinChange {
+			// Hot hosts with little or no demand excess (or an Enter close to
+			// Target): shed at least DownStep, set directly. The rise rule below
+			// drops a rise of MinChange or less, which left the region spilling
+			// with a share of 0: shedding nothing and refusing spill.
+			want = math.Max(want, cfg.DownStep)
 			st.share, st.rose = want, r.run
 		}
 		d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
