@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/hashring"
@@ -35,6 +36,11 @@ func goldenRings(t *testing.T) map[string]*hashring.Ring {
 		"equal3":   build(hashring.Config{}, []hashring.Node{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}, {ID: "c", Weight: 1}}),
 		"hosts10":  build(hashring.Config{}, hosts),
 		"frac1024": build(hashring.Config{Slots: 1 << 10}, []hashring.Node{{ID: "x", Weight: 0.5}, {ID: "y", Weight: 1.25}, {ID: "z", Weight: 3.75}, {ID: "w", Weight: 0.01}}),
+		// The four light nodes own one slot each: the probes miss all of them for
+		// about a fifth of the keys, so LookupN's rendezvous fallback is frozen too.
+		"skewed256": build(hashring.Config{Slots: 1 << 8}, []hashring.Node{
+			{ID: "A", Weight: 1000}, {ID: "B", Weight: 1000}, {ID: "C", Weight: 8}, {ID: "D", Weight: 8}, {ID: "E", Weight: 8}, {ID: "F", Weight: 8},
+		}),
 	}
 	// A history: placement depends on the sequence of memberships, so it is frozen too.
 	r := rings["hosts10"]
@@ -51,11 +57,15 @@ func goldenRings(t *testing.T) map[string]*hashring.Ring {
 	return rings
 }
 
-// goldenLines renders, for each ring and key, the owner and the first three replicas.
+// goldenLines renders, for each ring and key, the owner and the first three replicas,
+// then for each ring the xxhash64 of its encoding. 64 keys sample 64 of the slots; the
+// digest covers every slot (a change that moves one slot in 2^18 moves keys too) and
+// the encoding that [hashring.Unmarshal] of older versions reads.
 func goldenLines(t *testing.T) []string {
 	rings := goldenRings(t)
+	names := []string{"equal3", "hosts10", "frac1024", "hosts10-history", "skewed256"}
 	var lines []string
-	for _, name := range []string{"equal3", "hosts10", "frac1024", "hosts10-history"} {
+	for _, name := range names {
 		r := rings[name]
 		for i := range 64 {
 			key := fmt.Sprint("user:", i)
@@ -63,6 +73,11 @@ func goldenLines(t *testing.T) []string {
 			require.NoError(t, err)
 			lines = append(lines, fmt.Sprintf("%s\t%s\t%s", name, key, strings.Join(reps, ",")))
 		}
+	}
+	for _, name := range names {
+		data, err := rings[name].MarshalBinary()
+		require.NoError(t, err)
+		lines = append(lines, fmt.Sprintf("%s\ttable\t%016x", name, xxhash.Sum64(data)))
 	}
 	return lines
 }
