@@ -76,6 +76,12 @@ type Backup struct {
 // Knobs are the per-mechanism percentages (in [0, 100]) of a region's clients for
 // which that mechanism is enabled. The zero Knobs disable failover for the region:
 // it never spills (it may still receive).
+//
+// Each knob applies to what its own mechanism could place (p% of it is routed, the
+// rest stays home), not to a split of the region's clients among the mechanisms, so
+// the three need not sum to 100: {100, 100, 100} enables every mechanism for every
+// client, and a region never sends away more than its wanted share however the
+// knobs add up.
 type Knobs struct {
 	Ring   float64
 	Mega   float64
