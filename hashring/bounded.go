@@ -39,7 +39,8 @@ type LoadReporter interface {
 // panics: if concurrent callers filled every node between reads, it returns the
 // node with the lowest load relative to its bound. Lookups and the caller's
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
-// at most the number of callers racing for it. A nil lr counts as no load at all.
+// at most the number of callers racing for it. A nil lr counts as no load at all,
+// and a Total below 0 as 0.
 func (r *Ring) LookupBounded(key string, c float64, lr LoadReporter) (string, error) {
 	return r.LookupBoundedHash(xxhash.Sum64String(key), c, lr)
 }
@@ -55,7 +56,9 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	if lr == nil { // nothing is loaded
 		return r.LookupHash(h)
 	}
-	scale := c * float64(lr.Total()+1)
+	// A reporter whose total lags its per-node counts can read below 0 for a
+	// moment: a bound of 0 fits no node, and every key went to the first member.
+	scale := c * float64(max(lr.Total(), 0)+1)
 	fits := func(i int) (bool, float64) {
 		// scale*w/W is exact for integer weights and c = 1, 1.25, 1.5, 2...,
 		// where scale*(w/W) can land just above an integer and let the node take

@@ -59,3 +59,26 @@ func TestLookupBoundedSpillOrder(t *testing.T) {
 	}
 	assert.Positive(t, differ, "the scan past the probes is not LookupN's order (documented)")
 }
+
+// laggingTotal reports no load on any node and a total of -1, as an adapter whose
+// total counter is updated after its per-node counters can for a moment.
+type laggingTotal struct{}
+
+func (laggingTotal) Load(string) int64 { return 0 }
+func (laggingTotal) Total() int64      { return -1 }
+
+// TestLookupBoundedNegativeTotal: a total below 0 gave every node a bound of 0, so
+// no node fit and every key went to the first member in ID order. With nothing in
+// flight each key goes to its owner.
+func TestLookupBoundedNegativeTotal(t *testing.T) {
+	r, err := hashring.New(hashring.Config{}, coreNodes(8, 2))
+	require.NoError(t, err)
+	for i := range 100 {
+		key := fmt.Sprint("k", i)
+		want, err := r.Lookup(key)
+		require.NoError(t, err)
+		got, err := r.LookupBounded(key, 1.25, laggingTotal{})
+		require.NoError(t, err)
+		require.Equal(t, want, got, key)
+	}
+}
