@@ -261,12 +261,16 @@ func (m *refModel) push(at int64, name string, prio int, cost int64, id int) (dl
 	return dl, 0
 }
 
-// take removes the request at index i of b at at.
-func (m *refModel) take(b *refBucket, i int, at int64) refReq {
+// take removes the request at index i of t's bucket b at at. A tenant whose
+// queue empties loses its credit, however its last request left.
+func (m *refModel) take(t *refTenant, b *refBucket, i int, at int64) refReq {
 	r := b.reqs[i]
 	b.reqs = slices.Delete(b.reqs, i, i+1)
 	if len(b.reqs) == 0 {
 		b.lastEmpty = at
+	}
+	if t.queued() == 0 {
+		t.deficit = 0
 	}
 	return r
 }
@@ -276,7 +280,7 @@ func (m *refModel) expireTenant(t *refTenant, at int64) (ids []int) {
 	for _, b := range t.buckets {
 		for i := 0; i < len(b.reqs); {
 			if b.reqs[i].dl < at {
-				ids = append(ids, m.take(b, i, at).id)
+				ids = append(ids, m.take(t, b, i, at).id)
 				m.shedCount(t, b, shed.ReasonQueueDeadline, at)
 				continue
 			}
@@ -308,7 +312,7 @@ func (m *refModel) remove(at int64, id int, r shed.Reason) bool {
 		for _, b := range t.buckets {
 			for i := range b.reqs {
 				if b.reqs[i].id == id {
-					m.take(b, i, at)
+					m.take(t, b, i, at)
 					m.shedCount(t, b, r, at)
 					return true
 				}
@@ -380,7 +384,7 @@ func (m *refModel) pop(at, avail int64) (id int, cost int64, ok bool, expired []
 		}
 		t.deficit = max(t.deficit-r.cost, 0)
 		m.served(t, r.cost, at, fresh)
-		m.take(b, 0, at)
+		m.take(t, b, 0, at)
 		wait := max(at-r.enq, 0)
 		for _, st := range []*shed.BucketStats{&b.st, &m.total} {
 			st.Admitted++

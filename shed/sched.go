@@ -36,8 +36,12 @@ import (
 // covers its cost, and the deficit shrinks by that cost; when it no longer
 // covers the head, the tenant moves to the back of the old list if it is over
 // its share, else of the fresh list, and on its next visit receives another
-// quantum. A tenant found empty at the head of its list leaves it, and its
-// deficit resets to zero, so idle time earns no credit.
+// quantum. A tenant's deficit resets to zero when its queue empties, however
+// its last request left (served, canceled or expired), so neither idle time
+// nor a costly head that never ran leaves it credit for its next burst; the
+// tenant leaves its list when it is found empty at the head (a request it
+// gets before then keeps the tenant's place and is served from its next
+// quantum).
 //
 // With [Config.FreshArrivalOrder], a visit on the fresh list does not end
 // when the quantum is spent: it serves every request the tenant had queued
@@ -458,6 +462,11 @@ func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 	}
 	if t.queued--; t.queued == 0 {
 		s.active--
+		// An emptied tenant's credit goes (as in DRR), whether its last
+		// request was served or left unserved: credit gathered for a costly
+		// head that was then canceled or expired would otherwise outlive it
+		// and serve the tenant's next burst ahead of the others.
+		t.deficit = 0
 	}
 	s.queued--
 	s.queuedCost -= n.cost
