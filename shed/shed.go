@@ -61,15 +61,24 @@ func New(cfg Config) (*Shedder, error) {
 	return s, nil
 }
 
-// SetConfig validates cfg and applies it atomically. A new Capacity takes effect
-// at the next decision.
+// SetConfig validates cfg and applies it atomically, or returns an error and
+// changes nothing. Queued requests keep their places and deadlines: bounds
+// lowered below what a bucket holds (MaxQueue, MaxQueueCost) shed only later
+// arrivals, and ShedOnArrival, like the deadlines, applies to arrivals. The
+// new Capacity takes effect at once: the queued requests that fit in it are
+// admitted before SetConfig returns (as with [Shedder.Kick]); one that
+// shrinks below the cost in flight admits nothing until enough is released.
 func (s *Shedder) SetConfig(cfg Config) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.sched.SetConfig(cfg); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
+	var buf [readyLen]*waiter
+	ready := s.dispatchLocked(time.Now(), buf[:0])
+	s.mu.Unlock()
+	notify(ready)
 	return nil
 }
 
@@ -385,8 +394,9 @@ func notify(ready []*waiter) {
 	}
 }
 
-// Kick admits queued requests that fit now. Call it after the capacity limit
-// grows, so that waiters need not wait for the next release.
+// Kick admits queued requests that fit now. Call it after the limit of the
+// configured Capacity grows (an adaptive one), so that waiters need not wait
+// for the next release; [Shedder.SetConfig] does it itself.
 func (s *Shedder) Kick() {
 	var buf [readyLen]*waiter
 	s.mu.Lock()
