@@ -87,7 +87,10 @@ func (s *Shedder) SetConfig(cfg Config) error {
 // release func that the caller must call exactly once when the work is done;
 // calling it again before the next admission is a no-op, but a stale release
 // called after its ticket was reused releases someone else's capacity
-// (WARNING: tickets are recycled so that admission allocates nothing).
+// (WARNING: tickets are recycled so that admission allocates nothing). A
+// release never called holds its cost in flight for the Shedder's lifetime:
+// admitted work has no timeout, so call release in a defer if the work can
+// panic. It may be called after [Shedder.Close].
 //
 // If the request is shed, err is a *ShedError (errors.Is(err, ErrShed)): fail
 // or back off. If ctx ends first, err is ctx.Err() and nothing is held, and the
@@ -417,8 +420,8 @@ func (s *Shedder) Close() {
 	}
 	var ready []*waiter
 	for s.sched.queued > 0 {
-		// Pop in drain order with unlimited capacity, then undo the admission
-		// counts: these requests were shed, not admitted.
+		// Shed the queued requests one at a time, counted with ReasonClosed
+		// (not admitted).
 		w, _, ok := s.sched.popClosed(time.Now())
 		if !ok {
 			break
