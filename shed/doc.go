@@ -19,7 +19,9 @@
 // [Config.MaxQueue] requests and [Config.MaxQueueCost] cost; beyond that it is
 // shed with [ReasonBucketFull]. Buckets drain by deficit round robin by cost
 // across tenants (optional per-tenant weights), strict priority within a
-// tenant's share; [Scheduler] documents the exact order.
+// tenant's share; [Scheduler] documents the exact order, and that a request
+// whose turn has come but that does not fit in the free capacity holds back
+// every tenant until it does.
 //
 // Tenants are either under or over their share. A tenant is over its share
 // for [Config.OverShareWindow] (default 1 s) after one of its requests is shed,

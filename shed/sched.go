@@ -63,7 +63,12 @@ import (
 //
 // If the head request chosen by this order does not fit in the free capacity,
 // Pop returns nothing (the request keeps its place): a costly request is not
-// starved by cheaper ones behind it.
+// starved by cheaper ones behind it. NOTE: behind it means every other
+// tenant's too, until enough capacity is released: once its tenant's turn
+// comes (the deficit covers it), a request costlier than the whole limit
+// (its bucket was empty, so MaxQueueCost let it in) holds every queued
+// request back until nothing is in flight, and then runs alone. Cap the cost
+// a tenant may ask at the limit if that stall is not acceptable.
 //
 // # Deadlines
 //

@@ -39,3 +39,25 @@ func TestEmptiedTenantKeepsNoCredit(t *testing.T) {
 			"pop %d: A and C alternate; a tenant whose queue emptied starts the next busy period with no credit", i)
 	}
 }
+
+// TestCostlyHeadHoldsEveryTenantBack pins the Scheduler doc's NOTE: a head
+// whose turn came and that does not fit in the free capacity holds back the
+// other tenants' cheap requests too, until enough is free (the Shedder passes no limit at all
+// once nothing is in flight).
+func TestCostlyHeadHoldsEveryTenantBack(t *testing.T) {
+	s := newSched(t, shed.Config{Quantum: 1, QueueDeadline: time.Hour})
+	_, _, err := s.Push(t0, "A", 0, 100, req{tenant: "A", cost: 100})
+	require.NoError(t, err)
+	_, _, ok := s.Pop(t0, 5, nil)
+	require.False(t, ok, "A's turn comes (its deficit covers 100), and its request does not fit")
+	_, _, err = s.Push(t0, "C", 0, 1, req{tenant: "C", cost: 1})
+	require.NoError(t, err)
+	for range 3 {
+		_, _, ok := s.Pop(t0, 5, nil)
+		require.False(t, ok, "C's request fits in 5 but waits behind A's")
+	}
+	served := drain(s, t0, 2)
+	require.Len(t, served, 2)
+	assert.Equal(t, "A", served[0].tenant)
+	assert.Equal(t, "C", served[1].tenant)
+}
