@@ -248,26 +248,32 @@ func (b *Batcher[G, Req, Resp]) Close() error {
 // Stats returns a snapshot of the counters and gauges. It takes each shard lock
 // briefly to count groups and pending items.
 func (b *Batcher[G, Req, Resp]) Stats() Stats {
-	// finish adds a batch's items before its sent and deduped counts, so
-	// reading those two first keeps Sent + Deduped <= Items in any snapshot.
+	// finish adds a batch to Batches first, then its items, its sent and
+	// deduped counts, its fill, its error and its latency. Reading them in the
+	// reverse order keeps every snapshot within what the docs promise:
+	// Sent + Deduped <= Items, FlushErrors <= Batches and MeanFill <= 1.
+	latencySum := b.c.latencySum.Load()
+	flushErrors := b.c.flushErrors.Load()
+	fill := b.c.fill.Load()
 	deduped := b.c.deduped.Load()
 	sent := b.c.sent.Load()
+	items := b.c.items.Load()
 	s := Stats{
-		Items:           b.c.items.Load(),
+		Items:           items,
 		Sent:            sent,
 		Deduped:         deduped,
 		Batches:         b.c.batches.Load(),
-		FlushErrors:     b.c.flushErrors.Load(),
+		FlushErrors:     flushErrors,
 		Cancelled:       b.c.cancelled.Load(),
 		Rejected:        b.c.rejected.Load(),
 		EvictedGroups:   b.c.evicted.Load(),
-		FlushLatencySum: time.Duration(b.c.latencySum.Load()),
+		FlushLatencySum: time.Duration(latencySum),
 		FlushLatencyMax: time.Duration(b.c.latencyMax.Load()),
 		InFlightBatches: int(b.inflight.Load()),
 		InFlightItems:   int(b.inflightItems.Load()),
 	}
 	if s.Batches > 0 {
-		s.MeanFill = float64(b.c.fill.Load()) / fillScale / float64(s.Batches)
+		s.MeanFill = float64(fill) / fillScale / float64(s.Batches)
 	}
 	for i := range b.shards {
 		sh := &b.shards[i]
