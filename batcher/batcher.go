@@ -23,8 +23,11 @@ import (
 // [Config.FlushTimeout] has passed since dispatch (its Deadline is exact; Done
 // closes at the deadline rounded up to the millisecond, so that flushes share
 // timers). A flush that ignores ctx is not interrupted: it keeps its in-flight
-// slot, and Close waits for it. The flush must not keep ctx, reqs or out after
-// it returns; the batcher reuses them.
+// slot, and Close waits for it. The flush must not keep reqs or out after it
+// returns; the batcher reuses them. ctx is never reused, so a context derived
+// from it may outlive the flush: it is done at its deadline, or by the time
+// Close returns if that comes first (its Err is then DeadlineExceeded early), so
+// that nothing watching it outlives the batcher.
 type FlushFunc[G comparable, Req, Resp any] func(ctx context.Context, group G, reqs []Req, out []Result[Resp]) error
 
 // Result is the outcome of one request of a batch.

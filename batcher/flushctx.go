@@ -16,8 +16,10 @@ import (
 // which natural batching, with its many small batches, paid per request.
 //
 // Done closes when the deadline, rounded up to a whole millisecond since New,
-// has passed; Err returns DeadlineExceeded from then on (never before Done is
-// closed); Deadline is exact.
+// has passed, or when Close has waited out every flush, whichever is first
+// (closeDeadlines: a kept context must not hold a timer past Close); Err
+// returns DeadlineExceeded from then on (never before Done is closed);
+// Deadline is exact.
 type flushCtx struct {
 	deadline time.Time
 	done     <-chan struct{}
