@@ -199,6 +199,12 @@ func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg 
 
 // SetConfig validates cfg and swaps it in atomically. Batches already open keep
 // their linger timer; every other setting applies from the next item on.
+// SetConfig itself flushes nothing: a batch open when MaxItems drops to its
+// size or below stays open until its linger ends or its next item joins it
+// and closes it, so that one batch can go out larger than the new MaxItems
+// (and the in-flight items exceed MaxInFlight x MaxItems) for a while. A
+// lower MaxBytes differs: an item that does not fit closes the open batch
+// without joining it.
 func (b *Batcher[G, Req, Resp]) SetConfig(cfg Config[Req]) error {
 	if err := cfg.validate(); err != nil {
 		return err

@@ -62,7 +62,8 @@ func (p FlushPolicy) String() string {
 // Req is the request type of the batcher: Size and Key look at requests.
 type Config[Req any] struct {
 	// MaxItems flushes a batch as soon as it holds this many items.
-	// Zero means DefaultMaxItems.
+	// Zero means DefaultMaxItems. A batch open when SetConfig lowers it
+	// may go out larger (see [Batcher.SetConfig]).
 	MaxItems int
 
 	// MaxBytes, if positive, flushes a batch before it would exceed this many bytes
