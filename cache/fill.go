@@ -1,0 +1,184 @@
+package cache
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+
+	"github.com/tierkit/tierkit/coalesce"
+)
+
+// Fills: a read-through load registers a fill record for its key, so that an
+// invalidation racing the load makes its value lose (no stale sets), and the
+// record's coalesce call is forgotten once it can no longer be joined safely.
+
+// fill runs load for key and stores the result unless the key was invalidated
+// since the fill started. It runs inside the coalesce call, once per flight.
+func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
+	r := c.startFill(key)
+	// The load's result is at least as fresh as this instant: taken after the
+	// fill registered, so an invalidation before it is either seen by the load
+	// or bumps the sequence.
+	startedAt := c.vouchTime(c.cfg.Load())
+	c.stats.loads.Add(1)
+	ended := false
+	defer func() {
+		if !ended { // load panicked or called runtime.Goexit: end the fill, storing nothing
+			c.stats.loadErrors.Add(1)
+			var zero V
+			c.endFill(r, key, zero, false, startedAt)
+		}
+	}()
+	v, err := load(ctx)
+	ended = true
+	if err != nil {
+		c.stats.loadErrors.Add(1)
+	}
+	c.endFill(r, key, v, err == nil, startedAt)
+	return loaded[V]{val: v, at: startedAt}, err
+}
+
+// fillRecovered is fill outside coalesce (a read that bypasses a slow shared
+// load): a panic in load is returned as a *coalesce.PanicError, as it is to
+// the readers of a shared load.
+func (c *Cache[K, V]) fillRecovered(ctx context.Context, key K, load func(context.Context) (V, error)) (res loaded[V], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &coalesce.PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return c.fill(ctx, key, load)
+}
+
+// fillRecord is a fill registered by startFill: the key's shard, its hash,
+// its fill record and the shard's sequence when it started.
+type fillRecord[K comparable, V any] struct {
+	s     *shard[K, V]
+	h     uint64
+	f     *fills
+	start uint64
+}
+
+// startFill registers a fill of key, so that an invalidation of key while it
+// runs makes it lose.
+func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
+	h := c.hash(key)
+	s := &c.shards[h&(numShards-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fills == nil {
+		s.fills = make(map[K]*fills)
+	}
+	f := s.fills[key]
+	if f == nil {
+		if len(s.fills) >= max(sweepFills, int(s.sweepAt)) {
+			c.sweepFillsLocked(s)
+		}
+		f = &fills{}
+		s.fills[key] = f
+		s.records.Store(int32(len(s.fills)))
+	}
+	f.active++
+	return fillRecord[K, V]{s: s, h: h, f: f, start: s.seq}
+}
+
+// endFill ends a fill registered by startFill and, if ok, stores v (fresh at
+// startedAt) unless key was invalidated, Set or deleted since the fill started
+// or is not owned.
+func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt int64) {
+	var (
+		stored *node[K]
+		added  bool
+	)
+	owned := !ok || c.ownsEnding(r, key) // asked only of a value to store
+	r.s.mu.Lock()
+	// The record outlives the fill: the coalesce call that ran it stays
+	// joinable until it finishes, after this returns, so an invalidation in
+	// between must still find the record and Forget the call.
+	r.f.active--
+	switch {
+	case !ok:
+	case r.f.invalidated > r.start:
+		// An invalidation, Set or Delete of key arrived while the load ran:
+		// the value may predate it, so it must not overwrite newer state
+		// (guava#1881, otter#137). The callers still get it: it was current
+		// when read, and they asked before the invalidation.
+		c.stats.droppedFills.Add(1)
+	case owned:
+		stored, added = c.storeLocked(r.s, key, r.h, item[V]{val: v, freshAt: startedAt})
+	}
+	r.s.mu.Unlock()
+	c.settle(stored, added)
+}
+
+// ownsEnding asks Config.Owns about the key of a fill that is ending. The
+// hook is the caller's code, so it is asked outside the shard lock, and if it
+// panics the fill is ended (storing nothing) before the panic goes on: no
+// lock stays held and no fill stays in flight for good.
+func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V], key K) bool {
+	cfg := c.cfg.Load()
+	if cfg.Owns == nil {
+		return true
+	}
+	asked := false
+	defer func() {
+		if !asked {
+			r.s.mu.Lock()
+			r.f.active--
+			r.s.mu.Unlock()
+		}
+	}()
+	owns := cfg.Owns(key)
+	asked = true
+	return owns
+}
+
+// invalidateFillsLocked makes every fill of key in flight lose, and later
+// reads start a new load instead of joining one of them. The caller holds the
+// key's shard lock.
+//
+// Forget is only needed when the key has a fill record: a flight whose fill has
+// not registered yet takes its start sequence after this invalidation and
+// loads after it, so joining it is safe; a fill that ended keeps its record
+// until an invalidation or a sweep Forgets its key. Skipping Forget otherwise
+// keeps the coalesce group's lock off the write path.
+func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
+	s.seq++
+	if f := s.fills[key]; f != nil {
+		f.invalidated = s.seq
+		c.flights.Forget(key)
+		if f.active == 0 {
+			delete(s.fills, key)
+			s.records.Store(int32(len(s.fills)))
+		}
+	}
+}
+
+// sweepFills bounds the fill records of a shard: past it, records of finished
+// fills are dropped, each after a Forget of its key (its coalesce call may not
+// have finished yet).
+//
+// A sweep walks every record, so when many fills are in flight in a shard (a
+// GetMany of thousands of missed keys, a miss storm on a slow backend), whose
+// records a sweep must keep, sweeping at every new fill past sweepFills made n
+// fills cost n^2/2 visits under the shard's lock. The next sweep waits until
+// the records double from what the last one kept: a sweep's visits are paid
+// for by the records added since, and the records of finished fills are
+// bounded by twice the most a sweep had to keep.
+const sweepFills = 64
+
+// sweepFillsLocked drops the records of finished fills and sets the size at
+// which the next sweep runs. The caller holds s.mu.
+func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
+	s.sweeps++
+	for k, f := range s.fills {
+		// A key with a flight keeps its record: the flight may be a newer one
+		// whose fill has not registered yet (it will reuse the record), or the
+		// one of this finished fill, which a later invalidation must Forget.
+		if f.active == 0 && !c.flights.Pending(k) {
+			delete(s.fills, k)
+		}
+	}
+	s.records.Store(int32(len(s.fills)))
+	s.sweepAt = int32(min(2*len(s.fills), math.MaxInt32))
+}
