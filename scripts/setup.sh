@@ -12,9 +12,31 @@ command -v "${cc%% *}" >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
 [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || need+=(chromium)
-if [ ${#need[@]} -gt 0 ]; then
-	echo "setup: installing ${need[*]}"
-	if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+[ ${#need[@]} -gt 0 ] || exit 0
+
+echo "setup: installing ${need[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=
+elif command -v sudo >/dev/null 2>&1; then
+	sudo=sudo
+else
+	echo "setup: not root and no sudo: as root, run apt-get update && apt-get install ${need[*]}" >&2
+	exit 1
 fi
+# LC_ALL=C keeps apt's messages in English for the lock check below.
+apt="$sudo env LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300"
+
+# install waits up to 5 minutes for dpkg's lock (DPkg::Lock::Timeout), but update
+# fails at once when another apt holds the lists' lock, as the daily apt job may on
+# a freshly booted machine: try again for as long.
+for try in $(seq 60); do
+	if out=$($apt update -qq 2>&1); then break; fi
+	if [[ $out != *"Could not get lock"* ]] || [ "$try" -eq 60 ]; then
+		echo "$out" >&2
+		exit 1
+	fi
+	[ "$try" -gt 1 ] || echo "setup: another apt holds the lists' lock: waiting up to 5 minutes" >&2
+	sleep 5
+done
+[ -z "$out" ] || echo "$out" >&2
+$apt install -y -qq "${need[@]}" >/dev/null
