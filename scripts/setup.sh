@@ -7,8 +7,11 @@
 set -euo pipefail
 
 need=()
+# cgo needs libc's headers and start files too (libc6-dev), which gcc only
+# recommends: compile and link a C program with the compiler go env CC names.
 cc=$(go env CC)
-command -v "${cc%% *}" >/dev/null 2>&1 || need+=(gcc libc6-dev)
+printf '#include <stdlib.h>\nint main(void) { return 0; }\n' |
+	$cc -x c -o /dev/null - >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
 [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || need+=(chromium)
