@@ -7,6 +7,20 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 
+# The -timeout of each go test: its own cap in seconds, or what is left until
+# TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) if that is less, so that a
+# hang late in the run still ends with its goroutine dump within CI's budget.
+# Never under a minute: -timeout 0 would mean none.
+timeout_for() {
+	local left=$1
+	if [ -n "${TIERKIT_TEST_DEADLINE:-}" ]; then
+		left=$((TIERKIT_TEST_DEADLINE - $(date +%s)))
+		if [ "$left" -gt "$1" ]; then left=$1; fi
+		if [ "$left" -lt 60 ]; then left=60; fi
+	fi
+	echo "${left}s"
+}
+
 status=0
 for mod in . examples bench; do
 	echo "== go test -race ./... in $mod"
@@ -16,11 +30,11 @@ for mod in . examples bench; do
 		# than beside them (other packages' tests would heat both regions).
 		# The cluster runs even when another package failed, so that one
 		# run reports on both.
-		(cd examples && go test -race -count=1 -timeout 15m $(go list ./... | grep -v '/examples/cluster$')) || status=1
-		(cd examples && go test -race -count=1 -timeout 15m ./cluster) || status=1
+		(cd examples && go test -race -count=1 -timeout "$(timeout_for 900)" $(go list ./... | grep -v '/examples/cluster$')) || status=1
+		(cd examples && go test -race -count=1 -timeout "$(timeout_for 900)" ./cluster) || status=1
 		continue
 	fi
-	(cd "$mod" && go test -race -count=1 -timeout 15m ./...) || status=1
+	(cd "$mod" && go test -race -count=1 -timeout "$(timeout_for 900)" ./...) || status=1
 done
 
 echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
@@ -32,7 +46,7 @@ echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if GOARCH=386 go test -c -o "$tmp/probe.test" ./internal/leak >/dev/null 2>&1 && "$tmp/probe.test" -test.run '^$' >/dev/null 2>&1; then
-	GOARCH=386 go test -count=1 -timeout 10m ./... || status=1
+	GOARCH=386 go test -count=1 -timeout "$(timeout_for 600)" ./... || status=1
 else
 	echo "this machine cannot run 386 binaries: building and vetting the 386 tests instead (NOT run)"
 	GOARCH=386 go test -c -o "$tmp/" ./... || status=1
