@@ -295,9 +295,14 @@ func (ct *cacheTier) lookupMany(shard int, keys []string, vals []cached, missed 
 }
 
 // fillMany loads keys (misses of lookupMany) with one call of load and fills
-// shard's cache with them (cache.FillMany: no stale sets).
+// shard's cache with them (cache.FillMany: no stale sets). A key whose result
+// carries its own error (WRONGTYPE in a batch mixed with writes) fails alone:
+// the load stores nothing, but every key gets its own result, as without the
+// tier; a pipelined run's GETs of one shard share this load, and a GET must
+// not answer another key's error.
 func (ct *cacheTier) fillMany(ctx context.Context, shard int, keys []string, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
 	var rs []opResult
+	keyErr := false
 	_, err := ct.caches[shard].Load().FillMany(ctx, keys, func(ctx context.Context, keys []string) ([]cached, error) {
 		var err error
 		if rs, err = load(ctx, keys); err != nil {
@@ -306,13 +311,14 @@ func (ct *cacheTier) fillMany(ctx context.Context, shard int, keys []string, loa
 		out := make([]cached, len(rs))
 		for i, r := range rs {
 			if r.err != nil {
-				return nil, r.err
+				keyErr = len(rs) == len(keys) // one result per key to answer with
+				return nil, r.err             // stores nothing
 			}
 			out[i] = cached{value: r.value, found: r.found, expireAt: r.expireAt}
 		}
 		return out, nil
 	})
-	if err != nil {
+	if err != nil && !keyErr {
 		return nil, err
 	}
 	return rs, nil

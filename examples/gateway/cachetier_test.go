@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
@@ -226,4 +227,33 @@ func TestCacheTierStatsMonotonicAcrossResets(t *testing.T) {
 		require.GreaterOrEqual(t, hits, last, "hits went back")
 		last = hits
 	}
+}
+
+// TestCacheTierFillKeyError: a key whose read fails in a shared load (a GET
+// of a key of another type, answered WRONGTYPE in a batch that mixes GETs with
+// writes) answers its own error; the other keys of that load keep their
+// values, as they do without the tier, and the load stores nothing.
+func TestCacheTierFillKeyError(t *testing.T) {
+	ct, err := newCacheTier(1, 100, time.Minute)
+	require.NoError(t, err)
+	defer ct.Close()
+	bad := errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+	load := func(_ context.Context, keys []string) ([]opResult, error) {
+		out := make([]opResult, len(keys))
+		for i, k := range keys {
+			if k == "list" {
+				out[i] = opResult{err: bad}
+			} else {
+				out[i] = opResult{value: []byte("v" + k), found: true}
+			}
+		}
+		return out, nil
+	}
+	rs, err := ct.getMany(context.Background(), 0, []string{"a", "list", "b"}, load)
+	require.NoError(t, err)
+	require.Len(t, rs, 3)
+	assert.Equal(t, opResult{value: []byte("va"), found: true}, rs[0])
+	assert.ErrorIs(t, rs[1].err, bad)
+	assert.Equal(t, opResult{value: []byte("vb"), found: true}, rs[2])
+	assert.Zero(t, ct.caches[0].Load().Len(), "a load with a failed key stores nothing")
 }
