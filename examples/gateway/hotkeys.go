@@ -43,7 +43,8 @@ type hotKeys struct {
 	linger atomic.Int64 // ns, the longest wait; 0: off
 	slots  [hotSlots]hotSlot
 	// outcomes of the waits: woken by the GET that completed the count, or at
-	// the end of the linger
+	// the end of the linger; every wait that blocked counts in exactly one
+	// (one whose count completed before it was posted counts in neither)
 	woken, timedOut atomic.Int64
 }
 
@@ -128,6 +129,14 @@ func (k *hotKeys) plan(h uint64) (need uint32, linger time.Duration) {
 
 // wait blocks the fetch of the key with hash h, starting now, until its cycle
 // has counted the GETs that plan asks for or the linger has passed.
+//
+// NOTE: it takes no context, and nothing but the count or the linger ends
+// it: the fetch is shared, and runs on the detached context of the GET that
+// started it (Gateway.one), whose end must not cut the others' fetch short
+// (the gateway's GETs carry no context that ends anyway: session.call). It
+// is bounded by the linger read when it starts, at most maxHotLinger (5 ms):
+// a linger lowered or turned off meanwhile ends only the waits that start
+// after the change.
 func (k *hotKeys) wait(h uint64) {
 	need, linger := k.plan(h)
 	if need == 0 {
