@@ -17,8 +17,9 @@ import (
 // fresh by that shard's change feed, which a goroutine per shard applies in
 // order. Two feeds exist: memkv's own (followMemkv; a ticker cuts a checkpoint
 // when the shard is idle, so the bounded-staleness contract keeps hits
-// flowing) and a Redis shard's keyspace notifications with a checkpoint marker
-// (followRedis, redisfeed.go). Writes through the gateway also invalidate the
+// flowing; its checkpoints carry no cut time, so a follower's lag behind the
+// store adds to the bound) and a Redis shard's keyspace notifications with a
+// checkpoint marker (followRedis, redisfeed.go). Writes through the gateway also invalidate the
 // key at once, so a client reads its own writes without waiting for the feed.
 type cacheTier struct {
 	caches []atomic.Pointer[cache.Cache[string, cached]]
