@@ -3,6 +3,7 @@ package memkv
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // EventKind tells a write from a checkpoint.
@@ -26,6 +27,12 @@ type Event struct {
 	Key     []byte    // the key written (nil for a checkpoint)
 	Value   []byte    // the value written (nil for a deletion or checkpoint)
 	Deleted bool      // the write deleted Key
+	// At is a checkpoint's cut: the time (time.Now, with its monotonic
+	// reading) at which every write up to Version was visible; zero for a
+	// write. A consumer that bounds its staleness counts from At, not from
+	// when it reads the event, so that its lag behind the feed does not
+	// stretch the bound (cache.Event.Cut).
+	At time.Time
 }
 
 // Subscription is an ordered stream of change-feed events: writes in commit
@@ -78,8 +85,12 @@ func (s *Store) Checkpoint() uint64 {
 
 func (s *Store) checkpointLocked(v uint64) {
 	s.sinceCkpt = 0
+	if len(s.subs) == 0 {
+		return
+	}
+	ev := Event{Kind: EventCheckpoint, Version: v, At: time.Now()}
 	for _, sub := range s.subs {
-		sub.push(Event{Kind: EventCheckpoint, Version: v}, &s.st)
+		sub.push(ev, &s.st)
 	}
 }
 

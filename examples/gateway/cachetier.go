@@ -17,9 +17,9 @@ import (
 // fresh by that shard's change feed, which a goroutine per shard applies in
 // order. Two feeds exist: memkv's own (followMemkv; a ticker cuts a checkpoint
 // when the shard is idle, so the bounded-staleness contract keeps hits
-// flowing; its checkpoints carry no cut time, so a follower's lag behind the
-// store adds to the bound) and a Redis shard's keyspace notifications with a
-// checkpoint marker (followRedis, redisfeed.go). Writes through the gateway also invalidate the
+// flowing; each checkpoint carries its cut, so a follower's lag behind the
+// store does not stretch the bound) and a Redis shard's keyspace
+// notifications with a checkpoint marker (followRedis, redisfeed.go). Writes through the gateway also invalidate the
 // key at once, so a client reads its own writes without waiting for the feed.
 type cacheTier struct {
 	caches []atomic.Pointer[cache.Cache[string, cached]]
@@ -148,11 +148,8 @@ func (ct *cacheTier) apply(ctx context.Context, i int, sub *memkv.Subscription) 
 		}
 		evs := buf[:0]
 		for {
-			switch ev.Kind {
-			case memkv.EventWrite:
-				evs = append(evs, cache.Event[string, cached]{Kind: cache.Write, Key: argString(ev.Key), Version: ev.Version})
-			case memkv.EventCheckpoint:
-				evs = append(evs, cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version})
+			if e, ok := memkvCacheEvent(ev); ok {
+				evs = append(evs, e)
 			}
 			if len(evs) == cap(evs) {
 				break // the rest wait for the next round
@@ -168,6 +165,20 @@ func (ct *cacheTier) apply(ctx context.Context, i int, sub *memkv.Subscription) 
 			return err
 		}
 	}
+}
+
+// memkvCacheEvent is the cache's event for a memkv feed event: a write
+// invalidates its key (sharing the event's bytes: Apply keeps no key), a
+// checkpoint renews the bound from its cut, so that the follower's lag
+// behind the store does not stretch the bound.
+func memkvCacheEvent(ev memkv.Event) (cache.Event[string, cached], bool) {
+	switch ev.Kind {
+	case memkv.EventWrite:
+		return cache.Event[string, cached]{Kind: cache.Write, Key: argString(ev.Key), Version: ev.Version}, true
+	case memkv.EventCheckpoint:
+		return cache.Event[string, cached]{Kind: cache.Checkpoint, Version: ev.Version, Cut: ev.At}, true
+	}
+	return cache.Event[string, cached]{}, false
 }
 
 // get reads key on shard through the cache; load fetches it on a miss.
