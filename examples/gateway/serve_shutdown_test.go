@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -32,4 +33,38 @@ func TestServeAfterShutdown(t *testing.T) {
 	_ = ln.(*net.TCPListener).SetDeadline(time.Now()) // an open listener's Accept times out at once
 	_, err = ln.Accept()
 	require.ErrorIs(t, err, net.ErrClosed, "the listener is closed")
+}
+
+// TestShutdownTwice: a second Shutdown (a signal during a test's own
+// Shutdown, or two callers at once) returns the first one's result. It
+// closed the Gateway again and panicked on the workers' closed channel.
+func TestShutdownTwice(t *testing.T) {
+	cfg, err := Config{}.withDefaults()
+	require.NoError(t, err)
+	backend, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	g, err := newGateway(cfg, backend, nil)
+	require.NoError(t, err)
+	srv := newServer(g, cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					errs <- fmt.Errorf("panic: %v", r)
+				}
+			}()
+			errs <- srv.Shutdown(ctx)
+		}()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	require.NoError(t, srv.Shutdown(ctx), "a third, after both returned")
+	require.NoError(t, <-served)
 }

@@ -35,6 +35,9 @@ type Server struct {
 	wg     sync.WaitGroup // connection goroutines
 	nextID atomic.Uint64
 
+	closeOnce sync.Once // the Gateway's Close, by the first Shutdown
+	closeErr  error     // its result, set in closeOnce
+
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
 
 	// The accept loop's log of refused connections: one line per
@@ -163,6 +166,9 @@ func (s *Server) Serve(ln net.Listener) error {
 // read (their replies are written), closes the connections, then closes the
 // Gateway, which flushes pending batches: no acknowledged write is lost.
 // If ctx ends first, the remaining connections are closed at once.
+// Shutdown may be called again, and concurrently: each call waits for the
+// connections as the first does, and the Gateway is closed once (closing it
+// twice panicked), every call returning the result of that one Close.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
@@ -188,7 +194,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		<-done
 	}
-	return errors.Join(err, s.g.Close())
+	s.closeOnce.Do(func() { s.closeErr = s.g.Close() })
+	return errors.Join(err, s.closeErr)
 }
 
 // errTooLarge ends a connection whose command would take more than
