@@ -225,6 +225,13 @@ func (s *Server) serveConn(ss *session) {
 	// setting one per command is a timer update per command.
 	idle, wto := time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout)
 	var readSet, writeSet time.Time
+	flush := func() error {
+		if now := time.Now(); now.Sub(writeSet) >= wto/8 {
+			_ = ss.conn.SetWriteDeadline(now.Add(wto))
+			writeSet = now
+		}
+		return wr.Flush()
+	}
 	for {
 		if now := time.Now(); now.Sub(readSet) >= idle/8 {
 			s.mu.Lock()
@@ -254,12 +261,16 @@ func (s *Server) serveConn(ss *session) {
 				}
 				writeReply(wr, ss.pipe.protos[i], r)
 			}
+			// A chunk's replies go out before the next chunk runs: a read
+			// may hold hundreds of thousands of commands, whose replies
+			// would all wait in the writer (unbounded memory), and a
+			// client that does not read is cut by write_timeout at once.
+			// A pipeline of one chunk (the common case) flushes once.
+			if len(cmds) > 0 && !ss.quit && flush() != nil {
+				return
+			}
 		}
-		if now := time.Now(); now.Sub(writeSet) >= wto/8 {
-			_ = ss.conn.SetWriteDeadline(now.Add(wto))
-			writeSet = now
-		}
-		if err := wr.Flush(); err != nil || ss.quit {
+		if err := flush(); err != nil || ss.quit {
 			return
 		}
 	}
