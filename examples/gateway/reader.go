@@ -47,6 +47,13 @@ type respReader struct {
 	// (a 700 KB MSET of small arguments in 100-byte reads held a core for
 	// 20 s).
 	part partialCmd
+
+	// buf[lineFrom:lineTo] holds no '\n': the line that starts at lineFrom
+	// was incomplete at the last read, and the search for its end resumes
+	// at lineTo. Searched from its start on every read, a line of a few
+	// MiB (an inline command, a multi-bulk or bulk length) arriving in small
+	// reads took time quadratic in its size, as arguments did before part.
+	lineFrom, lineTo int
 }
 
 // partialCmd is the parse state of an incomplete multi-bulk command; count
@@ -79,7 +86,7 @@ const (
 )
 
 func newRESPReader(r io.Reader, limit int) *respReader {
-	return &respReader{r: r, limit: limit, buf: make([]byte, readerMinBuf)}
+	return &respReader{r: r, limit: limit, buf: make([]byte, readerMinBuf), lineFrom: -1}
 }
 
 // ReadCommands returns the next complete commands, reading as needed. A
@@ -156,7 +163,7 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 	count, done, j := rr.part.count, rr.part.args, rr.part.next
 	if !resume {
 		var ok bool
-		count, j, ok, err = readCount(b, i+1, errBadMultiBulk)
+		count, j, ok, err = rr.readCount(i+1, errBadMultiBulk)
 		if err != nil || !ok {
 			return -1, err
 		}
@@ -174,7 +181,7 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		if b[j] != '$' {
 			return -1, protoError("expected '$', got '" + string(b[j]) + "'")
 		}
-		size, k, ok, err := readCount(b, j+1, errBadBulk)
+		size, k, ok, err := rr.readCount(j+1, errBadBulk)
 		if err != nil {
 			return -1, err
 		}
@@ -206,15 +213,16 @@ func (rr *respReader) suspend(i, count, args, j int) {
 	rr.part = partialCmd{count: count, args: args, next: j}
 }
 
-// readCount reads the decimal number that ends with "\r\n" at b[i:], and
+// readCount reads the decimal number that ends with "\r\n" at buf[i:], and
 // returns it with the offset after the "\r\n"; ok is false if the line is
 // not complete yet. A line that is not a number is bad.
-func readCount(b []byte, i int, bad error) (n, next int, ok bool, err error) {
-	nl := bytes.IndexByte(b[i:], '\n')
+func (rr *respReader) readCount(i int, bad error) (n, next int, ok bool, err error) {
+	nl := rr.lineEnd(i)
 	if nl < 0 {
 		return 0, 0, false, nil
 	}
-	line := b[i : i+nl]
+	nl -= i
+	line := rr.buf[i : i+nl]
 	if len(line) == 0 || line[len(line)-1] != '\r' {
 		return 0, 0, false, bad
 	}
@@ -223,6 +231,20 @@ func readCount(b []byte, i int, bad error) (n, next int, ok bool, err error) {
 		return 0, 0, false, bad
 	}
 	return n, i + nl + 1, true, nil
+}
+
+// lineEnd returns the offset of the first '\n' of buf[from:end], or -1,
+// resuming the search where the last one for the line at from stopped.
+func (rr *respReader) lineEnd(from int) int {
+	at := from
+	if from == rr.lineFrom {
+		at = max(at, rr.lineTo)
+	}
+	if k := bytes.IndexByte(rr.buf[at:rr.end], '\n'); k >= 0 {
+		return at + k
+	}
+	rr.lineFrom, rr.lineTo = from, rr.end
+	return -1
 }
 
 // atoi parses a decimal number in b without copying it, as redcon reads
@@ -235,11 +257,11 @@ func atoi(b []byte) (int, error) {
 // (quotes, escapes). An empty line is skipped. It returns the offset after
 // the line, or -1 if the line is incomplete.
 func (rr *respReader) parseInline(i int) (int, error) {
-	nl := bytes.IndexByte(rr.buf[i:rr.end], '\n')
+	nl := rr.lineEnd(i)
 	if nl < 0 {
 		return -1, nil
 	}
-	next := i + nl + 1
+	next := nl + 1
 	line := rr.buf[i:next]
 	words := line[:len(line)-1]
 	if len(words) > 0 && words[len(words)-1] == '\r' {
@@ -302,6 +324,11 @@ func (rr *respReader) fill() error {
 			for k := range rr.marks[:2*rr.part.args] {
 				rr.marks[k] -= rr.start
 			}
+		}
+		if rr.lineFrom >= rr.start { // so does the line searched last
+			rr.lineFrom, rr.lineTo = rr.lineFrom-rr.start, rr.lineTo-rr.start
+		} else {
+			rr.lineFrom = -1
 		}
 		rr.start, rr.end = 0, pending
 	}
