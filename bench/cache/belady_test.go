@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -137,15 +136,13 @@ func TestBeladyMatchesBruteForce(t *testing.T) {
 // TestBeladyBound prints the most any cache of each workload's capacity can
 // hit (Belady's MIN, with bypass), next to which the hit-ratio tables read: a
 // figure above it was scored holding more entries than the capacity. Like
-// TestHitRatio, it replays the full traces only with TIERKIT_LONG=1.
+// TestHitRatio, it replays the full traces only with TIERKIT_LONG=1, and else
+// the same prefix (replayKeys).
 func TestBeladyBound(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| workload | requests | Belady MIN (bypass) %% |\n|---|---|---|\n")
 	for _, w := range workloads {
-		keys := workloadKeys(t, w)
-		if os.Getenv("TIERKIT_LONG") != "1" {
-			keys = keys[:min(len(keys), 200_000)]
-		}
+		keys := replayKeys(t, w)
 		opt := 100 * float64(beladyHits(keys, w.capacity)) / float64(len(keys))
 		require.Greater(t, opt, 0.0, w.name)
 		fmt.Fprintf(&b, "| %s | %d | %.2f |\n", w.name, len(keys), opt)

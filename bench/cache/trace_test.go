@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // tracesDir is the shared trace folder, relative to this package's directory.
@@ -77,26 +79,62 @@ func zipfKeys(n int, keyspace uint64, seed uint64) []uint64 {
 	return keys
 }
 
+// replayResult is what replay measured.
+type replayResult struct {
+	ratio   float64 // hits in percent of the requests
+	meanLen float64 // mean entries held over the samples, -1 when the cache cannot tell
+	peak    int     // most entries held in a sample, -1 when the cache cannot tell
+	wrong   int     // lookups that returned a value other than the one stored
+}
+
 // replay runs keys through c as a read-through cache (lookup, store on a miss)
-// and returns the hit ratio in percent, with the mean and the peak number of
-// entries held (sampled every 64 requests; -1 when c cannot tell).
-func replay(c kv, keys []uint64) (ratio, meanLen float64, maxLen int) {
+// and returns the hit ratio with the mean and the peak number of entries held
+// (sampled every 64 requests). The value stored for a key is the key, so every
+// hit is checked: a lookup that returns another value counts as wrong, not as
+// a hit.
+func replay(c kv, keys []uint64) replayResult {
+	res := replayResult{meanLen: -1, peak: -1}
 	hits, samples, sum := 0, 0, 0
 	for i, k := range keys {
-		if _, ok := c.Get(k); ok {
+		if v, ok := c.Get(k); ok && v == k {
 			hits++
 		} else {
+			if ok {
+				res.wrong++
+			}
 			c.Set(k, k)
 		}
 		if i%64 == 63 {
-			n := c.Len()
-			samples++
-			sum += n
-			maxLen = max(maxLen, n)
+			if n := c.Len(); n >= 0 {
+				samples++
+				sum += n
+				res.peak = max(res.peak, n)
+			}
 		}
 	}
 	if samples > 0 {
-		meanLen = float64(sum) / float64(samples)
+		res.meanLen = float64(sum) / float64(samples)
 	}
-	return 100 * float64(hits) / float64(len(keys)), meanLen, maxLen
+	if len(keys) > 0 {
+		res.ratio = 100 * float64(hits) / float64(len(keys))
+	}
+	return res
+}
+
+// liarKV answers every lookup with a value other than the one stored.
+type liarKV struct{}
+
+func (liarKV) Get(k uint64) (uint64, bool) { return k + 1, true }
+func (liarKV) Set(uint64, uint64)          {}
+func (liarKV) Len() int                    { return -1 }
+
+// TestReplayCountsOnlyStoredValues: a cache that returns the wrong value
+// scores no hit, and replay reports its wrong lookups.
+func TestReplayCountsOnlyStoredValues(t *testing.T) {
+	res := replay(liarKV{}, []uint64{1, 2, 1, 2})
+	require.Zero(t, res.ratio)
+	require.Equal(t, 4, res.wrong)
+	require.Equal(t, -1, res.peak)
+	res = replay(newLRU(1), []uint64{1, 1, 2, 1})
+	require.Equal(t, replayResult{ratio: 25, meanLen: -1, peak: -1}, res)
 }
