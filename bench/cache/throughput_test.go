@@ -51,7 +51,7 @@ func BenchmarkThroughput(b *testing.B) {
 				}
 				name := fmt.Sprintf("%s/reads=%d/impl=%s", fit.name, reads, im.name)
 				b.Run(name, func(b *testing.B) {
-					var hits, lookups atomic.Int64
+					var hits, lookups, wrong atomic.Int64
 					var seed atomic.Uint64
 					b.ReportAllocs()
 					drains0 := otterDrains.Load()
@@ -59,23 +59,19 @@ func BenchmarkThroughput(b *testing.B) {
 					cpu := cputime.ReportProcess(b)
 					b.RunParallel(func(pb *testing.PB) {
 						i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
-						var h, l int64
+						var cnt throughputCounts
 						for n := 0; pb.Next(); n++ {
-							k := keys[i&(len(keys)-1)]
+							throughputOp(c, keys[i&(len(keys)-1)], n, reads, &cnt)
 							i++
-							if n%100 < reads {
-								l++
-								if _, ok := c.Get(k); ok {
-									h++
-								}
-							} else {
-								c.Set(k, k)
-							}
 						}
-						hits.Add(h)
-						lookups.Add(l)
+						hits.Add(cnt.hits)
+						lookups.Add(cnt.lookups)
+						wrong.Add(cnt.wrong)
 					})
 					cpu()
+					if w := wrong.Load(); w > 0 {
+						b.Errorf("%s: %d hits returned a value that is not one stored for the key", im.name, w)
+					}
 					if l := lookups.Load(); l > 0 {
 						b.ReportMetric(100*float64(hits.Load())/float64(l), "hit%")
 					}
@@ -88,13 +84,37 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 }
 
+// throughputCounts are one BenchmarkThroughput goroutine's lookups, hits, and
+// hits that returned a value never stored for the key.
+type throughputCounts struct{ lookups, hits, wrong int64 }
+
+// throughputOp is operation n of a BenchmarkThroughput goroutine, on key k: a
+// lookup when n%100 < reads, else a Set. A value holds its key in the low 32
+// bits (keys are below 2^32) and the goroutine's operation count above, so a
+// Set writes a value the key did not hold (no cache can skip the write as a
+// no-op) and each hit is checked to return a value stored for its key.
+func throughputOp(c kv, k uint64, n, reads int, cnt *throughputCounts) {
+	if n%100 < reads {
+		cnt.lookups++
+		if v, ok := c.Get(k); ok {
+			cnt.hits++
+			if uint32(v) != uint32(k) {
+				cnt.wrong++
+			}
+		}
+		return
+	}
+	c.Set(k, k|uint64(n)<<32)
+}
+
 // throughputImpls are the caches of BenchmarkThroughput: every library, and
 // otter with a synchronous executor after otter.
 var throughputImpls = append(impls[:2:2], append([]impl{{"otter-sync", newOtterStrict}}, impls[2:]...)...)
 
 // BenchmarkThroughputBytes is the reads=75 half of BenchmarkThroughput with
 // []byte values (16-byte slices taken from a preallocated pool, so the loop
-// itself allocates nothing): tierkit boxes values that are not word-sized, so
+// itself allocates nothing; a hit must return one of them, and the hit ratio
+// is reported as there): tierkit boxes values that are not word-sized, so
 // every Set of a cached key allocates an immutable item that readers load
 // without a lock, where otter and golang-lru write in place.
 func BenchmarkThroughputBytes(b *testing.B) {
@@ -144,22 +164,39 @@ func BenchmarkThroughputBytes(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("%s/reads=75/impl=%s", fit.name, m.name), func(b *testing.B) {
 				var seed atomic.Uint64
+				var hits, lookups, wrong atomic.Int64
 				b.ReportAllocs()
 				b.ResetTimer()
 				cpu := cputime.ReportProcess(b)
 				b.RunParallel(func(pb *testing.PB) {
 					i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
+					var cnt throughputCounts
 					for n := 0; pb.Next(); n++ {
 						k := keys[i&(len(keys)-1)]
 						i++
 						if n%100 < 75 {
-							c.get(k)
+							cnt.lookups++
+							if v, ok := c.get(k); ok {
+								cnt.hits++
+								if len(v) != 16 {
+									cnt.wrong++
+								}
+							}
 						} else {
 							c.set(k, vals[i&(len(vals)-1)])
 						}
 					}
+					hits.Add(cnt.hits)
+					lookups.Add(cnt.lookups)
+					wrong.Add(cnt.wrong)
 				})
 				cpu()
+				if w := wrong.Load(); w > 0 {
+					b.Errorf("%s: %d hits returned a value that is not one stored", m.name, w)
+				}
+				if l := lookups.Load(); l > 0 {
+					b.ReportMetric(100*float64(hits.Load())/float64(l), "hit%")
+				}
 			})
 		}
 	}
