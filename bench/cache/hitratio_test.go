@@ -128,7 +128,9 @@ func TestHitRatio(t *testing.T) {
 				var sumR, sumM float64
 				peak, lo, hi := 0, 101.0, -1.0
 				for range runs {
-					res := replay(im.make(w.capacity), keys)
+					c := im.make(w.capacity)
+					res := replay(c, keys)
+					closeKV(c)
 					r := res.ratio
 					sumR, sumM, peak = sumR+r, sumM+res.meanLen, max(peak, res.peak)
 					lo, hi = min(lo, r), max(hi, r)

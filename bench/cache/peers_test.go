@@ -83,6 +83,7 @@ func newTheine(capacity int) kv {
 func (t theineKV) Get(k uint64) (uint64, bool) { return t.c.Get(k) }
 func (t theineKV) Set(k, v uint64)             { t.c.Set(k, v, 1) }
 func (t theineKV) Len() int                    { return t.c.Len() }
+func (t theineKV) Close()                      { t.c.Close() }
 
 type ristrettoKV struct {
 	c *ristretto.Cache[uint64, uint64]
@@ -103,6 +104,7 @@ func newRistretto(capacity int) kv {
 func (r ristrettoKV) Get(k uint64) (uint64, bool) { return r.c.Get(k) }
 func (r ristrettoKV) Set(k, v uint64)             { r.c.Set(k, v, 1) }
 func (r ristrettoKV) Len() int                    { return -1 }
+func (r ristrettoKV) Close()                      { r.c.Close() }
 
 type lruKV struct{ c *lru.Cache[uint64, uint64] }
 
@@ -143,3 +145,11 @@ func newTheineStrict(capacity int) kv {
 	return theineStrictKV{newTheine(capacity).(theineKV)}
 }
 func (t theineStrictKV) Set(k, v uint64) { t.c.Set(k, v, 1); t.c.Wait() }
+
+// closeKV stops c's background goroutines, if its library starts any (theine
+// and ristretto do), so that they cannot run into the next measurement.
+func closeKV(c kv) {
+	if cl, ok := c.(interface{ Close() }); ok {
+		cl.Close()
+	}
+}

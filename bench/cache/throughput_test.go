@@ -79,6 +79,7 @@ func BenchmarkThroughput(b *testing.B) {
 						b.ReportMetric(1000*float64(otterDrains.Load()-drains0)/float64(b.N), "drains/1k-ops")
 					}
 				})
+				closeKV(c)
 			}
 		}
 	}
