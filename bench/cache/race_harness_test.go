@@ -101,7 +101,10 @@ func (o otterTarget) Invalidate(k, _ uint64) { o.c.Invalidate(k) }
 func (o otterTarget) Checkpoint(uint64)      {}
 
 // lruTarget is the common hand-made read-through cache: golang-lru plus
-// x/sync/singleflight, store after load, Remove on invalidation.
+// x/sync/singleflight, store after load, Remove on invalidation. It does not
+// call the group's Forget on invalidation: that would only keep later reads
+// from joining a load that started before it; that load would still Add its
+// value after the Remove, and later reads would hit it.
 type lruTarget struct {
 	c  *lru.Cache[uint64, uint64]
 	sf *singleflight.Group
