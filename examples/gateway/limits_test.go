@@ -24,3 +24,21 @@ func TestMaxArgsKeepsConnection(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "-ERR too many arguments (limit 3)\r\n+PONG\r\n+OK\r\n", string(out))
 }
+
+func TestPasswordMatches(t *testing.T) {
+	for _, tc := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"s3cret", "s3cret", true},
+		{"s3cret", "s3cre", false},
+		{"s3cret", "s3cret!", false},
+		{"s3cret", "S3cret", false},
+		{"s3cret", "", false},
+		{"", "", true},
+	} {
+		if got := passwordMatches(tc.want, tc.got); got != tc.ok {
+			t.Errorf("passwordMatches(%q, %q) = %v, want %v", tc.want, tc.got, got, tc.ok)
+		}
+	}
+}

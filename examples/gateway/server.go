@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -94,11 +96,20 @@ func (s *session) user() string {
 // auth switches the session to tenant user if pass matches; nil on success.
 func (s *session) auth(user, pass string) any {
 	t, ok := s.g.tenants[user]
-	if !ok || (t.cfg.Password != "" && t.cfg.Password != pass) {
+	if !ok || (t.cfg.Password != "" && !passwordMatches(t.cfg.Password, pass)) {
 		return respErr("WRONGPASS invalid username-password pair or user is disabled.")
 	}
 	s.tenant = t
 	return nil
+}
+
+// passwordMatches reports whether got is want, in time that depends on
+// neither (it compares their SHA-256 digests with subtle): a client timing
+// its AUTH replies learns nothing about how much of a guess was right, nor
+// the password's length.
+func passwordMatches(want, got string) bool {
+	w, g := sha256.Sum256([]byte(want)), sha256.Sum256([]byte(got))
+	return subtle.ConstantTimeCompare(w[:], g[:]) == 1
 }
 
 // newServer returns the front end of g; it logs to g's logger.
