@@ -23,7 +23,9 @@ import (
 // that state and only then applies the writes. The script runs atomically on
 // the shard, so a transaction that commits saw exactly the state its keys
 // have at the commit: it is serializable at that point, as if it had run
-// there alone.
+// there alone. A transaction without writes is checked too when it read more
+// than one key (unchecked): its reads, a round trip each, are one state of
+// the shard only once the script has checked them.
 //
 // Against Redis's own WATCH this differs in two ways: a key rewritten with
 // the same value and expiry between the read and EXEC does not abort the
@@ -138,6 +140,19 @@ func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState,
 		return nil, keyState{}, err
 	}
 	return v, keyState{digest: digest(v), expireMs: ms}, nil
+}
+
+// unchecked returns a key the transaction read when it read more than one
+// key, or one key twice, else nil: reads that may not be one state of the
+// shard until the commit script checks them.
+func (e *redisTxEngine) unchecked() []byte {
+	if len(e.seen) < 2 && len(e.changed) == 0 {
+		return nil
+	}
+	for k := range e.seen {
+		return []byte(k)
+	}
+	return nil
 }
 
 func (e *redisTxEngine) record(key []byte, st keyState) {

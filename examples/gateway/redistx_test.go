@@ -252,3 +252,58 @@ func TestRedisTxFailedWatchWatchesNothing(t *testing.T) {
 	_, err = exec()
 	require.ErrorIs(t, err, redis.Nil, "EXEC of a transaction whose watched key changed")
 }
+
+// afterRead is a go-redis hook that calls fn after each pipeline (the
+// transaction engine's reads are MULTI/GET/PEXPIRETIME/EXEC pipelines) that
+// reads key: a seam between two reads of one transaction.
+type afterRead struct {
+	key string
+	fn  func()
+}
+
+func (h afterRead) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h afterRead) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h afterRead) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, c := range cmds {
+			if a := c.Args(); len(a) == 2 && a[0] == "get" && a[1] == h.key {
+				h.fn()
+			}
+		}
+		return err
+	}
+}
+
+// TestRedisTxReadOnlyIsAtomic: a transaction that only reads sees one state
+// of its keys, as Redis's EXEC does. On a Redis shard each of its reads is a
+// round trip of its own, so an atomic write of both keys between the two
+// reads must abort it (EXEC answers null) rather than return the first key
+// from before the write and the second from after. It used to commit without
+// the script's check, as txn does for a read-only transaction (whose reads
+// it takes for one snapshot, true on memkv only).
+func TestRedisTxReadOnlyIsAtomic(t *testing.T) {
+	in, shards := redisGateway(t, 1, 4)
+	ctx := context.Background()
+	direct := redis.NewClient(&redis.Options{Addr: shards[0].addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	require.NoError(t, direct.MSet(ctx, "ro:a", "1", "ro:b", "1").Err())
+	r, ok := asRedis(in.gw.backend)
+	require.True(t, ok)
+	var once sync.Once
+	r.shards[0].AddHook(afterRead{key: "ro:a", fn: func() {
+		once.Do(func() { assert.NoError(t, direct.MSet(ctx, "ro:a", "2", "ro:b", "2").Err()) })
+	}})
+	gw := client(t, in, nil)
+	res, err := gw.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Get(ctx, "ro:a")
+		p.Get(ctx, "ro:b")
+		return nil
+	})
+	if errors.Is(err, redis.TxFailedErr) {
+		return // aborted: the client retries
+	}
+	require.NoError(t, err)
+	assert.Equal(t, res[0].(*redis.StringCmd).Val(), res[1].(*redis.StringCmd).Val(),
+		"EXEC returned one key from before an atomic write of both and one from after")
+}

@@ -96,6 +96,10 @@ func (s *session) resetTx() {
 // runs, since no version says what they were then.
 type stateObserver interface {
 	observe(ctx context.Context, keys []string) error
+	// unchecked returns a key the transaction read if its reads, a round
+	// trip each, may have seen more than one state of the shard (it read
+	// two keys, or one key twice), else nil.
+	unchecked() []byte
 }
 
 // allowTxRead checks the tenant's quota for a read of the transaction's
@@ -286,7 +290,9 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			keys += spec.nkeys(len(c.Args))
 		}
 	}
-	_, err = s.txs.tx.Commit(ctx)
+	if err = s.checkReads(); err == nil {
+		_, err = s.txs.tx.Commit(ctx)
+	}
 	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
@@ -315,6 +321,21 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return errReply(err)
 	}
 	return out
+}
+
+// checkReads makes the commit check the transaction's reads on an engine
+// that validates by key state (Redis) when they may not be one state of the
+// shard. txn commits a transaction without writes or WATCH without the
+// engine, taking its reads for one snapshot; on Redis each read is a round
+// trip of its own, and only the commit script's check makes them one state,
+// as Redis's EXEC does. The key added is one the engine already checks.
+func (s *session) checkReads() error {
+	if o, ok := s.txs.eng.(stateObserver); ok {
+		if k := o.unchecked(); k != nil {
+			return s.txs.tx.AddReadConflictKey(k)
+		}
+	}
+	return nil
 }
 
 // observeQueued counts the data commands of the transaction EXEC ran (or
