@@ -546,27 +546,9 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		ss.txs.wrote = true // a run after WATCH holds one command at a time
 	}
 	if spec.kind == kindRead && ss.txs.tx != nil && !ss.txs.wrote && name != "KVSCAN" && ss.onTxShard(spec.keys(args)) {
-		// Reads after WATCH are served from the transaction's snapshot: they
-		// are consistent with the version EXEC validates against (a shared
-		// fetch could be older), and they join its read set.
-		// They skip admission (the transaction holds its shard) but not the
-		// quota: they are charged the backend calls they make (chargeTx).
-		// They count in the metrics and errors as other commands do.
-		now := time.Now()
-		r := ss.allowTxRead(now)
-		if r == nil {
-			tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
-			defer cancel()
-			from := ss.txMark()
-			r = ss.txCommand(tctx, args, now)
-			ss.chargeTx(now, from, spec.nkeys(len(args)))
+		if r, ok := ss.callTx(ctx, spec, args); ok {
+			return r
 		}
-		_, failed := r.(respErr)
-		if failed {
-			g.n.errors.Add(1)
-		}
-		g.metrics.observe(t, spec, !failed, time.Since(now))
-		return r
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/tierkit/tierkit/memkv"
 	"github.com/tierkit/tierkit/txn"
 )
 
@@ -115,6 +116,48 @@ func (ss *session) allowTxRead(now time.Time) any {
 	return nil
 }
 
+// callTx serves a read after WATCH from the transaction's snapshot: it is
+// consistent with the version EXEC validates against (a shared fetch could
+// be older), and it joins the read set. It skips admission (the transaction
+// holds its shard) but not the quota: it is charged the backend calls it
+// makes (chargeTx). It counts in the metrics and errors as other commands
+// do. It reports false, having answered nothing, once the snapshot has left
+// the shard's history window (txTooOld): the read then runs as outside a
+// transaction, as Redis's reads after WATCH do, and EXEC answers null.
+func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (any, bool) {
+	if ss.txTooOld() {
+		return nil, false
+	}
+	g, t := ss.g, ss.tenant
+	now := time.Now()
+	r := ss.allowTxRead(now)
+	if r == nil {
+		tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+		defer cancel()
+		from := ss.txMark()
+		r = ss.txCommand(tctx, args, now)
+		if ss.txTooOld() { // the store's GC passed the snapshot during the read
+			return nil, false
+		}
+		ss.chargeTx(now, from, spec.nkeys(len(args)))
+	}
+	_, failed := r.(respErr)
+	if failed {
+		g.n.errors.Add(1)
+	}
+	g.metrics.observe(t, spec, !failed, time.Since(now))
+	return r, true
+}
+
+// txTooOld reports whether the transaction's snapshot has left its memkv
+// shard's history window: its reads fail with ErrTooOld, which ends it
+// (later operations fail with ErrDone), and it cannot commit. Redis shards
+// keep no versions: never there.
+func (s *session) txTooOld() bool {
+	st, ok := s.txs.eng.(*memkv.Store)
+	return ok && s.txs.tx.ReadVersion() < st.Horizon()
+}
+
 // txMark is how far the transaction's engine has gone: its round trips to
 // its shard and the ops (keys) they carried on Redis, or -1 for memkv's,
 // which reads the store in process.
@@ -190,6 +233,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	}
 	for _, k := range keys {
 		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
+			if errors.Is(err, txn.ErrDone) {
+				break // too old (txTooOld): EXEC answers null whatever is watched
+			}
 			return refuse(errReply(err))
 		}
 	}
@@ -315,7 +361,9 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	}
 	var ce *txn.ConflictError
 	switch {
-	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld):
+	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld), errors.Is(err, txn.ErrDone):
+		// ErrDone: a read found the snapshot past the shard's history
+		// window (txTooOld), which ended the transaction before its commit.
 		return nullArray{}
 	case err != nil:
 		return errReply(err)
