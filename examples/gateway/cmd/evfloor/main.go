@@ -6,11 +6,13 @@
 // epoll loop over the client connections and one connection per Redis shard,
 // as twemproxy does, and forwards GET and SET with the gateway's batching
 // (each loop pass sends one MGET per shard for the GETs it read, identical
-// keys once, and its SETs pipelined). No admission, shedding, caching,
-// metrics, TLS or limits; anything but GET and SET is answered +OK (PING:
-// +PONG). compare.sh runs it (EVFLOOR=1) beside twemproxy and the gateway on
-// the SET, GET and hot-key rows, so that "would an event loop in Go beat
-// twemproxy at pipeline 1?" is measured rather than guessed.
+// keys once, and its SETs pipelined; a SET of a key read earlier in the
+// pass sends that MGET first, so each client's commands keep their order).
+// No admission, shedding, caching, metrics, TLS or limits; anything but GET
+// and SET is answered +OK (PING: +PONG). compare.sh runs it (EVFLOOR=1)
+// beside twemproxy and the gateway on the SET, GET and hot-key rows, so that
+// "would an event loop in Go beat twemproxy at pipeline 1?" is measured
+// rather than guessed.
 //
 //	go run ./gateway/cmd/evfloor -addr 127.0.0.1:7398 -redis 127.0.0.1:6379
 package main
@@ -214,6 +216,13 @@ func (l *loop) command(c *client, args [][]byte) {
 		s.getFor[i] = append(s.getFor[i], sl)
 	case bytes.EqualFold(name, []byte("SET")) && len(args) == 3:
 		s := l.shards[shardOf(args[1], len(l.shards))]
+		if len(s.getKeys) > 0 {
+			if _, read := s.getAt[string(args[1])]; read {
+				// A GET of this key came first: its MGET goes out before
+				// the SET, or it would read the SET's value.
+				appendMGET(s)
+			}
+		}
 		s.out = appendCommand(s.out, []byte("SET"), args[1], args[2])
 		s.waiting = append(s.waiting, wait{one: sl})
 	case bytes.EqualFold(name, []byte("PING")):
@@ -239,15 +248,7 @@ func (l *loop) newSlot(c *client) *slot {
 // already appended, in one write.
 func (l *loop) flushShard(s *shard) error {
 	if len(s.getKeys) > 0 {
-		s.out = append(s.out, '*')
-		s.out = strconv.AppendInt(s.out, int64(len(s.getKeys)+1), 10)
-		s.out = append(s.out, "\r\n$4\r\nMGET\r\n"...)
-		for _, k := range s.getKeys {
-			s.out = appendBulk(s.out, []byte(k))
-		}
-		s.waiting = append(s.waiting, wait{mget: true, keys: s.getFor})
-		s.getKeys, s.getFor = nil, nil
-		clear(s.getAt)
+		appendMGET(s)
 	}
 	for len(s.out) > 0 {
 		n, err := syscall.Write(s.fd, s.out)
@@ -261,6 +262,20 @@ func (l *loop) flushShard(s *shard) error {
 	}
 	s.out = s.out[:0]
 	return nil
+}
+
+// appendMGET appends the GETs gathered for s as one MGET to what s is sent,
+// and starts a new gathering.
+func appendMGET(s *shard) {
+	s.out = append(s.out, '*')
+	s.out = strconv.AppendInt(s.out, int64(len(s.getKeys)+1), 10)
+	s.out = append(s.out, "\r\n$4\r\nMGET\r\n"...)
+	for _, k := range s.getKeys {
+		s.out = appendBulk(s.out, []byte(k))
+	}
+	s.waiting = append(s.waiting, wait{mget: true, keys: s.getFor})
+	s.getKeys, s.getFor = nil, nil
+	clear(s.getAt)
 }
 
 // readShard reads the shard's replies and fills the slots they answer.

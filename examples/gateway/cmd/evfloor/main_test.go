@@ -37,9 +37,44 @@ func TestMain(m *testing.M) {
 // back in order, each key on the shard shardOf names; a missing key reads as
 // null, a key read twice in one pass is asked once and answered twice.
 func TestForwarding(t *testing.T) {
+	addr, shards := startFloor(t)
+	var k [2]string // a key on each shard
+	for i := 0; k[0] == "" || k[1] == ""; i++ {
+		key := fmt.Sprint("key", i)
+		k[shardOf([]byte(key), 2)] = key
+	}
+	req := commands(
+		[]string{"SET", k[0], "v0"}, []string{"SET", k[1], "v1"},
+		[]string{"GET", k[0]}, []string{"GET", k[1]}, []string{"GET", "missing"}, []string{"GET", k[0]}, []string{"PING"},
+	)
+	got := roundTrip(t, addr, req, 7)
+	assert.Equal(t, []string{"+OK\r\n", "+OK\r\n", "$2\r\nv0\r\n", "$2\r\nv1\r\n", "$-1\r\n", "$2\r\nv0\r\n", "+PONG\r\n"}, got)
+
+	for i, s := range shards { // each key is on its own shard
+		get := appendCommand(nil, []byte("GET"), []byte(k[i]))
+		assert.Equal(t, []string{fmt.Sprintf("$2\r\nv%d\r\n", i)}, roundTrip(t, s, get, 1))
+	}
+}
+
+// TestReadBeforeWrite: a GET pipelined before a SET of its key reads the
+// value from before the SET, as on Redis, though both arrive in one pass and
+// the pass's GETs go out as one MGET; a GET after the SET reads its value.
+func TestReadBeforeWrite(t *testing.T) {
+	addr, _ := startFloor(t)
+	req := commands(
+		[]string{"GET", "k"}, []string{"SET", "k", "v1"}, []string{"GET", "k"},
+		[]string{"SET", "k", "v2"}, []string{"GET", "other"}, []string{"GET", "k"},
+	)
+	got := roundTrip(t, addr, req, 6)
+	assert.Equal(t, []string{"$-1\r\n", "+OK\r\n", "$2\r\nv1\r\n", "+OK\r\n", "$-1\r\n", "$2\r\nv2\r\n"}, got)
+}
+
+// startFloor starts two Redis shards and the proxy (the test binary again,
+// see TestMain) in front of them, and returns their addresses.
+func startFloor(t *testing.T) (addr string, shards []string) {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
-	var shards []string
 	for range 2 {
 		port := freePort(t)
 		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
@@ -50,36 +85,27 @@ func TestForwarding(t *testing.T) {
 	for _, s := range shards {
 		waitPing(t, s)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	addr = "127.0.0.1:" + strconv.Itoa(freePort(t))
 	srv := exec.Command(os.Args[0], "-test.run=^$")
 	srv.Env = append(os.Environ(), "EVFLOOR_SERVE="+addr+" "+strings.Join(shards, ","))
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
 	waitPing(t, addr)
+	return addr, shards
+}
 
-	var k [2]string // a key on each shard
-	for i := 0; k[0] == "" || k[1] == ""; i++ {
-		key := fmt.Sprint("key", i)
-		k[shardOf([]byte(key), 2)] = key
-	}
+// commands encodes each list of arguments as a RESP command, in one buffer
+// (sent in one write, the proxy reads them in one pass).
+func commands(cmds ...[]string) []byte {
 	var req []byte
-	for _, args := range [][]string{
-		{"SET", k[0], "v0"}, {"SET", k[1], "v1"},
-		{"GET", k[0]}, {"GET", k[1]}, {"GET", "missing"}, {"GET", k[0]}, {"PING"},
-	} {
+	for _, args := range cmds {
 		var bs [][]byte
 		for _, a := range args {
 			bs = append(bs, []byte(a))
 		}
 		req = appendCommand(req, bs...)
 	}
-	got := roundTrip(t, addr, req, 7)
-	assert.Equal(t, []string{"+OK\r\n", "+OK\r\n", "$2\r\nv0\r\n", "$2\r\nv1\r\n", "$-1\r\n", "$2\r\nv0\r\n", "+PONG\r\n"}, got)
-
-	for i, s := range shards { // each key is on its own shard
-		get := appendCommand(nil, []byte("GET"), []byte(k[i]))
-		assert.Equal(t, []string{fmt.Sprintf("$2\r\nv%d\r\n", i)}, roundTrip(t, s, get, 1))
-	}
+	return req
 }
 
 // roundTrip sends req to addr and reads n replies.
