@@ -21,11 +21,22 @@ work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-free_port() { local p; while :; do p=$((20000 + RANDOM % (lo - 20000))); (echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }; done; }
+taken=" "
+pick_port() { # sets $1 to a loopback port that nobody listens on and no earlier pick took
+	local cand
+	while :; do
+		cand=$((20000 + RANDOM % (lo - 20000)))
+		case $taken in *" $cand "*) continue ;; esac
+		(echo >/dev/tcp/127.0.0.1/$cand) 2>/dev/null && continue
+		taken="$taken$cand "
+		printf -v "$1" %s "$cand"
+		return
+	done
+}
 wait_port() { for _ in $(seq 400); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
 args=()
 if [ "$mode" = redis ]; then
-	r1=$(free_port); r2=$(free_port)
+	pick_port r1; pick_port r2
 	for p in $r1 $r2; do
 		redis-server --port $p --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >/dev/null 2>&1 &
 		pids+=($!)
@@ -36,7 +47,7 @@ fi
 echo "{\"target_cpu\": 1.0, \"max_limit\": 100000${GWCONF:+, $GWCONF}}" >"$work/gw.json"
 ports=(); gpids=()
 for b in "${bins[@]}"; do
-	p=$(free_port)
+	pick_port p
 	"$b" -config "$work/gw.json" -addr 127.0.0.1:$p -http - "${args[@]}" 2>"$work/gw-$p.log" &
 	gpids+=($!); pids+=($!); ports+=($p)
 	wait_port $p

@@ -46,20 +46,27 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-free_port() { # a loopback port nobody listens on, below the ephemeral range
-	local p lo
-	lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+taken=" "
+pick_port() { # sets $1 to a loopback port below the ephemeral range that nobody
+	# listens on and no earlier pick took: the processes start in the
+	# background, so a port picked before can still be free to connect to
+	local cand
 	while :; do
-		p=$((20000 + RANDOM % (lo - 20000)))
-		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }
+		cand=$((20000 + RANDOM % (lo - 20000)))
+		case $taken in *" $cand "*) continue ;; esac
+		(echo >/dev/tcp/127.0.0.1/$cand) 2>/dev/null && continue
+		taken="$taken$cand "
+		printf -v "$1" %s "$cand"
+		return
 	done
 }
 wait_port() { for _ in $(seq 200); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
 
-r1=$(free_port); r2=$(free_port)
+pick_port r1; pick_port r2
 CACHE=${CACHE:-0}
 r3=; r4=
-if [ "$CACHE" -gt 0 ]; then r3=$(free_port); r4=$(free_port); fi
+if [ "$CACHE" -gt 0 ]; then pick_port r3; pick_port r4; fi
 for p in $r1 $r2 $r3 $r4; do
 	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
 	pids+=($!)
@@ -70,17 +77,17 @@ for p in $r1 $r2 $r3 $r4; do wait_port "$p"; done
 ev=; evpid=
 if [ "${EVFLOOR:-0}" = 1 ]; then
 	(cd examples && go build -o "$work/evfloor" ./gateway/cmd/evfloor)
-	ev=$(free_port)
+	pick_port ev
 	"$work/evfloor" -addr "127.0.0.1:$ev" -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/evfloor.log" &
 	evpid=$!; pids+=($evpid)
 fi
 fl=; flpid=
 if [ "${FLOOR:-0}" = 1 ]; then
-	fl=$(free_port)
+	pick_port fl
 	"$work/respfloor" -addr "127.0.0.1:$fl" 2>"$work/respfloor.log" &
 	flpid=$!; pids+=($flpid)
 fi
-gw=$(free_port)
+pick_port gw
 # Admission is set not to throttle (target CPU 1.0, a limit above the
 # benchmark's 50 x 16 x 10 keys in flight): on 2 shared cores the benchmark
 # saturates the CPU, and the gateway would otherwise shed what twemproxy, which
@@ -93,7 +100,7 @@ gwenv=(env)
 gwpid=$!; pids+=($gwpid)
 gwc=; gwcpid=
 if [ "$CACHE" -gt 0 ]; then
-	gwc=$(free_port)
+	pick_port gwc
 	echo "{\"target_cpu\": 1.0, \"max_limit\": 100000, \"cache_capacity\": $CACHE}" >"$work/gateway-cache.json"
 	"${gwenv[@]}" "$work/gateway" -config "$work/gateway-cache.json" -addr "127.0.0.1:$gwc" -http - -redis "127.0.0.1:$r3,127.0.0.1:$r4" 2>"$work/gateway-cache.log" &
 	gwcpid=$!; pids+=($gwcpid)
@@ -101,12 +108,12 @@ fi
 
 gwf=; gwfpid=
 if [ "${GOREDIS:-0}" = 1 ]; then
-	gwf=$(free_port)
+	pick_port gwf
 	"${gwenv[@]}" "$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gwf" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" -redis-client go-redis 2>"$work/gateway-goredis.log" &
 	gwfpid=$!; pids+=($gwfpid)
 fi
 
-tw=$(free_port)
+pick_port tw
 cat >"$work/nutcracker.yml" <<YML
 pool:
   listen: 127.0.0.1:$tw
@@ -119,7 +126,8 @@ pool:
     - 127.0.0.1:$r1:1
     - 127.0.0.1:$r2:1
 YML
-nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$(free_port)" -o "$work/nutcracker.log" &
+pick_port tws
+nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)
 wait_port "$gw"
 [ -n "$gwc" ] && wait_port "$gwc"
