@@ -54,6 +54,13 @@ for b in "${bins[@]}"; do
 done
 tick=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat; }
+bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
+	# header's column names; nothing if there is no header or no row after it
+	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
+		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
+			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
+		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
+}
 printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # The keys that GET and MGET read exist: a SET pass through each binary (on
@@ -70,15 +77,20 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
 	*) args=(-r 100000 -t $wl) ;;
 	esac
-	line=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>/dev/null | tail -1)
+	out=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")
 	c1=$(cpu_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then
 		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | grep -E '^cmdstat_(get|set|mget|mset)' |
 			sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}')
 	fi
-	rps=$(echo "$line" | awk -F'","' '{print $2}'); p50=$(echo "$line" | awk -F'","' '{print $5}')
-	p99=$(echo "$line" | awk -F'","' '{print $7}')
+	rps=; p50=; p99=
+	read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)"
+	if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
+		printf '%-16s %-4s %-4s %-3s failed: %s\n' "$(basename "${bins[$i]}")" $wl $c $P \
+			"$(grep -m1 -i error "$work/bench.err" || echo "no CSV row with rps, p50 and p99 in ms")"
+		continue
+	fi
 	printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10.2f %12.3f\n' "$(basename "${bins[$i]}")" $wl $c $P "$rps" "$p50" "$p99" \
 		"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')" "$(echo "$calls $N" | awk '{print $1/$2}')"
 done; done; done; done

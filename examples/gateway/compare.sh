@@ -141,6 +141,13 @@ for p in $gwpid $twpid $gwcpid $gwfpid; do
 done
 
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
+	# header's column names; nothing if there is no header or no row after it
+	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
+		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
+			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
+		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
+}
 backend_calls() { # data commands executed on the given shards since the last reset
 	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
@@ -178,19 +185,15 @@ for P in 1 16; do
 			fi
 			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(cpu_ticks "$pid")
-			line=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" | tail -1 || true)
+			out=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
 			c1=$(cpu_ticks "$pid")
 			calls=$(backend_calls $shards)
-			# "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-			if ! echo "$line" | grep -q '^"[a-zA-Z]'; then line=; fi
-			case $line in '"test"'*) line= ;; esac
-			if [ -z "$line" ]; then # redis-benchmark stops at the first error reply
-				printf '%-10s %-10s %-3s failed: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo unknown)"
+			rps=; p50=; p99=
+			read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true
+			if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
+				printf '%-10s %-10s %-3s failed: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo "no CSV row with rps, p50 and p99 in ms")"
 				continue
 			fi
-			rps=$(echo "$line" | awk -F'","' '{print $2}')
-			p50=$(echo "$line" | awk -F'","' '{print $5}')
-			p99=$(echo "$line" | awk -F'","' '{print $7}')
 			printf '%-10s %-10s %-3s %12s %8s %8s %14.3f %14.2f\n' "$proxy" "$wl" "$P" "$rps" "$p50" "$p99" \
 				"$(echo "$calls $N" | awk '{print $1/$2}')" \
 				"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
