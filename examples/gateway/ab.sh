@@ -76,7 +76,7 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	c0=$(cpu_ticks $pid)
 	case $wl in
 	mget) args=(-r 100000 mget $keys) ;;
-	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
+	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
 	*) args=(-r 100000 -t $wl) ;;
 	esac
 	out=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")

@@ -2,7 +2,9 @@
 # Gateway vs twemproxy (nutcracker), same machine, same run: starts 2 redis-server
 # shards, the gateway (Redis backend) and twemproxy (ketama, redis: true) in front
 # of them, and runs redis-benchmark with 50 clients, 64-byte values, 100k keys:
-# SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16.
+# SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16. No row
+# sets the hot key: every proxy answers its GETs null (respfloor, which answers
+# every GET with a value, sends its 64 bytes).
 # For each row it reports ops/s, p50/p99 (ms), backend commands executed per
 # client request (INFO commandstats on the shards) and proxy CPU per op.
 #
@@ -174,7 +176,7 @@ for P in 1 16; do
 			case $wl in
 			set) args=(-t set -r 100000) ;;
 			get) args=(-t get -r 100000) ;;
-			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__"
+			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
 			mget10) args=(-r 100000 mget $keys) ;;
 			esac
 			if [ "$proxy" = gw+cache ] && [ "${CACHE_WARM:-0}" = 1 ] && { [ "$wl" = get ] || [ "$wl" = mget10 ]; }; then
