@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -306,12 +307,15 @@ func plainReply(mget, write bool, n int, res func(i int) *opResult) any {
 
 // mgetReply is MGET's reply from the results of its n keys (res(i) for key i):
 // the values, null for a missing key, or the first error for the whole command
-// (Redis has no per-key MGET error).
+// (Redis has no per-key MGET error). A key of another type is null, as
+// Redis's MGET reads it: its op went to the shard as a GET, which answered
+// WRONGTYPE, when the batch mixed it with writes.
 func mgetReply(n int, res func(i int) *opResult) any {
 	out := make(bulks, n)
 	for i := range out {
 		r := res(i)
 		switch {
+		case r.err != nil && isWrongType(r.err):
 		case r.err != nil:
 			return errReply(r.err)
 		case r.found:
@@ -320,6 +324,10 @@ func mgetReply(n int, res func(i int) *opResult) any {
 	}
 	return out
 }
+
+// isWrongType reports whether err is Redis's WRONGTYPE reply (a key of
+// another type than the command reads).
+func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGTYPE ") }
 
 // shardKey is a key and the shard it lives on.
 type shardKey struct {
