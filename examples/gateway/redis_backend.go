@@ -15,7 +15,9 @@ import (
 // gateway: the backend sees gateways x Pool connections per shard (the
 // article's connection asymmetry). A batch of GETs is one MGET (on a replica
 // when the shard has any), a batch of plain SETs one MSET; a mixed batch is
-// one pipeline. The data path's client is rueidis or go-redis (dataClient);
+// one pipeline. MGET reads a key of another type as missing where GET
+// answers WRONGTYPE, so a GET of such a key answers null or WRONGTYPE by
+// the batch it shares. The data path's client is rueidis or go-redis (dataClient);
 // transactions and the caching tier's feed use go-redis (shards).
 type redisBackend struct {
 	shards       []*redis.Client // go-redis on each primary: transactions, the feed, admin

@@ -36,5 +36,17 @@ func TestMGetOfOtherTypeInMixedBatch(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []any{"v", nil}, vals)
 
+		// A GET of that key answers WRONGTYPE as in Redis when its batch
+		// mixes it with a write, and null when the batch holds only GETs
+		// (one MGET): the difference the README documents.
+		var get *redis.StringCmd
+		_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			get = p.Get(ctx, "l")
+			p.Set(ctx, "w", "2", 0)
+			return nil
+		})
+		require.ErrorContains(t, err, "WRONGTYPE")
+		require.ErrorContains(t, get.Err(), "WRONGTYPE")
+		require.ErrorIs(t, c.Get(ctx, "l").Err(), redis.Nil)
 	})
 }
