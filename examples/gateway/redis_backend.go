@@ -92,6 +92,7 @@ func newShardClient(a string, pool int) *redis.Client {
 		MinIdleConns:     0,
 		MaxRetries:       -1,                     // a batch fails fast; the client decides to retry
 		DialTimeout:      500 * time.Millisecond, // a shard that is down fails its keys promptly
+		DialerRetries:    1,                      // after one dial timeout: go-redis's 5 attempts 100 ms apart took 2.9 s
 		ReadTimeout:      2 * time.Second,
 		WriteTimeout:     2 * time.Second,
 		PoolTimeout:      2 * time.Second,
