@@ -99,6 +99,9 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 		BlockingPipeline: math.MaxInt,
 		BlockingPoolSize: 1, // for blocking commands, which the data path does not send
 		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond},
+		// A connection that received nothing for Dialer.KeepAlive (rueidis's
+		// default, 1 s) sends a PING and fails when it goes ConnWriteTimeout
+		// unanswered: a stalled batch fails within 3 s.
 		ConnWriteTimeout: 2 * time.Second,
 		ClientName:       "tierkit-gateway",
 	})
