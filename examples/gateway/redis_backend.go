@@ -12,8 +12,10 @@ import (
 
 // redisBackend sends each shard's batches to one redis-server over a small
 // bounded number of connections, whatever the number of clients of the
-// gateway: the backend sees gateways x Pool connections per shard (the
-// article's connection asymmetry). A batch of GETs is one MGET (on a replica
+// gateway: the backend sees gateways x Pool data connections per shard (the
+// article's connection asymmetry), plus, with rueidis, the go-redis pool of
+// transactions and the caching tier's markers, opened only when used, and
+// the tier's subscriber. A batch of GETs is one MGET (on a replica
 // when the shard has any), a batch of plain SETs one MSET; a mixed batch is
 // one pipeline. MGET reads a key of another type as missing where GET
 // answers WRONGTYPE, so a GET of such a key answers null or WRONGTYPE by
