@@ -20,8 +20,10 @@ import (
 //   - chaos.delay_us: latency added to each backend call (a batch), as on a
 //     host whose path to the store got slow; it costs no CPU.
 //
-// Both default to 0 (off). They wrap the backend, so they apply to every
-// command that reaches the store (cache hits of the caching tier skip them).
+// Both default to 0 (off). They wrap the backend's Do, so they apply to the
+// batches of data commands that reach the store; cache hits of the caching
+// tier skip them, and so do transactions (WATCH, the reads inside MULTI,
+// EXEC), KVSCAN and the caching tier's feed, which reach the store past Do.
 const (
 	chaosMaxBurn  = 10 * time.Millisecond
 	chaosMaxDelay = time.Second
