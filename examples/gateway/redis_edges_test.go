@@ -74,8 +74,8 @@ func TestFillInMixedBatchExpires(t *testing.T) {
 
 // A replica that answers an error to every read (here MASTERDOWN: its link to
 // its master is down and it must not serve stale data; LOADING after a
-// resync is the same) fails every read batch routed to it, and marks the
-// whole shard down, though the primary answers: no fall back to the primary.
+// resync is the same) must not fail the read batches routed to it, nor mark
+// the shard down, while the primary answers: they are read on the primary.
 func TestReplicaErrorFallsBackToPrimary(t *testing.T) {
 	eachClient(t, func(t *testing.T, kind string) {
 		primary := startRedis(t)
@@ -97,6 +97,7 @@ func TestReplicaErrorFallsBackToPrimary(t *testing.T) {
 		v, err := c.Get(ctx, "rk").Result()
 		require.NoError(t, err, "the primary holds the key and answers")
 		require.Equal(t, "v", v)
+		assert.False(t, in.gw.health[0].down.Load(), "the shard is not marked down")
 	})
 }
 
