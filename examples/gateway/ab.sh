@@ -20,20 +20,7 @@ bins=("$@")
 work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-taken=" "
-pick_port() { # sets $1 to a loopback port that nobody listens on and no earlier pick took
-	local cand
-	while :; do
-		cand=$((20000 + RANDOM % (lo - 20000)))
-		case $taken in *" $cand "*) continue ;; esac
-		(echo >/dev/tcp/127.0.0.1/$cand) 2>/dev/null && continue
-		taken="$taken$cand "
-		printf -v "$1" %s "$cand"
-		return
-	done
-}
-wait_port() { for _ in $(seq 400); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
+source "$(dirname "$0")/ports.sh"
 args=()
 if [ "$mode" = redis ]; then
 	pick_port r1; pick_port r2

@@ -32,13 +32,7 @@ func (l *emfileListener) Accept() (net.Conn, error) {
 // accepting once connections close. Serve returned the error, and run shut
 // the whole gateway down on it.
 func TestServeSurvivesEMFILE(t *testing.T) {
-	cfg, err := Config{}.withDefaults()
-	require.NoError(t, err)
-	backend, err := newMemkvBackend(1)
-	require.NoError(t, err)
-	g, err := newGateway(cfg, backend, nil)
-	require.NoError(t, err)
-	srv := newServer(g, cfg)
+	srv := memkvServer(t, Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	served := make(chan error, 1)

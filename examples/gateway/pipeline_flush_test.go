@@ -47,13 +47,7 @@ func (c *writeSizeConn) Write(p []byte) (int, error) {
 // buffered all of their replies, whatever max_pipeline, and a client that
 // does not read got nothing, so write_timeout never cut it short meanwhile.
 func TestPipelineChunksAreFlushed(t *testing.T) {
-	cfg, err := Config{Limits: Limits{MaxPipeline: 2}}.withDefaults()
-	require.NoError(t, err)
-	backend, err := newMemkvBackend(1)
-	require.NoError(t, err)
-	g, err := newGateway(cfg, backend, nil)
-	require.NoError(t, err)
-	srv := newServer(g, cfg)
+	srv := memkvServer(t, Config{Limits: Limits{MaxPipeline: 2}})
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ln := &writeSizeListener{Listener: inner}

@@ -15,13 +15,7 @@ import (
 // as after Shutdown, and close the listener it was given, which nobody else
 // closes.
 func TestServeAfterShutdown(t *testing.T) {
-	cfg, err := Config{}.withDefaults()
-	require.NoError(t, err)
-	backend, err := newMemkvBackend(1)
-	require.NoError(t, err)
-	g, err := newGateway(cfg, backend, nil)
-	require.NoError(t, err)
-	srv := newServer(g, cfg)
+	srv := memkvServer(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, srv.Shutdown(ctx))
@@ -39,13 +33,7 @@ func TestServeAfterShutdown(t *testing.T) {
 // Shutdown, or two callers at once) returns the first one's result. It
 // closed the Gateway again and panicked on the workers' closed channel.
 func TestShutdownTwice(t *testing.T) {
-	cfg, err := Config{}.withDefaults()
-	require.NoError(t, err)
-	backend, err := newMemkvBackend(1)
-	require.NoError(t, err)
-	g, err := newGateway(cfg, backend, nil)
-	require.NoError(t, err)
-	srv := newServer(g, cfg)
+	srv := memkvServer(t, Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	served := make(chan error, 1)
@@ -67,4 +55,17 @@ func TestShutdownTwice(t *testing.T) {
 	require.NoError(t, <-errs)
 	require.NoError(t, srv.Shutdown(ctx), "a third, after both returned")
 	require.NoError(t, <-served)
+}
+
+// memkvServer returns a Server, not serving yet, in front of a gateway on one
+// memkv shard, configured by cfg and its defaults.
+func memkvServer(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	cfg, err := cfg.withDefaults()
+	require.NoError(t, err)
+	backend, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	g, err := newGateway(cfg, backend, nil)
+	require.NoError(t, err)
+	return newServer(g, cfg)
 }
