@@ -265,6 +265,7 @@ func (c *Cache[K, V]) takeEvictedLocked(victims []*node[K]) []*node[K] {
 	clear(c.pol.evicted)
 	c.pol.evicted = c.pol.evicted[:0]
 	for _, n := range victims {
+		c.shards[n.hash&(numShards-1)].unlinking.Add(1) // before the mark: see shard.unlinking
 		n.dead.Store(true)
 	}
 	c.stats.evictions.Add(uint64(len(victims)))
@@ -283,6 +284,7 @@ func (c *Cache[K, V]) unlink(victims []*node[K]) {
 		if e := s.ix.entryOf(n); e != nil {
 			s.ix.remove(e)
 		}
+		s.unlinking.Add(-1)
 		s.mu.Unlock()
 	}
 }

@@ -116,6 +116,14 @@ type shard[K comparable, V any] struct {
 	// records is len(fills), written under mu and read without it by
 	// invalidate's fast path (see there).
 	records atomic.Int32
+	// unlinking counts the shard's nodes an eviction marked dead whose
+	// entries unlink has not yet taken out of the index: incremented under
+	// the policy lock before the mark, decremented under mu after the
+	// removal. While it is 0 no entry in the index has an evicted node, so a
+	// store under mu skips loading the node (storeLocked): a line that the
+	// policy's replays write on the other core, and the largest single cost
+	// of an update after the index lookup.
+	unlinking atomic.Int32
 	// sweepAt is the number of fill records at which the next sweep runs
 	// (at least sweepFills), and sweeps counts the sweeps; both protected by
 	// mu.
@@ -359,7 +367,7 @@ func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }
 // drains or evicts.
 func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (n *node[K], added bool) {
 	if old := s.ix.get(key, h); old != nil {
-		if !old.p.dead.Load() {
+		if !s.evictedLocked(old) {
 			// A concurrent eviction may be removing this entry; then the store
 			// is lost as if evicted right after, which a cache may always do.
 			c.update(s, old, it)
@@ -370,6 +378,14 @@ func (c *Cache[K, V]) storeLocked(s *shard[K, V], key K, h uint64, it item[V]) (
 	n = &node[K]{key: key, hash: h}
 	s.ix.put(c.newEntry(key, h, n, it))
 	return n, true
+}
+
+// evictedLocked reports whether e's node was evicted and e awaits its
+// unlink. The caller holds s.mu; e is in s's index, and an entry whose node
+// an invalidation marked dead is never there (dropLocked removes it under
+// s.mu).
+func (s *shard[K, V]) evictedLocked(e *entry[K, V]) bool {
+	return s.unlinking.Load() != 0 && e.p.dead.Load()
 }
 
 // settle tells the policy about a store, outside the shard lock: an update in

@@ -118,7 +118,7 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	if e == nil || version != 0 && e.version >= version {
 		return
 	}
-	if e.p.dead.Load() {
+	if s.evictedLocked(e) {
 		// Evicted, its unlink not done yet: the key is no longer cached, and
 		// stays uncached. Counting a refill of it would count an entry the
 		// eviction removes anyway, and leaving it would serve the value

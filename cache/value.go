@@ -75,15 +75,22 @@ func (c *Cache[K, V]) newEntry(key K, h uint64, p *node[K], it item[V]) *entry[K
 // update stores it as the value of e, which is in s's index. The caller holds
 // s.mu.
 func (c *Cache[K, V]) update(s *shard[K, V], e *entry[K, V], it item[V]) {
-	if c.word && it.freshAt >= e.freshAt.Load() {
-		// In place only when the time does not go back: a reader may pair
-		// the old time with the new value, which must not make the value
-		// look fresher than it is (a refill stores time 0, a slow fill an
-		// older start). Otherwise a new entry, as for other values.
-		e.bits.Store(toBits(it.val)) // value before time: see above
-		e.freshAt.Store(it.freshAt)
-		e.version = it.version
-		return
+	if c.word {
+		// freshAt changes only under s.mu: at is current.
+		if at := e.freshAt.Load(); it.freshAt >= at {
+			// In place only when the time does not go back: a reader may pair
+			// the old time with the new value, which must not make the value
+			// look fresher than it is (a refill stores time 0, a slow fill an
+			// older start). Otherwise a new entry, as for other values.
+			e.bits.Store(toBits(it.val)) // value before time: see above
+			if it.freshAt != at {
+				// Without a bound both are 0, and an atomic store is a
+				// locked instruction on amd64 where a load is a plain one.
+				e.freshAt.Store(it.freshAt)
+			}
+			e.version = it.version
+			return
+		}
 	}
 	s.ix.replace(e, c.newEntry(e.key, e.hash, e.p, it))
 }
