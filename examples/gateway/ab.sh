@@ -20,7 +20,7 @@ bins=("$@")
 work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-source "$(dirname "$0")/ports.sh"
+source "$(dirname "$0")/harness.sh"
 args=()
 if [ "$mode" = redis ]; then
 	pick_port r1; pick_port r2
@@ -40,14 +40,6 @@ for b in "${bins[@]}"; do
 	wait_port $p
 done
 tick=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14+$15}' /proc/$1/stat; }
-bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
-	# header's column names; nothing if there is no header or no row after it
-	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
-		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
-			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
-		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
-}
 printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # Most keys that GET and MGET read exist (about 86%: 200,000 random SETs over
@@ -60,14 +52,14 @@ done
 for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins[@]}"; do
 	port=${ports[$i]}; pid=${gpids[$i]}
 	[ "$mode" = redis ] && for rp in $r1 $r2; do redis-cli -p $rp config resetstat >/dev/null; done
-	c0=$(cpu_ticks $pid)
+	c0=$(settled_ticks $pid)
 	case $wl in
 	mget) args=(-r 100000 mget $keys) ;;
 	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
 	*) args=(-r 100000 -t $wl) ;;
 	esac
 	out=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")
-	c1=$(cpu_ticks $pid)
+	c1=$(settled_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then
 		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' |

@@ -49,7 +49,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-source examples/gateway/ports.sh
+source examples/gateway/harness.sh
 
 pick_port r1; pick_port r2
 CACHE=${CACHE:-0}
@@ -127,14 +127,6 @@ for p in $gwpid $twpid $gwcpid $gwfpid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
-cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
-	# header's column names; nothing if there is no header or no row after it
-	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
-		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
-			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
-		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
-}
 backend_calls() { # data commands executed on the given shards since the last reset
 	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
@@ -171,9 +163,9 @@ for P in 1 16; do
 				redis-benchmark -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>&1 || true
 			fi
 			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
-			c0=$(cpu_ticks "$pid")
+			c0=$(settled_ticks "$pid")
 			out=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
-			c1=$(cpu_ticks "$pid")
+			c1=$(settled_ticks "$pid")
 			calls=$(backend_calls $shards)
 			rps=; p50=; p99=
 			read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true

@@ -1,0 +1,42 @@
+# Shared by compare.sh and ab.sh (sourced, not run): loopback ports, a
+# process's CPU time, redis-benchmark's CSV.
+
+lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+taken=" "
+pick_port() { # sets $1 to a loopback port below the ephemeral range that nobody
+	# listens on and no earlier pick took: the processes start in the
+	# background, so a port picked before can still be free to connect to
+	local cand
+	while :; do
+		cand=$((20000 + RANDOM % (lo - 20000)))
+		case $taken in *" $cand "*) continue ;; esac
+		(echo >/dev/tcp/127.0.0.1/$cand) 2>/dev/null && continue
+		taken="$taken$cand "
+		printf -v "$1" %s "$cand"
+		return
+	done
+}
+# wait_port waits up to 20 s for a server to answer PING on port $1.
+wait_port() { for _ in $(seq 400); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in 0.2 s,
+	# for at most 3 s): work a row causes after its last reply, such as the
+	# cache tier applying the change feed of a SET row, counts in that row
+	# rather than in whichever row of that process runs next
+	local prev cur
+	prev=$(cpu_ticks "$1")
+	for _ in $(seq 15); do
+		sleep 0.2
+		cur=$(cpu_ticks "$1")
+		[ $((cur - prev)) -le 1 ] && break
+		prev=$cur
+	done
+	echo "$cur"
+}
+bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
+	# header's column names; nothing if there is no header or no row after it
+	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
+		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
+			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
+		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
+}
