@@ -9,13 +9,17 @@
 // [Begin] starts a [Tx] at the engine's current version. [Tx.Get] and
 // [Tx.GetRange] (begin, end, limit, reverse) see the transaction's own writes
 // merged with the engine's snapshot (read-your-writes); [Tx.Put],
-// [Tx.Delete] and [Tx.DeleteRange] are buffered. [Tx.Snapshot] reads without
-// recording conflicts; [Tx.AddReadConflictRange] and
-// [Tx.AddWriteConflictRange] add conflicts explicitly. Savepoints nest
-// ([Tx.Savepoint], [Tx.RollbackTo], [Tx.Release]). [Tx.Commit] sends one
-// [CommitRequest] and returns the commit version or a typed error:
-// *[ConflictError] naming the conflicting keys and ranges, [ErrTooOld],
-// [ErrTooLarge], [ErrCommitUnknown], [ErrTransient].
+// [Tx.Delete] and [Tx.DeleteRange] are buffered. A Put or Delete with a key
+// longer than [MaxKeySize] or a value longer than [MaxValueSize] (2 GiB - 1
+// bytes), or of a new key past [MaxWrites], is refused with an error
+// wrapping [ErrTooLarge] that gives the sizes; the transaction stays as it
+// was. [Tx.Snapshot] reads without recording conflicts;
+// [Tx.AddReadConflictRange] and [Tx.AddWriteConflictRange] add conflicts
+// explicitly. Savepoints nest ([Tx.Savepoint], [Tx.RollbackTo],
+// [Tx.Release]). [Tx.Commit] sends one [CommitRequest] and returns the
+// commit version or a typed error: *[ConflictError] naming the conflicting
+// keys and ranges, [ErrTooOld], [ErrTooLarge], [ErrCommitUnknown],
+// [ErrTransient].
 //
 // Isolation: [Serializable] (default) validates every read, point and range,
 // so write skew and phantoms are caught; [Snapshot] validates writes against

@@ -71,9 +71,10 @@ var (
 	// (the transaction ran too long). Retry the transaction.
 	ErrTooOld = errors.New("txn: transaction too old")
 	// ErrTooLarge: the transaction exceeds its memory budget (after merging
-	// its read ranges; the operation is refused, the transaction stays
-	// usable) or, from Commit, the engine's request limit (the transaction
-	// is over). Split it.
+	// its read ranges) or a write exceeds MaxKeySize, MaxValueSize or
+	// MaxWrites (the operation is refused, the transaction stays usable);
+	// or, from Commit, the engine's request limit (the transaction is
+	// over). Split it.
 	ErrTooLarge = errors.New("txn: transaction too large")
 	// ErrCommitUnknown: the commit may or may not have been applied. Do not
 	// retry blindly: retry with the same idempotency key, or read back.

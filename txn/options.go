@@ -55,7 +55,8 @@ type Options struct {
 	// back, or commit what it holds). There is no separate limit on the
 	// number of writes; the engine may refuse a request too large for it,
 	// and ErrTooLarge from Commit ends the transaction. Zero means 16 MiB;
-	// negative means no limit.
+	// negative means no limit (MaxKeySize, MaxValueSize and MaxWrites still
+	// apply).
 	MemoryBudget int
 	// IdempotencyKey, if non-empty, is sent with the commit: the engine
 	// applies at most one commit with it, which makes retrying a commit of

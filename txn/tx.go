@@ -171,27 +171,38 @@ func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, e
 	return v, ok, nil
 }
 
-// Put buffers key = value. A nil value is stored as empty.
+// Put buffers key = value. A nil value is stored as empty. A key longer than
+// [MaxKeySize], a value longer than [MaxValueSize], a new key past
+// [MaxWrites], or a write over the memory budget is refused with an error
+// wrapping ErrTooLarge; the transaction stays as it was, and usable.
 func (tx *Tx) Put(key, value []byte) error {
 	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	p, err := tx.c.wb.locate(key, value)
+	if err != nil {
 		return err
 	}
 	if err := tx.charge(len(key) + len(value) + entryOverhead); err != nil {
 		return err
 	}
-	tx.c.wb.put(key, value, false)
+	tx.c.wb.put(p, key, value, false)
 	return nil
 }
 
-// Delete buffers the deletion of key.
+// Delete buffers the deletion of key. It is refused as [Tx.Put] is.
 func (tx *Tx) Delete(key []byte) error {
 	if err := tx.checkOp(); err != nil {
+		return err
+	}
+	p, err := tx.c.wb.locate(key, nil)
+	if err != nil {
 		return err
 	}
 	if err := tx.charge(len(key) + entryOverhead); err != nil {
 		return err
 	}
-	tx.c.wb.put(key, nil, true)
+	tx.c.wb.put(p, key, nil, true)
 	return nil
 }
 

@@ -2,8 +2,32 @@ package txn
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"slices"
 )
+
+// Limits of one transaction's writes. The write buffer stores lengths and
+// indices in 32 bits; [Tx.Put] and [Tx.Delete] refuse a write past these
+// limits with an error wrapping [ErrTooLarge] and leave the transaction as it
+// was. They apply whatever the memory budget, which usually refuses such a
+// write first.
+const (
+	// MaxKeySize is the longest key, in bytes, that Put and Delete accept.
+	MaxKeySize = math.MaxInt32
+	// MaxValueSize is the longest value, in bytes, that Put accepts.
+	MaxValueSize = math.MaxInt32
+	// MaxWrites is the most distinct keys a transaction's Puts and Deletes
+	// can hold; writing a key it already holds does not count again.
+	MaxWrites = math.MaxInt32
+)
+
+// limits are the write buffer's limits in force: the exported constants,
+// and the number of arena chunks, which 32-bit chunk indices bound. Tests
+// lower them.
+var limits = struct{ key, value, writes, chunks int }{
+	MaxKeySize, MaxValueSize, MaxWrites, math.MaxInt32,
+}
 
 // writes is a transaction's write buffer: the latest write per key, range
 // clears, and an undo log for savepoints. Keys and values are copied into
@@ -49,10 +73,16 @@ type spMark struct {
 
 func (w *writes) empty() bool { return len(w.ents) == 0 && len(w.clears) == 0 }
 
+// needChunk reports whether n more bytes need a new chunk.
+func (w *writes) needChunk(n int) bool {
+	last := len(w.chunks) - 1
+	return last < 0 || cap(w.chunks[last])-len(w.chunks[last]) < n
+}
+
 // reserve makes room for n bytes in the last chunk and returns its index.
 func (w *writes) reserve(n int) int32 {
 	last := len(w.chunks) - 1
-	if last < 0 || cap(w.chunks[last])-len(w.chunks[last]) < n {
+	if w.needChunk(n) {
 		size := 1 << 10
 		if last >= 0 {
 			size = min(2*cap(w.chunks[last]), 64<<10)
@@ -97,10 +127,43 @@ func (w *writes) lookup(key []byte) (val []byte, del, ok bool) {
 	return nil, false, false
 }
 
-func (w *writes) put(key, val []byte, del bool) {
+// wpos is where a write of a key goes: the key's hash, its entry (-1 if
+// the key holds none) and, for a new entry, its table slot.
+type wpos struct {
+	h    uint64
+	i    int32
+	slot int
+}
+
+// locate returns where a write of key = val (nil val: a deletion) goes, or
+// an error wrapping ErrTooLarge if the buffer cannot take it. It stores
+// nothing, so a refused write leaves the buffer as it was.
+func (w *writes) locate(key, val []byte) (wpos, error) {
+	if len(key) > limits.key {
+		return wpos{}, fmt.Errorf("%w: key of %d bytes, over the limit of %d", ErrTooLarge, len(key), limits.key)
+	}
+	if len(val) > limits.value {
+		return wpos{}, fmt.Errorf("%w: value of %d bytes, over the limit of %d", ErrTooLarge, len(val), limits.value)
+	}
 	h := w.idx.hash(key)
 	i, slot := w.idx.find(w, key, h)
-	if i >= 0 {
+	need := len(val)
+	if i < 0 {
+		if len(w.ents) >= limits.writes {
+			return wpos{}, fmt.Errorf("%w: a new key past the limit of %d written keys", ErrTooLarge, limits.writes)
+		}
+		need += len(key)
+	}
+	if len(w.chunks) >= limits.chunks && w.needChunk(need) {
+		return wpos{}, fmt.Errorf("%w: the write buffer holds its limit of %d chunks", ErrTooLarge, limits.chunks)
+	}
+	return wpos{h: h, i: i, slot: slot}, nil
+}
+
+// put buffers key = val (or its deletion) at p, which locate returned with
+// no change to w since.
+func (w *writes) put(p wpos, key, val []byte, del bool) {
+	if i := p.i; i >= 0 {
 		if len(w.sps) > 0 {
 			w.undo = append(w.undo, undoRec{i: i, prev: w.ents[i], existed: true})
 		}
@@ -113,13 +176,13 @@ func (w *writes) put(key, val []byte, del bool) {
 		return
 	}
 	c := w.reserve(len(key) + len(val))
-	e := entry{kc: c, vc: c, koff: w.add(c, key), klen: int32(len(key)), del: del, hash: h}
+	e := entry{kc: c, vc: c, koff: w.add(c, key), klen: int32(len(key)), del: del, hash: p.h}
 	if !del {
 		e.voff, e.vlen = w.add(c, val), int32(len(val))
 	}
-	i = int32(len(w.ents))
+	i := int32(len(w.ents))
 	w.ents = append(w.ents, e)
-	w.idx.insert(w, i, h, slot)
+	w.idx.insert(w, i, p.h, p.slot)
 	w.sortedOK = false
 	if len(w.sps) > 0 {
 		w.undo = append(w.undo, undoRec{i: i})
