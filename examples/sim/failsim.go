@@ -212,15 +212,25 @@ func (tr *thresholdRouter) step(_ int, w *world, demand, capacity []float64, cpu
 	return out
 }
 
-// epochRouter: the ideal spill from mean demand over capacity, recomputed every 30
-// runs (a slow, epoch-based table) and held in between.
+// epochRouter: the ideal spill from mean demand over capacity, recomputed every
+// epochLen runs (a slow, epoch-based table) and held in between. Epochs start at
+// epochPhase past each half hour, not on it: a2's capacity loss starts and ends on
+// the hour (09:00, 13:00), and an epoch starting on that very minute would see the
+// loss at once, the best case of an epoch table (a 1 in 30 alignment) where a real
+// one, whose phase nothing ties to the failure, reacts after half an epoch on
+// average.
 type epochRouter struct {
 	held []route
 }
 
+const (
+	epochLen   = 30
+	epochPhase = epochLen / 2
+)
+
 func (*epochRouter) name() string { return "epoch table (30 min)" }
 func (er *epochRouter) step(t int, w *world, demand, capacity []float64, _ [][]float64) []route {
-	if t%30 != 0 {
+	if t%epochLen != epochPhase {
 		return er.held
 	}
 	er.held = nil
