@@ -39,15 +39,46 @@ func (s *Server) refuse(c net.Conn, closing bool) {
 	// is closed without the message rather than held open.
 	select {
 	case s.refusing <- struct{}{}:
-		go func() {
-			defer func() { <-s.refusing }()
-			_ = c.SetDeadline(now.Add(time.Second))
-			_, _ = c.Write([]byte(msg))
-			_ = c.Close()
-		}()
 	default:
 		_ = c.Close()
+		return
 	}
+	s.mu.Lock()
+	if s.refusalsCut {
+		// Shutdown no longer waits for refusals: the connection gets
+		// nothing rather than a goroutine that outlives it.
+		s.mu.Unlock()
+		<-s.refusing
+		_ = c.Close()
+		return
+	}
+	s.refusals[c] = struct{}{}
+	s.refusers.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.refusers.Done() // last: the slot is free by then
+		defer func() { <-s.refusing }()
+		_ = c.SetDeadline(now.Add(time.Second))
+		_, _ = c.Write([]byte(msg))
+		_ = c.Close()
+		s.mu.Lock()
+		delete(s.refusals, c)
+		s.mu.Unlock()
+	}()
+}
+
+// cutRefusals ends the refusals still being written (their write fails at
+// once) and waits for their goroutines; refusals that come later close
+// their connection without a message. Shutdown calls it once the
+// connections are done, so a refusal's message has that long to go out.
+func (s *Server) cutRefusals() {
+	s.mu.Lock()
+	s.refusalsCut = true
+	for c := range s.refusals {
+		_ = c.SetDeadline(time.Now())
+	}
+	s.mu.Unlock()
+	s.refusers.Wait()
 }
 
 // logRefusal counts a connection refused at max_conns and logs the count at

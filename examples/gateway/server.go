@@ -28,7 +28,7 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 
-	mu       sync.Mutex // protects conns, closing and read deadlines set by connections
+	mu       sync.Mutex // protects conns, closing, refusals, refusalsCut and read deadlines set by connections
 	conns    map[*session]struct{}
 	closing  bool
 	listener net.Listener
@@ -47,6 +47,13 @@ type Server struct {
 	refusalLogged   time.Time
 	refusedUnlogged int64
 	refusing        chan struct{} // refusals being written, at most maxRefusing
+
+	// The refusals being written, which Shutdown cuts short and waits for
+	// (refuse.go). mu protects refusals and refusalsCut; refusers counts
+	// the goroutines, and no refusal is added once refusalsCut is set.
+	refusals    map[net.Conn]struct{}
+	refusalsCut bool
+	refusers    sync.WaitGroup
 }
 
 // session is one client connection and its state.
@@ -114,7 +121,8 @@ func passwordMatches(want, got string) bool {
 
 // newServer returns the front end of g; it logs to g's logger.
 func newServer(g *Gateway, cfg Config) *Server {
-	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{}, refusing: make(chan struct{}, maxRefusing)}
+	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{},
+		refusing: make(chan struct{}, maxRefusing), refusals: map[net.Conn]struct{}{}}
 }
 
 // Serve accepts connections on ln until Shutdown. It returns nil after
@@ -177,6 +185,9 @@ func (s *Server) Serve(ln net.Listener) error {
 // read (their replies are written), closes the connections, then closes the
 // Gateway, which flushes pending batches: no acknowledged write is lost.
 // If ctx ends first, the remaining connections are closed at once.
+// Refusals (connections over max_conns) whose error is still being written
+// when the connections are done are cut short and closed: Shutdown leaves
+// no refusal goroutine behind.
 // Shutdown may be called again, and concurrently: each call waits for the
 // connections as the first does, and the Gateway is closed once (closing it
 // twice panicked), every call returning the result of that one Close.
@@ -205,6 +216,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		<-done
 	}
+	s.cutRefusals()
 	s.closeOnce.Do(func() { s.closeErr = s.g.Close() })
 	return errors.Join(err, s.closeErr)
 }
