@@ -307,20 +307,13 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	if s.tenant == nil {
 		return respErr("NOAUTH Authentication required.")
 	}
-	for _, c := range s.txs.queued {
-		spec := commands[strings.ToUpper(string(c.Args[0]))]
-		if spec.hasKeys() {
-			if err := s.bindShard(spec.keys(c.Args)); err != nil {
-				return errReply(err)
-			}
-		}
-	}
-	if s.txs.tx == nil { // no keys at all
-		if err := s.bindShard([]string{""}); err != nil {
-			return errReply(err)
-		}
-	}
 	start := time.Now()
+	if err := s.bindQueued(); err != nil {
+		// Refused before it ran (CROSSSLOT), as at admission below: its
+		// commands are answered by EXEC's error and count as failed.
+		s.observeQueued(nil, false, start)
+		return errReply(err)
+	}
 	done, release, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
 	if err != nil {
 		s.observeQueued(nil, false, start)
@@ -371,6 +364,25 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	return out
 }
 
+// bindQueued binds the transaction to the shard of the queued commands'
+// keys (that of the empty key if they have none). It returns errCrossShard
+// if they map to more than one shard, errTxBackend on a backend without
+// transactions.
+func (s *session) bindQueued() error {
+	for _, c := range s.txs.queued {
+		spec := commands[strings.ToUpper(string(c.Args[0]))]
+		if spec.hasKeys() {
+			if err := s.bindShard(spec.keys(c.Args)); err != nil {
+				return err
+			}
+		}
+	}
+	if s.txs.tx == nil { // no keys at all
+		return s.bindShard([]string{""})
+	}
+	return nil
+}
+
 // checkReads makes the commit check the transaction's reads on an engine
 // that validates by key state (Redis) when they may not be one state of the
 // shard. txn commits a transaction without writes or WATCH without the
@@ -387,7 +399,7 @@ func (s *session) checkReads() error {
 }
 
 // observeQueued counts the data commands of the transaction EXEC ran (or
-// refused at admission) as the same commands outside a transaction count:
+// refused: CROSSSLOT, or at admission) as the same commands outside a transaction count:
 // in total_commands_processed, the tenant's requests and the request metrics,
 // each under its own name, with the latency of EXEC (admission to reply:
 // they are answered with it). One whose reply in out is an error, and every

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -80,4 +81,45 @@ func TestExecCommandsObserved(t *testing.T) {
 	}, "{x}a")
 	require.ErrorIs(t, err, redis.TxFailedErr)
 	assert.Equal(t, 1.0, testutil.ToFloat64(getErr)-errs, "GET of an EXEC that did not commit")
+}
+
+// TestExecCrossShardObserved: the data commands of an EXEC refused with
+// CROSSSLOT count as errors in the tenant's requests, the errors,
+// gateway_requests_total and gateway_request_seconds, as those of an EXEC
+// refused at admission do. They were answered (EXEC's error is their reply)
+// but counted nowhere.
+func TestExecCrossShardObserved(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	g := in.gw
+	ctx := context.Background()
+	k1, k2 := "x0", ""
+	for i := 1; k2 == ""; i++ {
+		if k := fmt.Sprint("x", i); g.shard(k) != g.shard(k1) {
+			k2 = k
+		}
+	}
+	conn := client(t, in, nil).Conn()
+	defer conn.Close()
+	require.NoError(t, conn.Ping(ctx).Err())
+	ten := g.tenants["default"]
+	m := g.metrics.requests
+	getErr, setErr := m.WithLabelValues("default", "GET", "error"), m.WithLabelValues("default", "SET", "error")
+	reqs, commands, errs := ten.requests.Load(), g.n.commands.Load(), g.n.errors.Load()
+	gets, sets := testutil.ToFloat64(getErr), testutil.ToFloat64(setErr)
+	getLat, setLat := latencyCount(t, g, "default", "GET"), latencyCount(t, g, "default", "SET")
+
+	_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Get(ctx, k1)
+		p.Set(ctx, k2, "1", 0)
+		return nil
+	})
+	require.ErrorContains(t, err, "CROSSSLOT")
+	assert.Equal(t, uint64(2), ten.requests.Load()-reqs, "the tenant's requests")
+	assert.Equal(t, uint64(2), g.n.errors.Load()-errs, "errors")
+	assert.Equal(t, 1.0, testutil.ToFloat64(getErr)-gets, "GET, gateway_requests_total")
+	assert.Equal(t, 1.0, testutil.ToFloat64(setErr)-sets, "SET, gateway_requests_total")
+	assert.Equal(t, uint64(1), latencyCount(t, g, "default", "GET")-getLat, "GET, gateway_request_seconds")
+	assert.Equal(t, uint64(1), latencyCount(t, g, "default", "SET")-setLat, "SET, gateway_request_seconds")
+	// MULTI and EXEC (connection commands) and the two data commands.
+	assert.Equal(t, uint64(4), g.n.commands.Load()-commands, "total_commands_processed")
 }
