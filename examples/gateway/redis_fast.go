@@ -26,15 +26,21 @@ import (
 // serves once it is up. One dial runs at a time (bounded by the dial
 // timeout), and the batches that waited for a dial that failed fail with its
 // error rather than queue for dials of their own; a batch that arrives after
-// it dials again.
+// it dials again. After close, it dials no more: every batch fails with
+// errShardClosed.
 type fastShard struct {
 	addr    string
 	pool    int
-	mu      sync.Mutex                     // serializes dials; protects failErr
-	c       atomic.Pointer[rueidis.Client] // nil until a dial succeeds
+	mu      sync.Mutex                     // serializes dials; protects failErr and closed
+	c       atomic.Pointer[rueidis.Client] // nil until a dial succeeds, and after close
 	failed  atomic.Uint64                  // failed dials so far
 	failErr error                          // the last one's error
+	closed  bool                           // close ran: no more dials
 }
+
+// errShardClosed fails the batches that reach a fastShard after its close
+// (during a shutdown): a client dialed then would be closed by nobody.
+var errShardClosed = errors.New("client closed")
 
 func newFastShard(addr string, pool int) *fastShard { return &fastShard{addr: addr, pool: pool} }
 
@@ -46,6 +52,9 @@ func (f *fastShard) client() (rueidis.Client, error) {
 	seen := f.failed.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return nil, fmt.Errorf("redis %s: %w", f.addr, errShardClosed)
+	}
 	if c := f.c.Load(); c != nil {
 		return *c, nil
 	}
@@ -62,10 +71,14 @@ func (f *fastShard) client() (rueidis.Client, error) {
 	return c, nil
 }
 
+// close closes the client if one was dialed; later calls of client fail
+// with errShardClosed and dial nothing. A batch that loaded the client
+// before gets rueidis's own error for a closed client.
 func (f *fastShard) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if c := f.c.Load(); c != nil {
+	f.closed = true
+	if c := f.c.Swap(nil); c != nil {
 		(*c).Close()
 	}
 }
