@@ -13,27 +13,41 @@ import (
 	"bytes"
 	"flag"
 	"log"
+	"net"
 
 	"github.com/tidwall/redcon"
 )
 
+// value is what every GET answers: 64 bytes, the size compare.sh's rows use.
+var value = bytes.Repeat([]byte("x"), 64)
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:7399", "listen address (loopback)")
 	flag.Parse()
-	val := bytes.Repeat([]byte("x"), 64)
-	err := redcon.ListenAndServe(*addr, func(conn redcon.Conn, cmd redcon.Command) {
-		switch {
-		case len(cmd.Args) == 0:
-			conn.WriteError("ERR empty command")
-		case bytes.EqualFold(cmd.Args[0], []byte("GET")):
-			conn.WriteBulk(val)
-		case bytes.EqualFold(cmd.Args[0], []byte("PING")):
-			conn.WriteString("PONG")
-		default:
-			conn.WriteString("OK")
-		}
-	}, nil, nil)
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if err := serve(ln); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// serve answers RESP on ln, a goroutine per connection, until ln is closed;
+// it then closes the connections and returns nil.
+func serve(ln net.Listener) error { return redcon.Serve(ln, handle, nil, nil) }
+
+// handle answers one command: GET with value, PING with PONG, anything else
+// with OK (redcon refuses an empty command itself, as a protocol error).
+func handle(conn redcon.Conn, cmd redcon.Command) {
+	switch {
+	case len(cmd.Args) == 0:
+		conn.WriteError("ERR empty command")
+	case bytes.EqualFold(cmd.Args[0], []byte("GET")):
+		conn.WriteBulk(value)
+	case bytes.EqualFold(cmd.Args[0], []byte("PING")):
+		conn.WriteString("PONG")
+	default:
+		conn.WriteString("OK")
 	}
 }
