@@ -26,43 +26,35 @@ const (
 
 // registerKnobs exposes the composed components' runtime tunables and state
 // on a control.Registry, so an operator or an agent can steer the gateway
-// through /control without a restart.
+// through /control without a restart. Every knob is registered even when an
+// earlier one fails; the first error is returned.
 func (g *Gateway) registerKnobs(reg *control.Registry) error {
-	bc := func(f func(c *batchConfig)) error {
-		c := g.batches.Config()
-		f(&c)
-		return g.batches.SetConfig(c)
-	}
-	aimdSet := func(f func()) error {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		old := g.aimdCfg
-		f()
-		if err := g.limiter.SetConfig(g.aimdCfg); err != nil {
-			g.aimdCfg = old
+	errs := g.registerBatcherKnobs(reg)
+	errs = append(errs, g.registerGatewayKnobs(reg)...)
+	errs = append(errs, g.registerAIMDKnobs(reg)...)
+	errs = append(errs, g.registerShedKnobs(reg)...)
+	errs = append(errs, g.registerCacheAndQuotaKnobs(reg)...)
+	errs = append(errs, g.registerChaos(reg)...)
+	errs = append(errs, g.registerStates(reg)...)
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
-		return nil
 	}
-	shedSet := func(f func()) error {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		old := g.shedCfg
-		f()
-		if err := g.shedder.SetConfig(g.shedCfg); err != nil {
-			g.shedCfg = old
-			return err
-		}
-		return nil
-	}
+	return nil
+}
+
+// registerBatcherKnobs adds the batcher's knobs: linger, flush policy, batch
+// size and batches in flight.
+func (g *Gateway) registerBatcherKnobs(reg *control.Registry) []error {
 	bcfg := g.batches.Config()
-	errs := []error{
+	return []error{
 		reg.RegisterDuration(control.DurationKnob{Name: "batcher.linger", Doc: "how long a batch waits for more ops after its first",
 			Min: minLinger, Max: maxLinger, Value: bcfg.Linger,
-			Apply: func(v time.Duration) error { return bc(func(c *batchConfig) { c.Linger = v }) }}),
+			Apply: func(v time.Duration) error { return g.setBatchConfig(func(c *batchConfig) { c.Linger = v }) }}),
 		reg.RegisterBool(control.BoolKnob{Name: "batcher.natural", Doc: "natural batching: send at once when the group has no batch in flight (off: every batch waits out the linger)",
 			Value: bcfg.Policy == batcher.FlushNatural, Apply: func(v bool) error {
-				return bc(func(c *batchConfig) {
+				return g.setBatchConfig(func(c *batchConfig) {
 					c.Policy = batcher.FlushOnLinger
 					if v {
 						c.Policy = batcher.FlushNatural
@@ -70,16 +62,23 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 				})
 			}}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: maxKnobBatch,
-			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return bc(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
+			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return g.setBatchConfig(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once (a shard at most this / shards); beyond, OVERLOADED",
 			Min: 1, Max: maxKnobCount, Value: int64(bcfg.MaxInFlight),
 			Apply: func(v int64) error {
-				if err := bc(func(c *batchConfig) { c.MaxInFlight = int(v) }); err != nil {
+				if err := g.setBatchConfig(func(c *batchConfig) { c.MaxInFlight = int(v) }); err != nil {
 					return err
 				}
 				g.setShardShare(int(v))
 				return nil
 			}}),
+	}
+}
+
+// registerGatewayKnobs adds the gateway's own knobs: read coalescing, the
+// hot-key linger and the request timeout.
+func (g *Gateway) registerGatewayKnobs(reg *control.Registry) []error {
+	return []error{
 		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch",
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "the longest the fetch of a key that many GETs read at once waits for its expected readers (0: off)",
@@ -90,41 +89,82 @@ func (g *Gateway) registerKnobs(reg *control.Registry) error {
 			Apply: func(v time.Duration) error {
 				// Data commands have no request context: the flush timeout
 				// bounds their backend call.
-				if err := bc(func(c *batchConfig) { c.FlushTimeout = v }); err != nil {
+				if err := g.setBatchConfig(func(c *batchConfig) { c.FlushTimeout = v }); err != nil {
 					return err
 				}
 				g.timeout.Store(int64(v))
 				return nil
 			}}),
+	}
+}
+
+// registerAIMDKnobs adds the admission limiter's knobs: its CPU target and
+// its largest limit.
+func (g *Gateway) registerAIMDKnobs(reg *control.Registry) []error {
+	return []error{
 		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: minTargetCPU, Max: 1,
 			Value: g.aimdCfg.Target, MinInterval: time.Second,
-			Apply: func(v float64) error { return aimdSet(func() { g.aimdCfg.Target = v }) }}),
+			Apply: func(v float64) error { return g.setAIMDConfig(func() { g.aimdCfg.Target = v }) }}),
 		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands)", Min: 1, Max: maxKnobCount,
-			Value: int64(g.aimdCfg.Max), Apply: func(v int64) error { return aimdSet(func() { g.aimdCfg.Max = int(v) }) }}),
+			Value: int64(g.aimdCfg.Max), Apply: func(v int64) error { return g.setAIMDConfig(func() { g.aimdCfg.Max = int(v) }) }}),
+	}
+}
+
+// registerShedKnobs adds the shedder's knobs: queue length, queue deadline,
+// shedding on arrival and the order tenants under their share are served in.
+func (g *Gateway) registerShedKnobs(reg *control.Registry) []error {
+	return []error{
 		reg.RegisterInt(control.IntKnob{Name: "shed.max_queue", Doc: "requests queued per tenant x priority before shedding",
 			Min: 1, Max: maxKnobCount, Value: int64(g.shedCfg.MaxQueue),
 			Apply: func(v int64) error {
-				return shedSet(func() { g.shedCfg.MaxQueue, g.shedCfg.MaxQueueCost = int(v), v*16 })
+				return g.setShedConfig(func() { g.shedCfg.MaxQueue, g.shedCfg.MaxQueueCost = int(v), v*16 })
 			}}),
 		reg.RegisterDuration(control.DurationKnob{Name: "shed.queue_deadline", Doc: "longest queue wait before shedding",
 			Min: minQueueDeadline, Max: maxQueueDeadline, Value: g.shedCfg.QueueDeadline,
 			Apply: func(v time.Duration) error {
-				return shedSet(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
+				return g.setShedConfig(func() { g.shedCfg.QueueDeadline, g.shedCfg.StandingDeadline = v, v/4 })
 			}}),
 		reg.RegisterBool(control.BoolKnob{Name: "shed.on_arrival", Doc: "shed a flooding tenant's request on arrival when its standing queue would not drain before the request's deadline (off: it waits and expires)",
 			Value: g.shedCfg.ShedOnArrival,
-			Apply: func(v bool) error { return shedSet(func() { g.shedCfg.ShedOnArrival = v }) }}),
+			Apply: func(v bool) error { return g.setShedConfig(func() { g.shedCfg.ShedOnArrival = v }) }}),
 		reg.RegisterBool(control.BoolKnob{Name: "shed.arrival_order", Doc: "serve tenants under their share in arrival order (off: one quantum per round-robin visit)",
 			Value: g.shedCfg.FreshArrivalOrder,
-			Apply: func(v bool) error { return shedSet(func() { g.shedCfg.FreshArrivalOrder = v }) }}),
+			Apply: func(v bool) error { return g.setShedConfig(func() { g.shedCfg.FreshArrivalOrder = v }) }}),
 	}
-	errs = append(errs, g.registerCacheAndQuotaKnobs(reg)...)
-	errs = append(errs, g.registerChaos(reg)...)
-	errs = append(errs, g.registerStates(reg)...)
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+}
+
+// setBatchConfig applies f to a copy of the batcher's configuration and sets
+// it; the batcher refuses an invalid one and keeps its own.
+func (g *Gateway) setBatchConfig(f func(c *batchConfig)) error {
+	c := g.batches.Config()
+	f(&c)
+	return g.batches.SetConfig(c)
+}
+
+// setAIMDConfig runs f, which changes g.aimdCfg, under g.mu and sets the
+// result on the limiter; if the limiter refuses it, g.aimdCfg is restored.
+func (g *Gateway) setAIMDConfig(f func()) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.aimdCfg
+	f()
+	if err := g.limiter.SetConfig(g.aimdCfg); err != nil {
+		g.aimdCfg = old
+		return err
+	}
+	return nil
+}
+
+// setShedConfig runs f, which changes g.shedCfg, under g.mu and sets the
+// result on the shedder; if the shedder refuses it, g.shedCfg is restored.
+func (g *Gateway) setShedConfig(f func()) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.shedCfg
+	f()
+	if err := g.shedder.SetConfig(g.shedCfg); err != nil {
+		g.shedCfg = old
+		return err
 	}
 	return nil
 }
