@@ -164,75 +164,136 @@ func or[T comparable](v, def T) T {
 	return v
 }
 
-// withDefaults fills zero fields and checks the rest.
+// withDefaults fills zero fields and checks the rest: section by section
+// (tenants, TLS, backend, batching, admission, limits, traces), then the
+// ranges (checkRanges). It returns the first error found.
 func (c Config) withDefaults() (Config, error) {
 	c.Addr = or(c.Addr, "127.0.0.1:6380")
 	c.HTTPAddr = or(c.HTTPAddr, "127.0.0.1:6381")
 	c.ControlHosts = c.controlHosts()
+	if err := c.defaultTenants(); err != nil {
+		return c, err
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return c, errors.New("gateway: tls_cert and tls_key go together")
+	}
+	if err := c.Backend.fillDefaults(); err != nil {
+		return c, err
+	}
+	if err := c.defaultBatching(); err != nil {
+		return c, err
+	}
+	c.defaultAdmission()
+	c.Limits.fillDefaults()
+	if err := c.defaultOTel(); err != nil {
+		return c, err
+	}
+	return c, c.checkRanges()
+}
+
+// defaultTenants fills in the one open tenant when none is configured, checks
+// each tenant and upper-cases its command names. The names are changed in
+// place: Commands shares its backing array with the caller's Config.
+func (c *Config) defaultTenants() error {
 	if len(c.Tenants) == 0 {
 		c.Tenants = []TenantConfig{{Name: "default"}}
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Tenants {
 		if t.Name == "" || seen[t.Name] {
-			return c, fmt.Errorf("gateway: tenant %d: empty or duplicate name %q", i, t.Name)
+			return fmt.Errorf("gateway: tenant %d: empty or duplicate name %q", i, t.Name)
 		}
-		// The name is read back in INFO (tenant_<name>:k=v,...) and in the
-		// quota knobs' names (quota.<name>.rate): a colon or a comma breaks
-		// the INFO line for parsers, and spaces, quotes and control
-		// characters are refused in knob names.
-		if strings.ContainsFunc(t.Name, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune(`:,"`, r) }) {
-			return c, fmt.Errorf("gateway: tenant %d: name %q has a space, a control character, a quote, a colon or a comma", i, t.Name)
+		if err := t.check(i); err != nil {
+			return err
 		}
 		seen[t.Name] = true
-		if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
-			return c, fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
-		}
-		for j, cmd := range t.Commands {
-			// A name the gateway does not know (a misspelling) would
-			// refuse the command meant, with NOPERM at run time.
-			if _, ok := commands[strings.ToUpper(cmd)]; !ok {
-				return c, fmt.Errorf("gateway: tenant %q: commands: unknown command %q", t.Name, cmd)
-			}
-			c.Tenants[i].Commands[j] = strings.ToUpper(cmd)
+		if err := upperCommands(t.Name, t.Commands); err != nil {
+			return err
 		}
 	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		return c, errors.New("gateway: tls_cert and tls_key go together")
+	return nil
+}
+
+// check rejects a tenant (the i-th) whose name has a character that INFO or
+// the knob names cannot carry, or whose priority, weight or quota is out of
+// range.
+func (t TenantConfig) check(i int) error {
+	// The name is read back in INFO (tenant_<name>:k=v,...) and in the
+	// quota knobs' names (quota.<name>.rate): a colon or a comma breaks
+	// the INFO line for parsers, and spaces, quotes and control
+	// characters are refused in knob names.
+	if strings.ContainsFunc(t.Name, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune(`:,"`, r) }) {
+		return fmt.Errorf("gateway: tenant %d: name %q has a space, a control character, a quote, a colon or a comma", i, t.Name)
 	}
-	c.Backend.Kind = or(c.Backend.Kind, "memkv")
-	c.Backend.Shards = or(c.Backend.Shards, 4)
-	c.Backend.Pool = or(c.Backend.Pool, 8)
-	switch c.Backend.Kind {
+	if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
+		return fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
+	}
+	return nil
+}
+
+// upperCommands upper-cases tenant's command names in place and rejects a
+// name the gateway does not know.
+func upperCommands(tenant string, cmds []string) error {
+	for j, cmd := range cmds {
+		// A name the gateway does not know (a misspelling) would
+		// refuse the command meant, with NOPERM at run time.
+		if _, ok := commands[strings.ToUpper(cmd)]; !ok {
+			return fmt.Errorf("gateway: tenant %q: commands: unknown command %q", tenant, cmd)
+		}
+		cmds[j] = strings.ToUpper(cmd)
+	}
+	return nil
+}
+
+// fillDefaults fills the backend's zero fields and checks that its settings
+// fit its kind.
+func (b *BackendConfig) fillDefaults() error {
+	b.Kind = or(b.Kind, "memkv")
+	b.Shards = or(b.Shards, 4)
+	b.Pool = or(b.Pool, 8)
+	switch b.Kind {
 	case "memkv":
 		// Redis settings here are a file that forgot the kind: ignored, the
 		// gateway would serve from process memory what the file meant for
 		// Redis.
-		if len(c.Backend.Redis) > 0 || len(c.Backend.Replicas) > 0 || c.Backend.Client != "" {
-			return c, errors.New(`gateway: backend redis, replicas or client set on the memkv backend: add "kind": "redis" (or use -redis)`)
+		if len(b.Redis) > 0 || len(b.Replicas) > 0 || b.Client != "" {
+			return errors.New(`gateway: backend redis, replicas or client set on the memkv backend: add "kind": "redis" (or use -redis)`)
 		}
+		return nil
 	case "redis":
-		c.Backend.Client = or(c.Backend.Client, "rueidis")
-		if c.Backend.Client != "go-redis" && c.Backend.Client != "rueidis" {
-			return c, fmt.Errorf("gateway: unknown redis client %q (want \"go-redis\" or \"rueidis\")", c.Backend.Client)
-		}
-		if len(c.Backend.Redis) == 0 {
-			return c, errors.New("gateway: backend redis needs at least one address")
-		}
-		if len(c.Backend.Replicas) > len(c.Backend.Redis) {
-			return c, errors.New("gateway: more replica lists than shards")
-		}
-		// An empty address (a trailing comma in -redis) is no shard: its
-		// clients would dial their default address (go-redis: the default
-		// port on this host), a server the configuration never named.
-		if slices.ContainsFunc(append(slices.Concat(c.Backend.Replicas...), c.Backend.Redis...), func(a string) bool {
-			return strings.TrimSpace(a) == ""
-		}) {
-			return c, errors.New("gateway: backend redis or replicas: an empty address")
-		}
+		return b.fillRedisDefaults()
 	default:
-		return c, fmt.Errorf("gateway: unknown backend %q", c.Backend.Kind)
+		return fmt.Errorf("gateway: unknown backend %q", b.Kind)
 	}
+}
+
+// fillRedisDefaults fills the Redis backend's client and checks its
+// addresses.
+func (b *BackendConfig) fillRedisDefaults() error {
+	b.Client = or(b.Client, "rueidis")
+	if b.Client != "go-redis" && b.Client != "rueidis" {
+		return fmt.Errorf("gateway: unknown redis client %q (want \"go-redis\" or \"rueidis\")", b.Client)
+	}
+	if len(b.Redis) == 0 {
+		return errors.New("gateway: backend redis needs at least one address")
+	}
+	if len(b.Replicas) > len(b.Redis) {
+		return errors.New("gateway: more replica lists than shards")
+	}
+	// An empty address (a trailing comma in -redis) is no shard: its
+	// clients would dial their default address (go-redis: the default
+	// port on this host), a server the configuration never named.
+	if slices.ContainsFunc(append(slices.Concat(b.Replicas...), b.Redis...), func(a string) bool {
+		return strings.TrimSpace(a) == ""
+	}) {
+		return errors.New("gateway: backend redis or replicas: an empty address")
+	}
+	return nil
+}
+
+// defaultBatching fills the batching, coalescing and caching settings and
+// checks the batch policy.
+func (c *Config) defaultBatching() error {
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
 	c.HotLinger = or(c.HotLinger, Duration(defaultHotLinger))
 	if c.NoHotLinger {
@@ -240,23 +301,26 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.BatchPolicy = or(c.BatchPolicy, "natural")
 	if c.BatchPolicy != "natural" && c.BatchPolicy != "linger" {
-		return c, fmt.Errorf("gateway: batch_policy %q: want \"natural\" or \"linger\"", c.BatchPolicy)
+		return fmt.Errorf("gateway: batch_policy %q: want \"natural\" or \"linger\"", c.BatchPolicy)
 	}
-	c.OTel = or(c.OTel, "off")
-	if c.OTel != "off" && c.OTel != "stdout" {
-		return c, fmt.Errorf("gateway: otel %q: want \"off\" or \"stdout\"", c.OTel)
-	}
-	c.OTelSample = or(c.OTelSample, 1)
 	c.MaxBatch = or(c.MaxBatch, 128)
 	c.CacheStaleness = or(c.CacheStaleness, Duration(time.Second))
 	c.MaxInFlight = or(c.MaxInFlight, 1024)
 	c.RequestTimeout = or(c.RequestTimeout, Duration(5*time.Second))
+	return nil
+}
+
+// defaultAdmission fills the admission settings (aimd and shed).
+func (c *Config) defaultAdmission() {
 	c.TargetCPU = or(c.TargetCPU, 0.9)
 	c.MinLimit = or(c.MinLimit, 64)
 	c.MaxLimit = or(c.MaxLimit, 4096)
 	c.MaxQueue = or(c.MaxQueue, 1024)
 	c.QueueDeadline = or(c.QueueDeadline, Duration(100*time.Millisecond))
-	l := &c.Limits
+}
+
+// fillDefaults fills the front end's zero limits.
+func (l *Limits) fillDefaults() {
 	l.MaxConns = or(l.MaxConns, 10000)
 	l.MaxArgs = or(l.MaxArgs, 1024)
 	l.MaxRequestBytes = or(l.MaxRequestBytes, 4<<20)
@@ -264,7 +328,16 @@ func (c Config) withDefaults() (Config, error) {
 	l.MaxTxCommands = or(l.MaxTxCommands, 1024)
 	l.IdleTimeout = or(l.IdleTimeout, Duration(5*time.Minute))
 	l.WriteTimeout = or(l.WriteTimeout, Duration(10*time.Second))
-	return c, c.checkRanges()
+}
+
+// defaultOTel fills the trace settings and checks the exporter's name.
+func (c *Config) defaultOTel() error {
+	c.OTel = or(c.OTel, "off")
+	if c.OTel != "off" && c.OTel != "stdout" {
+		return fmt.Errorf("gateway: otel %q: want \"off\" or \"stdout\"", c.OTel)
+	}
+	c.OTelSample = or(c.OTelSample, 1)
+	return nil
 }
 
 // maxMemkvShards bounds the embedded backend's shards: each is a store of its
