@@ -306,10 +306,7 @@ func (s *Server) serveConn(ss *session) {
 // read after a write), so the connection sees its commands in order.
 func (ss *session) execute(cmds []redcon.Command) []any {
 	sp := &ss.pipe
-	clear(sp.replies) // the last chunk's, written by now
-	replies := slices.Grow(sp.replies[:0], len(cmds))[:len(cmds)]
-	sp.replies = replies
-	sp.protos = slices.Grow(sp.protos[:0], len(cmds))[:len(cmds)]
+	replies := sp.reset(len(cmds))
 	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
 		ss.executeOne(cmds, replies)
 		sp.protos[0] = ss.proto
@@ -355,8 +352,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 				flush()
 			}
 		}
-		switch spec.kind {
-		case kindConn:
+		if spec.kind == kindConn {
 			flush()
 			replies[i] = ss.call(spec, name, cmd.Args)
 			sp.protos[i] = ss.proto // HELLO 3 answers in RESP3
@@ -364,21 +360,8 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 				return replies[:i+1]
 			}
 			continue
-		case kindRead:
-			if anyIn(keys, written) || name == "KVSCAN" {
-				flush() // a range read conflicts with any write before it
-			}
-			for _, k := range keys {
-				read[k] = true
-			}
-		case kindWrite:
-			if anyIn(keys, written) || anyIn(keys, read) {
-				flush()
-			}
-			for _, k := range keys {
-				written[k] = true
-			}
 		}
+		orderKeys(spec.kind, name, keys, read, written, flush)
 		run = append(run, job{i, spec, name})
 		cost += c
 		if ss.txs.tx != nil || name == "KVSCAN" {
@@ -389,6 +372,40 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	flush()
 	return replies
+}
+
+// reset sizes the scratch for a chunk of n commands and returns its replies,
+// all nil. The last chunk's replies are cleared: they are written by now.
+func (sp *pipeScratch) reset(n int) []any {
+	clear(sp.replies)
+	sp.replies = slices.Grow(sp.replies[:0], n)[:n]
+	sp.protos = slices.Grow(sp.protos[:0], n)[:n]
+	return sp.replies
+}
+
+// orderKeys keeps a command of kind after the commands of the run that its
+// keys conflict with: it calls flush, which runs the run and empties read and
+// written, when the command reads a key the run writes, writes a key the run
+// reads or writes, or is a range read (KVSCAN) after any write. It then adds
+// the command's keys to read or written. A command of another kind has no
+// keys to order.
+func orderKeys(kind cmdKind, name string, keys []uint64, read, written map[uint64]bool, flush func()) {
+	switch kind {
+	case kindRead:
+		if anyIn(keys, written) || name == "KVSCAN" {
+			flush() // a range read conflicts with any write before it
+		}
+		for _, k := range keys {
+			read[k] = true
+		}
+	case kindWrite:
+		if anyIn(keys, written) || anyIn(keys, read) {
+			flush()
+		}
+		for _, k := range keys {
+			written[k] = true
+		}
+	}
 }
 
 // executeOne runs a chunk of one command, outside a transaction, and writes
