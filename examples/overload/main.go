@@ -52,96 +52,140 @@ func main() {
 // command is the command; it returns the exit code, so that deferred clean-up
 // (the autogroup's niceness) runs on every path.
 func command() int {
-	d := flag.Duration("d", 20*time.Second, "virtual duration of the simulation")
-	plotPath := flag.String("plot", "overload.svg", "plot file (.svg or .png); empty for none")
-	realMode := flag.Bool("real", false, "also run the real mode (goroutines, CPU burn, aimd)")
-	realDur := flag.Duration("rd", 20*time.Second, "real mode: measured duration")
-	warmup := flag.Duration("warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
-	profile := flag.String("cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
-	profileHz := flag.Int("profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
-	mutexProfile := flag.String("mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
-	target := flag.Float64("target", 0.9, "real mode: CPU utilization aimd holds")
-	work := flag.Duration("work", 200*time.Microsecond, "real mode: CPU per request")
-	backend := flag.Duration("backend", 10*time.Millisecond, "real mode: backend wait per request")
-	qd := flag.Duration("qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
-	cores := flag.Float64("cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
-	loop := flag.Bool("loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
-	noisyCost := flag.Int64("noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4)")
-	schedTarget := flag.Duration("sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
-	loopSeed := flag.Uint64("loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
-	tracePath := flag.String("trace", "", "real mode: write one line per control period of the measured run here")
-	burstFlag := flag.String("burst", "", "real mode: inject an outside CPU burst, at:for:procs into the measured run (e.g. 10s:300ms:1: one busy process for 300ms, 10s in)")
-	recoverFlag := flag.Bool("recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
-	niceFlag := flag.Int("nice", 0, "run at this scheduling niceness (-20..19; 0: leave it) so that the machine's other processes take less CPU from the experiment; below the current one needs root (Linux)")
-	rtFlag := flag.Int("rt", 0, "run in the real-time round-robin scheduling policy at this priority (1-99; 0: the normal policy) so that the machine's other processes cannot take CPU from the experiment while it is runnable; needs root (Linux)")
-	atDeadline := flag.Bool("atdeadline", false, "real mode: shed the floods' excess at its queue deadline, not on arrival (shed.Config.ShedOnArrival off)")
-	flag.Parse()
-	if *rtFlag != 0 {
-		if err := setRealtime(*rtFlag); err != nil {
-			fmt.Fprintln(os.Stderr, "overload:", err)
-			return 2
-		}
-	}
-	if *niceFlag != 0 {
-		restore, err := setNice(*niceFlag)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "overload:", err)
-			return 2
-		}
-		defer func() {
-			if err := restore(); err != nil {
-				fmt.Fprintln(os.Stderr, "overload:", err)
-			}
-		}()
-		// The autogroup is the session's: an interrupted run gives it back too.
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		go func() {
-			<-sig
-			_ = restore()
-			os.Exit(130)
-		}()
-	}
-	burst, err := parseBurst(*burstFlag)
+	o := parseFlags()
+	undo, err := setPriority(o.real.RT, o.real.Nice)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "overload:", err)
 		return 2
 	}
-	res := experiment(*d)
+	defer undo()
+	if o.real.Burst, err = parseBurst(o.burst); err != nil {
+		fmt.Fprintln(os.Stderr, "overload:", err)
+		return 2
+	}
+	if code := simulate(o); code != 0 {
+		return code
+	}
+	if o.realMode {
+		return realMode(o.real, o.tracePath)
+	}
+	return 0
+}
+
+// options are the command's flags.
+type options struct {
+	d         time.Duration // virtual duration of the simulation
+	plotPath  string        // "": no plot
+	loop      bool          // also run the closed-loop model
+	loopSeed  uint64
+	realMode  bool
+	real      realConfig // the real mode's settings but Burst (from burst) and Trace (from tracePath)
+	burst     string     // the real mode's burst, at:for:procs
+	tracePath string     // the real mode's trace file ("": none)
+}
+
+// parseFlags reads the command line.
+func parseFlags() options {
+	var o options
+	r := &o.real
+	flag.DurationVar(&o.d, "d", 20*time.Second, "virtual duration of the simulation")
+	flag.StringVar(&o.plotPath, "plot", "overload.svg", "plot file (.svg or .png); empty for none")
+	flag.BoolVar(&o.realMode, "real", false, "also run the real mode (goroutines, CPU burn, aimd)")
+	flag.DurationVar(&r.Duration, "rd", 20*time.Second, "real mode: measured duration")
+	flag.DurationVar(&r.Warmup, "warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
+	flag.StringVar(&r.Profile, "cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
+	flag.IntVar(&r.ProfileHz, "profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
+	flag.StringVar(&r.MutexProfile, "mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
+	flag.Float64Var(&r.Target, "target", 0.9, "real mode: CPU utilization aimd holds")
+	flag.DurationVar(&r.Work, "work", 200*time.Microsecond, "real mode: CPU per request")
+	flag.DurationVar(&r.Backend, "backend", 10*time.Millisecond, "real mode: backend wait per request")
+	flag.DurationVar(&r.QueueDeadline, "qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
+	flag.Float64Var(&r.Cores, "cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
+	flag.BoolVar(&o.loop, "loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
+	flag.Int64Var(&r.NoisyCost, "noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4)")
+	flag.DurationVar(&r.SchedTarget, "sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
+	flag.Uint64Var(&o.loopSeed, "loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
+	flag.StringVar(&o.tracePath, "trace", "", "real mode: write one line per control period of the measured run here")
+	flag.StringVar(&o.burst, "burst", "", "real mode: inject an outside CPU burst, at:for:procs into the measured run (e.g. 10s:300ms:1: one busy process for 300ms, 10s in)")
+	flag.BoolVar(&r.Recover, "recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
+	flag.IntVar(&r.Nice, "nice", 0, "run at this scheduling niceness (-20..19; 0: leave it) so that the machine's other processes take less CPU from the experiment; below the current one needs root (Linux)")
+	flag.IntVar(&r.RT, "rt", 0, "run in the real-time round-robin scheduling policy at this priority (1-99; 0: the normal policy) so that the machine's other processes cannot take CPU from the experiment while it is runnable; needs root (Linux)")
+	flag.BoolVar(&r.AtDeadline, "atdeadline", false, "real mode: shed the floods' excess at its queue deadline, not on arrival (shed.Config.ShedOnArrival off)")
+	flag.Parse()
+	return o
+}
+
+// setPriority puts the process in the real-time policy at priority rt and at
+// niceness nice (0: leaves each as it is). The returned undo gives the
+// autogroup its niceness back, and an interrupt does so too before it exits.
+func setPriority(rt, nice int) (undo func(), err error) {
+	if rt != 0 {
+		if err := setRealtime(rt); err != nil {
+			return nil, err
+		}
+	}
+	if nice == 0 {
+		return func() {}, nil
+	}
+	restore, err := setNice(nice)
+	if err != nil {
+		return nil, err
+	}
+	// The autogroup is the session's: an interrupted run gives it back too.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		_ = restore()
+		os.Exit(130)
+	}()
+	return func() {
+		if err := restore(); err != nil {
+			fmt.Fprintln(os.Stderr, "overload:", err)
+		}
+	}, nil
+}
+
+// simulate runs the simulation and prints its table, writes its plot and, with
+// -loop, runs the closed-loop model. It returns the exit code.
+func simulate(o options) int {
+	res := experiment(o.d)
 	printTable(os.Stdout, res)
 	fmt.Printf("\nresult hash (deterministic part): %x\n", resultHash(res))
-	if *plotPath != "" {
-		if err := plotResults(*plotPath, res); err != nil {
+	if o.plotPath != "" {
+		if err := plotResults(o.plotPath, res); err != nil {
 			fmt.Fprintln(os.Stderr, "overload: plot:", err)
 			return 1
 		}
-		fmt.Println("plot written to", *plotPath)
+		fmt.Println("plot written to", o.plotPath)
 	}
-	if *loop {
-		if err := loopTable(os.Stdout, *loopSeed); err != nil {
+	if o.loop {
+		if err := loopTable(os.Stdout, o.loopSeed); err != nil {
 			fmt.Fprintln(os.Stderr, "overload: closed loop:", err)
 			return 1
 		}
 	}
-	if *realMode {
-		cfg := realConfig{Duration: *realDur, Warmup: *warmup, Profile: *profile, ProfileHz: *profileHz, MutexProfile: *mutexProfile, Target: *target, Work: *work,
-			Backend: *backend, QueueDeadline: *qd, Cores: *cores, SchedTarget: *schedTarget, NoisyCost: *noisyCost, Burst: burst, Recover: *recoverFlag, Nice: *niceFlag, RT: *rtFlag, AtDeadline: *atDeadline}
-		if *tracePath != "" {
-			f, err := os.Create(*tracePath)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "overload:", err)
-				return 1
-			}
-			defer f.Close()
-			cfg.Trace = f
-		}
-		r, err := runReal(cfg)
+	return 0
+}
+
+// realMode runs the real mode with cfg, writing its trace to tracePath (if
+// not empty), and prints its results. It returns the exit code.
+func realMode(cfg realConfig, tracePath string) int {
+	if tracePath != "" {
+		f, err := os.Create(tracePath)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "overload: real mode:", err)
+			fmt.Fprintln(os.Stderr, "overload:", err)
 			return 1
 		}
-		r.print(os.Stdout)
+		defer f.Close()
+		cfg.Trace = f
 	}
+	r, err := runReal(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "overload: real mode:", err)
+		return 1
+	}
+	r.print(os.Stdout)
 	return 0
 }
 
