@@ -78,63 +78,90 @@ func hostByID(st controlplane.State, id string) (controlplane.HostState, bool) {
 	return controlplane.HostState{}, false
 }
 
+// hotFactor is how many times the baseline CPU a command costs on the gateway
+// hotGateway heats.
+const hotFactor = 4
+
 // hotGateway makes one gateway hot: every command there burns 4 times the
 // baseline CPU. The plane sees its utilization rise, the region's balancer
 // lowers its weight, and the region's CPU evens out: the hot host's CPU over
 // its peers' mean falls back toward 1 while its ring share falls.
 func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
-	const factor = 4
-	region := c.Spec.Regions[0]
-	hot := c.RegionGateways(region)[0]
+	h := hotRun{region: c.Spec.Regions[0]}
+	h.hot = c.RegionGateways(h.region)[0]
 	if err := c.Settle(ctx, 15*time.Second); err != nil {
 		return err
 	}
-	base, err := watchHosts(ctx, c, region, 2*time.Second)
-	if err != nil {
+	if h.base, err = watchHosts(ctx, c, h.region, 2*time.Second); err != nil {
 		return err
 	}
-	r.figure("before: %s", base)
-	if err := c.SetKnobs(ctx, []*gatewayProc{hot}, "hot-gateway: heat", "chaos.burn_us", c.hotBurn(factor)); err != nil {
+	r.figure("before: %s", h.base)
+	hot := []*gatewayProc{h.hot}
+	if err := c.SetKnobs(ctx, hot, "hot-gateway: heat", "chaos.burn_us", c.hotBurn(hotFactor)); err != nil {
 		return err
 	}
 	defer func() {
-		if rerr := c.SetKnobs(context.WithoutCancel(ctx), []*gatewayProc{hot}, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn); err == nil {
+		if rerr := c.SetKnobs(context.WithoutCancel(ctx), hot, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn); err == nil {
 			err = rerr
 		}
 	}()
+	lowerErr := h.awaitLowered(ctx, c)
+	r.check(h.rawPeak >= 1.5, "the plane sees %s's heat: its polls measure >= 1.5x its peers' CPU before its weight drops (raw peak %.2f)", h.hot.ID, h.rawPeak)
+	r.check(lowerErr == nil, "the balancer lowers %s's ring share to <= 60%% of before within 20 s", h.hot.ID)
+	if lowerErr != nil {
+		return nil
+	}
+	return h.checkEvenedOut(ctx, c, r)
+}
+
+// hotRun is what hotGateway measured of its hot gateway, from one phase to the
+// next.
+type hotRun struct {
+	region string
+	hot    *gatewayProc
+	base   hostWindow // the region's hosts before the heat
+	// peak and rawPeak are the hot host's highest CPU over its peers' mean,
+	// smoothed and raw, while its weight fell.
+	peak, rawPeak float64
+	lowered       time.Duration // from the heat to the lowered share
+}
+
+// awaitLowered waits, for up to 20 s, until the plane has seen the heat and
+// the balancer has lowered the hot host's weight so that its share is at most
+// 60% of before, and records the peak of its CPU over its peers' mean, tick
+// by tick meanwhile: the heat the plane saw before the correction took
+// effect.
+func (h *hotRun) awaitLowered(ctx context.Context, c *Cluster) error {
 	heated := time.Now()
-	// The plane sees the heat and the balancer lowers the hot host's weight
-	// until its share is at most 60% of before; the peak of its CPU over its
-	// peers' mean, tick by tick meanwhile, is the heat the plane saw before
-	// the correction took effect.
 	// The heat is read on the raw samples: the plane rebases a host's
 	// smoothed utilization on its new share in the very tick that lowers its
 	// weight, so the smoothed figure a poll of the plane sees may already be
 	// the corrected one (on a slow host it peaked at 1.09 while the raw
 	// sample was several times the peers').
-	var peak, rawPeak float64
-	err = poll(ctx, 20*time.Second, c.Spec.Cadence/2, func() (bool, error) {
-		w, raw := lastTick(c, region)
-		peak = max(peak, w.ratio(hot.ID))
-		rawPeak = max(rawPeak, raw.ratio(hot.ID))
-		return w.share[hot.ID] <= 0.6*base.share[hot.ID], nil
+	err := poll(ctx, 20*time.Second, c.Spec.Cadence/2, func() (bool, error) {
+		w, raw := lastTick(c, h.region)
+		h.peak = max(h.peak, w.ratio(h.hot.ID))
+		h.rawPeak = max(h.rawPeak, raw.ratio(h.hot.ID))
+		return w.share[h.hot.ID] <= 0.6*h.base.share[h.hot.ID], nil
 	})
-	lowered := time.Since(heated)
-	r.check(rawPeak >= 1.5, "the plane sees %s's heat: its polls measure >= 1.5x its peers' CPU before its weight drops (raw peak %.2f)", hot.ID, rawPeak)
-	r.check(err == nil, "the balancer lowers %s's ring share to <= 60%% of before within 20 s", hot.ID)
-	if err != nil {
-		return nil
-	}
-	// Then the region's CPU evens out.
+	h.lowered = time.Since(heated)
+	return err
+}
+
+// checkEvenedOut checks, once the hot host's weight is lowered, that its
+// commands really cost more CPU, that the region's CPU evens out while it
+// keeps its lowered share, and that no request fails meanwhile.
+func (h *hotRun) checkEvenedOut(ctx context.Context, c *Cluster, r *Report) error {
 	if !sleepCtx(ctx, 2*time.Second) { // the last weight changes take effect
 		return ctx.Err()
 	}
+	id, gws := h.hot.ID, c.RegionGateways(h.region)
 	before := c.Load.Snapshot()
 	gwBefore, err := c.Hosts(ctx)
 	if err != nil {
 		return err
 	}
-	after, err := watchHosts(ctx, c, region, 3*time.Second)
+	after, err := watchHosts(ctx, c, h.region, 3*time.Second)
 	if err != nil {
 		return err
 	}
@@ -143,22 +170,22 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 		return err
 	}
 	// The heat is real: the gateways' own CPU per command.
-	perCmd, peers := cpuPerCommand(c.RegionGateways(region), hot.ID, gwBefore, gwAfter)
-	r.figure("CPU per command, as the gateways count it: %s %.0f µs, its peers %.0f µs on average", hot.ID, perCmd[hot.ID], peers)
-	r.check(peers > 0 && perCmd[hot.ID] >= 2*peers, "the hot gateway's commands cost >= 2x its peers' (%.0f against %.0f µs)", perCmd[hot.ID], peers)
+	perCmd, peers := cpuPerCommand(gws, id, gwBefore, gwAfter)
+	r.figure("CPU per command, as the gateways count it: %s %.0f µs, its peers %.0f µs on average", id, perCmd[id], peers)
+	r.check(peers > 0 && perCmd[id] >= 2*peers, "the hot gateway's commands cost >= 2x its peers' (%.0f against %.0f µs)", perCmd[id], peers)
 	load := c.Load.Snapshot().Sub(before)
 	hosts := load.HostTotals()
 	var total uint64
-	for _, g := range c.RegionGateways(region) {
+	for _, g := range gws {
 		total += hosts[g.RESP]
 	}
 	r.figure("heated %s to %dx the CPU per command: the plane's polls measured it at up to %.2fx its peers' CPU (smoothed %.2fx); its ring share fell to 60%% of before after %v",
-		hot.ID, factor, rawPeak, peak, lowered.Round(time.Millisecond))
+		id, hotFactor, h.rawPeak, h.peak, h.lowered.Round(time.Millisecond))
 	r.figure("after: %s", after)
 	r.figure("hot host CPU over its peers' mean, smoothed: %.2f at the peak, %.2f after; it then served %.0f%% of the region's requests (its ring share was %.0f%% before)",
-		peak, after.ratio(hot.ID), 100*share(hosts[hot.RESP], total), 100*base.share[hot.ID])
-	r.check(after.ratio(hot.ID) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(hot.ID))
-	r.check(after.share[hot.ID] < 0.6*base.share[hot.ID], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[hot.ID], base.share[hot.ID])
+		h.peak, after.ratio(id), 100*share(hosts[h.hot.RESP], total), 100*h.base.share[id])
+	r.check(after.ratio(id) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(id))
+	r.check(after.share[id] < 0.6*h.base.share[id], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[id], h.base.share[id])
 	// A gateway burning 4 times the CPU on a loaded machine may queue past
 	// its deadline now and then (its admission limit follows the machine's
 	// CPU): a few shed requests are tolerated, no failure.
