@@ -3,6 +3,8 @@ package controlplane
 import (
 	"fmt"
 	"math"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/tierkit/tierkit/balancer"
@@ -102,6 +104,15 @@ type Config struct {
 	// http://<Gateway.HTTP>/control/ and reads the "host" entry of its state and
 	// its knobs.
 	Poller Poller
+	// AllowedHosts, if set, lists the names [Plane.Handler] answers to: a request
+	// whose Host header names another is refused with 403, whatever its path. It
+	// guards a plane on loopback against DNS rebinding, where a page of the
+	// attacker's domain, resolved anew to 127.0.0.1, reads the API and drives it
+	// as a same-origin page with that domain as Host (control.Config.AllowedHosts
+	// is the same guard for a gateway's knobs). Names compare without the port
+	// and case-insensitively, IPv6 addresses without brackets: {"localhost",
+	// "127.0.0.1", "::1"}. Empty means any Host.
+	AllowedHosts []string
 }
 
 func (c Config) withDefaults() Config {
@@ -179,6 +190,13 @@ func (c Config) validate() error {
 	for i, d := range c.Direct {
 		if d == "" {
 			return bad("direct shard %d has no address", i)
+		}
+	}
+	for _, h := range c.AllowedHosts {
+		// A port, brackets or a wildcard would never match: Host is compared
+		// whole, without its port.
+		if h == "" || net.ParseIP(h) == nil && strings.ContainsAny(h, ":[]/* \t") {
+			return bad("AllowedHosts entry %q is not a host name or IP address without port", h)
 		}
 	}
 	return nil

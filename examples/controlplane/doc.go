@@ -90,8 +90,9 @@
 //   - Consensus: the plane is one process. Several planes over one tier would
 //     publish rings with different histories, and clients would disagree on
 //     placement; run one, and restart it (clients keep the last routes they got).
-//   - Authentication: the handler has none. Serve it on loopback or behind a
-//     middleware that authenticates.
+//   - Authentication: the handler has none. Serve it on loopback, with
+//     Config.AllowedHosts set to the loopback names so that a web page cannot
+//     reach it by DNS rebinding, or behind a middleware that authenticates.
 //
 // # Concurrency
 //

@@ -39,16 +39,22 @@ const maxBody = 1 << 20
 // gives.
 //
 // Every error, the router's included, answers {"error": message} with 400 (bad
-// JSON or values), 404 (no such path, or an unknown gateway), 405 (a method the
-// path does not serve, with an Allow header), 409 (a gateway that conflicts
-// with one the plane has) or 415 (a POST not declared as JSON).
+// JSON or values), 403 (a Host not in Config.AllowedHosts, whatever the path),
+// 404 (no such path, or an unknown gateway), 405 (a method the path does not
+// serve, with an Allow header), 409 (a gateway that conflicts with one the
+// plane has) or 415 (a POST not declared as JSON).
 //
-// WARNING: the handler does no authentication; serve it on loopback or behind a
-// middleware that does.
+// WARNING: the handler does no authentication, and without
+// Config.AllowedHosts it answers any Host. Loopback alone does not keep web
+// pages out: by DNS rebinding, a page on the attacker's domain has the name
+// resolve to 127.0.0.1 and then reads the state and drains gateways as a
+// same-origin page, the JSON Content-Type included. Serve it on loopback with
+// Config.AllowedHosts set to the names it is reached by, or behind a
+// middleware that authenticates.
 func (p *Plane) Handler() http.Handler {
 	static, _ := fs.Sub(assets, "assets")
 	files := http.FileServerFS(static).ServeHTTP
-	return router(map[string]route{
+	return allowHosts(p.cfg.AllowedHosts, router(map[string]route{
 		"/":             {http.MethodGet: files},
 		"/dashboard.js": {http.MethodGet: files},
 		"/api/state":    {http.MethodGet: p.serveState},
@@ -64,7 +70,7 @@ func (p *Plane) Handler() http.Handler {
 		"/api/undrain/{id}": {http.MethodPost: needJSON(func(w http.ResponseWriter, r *http.Request) {
 			p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
 		})},
-	})
+	}))
 }
 
 func (p *Plane) serveState(w http.ResponseWriter, _ *http.Request) {

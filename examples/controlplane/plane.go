@@ -24,7 +24,7 @@ import (
 // goroutine of its own outside [Plane.Run] and [Plane.Tick] (which joins its poll
 // goroutines before returning). A Plane must not be copied after first use.
 type Plane struct {
-	cfg     Config // with defaults; Regions, Direct and Gateways read-only after New
+	cfg     Config // with defaults; Regions, Direct, Gateways and AllowedHosts read-only after New
 	regions map[string]bool
 	epoch   int64 // distinguishes this plane's versions from an earlier process's
 
@@ -80,6 +80,7 @@ func New(cfg Config) (*Plane, error) {
 	c.Regions = slices.Clone(c.Regions)
 	c.Direct = slices.Clone(c.Direct)
 	c.Gateways = slices.Clone(c.Gateways)
+	c.AllowedHosts = slices.Clone(c.AllowedHosts)
 	router, err := failover.New(c.failoverConfig())
 	if err != nil {
 		return nil, err

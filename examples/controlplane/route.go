@@ -3,6 +3,7 @@ package controlplane
 import (
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -101,3 +102,34 @@ func needJSON(h http.HandlerFunc) http.HandlerFunc {
 type headWriter struct{ http.ResponseWriter }
 
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// allowHosts refuses with 403, before routing, a request whose Host header
+// names none of hosts (Config.AllowedHosts); with no hosts it answers any.
+func allowHosts(hosts []string, h http.Handler) http.Handler {
+	if len(hosts) == 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(hosts, r.Host) {
+			writeError(w, http.StatusForbidden, fmt.Errorf("controlplane: Host %q is not allowed", r.Host))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed reports whether the Host header host names one of hosts: the
+// name without its port, case-insensitively, an IPv6 address without brackets.
+func hostAllowed(hosts []string, host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	for _, h := range hosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
+}
