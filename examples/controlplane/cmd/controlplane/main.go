@@ -14,10 +14,18 @@
 //	 "gateways": [{"id": "eu-1", "region": "eu", "resp": "127.0.0.1:6380",
 //	               "http": "127.0.0.1:6381", "cores": 1}],
 //	 "direct": ["127.0.0.1:7000"],
+//	 "allowed_hosts": ["localhost", "127.0.0.1", "::1"],
 //	 "rollout": {"Rules": [{"Service": "app", "Percent": 50}]}}
 //
-// Flags override the file: -listen, -cadence, -direct; -region and -gateway add
-// to its lists.
+// Flags override the file: -listen, -cadence, -direct, -allowed-hosts; -region
+// and -gateway add to its lists.
+//
+// allowed_hosts lists the Host names the dashboard and API answer to (others
+// get 403), a guard against DNS rebinding: without it, a web page whose domain
+// an attacker resolves to 127.0.0.1 could read the plane and drain gateways
+// from an operator's browser. The default is localhost, 127.0.0.1 and ::1
+// when -listen is a loopback address, and any Host otherwise; ["*"] answers
+// any Host on loopback too.
 package main
 
 import (
@@ -58,6 +66,9 @@ type fileConfig struct {
 	Gateways []controlplane.Gateway `json:"gateways"`
 	Direct   []string               `json:"direct"`
 	Rollout  rollout.Config         `json:"rollout"`
+	// AllowedHosts is controlplane.Config.AllowedHosts; see allowedHosts for
+	// the default.
+	AllowedHosts []string `json:"allowed_hosts"`
 }
 
 // run parses args, runs the plane and serves its handler until ctx ends. ready,
@@ -67,7 +78,8 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	if err != nil {
 		return err
 	}
-	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout}
+	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout,
+		AllowedHosts: allowedHosts(fc.Listen, fc.AllowedHosts)}
 	if fc.Cadence != "" {
 		if cfg.Cadence, err = time.ParseDuration(fc.Cadence); err != nil {
 			return fmt.Errorf("cadence: %w", err)
@@ -118,6 +130,8 @@ func parseArgs(args []string) (fileConfig, error) {
 		listen  = fs.String("listen", "", "address of the dashboard and API (default 127.0.0.1:7070)")
 		cadence = fs.String("cadence", "", "poll + balance + failover period (default 1s)")
 		direct  = fs.String("direct", "", "comma-separated backend shard addresses for direct mode")
+		hosts   = fs.String("allowed-hosts", "", "comma-separated Host names the dashboard and API answer to, * for any "+
+			"(default localhost,127.0.0.1,::1 on a loopback -listen, any otherwise)")
 	)
 	var regions []controlplane.Region
 	var gateways []controlplane.Gateway
@@ -171,5 +185,30 @@ func parseArgs(args []string) (fileConfig, error) {
 	if *direct != "" {
 		fc.Direct = strings.Split(*direct, ",")
 	}
+	if *hosts != "" {
+		fc.AllowedHosts = strings.Split(*hosts, ",")
+	}
 	return fc, nil
+}
+
+// allowedHosts returns the Host names the handler answers to (nil: any): the
+// configured list; for a loopback listen address with none, the loopback
+// names, so that a web page whose domain an attacker resolves to 127.0.0.1
+// cannot drive the plane from an operator's browser (DNS rebinding). The
+// gateway's control_hosts has the same default.
+func allowedHosts(listen string, hosts []string) []string {
+	switch {
+	case len(hosts) == 1 && hosts[0] == "*":
+		return nil
+	case len(hosts) > 0:
+		return hosts
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil // an address net.Listen refuses
+	}
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return []string{"localhost", "127.0.0.1", "::1"}
+	}
+	return nil
 }
