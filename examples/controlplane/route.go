@@ -33,6 +33,12 @@ var idPrefixes = []string{"/api/gateways/", "/api/drain/", "/api/undrain/"}
 // nor redirects a path (a POST redirected is replayed as a GET), and it answers
 // its own refusals as JSON like the handlers' errors. A pattern ending in {id}
 // matches one non-empty, unescaped segment, which r.PathValue("id") returns.
+//
+// It follows package control's router (exact paths, HEAD served by GET, JSON
+// 404 and 405 with an Allow header) but is not shared with it: this one
+// matches the escaped path with {id} segments and answers {"error"} without
+// control's "code", and a general router is no part of control's API.
+// hostAllowed likewise mirrors control.Config.AllowedHosts.
 func router(routes map[string]route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, id := matchRoute(r.URL)
