@@ -259,9 +259,12 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	}
 	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
+	// The time before the lock: Clock is the caller's code, and a panic in
+	// it under the lock would leave every writer of the shard blocked.
+	it := item[V]{val: value, freshAt: c.vouchTime(cfg)}
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
-	n, added := c.storeLocked(s, key, h, item[V]{val: value, freshAt: c.vouchTime(cfg)})
+	n, added := c.storeLocked(s, key, h, it)
 	s.mu.Unlock()
 	c.settle(n, added)
 }

@@ -16,19 +16,21 @@ import (
 // since the fill started. It runs inside the coalesce call, once per flight.
 func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
 	r := c.startFill(key)
+	c.stats.loads.Add(1)
+	ended := false
+	defer func() {
+		// Clock or load panicked, or load called runtime.Goexit: end the
+		// fill, storing nothing (its time is then unused).
+		if !ended {
+			c.stats.loadErrors.Add(1)
+			var zero V
+			c.endFill(r, key, zero, false, 0)
+		}
+	}()
 	// The load's result is at least as fresh as this instant: taken after the
 	// fill registered, so an invalidation before it is either seen by the load
 	// or bumps the sequence.
 	startedAt := c.vouchTime(c.cfg.Load())
-	c.stats.loads.Add(1)
-	ended := false
-	defer func() {
-		if !ended { // load panicked or called runtime.Goexit: end the fill, storing nothing
-			c.stats.loadErrors.Add(1)
-			var zero V
-			c.endFill(r, key, zero, false, startedAt)
-		}
-	}()
 	v, err := load(ctx)
 	ended = true
 	if err != nil {

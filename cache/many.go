@@ -108,20 +108,20 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 		return []V{}, nil // no backend call: an empty multi-get may be an error there
 	}
 	recs := c.startFills(keys)
-	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
 	c.stats.loads.Add(1)
 	loaded, next := false, 0 // the fills before next are ended
 	defer func() {
-		if next < len(keys) { // load or Owns panicked: end the rest, storing nothing
+		if next < len(keys) { // Clock, load or Owns panicked: end the rest, storing nothing
 			if !loaded {
 				c.stats.loadErrors.Add(1)
 			}
 			var zero V
 			for i := next; i < len(keys); i++ {
-				c.endFill(recs[i], keys[i], zero, false, startedAt)
+				c.endFill(recs[i], keys[i], zero, false, 0)
 			}
 		}
 	}()
+	startedAt := c.vouchTime(c.cfg.Load()) // after every fill registered, as in fill
 	vs, err := load(ctx, keys)
 	loaded = true
 	if err == nil && len(vs) != len(keys) {
