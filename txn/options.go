@@ -52,9 +52,10 @@ type Options struct {
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
 	// ErrTooLarge: it is refused, and the transaction stays usable (roll
-	// back, or commit what it holds). There is no separate limit on the
-	// number of writes; the engine may refuse a request too large for it,
-	// and ErrTooLarge from Commit ends the transaction. Zero means 16 MiB;
+	// back, or commit what it holds). Apart from MaxWrites, there is no
+	// separate limit on the number of writes; the engine may refuse a
+	// request too large for it, and ErrTooLarge from Commit ends the
+	// transaction. Zero means 16 MiB;
 	// negative means no limit (MaxKeySize, MaxValueSize and MaxWrites still
 	// apply).
 	MemoryBudget int

@@ -82,3 +82,24 @@ func describe(tx *txn.Tx) string {
 	}
 	return buf.String()
 }
+
+// The write buffer's limits are checked before the memory budget: a write
+// past them gets their error even when the budget would refuse it too, and
+// the budget does not merge the read set for it first.
+func TestWriteLimitsBeforeBudget(t *testing.T) {
+	txn.SetWriteLimits(t, 4, 0, 0, 0)
+	s := newStore(t, memkv.Config{})
+	tx, err := txn.Begin(s, txn.Options{MemoryBudget: 200})
+	require.NoError(t, err)
+	for _, k := range []string{"r1", "r2"} {
+		_, _, err := tx.Get(ctx, b(k))
+		require.NoError(t, err)
+	}
+	before := tx.MemoryUsed()
+
+	err = tx.Put(b("abcde"), make([]byte, 300))
+	require.ErrorIs(t, err, txn.ErrTooLarge)
+	assert.EqualError(t, err, "txn: transaction too large: key of 5 bytes, over the limit of 4")
+	assert.Zero(t, tx.ReadSetMerges(), "the read set merged for a write the limits refuse")
+	assert.Equal(t, before, tx.MemoryUsed())
+}

@@ -10,8 +10,9 @@ import (
 // Limits of one transaction's writes. The write buffer stores lengths and
 // indices in 32 bits; [Tx.Put] and [Tx.Delete] refuse a write past these
 // limits with an error wrapping [ErrTooLarge] and leave the transaction as it
-// was. They apply whatever the memory budget, which usually refuses such a
-// write first.
+// was. They apply whatever the memory budget (none, with MemoryBudget
+// negative) and are checked before it: a write past them gets their error,
+// even where the budget would refuse it too, and merges no reads.
 const (
 	// MaxKeySize is the longest key, in bytes, that Put and Delete accept.
 	MaxKeySize = math.MaxInt32
