@@ -43,6 +43,10 @@ func (s *Server) refuse(c net.Conn, closing bool) {
 		_ = c.Close()
 		return
 	}
+	// The second is set before the connection is registered: once it is,
+	// cutRefusals may set the deadline to now, which a later call here
+	// would push back by a second.
+	_ = c.SetDeadline(now.Add(time.Second))
 	s.mu.Lock()
 	if s.refusalsCut {
 		// Shutdown no longer waits for refusals: the connection gets
@@ -58,7 +62,6 @@ func (s *Server) refuse(c net.Conn, closing bool) {
 	go func() {
 		defer s.refusers.Done() // last: the slot is free by then
 		defer func() { <-s.refusing }()
-		_ = c.SetDeadline(now.Add(time.Second))
 		_, _ = c.Write([]byte(msg))
 		_ = c.Close()
 		s.mu.Lock()
