@@ -24,8 +24,8 @@
 // get 403), a guard against DNS rebinding: without it, a web page whose domain
 // an attacker resolves to 127.0.0.1 could read the plane and drain gateways
 // from an operator's browser. The default is localhost, 127.0.0.1 and ::1
-// when -listen is a loopback address, and any Host otherwise; ["*"] answers
-// any Host on loopback too.
+// when -listen is, or resolves to, a loopback address, and any Host
+// otherwise; ["*"] answers any Host on loopback too.
 package main
 
 import (
@@ -78,22 +78,27 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	if err != nil {
 		return err
 	}
-	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout,
-		AllowedHosts: allowedHosts(fc.Listen, fc.AllowedHosts)}
+	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout}
 	if fc.Cadence != "" {
 		if cfg.Cadence, err = time.ParseDuration(fc.Cadence); err != nil {
 			return fmt.Errorf("cadence: %w", err)
 		}
 	}
-	p, err := controlplane.New(cfg)
-	if err != nil {
-		return err
-	}
+	// Listen first: whether the plane is on loopback is the address the
+	// listener got, whatever name -listen gave it (the resolver ignores
+	// case, and a host's own name may map to 127.0.1.1).
 	ln, err := net.Listen("tcp", fc.Listen)
 	if err != nil {
 		return err
 	}
-	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+	loopback := ln.Addr().(*net.TCPAddr).IP.IsLoopback()
+	cfg.AllowedHosts = allowedHosts(loopback, fc.AllowedHosts)
+	p, err := controlplane.New(cfg)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	if !loopback {
 		log.Warn("the dashboard and API have no authentication and listen beyond loopback", "addr", ln.Addr().String())
 	}
 	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
@@ -192,22 +197,18 @@ func parseArgs(args []string) (fileConfig, error) {
 }
 
 // allowedHosts returns the Host names the handler answers to (nil: any): the
-// configured list; for a loopback listen address with none, the loopback
-// names, so that a web page whose domain an attacker resolves to 127.0.0.1
-// cannot drive the plane from an operator's browser (DNS rebinding). The
-// gateway's control_hosts has the same default.
-func allowedHosts(listen string, hosts []string) []string {
+// configured list; for a listener on a loopback address with none, the
+// loopback names, so that a web page whose domain an attacker resolves to
+// 127.0.0.1 cannot drive the plane from an operator's browser (DNS
+// rebinding). The gateway's control_hosts has the same default, though it
+// judges loopback by http_addr's text.
+func allowedHosts(loopback bool, hosts []string) []string {
 	switch {
 	case len(hosts) == 1 && hosts[0] == "*":
 		return nil
 	case len(hosts) > 0:
 		return hosts
-	}
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return nil // an address net.Listen refuses
-	}
-	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+	case loopback:
 		return []string{"localhost", "127.0.0.1", "::1"}
 	}
 	return nil
