@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -25,7 +24,8 @@ type Config struct {
 	HTTPAddr string `json:"http_addr"` // /control and /debug/pprof; default 127.0.0.1:6381, "-" disables
 	// ControlHosts lists the Host names /control answers to (control.Config's
 	// AllowedHosts: others get 403, a guard against DNS rebinding). Default:
-	// localhost, 127.0.0.1 and ::1 when http_addr is a loopback address, any
+	// localhost, 127.0.0.1 and ::1 when the HTTP listener binds a loopback
+	// address (judged by the address bound, so "LOCALHOST:6381" counts), any
 	// Host otherwise; ["*"] answers any Host on loopback too.
 	ControlHosts []string `json:"control_hosts"`
 	TLSCert      string   `json:"tls_cert"` // PEM certificate file: serve RESP over TLS (with TLSKey)
@@ -170,7 +170,6 @@ func or[T comparable](v, def T) T {
 func (c Config) withDefaults() (Config, error) {
 	c.Addr = or(c.Addr, "127.0.0.1:6380")
 	c.HTTPAddr = or(c.HTTPAddr, "127.0.0.1:6381")
-	c.ControlHosts = c.controlHosts()
 	if err := c.defaultTenants(); err != nil {
 		return c, err
 	}
@@ -438,21 +437,17 @@ func (c Config) checkKnobRanges() error {
 }
 
 // controlHosts returns the Host names /control answers to (nil: any): the
-// configured list; for a loopback http_addr with none, the loopback names,
-// so that a web page whose domain an attacker resolves to 127.0.0.1 cannot
-// change knobs from an operator's browser (DNS rebinding).
-func (c Config) controlHosts() []string {
+// configured list; with none, the loopback names when the HTTP listener is on
+// a loopback address (loopback: judged by the address it bound), so that a
+// web page whose domain an attacker resolves to 127.0.0.1 cannot change
+// knobs from an operator's browser (DNS rebinding).
+func (c Config) controlHosts(loopback bool) []string {
 	switch {
 	case len(c.ControlHosts) == 1 && c.ControlHosts[0] == "*":
 		return nil
 	case len(c.ControlHosts) > 0:
 		return c.ControlHosts
-	}
-	host, _, err := net.SplitHostPort(c.HTTPAddr)
-	if err != nil {
-		return nil // "-", or an address net.Listen refuses at start
-	}
-	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+	case loopback:
 		return []string{"localhost", "127.0.0.1", "::1"}
 	}
 	return nil

@@ -46,22 +46,38 @@ func TestControlHosts(t *testing.T) {
 func TestControlHostsDefaults(t *testing.T) {
 	loop := []string{"localhost", "127.0.0.1", "::1"}
 	for _, tc := range []struct {
-		addr  string
-		hosts []string
-		want  []string
+		loopback bool
+		hosts    []string
+		want     []string
 	}{
-		{"127.0.0.1:6381", nil, loop},
-		{"[::1]:6381", nil, loop},
-		{"localhost:6381", nil, loop},
-		{"0.0.0.0:6381", nil, nil},
-		{":6381", nil, nil},
-		{"10.1.2.3:6381", nil, nil},
-		{"-", nil, nil},
-		{"127.0.0.1:6381", []string{"*"}, nil},
-		{"10.1.2.3:6381", []string{"gw"}, []string{"gw"}},
+		{true, nil, loop},
+		{false, nil, nil},
+		{true, []string{"*"}, nil},
+		{false, []string{"gw"}, []string{"gw"}},
+		{true, []string{"gw"}, []string{"gw"}},
 	} {
-		got := Config{HTTPAddr: tc.addr, ControlHosts: tc.hosts}.controlHosts()
-		require.Equal(t, tc.want, got, "%s %v", tc.addr, tc.hosts)
+		got := Config{ControlHosts: tc.hosts}.controlHosts(tc.loopback)
+		require.Equal(t, tc.want, got, "loopback %v, %v", tc.loopback, tc.hosts)
+	}
+}
+
+// TestControlHostsFollowTheListener: whether http_addr is on loopback is
+// judged by the address the listener bound, not by its text: "LOCALHOST"
+// binds 127.0.0.1 as "localhost" does, and its /control must refuse other
+// Host names too (it answered any).
+func TestControlHostsFollowTheListener(t *testing.T) {
+	for _, addr := range []string{"localhost:0", "LOCALHOST:0", "127.0.0.1:0"} {
+		t.Run(addr, func(t *testing.T) {
+			in := startGateway(t, Config{HTTPAddr: addr})
+			req, err := http.NewRequest(http.MethodGet, "http://"+in.httpLn.Addr().String()+"/control/", nil)
+			require.NoError(t, err)
+			req.Host = "rebind.example"
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		})
 	}
 }
 

@@ -112,42 +112,28 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		_ = backend.Close()
 		return nil, err
 	}
-	reg, err := control.New(control.Config{Rate: 10, Burst: 20, AllowedHosts: cfg.ControlHosts})
+	in := &instance{cfg: cfg, gw: gw, srv: newServer(gw, cfg), serveErr: make(chan error, 1)}
+	if err := in.listen(); err != nil {
+		_ = gw.Close()
+		return nil, err
+	}
+	// /control's Host names follow the address the HTTP listener bound, not
+	// http_addr's text: "LOCALHOST:6381", or a host name that resolves to
+	// 127.0.1.1, binds loopback too.
+	loopback := in.httpLn != nil && isLoopback(in.httpLn.Addr())
+	in.reg, err = control.New(control.Config{Rate: 10, Burst: 20, AllowedHosts: cfg.controlHosts(loopback)})
+	if err == nil {
+		err = gw.registerKnobs(in.reg)
+	} else {
+		err = fmt.Errorf("gateway: control_hosts: %w", err)
+	}
 	if err != nil {
-		_ = gw.Close()
-		return nil, fmt.Errorf("gateway: control_hosts: %w", err)
-	}
-	if err := gw.registerKnobs(reg); err != nil {
+		in.closeListeners()
 		_ = gw.Close()
 		return nil, err
 	}
-	in := &instance{cfg: cfg, gw: gw, reg: reg, srv: newServer(gw, cfg), serveErr: make(chan error, 1)}
-	if in.ln, err = listen(cfg); err != nil {
-		_ = gw.Close()
-		return nil, err
-	}
-	if cfg.HTTPAddr != "-" {
-		if in.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-			_ = in.ln.Close()
-			_ = gw.Close()
-			return nil, err
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
-		mux.Handle("/metrics", gw.metrics.handler())
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		base, stop := context.WithCancel(context.Background())
-		in.httpStop = stop
-		in.http = &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       10 * time.Second, // the control API's bodies are small
-			IdleTimeout:       2 * time.Minute,
-			BaseContext:       func(net.Listener) context.Context { return base },
-		}
-		go func() { _ = in.http.Serve(in.httpLn) }()
+	if in.httpLn != nil {
+		in.serveHTTP()
 	}
 	go func() { in.serveErr <- in.srv.Serve(in.ln) }()
 	attrs := []any{"resp", in.ln.Addr().String(), "http", httpAddrOf(in), "backend", cfg.Backend.Kind,
@@ -157,6 +143,55 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 	}
 	log.Info("gateway serving", attrs...)
 	return in, nil
+}
+
+// listen opens the RESP listener and, unless http_addr is "-", the HTTP one.
+func (in *instance) listen() error {
+	var err error
+	if in.ln, err = listen(in.cfg); err != nil {
+		return err
+	}
+	if in.cfg.HTTPAddr != "-" {
+		if in.httpLn, err = net.Listen("tcp", in.cfg.HTTPAddr); err != nil {
+			_ = in.ln.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+// closeListeners closes what listen opened, for a start that fails after it.
+func (in *instance) closeListeners() {
+	_ = in.ln.Close()
+	if in.httpLn != nil {
+		_ = in.httpLn.Close()
+	}
+}
+
+// isLoopback reports whether a listener's address is a loopback IP.
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// serveHTTP serves /control, /metrics and /debug/pprof on the HTTP listener.
+func (in *instance) serveHTTP() {
+	mux := http.NewServeMux()
+	mux.Handle("/control/", http.StripPrefix("/control", in.reg.Handler()))
+	mux.Handle("/metrics", in.gw.metrics.handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	base, stop := context.WithCancel(context.Background())
+	in.httpStop = stop
+	in.http = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second, // the control API's bodies are small
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	go func() { _ = in.http.Serve(in.httpLn) }()
 }
 
 func httpAddrOf(in *instance) string {

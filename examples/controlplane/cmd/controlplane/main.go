@@ -200,8 +200,8 @@ func parseArgs(args []string) (fileConfig, error) {
 // configured list; for a listener on a loopback address with none, the
 // loopback names, so that a web page whose domain an attacker resolves to
 // 127.0.0.1 cannot drive the plane from an operator's browser (DNS
-// rebinding). The gateway's control_hosts has the same default, though it
-// judges loopback by http_addr's text.
+// rebinding). The gateway's control_hosts has the same default, judged the
+// same way.
 func allowedHosts(loopback bool, hosts []string) []string {
 	switch {
 	case len(hosts) == 1 && hosts[0] == "*":
