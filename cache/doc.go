@@ -272,9 +272,10 @@
 //     unchanged vouch time. In a profile at 75% reads cached, Set's store fell
 //     from 27% to 14% of the samples; in 12 paired rounds that case took less
 //     time than before in 11 (median ratio 0.79), and 75% reads evicting was
-//     level. Against otter on this host: 0.88x and 1.37x this package's time
-//     at 75% reads cached in two runs, 0.92x and 1.02x at 75% reads evicting,
-//     0.98x at 100% reads evicting; golang-lru 1.53-4.79x in every case.
+//     level. Against otter on this host, three runs of 8 rounds: 0.88-1.45x
+//     this package's time at 75% reads cached, 0.92x, 1.02x and 1.05x at 75%
+//     reads evicting (1.05x on the final code; none significant), 0.98-0.99x
+//     at 100% reads evicting; golang-lru 1.53-4.79x in every case.
 //
 // # Stats
 //
