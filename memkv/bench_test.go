@@ -96,3 +96,49 @@ func BenchmarkCommit2R2W(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 }
+
+// BenchmarkPutHot writes hot keys, as counters or session keys are written:
+// 16 of them alone, or among benchKeys others. Each hot key holds a version
+// per write inside the history window (the gateway keeps 2^16 versions). The
+// incremental GC sweeps GCStep keys per commit; a sweep that walked a hot
+// key's chain from its head read every version in the window each time it
+// reached the key, which among few keys is on nearly every commit.
+func BenchmarkPutHot(b *testing.B) {
+	const hot = 16
+	for _, others := range []bool{false, true} {
+		b.Run(fmt.Sprintf("others=%v", others), func(b *testing.B) {
+			var s *memkv.Store
+			var keys [][]byte
+			if others {
+				s, keys = benchStore(b)
+			} else {
+				var err error
+				if s, err = memkv.New(memkv.Config{}); err != nil {
+					b.Fatal(err)
+				}
+				for i := range hot {
+					keys = append(keys, []byte(fmt.Sprintf("key%08d", i)))
+				}
+			}
+			if err := s.SetConfig(memkv.Config{HistoryVersions: 1 << 16}); err != nil {
+				b.Fatal(err)
+			}
+			val := []byte("value-0123456789")
+			// Fill the window first, so that every measured write finds
+			// the hot keys' chains as long as they get.
+			for i := range 1 << 16 {
+				if _, err := s.Put(ctx, keys[i%hot], val); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := s.Put(ctx, keys[i%hot], val); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -236,9 +236,7 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 			sh.mu.Lock()
 			for n := sh.l.seekGE(b); n != nil && (e == nil || bytes.Compare(n.key, e) < 0); n = n.next[0].Load() {
 				if h := n.head.Load(); h != nil && !h.del {
-					tomb := &version{ver: v, del: true}
-					tomb.older.Store(h)
-					n.head.Store(tomb)
+					n.push(&version{ver: v, del: true})
 					sh.versions.Add(1)
 					if feed {
 						evs = append(evs, Event{Kind: EventWrite, Version: v, Key: n.key, Deleted: true})
@@ -276,12 +274,9 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 			n = sh.l.getOrInsert(k)
 			s.idx.put(n)
 		}
-		if old := n.head.Load(); old == nil {
+		if n.push(nv) {
 			sh.keys.Add(1)
-		} else {
-			nv.older.Store(old)
 		}
-		n.head.Store(nv)
 		sh.versions.Add(1)
 		sh.mu.Unlock()
 		if feed {

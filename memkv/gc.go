@@ -77,27 +77,30 @@ func (s *Store) GC() {
 }
 
 // sweepLocked trims n's version chain below the newest version <= h. Caller
-// holds sh.mu.
+// holds sh.mu. It walks from the oldest version toward newer ones, so it
+// reads only the versions it frees and the one it keeps: a key written often
+// holds many versions inside the history window, and walking them all from
+// the head on every sweep took most of a write's time.
 func (s *Store) sweepLocked(sh *shard, n *node, h uint64) {
-	head := n.head.Load()
-	v := head
-	for v != nil && v.ver > h {
-		v = v.older.Load()
-	}
-	if v == nil {
+	v := n.tail
+	if v == nil || v.ver > h {
 		return
 	}
 	freed := int64(0)
-	for o := v.older.Load(); o != nil; o = o.older.Load() {
+	for v.newer != nil && v.newer.ver <= h {
+		v = v.newer
 		freed++
 	}
-	v.older.Store(nil)
+	if freed > 0 {
+		v.older.Store(nil)
+		n.tail = v
+	}
 	// Readers at or above h see the key as absent either way, and no
 	// validation looks at versions <= h. n may be unlinked already: the
 	// incremental sweep's cursor can stand on an unlinked node and walk on
 	// through its stale next pointers, and a write may have put a new node
 	// under n's key since; remove touches only n itself.
-	if v == head && v.del && sh.l.remove(n) {
+	if v == n.head.Load() && v.del && sh.l.remove(n) {
 		s.idx.del(n)
 		sh.keys.Add(-1)
 		freed++

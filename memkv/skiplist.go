@@ -16,6 +16,9 @@ type version struct {
 	val   []byte
 	del   bool
 	older atomic.Pointer[version]
+	// newer is the next newer version of the key (nil for the head),
+	// written under the shard's mutex and read only under it, by the sweep.
+	newer *version
 }
 
 // node is one key of a shard's skiplist. key is immutable; head and next are
@@ -24,6 +27,25 @@ type node struct {
 	key  []byte
 	head atomic.Pointer[version]
 	next []atomic.Pointer[node]
+	// tail is the oldest version still chained (shard mutex): the sweep
+	// starts there and walks toward newer versions, so it costs what it
+	// frees, not the versions inside the history window.
+	tail *version
+}
+
+// push makes v the newest version of n. The caller holds the shard's mutex
+// and publishes nothing else about v first; it reports whether n had no
+// version before.
+func (n *node) push(v *version) (first bool) {
+	old := n.head.Load()
+	if old == nil {
+		n.tail = v
+	} else {
+		v.older.Store(old)
+		old.newer = v
+	}
+	n.head.Store(v)
+	return old == nil
 }
 
 // list is an ordered skiplist with lock-free readers and one writer at a time
