@@ -142,3 +142,42 @@ func BenchmarkPutHot(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommitLogged commits one write per commit with what the store
+// must remember for the whole history window: an idempotency key (txn.Run's
+// retries after ErrCommitUnknown send one), or a range clear (validated
+// against later range reads). Once the window is full, each commit drops the
+// oldest entry; dropping it by copying the rest made a commit cost the
+// window's length.
+func BenchmarkCommitLogged(b *testing.B) {
+	for _, what := range []string{"idempotency", "clear"} {
+		b.Run(what, func(b *testing.B) {
+			s, keys := benchStore(b)
+			if err := s.SetConfig(memkv.Config{HistoryVersions: 1 << 16}); err != nil {
+				b.Fatal(err)
+			}
+			val := []byte("value-0123456789")
+			i := 0
+			commit := func() {
+				req := &memkv.CommitRequest{Sets: [][]byte{keys[i%benchKeys], val}}
+				if what == "idempotency" {
+					req.IdempotencyKey = fmt.Appendf(nil, "idem-%d", i)
+				} else {
+					k := keys[(i+1)%benchKeys]
+					req.Clears = [][]byte{k, append(k[:len(k):len(k)], 0)}
+				}
+				if _, err := s.Commit(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			for range 1 << 16 { // fill the window
+				commit()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				commit()
+			}
+		})
+	}
+}

@@ -47,7 +47,10 @@
 // window: walking from the newest, a key written on most commits (a counter)
 // made every sweep that reached it read the whole window (16 such keys alone
 // in a store with a window of 2^16: 164 µs per Put, 0.46 µs since;
-// go test -bench PutHot ./memkv/, bench/memkv/README.md).
+// go test -bench PutHot ./memkv/, bench/memkv/README.md). The range writes
+// and idempotency keys kept for the window are dropped as it moves in
+// amortized constant time (a commit carrying either, window 2^16: 89 and
+// 192 µs before, 3.4 and 3.9 µs since; go test -bench CommitLogged).
 //
 // # Change feed
 //
