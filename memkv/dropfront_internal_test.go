@@ -1,6 +1,8 @@
 package memkv
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -18,6 +20,11 @@ func TestDropFront(t *testing.T) {
 		{"half", 8, 8, 4, 4, true},
 		{"down to a quarter of the array: copied to a smaller one", 8, 16, 6, 5, false},
 		{"all", 8, 8, 8, 1, false},
+		{"one off a full window: reslice, no copy", 1024, 1024, 1, 1023, true},
+		// The window shrank (SetConfig) and the survivors sit at the end of
+		// the array: the capacity left is theirs alone, but the array holds
+		// 1024 entries, which must go.
+		{"most of a full array: copied so the array can go", 1024, 1024, 1020, 9, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := make([]*int, tc.len, tc.cap)
@@ -44,6 +51,59 @@ func TestDropFront(t *testing.T) {
 			}
 			if i := slices.IndexFunc(orig[:tc.drop], func(p *int) bool { return p != nil }); i >= 0 {
 				t.Errorf("dropped element %d still referenced by the array", i)
+			}
+		})
+	}
+}
+
+// TestShrunkWindowReleasesLogs fills the range-write log, or the
+// idempotency keys, up to its array's capacity, shrinks the window and
+// commits once more: the few entries left must move to a small array rather
+// than keep the large one alive until enough new entries are appended.
+func TestShrunkWindowReleasesLogs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		req      func(i int) *CommitRequest
+		len, cap func(s *Store) int
+		at       func(s *Store, i int) any // the address of entry i
+	}{
+		{"range writes",
+			func(int) *CommitRequest { return &CommitRequest{WriteRanges: [][]byte{[]byte("a"), []byte("b")}} },
+			func(s *Store) int { return len(s.rangeLog) },
+			func(s *Store) int { return cap(s.rangeLog) },
+			func(s *Store, i int) any { return &s.rangeLog[i] }},
+		{"idempotency keys",
+			func(i int) *CommitRequest {
+				return &CommitRequest{Sets: [][]byte{[]byte("k"), []byte("v")}, IdempotencyKey: fmt.Appendf(nil, "id%d", i)}
+			},
+			func(s *Store) int { return len(s.idemOrder) },
+			func(s *Store) int { return cap(s.idemOrder) },
+			func(s *Store, i int) any { return &s.idemOrder[i] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(Config{HistoryVersions: 1 << 16, GCStep: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; tc.len(s) < 512 || tc.len(s) < tc.cap(s); i++ {
+				if _, err := s.Commit(ctx, tc.req(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := &Store{rangeLog: s.rangeLog, idemOrder: s.idemOrder}
+			if err := s.SetConfig(Config{HistoryVersions: 4, GCStep: -1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Put(ctx, []byte("other"), []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			n := tc.len(s)
+			if n == 0 || n > 4 {
+				t.Fatalf("%d entries left, want 1 to 4", n)
+			}
+			if tc.at(s, 0) == tc.at(old, tc.len(old)-n) {
+				t.Errorf("the %d entries left still hold the array of %d", n, tc.cap(old))
 			}
 		})
 	}

@@ -32,17 +32,21 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 
 // dropFront drops the first n elements of log in amortized constant time per
 // element: it reslices, clearing them so their memory can go, and copies the
-// rest down only once they are at most a quarter of the array. Copying on
-// every drop made each commit cost the window's length once the window was
-// full and every commit dropped one entry (an idempotency key, a range
-// write): 82 and 171 µs per commit with a window of 2^16.
+// rest to a new array only once they are at most a quarter of the array as
+// far as it sees it (the n elements dropped and the capacity left). Copying
+// on every drop made each commit cost the window's length once the window
+// was full and every commit dropped one entry (an idempotency key, a range
+// write): 82 and 171 µs per commit with a window of 2^16. The capacity left
+// alone is not enough: when the window shrinks (SetConfig) and the few
+// entries left sit at the end of a full array, it is theirs alone, and the
+// whole array stayed alive until as many entries were appended again.
 func dropFront[T any](log []T, n int) []T {
 	if n == 0 {
 		return log
 	}
 	clear(log[:n])
 	log = log[n:]
-	if len(log) <= cap(log)/4 {
+	if 4*len(log) <= n+cap(log) {
 		log = append(make([]T, 0, 2*len(log)+1), log...)
 	}
 	return log
