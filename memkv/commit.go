@@ -132,6 +132,7 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 		k := string(req.IdempotencyKey)
 		s.idem[k] = v
 		s.idemOrder = append(s.idemOrder, idemEntry{k, v})
+		s.idemPeak = max(s.idemPeak, len(s.idem))
 	}
 	s.st.commits.Add(1)
 	s.publishLocked(cfg, evs, v)

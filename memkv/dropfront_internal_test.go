@@ -2,7 +2,9 @@ package memkv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -106,5 +108,55 @@ func TestShrunkWindowReleasesLogs(t *testing.T) {
 				t.Errorf("the %d entries left still hold the array of %d", n, tc.cap(old))
 			}
 		})
+	}
+}
+
+// TestIdempotencyMapShrinks fills the idempotency keys, lets all but the
+// last few fall behind the window and checks that the map was rebuilt for
+// what is left (a Go map keeps its peak size however many keys are deleted:
+// a burst of retries, or a window shrunk by SetConfig, held that memory for
+// good) and that deduplication is unchanged on both sides of the horizon.
+func TestIdempotencyMapShrinks(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Config{HistoryVersions: 1 << 16, GCStep: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(i int) []byte { return fmt.Appendf(nil, "id%d", i) }
+	const keys = 4096
+	for i := range keys {
+		req := &CommitRequest{Sets: [][]byte{[]byte("k"), []byte("v")}, IdempotencyKey: id(i)}
+		if _, err := s.Commit(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := reflect.ValueOf(s.idem).UnsafePointer()
+	if err := s.SetConfig(Config{HistoryVersions: 4, GCStep: -1}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Put(ctx, []byte("other"), []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Key i committed at version i+1: the keys of versions h..keys stay.
+	if got := len(s.idem); got != 4 || len(s.idemOrder) != got {
+		t.Fatalf("%d keys and %d entries left, want 4", got, len(s.idemOrder))
+	}
+	if reflect.ValueOf(s.idem).UnsafePointer() == before {
+		t.Error("the map that held 4096 keys still holds the 4 left")
+	}
+	// The commit at the horizon (key keys-4) is still deduplicated; the one
+	// before it is forgotten and applies again.
+	if h := s.Horizon(); h != v-4 {
+		t.Fatalf("horizon %d, want %d", h, v-4)
+	}
+	for _, tc := range []struct {
+		key  int
+		want error
+	}{{keys - 4, ErrAlreadyCommitted}, {keys - 3, ErrAlreadyCommitted}, {keys - 5, nil}} {
+		req := &CommitRequest{Sets: [][]byte{[]byte("k"), []byte("w")}, IdempotencyKey: id(tc.key)}
+		if _, err := s.Commit(ctx, req); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", id(tc.key), err, tc.want)
+		}
 	}
 }

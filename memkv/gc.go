@@ -28,7 +28,21 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 		j++
 	}
 	s.idemOrder = dropFront(s.idemOrder, j)
+	// A Go map keeps the memory of the most keys it held: rebuild it once a
+	// quarter of them is left (after a burst of retries, or a window shrunk
+	// by SetConfig), which copies at most a third of the keys deleted since.
+	if j > 0 && s.idemPeak >= minIdemRebuild && 4*len(s.idem) <= s.idemPeak {
+		m := make(map[string]uint64, len(s.idem))
+		for k, v := range s.idem {
+			m[k] = v
+		}
+		s.idem, s.idemPeak = m, len(m)
+	}
 }
+
+// minIdemRebuild is the fewest keys a map of idempotency keys must have held
+// before it is worth rebuilding smaller.
+const minIdemRebuild = 64
 
 // dropFront drops the first n elements of log in amortized constant time per
 // element: it reslices, clearing them so their memory can go, and copies the

@@ -64,6 +64,7 @@ type Store struct {
 	rangeLog  []rangeWrite
 	idem      map[string]uint64
 	idemOrder []idemEntry
+	idemPeak  int // the most keys idem held since it was last rebuilt
 	subs      []*Subscription
 	sinceCkpt int
 	gcShard   int
