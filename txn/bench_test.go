@@ -84,3 +84,34 @@ func BenchmarkManagerParallel(b *testing.B) {
 	st := m.Stats()
 	b.ReportMetric(st.ConflictRate(), "conflict-rate")
 }
+
+// BenchmarkSavepointRollback: open a savepoint, write one new key, roll back
+// and release, in a transaction that already holds writes keys. Rolling back
+// one write should not cost in proportion to the writes made before the
+// savepoint.
+func BenchmarkSavepointRollback(b *testing.B) {
+	for _, writes := range []int{1 << 10, 1 << 14, 1 << 17} {
+		b.Run(fmt.Sprintf("writes=%d", writes), func(b *testing.B) {
+			s := newStore(b, memkv.Config{})
+			tx, err := txn.Begin(s, txn.Options{MemoryBudget: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tx.Rollback()
+			for i := range writes {
+				if err := tx.Put([]byte(fmt.Sprintf("old%08d", i)), benchVal); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				sp, _ := tx.Savepoint()
+				_ = tx.Put(benchKeys[i%len(benchKeys)], benchVal)
+				_ = tx.RollbackTo(sp)
+				_ = tx.Release(sp)
+				i++
+			}
+		})
+	}
+}

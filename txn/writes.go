@@ -252,21 +252,30 @@ func (w *writes) find(sp Savepoint) bool {
 
 // rollbackTo undoes every write since sp (which stays open) and returns the
 // write-range count to restore.
+//
+// Its cost is that of the undo records since sp, not of the whole buffer:
+// the undo log holds new entries in index order, so undoing it backwards
+// removes each from the index newest first (table.removeLast). A sorted
+// order that is still valid stays, minus the entries removed.
 func (w *writes) rollbackTo(sp Savepoint) int {
 	m := w.sps[sp.depth-1]
+	n := len(w.ents)
 	for j := len(w.undo) - 1; j >= m.undo; j-- {
 		u := w.undo[j]
 		if u.existed {
-			w.ents[u.i] = u.prev
+			w.ents[u.i] = u.prev // same key: its slot and sorted place stay
 			continue
 		}
+		w.idx.removeLast(u.i, w.ents[u.i].hash)
 		w.ents = w.ents[:u.i]
 	}
-	w.idx.rebuild(w.ents)
+	if w.sortedOK && len(w.ents) < n {
+		kept := int32(len(w.ents))
+		w.sorted = slices.DeleteFunc(w.sorted, func(i int32) bool { return i >= kept })
+	}
 	w.undo = w.undo[:m.undo]
 	w.clears = w.clears[:m.clears]
 	w.sps = w.sps[:sp.depth]
-	w.sortedOK = false
 	return m.wranges
 }
 

@@ -8,8 +8,11 @@ import (
 // table indexes a write buffer's entries by key: open addressing with linear
 // probing over entry indices, using the hash stored in each entry. It hashes
 // a key once per operation where a Go map would hash twice on an insert
-// after a miss, and holds no pointers for the GC to scan. Entries leave only
-// by savepoint rollback, which rebuilds the table.
+// after a miss, and holds no pointers for the GC to scan.
+//
+// Entries are inserted in index order and leave only by savepoint rollback,
+// newest first (see removeLast), so the slots are always those that
+// inserting ents in index order into an empty table gives.
 type table struct {
 	slots []uint32 // entry index + 1; 0 is empty; len is 0 or a power of two
 	n     int      // occupied slots
@@ -76,6 +79,21 @@ func (t *table) rebuild(ents []entry) {
 		t.slots[t.freeSlot(ents[i].hash)] = uint32(i) + 1
 		t.n++
 	}
+}
+
+// removeLast removes entry idx, with hash h, the newest entry in the table.
+// Clearing its slot is enough: every older entry was inserted when that slot
+// was empty, so no older entry's probe passes over it, and the result is the
+// table of the entries before idx. It costs a probe, not a rebuild, so
+// rolling back a few writes does not pay for the writes made before them.
+func (t *table) removeLast(idx int32, h uint64) {
+	mask := len(t.slots) - 1
+	i := int(h) & mask
+	for t.slots[i] != uint32(idx)+1 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = 0
+	t.n--
 }
 
 func (t *table) reset() {
