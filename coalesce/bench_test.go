@@ -165,3 +165,32 @@ func BenchmarkDoUncontended(b *testing.B) {
 
 // keyLen is a static fn for DoWith.
 func keyLen(_ context.Context, key string) (int, error) { return len(key), nil }
+
+// BenchmarkDoChanLeave: a DoChan waiter joins a call that the given number of
+// other DoChan waiters already wait on, then cancels its context and receives
+// its Result. Leaving should not cost in proportion to the waiters that stay.
+func BenchmarkDoChanLeave(b *testing.B) {
+	for _, waiters := range []int{16, 1 << 10, 1 << 14} {
+		b.Run("waiters="+strconv.Itoa(waiters), func(b *testing.B) {
+			var g coalesce.Group[string, int]
+			release := make(chan struct{})
+			fn := func(context.Context) (int, error) { <-release; return 1, nil }
+			stay := make([]<-chan coalesce.Result[int], waiters)
+			for i := range stay {
+				stay[i] = g.DoChan(context.Background(), "k", fn)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				ch := g.DoChan(ctx, "k", fn)
+				cancel()
+				<-ch
+			}
+			b.StopTimer()
+			close(release)
+			for _, ch := range stay {
+				<-ch
+			}
+		})
+	}
+}

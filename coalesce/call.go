@@ -68,6 +68,7 @@ func (c *call[K, V]) tryJoin() bool {
 type chanWaiter[V any] struct {
 	ch   chan Result[V]
 	stop func() bool // stops the ctx watcher; nil when ctx cannot be cancelled
+	i    int         // index in its call's chans while there; protected by Group.mu
 }
 
 // isDone reports whether done is closed, without blocking.
@@ -280,15 +281,13 @@ func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[K, V], w *ch
 		g.mu.Unlock() // finish sends the result
 		return
 	}
-	for i, x := range c.chans {
-		if x == w {
-			last := len(c.chans) - 1
-			c.chans[i] = c.chans[last]
-			c.chans[last] = nil
-			c.chans = c.chans[:last]
-			break
-		}
-	}
+	// w is still in c.chans (c is not sealed) at w.i: remove it by moving the
+	// last waiter there, so that leaving costs the same however many stay.
+	last := len(c.chans) - 1
+	moved := c.chans[last]
+	c.chans[w.i], moved.i = moved, w.i
+	c.chans[last] = nil
+	c.chans = c.chans[:last]
 	g.mu.Unlock()
 	w.ch <- Result[V]{Err: ctx.Err()}
 }

@@ -167,6 +167,7 @@ func (g *Group[K, V]) enterChan(ctx context.Context, key K, cancellable bool, w 
 	if leader {
 		c = g.startLocked(key)
 	}
+	w.i = len(c.chans)
 	c.chans = append(c.chans, w)
 	if cancellable {
 		// Registered under the lock so that finish sees stop; the callback runs on

@@ -352,6 +352,55 @@ func TestDoChanAllLeave(t *testing.T) {
 	})
 }
 
+// TestDoChanLeaveInAnyOrder: DoChan waiters leave one at a time, in an order
+// that moves the waiters that stay around the call's list of waiters; each
+// leaver gets its ctx error, and each waiter that stays gets the result, each
+// exactly once.
+func TestDoChanLeaveInAnyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave []int // indices of the waiters that leave, in order
+	}{
+		{name: "first to last", leave: []int{0, 1, 2, 3, 4, 5}},
+		{name: "last to first", leave: []int{7, 6, 5, 4, 3, 2}},
+		{name: "interleaved", leave: []int{0, 5, 2, 7, 1}},
+		{name: "all but one", leave: []int{3, 0, 7, 1, 6, 2, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var g coalesce.Group[string, int]
+				release := make(chan struct{})
+				fn := func(context.Context) (int, error) { <-release; return 5, nil }
+				chans := make([]<-chan coalesce.Result[int], 8)
+				cancels := make([]context.CancelFunc, len(chans))
+				for i := range chans {
+					var ctx context.Context
+					ctx, cancels[i] = cancellable()
+					defer cancels[i]()
+					chans[i] = g.DoChan(ctx, "k", fn)
+				}
+				left := map[int]bool{}
+				for _, i := range tc.leave {
+					cancels[i]()
+					assert.ErrorIs(t, (<-chans[i]).Err, context.Canceled, "waiter %d left", i)
+					left[i] = true
+				}
+				close(release)
+				synctest.Wait()
+				for i, c := range chans {
+					if left[i] {
+						assert.Empty(t, c, "waiter %d left: no second result", i)
+						continue
+					}
+					require.Len(t, c, 1, "waiter %d stayed", i)
+					assert.Equal(t, 5, (<-c).Val)
+				}
+				assert.EqualValues(t, len(tc.leave), g.Stats().CancelledWaiters)
+			})
+		})
+	}
+}
+
 // TestMixedDoAndDoChan: Do and DoChan callers share one execution.
 func TestMixedDoAndDoChan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
