@@ -223,3 +223,38 @@ func BenchmarkApplyRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMissAfterBurst: one read-through miss of a new key, after a
+// FillMany of the given number of keys had all their fill records in flight
+// at once, and after enough misses since that sweeps dropped the burst's
+// records. The fill records of a shard are swept every few dozen misses; a
+// sweep should not cost in proportion to the burst long gone.
+func BenchmarkMissAfterBurst(b *testing.B) {
+	ctx := context.Background()
+	for _, burst := range []int{1 << 10, 1 << 16, 1 << 20} {
+		b.Run(fmt.Sprintf("burst=%d", burst), func(b *testing.B) {
+			c, _ := cache.New[uint64, uint64](cache.Config[uint64]{Capacity: 1 << 10})
+			keys := make([]uint64, burst)
+			for i := range keys {
+				keys[i] = uint64(i)
+			}
+			_, err := c.FillMany(ctx, keys, func(_ context.Context, ks []uint64) ([]uint64, error) {
+				return ks, nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			load := func(context.Context) (uint64, error) { return 1, nil }
+			k := uint64(burst)
+			for range 2*burst + 1<<14 { // past the sweep that drops the burst's records
+				_, _ = c.Get(ctx, k, load)
+				k++
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = c.Get(ctx, k, load)
+				k++
+			}
+		})
+	}
+}

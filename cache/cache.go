@@ -125,11 +125,13 @@ type shard[K comparable, V any] struct {
 	// of an update after the index lookup.
 	unlinking atomic.Int32
 	// sweepAt is the number of fill records at which the next sweep runs
-	// (at least sweepFills), and sweeps counts the sweeps; both protected by
+	// (at least sweepFills), sweeps counts the sweeps, and fillsPeak is the
+	// most records fills has held since it was last made; all protected by
 	// mu.
-	sweepAt int32
-	sweeps  uint32
-	_       [cacheLine]byte
+	sweepAt   int32
+	sweeps    uint32
+	fillsPeak int32
+	_         [cacheLine]byte
 }
 
 // fills tracks the fills of one key: those in flight, and whether a finished

@@ -79,6 +79,7 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		f = &fills{}
 		s.fills[key] = f
 		s.records.Store(int32(len(s.fills)))
+		s.fillsPeak = max(s.fillsPeak, int32(len(s.fills)))
 	}
 	f.active++
 	return fillRecord[K, V]{s: s, h: h, f: f, start: s.seq}
@@ -171,6 +172,13 @@ const sweepFills = 64
 
 // sweepFillsLocked drops the records of finished fills and sets the size at
 // which the next sweep runs. The caller holds s.mu.
+//
+// A Go map keeps its peak memory after deletes, and ranging over it costs in
+// proportion to that peak, not to what it holds: after a burst (a FillMany of
+// a million keys puts thousands of records in each shard at once), every
+// sweep of the few records left walked the burst's empty table, and the
+// memory stayed. So a sweep that leaves a quarter of the peak or less makes
+// a new map of the records kept, which costs less than the sweep did.
 func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 	s.sweeps++
 	for k, f := range s.fills {
@@ -181,6 +189,14 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 			delete(s.fills, k)
 		}
 	}
-	s.records.Store(int32(len(s.fills)))
-	s.sweepAt = int32(min(2*len(s.fills), math.MaxInt32))
+	n := len(s.fills)
+	if s.fillsPeak >= 4*sweepFills && int32(n) <= s.fillsPeak/4 {
+		m := make(map[K]*fills, n)
+		for k, f := range s.fills {
+			m[k] = f
+		}
+		s.fills, s.fillsPeak = m, int32(n)
+	}
+	s.records.Store(int32(n))
+	s.sweepAt = int32(min(2*n, math.MaxInt32))
 }
