@@ -17,8 +17,11 @@ func (tx *Tx) Savepoint() (Savepoint, error) {
 
 // RollbackTo undoes the writes, clears and write-conflict ranges made since
 // sp, and closes the savepoints nested in sp; sp stays open. Reads made
-// since sp stay in the read set: the caller saw their values. It returns
-// ErrNoSavepoint if sp was released or rolled past.
+// since sp stay in the read set: the caller saw their values. The bytes of
+// the undone writes stay in the write buffer (its chunks are append-only:
+// slices handed out stay valid), so they stay charged to MemoryBudget until
+// the transaction ends. It returns ErrNoSavepoint if sp was released or
+// rolled past.
 func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
