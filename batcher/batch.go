@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tierkit/tierkit/internal/mapshrink"
 )
 
 // shard is one independently locked part of the group map.
@@ -510,12 +512,9 @@ func (b *Batcher[G, Req, Resp]) sweep(now int64) int {
 				evicted++
 			}
 		}
-		if sh.peak >= 64 && len(sh.groups) <= sh.peak/4 {
-			m := make(map[G]*group[G, Req, Resp], len(sh.groups))
-			for g, grp := range sh.groups {
-				m[g] = grp
-			}
-			sh.groups, sh.peak = m, len(m)
+		if mapshrink.Due(len(sh.groups), sh.peak, 64) {
+			sh.groups = mapshrink.Rebuild(sh.groups)
+			sh.peak = len(sh.groups)
 		}
 		sh.mu.Unlock()
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/tierkit/tierkit/coalesce"
+	"github.com/tierkit/tierkit/internal/mapshrink"
 )
 
 // Fills: a read-through load registers a fill record for its key, so that an
@@ -190,12 +191,9 @@ func (c *Cache[K, V]) sweepFillsLocked(s *shard[K, V]) {
 		}
 	}
 	n := len(s.fills)
-	if s.fillsPeak >= 4*sweepFills && int32(n) <= s.fillsPeak/4 {
-		m := make(map[K]*fills, n)
-		for k, f := range s.fills {
-			m[k] = f
-		}
-		s.fills, s.fillsPeak = m, int32(n)
+	if mapshrink.Due(n, int(s.fillsPeak), 4*sweepFills) {
+		s.fills = mapshrink.Rebuild(s.fills) // same records: fills in flight see later invalidations
+		s.fillsPeak = int32(n)
 	}
 	s.records.Store(int32(n))
 	s.sweepAt = int32(min(2*n, math.MaxInt32))

@@ -1,5 +1,7 @@
 package memkv
 
+import "github.com/tierkit/tierkit/internal/mapshrink"
+
 // advanceHorizonLocked moves the GC horizon to v - HistoryVersions and drops
 // the range writes and idempotency keys that fell behind it. Caller holds s.mu.
 //
@@ -31,12 +33,9 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 	// A Go map keeps the memory of the most keys it held: rebuild it once a
 	// quarter of them is left (after a burst of retries, or a window shrunk
 	// by SetConfig), which copies at most a third of the keys deleted since.
-	if j > 0 && s.idemPeak >= minIdemRebuild && 4*len(s.idem) <= s.idemPeak {
-		m := make(map[string]uint64, len(s.idem))
-		for k, v := range s.idem {
-			m[k] = v
-		}
-		s.idem, s.idemPeak = m, len(m)
+	if j > 0 && mapshrink.Due(len(s.idem), s.idemPeak, minIdemRebuild) {
+		s.idem = mapshrink.Rebuild(s.idem)
+		s.idemPeak = len(s.idem)
 	}
 }
 
