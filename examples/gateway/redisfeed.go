@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,9 +108,9 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	}
 	ready := make(chan struct{}, len(b.shards))
 	for i, c := range b.shards {
-		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready) })
-		var m markerState
-		ct.wg.Go(func() { every(ct.ctx, period, func() { ct.mark(ct.ctx, b, i, c, marker, &m) }) })
+		m := new(markerState)
+		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready, m) })
+		ct.wg.Go(func() { every(ct.ctx, period, func() { ct.mark(ct.ctx, b, i, c, marker, m) }) })
 	}
 	// Serve only once every shard's notifications flow.
 	for range b.shards {
@@ -187,6 +188,9 @@ func parseExpires(info string) (int, error) {
 // notification settings.
 type markerState struct {
 	off bool // the last check found notifications that do not cover every change
+	// feedUp says the shard's feed is subscribed now; written by the feed's
+	// goroutine (followShard), read by the marker loop's.
+	feedUp atomic.Bool
 }
 
 // mark publishes shard i's checkpoint marker on c, once the shard is seen to
@@ -203,7 +207,16 @@ type markerState struct {
 // feed (the changes in between were announced to nobody), and the shard
 // counts as volatile (expiries given meanwhile were not announced either)
 // until the next resubscription.
+//
+// While the feed is down, mark does nothing: no subscriber would receive a
+// marker, and a shard that restarted has the flags of its own configuration
+// until the feed's next subscription sets them (subscribe), so a check then
+// warned of flags that were about to be set, on top of the feed's loss,
+// already logged.
 func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.Client, marker string, m *markerState) {
+	if !m.feedUp.Load() {
+		return
+	}
 	cut := time.Now()
 	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
 	if err != nil {
@@ -242,11 +255,12 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string, cut time
 // made a call per message; rueidis allocated a message and its strings per
 // frame). When the connection fails it is dialed again, with backoff, and
 // subscribed again; the confirmation resets the cache.
-func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}) {
+func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}, m *markerState) {
 	backoff := 10 * time.Millisecond
 	var fl feedLosses
 	for {
-		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack())
+		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack(), &m.feedUp)
+		m.feedUp.Store(false)
 		if ctx.Err() != nil {
 			return
 		}
@@ -307,7 +321,7 @@ func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 // change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
 // subscribed reports whether that confirmation came; logBack says the feed
 // was down before this call, and logged so, so that its return is logged.
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool) (subscribed bool, err error) {
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, up *atomic.Bool) (subscribed bool, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
@@ -374,6 +388,7 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 				ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
 			}
 			subscribed = true
+			up.Store(true)
 		case frameMessage, framePMessage:
 			if ev, ok := ct.notified(b, i, marker, seq, f.channel, f.payload); ok {
 				if pend = append(pend, ev); len(pend) == cap(pend) {
