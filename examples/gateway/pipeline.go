@@ -14,8 +14,10 @@ import (
 // MGETs as one batch item per shard, the way a multi-key command runs, instead
 // of a goroutine and a batcher call per command: at pipeline 16, the hand-off to a
 // worker, the coalescing group and the batcher per command cost more CPU than
-// the backend call. Each command is still admitted, metered and answered on
-// its own; identical GETs of the run share one op; a SET drops its key's
+// the backend call. The run is admitted as a whole, at the cost of all its
+// keys (admitRun: execute ends a run before its cost passes the admission
+// limit), and refused as a whole; each command is still metered and answered
+// on its own; identical GETs of the run share one op; a SET drops its key's
 // in-flight fetch when it returns, as in the per-command path. The run holds
 // no read and write of one key (execute splits runs there), so the order of
 // its ops within a shard does not matter.
@@ -51,7 +53,8 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		clear(cs) // drop the funcs and errors; the arrays stay for the next run
 		sp.plain, sp.refs = cs[:0], all[:0]
 	}()
-	order, all := ss.planPlain(ctx, start, run, cmds, cs, parts, all)
+	done, release, refused := g.admitRun(ctx, ss.tenant, int64(keys), len(run), start)
+	order, all := ss.planPlain(refused, run, cmds, cs, parts, all)
 	sp.order = order[:0]
 	switch {
 	case len(order) == 0:
@@ -65,7 +68,11 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			return p.ops, &p.res, &p.err
 		})
 	}
-	ss.answerPlain(cs, parts, replies, time.Since(start))
+	failed := ss.answerPlain(cs, parts, replies, time.Since(start))
+	if refused == nil {
+		done(!failed)
+		release()
+	}
 	return true
 }
 
@@ -86,21 +93,21 @@ func plainKeys(run []job, cmds []redcon.Command) (keys int, ok bool) {
 	return keys, true
 }
 
-// planPlain admits each command of run at start and puts its keys' ops in
-// their shards' parts, filling cs (one per command) and appending every
-// command's refs to all. It returns the shards used, in the order first
-// used (in the session's reused array), and all.
-func (ss *session) planPlain(ctx context.Context, start time.Time, run []job, cmds []redcon.Command, cs []plainCmd, parts []*plainPart, all []plainRef) (order []int, _ []plainRef) {
+// planPlain puts the keys' ops of each command of run in their shards'
+// parts, filling cs (one per command) and appending every command's refs to
+// all; if the run's admission was refused, it marks every command refused
+// instead. It returns the shards used, in the order first used (in the
+// session's reused array), and all.
+func (ss *session) planPlain(refused error, run []job, cmds []redcon.Command, cs []plainCmd, parts []*plainPart, all []plainRef) (order []int, _ []plainRef) {
 	g, t := ss.g, ss.tenant
 	order = ss.pipe.order[:0]
+	g.n.commands.Add(uint64(len(run)))
+	t.requests.Add(uint64(len(run)))
 	for k, j := range run {
-		g.n.commands.Add(1)
-		t.requests.Add(1)
 		a := &cs[k]
 		args := cmds[j.i].Args
 		a.j = j
-		a.done, a.release, a.refused = g.admitAt(ctx, t, int64(j.spec.nkeys(len(args))), start)
-		if a.refused != nil {
+		if a.refused = refused; refused != nil {
 			continue
 		}
 		lo := len(all)
@@ -140,9 +147,10 @@ func (ss *session) planPlain(ctx context.Context, start time.Time, run []job, cm
 }
 
 // answerPlain writes the reply of each command of a plain run whose parts
-// have answered, settles its admission and metrics, and, for a SET, drops
-// its key's in-flight fetch and cached value.
-func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any, took time.Duration) {
+// have answered and its metrics, and, for a SET, drops its key's in-flight
+// fetch and cached value. It reports whether a command failed (the caller
+// settles the run's admission).
+func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any, took time.Duration) (anyFailed bool) {
 	g, t := ss.g, ss.tenant
 	// The tier forgets the SETs' keys together, before the replies go out
 	// (read-your-writes without waiting for the feed): one Apply per shard
@@ -179,12 +187,12 @@ func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any,
 		_, failed := reply.(respErr)
 		if failed {
 			g.n.errors.Add(1)
+			anyFailed = true
 		}
-		a.done(!failed)
-		a.release()
 		g.metrics.observe(t, a.j.spec, !failed, took)
 		replies[a.j.i] = reply
 	}
+	return anyFailed
 }
 
 // plainPart is what a plain run sends to one shard: its ops (a GET of a key
@@ -257,9 +265,7 @@ type plainRef struct{ shard, pos int }
 type plainCmd struct {
 	j       job
 	refs    []plainRef // one per key, in the command's order
-	done    func(bool)
-	release func()
-	key     string // a SET's key
+	key     string     // a SET's key
 	write   bool
 	refused error
 }
