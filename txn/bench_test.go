@@ -115,3 +115,33 @@ func BenchmarkSavepointRollback(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGetAfterClears: a Get of a key the transaction neither wrote nor
+// cleared, after clears DeleteRange calls. Every such Get asks whether a
+// clear covers the key before it reads the engine, so the clears should
+// cost a lookup that grows slowly with their number, not a scan of them.
+func BenchmarkGetAfterClears(b *testing.B) {
+	for _, clears := range []int{1, 64, 4096} {
+		b.Run(fmt.Sprintf("clears=%d", clears), func(b *testing.B) {
+			s := newStore(b, memkv.Config{})
+			tx, err := txn.Begin(s, txn.Options{MemoryBudget: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tx.Rollback()
+			for i := range clears {
+				lo := fmt.Appendf(nil, "clear%08d", i)
+				if err := tx.DeleteRange(lo, append(lo, 0xff)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r := tx.Snapshot() // records no read: the read set stays the same
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				sinkB, _, _ = r.Get(ctx, benchKeys[i%len(benchKeys)])
+				i++
+			}
+		})
+	}
+}
