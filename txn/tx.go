@@ -87,6 +87,7 @@ func (c *core) reset() {
 	}
 	clear(w.clears[:cap(w.clears)])
 	w.clears = w.clears[:0]
+	w.cnodes, w.croot = w.cnodes[:0], 0
 	w.sorted, w.sortedOK = w.sorted[:0], false
 	w.undo, w.sps, w.gen = w.undo[:0], w.sps[:0], 0
 	c.rbuf, c.rends = c.rbuf[:0], c.rends[:0]
@@ -448,7 +449,7 @@ func (tx *Tx) finish(s state) {
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
-	if c := tx.c; cap(c.wb.ents) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rends) <= maxPooled && cap(c.rranges) <= maxPooled {
+	if c := tx.c; cap(c.wb.ents) <= maxPooled && cap(c.wb.cnodes) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rends) <= maxPooled && cap(c.rranges) <= maxPooled {
 		c.reset()
 		corePool.Put(c)
 	}

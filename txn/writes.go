@@ -44,6 +44,8 @@ type writes struct {
 	chunks [][]byte // the last one is being filled
 	handed bool     // a slice of a chunk was returned to the caller
 	clears [][]byte // flattened [begin, end) pairs, in order (own copies)
+	cnodes []cnode  // the clears a lookup indexed (clears.go): node i is pair i
+	croot  int32    // reference to the tree's root, 0 if empty
 
 	sorted   []int32 // indices of ents by key; valid when sortedOK
 	sortedOK bool
@@ -203,17 +205,6 @@ func (w *writes) clearRange(begin, end []byte) {
 	}
 }
 
-// cleared reports whether key lies in a cleared range.
-func (w *writes) cleared(key []byte) bool {
-	c := w.clears
-	for i := 0; i+1 < len(c); i += 2 {
-		if bytes.Compare(c[i], key) <= 0 && (c[i+1] == nil || bytes.Compare(key, c[i+1]) < 0) {
-			return true
-		}
-	}
-	return false
-}
-
 // inRange returns the indices of buffered keys in [begin, end), ascending.
 func (w *writes) inRange(begin, end []byte) []int32 {
 	if !w.sortedOK {
@@ -256,7 +247,8 @@ func (w *writes) find(sp Savepoint) bool {
 // Its cost is that of the undo records since sp, not of the whole buffer:
 // the undo log holds new entries in index order, so undoing it backwards
 // removes each from the index newest first (table.removeLast). A sorted
-// order that is still valid stays, minus the entries removed.
+// order that is still valid stays, minus the entries removed. The clears
+// since sp leave the clear tree one by one too (truncateClears).
 func (w *writes) rollbackTo(sp Savepoint) int {
 	m := w.sps[sp.depth-1]
 	n := len(w.ents)
@@ -274,7 +266,7 @@ func (w *writes) rollbackTo(sp Savepoint) int {
 		w.sorted = slices.DeleteFunc(w.sorted, func(i int32) bool { return i >= kept })
 	}
 	w.undo = w.undo[:m.undo]
-	w.clears = w.clears[:m.clears]
+	w.truncateClears(m.clears / 2)
 	w.sps = w.sps[:sp.depth]
 	return m.wranges
 }
