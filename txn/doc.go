@@ -87,6 +87,16 @@
 // (120 ns, 25 ns, 10 us, 200k/s) are met in CPU time, and in wall time only
 // for the validation rate; bench/txn/README.md has the tables.
 //
+// Range clears are indexed by a tree at the first lookup after them, so a
+// read after k [Tx.DeleteRange] calls no longer scans all k: a Get of a key
+// outside the write buffer (go test -run '^$' -bench GetAfterClears -count 5
+// -benchtime 20000x ./txn/, medians, load average about 5) took 89 ns and
+// 275 ns after 64 and 4096 clears, against 379 ns and 22 us with the scan,
+// and 37 to 39 ns after one clear either way (interleaved runs of 200,000);
+// savepoint, clear, Get and rollback after 4096 clears
+// (BenchmarkClearGetRollback) 466 ns against 21.7 us. DeleteRange itself
+// measured the same, 50 to 80 ns.
+//
 // The proofs (go test ./txn/): Hermitage's cases at three levels against an
 // expected table; every interleaving of six two-transaction scripts; 4,000
 // random range reads with limits and reverse order with zero missed
