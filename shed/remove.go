@@ -3,7 +3,8 @@ package shed
 import "time"
 
 // Removal from the queue: expiry at the queue deadline, a request's own
-// removal (cancelled, shed), and the nodes' free list.
+// removal (cancelled, shed), and taking a node from the free list
+// (freelist.go).
 
 // Expire sheds (ReasonQueueDeadline) every expired request, passing each to
 // expired (which may be nil). Its cost is proportional to the requests it
@@ -91,9 +92,7 @@ func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 	s.queued--
 	s.queuedCost -= n.cost
 	// t stays listed even when empty: Pop unlists it when it reaches the head.
-	var zero T
-	*n = node[T]{v: zero, next: s.free}
-	s.free = n
+	s.freeNode(n, at)
 }
 
 func (s *Scheduler[T]) newNode() *node[T] {
@@ -101,6 +100,7 @@ func (s *Scheduler[T]) newNode() *node[T] {
 	if n != nil {
 		s.free = n.next
 		n.next = nil
+		s.nfree--
 	} else {
 		n = new(node[T])
 	}

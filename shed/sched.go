@@ -93,17 +93,19 @@ type Scheduler[T any] struct {
 	epoch   time.Time
 	started bool
 
-	tenants tenantTable[T]
-	pend    *[admitLog]pendingAdmit // direct admissions not yet applied to their tenants
-	npend   int                     // how many
-	sink    uint32                  // settle's loads land here, so that they are kept
-	hand    int                     // reclamation hand over tenants' slots
-	touches uint64
-	coarse  int64         // latest time seen, stamps tenants
-	fresh   tenantList[T] // tenants that just became active, served first
-	old     tenantList[T] // backlogged tenants, in round-robin order
-	active  int           // tenants with queued requests
-	free    *node[T]      // recycled nodes
+	tenants   tenantTable[T]
+	pend      *[admitLog]pendingAdmit // direct admissions not yet applied to their tenants
+	npend     int                     // how many
+	sink      uint32                  // settle's loads land here, so that they are kept
+	hand      int                     // reclamation hand over tenants' slots
+	touches   uint64
+	coarse    int64         // latest time seen, stamps tenants
+	fresh     tenantList[T] // tenants that just became active, served first
+	old       tenantList[T] // backlogged tenants, in round-robin order
+	active    int           // tenants with queued requests
+	free      *node[T]      // recycled nodes (freelist.go)
+	nfree     int           // how many
+	keepNodes keep          // the free list's bound
 
 	queued     int
 	queuedCost int64
@@ -279,6 +281,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		s.active++
 	}
 	s.queued++
+	s.keepNodes.used(s.queued)
 	s.queuedCost += cost
 	if t.list == notListed {
 		// A tenant that was not listed joins the fresh list (the old list if
