@@ -46,7 +46,10 @@ func (k *keep) bound(n int, at int64) int {
 // cutting the list to the bound when that fell.
 func (s *Scheduler[T]) freeNode(n *node[T], at int64) {
 	*n = node[T]{}
-	bound := s.keepNodes.bound(s.queued, at)
+	bound := keepFree
+	if s.nfree >= keepFree { // under any bound, the window's bookkeeping can wait
+		bound = s.keepNodes.bound(s.queued, at)
+	}
 	if s.nfree < bound {
 		n.next = s.free
 		s.free = n
@@ -74,4 +77,30 @@ func (s *Scheduler[T]) trimNodes(bound int) {
 		last.next = nil // the rest, linked among themselves, go to the GC
 	}
 	s.nfree = bound
+}
+
+// freeTicketLocked recycles a released ticket, or leaves it to the GC when
+// the free list holds its bound, cutting the list to the bound when that
+// fell; its array is then replaced by one of twice the bound if a quarter of
+// it or less is used. The bound is on the coarse clock, which the fast path
+// reads once per clockEvery admissions. A dropped ticket's release stays a
+// no-op (it is not live).
+func (s *Shedder) freeTicketLocked(tk *ticket) {
+	s.tickets--
+	n, bound := len(s.free), keepFree
+	if n >= keepFree { // under any bound, the window's bookkeeping can wait
+		bound = s.keepTk.bound(s.tickets, s.sched.coarse)
+	}
+	if n < bound {
+		s.free = append(s.free, tk)
+		return
+	}
+	if n == bound {
+		return
+	}
+	clear(s.free[bound:])
+	s.free = s.free[:bound]
+	if c := cap(s.free); c > 4*keepFree && 4*bound <= c {
+		s.free = append(make([]*ticket, 0, 2*bound), s.free...)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -133,4 +134,61 @@ func TestTrimNodes(t *testing.T) {
 		assert.Equal(t, tc.bound, s.nfree, "%+v", tc)
 		assert.Equal(t, tc.bound, freeNodes(s), "%+v", tc)
 	}
+}
+
+// TestShedderFreeTicketsAfterBurst admits a burst with a large fixed capacity
+// and releases it; two windows later (on synctest's clock), after the
+// admissions that read the clock, the free tickets and their slice's array are
+// back to keepFree's size, and the burst's releases, called again while
+// nothing is admitted, release nothing.
+func TestShedderFreeTicketsAfterBurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const burst = 100_000
+		s, err := New(Config{Capacity: Fixed(1 << 30)})
+		require.NoError(t, err)
+		rels := make([]func(), burst)
+		for i := range rels {
+			rels[i], err = s.TryAcquire(fmt.Sprint(i%8), 0, 1)
+			require.NoError(t, err)
+		}
+		for _, rel := range rels {
+			rel()
+		}
+		time.Sleep(2 * time.Duration(keepWindow))
+		for range clockEvery { // the fast path reads the clock once per clockEvery
+			rel, err := s.TryAcquire("a", 0, 1)
+			require.NoError(t, err)
+			rel()
+		}
+		s.mu.Lock()
+		free, capacity := len(s.free), cap(s.free)
+		s.mu.Unlock()
+		assert.LessOrEqual(t, free, keepFree)
+		assert.LessOrEqual(t, capacity, 4*keepFree)
+		for _, rel := range rels { // stale: recycled or dropped tickets
+			rel()
+		}
+		assert.Zero(t, s.Stats().InFlight)
+	})
+}
+
+// TestShedderBurstsWithinWindowRecycle admits and releases bursts larger than
+// keepFree within one window: after the first, they allocate no ticket.
+func TestShedderBurstsWithinWindowRecycle(t *testing.T) {
+	const burst = 1024
+	s, err := New(Config{Capacity: Fixed(1 << 30)})
+	require.NoError(t, err)
+	rels := make([]func(), burst)
+	cycle := func() {
+		for i := range rels {
+			if rels[i], err = s.TryAcquire("a", 0, 1); err != nil {
+				panic(err)
+			}
+		}
+		for _, rel := range rels {
+			rel()
+		}
+	}
+	cycle()
+	assert.Zero(t, testing.AllocsPerRun(10, cycle))
 }

@@ -19,7 +19,9 @@ type Shedder struct {
 	inflight int64
 	closed   bool
 	fast     uint64    // fast-path admissions, paces the coarse clock
-	free     []*ticket // recycled tickets
+	free     []*ticket // recycled tickets (freelist.go)
+	tickets  int       // tickets out (admissions in flight)
+	keepTk   keep      // the free tickets' bound
 	sweep    *time.Timer
 	sweepAt  time.Time // when sweep fires; zero when it is not armed
 	// enqueuedAt and enqueuedDeadline are the time and queue deadline of
@@ -326,8 +328,11 @@ func (s *Shedder) limitLocked() int64 { return int64(max(s.capacity.Limit(), 1))
 func (s *Shedder) ticketLocked(cost int64) *ticket {
 	s.inflight += cost
 	var tk *ticket
+	s.tickets++
+	s.keepTk.used(s.tickets)
 	if n := len(s.free); n > 0 {
 		tk = s.free[n-1]
+		s.free[n-1] = nil // the array must not keep it once freeTicketLocked drops it
 		s.free = s.free[:n-1]
 	} else {
 		tk = &ticket{s: s}
@@ -355,7 +360,7 @@ func (s *Shedder) release(tk *ticket) {
 	}
 	tk.live = false
 	s.inflight -= tk.cost
-	s.free = append(s.free, tk)
+	s.freeTicketLocked(tk)
 	if s.sched.queued == 0 {
 		s.mu.Unlock()
 		return
