@@ -89,7 +89,13 @@
 // (examples/overload runs it for 1,350 tenants).
 //
 // Tenant state is bounded: [Config.MaxTenants] caps it (sampled-LRU eviction of
-// idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily.
+// idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily. The
+// recycled queue entries and admission tickets are bounded by recent use: each
+// free list keeps at most 64 of them or the most in use during the current
+// and the previous second, so loads that rise and fall within that span
+// allocate nothing, and a drained burst's entries go to the GC at the first
+// release a second or two later, instead of staying for the process's
+// lifetime.
 //
 // # Stats
 //
