@@ -48,17 +48,7 @@ func tourHashring(w io.Writer) error {
 	for i := range keys {
 		keys[i] = xxhash.Sum64String("user:" + strconv.Itoa(i))
 	}
-	route := func(r *hashring.Ring) ([]string, error) {
-		out := make([]string, len(keys))
-		for i, h := range keys {
-			id, err := r.LookupHash(h)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = id
-		}
-		return out, nil
-	}
+	route := func(r *hashring.Ring) ([]string, error) { return routeKeys(r, keys) }
 	before, err := route(current.Load())
 	if err != nil {
 		return err
@@ -118,6 +108,19 @@ func tourHashring(w io.Writer) error {
 		hot.ID, hot.Weight, hot.Weight/2, 100*float64(moved)/float64(len(keys)), 100*rs.OptimalMovedShare)
 
 	return tourBoundedLoad(w, rw)
+}
+
+// routeKeys returns the host r routes each key hash to.
+func routeKeys(r *hashring.Ring, keys []uint64) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, h := range keys {
+		id, err := r.LookupHash(h)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = id
+	}
+	return out, nil
 }
 
 // tourBoundedLoad sends a burst in which one hot key is half the traffic and shows

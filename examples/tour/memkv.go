@@ -35,9 +35,44 @@ func tourMemkv(w io.Writer) error {
 	sub := s.Subscribe()
 	defer sub.Close()
 
-	// Concurrent transfers: read two balances at a version, write both back;
-	// the store rejects a commit whose reads were overwritten meanwhile.
 	start := time.Now()
+	memkvTransfers(ctx, s, workers, each, accounts)
+	el := time.Since(start)
+	kvs, err := s.Scan(ctx, s.ReadVersion(), []byte("acct/"), []byte("acct0"), 0, false, nil)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for i := 1; i < len(kvs); i += 2 {
+		n, _ := strconv.Atoi(string(kvs[i]))
+		total += n
+	}
+	st := s.Stats()
+	fmt.Fprintf(w, "   %d workers x %d transfers over %d accounts: %d commits, %d conflicts caught and %d too-old reads, all retried; %.0f commits/s\n",
+		workers, each, accounts, st.Commits, st.Conflicts, st.TooOld, float64(st.Commits)/el.Seconds())
+	fmt.Fprintf(w, "   sum of balances after the run: %d (started at %d: no update lost)\n", total, accounts*100)
+
+	// The change feed delivered every write in version order.
+	writes, ckpts, ordered, err := memkvFeed(sub)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   change feed: %d write events, %d checkpoints, in version order: %v\n", writes, ckpts, ordered)
+
+	// GC: reads older than the history window fail with ErrTooOld.
+	before := s.Stats().Versions
+	s.GC()
+	after := s.Stats()
+	_, _, err = s.Get(ctx, 1, []byte("acct/00"))
+	fmt.Fprintf(w, "   GC with a %d-version window: %d versions held -> %d; a read at version 1 gets %q\n",
+		s.Config().HistoryVersions, before, after.Versions, err)
+	return nil
+}
+
+// memkvTransfers runs workers goroutines of each transfers between accounts:
+// read two balances at a version, write both back; the store rejects a
+// commit whose reads were overwritten meanwhile, and the transfer retries.
+func memkvTransfers(ctx context.Context, s *memkv.Store, workers, each, accounts int) {
 	var wg sync.WaitGroup
 	for g := range workers {
 		wg.Go(func() {
@@ -70,30 +105,20 @@ func tourMemkv(w io.Writer) error {
 		})
 	}
 	wg.Wait()
-	el := time.Since(start)
-	kvs, err := s.Scan(ctx, s.ReadVersion(), []byte("acct/"), []byte("acct0"), 0, false, nil)
-	if err != nil {
-		return err
-	}
-	total := 0
-	for i := 1; i < len(kvs); i += 2 {
-		n, _ := strconv.Atoi(string(kvs[i]))
-		total += n
-	}
-	st := s.Stats()
-	fmt.Fprintf(w, "   %d workers x %d transfers over %d accounts: %d commits, %d conflicts caught and %d too-old reads, all retried; %.0f commits/s\n",
-		workers, each, accounts, st.Commits, st.Conflicts, st.TooOld, float64(st.Commits)/el.Seconds())
-	fmt.Fprintf(w, "   sum of balances after the run: %d (started at %d: no update lost)\n", total, accounts*100)
+}
 
-	// The change feed delivered every write in version order.
-	last, writes, ckpts, ordered := uint64(0), 0, 0, true
+// memkvFeed drains sub and counts its write events and checkpoints, and
+// whether the writes came in version order.
+func memkvFeed(sub *memkv.Subscription) (writes, ckpts int, ordered bool, err error) {
+	last := uint64(0)
+	ordered = true
 	for {
 		e, ok, err := sub.TryNext()
 		if err != nil {
-			return err
+			return 0, 0, false, err
 		}
 		if !ok {
-			break
+			return writes, ckpts, ordered, nil
 		}
 		if e.Kind == memkv.EventCheckpoint {
 			ckpts++
@@ -103,14 +128,4 @@ func tourMemkv(w io.Writer) error {
 		last = e.Version
 		writes++
 	}
-	fmt.Fprintf(w, "   change feed: %d write events, %d checkpoints, in version order: %v\n", writes, ckpts, ordered)
-
-	// GC: reads older than the history window fail with ErrTooOld.
-	before := s.Stats().Versions
-	s.GC()
-	after := s.Stats()
-	_, _, err = s.Get(ctx, 1, []byte("acct/00"))
-	fmt.Fprintf(w, "   GC with a %d-version window: %d versions held -> %d; a read at version 1 gets %q\n",
-		s.Config().HistoryVersions, before, after.Versions, err)
-	return nil
 }
