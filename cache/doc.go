@@ -276,6 +276,12 @@
 //     this package's time at 75% reads cached, 0.92x, 1.02x and 1.05x at 75%
 //     reads evicting (1.05x on the final code; none significant), 0.98-0.99x
 //     at 100% reads evicting; golang-lru 1.53-4.79x in every case.
+//   - Twenty-sixth session, a third AMD EPYC host, run P (8 rounds, no change
+//     to this package): otter 0.87-1.36x this package's time, faster in no
+//     case significantly; golang-lru 1.79-3.95x in three cases, but 0.83x at
+//     75% reads evicting (faster in 6 of 8 rounds, n.s.): there a mutex LRU's
+//     one lock and one map lookup per operation beat this package's index
+//     lookups, policy lock and replays.
 //
 // # Stats
 //
