@@ -116,6 +116,23 @@ func BenchmarkSavepointRollback(b *testing.B) {
 	}
 }
 
+// txWithClears begins a transaction (no memory budget) and makes n
+// DeleteRange calls in it, of ranges that hold no benchmark key.
+func txWithClears(b *testing.B, n int) *txn.Tx {
+	b.Helper()
+	tx, err := txn.Begin(newStore(b, memkv.Config{}), txn.Options{MemoryBudget: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		lo := fmt.Appendf(nil, "clear%08d", i)
+		if err := tx.DeleteRange(lo, append(lo, 0xff)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return tx
+}
+
 // BenchmarkGetAfterClears: a Get of a key the transaction neither wrote nor
 // cleared, after clears DeleteRange calls. Every such Get asks whether a
 // clear covers the key before it reads the engine, so the clears should
@@ -123,18 +140,8 @@ func BenchmarkSavepointRollback(b *testing.B) {
 func BenchmarkGetAfterClears(b *testing.B) {
 	for _, clears := range []int{1, 64, 4096} {
 		b.Run(fmt.Sprintf("clears=%d", clears), func(b *testing.B) {
-			s := newStore(b, memkv.Config{})
-			tx, err := txn.Begin(s, txn.Options{MemoryBudget: -1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			tx := txWithClears(b, clears)
 			defer tx.Rollback()
-			for i := range clears {
-				lo := fmt.Appendf(nil, "clear%08d", i)
-				if err := tx.DeleteRange(lo, append(lo, 0xff)); err != nil {
-					b.Fatal(err)
-				}
-			}
 			// Snapshot reads record nothing: the read set stays the same.
 			// The first lookup indexes the clears; the loop measures the
 			// lookups after it.
@@ -158,18 +165,8 @@ func BenchmarkGetAfterClears(b *testing.B) {
 func BenchmarkClearGetRollback(b *testing.B) {
 	for _, clears := range []int{64, 4096} {
 		b.Run(fmt.Sprintf("clears=%d", clears), func(b *testing.B) {
-			s := newStore(b, memkv.Config{})
-			tx, err := txn.Begin(s, txn.Options{MemoryBudget: -1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			tx := txWithClears(b, clears)
 			defer tx.Rollback()
-			for i := range clears {
-				lo := fmt.Appendf(nil, "clear%08d", i)
-				if err := tx.DeleteRange(lo, append(lo, 0xff)); err != nil {
-					b.Fatal(err)
-				}
-			}
 			r := tx.Snapshot()
 			sinkB, _, _ = r.Get(ctx, benchKeys[0]) // indexes the clears
 			lo, hi := []byte("clear"), []byte("clear\xff")
