@@ -1,6 +1,10 @@
 package shed
 
-import "time"
+import (
+	"time"
+
+	"github.com/tierkit/tierkit/internal/mapshrink"
+)
 
 // Free lists. The Scheduler recycles its queue nodes, and the Shedder its
 // tickets, so that a steady load allocates nothing. A list keeps at most
@@ -100,7 +104,9 @@ func (s *Shedder) freeTicketLocked(tk *ticket) {
 	}
 	clear(s.free[bound:])
 	s.free = s.free[:bound]
-	if c := cap(s.free); c > 4*keepFree && 4*bound <= c {
+	// The rule the maps of batcher, cache and memkv shrink by: a quarter of
+	// the peak (here the array's capacity) left.
+	if mapshrink.Due(bound, cap(s.free), 4*keepFree) {
 		s.free = append(make([]*ticket, 0, 2*bound), s.free...)
 	}
 }

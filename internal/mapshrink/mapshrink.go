@@ -6,6 +6,8 @@
 //
 // Rebuilding at a quarter of the peak copies at most a third of the keys
 // deleted since the last rebuild, so deleting stays amortized constant time.
+// The same rule holds for a slice whose array outgrew what it holds (shed's
+// free tickets): Due with the array's capacity as the peak.
 package mapshrink
 
 // Due reports whether a map holding n keys, whose peak since it was made is
