@@ -53,8 +53,14 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		clear(cs) // drop the funcs and errors; the arrays stay for the next run
 		sp.plain, sp.refs = cs[:0], all[:0]
 	}()
+	g.n.commands.Add(uint64(len(run)))
+	ss.tenant.requests.Add(uint64(len(run)))
 	done, release, refused := g.admitRun(ctx, ss.tenant, int64(keys), len(run), start)
-	order, all := ss.planPlain(refused, run, cmds, cs, parts, all)
+	if refused != nil {
+		ss.refusePlain(run, replies, refused, time.Since(start))
+		return true
+	}
+	order, all := ss.planPlain(run, cmds, cs, parts, all)
 	sp.order = order[:0]
 	switch {
 	case len(order) == 0:
@@ -69,10 +75,8 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		})
 	}
 	failed := ss.answerPlain(cs, parts, replies, time.Since(start))
-	if refused == nil {
-		done(!failed)
-		release()
-	}
+	done(!failed)
+	release()
 	return true
 }
 
@@ -95,21 +99,15 @@ func plainKeys(run []job, cmds []redcon.Command) (keys int, ok bool) {
 
 // planPlain puts the keys' ops of each command of run in their shards'
 // parts, filling cs (one per command) and appending every command's refs to
-// all; if the run's admission was refused, it marks every command refused
-// instead. It returns the shards used, in the order first used (in the
+// all. It returns the shards used, in the order first used (in the
 // session's reused array), and all.
-func (ss *session) planPlain(refused error, run []job, cmds []redcon.Command, cs []plainCmd, parts []*plainPart, all []plainRef) (order []int, _ []plainRef) {
-	g, t := ss.g, ss.tenant
+func (ss *session) planPlain(run []job, cmds []redcon.Command, cs []plainCmd, parts []*plainPart, all []plainRef) (order []int, _ []plainRef) {
+	g := ss.g
 	order = ss.pipe.order[:0]
-	g.n.commands.Add(uint64(len(run)))
-	t.requests.Add(uint64(len(run)))
 	for k, j := range run {
 		a := &cs[k]
 		args := cmds[j.i].Args
 		a.j = j
-		if a.refused = refused; refused != nil {
-			continue
-		}
 		lo := len(all)
 		for _, key := range args[1:] {
 			// A key lives no longer than its command (on its way to the
@@ -165,12 +163,6 @@ func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any,
 	}()
 	for k := range cs {
 		a := &cs[k]
-		if a.refused != nil {
-			g.n.errors.Add(1)
-			g.metrics.observe(t, a.j.spec, false, took)
-			replies[a.j.i] = errReply(a.refused)
-			continue
-		}
 		if a.write {
 			g.flights.Forget(a.key) // a later read must not join an older fetch
 			if g.cache != nil {
@@ -193,6 +185,17 @@ func (ss *session) answerPlain(cs []plainCmd, parts []*plainPart, replies []any,
 		replies[a.j.i] = reply
 	}
 	return anyFailed
+}
+
+// refusePlain answers every command of a plain run whose admission was
+// refused with the refusal (admitRun counted them shed or throttled).
+func (ss *session) refusePlain(run []job, replies []any, refused error, took time.Duration) {
+	g, t := ss.g, ss.tenant
+	g.n.errors.Add(uint64(len(run)))
+	for _, j := range run {
+		g.metrics.observe(t, j.spec, false, took)
+		replies[j.i] = errReply(refused)
+	}
 }
 
 // plainPart is what a plain run sends to one shard: its ops (a GET of a key
@@ -263,11 +266,10 @@ type plainRef struct{ shard, pos int }
 
 // plainCmd is one command of a plain run.
 type plainCmd struct {
-	j       job
-	refs    []plainRef // one per key, in the command's order
-	key     string     // a SET's key
-	write   bool
-	refused error
+	j     job
+	refs  []plainRef // one per key, in the command's order
+	key   string     // a SET's key
+	write bool
 }
 
 // plainParts returns one empty part per shard, reused from the session's last
