@@ -70,6 +70,30 @@ var corePool = sync.Pool{New: func() any { return new(core) }}
 // transaction does not pin its buffers forever.
 const maxPooled = 1 << 14
 
+// maxPooledBytes bounds the bytes of the point-read buffer kept for reuse,
+// as the arena keeps one chunk of at most 64 KiB.
+const maxPooledBytes = 64 << 10
+
+// poolable reports whether every buffer of c is small enough to be kept for
+// the next transaction: one that cleared 100,000 ranges without a lookup
+// (so without growing cnodes), or recorded as many reads or savepoints,
+// would otherwise pin those buffers in the pool, and reset would clear
+// their whole capacity on every reuse.
+func (c *core) poolable() bool {
+	w := &c.wb
+	for _, n := range [...]int{
+		cap(w.ents), cap(w.cnodes), len(w.idx.slots) / 2, cap(w.chunks),
+		cap(w.clears) / 2, cap(w.sorted), cap(w.undo), cap(w.sps),
+		cap(c.rends), cap(c.rranges) / 2, cap(c.wranges) / 2, cap(c.scratch),
+		cap(c.req.ReadKeys), cap(c.req.ReadRanges) / 2, cap(c.req.Sets) / 2,
+	} {
+		if n > maxPooled {
+			return false
+		}
+	}
+	return cap(c.rbuf) <= maxPooledBytes
+}
+
 // reset empties c for reuse, dropping every reference into the arena and
 // the engine.
 func (c *core) reset() {
@@ -449,7 +473,7 @@ func (tx *Tx) finish(s state) {
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
-	if c := tx.c; cap(c.wb.ents) <= maxPooled && cap(c.wb.cnodes) <= maxPooled && len(c.wb.idx.slots) <= 2*maxPooled && cap(c.rends) <= maxPooled && cap(c.rranges) <= maxPooled {
+	if c := tx.c; c.poolable() {
 		c.reset()
 		corePool.Put(c)
 	}
