@@ -9,28 +9,25 @@ import (
 )
 
 // metrics is the gateway's Prometheus registry (its own, not the global one):
-// per-tenant requests and latency, and the components' counters read at scrape
-// time from their Stats.
+// per-tenant requests and latency, counted in striped series of our own
+// (cmdCollector) so that commands on different cores do not write the same
+// cache lines, and the components' counters read at scrape time from their
+// Stats.
 type metrics struct {
-	reg      *prometheus.Registry
-	requests *prometheus.CounterVec   // tenant, command, outcome
-	latency  *prometheus.HistogramVec // tenant, command
+	reg  *prometheus.Registry
+	cmds *cmdCollector // gateway_requests_total, gateway_request_seconds
 }
 
 // latencyBuckets are the request histogram's bounds: 50 µs doubling up to
 // 6.55 s, above request_timeout's 5 s default, so that commands that wait out
 // the timeout land in a bucket of their own rather than in +Inf with every
 // other slow command (the top bound was 1.64 s).
-var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 18)
+var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, latencyBucketCount)
 
 func newMetrics(g *Gateway) *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gateway_requests_total",
-			Help: "Commands by tenant, command and outcome (ok, error)."}, []string{"tenant", "command", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gateway_request_seconds",
-			Help:    "Command latency in the gateway (admission to reply), by tenant and command.",
-			Buckets: latencyBuckets}, []string{"tenant", "command"}),
+		reg:  prometheus.NewRegistry(),
+		cmds: newCmdCollector(g.tenants),
 	}
 	counter := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
@@ -38,7 +35,7 @@ func newMetrics(g *Gateway) *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.requests, m.latency,
+	m.reg.MustRegister(m.cmds,
 		counter("gateway_backend_calls_total", "Backend calls (one per batch; a KVSCAN's read of each shard; a transaction's round trips on Redis, its EXEC on memkv).", func() float64 { return float64(g.n.backendCalls.Load()) }),
 		counter("gateway_backend_ops_total", "Ops sent to the backend, in the calls gateway_backend_calls_total counts (a key read or written; a shard's scan).", func() float64 { return float64(g.n.backendOps.Load()) }),
 		counter("gateway_shed_total", "Commands shed.", func() float64 { return float64(g.n.shed.Load()) }),
@@ -68,35 +65,12 @@ func newMetrics(g *Gateway) *metrics {
 	return m
 }
 
-// cmdSeries are one tenant's series for one command, bound once: looking
-// labels up per command (WithLabelValues hashes them) cost more than the
-// observation itself.
-type cmdSeries struct {
-	ok, failed prometheus.Counter
-	latency    prometheus.Observer
-}
-
 // observe records one command.
 func (m *metrics) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duration) {
 	if m == nil {
 		return
 	}
-	cs := t.series[spec.idx].Load()
-	if cs == nil {
-		name := t.cfg.Name
-		cs = &cmdSeries{
-			ok:      m.requests.WithLabelValues(name, spec.name, "ok"),
-			failed:  m.requests.WithLabelValues(name, spec.name, "error"),
-			latency: m.latency.WithLabelValues(name, spec.name),
-		}
-		t.series[spec.idx].Store(cs) // racing stores bind the same series
-	}
-	if ok {
-		cs.ok.Inc()
-	} else {
-		cs.failed.Inc()
-	}
-	cs.latency.Observe(d.Seconds())
+	m.cmds.observe(t, spec, ok, d)
 }
 
 func (m *metrics) handler() http.Handler {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,8 +242,8 @@ func TestReadsAfterWatchObserved(t *testing.T) {
 	ctx := context.Background()
 	c := client(t, in, nil)
 	ten := in.gw.tenants["default"]
-	series := in.gw.metrics.requests.WithLabelValues("default", "GET", "ok")
-	requests, observed := ten.requests.Load(), testutil.ToFloat64(series)
+	series := func() float64 { return requestCount(t, in.gw, "default", "GET", "ok") }
+	requests, observed := ten.requests.Load(), series()
 	err := c.Watch(ctx, func(tx *redis.Tx) error {
 		for range 3 {
 			if err := tx.Get(ctx, "wk").Err(); err != redis.Nil {
@@ -255,7 +254,7 @@ func TestReadsAfterWatchObserved(t *testing.T) {
 	}, "wk")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(3), ten.requests.Load()-requests)
-	assert.Equal(t, 3.0, testutil.ToFloat64(series)-observed, "GETs after WATCH missing from gateway_requests_total")
+	assert.Equal(t, 3.0, series()-observed, "GETs after WATCH missing from gateway_requests_total")
 }
 
 // TestWatchCrossShardRefusedWhole: a WATCH refused with CROSSSLOT leaves the
