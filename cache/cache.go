@@ -35,6 +35,11 @@ type Cache[K comparable, V any] struct {
 	shards  [numShards]shard[K, V]
 	stripes []stripe[K, V]
 	smask   uint32
+	// stripeSalt is mixed into the stack address that picks a goroutine's
+	// stripe (stripeOf). It changes when a stripe's lock tries keep failing
+	// (contended), so that goroutines that picked the same stripe and keep
+	// running, a pool of workers, do not share it for good. Written rarely.
+	stripeSalt atomic.Uint64
 	// deferred counts the new nodes waiting in stripes for the policy lock
 	// (admit): whoever releases the lock next adds them.
 	deferred atomic.Int64
