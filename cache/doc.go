@@ -129,7 +129,9 @@
 // update puts a new entry (one small allocation) in the old one's slot. The
 // access goes into a lossy buffer of the reader's stripe, picked by the address
 // of the goroutine's stack so that goroutines running at once use different
-// stripes; the reader that fills a buffer replays it into the policy if the
+// stripes (a salt in that choice changes when a stripe's lock tries keep
+// failing, so that two long-lived goroutines that picked one stripe do not
+// share it for as long as they run); the reader that fills a buffer replays it into the policy if the
 // policy lock is free, and a busy buffer drops the sample (as Caffeine's does).
 // A buffer whose replay found the lock held stays full, and drops further
 // hits, until the next drain: every insert drains all the buffers that hold
@@ -282,6 +284,15 @@
 //     75% reads evicting (faster in 6 of 8 rounds, n.s.): there a mutex LRU's
 //     one lock and one map lookup per operation beat this package's index
 //     lookups, policy lock and replays.
+//   - Twenty-seventh session (a host like run P's; runs Q and Q2, 8 rounds
+//     each, bench/cache/throughput_host27.txt and
+//     throughput_host27_resalt.txt): this package's times at 100% reads were
+//     bimodal, 73-98 ns instead of 18-32 in a quarter of the rows, when the
+//     benchmark's two goroutines had picked the same stripe for the whole
+//     run; with the salt above no run was slow (20 runs of each binary,
+//     bench/cache/stripe_collisions27.txt). Otter 1.01-1.51x this package's
+//     time cached, 0.92-0.98x at 75% reads evicting (n.s.; faster in every
+//     round of Q2); golang-lru 1.25-6.39x in every case.
 //
 // # Stats
 //
