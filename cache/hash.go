@@ -3,6 +3,8 @@ package cache
 import (
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // hash returns the key's hash: a seeded mix for integer keys (cheaper than
@@ -12,9 +14,9 @@ func (c *Cache[K, V]) hash(key K) uint64 {
 	p := unsafe.Pointer(&key)
 	switch c.kind {
 	case kind64:
-		return mix64(*(*uint64)(p) ^ c.salt)
+		return mix.Mix64(*(*uint64)(p) ^ c.salt)
 	case kind32:
-		return mix64(uint64(*(*uint32)(p)) ^ c.salt)
+		return mix.Mix64(uint64(*(*uint32)(p)) ^ c.salt)
 	case kindString:
 		return maphash.String(c.seed, *(*string)(p))
 	}
@@ -49,14 +51,4 @@ func kindOf[K comparable]() keyKind {
 		return kind32
 	}
 	return kindOther
-}
-
-// mix64 is the splitmix64 finalizer: a bijection that spreads every input bit.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // testEntry returns an entry for key k with hash h, in no policy.
@@ -39,8 +41,8 @@ func TestIndex(t *testing.T) {
 		keys int
 		hash func(k int) uint64
 	}{
-		{"few keys", 3, func(k int) uint64 { return mix64(uint64(k)) }},
-		{"grows", 1000, func(k int) uint64 { return mix64(uint64(k)) }},
+		{"few keys", 3, func(k int) uint64 { return mix.Mix64(uint64(k)) }},
+		{"grows", 1000, func(k int) uint64 { return mix.Mix64(uint64(k)) }},
 		{"one bucket: overflow chains", 40, func(k int) uint64 { return uint64(k) << 60 }},
 		{"equal hashes: the key decides", 20, func(int) uint64 { return 42 }},
 		{"zero hash", 2, func(int) uint64 { return 0 }},
@@ -94,7 +96,7 @@ func TestIndexRandom(t *testing.T) {
 			require.True(t, ix.remove(n))
 			delete(want, k)
 		} else {
-			n := testEntry(k, mix64(uint64(k))&0xffff) // collisions too
+			n := testEntry(k, mix.Mix64(uint64(k))&0xffff) // collisions too
 			ix.put(n)
 			want[k] = n
 		}
@@ -127,7 +129,7 @@ func TestIndexConcurrentReads(t *testing.T) {
 		keys [churn]state
 		stop atomic.Bool
 	)
-	hash := func(k int) uint64 { return mix64(uint64(k)) }
+	hash := func(k int) uint64 { return mix.Mix64(uint64(k)) }
 	for k := range stable {
 		ix.put(testEntry(k, hash(k)))
 	}

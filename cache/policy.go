@@ -1,6 +1,10 @@
 package cache
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/tierkit/tierkit/internal/mix"
+)
 
 // Hill-climber and admission constants, from Caffeine's BoundedLocalCache.
 const (
@@ -364,5 +368,5 @@ func (p *policy[K]) shrinkWindow() {
 // that the admission jitter is reproducible from the seed given to init.
 func (p *policy[K]) random() uint64 {
 	p.rng += 0x9e3779b97f4a7c15
-	return mix64(p.rng)
+	return mix.Mix64(p.rng)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // checkPolicy verifies the queue bookkeeping of p against the nodes in live.
@@ -51,7 +53,7 @@ func TestPolicyInvariants(t *testing.T) {
 			case n != nil:
 				p.access(n)
 			default:
-				n := &node[int]{key: k, hash: mix64(uint64(k))}
+				n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 				p.add(n)
 				live[k] = n
 				for _, e := range p.evicted {
@@ -88,7 +90,7 @@ func TestPolicyScanResistance(t *testing.T) {
 			p.access(n)
 			return true
 		}
-		n := &node[int]{key: k, hash: mix64(uint64(k))}
+		n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 		p.add(n)
 		live[k] = n
 		for _, e := range p.evicted {
@@ -123,14 +125,14 @@ func TestSketch(t *testing.T) {
 	s.increment(1)
 	s.ensureCapacity(512)
 	for i := range 20 {
-		s.increment(mix64(7))
-		assert.Equal(t, min(i+1, 15), s.frequency(mix64(7)))
+		s.increment(mix.Mix64(7))
+		assert.Equal(t, min(i+1, 15), s.frequency(mix.Mix64(7)))
 	}
-	assert.LessOrEqual(t, s.frequency(mix64(8)), 1)
+	assert.LessOrEqual(t, s.frequency(mix.Mix64(8)), 1)
 	for i := range s.sampleSize {
-		s.increment(mix64(uint64(i + 100)))
+		s.increment(mix.Mix64(uint64(i + 100)))
 	}
-	assert.Less(t, s.frequency(mix64(7)), 15, "counters age by halving")
+	assert.Less(t, s.frequency(mix.Mix64(7)), 15, "counters age by halving")
 }
 
 // TestSaturatedSkipExact: access skips the sketch increment of a key whose
@@ -156,7 +158,7 @@ func TestSaturatedSkipExact(t *testing.T) {
 			}
 			p.access(n)
 		} else {
-			n = &node[int]{key: k, hash: mix64(uint64(k))}
+			n = &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 			p.add(n)
 			live[k] = n
 			for _, e := range p.evicted {
@@ -167,7 +169,7 @@ func TestSaturatedSkipExact(t *testing.T) {
 		if p.sketch.table != nil && shadow.table == nil {
 			shadow.ensureCapacity(p.capacity)
 		}
-		shadow.increment(mix64(uint64(k)))
+		shadow.increment(mix.Mix64(uint64(k)))
 		if shadow.additions != p.sketch.additions || shadow.epoch != p.sketch.epoch ||
 			!slices.Equal(shadow.table, p.sketch.table) {
 			t.Fatalf("step %d: the sketch diverged from one incremented on every access", step)
@@ -194,7 +196,7 @@ func TestPolicyDeterministic(t *testing.T) {
 				p.access(n)
 				continue
 			}
-			n := &node[int]{key: k, hash: mix64(uint64(k))}
+			n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 			p.add(n)
 			live[k] = n
 			for _, e := range p.evicted {
@@ -232,7 +234,7 @@ func TestAdmit(t *testing.T) {
 				var p policy[int]
 				p.init(1024, seed)
 				p.sketch.ensureCapacity(1024)
-				c, v := mix64(1), mix64(2)
+				c, v := mix.Mix64(1), mix.Mix64(2)
 				for range tt.candidate {
 					p.sketch.increment(c)
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // Node is a member of a ring.
@@ -125,10 +127,7 @@ func probe(h, k uint64) uint64 {
 		return h
 	}
 	// splitmix64 finalizer over h + k*golden ratio.
-	z := h + k*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	return mix.Mix64(h + k*0x9e3779b97f4a7c15)
 }
 
 // Len returns the number of nodes.

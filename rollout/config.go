@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // Rule routes one slice of traffic to the gateway: requests of Service whose key starts
@@ -190,11 +192,5 @@ func (r *crule) allows(region string) bool {
 // bucket hashes unit into [0, bpScale) under the rule's seed. The splitmix64 finalizer
 // decorrelates rules with different salts that see the same unit.
 func bucket(seed uint64, unit string) uint32 {
-	h := xxhash.Sum64String(unit) ^ seed
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return uint32(h % bpScale)
+	return uint32(mix.Mix64(xxhash.Sum64String(unit)^seed) % bpScale)
 }

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tierkit/tierkit/internal/mix"
 )
 
 // cmdCollector serves gateway_requests_total and gateway_request_seconds:
@@ -165,13 +167,7 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 // dereferenced.
 func stripeHint() uint32 {
 	var x byte
-	h := uint64(uintptr(unsafe.Pointer(&x)))
-	h ^= h >> 30 // splitmix64's finalizer
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return uint32(h >> 32)
+	return uint32(mix.Mix64(uint64(uintptr(unsafe.Pointer(&x)))) >> 32)
 }
 
 // nanosBounds converts bounds in seconds to the largest durations whose
