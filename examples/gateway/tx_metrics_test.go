@@ -8,52 +8,49 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
-// latencyCount is the number of observations of gateway_request_seconds for
-// tenant and command.
-func latencyCount(t *testing.T, g *Gateway, tenant, cmd string) uint64 {
+// series returns the metric of family name whose labels include want, or
+// nil when that series is not bound yet.
+func series(t *testing.T, g *Gateway, name string, want map[string]string) *dto.Metric {
 	t.Helper()
 	mfs, err := g.metrics.reg.Gather()
 	require.NoError(t, err)
 	for _, mf := range mfs {
-		if mf.GetName() != "gateway_request_seconds" {
+		if mf.GetName() != name {
 			continue
 		}
+	metrics:
 		for _, m := range mf.GetMetric() {
 			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["tenant"] == tenant && labels["command"] == cmd {
-				return m.GetHistogram().GetSampleCount()
+			for k, v := range want {
+				if labels[k] != v {
+					continue metrics
+				}
 			}
+			return m
 		}
 	}
-	return 0
+	return nil
+}
+
+// latencyCount is the number of observations of gateway_request_seconds for
+// tenant and command.
+func latencyCount(t *testing.T, g *Gateway, tenant, cmd string) uint64 {
+	t.Helper()
+	return series(t, g, "gateway_request_seconds", map[string]string{"tenant": tenant, "command": cmd}).GetHistogram().GetSampleCount()
 }
 
 // requestCount is the value of gateway_requests_total for tenant, command
 // and outcome (0 for a series not yet bound).
 func requestCount(t *testing.T, g *Gateway, tenant, cmd, outcome string) float64 {
 	t.Helper()
-	mfs, err := g.metrics.reg.Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() != "gateway_requests_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["tenant"] == tenant && labels["command"] == cmd && labels["outcome"] == outcome {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return series(t, g, "gateway_requests_total", map[string]string{"tenant": tenant, "command": cmd, "outcome": outcome}).GetCounter().GetValue()
 }
 
 // TestExecCommandsObserved: the data commands EXEC runs count in the
