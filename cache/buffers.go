@@ -81,13 +81,15 @@ const resaltFails = 256
 // contended counts a failed lock try of st and, every resaltFails of them,
 // changes the salt, so that every goroutine picks its stripe anew.
 func (c *Cache[K, V]) contended(st *stripe[K, V]) {
+	c.tryFailed()
 	if st.fails.Add(1)%resaltFails == 0 {
 		c.stripeSalt.Add(0x9e3779b97f4a7c15) // the golden ratio's odd constant: every add gives another salt
 	}
 }
 
-// recordHit buffers the hit for the policy; when the buffer is busy or full the
-// hit is dropped (the policy only needs a sample). The reader that fills the
+// recordHit buffers the hit for the policy, unless the hit sampling skips it
+// (sample.go); when the buffer is busy or full the hit is dropped (the policy
+// only needs a sample). The reader that fills the
 // buffer replays it into the policy if the policy lock is free, still holding
 // the stripe: other readers of the stripe drop their samples meanwhile rather
 // than wait. Both locks are only tried here, so the order stripe, then policy,
@@ -96,6 +98,12 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 // A hit (count) is counted in the stripe: under its lock when the buffer is
 // taken, which saves the hit path an atomic add, else atomically.
 func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
+	if !c.sampled() {
+		if count {
+			st.hits.Add(1)
+		}
+		return
+	}
 	if !st.mu.TryLock() {
 		if count {
 			st.hits.Add(1)
@@ -113,12 +121,16 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 		if st.n == 1 {
 			st.work.Store(1)
 		}
-		if st.n == stripeLen && c.mu.TryLock() {
-			c.replayLocked(st)
-			c.pol.climb()
-			c.mu.Unlock()
-			replayed = true
-			st.settle()
+		if st.n == stripeLen {
+			if c.mu.TryLock() {
+				c.replayLocked(st)
+				c.pol.climb()
+				c.mu.Unlock()
+				replayed = true
+				st.settle()
+			} else {
+				c.tryFailed()
+			}
 		}
 	}
 	st.mu.Unlock()
@@ -163,6 +175,9 @@ func (c *Cache[K, V]) drainStripesLocked(hits bool) {
 	}
 	if replayed {
 		c.pol.climb()
+	}
+	if hits {
+		c.observeDrain()
 	}
 }
 
@@ -214,6 +229,9 @@ func (c *Cache[K, V]) admit(n *node[K]) {
 		return
 	}
 	for try := 0; !c.mu.TryLock(); try++ {
+		if try == 0 {
+			c.tryFailed()
+		}
 		if c.deferAdd(n) {
 			c.maintain()
 			return

@@ -40,10 +40,21 @@ type Cache[K comparable, V any] struct {
 	// (contended), so that goroutines that picked the same stripe and keep
 	// running, a pool of workers, do not share it for good. Written rarely.
 	stripeSalt atomic.Uint64
+	// sampleShift is 0, or the shift of the hit sampling while goroutines
+	// share the policy (sample.go). Read by every hit, written rarely.
+	sampleShift atomic.Uint32
 	// deferred counts the new nodes waiting in stripes for the policy lock
 	// (admit): whoever releases the lock next adds them.
 	deferred atomic.Int64
-	flights  coalesce.Group[K, loaded[V]]
+	// tries.failed says whether a lock try failed since the last drain
+	// (sample.go), on a line of its own: only contention writes it, and
+	// every hit reads the fields above.
+	tries struct {
+		_      [cacheLine]byte
+		failed atomic.Bool
+		_      [cacheLine]byte
+	}
+	flights coalesce.Group[K, loaded[V]]
 
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
 	watermark      atomic.Uint64 // newest checkpoint watermark

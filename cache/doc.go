@@ -136,7 +136,12 @@
 // A buffer whose replay found the lock held stays full, and drops further
 // hits, until the next drain: every insert drains all the buffers that hold
 // work (a flag on each stripe's own line spares the idle ones a lock try), so
-// hits are only lost between inserts, when the policy evicts nothing.
+// hits are only lost between inserts, when the policy evicts nothing. While
+// goroutines contend for the cache's locks (a lock try failed before each of
+// two inserts' drains in a row), a hit is buffered only one time in four, at
+// random, and counts four in the hill climber's hit rate; 64 drains in a row
+// with no failed try end it. A single goroutine never fails a try, so all of
+// its hits reach the policy. [Stats] counts every hit either way.
 // Fills, Set and invalidations take the key's shard lock, which serialises the
 // writers of the shard's table, except an invalidation of a key the cache does
 // not hold while its shard has no fill record: it has nothing to do and
@@ -293,6 +298,15 @@
 //     bench/cache/stripe_collisions27.txt). Otter 1.01-1.51x this package's
 //     time cached, 0.92-0.98x at 75% reads evicting (n.s.; faster in every
 //     round of Q2); golang-lru 1.25-6.39x in every case.
+//   - Twenty-eighth session (a host like run Q's; runs R and S, 8 rounds
+//     each, bench/cache/throughput_host28.txt and sampling_abba.txt): with the
+//     hit sampling described under Concurrency, 75% reads while evicting took
+//     9.8% less time in paired rounds (p = 0.015), hit ratio unchanged; otter
+//     took 1.06x this package's time there (0.96x before; p = 0.003, slower
+//     in every round) and golang-lru 1.08x (0.84x before; n.s.). At 100% reads
+//     otter 0.95-0.98x (n.s., faster in most rounds): its read buffers drain
+//     about once per million hits there, so its hits pay no locked
+//     instruction, where a hit here takes and releases its stripe's lock.
 //
 // # Stats
 //

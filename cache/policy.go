@@ -46,6 +46,12 @@ type policy[K comparable] struct {
 	size      int
 
 	hitsInSample, missesInSample int
+	// hitWeight is how many hits a replayed hit stands for in the climber's
+	// sample: 1, or 1<<sampleShift while the cache samples hits (sample.go).
+	hitWeight int
+	// contendedDrains and quietDrains count the drains in a row that
+	// followed a failed lock try, and that did not (observeDrain).
+	contendedDrains, quietDrains int
 	prevHitRate                  float64
 	step                         float64 // next window change, in entries (signed)
 	adjust                       int     // window change decided by the last sample
@@ -61,6 +67,7 @@ type policy[K comparable] struct {
 func (p *policy[K]) init(capacity int, seed uint64) {
 	p.capacity = capacity
 	p.rng = seed
+	p.hitWeight = 1
 	window := max(1, int(float64(capacity)*0.01))
 	p.window.init(queueWindow, window)
 	p.probation.init(queueProbation, 0)
@@ -90,7 +97,7 @@ func (p *policy[K]) access(n *node[K]) {
 	if n.saturated != p.sketch.epoch && p.sketch.increment(n.hash) {
 		n.saturated = p.sketch.epoch
 	}
-	p.hitsInSample++
+	p.hitsInSample += p.hitWeight
 	switch n.queue {
 	case queueWindow:
 		p.window.moveToFront(n)

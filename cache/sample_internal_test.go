@@ -1,0 +1,215 @@
+package cache
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestObserveDrainTable: the sampling starts at the second drain in a row
+// that follows a failed lock try, and stops after sampleOffDrains drains in
+// a row that follow none.
+func TestObserveDrainTable(t *testing.T) {
+	repeat := func(failed bool, n int) []bool {
+		s := make([]bool, n)
+		for i := range s {
+			s[i] = failed
+		}
+		return s
+	}
+	cat := func(parts ...[]bool) []bool {
+		var s []bool
+		for _, p := range parts {
+			s = append(s, p...)
+		}
+		return s
+	}
+	const y, n = true, false
+	tests := []struct {
+		name   string
+		drains []bool // whether a try failed before each drain, in order
+		shift  uint32
+	}{
+		{"no drains", nil, 0},
+		{"never contended", repeat(n, 1000), 0},
+		{"one contended drain", []bool{y}, 0},
+		{"contended drains apart", cat([]bool{y, n, y, n, y}, repeat(n, 10), []bool{y}), 0},
+		{"two contended drains in a row", []bool{y, y}, sampleShiftOn},
+		{"quiet drains just short of the bound", cat([]bool{y, y}, repeat(n, sampleOffDrains-1)), sampleShiftOn},
+		{"quiet drains reach the bound", cat([]bool{y, y}, repeat(n, sampleOffDrains)), 0},
+		{"a contended drain restarts the count", cat([]bool{y, y}, repeat(n, sampleOffDrains-1), []bool{y}, repeat(n, sampleOffDrains-1)), sampleShiftOn},
+		{"on again after off", cat([]bool{y, y}, repeat(n, sampleOffDrains), []bool{y, y}), sampleShiftOn},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New[uint64, uint64](Config[uint64]{Capacity: 64})
+			require.NoError(t, err)
+			for _, failed := range tt.drains {
+				if failed {
+					c.tryFailed()
+					c.tryFailed() // any number of failures is one contended drain
+				}
+				c.observeDrain()
+				require.False(t, c.tries.failed.Load(), "a drain takes the failures it saw")
+			}
+			assert.Equal(t, tt.shift, c.sampleShift.Load())
+			assert.Equal(t, 1<<tt.shift, c.pol.hitWeight, "a replayed hit stands for the hits it samples")
+		})
+	}
+}
+
+// TestSampledRate: without sampling every hit is buffered; with it, about one
+// in 1<<sampleShiftOn (binomial bounds more than 9 standard deviations wide).
+func TestSampledRate(t *testing.T) {
+	c, err := New[uint64, uint64](Config[uint64]{Capacity: 64})
+	require.NoError(t, err)
+	const n = 20000
+	count := func() int {
+		k := 0
+		for range n {
+			if c.sampled() {
+				k++
+			}
+		}
+		return k
+	}
+	assert.Equal(t, n, count(), "not sampling: every hit")
+	c.sampleShift.Store(sampleShiftOn)
+	want := n >> sampleShiftOn
+	got := count()
+	assert.InDelta(t, want, got, float64(want)/5, "sampling: about 1 in %d", 1<<sampleShiftOn)
+}
+
+// TestSingleGoroutineNeverSamples: one goroutine's hits sit in one stripe,
+// so its drains never start the sampling, and every hit reaches the policy
+// (the replay the hit-ratio traces and the deterministic tests rely on).
+func TestSingleGoroutineNeverSamples(t *testing.T) {
+	c, err := New[uint64, uint64](Config[uint64]{Capacity: 256})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(1, 2))
+	z := rand.NewZipf(r, 1.1, 1, 4095)
+	for i := range 200000 {
+		k := z.Uint64()
+		if _, ok := c.TryGet(k); !ok || i%4 == 0 {
+			c.Set(k, k)
+		}
+		require.Zero(t, c.sampleShift.Load(), "operation %d", i)
+	}
+	assert.Equal(t, 1, c.pol.hitWeight)
+	assert.NotZero(t, c.Stats().Evictions, "the workload evicts, so inserts drain")
+}
+
+// TestSamplingOnContention: hits whose stripe another goroutine holds (a
+// drainer, here the test) fail their lock tries; two inserts in a row that
+// follow such failures start the sampling, every hit is still counted
+// exactly while it runs, and inserts with no contention stop it.
+func TestSamplingOnContention(t *testing.T) {
+	c, err := New[uint64, uint64](Config[uint64]{Capacity: 1024})
+	require.NoError(t, err)
+	for k := range uint64(64) {
+		c.Set(k, k)
+	}
+	n := &node[uint64]{}
+	st := c.stripeAt(0x40a1b2c8) // another goroutine's stripe (32 bits: also a 386 address)
+	next := uint64(1000)         // keys not yet cached: each Set inserts, and drains
+	contendedInsert := func() {
+		st.mu.Lock() // held by "a drainer" while the other goroutine hits
+		c.recordHit(st, n, false)
+		st.mu.Unlock()
+		c.Set(next, next)
+		next++
+	}
+	contendedInsert()
+	assert.Zero(t, c.sampleShift.Load(), "one contended drain starts nothing")
+	contendedInsert()
+	require.Equal(t, uint32(sampleShiftOn), c.sampleShift.Load(), "two in a row start the sampling")
+
+	before := c.Stats().Hits
+	for k := range uint64(1000) {
+		_, ok := c.TryGet(k % 64)
+		require.True(t, ok)
+	}
+	assert.Equal(t, before+1000, c.Stats().Hits, "sampled hits are counted all the same")
+
+	for i := range sampleOffDrains {
+		require.Equal(t, uint32(sampleShiftOn), c.sampleShift.Load(), "quiet drain %d", i)
+		_, _ = c.TryGet(next % 64)
+		c.Set(next, next)
+		next++
+	}
+	assert.Zero(t, c.sampleShift.Load(), "quiet drains stop it")
+	assert.Equal(t, 1, c.pol.hitWeight)
+}
+
+// TestHitWeightInClimberSample: a replayed hit counts hitWeight hits in the
+// climber's sample, so that the sampled hit rate is the real one.
+func TestHitWeightInClimberSample(t *testing.T) {
+	var p policy[uint64]
+	p.init(100, 1)
+	n := &node[uint64]{}
+	p.add(n)
+	hits, misses := p.hitsInSample, p.missesInSample
+	p.access(n)
+	assert.Equal(t, hits+1, p.hitsInSample)
+	p.hitWeight = 1 << sampleShiftOn
+	p.access(n)
+	assert.Equal(t, hits+1+1<<sampleShiftOn, p.hitsInSample)
+	assert.Equal(t, misses, p.missesInSample)
+}
+
+// TestStressSampledCounts races goroutines that read and insert over a cache
+// that evicts, so that their lock tries fail and the sampling starts and
+// stops as it will, and checks that every lookup is counted exactly once, as
+// a hit or a miss, that every hit returns a value stored for its key, and
+// that the cache never holds more than its capacity.
+func TestStressSampledCounts(t *testing.T) {
+	const (
+		workers  = 4
+		ops      = 40_000
+		capacity = 256
+	)
+	c, err := New[uint64, uint64](Config[uint64]{Capacity: capacity})
+	require.NoError(t, err)
+	var hits, misses, wrong, sampledOps atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 9))
+			z := rand.NewZipf(r, 1.1, 1, 4095)
+			var h, m, bad, on int64
+			for i := range ops {
+				k := z.Uint64()
+				if c.sampleShift.Load() != 0 {
+					on++
+				}
+				if i%4 == 3 {
+					c.Set(k, k|uint64(i)<<32)
+					continue
+				}
+				if v, ok := c.TryGet(k); ok {
+					h++
+					if uint32(v) != uint32(k) {
+						bad++
+					}
+				} else {
+					m++
+				}
+			}
+			hits.Add(h)
+			misses.Add(m)
+			wrong.Add(bad)
+			sampledOps.Add(on)
+		})
+	}
+	wg.Wait()
+	s := c.Stats()
+	assert.Equal(t, uint64(hits.Load()), s.Hits, "hits")
+	assert.Equal(t, uint64(misses.Load()), s.Misses, "misses")
+	assert.Zero(t, wrong.Load(), "hits that returned another key's value")
+	assert.LessOrEqual(t, c.Len(), capacity)
+	t.Logf("operations that saw the sampling on: %d of %d", sampledOps.Load(), workers*ops)
+}
