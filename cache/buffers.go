@@ -87,9 +87,9 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 	}
 }
 
-// recordHit buffers the hit for the policy, unless the hit sampling skips it
-// (sample.go); when the buffer is busy or full the hit is dropped (the policy
-// only needs a sample). The reader that fills the
+// recordHit buffers the hit for the policy, unless the hit sampling skips a
+// counted hit (sample.go); when the buffer is busy or full the hit is dropped
+// (the policy only needs a sample). The reader that fills the
 // buffer replays it into the policy if the policy lock is free, still holding
 // the stripe: other readers of the stripe drop their samples meanwhile rather
 // than wait. Both locks are only tried here, so the order stripe, then policy,
@@ -98,11 +98,11 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 // A hit (count) is counted in the stripe: under its lock when the buffer is
 // taken, which saves the hit path an atomic add, else atomically.
 func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
-	if !c.sampled() {
-		if count {
-			st.hits.Add(1)
+	if sh := c.sampleShift.Load(); sh != 0 && count {
+		if !sampleHit(st.hits.Add(1), sh) {
+			return // counted, not buffered
 		}
-		return
+		count = false // counted already
 	}
 	if !st.mu.TryLock() {
 		if count {
@@ -124,6 +124,7 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 		if st.n == stripeLen {
 			if c.mu.TryLock() {
 				c.replayLocked(st)
+				c.resampleLocked()
 				c.pol.climb()
 				c.mu.Unlock()
 				replayed = true

@@ -138,10 +138,13 @@
 // work (a flag on each stripe's own line spares the idle ones a lock try), so
 // hits are only lost between inserts, when the policy evicts nothing. While
 // goroutines contend for the cache's locks (a lock try failed before each of
-// two inserts' drains in a row), a hit is buffered only one time in four, at
-// random, and counts four in the hill climber's hit rate; 64 drains in a row
-// with no failed try end it. A single goroutine never fails a try, so all of
-// its hits reach the policy. [Stats] counts every hit either way.
+// two inserts' drains in a row; 64 drains in a row with no failed try end
+// it), or once 4,096 hits came with no insert (the next insert ends it), a
+// hit is buffered only one time in four, drawn from its stripe's hit count,
+// and counts four in the hill climber's hit rate. A single goroutine never
+// fails a try, so as long as it misses now and then (a read-through replay
+// of a trace) all of its hits reach the policy. [Stats] counts every hit
+// either way.
 // Fills, Set and invalidations take the key's shard lock, which serialises the
 // writers of the shard's table, except an invalidation of a key the cache does
 // not hold while its shard has no fill record: it has nothing to do and

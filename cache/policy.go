@@ -46,15 +46,21 @@ type policy[K comparable] struct {
 	size      int
 
 	hitsInSample, missesInSample int
+	prevHitRate                  float64
+	step                         float64 // next window change, in entries (signed)
+	adjust                       int     // window change decided by the last sample
+
 	// hitWeight is how many hits a replayed hit stands for in the climber's
 	// sample: 1, or 1<<sampleShift while the cache samples hits (sample.go).
 	hitWeight int
 	// contendedDrains and quietDrains count the drains in a row that
-	// followed a failed lock try, and that did not (observeDrain).
+	// followed a failed lock try, and that did not, and contended is the
+	// verdict they give (observeDrain).
 	contendedDrains, quietDrains int
-	prevHitRate                  float64
-	step                         float64 // next window change, in entries (signed)
-	adjust                       int     // window change decided by the last sample
+	contended                    bool
+	// hitsSinceAdd counts the hits replayed (weighted) since the last
+	// insert, up to readMostlyHits (resampleLocked).
+	hitsSinceAdd int
 
 	rng uint64 // state of the admission jitter (splitmix64); seeded by init
 
@@ -83,6 +89,7 @@ func (p *policy[K]) add(n *node[K]) {
 	}
 	p.sketch.increment(n.hash)
 	p.missesInSample++
+	p.hitsSinceAdd = 0
 	p.size++
 	p.window.pushFront(n)
 	p.evict()
@@ -98,6 +105,9 @@ func (p *policy[K]) access(n *node[K]) {
 		n.saturated = p.sketch.epoch
 	}
 	p.hitsInSample += p.hitWeight
+	if p.hitsSinceAdd < readMostlyHits {
+		p.hitsSinceAdd += p.hitWeight
+	}
 	switch n.queue {
 	case queueWindow:
 		p.window.moveToFront(n)

@@ -1,46 +1,65 @@
 package cache
 
-import "math/rand/v2"
+import "github.com/tierkit/tierkit/internal/mix"
 
-// Hit sampling: while goroutines contend for the cache's locks, only one hit
-// in 1<<sampleShift is buffered for the policy.
+// Hit sampling: while goroutines contend for the cache's locks, or while hits
+// come with no insert among them, only one counted hit in 1<<sampleShift is
+// buffered for the policy.
 //
-// Each buffered hit costs a stripe lock, and its replay (an increment of the
-// frequency sketch and a move in a queue, mostly cache misses) is done by the
-// next insert, under the policy lock, on a writer's critical path, while the
-// other goroutines' inserts find the lock held. A single goroutine's hits all
-// reach the policy, so its replay stays that of a strict policy (the
-// hit-ratio traces, the deterministic tests). With two goroutines on two
-// cores, at 75% reads while evicting, sampling took 10% less time in 8
-// paired rounds (p = 0.015), with the hit ratio unchanged (87.9% against
-// 88.0%; twenty-eighth session, bench/cache/sampling_abba.txt). Caffeine's
-// and otter's lossy buffers drop hits too, but only when their drains fall
-// behind (otter's, in the same benchmark, pass about 5% of its hits).
+// Each buffered hit costs a stripe lock (two locked instructions) and a
+// replay: an increment of the frequency sketch and a move in a queue, mostly
+// cache misses, under the policy lock. Two cases make that the bulk of the
+// work, and sampling them is what Caffeine's and otter's lossy buffers do in
+// effect (otter, in bench/cache's throughput benchmark, passes about 5% of
+// its hits to its policy with 25% writes and almost none at 100% reads):
 //
-// The evidence of contention is a lock try that failed: of the policy lock by
-// an insert or a replay, of a stripe by a hit (the stripe's drainer holds
-// it). A single goroutine never fails one. Inserts' drains evaluate it
-// (observeDrain): the sampling starts at the second drain in a row to follow
-// a failed try, and stops after sampleOffDrains drains in a row with none.
+//   - Contention. The next insert's drain replays every stripe's hits on a
+//     writer's critical path while the other goroutines' inserts find the
+//     lock held. The evidence is a lock try that failed: of the policy lock
+//     by an insert or a replay, of a stripe by a hit (its drainer holds it).
+//     A single goroutine never fails one. Inserts' drains evaluate it
+//     (observeDrain): the sampling starts at the second drain in a row to
+//     follow a failed try, and stops after sampleOffDrains drains in a row
+//     with none. With two goroutines at 75% reads while evicting: 9.8% less
+//     time in 8 paired rounds (p = 0.015), hit ratio unchanged.
+//   - Reads with no insert. The policy only decides at an insert (which entry
+//     to evict); hits between inserts only order its queues and count in its
+//     sketch, which a sample does in proportion. After readMostlyHits hits
+//     with no insert the sampling starts, and the next insert stops it. A
+//     single goroutine replaying a trace (a miss, so an insert, every few
+//     hits) never reaches it. In 8 paired rounds against the contention's
+//     sampling alone (twenty-eighth session, bench/cache/sampling_abba.txt):
+//     19% less time at 100% reads while evicting (p < 0.001), 20% at 75%
+//     reads with the keyspace cached (p = 0.001), 9% at 100% reads cached
+//     (median of the rounds' ratios; faster in 7 of 8, p = 0.088).
 //
-// Which stripe a goroutine uses is no evidence: it is picked by a stack
-// address, which differs between call paths of one goroutine (a hit through
-// Get and an update through Set), so one goroutine fills several stripes.
+// The sample is drawn from the stripe's count of hits, which a sampled hit
+// increments anyway (sampleHit): no random source to call (the runtime's
+// took 8% of a hit's time), and a mixing function in place of the count's
+// low bits, so that a goroutine reading keys in a cycle of four does not
+// sample the same key each time. Updates (an existing key Set) are always
+// buffered. A replayed hit counts 1<<sampleShift in the hill climber's
+// sample, so that its hit rate is the real one.
+//
+// Which stripe a goroutine uses is no evidence of concurrency: it is picked
+// by a stack address, which differs between call paths of one goroutine (a
+// hit through Get and an update through Set).
 
 const (
 	// sampleShiftOn is the sampling's shift: one hit in 4 is buffered
 	// (one in 8 was no faster, bench/cache/sampling_abba.txt).
 	sampleShiftOn = 2
-	// sampleOffDrains is how many drains in a row with no failed try stop
-	// the sampling.
+	// sampleOffDrains is how many drains in a row with no failed try end
+	// the contention's sampling.
 	sampleOffDrains = 64
+	// readMostlyHits is how many hits with no insert start the sampling.
+	readMostlyHits = 4096
 )
 
-// sampled reports whether a hit is to be buffered for the policy: always,
-// unless sampling, and then with probability 1 in 1<<shift.
-func (c *Cache[K, V]) sampled() bool {
-	sh := c.sampleShift.Load()
-	return sh == 0 || rand.Uint32()>>(32-sh) == 0
+// sampleHit reports whether the hit that brought its stripe's hit count to
+// count is buffered while sampling at shift (> 0): one count in 1<<shift.
+func sampleHit(count uint64, shift uint32) bool {
+	return mix.Mix64(count)>>(64-shift) == 0
 }
 
 // tryFailed records a failed lock try, the evidence of contention. It is a
@@ -52,8 +71,8 @@ func (c *Cache[K, V]) tryFailed() {
 	}
 }
 
-// observeDrain updates the sampling at a drain: whether a lock try failed
-// since the last one. The caller holds c.mu.
+// observeDrain updates the contention's evidence at a drain: whether a lock
+// try failed since the last one. The caller holds c.mu.
 func (c *Cache[K, V]) observeDrain() {
 	p := &c.pol
 	if c.tries.failed.Load() {
@@ -64,16 +83,25 @@ func (c *Cache[K, V]) observeDrain() {
 		p.contendedDrains = 0
 		p.quietDrains = min(p.quietDrains+1, sampleOffDrains)
 	}
-	shift := c.sampleShift.Load()
 	switch {
-	case shift == 0 && p.contendedDrains >= 2:
-		shift = sampleShiftOn
-	case shift != 0 && p.quietDrains >= sampleOffDrains:
-		shift = 0
-	default:
-		return
+	case p.contendedDrains >= 2:
+		p.contended = true
+	case p.quietDrains >= sampleOffDrains:
+		p.contended = false
 	}
-	c.sampleShift.Store(shift)
-	// A replayed hit stands for 1<<shift hits in the climber's hit rate.
-	p.hitWeight = 1 << shift
+	c.resampleLocked()
+}
+
+// resampleLocked sets the sampling from its two causes, after a drain or a
+// replay. The caller holds c.mu.
+func (c *Cache[K, V]) resampleLocked() {
+	p := &c.pol
+	shift := uint32(0)
+	if p.contended || p.hitsSinceAdd >= readMostlyHits {
+		shift = sampleShiftOn
+	}
+	if shift != c.sampleShift.Load() {
+		c.sampleShift.Store(shift)
+		p.hitWeight = 1 << shift
+	}
 }

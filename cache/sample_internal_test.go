@@ -62,31 +62,34 @@ func TestObserveDrainTable(t *testing.T) {
 	}
 }
 
-// TestSampledRate: without sampling every hit is buffered; with it, about one
-// in 1<<sampleShiftOn (binomial bounds more than 9 standard deviations wide).
-func TestSampledRate(t *testing.T) {
-	c, err := New[uint64, uint64](Config[uint64]{Capacity: 64})
-	require.NoError(t, err)
-	const n = 20000
-	count := func() int {
-		k := 0
-		for range n {
-			if c.sampled() {
-				k++
+// TestSampleHitRate: the sample keeps about one hit count in 1<<shift, and
+// as many in each residue class of four counts (binomial bounds over 20
+// standard deviations wide): a goroutine that reads four keys in turn has
+// each of them sampled, not the same one every time.
+func TestSampleHitRate(t *testing.T) {
+	for _, shift := range []uint32{1, sampleShiftOn, 3} {
+		const n = 40000
+		var all int
+		var class [4]int
+		for count := uint64(1); count <= n; count++ {
+			if sampleHit(count, shift) {
+				all++
+				class[count%4]++
 			}
 		}
-		return k
+		want := n >> shift
+		assert.InDelta(t, want, all, float64(want)/10, "shift %d: about 1 in %d", shift, 1<<shift)
+		for k, got := range class {
+			assert.InDelta(t, want/4, got, float64(want)/10, "shift %d: counts = %d mod 4", shift, k)
+		}
 	}
-	assert.Equal(t, n, count(), "not sampling: every hit")
-	c.sampleShift.Store(sampleShiftOn)
-	want := n >> sampleShiftOn
-	got := count()
-	assert.InDelta(t, want, got, float64(want)/5, "sampling: about 1 in %d", 1<<sampleShiftOn)
 }
 
-// TestSingleGoroutineNeverSamples: one goroutine's hits sit in one stripe,
-// so its drains never start the sampling, and every hit reaches the policy
-// (the replay the hit-ratio traces and the deterministic tests rely on).
+// TestSingleGoroutineNeverSamples: one goroutine never fails a lock try, and
+// one that misses (and so inserts) at least every readMostlyHits hits, as a
+// read-through replay of a trace does, never samples: every hit reaches the
+// policy (the replay the hit-ratio traces and the deterministic tests rely
+// on).
 func TestSingleGoroutineNeverSamples(t *testing.T) {
 	c, err := New[uint64, uint64](Config[uint64]{Capacity: 256})
 	require.NoError(t, err)
@@ -142,6 +145,35 @@ func TestSamplingOnContention(t *testing.T) {
 		next++
 	}
 	assert.Zero(t, c.sampleShift.Load(), "quiet drains stop it")
+	assert.Equal(t, 1, c.pol.hitWeight)
+}
+
+// TestReadMostlySampling: readMostlyHits hits with no insert start the
+// sampling in a single goroutine, hits are still counted exactly while it
+// runs, and inserts end it.
+func TestReadMostlySampling(t *testing.T) {
+	c, err := New[uint64, uint64](Config[uint64]{Capacity: 1024})
+	require.NoError(t, err)
+	for k := range uint64(64) {
+		c.Set(k, k)
+	}
+	before := c.Stats().Hits
+	const reads = readMostlyHits + 2*stripeLen // the last buffer's replay sees the count
+	for i := range uint64(reads) {
+		_, ok := c.TryGet(i % 64)
+		require.True(t, ok)
+	}
+	require.Equal(t, uint32(sampleShiftOn), c.sampleShift.Load(), "reads with no insert")
+	assert.Equal(t, 1<<sampleShiftOn, c.pol.hitWeight)
+	for i := range uint64(1000) {
+		_, ok := c.TryGet(i % 64)
+		require.True(t, ok)
+	}
+	assert.Equal(t, before+reads+1000, c.Stats().Hits, "sampled hits are counted all the same")
+
+	c.Set(1000, 1000) // an insert: its drain still sees the reads before it
+	c.Set(1001, 1001) // the next drain sees none since
+	assert.Zero(t, c.sampleShift.Load(), "inserts end it")
 	assert.Equal(t, 1, c.pol.hitWeight)
 }
 
