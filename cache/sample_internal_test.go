@@ -245,3 +245,40 @@ func TestStressSampledCounts(t *testing.T) {
 	assert.LessOrEqual(t, c.Len(), capacity)
 	t.Logf("operations that saw the sampling on: %d of %d", sampledOps.Load(), workers*ops)
 }
+
+// TestSingleGoroutineReplayGolden pins the hit counts of single-goroutine
+// read-through replays (look up; on a miss, store) with a fixed seed, from
+// a 51% to a 99% hit ratio. The sampling and every other concurrency
+// mechanism must leave such a replay exactly as the policy alone makes it:
+// these counts were those of the code before the sampling existed, and a
+// change to the policy itself is the only reason to update them.
+func TestSingleGoroutineReplayGolden(t *testing.T) {
+	tests := []struct {
+		keys, capacity uint64
+		s              float64
+		hits           int
+	}{
+		{1 << 16, 250, 1.01, 102737},
+		{1 << 16, 2000, 1.01, 136442},
+		{1000, 900, 1.2, 197763},
+	}
+	for _, tt := range tests {
+		c, err := New[uint64, uint64](Config[uint64]{Capacity: int(tt.capacity)})
+		require.NoError(t, err)
+		c.salt = 12345 // the seed of the key hash and of the admission jitter
+		c.pol = policy[uint64]{}
+		c.pol.init(int(tt.capacity), c.salt)
+		z := rand.NewZipf(rand.New(rand.NewPCG(7, 7)), tt.s, 1, tt.keys-1)
+		hits := 0
+		for range 200_000 {
+			k := z.Uint64()
+			if _, ok := c.TryGet(k); ok {
+				hits++
+			} else {
+				c.Set(k, k)
+			}
+		}
+		assert.Equal(t, tt.hits, hits, "%d keys, capacity %d, s %.2f", tt.keys, tt.capacity, tt.s)
+		assert.Zero(t, c.sampleShift.Load())
+	}
+}
