@@ -89,14 +89,15 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 
 // recordHit buffers the hit for the policy, unless the hit sampling skips a
 // counted hit (sample.go); when the buffer is busy or full the hit is dropped
-// (the policy only needs a sample). The reader that fills the
-// buffer replays it into the policy if the policy lock is free, still holding
-// the stripe: other readers of the stripe drop their samples meanwhile rather
-// than wait. Both locks are only tried here, so the order stripe, then policy,
-// cannot deadlock with drainLocked, which tries stripes under the policy lock.
+// (the policy only needs a sample). The reader that fills the buffer replays
+// it into the policy if the policy lock is free, still holding the stripe:
+// other readers of the stripe drop their samples meanwhile rather than wait.
+// Both locks are only tried here, so the order stripe, then policy, cannot
+// deadlock with drainLocked, which tries stripes under the policy lock.
 //
 // A hit (count) is counted in the stripe: under its lock when the buffer is
-// taken, which saves the hit path an atomic add, else atomically.
+// taken, which saves the hit path an atomic add, else atomically (always
+// atomically while sampling: the count is the sample's draw).
 func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 	if sh := c.sampleShift.Load(); sh != 0 && count {
 		if !sampleHit(st.hits.Add(1), sh) {

@@ -40,8 +40,8 @@ type Cache[K comparable, V any] struct {
 	// (contended), so that goroutines that picked the same stripe and keep
 	// running, a pool of workers, do not share it for good. Written rarely.
 	stripeSalt atomic.Uint64
-	// sampleShift is 0, or the shift of the hit sampling while goroutines
-	// share the policy (sample.go). Read by every hit, written rarely.
+	// sampleShift is 0, or the shift of the hit sampling while the cache
+	// samples hits (sample.go). Read by every hit, written rarely.
 	sampleShift atomic.Uint32
 	// deferred counts the new nodes waiting in stripes for the policy lock
 	// (admit): whoever releases the lock next adds them.
