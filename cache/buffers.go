@@ -208,8 +208,9 @@ func (st *stripe[K, V]) settle() {
 // caller holds c.mu and st.mu.
 func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
 	c.pol.warm(st.buf[:st.n])
+	weight := 1 << c.sampleShift.Load()
 	for _, n := range st.buf[:st.n] {
-		c.pol.access(n)
+		c.pol.access(n, weight)
 	}
 	clear(st.buf[:st.n])
 	st.n = 0

@@ -50,9 +50,6 @@ type policy[K comparable] struct {
 	step                         float64 // next window change, in entries (signed)
 	adjust                       int     // window change decided by the last sample
 
-	// hitWeight is how many hits a replayed hit stands for in the climber's
-	// sample: 1, or 1<<sampleShift while the cache samples hits (sample.go).
-	hitWeight int
 	// contendedDrains and quietDrains count the drains in a row that
 	// followed a failed lock try, and that did not, and contended is the
 	// verdict they give (observeDrain).
@@ -73,7 +70,6 @@ type policy[K comparable] struct {
 func (p *policy[K]) init(capacity int, seed uint64) {
 	p.capacity = capacity
 	p.rng = seed
-	p.hitWeight = 1
 	window := max(1, int(float64(capacity)*0.01))
 	p.window.init(queueWindow, window)
 	p.probation.init(queueProbation, 0)
@@ -96,17 +92,19 @@ func (p *policy[K]) add(n *node[K]) {
 	p.climb()
 }
 
-// access records a hit on n. A node no longer in the policy (evicted or
-// removed since the hit was buffered) counts in the sketch only.
-func (p *policy[K]) access(n *node[K]) {
+// access records a hit on n, which stands for weight hits in the climber's
+// sample (1, or 1<<sampleShift while the cache samples hits: sample.go). A
+// node no longer in the policy (evicted or removed since the hit was
+// buffered) counts in the sketch only.
+func (p *policy[K]) access(n *node[K], weight int) {
 	// A hot key's counters saturate soon after each reset; skipping their
 	// increments changes no count and spares the loads of its block.
 	if n.saturated != p.sketch.epoch && p.sketch.increment(n.hash) {
 		n.saturated = p.sketch.epoch
 	}
-	p.hitsInSample += p.hitWeight
+	p.hitsInSample += weight
 	if p.hitsSinceAdd < readMostlyHits {
-		p.hitsSinceAdd += p.hitWeight
+		p.hitsSinceAdd += weight
 	}
 	switch n.queue {
 	case queueWindow:

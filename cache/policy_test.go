@@ -51,7 +51,7 @@ func TestPolicyInvariants(t *testing.T) {
 				p.remove(n)
 				delete(live, k)
 			case n != nil:
-				p.access(n)
+				p.access(n, 1)
 			default:
 				n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 				p.add(n)
@@ -87,7 +87,7 @@ func TestPolicyScanResistance(t *testing.T) {
 	live := map[int]*node[int]{}
 	touch := func(k int) bool {
 		if n := live[k]; n != nil {
-			p.access(n)
+			p.access(n, 1)
 			return true
 		}
 		n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}
@@ -156,7 +156,7 @@ func TestSaturatedSkipExact(t *testing.T) {
 			if n.saturated == p.sketch.epoch && p.sketch.table != nil {
 				skipped++
 			}
-			p.access(n)
+			p.access(n, 1)
 		} else {
 			n = &node[int]{key: k, hash: mix.Mix64(uint64(k))}
 			p.add(n)
@@ -193,7 +193,7 @@ func TestPolicyDeterministic(t *testing.T) {
 				k %= 48 // a hot set that saturates its counters
 			}
 			if n := live[k]; n != nil {
-				p.access(n)
+				p.access(n, 1)
 				continue
 			}
 			n := &node[int]{key: k, hash: mix.Mix64(uint64(k))}

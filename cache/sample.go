@@ -102,6 +102,5 @@ func (c *Cache[K, V]) resampleLocked() {
 	}
 	if shift != c.sampleShift.Load() {
 		c.sampleShift.Store(shift)
-		p.hitWeight = 1 << shift
 	}
 }

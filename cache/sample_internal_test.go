@@ -57,7 +57,6 @@ func TestObserveDrainTable(t *testing.T) {
 				require.False(t, c.tries.failed.Load(), "a drain takes the failures it saw")
 			}
 			assert.Equal(t, tt.shift, c.sampleShift.Load())
-			assert.Equal(t, 1<<tt.shift, c.pol.hitWeight, "a replayed hit stands for the hits it samples")
 		})
 	}
 }
@@ -102,7 +101,6 @@ func TestSingleGoroutineNeverSamples(t *testing.T) {
 		}
 		require.Zero(t, c.sampleShift.Load(), "operation %d", i)
 	}
-	assert.Equal(t, 1, c.pol.hitWeight)
 	assert.NotZero(t, c.Stats().Evictions, "the workload evicts, so inserts drain")
 }
 
@@ -145,7 +143,6 @@ func TestSamplingOnContention(t *testing.T) {
 		next++
 	}
 	assert.Zero(t, c.sampleShift.Load(), "quiet drains stop it")
-	assert.Equal(t, 1, c.pol.hitWeight)
 }
 
 // TestReadMostlySampling: readMostlyHits hits with no insert start the
@@ -164,7 +161,6 @@ func TestReadMostlySampling(t *testing.T) {
 		require.True(t, ok)
 	}
 	require.Equal(t, uint32(sampleShiftOn), c.sampleShift.Load(), "reads with no insert")
-	assert.Equal(t, 1<<sampleShiftOn, c.pol.hitWeight)
 	for i := range uint64(1000) {
 		_, ok := c.TryGet(i % 64)
 		require.True(t, ok)
@@ -174,23 +170,37 @@ func TestReadMostlySampling(t *testing.T) {
 	c.Set(1000, 1000) // an insert: its drain still sees the reads before it
 	c.Set(1001, 1001) // the next drain sees none since
 	assert.Zero(t, c.sampleShift.Load(), "inserts end it")
-	assert.Equal(t, 1, c.pol.hitWeight)
 }
 
-// TestHitWeightInClimberSample: a replayed hit counts hitWeight hits in the
-// climber's sample, so that the sampled hit rate is the real one.
-func TestHitWeightInClimberSample(t *testing.T) {
-	var p policy[uint64]
-	p.init(100, 1)
-	n := &node[uint64]{}
-	p.add(n)
-	hits, misses := p.hitsInSample, p.missesInSample
-	p.access(n)
-	assert.Equal(t, hits+1, p.hitsInSample)
-	p.hitWeight = 1 << sampleShiftOn
-	p.access(n)
-	assert.Equal(t, hits+1+1<<sampleShiftOn, p.hitsInSample)
-	assert.Equal(t, misses, p.missesInSample)
+// TestReplayWeightsSampledHits: a replayed hit counts 1<<sampleShift hits in
+// the climber's sample (and toward readMostlyHits) while the cache samples,
+// and one otherwise, so that the sampled hit rate is the real one.
+func TestReplayWeightsSampledHits(t *testing.T) {
+	for _, shift := range []uint32{0, sampleShiftOn} {
+		c, err := New[uint64, uint64](Config[uint64]{Capacity: 100})
+		require.NoError(t, err)
+		n := &node[uint64]{}
+		c.mu.Lock()
+		c.pol.add(n)
+		c.mu.Unlock()
+		c.sampleShift.Store(shift)
+		st := c.stripeAt(0x40a1b2c8)
+		const buffered = 5
+		for range buffered {
+			c.recordHit(st, n, false) // an update's hit: always buffered
+		}
+		require.Equal(t, buffered, st.n)
+
+		c.mu.Lock()
+		st.mu.Lock()
+		hits, misses := c.pol.hitsInSample, c.pol.missesInSample
+		c.replayLocked(st)
+		st.mu.Unlock()
+		assert.Equal(t, hits+buffered<<shift, c.pol.hitsInSample, "shift %d", shift)
+		assert.Equal(t, buffered<<shift, c.pol.hitsSinceAdd, "shift %d", shift)
+		assert.Equal(t, misses, c.pol.missesInSample)
+		c.mu.Unlock()
+	}
 }
 
 // TestStressSampledCounts races goroutines that read and insert over a cache
