@@ -3,6 +3,7 @@ package shed_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ func BenchmarkContended(b *testing.B) {
 			metrics.Read(sample)
 			wait0 := sample[0].Value.Float64()
 			b.ReportAllocs()
-			b.SetParallelism(max(1, g/2)) // GOMAXPROCS 2 in the figures
+			// RunParallel starts parallelism x GOMAXPROCS goroutines.
+			b.SetParallelism(max(1, g/runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
