@@ -1,0 +1,103 @@
+// Package corelat measures how long a cache line takes to go from one core to
+// another and back, as this process sees it now: two goroutines pass a counter
+// back and forth through two words on lines of their own, and the round trip is
+// the time one pass takes.
+//
+// On the 2-core VMs these benchmarks run on, that time is not a constant of the
+// host: the same VM measured about 200 ns for minutes, then about 1,000 ns
+// (the hypervisor placing the two virtual CPUs on cores further apart), and
+// back. Benchmarks whose goroutines share written data (a cache's policy and
+// locks under a write mix) slow down with it, and a single lock that keeps one
+// core working at a time does not, so a comparison between the two kinds is
+// only read with the round trip it was measured at.
+package corelat
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type line struct {
+	v atomic.Int64
+	_ [120]byte // the words of a and b never share a line, nor its neighbour (adjacent-line prefetch)
+}
+
+// RoundTrip returns the median over rounds of the time of one round trip, each
+// round passing the counter passes times. It needs two goroutines running at
+// once: with GOMAXPROCS below 2, or if a round takes longer than a second (the
+// other goroutine got no core), it reports false.
+func RoundTrip(rounds, passes int) (time.Duration, bool) {
+	if runtime.GOMAXPROCS(0) < 2 || rounds < 1 || passes < 1 {
+		return 0, false
+	}
+	times := make([]time.Duration, 0, rounds)
+	for range rounds {
+		d, ok := round(passes)
+		if !ok {
+			return 0, false
+		}
+		times = append(times, d)
+	}
+	slices.Sort(times)
+	return times[len(times)/2], true
+}
+
+// round is one round of passes round trips. The echoing goroutine stops at the
+// last pass or when the round is abandoned (stop), so none is left spinning.
+func round(passes int) (time.Duration, bool) {
+	var a, b, stop line
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(1); i <= int64(passes); i++ {
+			for a.v.Load() != i {
+				if stop.v.Load() != 0 {
+					return
+				}
+			}
+			b.v.Store(i)
+		}
+	}()
+	deadline := time.Now().Add(time.Second)
+	start := time.Now()
+	ok := true
+	for i := int64(1); i <= int64(passes) && ok; i++ {
+		a.v.Store(i)
+		for spins := 0; b.v.Load() != i; spins++ {
+			if spins&0xffff == 0xffff && time.Now().After(deadline) {
+				ok = false
+				break
+			}
+		}
+	}
+	d := time.Since(start)
+	stop.v.Store(1)
+	<-done
+	return d / time.Duration(passes), ok
+}
+
+// Report measures the round trip before and after a benchmark's timed loop:
+// call it before the loop and the func it returns right after it. Neither
+// measurement is timed: Report stops the timer for its own and starts it again,
+// and the func stops it for good. It reports them as c2c-ns and c2c-end-ns
+// (nothing when RoundTrip cannot measure), and skips the calibration runs of
+// few iterations, which the benchmark framework does not report.
+func Report(b *testing.B) (stop func()) {
+	if b.N < 1000 {
+		return func() {}
+	}
+	b.StopTimer()
+	before, ok := RoundTrip(5, 4000)
+	b.StartTimer()
+	return func() {
+		b.StopTimer()
+		after, ok2 := RoundTrip(5, 4000)
+		if ok && ok2 {
+			b.ReportMetric(float64(before.Nanoseconds()), "c2c-ns")
+			b.ReportMetric(float64(after.Nanoseconds()), "c2c-end-ns")
+		}
+	}
+}
