@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tierkit/tierkit/internal/corelat"
+	"github.com/tierkit/tierkit/shed"
+)
+
+// roundTrip is the time a cache line takes to reach the other core and come
+// back, or 0 where it cannot be measured. The hosts this runs on move between
+// two or more such times within minutes (about 200 ns and about 1,000 ns on
+// one), and every access the shedder makes to a line another core wrote
+// last costs it: the run's shed + aimd share is read with it.
+func roundTrip() time.Duration {
+	d, ok := corelat.RoundTrip(5, 4000)
+	if !ok {
+		return 0
+	}
+	return d
+}
+
+func (r *realResult) print(w io.Writer) {
+	cores := runtime.GOMAXPROCS(0)
+	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, GOMAXPROCS %d, CPU budget %.2f cores, %v CPU + %v backend wait per request, aimd target %.0f%% of the budget, queue deadline %v\n",
+		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
+	if r.cfg.SchedTarget > 0 {
+		fmt.Fprintf(w, "  and the Go scheduler's 99th-percentile latency held below %v\n", r.cfg.SchedTarget)
+	}
+	if r.cfg.Recover {
+		fmt.Fprintf(w, "  aimd fast recovery on\n")
+	}
+	if r.cfg.Nice != 0 {
+		group := "no autogroups"
+		if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+			group = "autogroup " + strings.TrimSpace(string(b))
+		}
+		fmt.Fprintf(w, "  run at scheduling niceness %d, %s (other processes, and the injected burst's in a session of its own, at their own: %d when this one started)\n", r.cfg.Nice, group, outsideNice)
+	}
+	if r.cfg.RT != 0 {
+		fmt.Fprintf(w, "  run in the real-time round-robin policy at priority %d (the injected burst's processes in the normal one)\n", r.cfg.RT)
+	}
+	if b := r.cfg.Burst; b.For > 0 {
+		fmt.Fprintf(w, "  injected outside burst: %d busy process(es) for %v, %v into the measured run\n", b.Procs, b.For, b.At)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
+	}
+	if r.c2c[0] > 0 && r.c2c[1] > 0 {
+		fmt.Fprintf(w, "  core-to-core round trip (a cache line to the other core and back): %v before the warm-up, %v after the measured run\n", r.c2c[0], r.c2c[1])
+	}
+	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
+		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
+	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s, noisy requests cost %d (%d%% of the capacity)\n",
+		r.capacity, r.cfg.NoisyCost, 75+60*r.cfg.NoisyCost)
+	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
+		100*r.cpuMean, 100*r.cpuStd, 100*r.cfg.Target, r.within3, r.cpuSamples, pct(int64(r.within3), int64(r.cpuSamples)), r.secWithin3, r.secs)
+	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
+	fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
+	p := r.run
+	fmt.Fprintf(w, "  normal: offered %d admitted %d shed %d, in deadline %.3f%%, tenants with a rejection %d / 1344\n",
+		p.offered[0].Load(), p.admitted[0].Load(), p.shed[0].Load(), pct(p.inDeadline[0].Load(), p.offered[0].Load()), p.normalRejected(1344))
+	fmt.Fprintf(w, "  noisy:  offered %d admitted %d shed %d\n", p.offered[1].Load(), p.admitted[1].Load(), p.shed[1].Load())
+	for k, class := range []string{"normal", "noisy"} {
+		fmt.Fprintf(w, "  %s requests shed by reason: bucket full %d, queue deadline %d, client timeout while queued %d\n", class,
+			p.why[k][shed.ReasonBucketFull].Load(), p.why[k][shed.ReasonQueueDeadline].Load(), p.why[k][0].Load())
+	}
+	if r.cfg.AtDeadline {
+		fmt.Fprintf(w, "  shed on arrival: off (-atdeadline), the floods' excess waits for its deadline\n")
+	} else {
+		fmt.Fprintf(w, "  requests shed on arrival, predicted to miss their deadline (counted in queue deadline above): %d\n", r.onArrival)
+	}
+	if len(r.rejectedSizes) > 0 {
+		fmt.Fprintf(w, "  normal tenants with a rejection offered %d..%d requests (median %d); all normal tenants %d..%d (median %d)\n",
+			r.rejectedSizes[0], r.rejectedSizes[len(r.rejectedSizes)-1], median(r.rejectedSizes),
+			r.normalSizes[0], r.normalSizes[len(r.normalSizes)-1], median(r.normalSizes))
+	}
+	useful := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
+	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
+		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
+	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
+		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
+	explain(w, r.periods)
+	if r.cfg.Profile != "" {
+		if r.machineryErr != nil {
+			fmt.Fprintf(w, "  CPU profile in %s: %v\n", r.cfg.Profile, r.machineryErr)
+			return
+		}
+		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s)\n",
+			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz), r.cfg.Profile)
+	}
+}
