@@ -61,7 +61,7 @@ for p in $r1 $r2 $r3 $r4; do
 done
 for p in $r1 $r2 $r3 $r4; do wait_port "$p"; done
 
-(cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor)
+(cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor && go build -o "$work/c2c" ./gateway/cmd/c2c)
 ev=; evpid=
 if [ "${EVFLOOR:-0}" = 1 ]; then
 	(cd examples && go build -o "$work/evfloor" ./gateway/cmd/evfloor)
@@ -135,6 +135,10 @@ backend_calls() { # data commands executed on the given shards since the last re
 tick=$(getconf CLK_TCK)
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 
+# The time a cache line takes between the two cores moves within minutes on
+# the VMs this runs on (cmd/c2c), and the gateway's hand-offs between
+# goroutines pay it: printed before and after the rows, to read a run with.
+echo "before the rows: $("$work/c2c" || echo "core-to-core round trip: not measured")"
 printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
 for P in 1 16; do
 	for wl in set get hot mget10; do
@@ -179,3 +183,4 @@ for P in 1 16; do
 		done
 	done
 done
+echo "after the rows: $("$work/c2c" || echo "core-to-core round trip: not measured")"
