@@ -9,9 +9,9 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/maypok86/otter/v2"
 
-	"github.com/tierkit/tierkit/internal/corelat"
 	"github.com/tierkit/tierkit/bench/internal/cputime"
 	"github.com/tierkit/tierkit/cache"
+	"github.com/tierkit/tierkit/internal/corelat"
 )
 
 // BenchmarkThroughput measures operations per second on a shared cache from
