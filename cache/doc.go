@@ -312,6 +312,14 @@
 //     1.96-5.54x, but at 75% reads while evicting 1.00x in U and 0.92x in T
 //     (faster in every round). Before the change (run R): otter 0.95-0.98x at
 //     100% reads and 0.96x at 75% reads evicting, golang-lru 0.84x there.
+//   - Thirtieth session (runs W to Y, bench/cache/throughput_host30.txt):
+//     what moves the 75%-evicting case from host to host and minute to
+//     minute is the time a cache line takes between the two cores, which
+//     the benchmark now reports (c2c-ns). Near 200 ns this package runs it
+//     at 41-56 ns/op, golang-lru at 1.54-2.03x that time and otter at
+//     1.03-1.17x (5 rounds); near 1,000 ns at 99-120 ns/op, golang-lru
+//     0.80-1.50x by its mutex's mode (median 0.98x over 18 rounds; where it
+//     is faster it runs one core at a time at half the CPU) and otter 1.04x.
 //
 // # Stats
 //
