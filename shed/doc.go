@@ -205,5 +205,9 @@
 // seventeenth session at cost 1 the share was 1.55-3.51% (median 2.67%, above
 // 3% in 13), rising with the time goroutines waited on the lock, itself
 // longer when the host served those misses slowly: the same binary read
-// 1.55% and 3.46% within 20 minutes (examples/overload/README.md).
+// 1.55% and 3.46% within 20 minutes (examples/overload/README.md). What
+// moves it is the time a cache line takes between the two cores, which on
+// these VMs changes within minutes: in the thirtieth session's 32 runs (all
+// of which met every target) the 4 with a round trip near 200 ns or less at
+// both ends read 1.31-1.62%, the 20 near 1 µs 1.83-2.94%.
 package shed
