@@ -207,7 +207,7 @@
 // longer when the host served those misses slowly: the same binary read
 // 1.55% and 3.46% within 20 minutes (examples/overload/README.md). What
 // moves it is the time a cache line takes between the two cores, which on
-// these VMs changes within minutes: in the thirtieth session's 32 runs (all
+// these VMs changes within minutes: in the thirtieth session's 48 runs (all
 // of which met every target) the 4 with a round trip near 200 ns or less at
-// both ends read 1.31-1.62%, the 20 near 1 µs 1.83-2.94%.
+// both ends read 1.31-1.62%, the 36 near 1 µs 1.83-2.94%.
 package shed
