@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,13 @@ func TestRealModeShort(t *testing.T) {
 	r.print(&b)
 	assert.Contains(t, b.String(), "real mode")
 	assert.Contains(t, b.String(), "periods with a normal rejection")
+	// The round trip is printed when both ends were measured (two Ps that
+	// ran the probe's goroutines at once), and only then.
+	measured := r.c2c[0] > 0 && r.c2c[1] > 0
+	assert.Equal(t, measured, strings.Contains(b.String(), "core-to-core round trip"))
+	if runtime.GOMAXPROCS(0) < 2 {
+		assert.False(t, measured, "no round trip with one P")
+	}
 }
 
 // TestRealModeTimesFromScheduledArrival: a request counts as within its
