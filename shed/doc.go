@@ -122,7 +122,9 @@
 // 30, 31 and 48 ns, growing as much, 1.6x, over that range). In the same run
 // the slot loads in one pass with the hashing cost 99 ns at 100,000 tenants
 // in a random order; an earlier run had 64-byte slots at 122 ns and the
-// map-based fast path of earlier versions at 326 ns. Past about 49,000
+// map-based fast path of earlier versions at 326 ns. On a later host
+// (bench/shed/fastpath_host31.txt) every pattern cost 43-65 ns, in a random
+// order 48, 52 and 64 ns (the bare counter 28.5, 29 and 43). Past about 49,000
 // tenants, where the table outgrows the caches, the admissions' bookkeeping
 // is deferred and applied 64 at a time, so that the processor overlaps their
 // cache misses instead of taking them one after the other; every reader
