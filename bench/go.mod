@@ -15,6 +15,7 @@ require (
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8
 	github.com/graph-gophers/dataloader/v7 v7.1.0
+	github.com/hashicorp/golang-lru/arc/v2 v2.0.7
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/lafikl/consistent v0.0.0-20220512074542-bdd3606bfc3e
 	github.com/maypok86/otter/v2 v2.4.0

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Yiling-J/theine-go"
 	"github.com/dgraph-io/ristretto/v2"
+	arc "github.com/hashicorp/golang-lru/arc/v2"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/maypok86/otter/v2"
 
@@ -118,6 +119,38 @@ func newLRU(capacity int) kv {
 func (l lruKV) Get(k uint64) (uint64, bool) { return l.c.Get(k) }
 func (l lruKV) Set(k, v uint64)             { l.c.Add(k, v) }
 func (l lruKV) Len() int                    { return l.c.Len() }
+
+// Two classic adaptive policies from golang-lru, for the hit-ratio tables
+// only: ARC (Megiddo and Modha's, from whose paper the OLTP trace comes) and
+// 2Q. Both keep their bound, so they compare with tierkit at equal room.
+
+type arcKV struct{ c *arc.ARCCache[uint64, uint64] }
+
+func newARC(capacity int) kv {
+	c, err := arc.NewARC[uint64, uint64](capacity)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return arcKV{c}
+}
+func (a arcKV) Get(k uint64) (uint64, bool) { return a.c.Get(k) }
+func (a arcKV) Set(k, v uint64)             { a.c.Add(k, v) }
+func (a arcKV) Len() int                    { return a.c.Len() }
+
+type twoQKV struct {
+	c *lru.TwoQueueCache[uint64, uint64]
+}
+
+func new2Q(capacity int) kv {
+	c, err := lru.New2Q[uint64, uint64](capacity)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return twoQKV{c}
+}
+func (q twoQKV) Get(k uint64) (uint64, bool) { return q.c.Get(k) }
+func (q twoQKV) Set(k, v uint64)             { q.c.Add(k, v) }
+func (q twoQKV) Len() int                    { return q.c.Len() }
 
 // Strict-bound variants of the two peers whose policy applies writes through
 // buffers: in a single-threaded replay they hold more entries than their
