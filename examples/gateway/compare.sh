@@ -28,6 +28,10 @@
 #       # runs the gateways with GOMAXPROCS=1, one thread of Go code like
 #       # twemproxy's one thread, on a machine whose cores the benchmark and
 #       # the shards share
+#   PIPES=1 ROWS="get hot" examples/gateway/compare.sh
+#       # only those pipeline depths and workloads (default: 1 16 and
+#       # set get hot mget10), for a quick reading while the machine is in
+#       # one state
 #   FLOOR=1 examples/gateway/compare.sh
 #       # adds "respfloor" on the GET and hot-key rows: a redcon server that
 #       # answers every GET with a fixed value (cmd/respfloor), the least a Go
@@ -140,8 +144,8 @@ keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # goroutines pay it: printed before and after the rows, to read a run with.
 echo "before the rows: $("$work/c2c" || echo "core-to-core round trip: not measured")"
 printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
-for P in 1 16; do
-	for wl in set get hot mget10; do
+for P in ${PIPES:-1 16}; do
+	for wl in ${ROWS:-set get hot mget10}; do
 		proxies="twemproxy gateway"
 		[ -n "$gwf" ] && proxies="$proxies gw+goredis"
 		[ -n "$gwc" ] && proxies="$proxies gw+cache"
