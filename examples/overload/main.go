@@ -93,6 +93,7 @@ func parseFlags() options {
 	flag.BoolVar(&o.realMode, "real", false, "also run the real mode (goroutines, CPU burn, aimd)")
 	flag.DurationVar(&r.Duration, "rd", 20*time.Second, "real mode: measured duration")
 	flag.DurationVar(&r.Warmup, "warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
+	flag.DurationVar(&r.Recal, "recal", 0, "real mode: repeat the calibration for this long after the measured run, and print goodput against both (0: off)")
 	flag.StringVar(&r.Profile, "cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
 	flag.IntVar(&r.ProfileHz, "profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
 	flag.StringVar(&r.MutexProfile, "mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")

@@ -57,6 +57,12 @@ type realConfig struct {
 	// latency below it (aimd.MaxOf with aimd.SchedLatency): a starved process
 	// then backs off instead of opening the limit.
 	SchedTarget time.Duration
+	// Recal, if positive, repeats the warm-up's calibration for this long
+	// after the measured run (the same mix at the same nominal rate), so that
+	// the report can tell a calibration the machine's state moved during the
+	// run (on these VMs, the time a line takes between the cores) from the
+	// shedder's cost. Goodput is judged on the calibration before the run.
+	Recal time.Duration
 	// NoisyCost is the cost of a noisy tenant's request in the measured run
 	// (1 or the second variant, 4: the noisy request burns that many
 	// units of Work and is charged that cost by the shedder). The warm-up's
@@ -93,6 +99,7 @@ type realResult struct {
 	warm, run          *phaseStats
 	nominal, capacity  float64       // requests per second at the target: assumed (work only) and calibrated
 	cpuPerReq          time.Duration // process CPU per admitted request during the calibration
+	cpuPerReqAfter     time.Duration // the same after the measured run (Recal), or zero
 	cpuMean, cpuStd    float64       // utilization samples of the measured run
 	cpuSamples         int
 	within3            int // periods within the target +-3%
@@ -327,21 +334,8 @@ func runReal(cfg realConfig) (*realResult, error) {
 	// (README.md, "Twenty-ninth session").
 	ms := realScenario(cfg.Duration, res.nominal, cfg.NoisyCost)
 	runReqs, _ := ms.arrivals()
-	begin := time.Now()
-	var cpu0, adm0 atomic.Int64
-	half := time.AfterFunc(cfg.Warmup/2, func() {
-		c, _ := processCPU()
-		adm0.Store(res.warm.admitted[0].Load() + res.warm.admitted[1].Load())
-		cpu0.Store(int64(c))
-	})
-	waitWarm := t.launch(res.warm, reqs, begin)
-	half.Stop()
-	cpu1, _ := processCPU()
-	adm := res.warm.admitted[0].Load() + res.warm.admitted[1].Load() - adm0.Load()
-	res.cpuPerReq = cfg.Work
-	if c0 := time.Duration(cpu0.Load()); adm > 0 && c0 > 0 {
-		res.cpuPerReq = max(cfg.Work, (cpu1-c0)/time.Duration(adm))
-	}
+	var waitWarm func()
+	res.cpuPerReq, waitWarm = t.calibration(res.warm, reqs, cfg.Warmup, cfg.Work)
 	res.capacity = cfg.Target * cores / res.cpuPerReq.Seconds()
 	runReqs = rescale(runReqs, res.nominal/res.capacity, cfg.Duration)
 	err = measuredRun(cfg, t, ctl, res, ms, runReqs)
@@ -349,8 +343,36 @@ func runReal(cfg realConfig) (*realResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Recal > 0 {
+		rs := realScenario(cfg.Recal, res.nominal, 1)
+		rreqs, _ := rs.arrivals()
+		var wait func()
+		res.cpuPerReqAfter, wait = t.calibration(newPhaseStats(rs.Normal+rs.Noisy), rreqs, cfg.Recal, cfg.Work)
+		wait()
+	}
 	res.c2c[1] = roundTrip()
 	return res, nil
+}
+
+// calibration offers reqs, a phase of length d, and returns once the last
+// has arrived: the process CPU per request admitted over the phase's second
+// half (at least work), and a func that waits for its last requests.
+func (t *realTier) calibration(ps *phaseStats, reqs []request, d, work time.Duration) (time.Duration, func()) {
+	var cpu0, adm0 atomic.Int64
+	half := time.AfterFunc(d/2, func() {
+		c, _ := processCPU()
+		adm0.Store(ps.admitted[0].Load() + ps.admitted[1].Load())
+		cpu0.Store(int64(c))
+	})
+	wait := t.launch(ps, reqs, time.Now())
+	half.Stop()
+	cpu1, _ := processCPU()
+	adm := ps.admitted[0].Load() + ps.admitted[1].Load() - adm0.Load()
+	perReq := work
+	if c0 := time.Duration(cpu0.Load()); adm > 0 && c0 > 0 {
+		perReq = max(work, (cpu1-c0)/time.Duration(adm))
+	}
+	return perReq, wait
 }
 
 // measuredRun offers reqs, the mix of s at the calibrated capacity for
@@ -389,7 +411,7 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
 	res.onArrival = t.sh.Stats().ShedOnArrival - onArrival
-	ctl.stop()
+	ctl.pause() // aimd keeps regulating for a calibration after the run (Recal)
 	ctl.summarize(res)
 	if cfg.Trace != nil {
 		if err := writeTrace(cfg.Trace, res.periods); err != nil {
@@ -487,6 +509,13 @@ func (c *control) record(now time.Time, v float64) {
 	c.probe.delta(n, &p, wall)
 	c.probe = n
 	c.periods = append(c.periods, p)
+}
+
+// pause stops recording; the loop keeps stepping aimd.
+func (c *control) pause() {
+	c.mu.Lock()
+	c.begin = time.Time{}
+	c.mu.Unlock()
 }
 
 func (c *control) stop() {

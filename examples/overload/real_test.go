@@ -22,7 +22,7 @@ func TestRealModeShort(t *testing.T) {
 	leak.Check(t)
 	var trace stringsBuilder
 	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond,
-		Trace: &trace})
+		Recal: 300 * time.Millisecond, Trace: &trace})
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
 	require.NotEmpty(t, r.periods, "the control loop recorded the measured periods")
@@ -41,6 +41,7 @@ func TestRealModeShort(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, r.cpuPerReq, 2*time.Millisecond, "a request costs at least its work")
+	assert.GreaterOrEqual(t, r.cpuPerReqAfter, 2*time.Millisecond, "so does it in the calibration after the run")
 	assert.Positive(t, r.capacity)
 	assert.GreaterOrEqual(t, r.limitMin, 1)
 	assert.LessOrEqual(t, r.limitMax, 256)
@@ -48,6 +49,8 @@ func TestRealModeShort(t *testing.T) {
 	r.print(&b)
 	assert.Contains(t, b.String(), "real mode")
 	assert.Contains(t, b.String(), "periods with a normal rejection")
+	assert.Contains(t, b.String(), "calibration after the measured run")
+	assert.Contains(t, b.String(), "goodput against the mean of the calibrations")
 	// The round trip is printed when both ends were measured (two Ps that
 	// ran the probe's goroutines at once), and only then.
 	measured := r.c2c[0] > 0 && r.c2c[1] > 0

@@ -56,6 +56,10 @@ func (r *realResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
 		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
+	if r.cpuPerReqAfter > 0 {
+		fmt.Fprintf(w, "  calibration after the measured run (-recal): %v of process CPU per admitted request (%+.1f%%)\n",
+			r.cpuPerReqAfter.Round(time.Microsecond), 100*(r.cpuPerReqAfter.Seconds()/r.cpuPerReq.Seconds()-1))
+	}
 	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s, noisy requests cost %d (%d%% of the capacity)\n",
 		r.capacity, r.cfg.NoisyCost, 75+60*r.cfg.NoisyCost)
 	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
@@ -83,6 +87,13 @@ func (r *realResult) print(w io.Writer) {
 	useful := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
 	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
 		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
+	if r.cpuPerReqAfter > 0 {
+		// The capacity the two calibrations give on average, for reading a
+		// run in which the machine changed state; not the judged figure.
+		both := r.cfg.Target * r.cfg.Cores / ((r.cpuPerReq + r.cpuPerReqAfter).Seconds() / 2)
+		fmt.Fprintf(w, "  goodput against the mean of the calibrations before and after the run: %.2f%% (/ %.0f)\n",
+			100*useful/r.wall.Seconds()/both, both)
+	}
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
 	explain(w, r.periods)
