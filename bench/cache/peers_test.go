@@ -124,21 +124,23 @@ func (l lruKV) Len() int                    { return l.c.Len() }
 // only: ARC (Megiddo and Modha's, from whose paper the OLTP trace comes) and
 // 2Q. Both keep their bound, so they compare with tierkit at equal room.
 
-type arcKV struct{ c *arc.ARCCache[uint64, uint64] }
+// adderKV adapts a cache whose Add returns nothing (ARC and 2Q).
+type adderKV[C interface {
+	Get(uint64) (uint64, bool)
+	Add(uint64, uint64)
+	Len() int
+}] struct{ c C }
+
+func (a adderKV[C]) Get(k uint64) (uint64, bool) { return a.c.Get(k) }
+func (a adderKV[C]) Set(k, v uint64)             { a.c.Add(k, v) }
+func (a adderKV[C]) Len() int                    { return a.c.Len() }
 
 func newARC(capacity int) kv {
 	c, err := arc.NewARC[uint64, uint64](capacity)
 	if err != nil {
 		panic(fmt.Sprint(err))
 	}
-	return arcKV{c}
-}
-func (a arcKV) Get(k uint64) (uint64, bool) { return a.c.Get(k) }
-func (a arcKV) Set(k, v uint64)             { a.c.Add(k, v) }
-func (a arcKV) Len() int                    { return a.c.Len() }
-
-type twoQKV struct {
-	c *lru.TwoQueueCache[uint64, uint64]
+	return adderKV[*arc.ARCCache[uint64, uint64]]{c}
 }
 
 func new2Q(capacity int) kv {
@@ -146,11 +148,8 @@ func new2Q(capacity int) kv {
 	if err != nil {
 		panic(fmt.Sprint(err))
 	}
-	return twoQKV{c}
+	return adderKV[*lru.TwoQueueCache[uint64, uint64]]{c}
 }
-func (q twoQKV) Get(k uint64) (uint64, bool) { return q.c.Get(k) }
-func (q twoQKV) Set(k, v uint64)             { q.c.Add(k, v) }
-func (q twoQKV) Len() int                    { return q.c.Len() }
 
 // Strict-bound variants of the two peers whose policy applies writes through
 // buffers: in a single-threaded replay they hold more entries than their

@@ -334,6 +334,14 @@ func runReal(cfg realConfig) (*realResult, error) {
 	// (README.md, "Twenty-ninth session").
 	ms := realScenario(cfg.Duration, res.nominal, cfg.NoisyCost)
 	runReqs, _ := ms.arrivals()
+	// The calibration after the run (Recal) draws its arrivals now too, so
+	// that it follows the measured run without an idle gap.
+	var recal scenario
+	var recalReqs []request
+	if cfg.Recal > 0 {
+		recal = realScenario(cfg.Recal, res.nominal, 1)
+		recalReqs, _ = recal.arrivals()
+	}
 	var waitWarm func()
 	res.cpuPerReq, waitWarm = t.calibration(res.warm, reqs, cfg.Warmup, cfg.Work)
 	res.capacity = cfg.Target * cores / res.cpuPerReq.Seconds()
@@ -344,10 +352,8 @@ func runReal(cfg realConfig) (*realResult, error) {
 		return nil, err
 	}
 	if cfg.Recal > 0 {
-		rs := realScenario(cfg.Recal, res.nominal, 1)
-		rreqs, _ := rs.arrivals()
 		var wait func()
-		res.cpuPerReqAfter, wait = t.calibration(newPhaseStats(rs.Normal+rs.Noisy), rreqs, cfg.Recal, cfg.Work)
+		res.cpuPerReqAfter, wait = t.calibration(newPhaseStats(recal.Normal+recal.Noisy), recalReqs, cfg.Recal, cfg.Work)
 		wait()
 	}
 	res.c2c[1] = roundTrip()
