@@ -28,6 +28,10 @@
 #       # runs the gateways with GOMAXPROCS=1, one thread of Go code like
 #       # twemproxy's one thread, on a machine whose cores the benchmark and
 #       # the shards share
+#   ONE_P=0 examples/gateway/compare.sh
+#       # leaves out "gw-1P": by default a second plain gateway on the same
+#       # shards runs with -procs 1 (GOMAXPROCS=1) beside the default one,
+#       # so every run shows both settings against twemproxy
 #   PIPES=1 ROWS="get hot" examples/gateway/compare.sh
 #       # only those pipeline depths and workloads (default: 1 16 and
 #       # set get hot mget10), for a quick reading while the machine is in
@@ -98,6 +102,13 @@ if [ "$CACHE" -gt 0 ]; then
 	gwcpid=$!; pids+=($gwcpid)
 fi
 
+gw1=; gw1pid=
+if [ "${ONE_P:-1}" = 1 ]; then
+	pick_port gw1
+	"$work/gateway" -config "$work/gateway.json" -procs 1 -addr "127.0.0.1:$gw1" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway-1p.log" &
+	gw1pid=$!; pids+=($gw1pid)
+fi
+
 gwf=; gwfpid=
 if [ "${GOREDIS:-0}" = 1 ]; then
 	pick_port gwf
@@ -124,10 +135,11 @@ twpid=$!; pids+=($twpid)
 wait_port "$gw"
 [ -n "$gwc" ] && wait_port "$gwc"
 [ -n "$gwf" ] && wait_port "$gwf"
+[ -n "$gw1" ] && wait_port "$gw1"
 [ -n "$fl" ] && wait_port "$fl"
 [ -n "$ev" ] && wait_port "$ev"
 for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
-for p in $gwpid $twpid $gwcpid $gwfpid; do
+for p in $gwpid $twpid $gwcpid $gwfpid $gw1pid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
@@ -147,6 +159,7 @@ printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms
 for P in ${PIPES:-1 16}; do
 	for wl in ${ROWS:-set get hot mget10}; do
 		proxies="twemproxy gateway"
+		[ -n "$gw1" ] && proxies="$proxies gw-1P"
 		[ -n "$gwf" ] && proxies="$proxies gw+goredis"
 		[ -n "$gwc" ] && proxies="$proxies gw+cache"
 		[ -n "$fl" ] && { [ "$wl" = get ] || [ "$wl" = hot ]; } && proxies="$proxies respfloor"
@@ -154,6 +167,7 @@ for P in ${PIPES:-1 16}; do
 		for proxy in $proxies; do
 			port=$tw; pid=$twpid; shards="$r1 $r2"
 			[ "$proxy" = gateway ] && { port=$gw; pid=$gwpid; }
+			[ "$proxy" = gw-1P ] && { port=$gw1; pid=$gw1pid; }
 			[ "$proxy" = gw+goredis ] && { port=$gwf; pid=$gwfpid; }
 			[ "$proxy" = gw+cache ] && { port=$gwc; pid=$gwcpid; shards="$r3 $r4"; }
 			[ "$proxy" = respfloor ] && { port=$fl; pid=$flpid; }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,9 @@ func TestConfigValues(t *testing.T) {
 		{`{"hot_linger": "1h"}`, "hot_linger 1h0m0s"},
 		{`{"otel_sample": 1.5}`, "otel_sample 1.5"},
 		{`{"cache_capacity": -1}`, "cache_capacity -1"},
+		{`{"procs": 1}`, ""},
+		{`{"procs": -1}`, "procs -1: want 0 (the Go runtime's default) to 1024"},
+		{`{"procs": 1025}`, "procs 1025"},
 		{`{"linger": "soon"}`, "duration"},
 		{`{"linger": 5}`, "want a string"},
 		{`{"lingr": "1ms"}`, "unknown field"},
@@ -106,4 +110,16 @@ func FuzzConfig(f *testing.F) {
 		require.True(t, c.TargetCPU > 0 && c.TargetCPU <= 1)
 		require.NotEmpty(t, c.Tenants)
 	})
+}
+
+// TestSetProcs: the procs setting changes the process's GOMAXPROCS, and 0
+// or a value start refuses leaves it as it was.
+func TestSetProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	before := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct{ n, want int }{
+		{0, before}, {-1, before}, {maxProcs + 1, before}, {1, 1}, {0, 1}, {2, 2},
+	} {
+		require.Equal(t, tc.want, setProcs(tc.n), "procs %d", tc.n)
+	}
 }

@@ -22,6 +22,7 @@ const (
 	maxKnobCount                         = 1 << 20 // batcher.max_in_flight, aimd.max, shed.max_queue
 	maxKnobCapacity                      = 1 << 26 // cache.capacity
 	maxKnobQuota                         = 1e9     // quota.<tenant>.rate and .burst
+	maxProcs                             = 1024    // procs (GOMAXPROCS), a setting, not a knob
 )
 
 // registerKnobs exposes the composed components' runtime tunables and state

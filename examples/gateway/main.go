@@ -22,6 +22,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,6 +45,7 @@ func main() {
 		otel       = flag.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
 		otelSample = flag.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
 		policy     = flag.String("batch-policy", "", "natural (default: a batch goes at once when its group has none in flight) or linger (every batch waits out the linger)")
+		procs      = flag.Int("procs", 0, "GOMAXPROCS for the process (default: the Go runtime's, the CPUs it may use); on a small host shared with busy clients or backends, fewer can serve more")
 	)
 	flag.Parse()
 	level := slog.LevelInfo
@@ -62,6 +64,8 @@ func main() {
 	cfg.TLSCert, cfg.TLSKey = or(*tlsCert, cfg.TLSCert), or(*tlsKey, cfg.TLSKey)
 	cfg.OTel, cfg.OTelSample = or(*otel, cfg.OTel), or(*otelSample, cfg.OTelSample)
 	cfg.BatchPolicy = or(*policy, cfg.BatchPolicy)
+	cfg.Procs = or(*procs, cfg.Procs)
+	setProcs(cfg.Procs)
 	if *redisCli != "" {
 		cfg.Backend.Client = *redisCli
 	}
@@ -75,6 +79,16 @@ func main() {
 		log.Error("gateway", "err", err)
 		os.Exit(1)
 	}
+}
+
+// setProcs applies the procs setting to the process and returns the
+// GOMAXPROCS in effect. 0 keeps the runtime's default, and a value out of
+// range changes nothing (start refuses it with the reason).
+func setProcs(n int) int {
+	if n > 0 && n <= maxProcs {
+		runtime.GOMAXPROCS(n)
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // instance is a running gateway: RESP server, HTTP server, control registry.
@@ -137,7 +151,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 	}
 	go func() { in.serveErr <- in.srv.Serve(in.ln) }()
 	attrs := []any{"resp", in.ln.Addr().String(), "http", httpAddrOf(in), "backend", cfg.Backend.Kind,
-		"shards", backend.Shards(), "tenants", len(cfg.Tenants)}
+		"shards", backend.Shards(), "tenants", len(cfg.Tenants), "procs", runtime.GOMAXPROCS(0)}
 	if cfg.Backend.Kind == "redis" {
 		attrs = append(attrs, "client", cfg.Backend.Client)
 	}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# System calls per request: starts 2 redis-server shards, twemproxy (ketama,
+# redis: true), the gateway with the Go runtime's default Ps and a second one
+# with -procs 1, and runs one redis-benchmark row (50 clients, 64-byte values)
+# against each under `perf stat` on the kernel's syscall tracepoints. Per
+# proxy it prints ops/s, the proxy's CPU per op and each system call's count
+# per request: where a proxy's CPU goes that a profile of its own code does
+# not show (the futex and nanosleep calls of Go's scheduler, the reads that
+# find a socket empty).
+#
+#   examples/gateway/syscalls.sh                      # GET, pipeline 1, N=50000
+#   WL=set P=16 N=200000 examples/gateway/syscalls.sh
+#   SPLIT=1 examples/gateway/syscalls.sh
+#       # a second pass per proxy under `perf record -e cpu-clock -g` (2 kHz):
+#       # its CPU per request split by the system call each sample's stack
+#       # is in (write, read, epoll, futex, nanosleep, another call), kernel
+#       # work outside any call, and user code; the Go scheduler's sysmon
+#       # thread is shown on its own line too (a share of the others)
+#
+# Needs redis-server, redis-benchmark (scripts/setup.sh), nutcracker
+# (apt-get install nutcracker) and perf (apt-get install linux-perf) with
+# the syscalls tracepoints readable (root); loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${N:-50000} P=${P:-1} WL=${WL:-get}
+for c in nutcracker perf redis-benchmark redis-server; do
+	command -v "$c" >/dev/null || { echo "syscalls: $c is not installed" >&2; exit 1; }
+done
+perf stat -e syscalls:sys_enter_read true >/dev/null 2>&1 || { echo "syscalls: perf cannot read the syscalls tracepoints here" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+source examples/gateway/harness.sh
+
+pick_port r1; pick_port r2
+for p in $r1 $r2; do
+	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
+	pids+=($!)
+done
+for p in $r1 $r2; do wait_port "$p"; done
+(cd examples && go build -o "$work/gateway" ./gateway)
+echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gateway.json" # as compare.sh: admission never throttles
+pick_port gw; pick_port gw1; pick_port tw; pick_port tws
+"$work/gateway" -config "$work/gateway.json" -addr "127.0.0.1:$gw" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway.log" &
+gwpid=$!; pids+=($gwpid)
+"$work/gateway" -config "$work/gateway.json" -procs 1 -addr "127.0.0.1:$gw1" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway-1p.log" &
+gw1pid=$!; pids+=($gw1pid)
+cat >"$work/nutcracker.yml" <<YML
+pool:
+  listen: 127.0.0.1:$tw
+  hash: fnv1a_64
+  distribution: ketama
+  redis: true
+  auto_eject_hosts: false
+  server_connections: 1
+  servers:
+    - 127.0.0.1:$r1:1
+    - 127.0.0.1:$r2:1
+YML
+nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
+twpid=$!; pids+=($twpid)
+wait_port "$gw"; wait_port "$gw1"
+for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
+
+case $WL in
+set) args=(-t set -r 100000) ;;
+get) args=(-t get -r 100000) ;;
+hot) args=(-t get) ;;
+*) echo "syscalls: WL is set, get or hot" >&2; exit 2 ;;
+esac
+events=""
+for s in read write writev readv recvfrom sendto epoll_wait epoll_pwait epoll_ctl futex nanosleep sched_yield getpeername; do
+	events="$events${events:+,}syscalls:sys_enter_$s"
+done
+tick=$(getconf CLK_TCK)
+echo "$WL at pipeline $P, 50 clients, N=$N; system calls per request (only those made)"
+for proxy in twemproxy gateway gw-1P; do
+	case $proxy in
+	twemproxy) port=$tw pid=$twpid ;;
+	gateway) port=$gw pid=$gwpid ;;
+	gw-1P) port=$gw1 pid=$gw1pid ;;
+	esac
+	perf stat -x, -e "$events" -p "$pid" -o "$work/perf.txt" &
+	perfpid=$!
+	sleep 0.3 # perf attaches
+	c0=$(cpu_ticks "$pid")
+	out=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>/dev/null || true)
+	c1=$(settled_ticks "$pid")
+	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
+	read -r rps _ _ <<<"$(echo "$out" | bench_fields)" || true
+	printf '%-10s ops/s %10s  cpu_us/op %6.2f\n' "$proxy" "${rps:-?}" "$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
+	awk -F, -v n="$N" '$3 ~ /syscalls:sys_enter_/ && $1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); printf "    %-12s %7.3f\n", $3, $1 / n }' "$work/perf.txt"
+	[ "${SPLIT:-0}" = 1 ] || continue
+	perf record -q -e cpu-clock -F 2000 -g -p "$pid" -o "$work/perf.data" 2>/dev/null &
+	perfpid=$!
+	sleep 0.3
+	redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" >/dev/null 2>&1 || true
+	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
+	echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
+	perf script -i "$work/perf.data" 2>/dev/null | awk -v n="$N" -f examples/gateway/cpusplit.awk
+done
