@@ -191,7 +191,9 @@
 //     over 16 fixed seeds one in sixteen scores 1.5-1.9 points lower on OLTP/500
 //     and OLTP/1000 (TIERKIT_LONG=1 go test -run TestReplaySeedSpread -v
 //     ./cache/), and one such run put a later 3-run mean of OLTP/500 0.13 below
-//     the bar. ARC and 2Q held to the same capacity score below this package
+//     the bar. A climber that probes both sides of the window in ABBA order
+//     removes that tail but lowers the mean by 0.2-0.7 points on OLTP/1000,
+//     P3/25k and loop/512 (measured, not kept: bench/cache/README.md). ARC and 2Q held to the same capacity score below this package
 //     on every OLTP row (OLTP/250: 21.5 and 20.2).
 //   - Stale sets (cd bench && TIERKIT_LONG=1 go test -run TestStaleSets -v ./cache/):
 //     10^7 operations of fills racing write and checkpoint events, with silent
