@@ -117,18 +117,7 @@ if [ "${GOREDIS:-0}" = 1 ]; then
 fi
 
 pick_port tw
-cat >"$work/nutcracker.yml" <<YML
-pool:
-  listen: 127.0.0.1:$tw
-  hash: fnv1a_64
-  distribution: ketama
-  redis: true
-  auto_eject_hosts: false
-  server_connections: 1
-  servers:
-    - 127.0.0.1:$r1:1
-    - 127.0.0.1:$r2:1
-YML
+nutcracker_conf "$work/nutcracker.yml" "$tw" "$r1" "$r2"
 pick_port tws
 nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)

@@ -1,5 +1,5 @@
-# Shared by compare.sh and ab.sh (sourced, not run): loopback ports, a
-# process's CPU time, redis-benchmark's CSV.
+# Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): loopback ports, a
+# process's CPU time, redis-benchmark's CSV, twemproxy's configuration.
 
 lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 taken=" "
@@ -39,4 +39,17 @@ bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by t
 		col["rps"] && col["p50_latency_ms"] && col["p99_latency_ms"] && NF == ncol {
 			r = $col["rps"]; a = $col["p50_latency_ms"]; b = $col["p99_latency_ms"] }
 		END { gsub(/"/, "", r); gsub(/"/, "", a); gsub(/"/, "", b); if (r != "") print r, a, b }'
+}
+# nutcracker_conf FILE PORT SHARD_PORT...: twemproxy's configuration as the
+# comparisons run it, listening on loopback PORT, ketama over the shards in
+# the order given (the order places the keys), redis: true, one connection
+# per shard
+nutcracker_conf() {
+	local f=$1 port=$2 s
+	shift 2
+	{
+		printf 'pool:\n  listen: 127.0.0.1:%s\n  hash: fnv1a_64\n  distribution: ketama\n  redis: true\n' "$port"
+		printf '  auto_eject_hosts: false\n  server_connections: 1\n  servers:\n'
+		for s in "$@"; do printf '    - 127.0.0.1:%s:1\n' "$s"; done
+	} >"$f"
 }

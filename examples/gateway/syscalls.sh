@@ -46,18 +46,7 @@ pick_port gw; pick_port gw1; pick_port tw; pick_port tws
 gwpid=$!; pids+=($gwpid)
 "$work/gateway" -config "$work/gateway.json" -procs 1 -addr "127.0.0.1:$gw1" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway-1p.log" &
 gw1pid=$!; pids+=($gw1pid)
-cat >"$work/nutcracker.yml" <<YML
-pool:
-  listen: 127.0.0.1:$tw
-  hash: fnv1a_64
-  distribution: ketama
-  redis: true
-  auto_eject_hosts: false
-  server_connections: 1
-  servers:
-    - 127.0.0.1:$r1:1
-    - 127.0.0.1:$r2:1
-YML
+nutcracker_conf "$work/nutcracker.yml" "$tw" "$r1" "$r2"
 nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)
 wait_port "$gw"; wait_port "$gw1"
