@@ -17,18 +17,12 @@
 set -uo pipefail
 mode=$1; N=$2; CL=$3; PL=$4; shift 4
 bins=("$@")
-work=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
 source "$(dirname "$0")/harness.sh"
+harness_init
 args=()
 if [ "$mode" = redis ]; then
 	pick_port r1; pick_port r2
-	for p in $r1 $r2; do
-		redis-server --port $p --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >/dev/null 2>&1 &
-		pids+=($!)
-	done
-	wait_port $r1; wait_port $r2
+	start_redis "$r1" "$r2"
 	args=(-redis "127.0.0.1:$r1,127.0.0.1:$r2")
 fi
 echo "{\"target_cpu\": 1.0, \"max_limit\": 100000${GWCONF:+, $GWCONF}}" >"$work/gw.json"

@@ -52,22 +52,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000}
 command -v nutcracker >/dev/null || { echo "compare: nutcracker (twemproxy) is not installed" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
 source examples/gateway/harness.sh
+harness_init
 
 pick_port r1; pick_port r2
 CACHE=${CACHE:-0}
 r3=; r4=
 if [ "$CACHE" -gt 0 ]; then pick_port r3; pick_port r4; fi
-for p in $r1 $r2 $r3 $r4; do
-	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
-	pids+=($!)
-done
-for p in $r1 $r2 $r3 $r4; do wait_port "$p"; done
+start_redis $r1 $r2 $r3 $r4
 
 (cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor && go build -o "$work/c2c" ./gateway/cmd/c2c)
 ev=; evpid=

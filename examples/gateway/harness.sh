@@ -1,5 +1,24 @@
-# Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): loopback ports, a
+# Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): set-up and clean-up, the shards, loopback ports, a
 # process's CPU time, redis-benchmark's CSV, twemproxy's configuration.
+
+# harness_init makes the scratch folder $work and the list $pids of the
+# processes started, and kills them and removes the folder when the script
+# exits.
+harness_init() {
+	work=$(mktemp -d)
+	pids=()
+	trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+# start_redis PORT...: a redis-server on each loopback port (no persistence,
+# log in $work), added to $pids; then waits for each to answer.
+start_redis() {
+	local p
+	for p in "$@"; do
+		redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "$@"; do wait_port "$p"; done
+}
 
 lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 taken=" "

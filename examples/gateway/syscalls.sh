@@ -27,18 +27,11 @@ for c in nutcracker perf redis-benchmark redis-server; do
 	command -v "$c" >/dev/null || { echo "syscalls: $c is not installed" >&2; exit 1; }
 done
 perf stat -e syscalls:sys_enter_read true >/dev/null 2>&1 || { echo "syscalls: perf cannot read the syscalls tracepoints here" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 source examples/gateway/harness.sh
+harness_init
 
 pick_port r1; pick_port r2
-for p in $r1 $r2; do
-	redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
-	pids+=($!)
-done
-for p in $r1 $r2; do wait_port "$p"; done
+start_redis "$r1" "$r2"
 (cd examples && go build -o "$work/gateway" ./gateway)
 echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gateway.json" # as compare.sh: admission never throttles
 pick_port gw; pick_port gw1; pick_port tw; pick_port tws
