@@ -444,7 +444,11 @@ func globMatch(pattern, s string) bool {
 }
 
 func cmdGet(ctx context.Context, s *session, a [][]byte) any {
-	r := s.g.one(ctx, s.tenant, op{kind: opGet, key: string(a[1])})
+	var rd *hotReader
+	if s.solo { // not a pipeline's GET, which can run beside others of the session
+		rd = &s.hot
+	}
+	r := s.g.oneFrom(ctx, s.tenant, op{kind: opGet, key: string(a[1])}, rd)
 	if r.err != nil {
 		return errReply(r.err)
 	}

@@ -530,6 +530,12 @@ func (g *Gateway) runCached(ctx context.Context, t *tenant, ops []op, tr *cmdTra
 // one runs a single op: through the caching tier or the coalescing group for
 // a GET, else straight to its shard's batch.
 func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
+	return g.oneFrom(ctx, t, o, nil)
+}
+
+// oneFrom is one for a GET of the connection whose hot-key reader is rd (nil:
+// none named), which tells the hot-key linger who comes back (hotkeys.go).
+func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) opResult {
 	grp := group{tenant: t.cfg.Name, shard: g.shard(o.key)}
 	detached := ctx
 	if ctx.Done() != nil {
@@ -563,7 +569,7 @@ func (g *Gateway) one(ctx context.Context, t *tenant, o op) opResult {
 		var h uint64
 		if g.hot.linger.Load() != 0 {
 			h = g.hot.hash(o.key)
-			g.hot.arrived(h)
+			g.hot.arrived(h, rd)
 		}
 		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()

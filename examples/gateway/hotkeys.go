@@ -13,21 +13,36 @@ import (
 //
 // Every coalesced GET counts itself against its key as it arrives (a lossy
 // table of hotSlots slots), and every fetch of the key, when it returns, ends
-// a cycle. A fetch of a key whose last cycle counted at least hotGets GETs
-// waits until its own cycle has counted a share of that (hotShareNum /
-// hotShareDen, at least hotGets), or for the linger at most, before it goes:
-// the GET that completes the count wakes it. The readers that arrive after it
-// went join it while it is in flight, as without the wait, so they are
-// counted in its cycle too and the next fetch expects them. With clients that
-// send their next read when they have the answer (closed loop: redis-benchmark,
-// most services), the readers of one fetch come back for the next, so the
-// wait ends as soon as the first part of them has asked, and the linger's
-// timer runs out only when they do not come back. Waiting for all of them
-// instead cost 11% of the throughput at 16 clients, where the last readers'
-// round trips were no longer overlapped with the fetch; waiting for half of
-// them left 50 clients at 0.046-0.052 backend commands per GET, against
-// 0.040-0.049 for three quarters (README, "A hot key's fetch waits"). A cold
-// key never waits.
+// a cycle. A key expects as many readers as came in its last two cycles: the
+// GETs of the cycle before, and those of the last one whose connection had
+// not read the key in that cycle or in its own (the others are counted
+// already); at least the GETs of the last cycle. A fetch of a key that expects at least hotGets waits until its
+// own cycle has counted a share of that (hotShareNum / hotShareDen, at least
+// hotGets), or for the linger at most, before it goes: the GET that
+// completes the count wakes it. The readers that arrive after it went join it
+// while it is in flight, as without the wait, so they are counted in its
+// cycle too. With clients that send their next read when they have the
+// answer (closed loop: redis-benchmark, most services), the readers of one
+// fetch come back for the next, so the wait ends as soon as the first part of
+// them has asked, and the linger's timer runs out only when they do not come
+// back. Waiting for all of them instead cost 11% of the throughput at 16
+// clients, where the last readers' round trips were no longer overlapped with
+// the fetch; waiting for half of them left 50 clients at 0.046-0.052 backend
+// commands per GET, against 0.040-0.049 for three quarters (README, "A hot
+// key's fetch waits"). A cold key never waits.
+//
+// Why two cycles and the connections (since the thirty-third session): a
+// cycle counts the share it waited for plus the d readers that arrive while
+// its fetch is in flight, so expecting the last cycle's count, as the gateway
+// did before, settles at d / (1 - share) readers per fetch, four times d,
+// whatever the number of clients: 37-40 of 50 clients on that session's host
+// (0.026 backend commands per GET), about 15 in the thirty-second session's
+// runs with one P (0.06-0.07). The readers a fetch leaves out come in the
+// next cycle, so two cycles hold every reader of a closed loop whose readers
+// split into two groups, and a reader counted in both (its connection read
+// the key in the cycle before) is counted once. A GET that names no
+// connection (a pipelined run's) counts as one read before, which leaves the
+// expectation at the larger count of the last two cycles for them.
 //
 // A wait that ran out of time makes the next fetch of the key that would wait
 // go at once, so that a key whose readers do not come back in step
@@ -51,9 +66,20 @@ type hotKeys struct {
 type hotSlot struct {
 	h      atomic.Uint64 // the key's hash, 0: empty
 	gets   atomic.Uint32 // GETs of the key in this cycle
-	expect atomic.Uint32 // GETs of the key in the last cycle
+	expect atomic.Uint32 // the readers the key had in its last two cycles (at least the GETs of the last)
+	last   atomic.Uint32 // GETs of the key in the last cycle
+	seen   atomic.Uint32 // GETs of this cycle from a connection that read the key in it or the cycle before, or from none
+	cycle  atomic.Uint32 // cycles ended in this slot
 	late   atomic.Bool   // the last wait ran out of time: the next fetch does not wait
 	wake   atomic.Pointer[hotWait]
+}
+
+// hotReader is what a connection remembers of its last GET of a coalesced
+// key: the key's hash and the cycle of its slot it came in. Only the
+// connection's own goroutine uses it.
+type hotReader struct {
+	h     uint64
+	cycle uint32
 }
 
 // hotWait is a fetch waiting for its cycle's GETs.
@@ -90,15 +116,30 @@ func newHotKeys(linger time.Duration) *hotKeys {
 
 func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) | 1 }
 
-// arrived counts a GET of the key with hash h, before it fetches or joins, and
-// wakes the key's waiting fetch if the count is complete.
-func (k *hotKeys) arrived(h uint64) {
+// arrived counts a GET of the key with hash h from the connection whose
+// reader is rd (nil: none named), before it fetches or joins, and wakes the
+// key's waiting fetch if the count is complete.
+func (k *hotKeys) arrived(h uint64, rd *hotReader) {
 	s := &k.slots[h%hotSlots]
 	if s.h.Load() != h { // the slot's key changes: start afresh
 		s.h.Store(h)
 		s.expect.Store(0)
+		s.last.Store(0)
+		s.seen.Store(0)
 		s.gets.Store(1)
+		if rd != nil {
+			rd.h, rd.cycle = h, s.cycle.Load()
+		}
 		return
+	}
+	if rd == nil {
+		s.seen.Add(1)
+	} else {
+		c := s.cycle.Load()
+		if rd.h == h && c-rd.cycle <= 1 {
+			s.seen.Add(1)
+		}
+		rd.h, rd.cycle = h, c
 	}
 	n := s.gets.Add(1)
 	if w := s.wake.Load(); w != nil && n >= w.need && s.wake.CompareAndSwap(w, nil) {
@@ -170,13 +211,20 @@ func (k *hotKeys) wait(h uint64) {
 	t.Stop()
 }
 
-// done ends the cycle of the key with hash h: its fetch returned.
+// done ends the cycle of the key with hash h: its fetch returned. Two fetches
+// of one key can overlap (a write drops the key's fetch in flight and the
+// next GET starts another), and a GET can count between the swaps: the
+// expectation is a heuristic, and a race moves it by a reader or a cycle.
 func (k *hotKeys) done(h uint64) {
 	if h == 0 {
 		return
 	}
 	s := &k.slots[h%hotSlots]
 	if s.h.Load() == h {
-		s.expect.Store(s.gets.Swap(0))
+		n, seen := s.gets.Swap(0), s.seen.Swap(0)
+		// the readers of the cycle before that this one did not see come
+		// back, and the new ones of this one; at least this one's
+		s.expect.Store(max(n, s.last.Swap(n)+n-min(seen, n)))
+		s.cycle.Add(1)
 	}
 }

@@ -69,6 +69,11 @@ type session struct {
 	quit   bool
 	txs    txState
 	pipe   pipeScratch // reused by every pipeline of the session
+	hot    hotReader   // its last GET of a coalesced key (hotkeys.go); used only when solo
+	// solo: the chunk being executed is one command, run on the session's
+	// goroutine (a pipeline's commands can run on workers at once). Set by
+	// execute before any of the chunk's commands runs.
+	solo bool
 }
 
 // pipeScratch is the memory a session reuses from one pipeline chunk to the
@@ -307,6 +312,7 @@ func (s *Server) serveConn(ss *session) {
 func (ss *session) execute(cmds []redcon.Command) []any {
 	sp := &ss.pipe
 	replies := sp.reset(len(cmds))
+	ss.solo = len(cmds) == 1
 	if len(cmds) == 1 && !ss.txs.multi { // no pipeline: nothing to schedule
 		ss.executeOne(cmds, replies)
 		sp.protos[0] = ss.proto
