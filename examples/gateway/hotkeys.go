@@ -16,10 +16,10 @@ import (
 // a cycle. A key expects as many readers as came in its last two cycles: the
 // GETs of the cycle before, and those of the last one whose connection had
 // not read the key in that cycle or in its own (the others are counted
-// already); at least the GETs of the last cycle. A fetch of a key that expects at least hotGets waits until its
-// own cycle has counted a share of that (hotShareNum / hotShareDen, at least
-// hotGets), or for the linger at most, before it goes: the GET that
-// completes the count wakes it. The readers that arrive after it went join it
+// already); at least the GETs of the last cycle. A fetch of a key that
+// expects at least hotGets waits until its own cycle has counted a share of
+// that (hotShareNum / hotShareDen, at least hotGets), or for the linger at
+// most, before it goes: the GET that completes the count wakes it. The readers that arrive after it went join it
 // while it is in flight, as without the wait, so they are counted in its
 // cycle too. With clients that send their next read when they have the
 // answer (closed loop: redis-benchmark, most services), the readers of one
@@ -222,8 +222,9 @@ func (k *hotKeys) done(h uint64) {
 	s := &k.slots[h%hotSlots]
 	if s.h.Load() == h {
 		n, seen := s.gets.Swap(0), s.seen.Swap(0)
-		// the readers of the cycle before that this one did not see come
-		// back, and the new ones of this one; at least this one's
+		// the GETs of the cycle before, and this one's from connections
+		// that did not read the key in it (or in this one); at least this
+		// one's
 		s.expect.Store(max(n, s.last.Swap(n)+n-min(seen, n)))
 		s.cycle.Add(1)
 	}
