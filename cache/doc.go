@@ -194,8 +194,10 @@
 //     the bar. A climber that probes both sides of the window in ABBA order
 //     removes that tail but lowers the mean by 0.2-0.7 points on OLTP/1000,
 //     P3/25k and loop/512, and a deadband that holds the window when the hit
-//     rate moved less than 0.2 or 0.4 points leaves the tail (measured, not
-//     kept: bench/cache/README.md). ARC and 2Q held to the same capacity score below this package
+//     rate moved less than 0.2 or 0.4 points leaves the tail, and a step that
+//     decays by 0.90 a sample instead of 0.98 removes the OLTP/500 tail but
+//     costs 4.7 points on a sliding working set (measured, not kept:
+//     bench/cache/README.md). ARC and 2Q held to the same capacity score below this package
 //     on every OLTP row (OLTP/250: 21.5 and 20.2).
 //   - Stale sets (cd bench && TIERKIT_LONG=1 go test -run TestStaleSets -v ./cache/):
 //     10^7 operations of fills racing write and checkpoint events, with silent
