@@ -22,6 +22,18 @@ const (
 	// 1000 by 0.6, 1.5 and 0.5 points, on the LIRS loop trace at 256 and 512
 	// by 0.8 and 1.1, and left larger caches unchanged (mean of 6 seeds).
 	climberMinSample = 20_000
+
+	// climberSettleDiv: after the window moves, the first 1/climberSettleDiv
+	// of a sample's length is not counted in the next sample. The requests
+	// right after a move still meet the entries the move shifted between the
+	// window and main, so they measure the move's transition more than the
+	// new split, and on a trace whose hit rate rises anyway (ARC's OLTP) that
+	// transition and the trend kept the climber walking the way it had
+	// started: over 64 seeds of the key hash, 9 landed 1.4-1.7 points under
+	// the mean on OLTP/500 and 4 on OLTP/1000, none with the settling quarter, which
+	// costs 0.1-0.2 points of the mean on OLTP/250, P3/25k and loop/512
+	// (bench/cache/README.md, "Thirty-fourth session").
+	climberSettleDiv = 4
 )
 
 // policy is an adaptive W-TinyLFU eviction policy (Einziger, Eytan, Friedman and
@@ -30,7 +42,8 @@ const (
 // leaving the window competes with the probation victim of the segmented-LRU main
 // space and is admitted only if the frequency sketch estimates it more popular.
 // A hill climber resizes the window every sample (10x capacity requests, at
-// least climberMinSample) in the direction that improved the hit rate, so
+// least climberMinSample, counted from a quarter of that after the last
+// move: climberSettleDiv) in the direction that improved the hit rate, so
 // recency-biased traces get a large window and frequency-biased ones a small
 // one.
 //
@@ -46,6 +59,7 @@ type policy[K comparable] struct {
 	size      int
 
 	hitsInSample, missesInSample int
+	settling                     bool // the window moved: the sample's counts restart after climberSettleDiv of its length
 	prevHitRate                  float64
 	step                         float64 // next window change, in entries (signed)
 	adjust                       int     // window change decided by the last sample
@@ -298,7 +312,15 @@ func (p *policy[K]) adjustStep() {
 		return
 	}
 	total := p.hitsInSample + p.missesInSample
-	if total < max(p.sketch.sampleSize, climberMinSample) {
+	sample := max(p.sketch.sampleSize, climberMinSample)
+	if p.settling {
+		if total >= sample/climberSettleDiv {
+			p.settling = false
+			p.hitsInSample, p.missesInSample = 0, 0
+		}
+		return
+	}
+	if total < sample {
 		return
 	}
 	if p.size < p.capacity>>1 {
@@ -323,6 +345,7 @@ func (p *policy[K]) adjustStep() {
 	p.adjust = int(amount)
 	p.step = next
 	p.hitsInSample, p.missesInSample = 0, 0
+	p.settling = true
 }
 
 // growWindow moves up to adjust nodes from main (probation first) to the

@@ -257,6 +257,39 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
+// TestClimberSettles: after the window moves, the climber drops the counts
+// of the first 1/climberSettleDiv of a sample's length, then counts a whole
+// sample before it moves again.
+func TestClimberSettles(t *testing.T) {
+	var p policy[int]
+	p.init(100, 1)
+	p.sketch.ensureCapacity(100)
+	p.size = 100
+	settle := climberMinSample / climberSettleDiv
+	steps := []struct {
+		name     string
+		requests int  // counted since the step before
+		moved    bool // adjustStep decided a move
+		settling bool
+		left     int // counts kept after the step
+	}{
+		{"a whole sample moves the window", climberMinSample, true, true, 0},
+		{"just short of the settling part", settle - 1, false, true, settle - 1},
+		{"settling part reached: counts dropped", 1, false, false, 0},
+		{"just short of a sample", climberMinSample - 1, false, false, climberMinSample - 1},
+		{"a whole sample after the settling part", 1, true, true, 0},
+	}
+	for _, st := range steps {
+		p.adjust = 0
+		p.hitsInSample += st.requests / 2
+		p.missesInSample += st.requests - st.requests/2
+		p.adjustStep()
+		assert.Equal(t, st.moved, p.adjust != 0, "%s: adjust = %d", st.name, p.adjust)
+		assert.Equal(t, st.settling, p.settling, st.name)
+		assert.Equal(t, st.left, p.hitsInSample+p.missesInSample, st.name)
+	}
+}
+
 // TestClimberSample: the window moves only once a sample holds at least
 // climberMinSample requests, even for a small cache whose 10x-capacity sample
 // is shorter.

@@ -268,9 +268,11 @@ func TestSingleGoroutineReplayGolden(t *testing.T) {
 		s              float64
 		hits           int
 	}{
-		{1 << 16, 250, 1.01, 102737},
-		{1 << 16, 2000, 1.01, 136442},
-		{1000, 900, 1.2, 197763},
+		// Updated in the thirty-fourth session for the climber's settling
+		// quarter (climberSettleDiv); 102737, 136442 and 197763 before.
+		{1 << 16, 250, 1.01, 103300},
+		{1 << 16, 2000, 1.01, 136415},
+		{1000, 900, 1.2, 197735},
 	}
 	for _, tt := range tests {
 		c, err := New[uint64, uint64](Config[uint64]{Capacity: int(tt.capacity)})
