@@ -30,9 +30,9 @@ const (
 	// new split, and on a trace whose hit rate rises anyway (ARC's OLTP) that
 	// transition and the trend kept the climber walking the way it had
 	// started: over 64 seeds of the key hash, 9 landed 1.4-1.7 points under
-	// the mean on OLTP/500 and 4 on OLTP/1000, none with the settling quarter, which
-	// costs 0.1-0.2 points of the mean on OLTP/250, P3/25k and loop/512
-	// (bench/cache/README.md, "Thirty-fourth session").
+	// the mean on OLTP/500 and 4 on OLTP/1000; none does with the settling
+	// quarter, which costs 0.1-0.2 points of the mean on OLTP/250, P3/25k
+	// and loop/512 (bench/cache/README.md, "Thirty-fourth session").
 	climberSettleDiv = 4
 )
 
