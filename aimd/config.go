@@ -20,6 +20,12 @@ const (
 	DefaultMemoryLow  = 0.8
 )
 
+// MaxLimit is the largest concurrency limit. The limit is kept as a float64,
+// which holds every integer up to 2^53 exactly (on 32-bit platforms, up to
+// math.MaxInt); a larger Min, Max or Initial counts as MaxLimit, so that the
+// limit never rounds past what an int holds.
+const MaxLimit = min(math.MaxInt, 1<<53)
+
 // Config holds the tunables of a [Limiter]. A zero field means the documented
 // default; every field can be changed at runtime with [Limiter.SetConfig].
 type Config struct {
@@ -37,7 +43,8 @@ type Config struct {
 	Manual bool
 
 	// Min, Max and Initial bound and start the concurrency limit. Defaults 1,
-	// 1000 and Max.
+	// 1000 and Max. Values above [MaxLimit] count as MaxLimit, so Max:
+	// math.MaxInt means no upper bound.
 	Min, Max, Initial int
 	// Increase is the additive step of the concurrency limit. Default 1.
 	Increase float64
@@ -124,9 +131,9 @@ func (c Config) validate() (config, error) {
 	v := config{Config: c}
 	v.Target = orF(c.Target, DefaultTarget)
 	v.Period = or(c.Period, DefaultPeriod)
-	v.Min = or(c.Min, DefaultMin)
-	v.Max = or(c.Max, DefaultMax)
-	v.Initial = or(c.Initial, v.Max)
+	v.Min = min(or(c.Min, DefaultMin), MaxLimit)
+	v.Max = min(or(c.Max, DefaultMax), MaxLimit)
+	v.Initial = min(or(c.Initial, v.Max), MaxLimit)
 	v.Increase = orF(c.Increase, DefaultIncrease)
 	v.Gain = orF(c.Gain, DefaultGain)
 	v.Gain = max(v.Gain, 0)
