@@ -123,8 +123,9 @@ type Config struct {
 	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
 	// with nothing queued and on no drain list is reclaimed (sampled LRU). A
 	// tenant whose queue emptied stays on its drain list until Pop reaches it
-	// (or finds nothing queued), so until then more than MaxTenants may be
-	// kept. Default 131,072.
+	// (or finds nothing queued; a [Shedder] calls it once its queue empties,
+	// however it emptied), so until then more than MaxTenants may be kept.
+	// Default 131,072.
 	MaxTenants int
 
 	// IdleTimeout reclaims the state of a tenant with nothing queued that has not

@@ -71,6 +71,7 @@ func runShedderModel(t *testing.T, seed uint64) {
 			}
 			admitted(id)
 		}
+		m.pop(0, 0) // nothing queued: every tenant leaves its list, as in the Shedder
 	}
 	fast := func(cost int64) bool {
 		return m.queued() == 0 && (inflight == 0 || cost <= int64(max(limit, 1))-inflight)

@@ -208,10 +208,11 @@ func (s *Scheduler[T]) SetConfig(cfg Config) error {
 func (s *Scheduler[T]) Queued() int { return s.queued }
 
 // Admit records a request admitted without queueing (the caller found free
-// capacity and nothing queued). It never sheds.
+// capacity and nothing queued), with a cost below 1 counted as 1, as in
+// [Scheduler.Push]. It never sheds.
 func (s *Scheduler[T]) Admit(now time.Time, tenant string, priority int, cost int64) {
 	s.observe(s.at(now))
-	s.admit(tenant, priority, cost)
+	s.admit(tenant, priority, max(cost, 1))
 }
 
 // admit is Admit on the coarse clock (the Shedder's fast path reads no clock).

@@ -395,6 +395,13 @@ func (s *Shedder) dispatchLocked(now time.Time, ready []*waiter) []*waiter {
 		w.tk = s.ticketLocked(cost)
 		ready = append(ready, w)
 	}
+	if s.sched.queued == 0 {
+		// Tenants whose last requests left by expiry, a cancel or the last
+		// Pop stay on their drain lists until a Pop finds nothing queued, and
+		// a listed tenant is never reclaimed (IdleTimeout, MaxTenants): with
+		// the traffic back on the fast path, no Pop would come.
+		s.sched.unlistAll()
+	}
 	return ready
 }
 
