@@ -187,7 +187,9 @@ func (r *Ring) Stats() Stats {
 	for i, n := range r.nodes {
 		share := float64(r.counts[i]) / float64(s.Slots)
 		if want := n.Weight / r.total; want > 0 { // 0 when it underflows: the node owns no slot
-			s.MaxShareRatio = math.Max(s.MaxShareRatio, share/want)
+			// A node reweighted to a vanishing weight may keep a slot: its
+			// ratio overflows, and saturates so that Stats stay finite.
+			s.MaxShareRatio = math.Max(s.MaxShareRatio, min(share/want, math.MaxFloat64))
 		}
 		s.PeakToMean = math.Max(s.PeakToMean, share*float64(len(r.nodes)))
 	}
