@@ -168,7 +168,9 @@ type Stats struct {
 	Slots       int     // table size
 	TotalWeight float64 // sum of weights
 	// MaxShareRatio is the largest share / expected share over the members, where the
-	// expected share is Weight / TotalWeight. 1 is perfect balance.
+	// expected share is Weight / TotalWeight. 1 is perfect balance. It stays
+	// finite: a ratio that overflows (a node reweighted to a vanishing weight
+	// keeps a slot) counts as math.MaxFloat64.
 	MaxShareRatio float64
 	// PeakToMean is the largest share divided by the mean share 1/Nodes (with equal
 	// weights it equals MaxShareRatio).
