@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -383,6 +384,28 @@ func TestGracefulShutdownKeepsAcknowledgedWrites(t *testing.T) {
 	t.Logf("%d acknowledged writes before shutdown, %d missing", len(acked), missing)
 	assert.Zero(t, missing)
 	assert.NotEmpty(t, acked)
+}
+
+// TestEmptyMultiBulkSkipped: "*0" and "*-1" are empty commands, which Redis
+// skips: the commands after them are served on the same connection (the
+// gateway closed it with a protocol error before; found by a review).
+func TestEmptyMultiBulkSkipped(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	conn, err := net.Dial("tcp", in.Addr())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+	rd := bufio.NewReader(conn)
+	for _, give := range []string{"*0\r\n*1\r\n$4\r\nPING\r\n", "*-1\r\nPING\r\n", "*0\r\n", "*1\r\n$4\r\nPING\r\n"} {
+		_, err := conn.Write([]byte(give))
+		require.NoError(t, err)
+		if give == "*0\r\n" {
+			continue // no reply
+		}
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err, "after %q", give)
+		require.Equal(t, "+PONG\r\n", line, "after %q", give)
+	}
 }
 
 func TestMalformedInputGetsErrorThenClose(t *testing.T) {

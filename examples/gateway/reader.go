@@ -167,8 +167,8 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		if err != nil || !ok {
 			return -1, err
 		}
-		if count <= 0 {
-			return -1, errBadMultiBulk
+		if count <= 0 { // an empty command: Redis skips it and serves the next
+			return j, nil
 		}
 		done = 0
 	}
