@@ -31,8 +31,14 @@ type txState struct {
 	aborted bool // a command failed to queue: EXEC answers EXECABORT
 	// wrote: the connection wrote outside MULTI since WATCH; its reads no
 	// longer come from the transaction's snapshot, which would hide its
-	// own write (EXEC still validates the watched keys).
+	// own write, and on memkv EXEC runs at the current version (rebase).
 	wrote bool
+	// watched: the keys WATCH named, which EXEC checks from WATCH's
+	// version once the transaction is rebased.
+	watched []string
+	// check: after a rebase, the check that the watched keys did not change
+	// from WATCH's version on; EXEC commits it before the transaction.
+	check *txn.Tx
 }
 
 var (
@@ -89,7 +95,54 @@ func (s *session) resetTx() {
 	if s.txs.tx != nil {
 		s.txs.tx.Rollback()
 	}
+	if s.txs.check != nil {
+		s.txs.check.Rollback()
+	}
 	s.txs = txState{}
+}
+
+// atVersion is an engine whose transactions begin at version rv.
+type atVersion struct {
+	txn.Engine
+	rv uint64
+}
+
+func (e atVersion) ReadVersion() uint64 { return e.rv }
+
+// rebase moves a memkv transaction whose connection wrote outside MULTI
+// since WATCH to the current version, as Redis runs EXEC on the data as it
+// is: its queued commands then see the connection's own writes, and its
+// reads are validated from now. The snapshot it had would hide those
+// writes, and its validation would fail on them at every retry. What Redis
+// checks, that no watched key changed since WATCH (the connection's own
+// writes to one included), becomes a second transaction at WATCH's version
+// that reads nothing and validates the watched keys; the rebased
+// transaction validates them too, from now, so the two cover WATCH to the
+// commit. Reads made after WATCH and before the write are no longer
+// validated: Redis does not check them either.
+func (s *session) rebase() error {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote || s.txs.check != nil {
+		return nil // Redis shards read live at EXEC
+	}
+	check, err := txn.Begin(atVersion{s.txs.eng, s.txs.tx.ReadVersion()}, txn.Options{})
+	if err != nil {
+		return err
+	}
+	tx, err := txn.Begin(s.txs.eng, txn.Options{})
+	if err != nil {
+		check.Rollback()
+		return err
+	}
+	for _, k := range s.txs.watched {
+		if err := errors.Join(check.AddReadConflictKey([]byte(k)), tx.AddReadConflictKey([]byte(k))); err != nil {
+			check.Rollback()
+			tx.Rollback()
+			return err
+		}
+	}
+	s.txs.tx.Rollback()
+	s.txs.tx, s.txs.check = tx, check
+	return nil
 }
 
 // stateObserver is an engine that validates by key state rather than by
@@ -239,6 +292,7 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 			return refuse(errReply(err))
 		}
 	}
+	s.txs.watched = append(s.txs.watched, keys...)
 	return simple("OK")
 }
 
@@ -319,6 +373,12 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
+	if err := s.rebase(); err != nil {
+		done(false)
+		release()
+		s.observeQueued(nil, false, start)
+		return errReply(err)
+	}
 	out := make([]any, len(s.txs.queued))
 	now := time.Now()
 	from := s.txMark()
@@ -329,7 +389,10 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			keys += spec.nkeys(len(c.Args))
 		}
 	}
-	if err = s.checkReads(); err == nil {
+	if err = s.checkReads(); err == nil && s.txs.check != nil {
+		_, err = s.txs.check.Commit(ctx) // the watched keys, WATCH to now (rebase)
+	}
+	if err == nil {
 		_, err = s.txs.tx.Commit(ctx)
 	}
 	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
