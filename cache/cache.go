@@ -218,10 +218,20 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 		if err == nil && cfg.MaxStaleness > 0 && asked-res.at > int64(cfg.MaxStaleness) {
 			// The shared load started more than the bound before this read
 			// (a load slower than the bound): its value may be staler than the
-			// contract allows, so this caller loads for itself. It counts as
-			// a load, not as Coalesced: it did not take the shared result.
+			// contract allows, so this caller loads again, through the group:
+			// that flight has finished, so one found now started after this
+			// read asked (fresh enough), and the caller can leave it when ctx
+			// ends, as Get promises. It counts as a load if it leads the new
+			// flight and as Coalesced if it joins one, not for the first.
 			c.stats.staleBypass.Add(1)
-			res, err = c.fillRecovered(ctx, key, load)
+			led.Store(false)
+			res, err = c.flights.Do(ctx, key, func(ctx context.Context) (loaded[V], error) {
+				led.Store(true)
+				return c.fill(ctx, key, load)
+			})
+			if !led.Load() && (err == nil || err != ctx.Err()) {
+				c.stats.coalesced.Add(1)
+			}
 			return res.val, err
 		}
 		c.stats.coalesced.Add(1)

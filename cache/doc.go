@@ -84,8 +84,10 @@
 //     unless the events carry the time they were cut ([Event.Cut]).
 //   - A read that joins a load in flight gets that load's value, which is at
 //     least as fresh as the load's start. If the load started more than B before
-//     the read (a load slower than B), the read does not take it and loads for
-//     itself (also a stale bypass), so slow loads do not stretch the bound.
+//     the read (a load slower than B), the read does not take it and loads
+//     again (also a stale bypass), so slow loads do not stretch the bound. The
+//     reads that bypass one load share one new load, which each can leave
+//     when its context ends.
 //   - Events between checkpoints apply at once, so with a healthy stream a change
 //     is visible as soon as its event is applied, usually far inside B.
 //

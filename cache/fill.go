@@ -3,9 +3,7 @@ package cache
 import (
 	"context"
 	"math"
-	"runtime/debug"
 
-	"github.com/tierkit/tierkit/coalesce"
 	"github.com/tierkit/tierkit/internal/mapshrink"
 )
 
@@ -41,18 +39,6 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
-// fillRecovered is fill outside coalesce (a read that bypasses a slow shared
-// load): a panic in load is returned as a *coalesce.PanicError, as it is to
-// the readers of a shared load.
-func (c *Cache[K, V]) fillRecovered(ctx context.Context, key K, load func(context.Context) (V, error)) (res loaded[V], err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &coalesce.PanicError{Value: p, Stack: debug.Stack()}
-		}
-	}()
-	return c.fill(ctx, key, load)
-}
-
 // fillRecord is a fill registered by startFill: the key's shard, its hash,
 // its fill record and the shard's sequence when it started.
 type fillRecord[K comparable, V any] struct {
@@ -73,7 +59,12 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		s.fills = make(map[K]*fills)
 	}
 	f := s.fills[key]
-	if f == nil {
+	if f == nil && key != key {
+		// A key not equal to itself (a NaN): no lookup, invalidation or
+		// sweep could ever find, or delete, its record in the map, so it
+		// gets one of its own, outside it. No invalidation can name it.
+		f = &fills{}
+	} else if f == nil {
 		if len(s.fills) >= max(sweepFills, int(s.sweepAt)) {
 			c.sweepFillsLocked(s)
 		}

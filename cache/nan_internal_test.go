@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -28,5 +29,34 @@ func TestNaNKeysStayBounded(t *testing.T) {
 	}
 	if n := c.Len(); n > capacity || entries > capacity {
 		t.Fatalf("after 1000 Sets of NaN: Len %d, %d entries in the index; want at most %d", n, entries, capacity)
+	}
+}
+
+// TestNaNFillRecordsBounded: each Get of a key not equal to itself registered
+// a fill record under a map key that no lookup, invalidation or sweep can
+// find, so the records grew with every Get and the shard's lock-free
+// invalidation shortcut (no records) was off for good (found by a review).
+func TestNaNFillRecordsBounded(t *testing.T) {
+	c, err := New[float64, int](Config[float64]{Capacity: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20_000
+	for i := range n {
+		if _, err := c.Get(context.Background(), math.NaN(), func(context.Context) (int, error) { return i, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		records, flag := len(s.fills), s.records.Load()
+		s.mu.Unlock()
+		if records != 0 || flag != 0 {
+			t.Fatalf("after %d Gets of NaN, shard %d holds %d fill records (flag %d), want none", n, i, records, flag)
+		}
+	}
+	if st := c.Stats(); st.Loads != n || st.Len > 10 {
+		t.Fatalf("stats %+v: want %d loads and at most 10 entries", st, n)
 	}
 }

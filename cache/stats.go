@@ -17,7 +17,8 @@ type Stats struct {
 	// Coalesced counts Gets that shared another caller's load instead of
 	// loading: in a herd of n concurrent misses, n-1. A Get that joined a
 	// load slower than the staleness bound and loaded again (StaleBypass)
-	// counts in Loads instead: every Get not served from memory, and whose
+	// counts by that new load: in Loads if it led it, here if it joined
+	// another bypassing Get's: every Get not served from memory, and whose
 	// caller stayed, counts once in Loads or Coalesced.
 	Coalesced uint64
 	// Invalidations counts entries removed by Write/Delete events, Delete or

@@ -7,8 +7,12 @@ import "context"
 // is not served. Its entry is deleted (as by Delete; a value stored after the
 // check is kept) and the read counts as a miss, not a hit, and loads as Get's
 // misses do. A loaded value is returned
-// without the check. valid is called on hits only, and must be fast.
+// without the check. valid is called on hits only, and must be fast; a nil
+// valid accepts every value, as in LookupManyValid (GetValid is then Get).
 func (c *Cache[K, V]) GetValid(ctx context.Context, key K, valid func(V) bool, load func(context.Context) (V, error)) (V, error) {
+	if valid == nil { // every value is valid, as in LookupManyValid
+		return c.Get(ctx, key, load)
+	}
 	cfg := c.cfg.Load()
 	if cfg.Owns == nil || cfg.Owns(key) {
 		if v, ok := c.lookupValid(cfg, key, c.hash(key), valid); ok {

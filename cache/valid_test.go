@@ -86,3 +86,22 @@ func TestValidRejectKeepsLaterSet(t *testing.T) {
 		assert.Equal(t, uint64(0), c.Stats().Invalidations, "nothing was deleted")
 	})
 }
+
+// TestGetValidNilCheck: LookupManyValid takes a nil check as "every value is
+// valid"; GetValid, its single-key form, dereferenced it on a hit (found by a
+// review). It now serves the hit, as Get does.
+func TestGetValidNilCheck(t *testing.T) {
+	c, err := cache.New[string, int](cache.Config[string]{})
+	require.NoError(t, err)
+	load := func(context.Context) (int, error) { return 2, nil }
+	v, err := c.GetValid(context.Background(), "k", nil, load) // a miss loads
+	require.NoError(t, err)
+	require.Equal(t, 2, v)
+	c.Set("k", 1)
+	v, err = c.GetValid(context.Background(), "k", nil, load) // a hit
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+	st := c.Stats()
+	require.Equal(t, uint64(1), st.Hits)
+	require.Equal(t, uint64(1), st.Loads)
+}
