@@ -395,11 +395,13 @@ func TestKnobsOffMidSpillReturnsLocal(t *testing.T) {
 // Demand and Capacity are accepted in any unit up to the float64 maximum. In spread,
 // placed x room overflowed to +Inf for rates around 1e307, so every mega receiver got
 // a route of share 1 (a region sending away 200% of its demand, a table that
-// UnmarshalJSON rejects). The rooms may also sum past the maximum (the last case).
+// UnmarshalJSON rejects). The rooms may also sum past the maximum (the third case),
+// or one room overflow by itself (the last: a ReceiverMax above 1 times a capacity
+// of 1.6e308 made the room +Inf and the shares NaN; found by a review).
 func TestHugeRatesPlaceSanely(t *testing.T) {
 	for _, tc := range []struct {
 		c, low, recvMax float64
-	}{{1e307, 0.4, 0}, {1e308, 0.4, 0}, {1e308, 0.1, 0.79}} {
+	}{{1e307, 0.4, 0}, {1e308, 0.4, 0}, {1e308, 0.1, 0.79}, {1.6e308, 0.1, 1.5}} {
 		cfg := six()
 		cfg.ReceiverMax = tc.recvMax
 		r := mustNew(t, cfg)

@@ -44,7 +44,10 @@ func newPlacement(cfg Config, loads map[string]Load, k []float64, t *Table) *pla
 		if t.Regions[i].Phase == Local && l.Capacity > 0 {
 			// headroom against the receiver's own projected home percentile
 			proj := t.Regions[i].Signal.Projected
-			p.room[i] = math.Max(0, l.Capacity*(cfg.ReceiverMax-proj)/k[i])
+			// (capped: a capacity near the float64 maximum times a
+			// ReceiverMax above 1 overflows, and spread's proportions of an
+			// infinite room are NaN)
+			p.room[i] = min(math.Max(0, l.Capacity*(cfg.ReceiverMax-proj)/k[i]), math.MaxFloat64)
 		}
 	}
 	return p

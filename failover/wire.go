@@ -1,6 +1,7 @@
 package failover
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -137,8 +138,12 @@ func (t Table) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes a table written by [Table.MarshalJSON] and checks its routes
 // as [NewTable] does; they must also already be in the table's order, so the decoded
 // table picks exactly as the encoded one did. On error t is unchanged and the error
-// wraps [ErrInvalidTable] (or is the JSON syntax error).
+// wraps [ErrInvalidTable] (or is the JSON syntax error). A JSON null leaves t as
+// it is, as encoding/json does for other types.
 func (t *Table) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil // encoding/json's convention: null leaves the value as it is
+	}
 	var w wireTable
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err

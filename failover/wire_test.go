@@ -218,3 +218,18 @@ func TestTableNonUTF8NamesDoNotRoundTripSilently(t *testing.T) {
 		require.Equal(t, tab.Routes, back.Routes)
 	}
 }
+
+// TestUnmarshalNullKeepsTable: a JSON null, as a whole payload or as a field,
+// leaves the table in force as it is, as encoding/json does for other types;
+// it wiped it, and every client region's failover traffic went home (found by
+// a review).
+func TestUnmarshalNullKeepsTable(t *testing.T) {
+	tab, err := failover.NewTable(t0, 7, []failover.Route{{From: "a", To: "b", Share: 0.5, Mechanism: failover.MechRing}})
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte("null"), &tab))
+	require.Len(t, tab.Routes, 1, "null wiped the table in force: %+v", tab)
+	require.Equal(t, uint64(7), tab.Run)
+	holder := struct{ Table failover.Table }{tab}
+	require.NoError(t, json.Unmarshal([]byte(`{"Table": null}`), &holder))
+	require.Equal(t, tab, holder.Table)
+}
