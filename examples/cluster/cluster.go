@@ -86,10 +86,23 @@ func (s Spec) withDefaults() Spec {
 	return s
 }
 
-// validate refuses a spec whose regions are not distinct, non-empty names:
-// a region named twice would start two gateways with one ID and one
-// configuration file.
+// validate refuses a spec whose regions are not distinct, non-empty names
+// (a region named twice would start two gateways with one ID and one
+// configuration file) or whose counts, rate or periods are out of range (a
+// zero takes the default in withDefaults; a negative one was taken as is).
 func (s Spec) validate() error {
+	for _, c := range []struct {
+		name string
+		bad  bool
+	}{
+		{"Gateways", s.Gateways < 1}, {"Shards", s.Shards < 1}, {"Tenants", s.Tenants < 1},
+		{"Workers", s.Workers < 1}, {"Rate", !(s.Rate > 0)}, {"Cores", !(s.Cores > 0)},
+		{"Burn", s.Burn < 0}, {"Cadence", s.Cadence <= 0}, {"Follow", s.Follow <= 0},
+	} {
+		if c.bad {
+			return fmt.Errorf("cluster: %s out of range", c.name)
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range s.Regions {
 		switch {

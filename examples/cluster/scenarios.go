@@ -19,6 +19,9 @@ import (
 // shed and no failure, and keep their throughput.
 func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	const limit, delay, flood = minLimit, 25 * time.Millisecond, 300.0
+	if len(c.Tenants) < 2 { // one to flood, others to stay unharmed
+		return fmt.Errorf("noisy-tenant needs at least 2 tenants, the cluster has %d", len(c.Tenants))
+	}
 	noisy := c.Tenants[0]
 	// Each tenant's queue holds at most 4 requests per gateway (shed.max_queue;
 	// default 1024), so a flood is shed as soon as its queue is full rather

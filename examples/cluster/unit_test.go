@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -230,6 +231,26 @@ func TestSpecValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.EqualError(t, Spec{Regions: tt.give}.withDefaults().validate(), tt.want)
+	}
+	// Out-of-range numbers (a zero takes the default): -tenants -1 started a
+	// cluster of no tenant, and the noisy-tenant scenario panicked on it
+	// (found by a review).
+	for _, tt := range []struct {
+		give Spec
+		want string
+	}{
+		{Spec{Tenants: -1}, "cluster: Tenants out of range"},
+		{Spec{Gateways: -2}, "cluster: Gateways out of range"},
+		{Spec{Shards: -1}, "cluster: Shards out of range"},
+		{Spec{Workers: -1}, "cluster: Workers out of range"},
+		{Spec{Rate: -1}, "cluster: Rate out of range"},
+		{Spec{Rate: math.NaN()}, "cluster: Rate out of range"},
+		{Spec{Cores: -0.5}, "cluster: Cores out of range"},
+		{Spec{Burn: -1}, "cluster: Burn out of range"},
+		{Spec{Cadence: -time.Second}, "cluster: Cadence out of range"},
+		{Spec{Follow: -time.Second}, "cluster: Follow out of range"},
+	} {
+		assert.EqualError(t, tt.give.withDefaults().validate(), tt.want)
 	}
 	_, err := Start(context.Background(), Spec{Regions: []string{"eu", "eu"}})
 	assert.EqualError(t, err, `cluster: region "eu" is named twice`, "Start refuses it before building anything")

@@ -43,6 +43,9 @@ type Gateway struct {
 // errFleet reports an input the model cannot use.
 var errFleet = errors.New("fanout: invalid fleet")
 
+// maxClients bounds Fleet.Clients so that the growth table's 10x row fits an int.
+const maxClients = math.MaxInt / 10
+
 func (f Fleet) validate() error {
 	switch {
 	case f.Regions < 1, f.DBHosts < 1, f.Proxies < f.Regions, f.Clients < 1, f.ShardsPerCli < 1:
@@ -51,6 +54,9 @@ func (f Fleet) validate() error {
 		return fmt.Errorf("%w: shard density must be a positive number", errFleet)
 	case f.ClientPool < 1, f.BackendPool < 1:
 		return fmt.Errorf("%w: pool sizes must be >= 1", errFleet)
+	case f.Clients > maxClients:
+		// the growth table multiplies it by up to 10
+		return fmt.Errorf("%w: at most %d clients", errFleet, maxClients)
 	}
 	return nil
 }

@@ -99,6 +99,8 @@ func TestValidate(t *testing.T) {
 		{"NaN density", func(f *Fleet) { f.ShardDensity = math.NaN() }},
 		{"zero pool", func(f *Fleet) { f.ClientPool = 0 }},
 		{"no clients", func(f *Fleet) { f.Clients = 0 }},
+		// the growth table's 10x row wrapped to a negative count (found by a review)
+		{"clients past MaxInt/10", func(f *Fleet) { f.Clients = math.MaxInt/10 + 1 }},
 	}
 	for _, tt := range tests {
 		f := articleFleet()
