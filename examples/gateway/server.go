@@ -41,6 +41,7 @@ type Server struct {
 	closeErr  error     // its result, set in closeOnce
 
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
+	attackLogged                                             atomic.Int64 // crossProtocol's last log, unix ns
 
 	// The accept loop's log of refused connections: one line per
 	// refusalLogEvery at most, with the count since the last line.
@@ -280,6 +281,11 @@ func (s *Server) serveConn(ss *session) {
 			s.readFailed(ss, wr, err)
 			return
 		}
+		attack := false
+		if j := crossProtocol(cmds); j >= 0 {
+			cmds, attack = cmds[:j], true
+			s.crossProtocol(ss)
+		}
 		for len(cmds) > 0 && !ss.quit {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
 			cmds = cmds[len(chunk):]
@@ -299,6 +305,10 @@ func (s *Server) serveConn(ss *session) {
 			}
 		}
 		if err := flush(); err != nil || ss.quit {
+			return
+		}
+		if attack {
+			s.linger(ss) // the replies before it reach the client, not a reset
 			return
 		}
 	}
