@@ -52,7 +52,6 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	bs := g.batches.Stats()
 	cs := g.flights.Stats()
 	ls := g.limiter.Stats()
-	ss := g.shedder.Stats()
 	stats := []string{
 		fmt.Sprintf("total_commands_processed:%d", g.n.commands.Load()),
 		fmt.Sprintf("backend_calls:%d", g.n.backendCalls.Load()),
@@ -63,7 +62,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		fmt.Sprintf("coalesce_joins:%d", cs.Joins),
 		fmt.Sprintf("admission_limit:%d", ls.Limit),
 		fmt.Sprintf("admission_load:%.3f", ls.Load),
-		fmt.Sprintf("shed_total:%d", ss.Shed()),
+		fmt.Sprintf("shed_total:%d", g.n.shed.Load()), // commands, as gateway_shed_total and the tenants' shed=
 		fmt.Sprintf("throttled_total:%d", g.n.throttled.Load()),
 		fmt.Sprintf("denied_total:%d", g.n.denied.Load()),
 	}
