@@ -312,6 +312,29 @@ func (rr *respReader) commands() []redcon.Command {
 
 // fill reads more bytes, making room first: it moves the unread bytes to the
 // front, and doubles the buffer when a command needs more, up to the limit.
+// release drops what the commands last returned still hold, once they are
+// served and nothing is pending: their copy of the read (through cmds past
+// its length) and, after a command of many arguments or a long pipeline,
+// the room of its argument bounds and spans. Kept, one command of 700,000
+// empty arguments (4 MiB) left a connection holding 12 MB for as long as it
+// stayed open.
+func (rr *respReader) release() {
+	clear(rr.cmds[:cap(rr.cmds)])
+	if cap(rr.cmds) > readerMaxScratch {
+		rr.cmds = nil
+	}
+	if cap(rr.spans) > readerMaxScratch {
+		rr.spans = nil
+	}
+	if cap(rr.marks) > 4*readerMaxScratch {
+		rr.marks = nil
+	}
+}
+
+// readerMaxScratch is the most commands (spans) a reader keeps room for
+// between reads, and a quarter of the argument bounds.
+const readerMaxScratch = 1024
+
 func (rr *respReader) fill() error {
 	pending := rr.end - rr.start
 	if pending >= rr.limit {
@@ -334,6 +357,9 @@ func (rr *respReader) fill() error {
 	}
 	if pending == 0 && len(rr.buf) > readerMinBuf {
 		rr.buf = make([]byte, readerMinBuf) // a large command is gone: give its room back
+	}
+	if pending == 0 && rr.part.count == 0 {
+		rr.release()
 	}
 	if rr.end == len(rr.buf) {
 		size := min(2*len(rr.buf), rr.limit+1)
