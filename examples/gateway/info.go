@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +48,12 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	srv := s.srv()
 	if srv != nil {
 		section("Clients", fmt.Sprintf("connected_clients:%d", srv.active.Load()),
+			"blocked_clients:0", // no blocking commands
 			fmt.Sprintf("maxclients:%d", g.cfg.Limits.MaxConns))
+	}
+	if all || want["memory"] { // redis-cli --stat reads used_memory
+		used := heapBytes()
+		section("Memory", fmt.Sprintf("used_memory:%d", used), "used_memory_human:"+humanBytes(used))
 	}
 	bs := g.batches.Stats()
 	cs := g.flights.Stats()
@@ -106,4 +112,30 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// heapBytes is the Go heap's live and not yet swept objects: the gateway's
+// used_memory.
+func heapBytes() uint64 {
+	m := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	rtmetrics.Read(m)
+	if m[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return m[0].Value.Uint64()
+}
+
+// humanBytes formats n as Redis's used_memory_human does (1.13M).
+func humanBytes(n uint64) string {
+	f := float64(n)
+	for _, u := range []string{"B", "K", "M", "G"} {
+		if f < 1024 || u == "G" {
+			if u == "B" {
+				return fmt.Sprintf("%dB", n)
+			}
+			return fmt.Sprintf("%.2f%s", f, u)
+		}
+		f /= 1024
+	}
+	return ""
 }

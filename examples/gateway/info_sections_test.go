@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -25,5 +26,25 @@ func TestInfoSeveralSections(t *testing.T) {
 		require.Equal(t, "7.2.0", m["Server"]["redis_version"])
 		require.NotEmpty(t, m["Clients"]["connected_clients"])
 		require.Contains(t, m["Tenants"], "tenant_default")
+	}
+}
+
+// TestInfoForRedisCliStat: redis-cli --stat reads used_memory and
+// blocked_clients; without them it printed LONG_MIN in its mem and blocked
+// columns (found by a review).
+func TestInfoForRedisCliStat(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	m, err := client(t, in, nil).InfoMap(context.Background()).Result()
+	require.NoError(t, err)
+	require.Equal(t, "0", m["Clients"]["blocked_clients"])
+	used, err := strconv.ParseUint(m["Memory"]["used_memory"], 10, 64)
+	require.NoError(t, err)
+	require.Positive(t, used)
+	require.Regexp(t, `^[0-9.]+[BKMG]$`, m["Memory"]["used_memory_human"])
+	for _, tc := range []struct {
+		n    uint64
+		want string
+	}{{0, "0B"}, {1023, "1023B"}, {1024, "1.00K"}, {1_184_890, "1.13M"}, {5 << 30, "5.00G"}, {3 << 40, "3072.00G"}} {
+		require.Equal(t, tc.want, humanBytes(tc.n))
 	}
 }
