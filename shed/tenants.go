@@ -1,6 +1,9 @@
 package shed
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // tenantList is an intrusive doubly linked list of tenants (a drain list).
 type tenantList[T any] struct {
@@ -74,7 +77,9 @@ func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
 	if s.tenants.n >= s.cfg.maxTenants {
 		s.evictOldest()
 	}
-	t := &tenantState[T]{name: name, weight: s.cfg.weight(name)}
+	// Never shed: under its share at any time, before the epoch too (a
+	// caller's clock that stepped back gives a negative one).
+	t := &tenantState[T]{name: name, weight: s.cfg.weight(name), overUntil: math.MinInt64}
 	if p := s.cfg.priorities; p <= len(t.inline) {
 		t.buckets, t.counts = t.inline[:p], t.inlineCounts[:p]
 	} else {
