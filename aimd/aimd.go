@@ -73,6 +73,11 @@ func (l *Limiter) SetConfig(cfg Config) error {
 		return err
 	}
 	l.mu.Lock()
+	if c.defaultSig && l.cfg.defaultSig {
+		// The default signal has its baseline: a new one's first sample is
+		// NaN, and a SetConfig every period would freeze the loop.
+		c.Signal = l.cfg.Signal
+	}
 	wasRate := l.cfg.MaxRate > 0
 	if l.cfg.Manual && !c.Manual || c.Period < l.cfg.Period {
 		// The lazy loop was parked (Manual) or waits out a longer period:

@@ -91,6 +91,10 @@ type config struct {
 	Config
 	limitP, rateP Params
 	memLimit      float64 // 0: no guard
+	// defaultSig: Signal was nil and validate made the default one, which
+	// SetConfig keeps across calls (a new one reads nothing on its first
+	// sample).
+	defaultSig bool
 }
 
 func (c Config) validate() (config, error) {
@@ -167,7 +171,7 @@ func (c Config) validate() (config, error) {
 		v.HeapBytes = goMemory
 	}
 	if v.Signal == nil {
-		v.Signal = defaultSignal()
+		v.Signal, v.defaultSig = defaultSignal(), true
 	}
 	return v, nil
 }

@@ -61,7 +61,11 @@ func Update(limit, load float64, p Params) float64 {
 		if p.Target > 0 {
 			head = (p.Target - load) / p.Target
 		}
-		limit += p.Increase + p.Gain*limit*head
+		inc := p.Increase
+		if head > 0 { // at the target, Gain x limit may overflow, and Inf x 0 is NaN
+			inc += p.Gain * limit * head
+		}
+		limit += inc
 	}
 	return clampF(limit, p.Min, p.Max)
 }
