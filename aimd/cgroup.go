@@ -19,8 +19,11 @@ import (
 // read correctly inside a container: utilization = CPU time used by the cgroup /
 // (wall time x quota in CPUs). With cgroup v2 it reads cpu.max (quota and period)
 // and cpu.stat usage_usec; with cgroup v1 it reads cpu.cfs_quota_us,
-// cpu.cfs_period_us and cpuacct.usage. Without a quota the cgroup may use every
-// CPU of the machine (runtime.NumCPU). A quota above the CPUs the cgroup can
+// cpu.cfs_period_us and cpuacct.usage. The kernel enforces the quota of every
+// ancestor too, so the quota is the smallest on the way up to the mount point,
+// and the usage is that of the cgroup whose quota it is (its siblings share
+// it). Without a quota the cgroup may use every CPU of the machine
+// (runtime.NumCPU). A quota above the CPUs the cgroup can
 // run on (its cpuset, or the machine) is used as it is, so the reading stays
 // below 1 even when those CPUs are saturated; use [ProcessCPU] with
 // [ProcessCPU.Cores] there. The cgroup directory is found from
@@ -80,7 +83,20 @@ func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
 }
 
 func readV2(root, mnt string) (time.Duration, float64, error) {
-	dir := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
+	leaf := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
+	// The kernel enforces the quota of every ancestor too: the one that binds
+	// is the smallest on the way up to the mount point, and its usage, which
+	// counts the siblings that share it, is what it is measured against.
+	cores, dir, quota := float64(runtime.NumCPU()), leaf, false
+	for _, d := range upTo(leaf, mnt) {
+		c, ok, err := quotaV2(d)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok && (!quota || c < cores) {
+			cores, dir, quota = c, d, true
+		}
+	}
 	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
 		return 0, 0, fmt.Errorf("aimd: cgroup v2: %w", err)
@@ -92,39 +108,89 @@ func readV2(root, mnt string) (time.Duration, float64, error) {
 	if usec < 0 || usec > math.MaxInt64/int64(time.Microsecond) {
 		return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
 	}
-	cores := float64(runtime.NumCPU())
-	b, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
-	switch {
-	case errors.Is(err, os.ErrNotExist): // the root cgroup has no quota file
-	case err != nil:
-		return 0, 0, fmt.Errorf("aimd: cgroup v2: %w", err)
-	default:
-		// "$MAX $PERIOD", where $MAX is "max" for no quota; the kernel writes
-		// a period of at least 1000 either way
-		f := strings.Fields(string(b))
-		if len(f) != 2 {
-			return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
-		}
-		p, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil || p <= 0 {
-			return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
-		}
-		if f[0] != "max" {
-			q, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil || q <= 0 {
-				return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
-			}
-			cores = float64(q) / float64(p)
-		}
-	}
 	return time.Duration(usec) * time.Microsecond, cores, nil
 }
 
+// quotaV2 reads dir's cpu.max: its quota in CPUs, and false for none (no
+// file, as in the root cgroup, or a quota of "max").
+func quotaV2(dir string) (float64, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("aimd: cgroup v2: %w", err)
+	}
+	// "$MAX $PERIOD", where $MAX is "max" for no quota; the kernel writes
+	// a period of at least 1000 either way
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+	}
+	p, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || p <= 0 {
+		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+	}
+	if f[0] == "max" {
+		return 0, false, nil
+	}
+	q, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || q <= 0 {
+		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+	}
+	return float64(q) / float64(p), true, nil
+}
+
+// upTo returns dir and its parents up to mnt, included, or dir alone when it
+// is not under mnt.
+func upTo(dir, mnt string) []string {
+	dirs := []string{dir}
+	for d := dir; d != mnt; {
+		p := filepath.Dir(d)
+		if p == d || !strings.HasPrefix(p, mnt) {
+			return dirs[:1]
+		}
+		d = p
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
 func readV1(root, mnt string) (time.Duration, float64, error) {
-	var used time.Duration
-	found := false
+	// The quota that binds is the smallest on the way up to the cpu
+	// hierarchy's mount point (see readV2); rel is its cgroup's path, whose
+	// usage is read in the cpuacct hierarchy when it has that cgroup.
+	cores, rel, quota := float64(runtime.NumCPU()), "", false
+	for _, d := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
+		cpuMnt := filepath.Join(mnt, d)
+		leaf := cgroupDir(root, cpuMnt, hasController("cpu"))
+		seen := false
+		for _, dir := range upTo(leaf, cpuMnt) {
+			c, ok, err := quotaV1(dir)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+			seen = true
+			if ok && (!quota || c < cores) {
+				r, _ := filepath.Rel(cpuMnt, dir)
+				cores, rel, quota = c, r, true
+			}
+		}
+		if seen {
+			break
+		}
+	}
 	for _, d := range []string{"cpuacct", "cpu,cpuacct", "cpuacct,cpu"} {
-		dir := cgroupDir(root, filepath.Join(mnt, d), hasController("cpuacct"))
+		acctMnt := filepath.Join(mnt, d)
+		dir := cgroupDir(root, acctMnt, hasController("cpuacct"))
+		if quota {
+			if bound := filepath.Join(acctMnt, rel); isDir(bound) {
+				dir = bound
+			}
+		}
 		b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
 		if err != nil {
 			continue
@@ -136,34 +202,36 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 		if err != nil {
 			return 0, 0, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
 		}
-		used, found = time.Duration(ns), true
-		break
+		return time.Duration(ns), cores, nil
 	}
-	if !found {
-		return 0, 0, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+	return 0, 0, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+}
+
+// quotaV1 reads dir's CFS quota and period: the quota in CPUs, and false for
+// none (-1). A missing file is os.ErrNotExist.
+func quotaV1(dir string) (float64, bool, error) {
+	q, err1 := readInt(filepath.Join(dir, "cpu.cfs_quota_us"))
+	p, err2 := readInt(filepath.Join(dir, "cpu.cfs_period_us"))
+	if errors.Is(err1, os.ErrNotExist) || errors.Is(err2, os.ErrNotExist) {
+		return 0, false, os.ErrNotExist
 	}
-	cores := float64(runtime.NumCPU())
-	for _, d := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
-		dir := cgroupDir(root, filepath.Join(mnt, d), hasController("cpu"))
-		q, err1 := readInt(filepath.Join(dir, "cpu.cfs_quota_us"))
-		p, err2 := readInt(filepath.Join(dir, "cpu.cfs_period_us"))
-		if errors.Is(err1, os.ErrNotExist) || errors.Is(err2, os.ErrNotExist) {
-			continue
-		}
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, 0, fmt.Errorf("aimd: cgroup v1 CFS quota: %w", err)
-		}
-		// -1 is no quota; the kernel writes no other value below 1000, nor a
-		// period below 1000
-		if q == 0 || q < -1 || p <= 0 {
-			return 0, 0, fmt.Errorf("aimd: cgroup v1 CFS quota %d over period %d malformed", q, p)
-		}
-		if q > 0 {
-			cores = float64(q) / float64(p)
-		}
-		break
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, false, fmt.Errorf("aimd: cgroup v1 CFS quota: %w", err)
 	}
-	return used, cores, nil
+	// -1 is no quota; the kernel writes no other value below 1000, nor a
+	// period below 1000
+	if q == 0 || q < -1 || p <= 0 {
+		return 0, false, fmt.Errorf("aimd: cgroup v1 CFS quota %d over period %d malformed", q, p)
+	}
+	if q < 0 {
+		return 0, false, nil
+	}
+	return float64(q) / float64(p), true, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // cgroupDir returns mnt joined with this process's cgroup path for the hierarchy
