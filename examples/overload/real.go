@@ -408,7 +408,7 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 	procStart, _ := processCPU()
 	onArrival := t.sh.Stats().ShedOnArrival
 	begin := time.Now()
-	ctl.measure(begin, res.run)
+	ctl.measure(begin, cfg.Duration, res.run)
 	burstDone := cfg.Burst.start()
 	t.drive(res.run, reqs, begin)
 	if err := burstDone(); err != nil {
@@ -443,15 +443,18 @@ type control struct {
 	done   chan struct{}
 	once   sync.Once
 
-	mu      sync.Mutex
-	begin   time.Time // zero during the warm-up
-	loads   []float64 // per period, measured run
-	limits  []int
-	secCPU  []time.Duration // process CPU at each whole second of the measured run
-	nextSec time.Time
-	stats   *phaseStats // of the measured run
-	probe   *probe
-	periods []period
+	mu       sync.Mutex
+	begin    time.Time // zero during the warm-up
+	end      time.Time // begin + the measured run's length: its last arrival
+	prevTick time.Time // the tick before: the start of the period a tick closes
+	loads    []float64 // per period wholly inside the measured run
+	limits   []int
+	secCPU   []time.Duration // process CPU at each whole second of the measured run
+	secAt    []time.Time     // when each of secCPU was read
+	nextSec  time.Time
+	stats    *phaseStats // of the measured run
+	probe    *probe
+	periods  []period
 }
 
 func startControl(t *realTier) *control {
@@ -477,13 +480,19 @@ func (c *control) loop(ctx context.Context) {
 			c.t.sh.Kick()
 			v, _ := c.t.lastLoad.Load().(float64)
 			c.mu.Lock()
-			if !c.begin.IsZero() && !math.IsNaN(v) {
+			prev := c.prevTick
+			c.prevTick = now
+			// The reading covers the period since the tick before (aimd is
+			// stepped by this loop alone): only a period wholly inside the
+			// measured run counts, not the one across its start, part
+			// warm-up, nor those of the drain after its last arrival.
+			if c.inRun(prev, now) && !math.IsNaN(v) {
 				c.loads = append(c.loads, v)
 				c.limits = append(c.limits, c.t.lim.Limit())
 				c.record(now, v)
 				if !now.Before(c.nextSec) {
 					cpu, _ := processCPU()
-					c.secCPU = append(c.secCPU, cpu)
+					c.secCPU, c.secAt = append(c.secCPU, cpu), append(c.secAt, now)
 					c.nextSec = c.nextSec.Add(time.Second)
 				}
 			}
@@ -492,11 +501,20 @@ func (c *control) loop(ctx context.Context) {
 	}
 }
 
-// measure starts recording, from begin, the requests of ps.
-func (c *control) measure(begin time.Time, ps *phaseStats) {
+// inRun reports whether the period from prev to now lies wholly inside the
+// measured run (it is being measured, and the period starts at or after
+// its beginning and ends by its last arrival). c.mu is held.
+func (c *control) inRun(prev, now time.Time) bool {
+	return !c.begin.IsZero() && !prev.Before(c.begin) && !now.After(c.end)
+}
+
+// measure starts recording, from begin, the requests of ps, which arrive
+// for d.
+func (c *control) measure(begin time.Time, d time.Duration, ps *phaseStats) {
 	cpu, _ := processCPU()
 	c.mu.Lock()
-	c.begin, c.nextSec, c.secCPU = begin, begin.Add(time.Second), []time.Duration{cpu}
+	c.begin, c.end, c.nextSec = begin, begin.Add(d), begin.Add(time.Second)
+	c.secCPU, c.secAt = []time.Duration{cpu}, []time.Time{begin}
 	c.stats = ps
 	c.probe = newProbe().read(ps, c.t.sh.Stats())
 	c.mu.Unlock()
@@ -552,9 +570,10 @@ func (c *control) summarize(r *realResult) {
 	r.periods = c.periods
 	cores := r.cfg.Cores
 	for i := 1; i < len(c.secCPU); i++ {
-		// The ticks that close each second run up to a period late; the
-		// second's window is taken as one second all the same.
-		u := (c.secCPU[i] - c.secCPU[i-1]).Seconds() / cores
+		// The ticks that close each second run up to a period late: each
+		// window is measured over its own length (it was taken as one
+		// second, which read the first one high by up to a tenth).
+		u := (c.secCPU[i] - c.secCPU[i-1]).Seconds() / c.secAt[i].Sub(c.secAt[i-1]).Seconds() / cores
 		r.secs++
 		if math.Abs(u-r.cfg.Target) <= 0.03 {
 			r.secWithin3++

@@ -84,15 +84,16 @@ func (r *realResult) print(w io.Writer) {
 			r.rejectedSizes[0], r.rejectedSizes[len(r.rejectedSizes)-1], median(r.rejectedSizes),
 			r.normalSizes[0], r.normalSizes[len(r.normalSizes)-1], median(r.normalSizes))
 	}
-	useful := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
+	useful := r.usefulUnits()
+	run := r.cfg.Duration.Seconds() // the arrivals' span; wall time adds the drain after the last one
 	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
-		100*useful/r.wall.Seconds()/r.capacity, r.capacity)
+		100*useful/run/r.capacity, r.capacity)
 	if r.cpuPerReqAfter > 0 {
 		// The capacity the two calibrations give on average, for reading a
 		// run in which the machine changed state; not the judged figure.
 		both := r.cfg.Target * r.cfg.Cores / ((r.cpuPerReq + r.cpuPerReqAfter).Seconds() / 2)
 		fmt.Fprintf(w, "  goodput against the mean of the calibrations before and after the run: %.2f%% (/ %.0f)\n",
-			100*useful/r.wall.Seconds()/both, both)
+			100*useful/run/both, both)
 	}
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
@@ -105,4 +106,23 @@ func (r *realResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s)\n",
 			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz), r.cfg.Profile)
 	}
+}
+
+// usefulUnits is the work served within the deadline in calibrated requests:
+// the calibration's unit is the process CPU of a cost-1 request, its work
+// plus a fixed overhead per request (goroutine, context, shed, timers), so a
+// request of cost c is (c x Work + overhead) / cpuPerReq of them, not c: it
+// pays the overhead once. Counted as c, a cost-4 run's goodput read about a
+// point high.
+func (r *realResult) usefulUnits() float64 {
+	per := r.cpuPerReq.Seconds()
+	if per <= 0 {
+		return 0
+	}
+	work := r.cfg.Work.Seconds()
+	over := max(per-work, 0)
+	p := r.run
+	cost := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
+	n := float64(p.inDeadline[0].Load() + p.inDeadline[1].Load())
+	return (cost*work + n*over) / per
 }
