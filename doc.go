@@ -22,8 +22,11 @@
 //
 // # How the pieces compose
 //
-// A request in the reference gateway (examples/gateway) passes admission (aimd), then
-// shedding (shed), is routed to a shard (hashring), may be served from the cache
+// A request in the reference gateway (examples/gateway) passes its tenant's quota,
+// then shedding (shed), which queues it per tenant and priority and admits it
+// within the concurrency limit that admission control (aimd) sets (shed picks
+// whose work waits or is dropped; aimd only sets how much runs), then aimd's own
+// check and memory guard; it is routed to a shard (hashring), may be served from the cache
 // (cache), is coalesced with identical in-flight reads (coalesce) and batched with
 // other requests for the same tenant and shard (batcher) before it reaches the backend.
 //

@@ -116,9 +116,23 @@ func ExampleConfig_dedup() {
 
 // A command over two shards: Start adds the first shard's key to its batch and
 // returns at once, Do sends the second, then Wait collects the first; both
-// travel at the same time, without a goroutine per shard.
+// travel at the same time, without a goroutine per shard. Here shard 1's
+// backend call waits until shard 2's has started, which two Do calls in a
+// row would never let happen (it gives up after a second and says so).
 func ExampleBatcher_Start() {
+	shard2 := make(chan struct{})
+	together := false
 	backend := func(_ context.Context, g shardKey, keys []string, out []batcher.Result[string]) error {
+		switch g.Shard {
+		case 1:
+			select {
+			case <-shard2:
+				together = true
+			case <-time.After(time.Second):
+			}
+		case 2:
+			close(shard2)
+		}
 		for i, k := range keys {
 			out[i].Resp = fmt.Sprintf("%s@%d", k, g.Shard)
 		}
@@ -140,7 +154,7 @@ func ExampleBatcher_Start() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(first, second)
+	fmt.Println(first, second, "in flight together:", together)
 	// Output:
-	// apple@1 kiwi@2
+	// apple@1 kiwi@2 in flight together: true
 }
