@@ -25,7 +25,7 @@ type Gateway struct {
 	// HTTP is the host:port of the gateway's HTTP surface: the plane polls
 	// GET http://HTTP/control/ (its state and knobs).
 	HTTP string `json:"http"`
-	// Cores is the gateway's nominal capacity in cores (> 0): a new gateway starts at
+	// Cores is the gateway's nominal capacity in cores (> 0, at most 1e6): a new gateway starts at
 	// a weight proportional to it, and its utilization is CPU seconds per second over
 	// Cores. A fraction is fine (0.5 for a process sharing a core).
 	Cores float64 `json:"cores"`
@@ -222,6 +222,10 @@ func (c Config) failoverConfig() failover.Config {
 }
 
 // checkGateway validates g against the regions (a set of names).
+// maxCores bounds a gateway's cores: far above any host (the article's
+// 26 to 126), and low enough that no region's sum overflows.
+const maxCores = 1e6
+
 func checkGateway(g Gateway, regions map[string]bool) error {
 	bad := func(why string, args ...any) error {
 		return &GatewayError{ID: g.ID, Reason: fmt.Sprintf(why, args...)}
@@ -237,6 +241,10 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 		return bad("empty HTTP address")
 	case math.IsNaN(g.Cores) || math.IsInf(g.Cores, 0) || g.Cores <= 0:
 		return bad("cores %v not > 0", g.Cores)
+	case g.Cores > maxCores:
+		// a region's capacity is a sum of them: two of 1e308 made it +Inf,
+		// and the failover router then refused every tick
+		return bad("cores %v above %v", g.Cores, float64(maxCores))
 	}
 	return nil
 }

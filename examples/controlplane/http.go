@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strings"
 
 	"github.com/tierkit/tierkit/rollout"
 )
@@ -81,7 +82,7 @@ func (p *Plane) serveRoutes(w http.ResponseWriter, r *http.Request) {
 	pub := p.pub.Load()
 	w.Header().Set("ETag", pub.etag)
 	w.Header().Set("Cache-Control", "no-cache")
-	if r.Header.Get("If-None-Match") == pub.etag {
+	if etagMatch(r.Header.Get("If-None-Match"), pub.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -176,4 +177,20 @@ func writeError(w http.ResponseWriter, status int, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// etagMatch reports whether an If-None-Match header names etag: "*", or a
+// list of tags compared weakly (W/"x" matches "x"), as RFC 9110 says for
+// If-None-Match.
+func etagMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
 }

@@ -85,6 +85,40 @@ func TestRoutesNotModified(t *testing.T) {
 	assert.NotEqual(t, tag, resp.Header.Get("ETag"))
 }
 
+// TestRoutesNotModifiedTagForms: If-None-Match compares weakly, may list
+// several tags and may be "*" (RFC 9110); only the exact tag got a 304
+// (found by a review).
+func TestRoutesNotModifiedTagForms(t *testing.T) {
+	p, _ := twoRegions(t, 1.5)
+	srv := httptest.NewServer(p.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/api/routes")
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	tag := resp.Header.Get("ETag")
+	require.NotEmpty(t, tag)
+	for _, tc := range []struct {
+		header string
+		want   int
+	}{
+		{tag, http.StatusNotModified},
+		{"W/" + tag, http.StatusNotModified},
+		{`"other", ` + tag, http.StatusNotModified},
+		{"*", http.StatusNotModified},
+		{`"other"`, http.StatusOK},
+		{`W/"other", "more"`, http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/routes", nil)
+		req.Header.Set("If-None-Match", tc.header)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tc.want, resp.StatusCode, "If-None-Match: %s", tc.header)
+	}
+}
+
 // Follow applies each new version once, and only new versions.
 func TestFollow(t *testing.T) {
 	noLeaks(t)

@@ -27,6 +27,9 @@ func TestNewValidates(t *testing.T) {
 		{"direct", controlplane.Config{Regions: eu, Direct: []string{""}}, controlplane.ErrInvalidConfig},
 		{"unknown region", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{gw("us", 1, 1)}}, nil},
 		{"cores", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{gw("eu", 1, 0)}}, nil},
+		// two of 1e308 made the region's capacity +Inf: every failover tick
+		// failed and /api/state could not be encoded (found by a review)
+		{"huge cores", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{gw("eu", 1, 1e308)}}, nil},
 		{"duplicate", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{good, good}}, controlplane.ErrDuplicateGateway},
 	}
 	for _, tt := range tests {
