@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,12 +34,20 @@ type txState struct {
 	// longer come from the transaction's snapshot, which would hide its
 	// own write, and on memkv EXEC runs at the current version (rebase).
 	wrote bool
-	// watched: the keys WATCH named, which EXEC checks from WATCH's
-	// version once the transaction is rebased.
-	watched []string
-	// check: after a rebase, the check that the watched keys did not change
-	// from WATCH's version on; EXEC commits it before the transaction.
-	check *txn.Tx
+	// watched: the keys WATCH named, each with the version of the WATCH
+	// that named it first, from which EXEC checks it once the transaction
+	// is rebased.
+	watched []watchedKey
+	// checks: after a rebase, the checks that the watched keys did not
+	// change from their WATCH on, one per version; EXEC commits them before
+	// the transaction.
+	checks []*txn.Tx
+}
+
+// watchedKey is a key WATCH named and the version it was named at.
+type watchedKey struct {
+	key     string
+	version uint64
 }
 
 var (
@@ -95,8 +104,8 @@ func (s *session) resetTx() {
 	if s.txs.tx != nil {
 		s.txs.tx.Rollback()
 	}
-	if s.txs.check != nil {
-		s.txs.check.Rollback()
+	for _, c := range s.txs.checks {
+		c.Rollback()
 	}
 	s.txs = txState{}
 }
@@ -114,34 +123,44 @@ func (e atVersion) ReadVersion() uint64 { return e.rv }
 // is: its queued commands then see the connection's own writes, and its
 // reads are validated from now. The snapshot it had would hide those
 // writes, and its validation would fail on them at every retry. What Redis
-// checks, that no watched key changed since WATCH (the connection's own
-// writes to one included), becomes a second transaction at WATCH's version
-// that reads nothing and validates the watched keys; the rebased
-// transaction validates them too, from now, so the two cover WATCH to the
-// commit. Reads made after WATCH and before the write are no longer
+// checks, that no watched key changed since the WATCH that named it (the
+// connection's own writes to it included), becomes a transaction per WATCH
+// version that reads nothing and validates its keys; the rebased
+// transaction validates them too, from now, so the two cover each WATCH to
+// the commit. Reads made after WATCH and before the write are no longer
 // validated: Redis does not check them either.
 func (s *session) rebase() error {
-	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote || s.txs.check != nil {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote || s.txs.checks != nil {
 		return nil // Redis shards read live at EXEC
-	}
-	check, err := txn.Begin(atVersion{s.txs.eng, s.txs.tx.ReadVersion()}, txn.Options{})
-	if err != nil {
-		return err
 	}
 	tx, err := txn.Begin(s.txs.eng, txn.Options{})
 	if err != nil {
-		check.Rollback()
 		return err
 	}
-	for _, k := range s.txs.watched {
-		if err := errors.Join(check.AddReadConflictKey([]byte(k)), tx.AddReadConflictKey([]byte(k))); err != nil {
-			check.Rollback()
-			tx.Rollback()
-			return err
+	var checks []*txn.Tx
+	fail := func(err error) error {
+		tx.Rollback()
+		for _, c := range checks {
+			c.Rollback()
+		}
+		return err
+	}
+	byVersion := map[uint64]*txn.Tx{}
+	for _, w := range s.txs.watched {
+		c := byVersion[w.version]
+		if c == nil {
+			if c, err = txn.Begin(atVersion{s.txs.eng, w.version}, txn.Options{}); err != nil {
+				return fail(err)
+			}
+			byVersion[w.version] = c
+			checks = append(checks, c)
+		}
+		if err := errors.Join(c.AddReadConflictKey([]byte(w.key)), tx.AddReadConflictKey([]byte(w.key))); err != nil {
+			return fail(err)
 		}
 	}
 	s.txs.tx.Rollback()
-	s.txs.tx, s.txs.check = tx, check
+	s.txs.tx, s.txs.checks = tx, checks
 	return nil
 }
 
@@ -292,7 +311,18 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 			return refuse(errReply(err))
 		}
 	}
-	s.txs.watched = append(s.txs.watched, keys...)
+	// Each key is checked from the WATCH that named it first (rebase): the
+	// first WATCH's is the transaction's own version, a later one's the
+	// store's now, after any write the connection made before it.
+	v := s.txs.tx.ReadVersion()
+	if !fresh {
+		v = s.txs.eng.ReadVersion()
+	}
+	for _, k := range keys {
+		if !slices.ContainsFunc(s.txs.watched, func(w watchedKey) bool { return w.key == k }) {
+			s.txs.watched = append(s.txs.watched, watchedKey{k, v})
+		}
+	}
 	return simple("OK")
 }
 
@@ -389,8 +419,12 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			keys += spec.nkeys(len(c.Args))
 		}
 	}
-	if err = s.checkReads(); err == nil && s.txs.check != nil {
-		_, err = s.txs.check.Commit(ctx) // the watched keys, WATCH to now (rebase)
+	if err = s.checkReads(); err == nil {
+		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
+			if _, err = c.Commit(ctx); err != nil {
+				break
+			}
+		}
 	}
 	if err == nil {
 		_, err = s.txs.tx.Commit(ctx)
@@ -535,7 +569,11 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 			if ok {
 				n++
 				if name != "EXISTS" {
-					if err := tx.Delete(k); err != nil {
+					// The delete of a key this transaction created nets out to
+					// no write, which memkv does not version; Redis counts it
+					// as touching the key, and aborts its watchers: the write
+					// conflict says so.
+					if err := errors.Join(tx.Delete(k), tx.AddWriteConflictKey(k)); err != nil {
 						return errReply(err)
 					}
 				}

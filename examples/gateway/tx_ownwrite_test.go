@@ -75,3 +75,72 @@ func TestExecAfterOwnWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestRewatchAfterOwnWrite: WATCH b; SET a (own write outside MULTI);
+// WATCH a; MULTI; INCR a; EXEC. Redis checks each key from the WATCH that
+// named it, so it commits: a was written before it was watched. The rebase
+// checked every watched key from the first WATCH, and answered null at
+// every retry (found by a review). A change after the second WATCH still
+// aborts it.
+func TestRewatchAfterOwnWrite(t *testing.T) {
+	ctx := context.Background()
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	c := client(t, in, &redis.Options{PoolSize: 1})
+	other := client(t, in, nil)
+	for _, changeAfter := range []bool{false, true} {
+		err := c.Watch(ctx, func(tx *redis.Tx) error {
+			if err := tx.Set(ctx, "{r}a", "1", 0).Err(); err != nil {
+				return err
+			}
+			if err := tx.Watch(ctx, "{r}a").Err(); err != nil {
+				return err
+			}
+			if changeAfter {
+				if err := other.Set(ctx, "{r}a", "7", 0).Err(); err != nil {
+					return err
+				}
+			}
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Incr(ctx, "{r}a")
+				return nil
+			})
+			return err
+		}, "{r}b")
+		if changeAfter {
+			require.ErrorIs(t, err, redis.TxFailedErr, "a changed after its WATCH")
+			continue
+		}
+		require.NoError(t, err)
+		v, err := other.Get(ctx, "{r}a").Int()
+		require.NoError(t, err)
+		require.Equal(t, 2, v)
+	}
+}
+
+// TestCreateThenDeleteAbortsWatchers: a transaction that creates a key and
+// deletes it again nets out to no write, which memkv does not version, so a
+// connection watching the key committed where Redis aborts it: the key was
+// touched (found by a review).
+func TestCreateThenDeleteAbortsWatchers(t *testing.T) {
+	ctx := context.Background()
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	w := client(t, in, &redis.Options{PoolSize: 1})
+	other := client(t, in, nil)
+	err := w.Watch(ctx, func(tx *redis.Tx) error {
+		_, err := other.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "{d}b", "x", 0)
+			p.Del(ctx, "{d}b")
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "{d}r", "done", 0)
+			return nil
+		})
+		return err
+	}, "{d}b")
+	require.ErrorIs(t, err, redis.TxFailedErr)
+	require.ErrorIs(t, other.Get(ctx, "{d}r").Err(), redis.Nil, "the aborted transaction wrote")
+}
