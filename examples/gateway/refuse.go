@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -126,9 +127,11 @@ func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
 // would then run as commands through an open tenant; Redis closes such a
 // connection without running anything from that command on, and so does
 // the gateway (serveConn).
+var postCmd, hostCmd = []byte("POST"), []byte("Host:")
+
 func crossProtocol(cmds []redcon.Command) int {
 	for i, c := range cmds {
-		if len(c.Args) > 0 && (strings.EqualFold(string(c.Args[0]), "POST") || strings.EqualFold(string(c.Args[0]), "Host:")) {
+		if len(c.Args) > 0 && (bytes.EqualFold(c.Args[0], postCmd) || bytes.EqualFold(c.Args[0], hostCmd)) {
 			return i
 		}
 	}
