@@ -122,17 +122,24 @@ func TestSettleAfterCapacityDoubles(t *testing.T) {
 	const period = 100 * time.Millisecond
 	for _, capacity := range []float64{50, 100, 400} {
 		before := plant{capacity: capacity}.run(params.Min, 20*time.Second, period)
-		settled, _ := settle(before[len(before)/2:], 0.9*capacity, 0.1, period)
-		require.Zero(t, settled, "capacity %v: steady before the change", capacity)
-
 		after := plant{capacity: 2 * capacity}.run(before[len(before)-1], 20*time.Second, period)
-		want := 0.9 * 2 * capacity
-		settled, peak := settle(after, want, 0.1, period)
-		assert.LessOrEqual(t, settled, 5*time.Second, "capacity %v -> %v: settle time", capacity, 2*capacity)
-		assert.LessOrEqual(t, peak, 1.1*want, "capacity %v -> %v: overshoot", capacity, 2*capacity)
-		t.Logf("capacity %v -> %v: settled within 10%% after %v, peak %.1f (%.1f%% over %.0f)",
-			capacity, 2*capacity, settled, peak, 100*(peak/want-1), want)
+		assertSettles(t, "Update", capacity, before, after, period)
 	}
+}
+
+// assertSettles checks the targets on the limits of a loop steady
+// at capacity (before) whose capacity then doubled (after): steady before,
+// within +-10% of the new equilibrium in at most 5 s, at most 10% over it.
+func assertSettles(t *testing.T, loop string, capacity float64, before, after []float64, period time.Duration) {
+	t.Helper()
+	settled, _ := settle(before[len(before)/2:], 0.9*capacity, 0.1, period)
+	require.Zero(t, settled, "%s, capacity %v: steady before the change", loop, capacity)
+	want := 0.9 * 2 * capacity
+	settled, peak := settle(after, want, 0.1, period)
+	assert.LessOrEqual(t, settled, 5*time.Second, "%s, capacity %v -> %v: settle time", loop, capacity, 2*capacity)
+	assert.LessOrEqual(t, peak, 1.1*want, "%s, capacity %v -> %v: overshoot", loop, capacity, 2*capacity)
+	t.Logf("%s, capacity %v -> %v: settled within 10%% after %v, peak %.1f (%.1f%% over %.0f)",
+		loop, capacity, 2*capacity, settled, peak, 100*(peak/want-1), want)
 }
 
 // TestRecoveryAfterOverload: an outside CPU hog drives the limit down to Min;
@@ -143,21 +150,29 @@ func TestRecoveryAfterOverload(t *testing.T) {
 	for _, offered := range []float64{30, 60, 85} {
 		p := plant{capacity: 100, offered: offered, hog: 0.95}
 		during := p.run(float64(params.Max), 10*time.Second, period)
-		require.Equal(t, params.Min, during[len(during)-1], "overload drives the limit to Min")
 		p.hog = 0
 		after := p.run(during[len(during)-1], 5*time.Second, period)
-		back := -1
-		for i, l := range after {
-			if l >= offered {
-				back = i + 1
-				break
-			}
-		}
-		require.Positive(t, back, "offered %v: never fully admitted again", offered)
-		took := time.Duration(back) * period
-		assert.LessOrEqual(t, took, 2*time.Second, "offered %v", offered)
-		t.Logf("offered %v: full admission after %v", offered, took)
+		assertRecovers(t, "Update", offered, during, after, period)
 	}
+}
+
+// assertRecovers checks the target on the limits of a loop driven to
+// Min by an outside hog (during) that then stopped (after): full admission
+// (a limit covering the offered demand) within 2 s.
+func assertRecovers(t *testing.T, loop string, offered float64, during, after []float64, period time.Duration) {
+	t.Helper()
+	require.Equal(t, params.Min, during[len(during)-1], "%s: overload drives the limit to Min", loop)
+	back := -1
+	for i, l := range after {
+		if l >= offered {
+			back = i + 1
+			break
+		}
+	}
+	require.Positive(t, back, "%s, offered %v: never fully admitted again", loop, offered)
+	took := time.Duration(back) * period
+	assert.LessOrEqual(t, took, 2*time.Second, "%s, offered %v", loop, offered)
+	t.Logf("%s, offered %v: full admission after %v", loop, offered, took)
 }
 
 // proportional is the configuration the overload example's real mode uses: a

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/aimd"
@@ -55,17 +54,9 @@ func TestLimiterSettlesAfterCapacityDoubles(t *testing.T) {
 		l := newPlantLimiter(t, p, int(params.Min))
 		now := time.Unix(1_700_000_000, 0)
 		before := p.runLimiter(t, l, &now, 20*time.Second, period)
-		settled, _ := settle(before[len(before)/2:], 0.9*capacity, 0.1, period)
-		require.Zero(t, settled, "capacity %v: steady before the change", capacity)
-
 		p.capacity = 2 * capacity
 		after := p.runLimiter(t, l, &now, 20*time.Second, period)
-		want := 0.9 * 2 * capacity
-		settled, peak := settle(after, want, 0.1, period)
-		assert.LessOrEqual(t, settled, 5*time.Second, "capacity %v -> %v: settle time", capacity, 2*capacity)
-		assert.LessOrEqual(t, peak, 1.1*want, "capacity %v -> %v: overshoot", capacity, 2*capacity)
-		t.Logf("Limiter, capacity %v -> %v: within 10%% after %v, peak %.0f (%.1f%% over %.0f)",
-			capacity, 2*capacity, settled, peak, 100*(peak/want-1), want)
+		assertSettles(t, "Limiter", capacity, before, after, period)
 	}
 }
 
@@ -79,19 +70,8 @@ func TestLimiterRecoversAfterOverload(t *testing.T) {
 		l := newPlantLimiter(t, p, int(params.Max))
 		now := time.Unix(1_700_000_000, 0)
 		during := p.runLimiter(t, l, &now, 10*time.Second, period)
-		require.Equal(t, params.Min, during[len(during)-1], "overload drives the limit to Min")
 		p.hog = 0
 		after := p.runLimiter(t, l, &now, 5*time.Second, period)
-		back := -1
-		for i, v := range after {
-			if v >= offered {
-				back = i + 1
-				break
-			}
-		}
-		require.Positive(t, back, "offered %v: never fully admitted again", offered)
-		took := time.Duration(back) * period
-		assert.LessOrEqual(t, took, 2*time.Second, "offered %v", offered)
-		t.Logf("Limiter, offered %v: full admission after %v", offered, took)
+		assertRecovers(t, "Limiter", offered, during, after, period)
 	}
 }

@@ -65,15 +65,10 @@ func TestRoutesNotModified(t *testing.T) {
 	p, _ := twoRegions(t, 1.5)
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/api/routes")
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	tag := resp.Header.Get("ETag")
-	require.NotEmpty(t, tag)
+	tag := routesTag(t, srv.URL)
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/routes", nil)
 	req.Header.Set("If-None-Match", tag)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
@@ -85,6 +80,18 @@ func TestRoutesNotModified(t *testing.T) {
 	assert.NotEqual(t, tag, resp.Header.Get("ETag"))
 }
 
+// routesTag GETs the routes document at url and returns its ETag.
+func routesTag(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/api/routes")
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	tag := resp.Header.Get("ETag")
+	require.NotEmpty(t, tag)
+	return tag
+}
+
 // TestRoutesNotModifiedTagForms: If-None-Match compares weakly, may list
 // several tags and may be "*" (RFC 9110); only the exact tag got a 304
 // (found by a review).
@@ -92,12 +99,7 @@ func TestRoutesNotModifiedTagForms(t *testing.T) {
 	p, _ := twoRegions(t, 1.5)
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/api/routes")
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	tag := resp.Header.Get("ETag")
-	require.NotEmpty(t, tag)
+	tag := routesTag(t, srv.URL)
 	for _, tc := range []struct {
 		header string
 		want   int
