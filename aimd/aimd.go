@@ -56,6 +56,7 @@ func New(cfg Config) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.withSignal(nil)
 	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{}), epoch: time.Now()}
 	l.tokens = l.burstLocked() // full, as SetConfig starts an enabled bucket
 	l.limitNow.Store(int64(c.Initial))
@@ -73,11 +74,7 @@ func (l *Limiter) SetConfig(cfg Config) error {
 		return err
 	}
 	l.mu.Lock()
-	if c.defaultSig && l.cfg.defaultSig {
-		// The default signal has its baseline: a new one's first sample is
-		// NaN, and a SetConfig every period would freeze the loop.
-		c.Signal = l.cfg.Signal
-	}
+	c.withSignal(&l.cfg)
 	wasRate := l.cfg.MaxRate > 0
 	if l.cfg.Manual && !c.Manual || c.Period < l.cfg.Period {
 		// The lazy loop was parked (Manual) or waits out a longer period:

@@ -91,9 +91,8 @@ type config struct {
 	Config
 	limitP, rateP Params
 	memLimit      float64 // 0: no guard
-	// defaultSig: Signal was nil and validate made the default one, which
-	// SetConfig keeps across calls (a new one reads nothing on its first
-	// sample).
+	// defaultSig: Signal was nil, so the Limiter uses the default one
+	// (withSignal), which SetConfig keeps across calls.
 	defaultSig bool
 }
 
@@ -170,10 +169,24 @@ func (c Config) validate() (config, error) {
 	if v.HeapBytes == nil {
 		v.HeapBytes = goMemory
 	}
-	if v.Signal == nil {
-		v.Signal, v.defaultSig = defaultSignal(), true
-	}
+	// A nil Signal means the default one, which New makes and SetConfig
+	// keeps (withSignal): not made here, where SetConfig would throw it away.
+	v.defaultSig = v.Signal == nil
 	return v, nil
+}
+
+// withSignal gives c the default signal when its Signal was nil: prev's if
+// prev has the default one too (it has its baseline: a new one's first
+// sample is NaN, and a SetConfig every period would freeze the loop), else a
+// new one.
+func (c *config) withSignal(prev *config) {
+	switch {
+	case !c.defaultSig:
+	case prev != nil && prev.defaultSig:
+		c.Signal = prev.Signal
+	default:
+		c.Signal = defaultSignal()
+	}
 }
 
 // defaultSignal prefers the cgroup's accounting when it is readable.

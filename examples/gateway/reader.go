@@ -310,8 +310,6 @@ func (rr *respReader) commands() []redcon.Command {
 	return rr.cmds
 }
 
-// fill reads more bytes, making room first: it moves the unread bytes to the
-// front, and doubles the buffer when a command needs more, up to the limit.
 // release drops what the commands last returned still hold, once they are
 // served and nothing is pending: their copy of the read (through cmds past
 // its length) and, after a command of many arguments or a long pipeline,
@@ -335,6 +333,8 @@ func (rr *respReader) release() {
 // between reads, and a quarter of the argument bounds.
 const readerMaxScratch = 1024
 
+// fill reads more bytes, making room first: it moves the unread bytes to the
+// front, and doubles the buffer when a command needs more, up to the limit.
 func (rr *respReader) fill() error {
 	pending := rr.end - rr.start
 	if pending >= rr.limit {

@@ -121,15 +121,16 @@ func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
 	s.log.Debug("closing connection after a bad request", "remote", ss.remote, "err", err)
 }
 
-// crossProtocol returns the index of the first command that is a line of
-// an HTTP request (POST, or a Host: header), or -1. A web page can make a
-// browser send a POST to the RESP port without a preflight, and its body
-// would then run as commands through an open tenant; Redis closes such a
-// connection without running anything from that command on, and so does
-// the gateway (serveConn).
+// postCmd and hostCmd are the first words of the HTTP lines httpLine looks for.
 var postCmd, hostCmd = []byte("POST"), []byte("Host:")
 
-func crossProtocol(cmds []redcon.Command) int {
+// httpLine returns the index of the first command that is a line of an HTTP
+// request (POST, or a Host: header), or -1. A web page can make a browser
+// send a POST to the RESP port without a preflight, and its body would then
+// run as commands through an open tenant; Redis closes such a connection
+// without running anything from that command on, and so does the gateway
+// (serveConn).
+func httpLine(cmds []redcon.Command) int {
 	for i, c := range cmds {
 		if len(c.Args) > 0 && (bytes.EqualFold(c.Args[0], postCmd) || bytes.EqualFold(c.Args[0], hostCmd)) {
 			return i
@@ -138,9 +139,9 @@ func crossProtocol(cmds []redcon.Command) int {
 	return -1
 }
 
-// crossProtocol counts a connection closed for an HTTP request (in
+// httpRefused counts a connection closed for an HTTP request (in
 // protocol_errors) and logs it, at most once every refusalLogEvery.
-func (s *Server) crossProtocol(ss *session) {
+func (s *Server) httpRefused(ss *session) {
 	s.protoErrors.Add(1)
 	now := time.Now().UnixNano()
 	if last := s.attackLogged.Load(); now-last >= int64(refusalLogEvery) && s.attackLogged.CompareAndSwap(last, now) {

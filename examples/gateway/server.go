@@ -41,7 +41,7 @@ type Server struct {
 	closeErr  error     // its result, set in closeOnce
 
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
-	attackLogged                                             atomic.Int64 // crossProtocol's last log, unix ns
+	attackLogged                                             atomic.Int64 // httpRefused's last log, unix ns
 
 	// The accept loop's log of refused connections: one line per
 	// refusalLogEvery at most, with the count since the last line.
@@ -282,9 +282,9 @@ func (s *Server) serveConn(ss *session) {
 			return
 		}
 		attack := false
-		if j := crossProtocol(cmds); j >= 0 {
+		if j := httpLine(cmds); j >= 0 {
 			cmds, attack = cmds[:j], true
-			s.crossProtocol(ss)
+			s.httpRefused(ss)
 		}
 		for len(cmds) > 0 && !ss.quit {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
