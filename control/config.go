@@ -14,7 +14,8 @@ const DefaultAuditSize = 1024
 // audit log and no registry-wide change budget (per-knob MinInterval still
 // applies).
 type Config struct {
-	// AuditSize bounds the audit log in entries (one per knob changed); the
+	// AuditSize bounds the audit log in entries (one per knob changed, each
+	// keeping at most a KiB of its request's who and of its why); the
 	// oldest entries are dropped first, and a batch that lost one can no
 	// longer be rolled back: neither can a batch of more changes than
 	// AuditSize, at once. 0 means DefaultAuditSize.

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Registry holds a tier's knobs and state snapshots and is the one way to read
@@ -45,8 +47,8 @@ type Registry struct {
 // Request is a batch of changes applied all or nothing, as [Registry.Apply] and
 // POST /control take it.
 type Request struct {
-	Who     string   `json:"who"`               // operator, cron job or agent; recorded in the audit
-	Why     string   `json:"why"`               // reason; recorded in the audit
+	Who     string   `json:"who"`               // operator, cron job or agent; recorded in the audit (its first KiB)
+	Why     string   `json:"why"`               // reason; recorded in the audit (its first KiB)
 	DryRun  bool     `json:"dry_run,omitempty"` // validate and report; change nothing
 	Strict  bool     `json:"strict,omitempty"`  // reject out-of-bounds values (*BoundsError) instead of clamping
 	Changes []Change `json:"changes"`
@@ -367,6 +369,7 @@ func (r *Registry) applyLocked(plan []Outcome) error {
 func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome, rollbackOf uint64) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	who, why = note(who), note(why)
 	r.batch++
 	stamp := now
 	if n := len(r.log); n > 0 && stamp.Round(0).Before(r.log[n-1].Time.Round(0)) {
@@ -397,6 +400,23 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 	r.n.applied.Add(1)
 	r.n.changes.Add(uint64(len(plan)))
 	return r.batch
+}
+
+// maxNote bounds the who and the why an audit entry keeps, in bytes: the log
+// is bounded in memory, not only in entries.
+const maxNote = 1 << 10
+
+// note returns s cut to maxNote bytes at a character boundary, copied so
+// that the entry does not keep the whole string alive.
+func note(s string) string {
+	if len(s) <= maxNote {
+		return s
+	}
+	i := maxNote
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.Clone(s[:i])
 }
 
 // trimLocked drops the oldest audit entries beyond the bound. The backing

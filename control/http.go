@@ -180,8 +180,10 @@ type headWriter struct{ http.ResponseWriter }
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // DecodeRequest parses a JSON change request as POST / takes it; anything but
-// an object (null included), unknown fields and trailing data are errors. It is the HTTP path minus the transport, for
-// callers that receive requests another way.
+// an object (null included), unknown fields, a member named twice in one
+// object (names compare without regard to case, as encoding/json matches
+// them) and trailing data are errors. It is the HTTP path minus the
+// transport, for callers that receive requests another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
 	err := decodeStrict(data, &req)
@@ -237,6 +239,53 @@ func decodeStrict(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{errors.New("trailing data after the JSON object")}
+	}
+	return duplicateKey(data)
+}
+
+// duplicateKey refuses an object with two members of one name: encoding/json
+// keeps the last, matching names to fields without regard to case, so
+// {"dry_run": true, ..., "DRY_RUN": false} applied what reads as a preview.
+// data is valid JSON (decoded already, so its objects hold only the fields
+// of Request and Change and a duplicate comes early): a member name follows
+// a '{' or a ',' of an object.
+func duplicateKey(data []byte) error {
+	type level struct {
+		obj, key bool // key: the next string is a member name
+		names    [][]byte
+	}
+	var stack []level
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			stack = append(stack, level{obj: data[i] == '{', key: data[i] == '{'})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			stack[len(stack)-1].key = stack[len(stack)-1].obj
+		case '"':
+			j, esc := i+1, false
+			for ; data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					j, esc = j+1, true
+				}
+			}
+			if l := &stack[len(stack)-1]; l.key {
+				name := data[i+1 : j]
+				if esc {
+					var s string
+					_ = json.Unmarshal(data[i:j+1], &s)
+					name = []byte(s)
+				}
+				for _, n := range l.names {
+					if bytes.EqualFold(n, name) {
+						return badRequest{fmt.Errorf("member %q appears twice in one object", name)}
+					}
+				}
+				l.names, l.key = append(l.names, name), false
+			}
+			i = j
+		}
 	}
 	return nil
 }

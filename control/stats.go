@@ -13,7 +13,7 @@ type Stats struct {
 	Applied     uint64 // requests that changed at least one knob
 	Changes     uint64 // knob changes applied (rollbacks included)
 	NoOps       uint64 // requests that changed nothing (every value already set)
-	DryRuns     uint64 // dry runs that passed validation
+	DryRuns     uint64 // dry runs that passed validation and would change something (one that would not counts in NoOps)
 	Rejected    uint64 // requests refused by validation (unknown knob, value, bounds)
 	RateLimited uint64 // requests refused by a MinInterval or the change budget
 	ApplyFailed uint64 // requests a component's Apply refused (batch undone)
