@@ -432,7 +432,7 @@ func (c *Cache[K, V]) settle(n *node[K], added bool) {
 	}
 }
 
-// invalidate removes key unless its entry reflects version or newer (version 0
+// invalidate removes key unless its entry reflects a newer version (version 0
 // always removes), and makes its in-flight fills lose. It reports whether an
 // entry was removed.
 //
@@ -458,7 +458,7 @@ func (c *Cache[K, V]) invalidateHashed(key K, h uint64, version uint64) bool {
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
 	e := s.ix.get(key, h)
-	if e == nil || version != 0 && e.version >= version {
+	if e == nil || version != 0 && e.version > version {
 		s.mu.Unlock()
 		return false
 	}

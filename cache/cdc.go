@@ -25,9 +25,11 @@ type Event[K comparable, V any] struct {
 	// Key is the changed key (Write, Delete).
 	Key K
 	// Version orders the changes of one key, and is the watermark of a
-	// Checkpoint. Zero means unknown: a Write or Delete with it always
-	// applies; a Checkpoint's zero is the oldest watermark, so it applies
-	// only while every watermark seen is zero (a stream without versions).
+	// Checkpoint; changes of one key at one version (a commit that wrote it
+	// twice) apply in stream order. Zero means unknown: a Write or Delete
+	// with it always applies; a Checkpoint's zero is the oldest watermark, so
+	// it applies only while every watermark seen is zero (a stream without
+	// versions).
 	Version uint64
 	// Value is the new value of a Write when Refill is set.
 	Value V
@@ -48,9 +50,13 @@ type Event[K comparable, V any] struct {
 // (its result is returned to its callers but not stored) and stops later reads
 // from joining those fills. Then:
 //   - Write with Refill updates a cached entry to Value at Version, unless the
-//     entry already reflects Version or newer; an uncached key stays uncached.
+//     entry already reflects a newer version; an uncached key stays uncached.
 //   - Write without Refill, and Delete, remove the entry unless it already
-//     reflects Version or newer (counted in [Stats.Invalidations]).
+//     reflects a newer version (counted in [Stats.Invalidations]).
+//
+// An entry refilled at Version does not reflect a later event at Version: a
+// commit that changes a key twice carries both changes at its version, and
+// the second must win (a refill delivered twice is applied twice).
 //
 // A Checkpoint whose watermark is not older than the newest one seen records
 // the current time (or its Cut, if earlier) as the newest checkpoint: hits are
@@ -115,7 +121,7 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 	defer s.mu.Unlock()
 	c.invalidateFillsLocked(s, key)
 	e := s.ix.get(key, h)
-	if e == nil || version != 0 && e.version >= version {
+	if e == nil || version != 0 && e.version > version {
 		return
 	}
 	if s.evictedLocked(e) {

@@ -347,7 +347,7 @@ func (m *cacheModel[V]) hit(op string, k byte, got V) {
 // invalidate applies a Write without Refill or a Delete of k at version.
 func (m *cacheModel[V]) invalidate(k byte, version uint64) {
 	e := &m.keys[k]
-	if e.state == absent || version != 0 && e.version >= version {
+	if e.state == absent || version != 0 && e.version > version {
 		return
 	}
 	if e.state == present {
@@ -361,7 +361,7 @@ func (m *cacheModel[V]) invalidate(k byte, version uint64) {
 // refill applies a Write with Refill of k to v at version.
 func (m *cacheModel[V]) refill(k byte, version uint64, v int) {
 	e := &m.keys[k]
-	if e.state == absent || version != 0 && e.version >= version {
+	if e.state == absent || version != 0 && e.version > version {
 		return
 	}
 	if e.state == present {
