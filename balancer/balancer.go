@@ -108,8 +108,14 @@ func (b *Balancer) ages(hosts []Host) []int {
 	present := make(map[string]struct{}, len(hosts))
 	for i, h := range hosts {
 		present[h.ID] = struct{}{}
+		// a host marked New joins now, also under an ID seen before (a
+		// replaced task that kept its ID): its memory starts over, and the
+		// previous task's hot flag is not its own
 		j, seen := b.joined[h.ID]
-		if !seen {
+		if h.New {
+			delete(b.lastHot, h.ID)
+		}
+		if !seen || h.New {
 			j = b.run
 			if b.run == 1 && !h.New && h.Weight > 0 {
 				j = 0 // part of the tier before the balancer started

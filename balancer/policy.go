@@ -198,10 +198,12 @@ func finish(cfg Config, res *Result) {
 	// largest finite value.
 	lo, hi := cfg.MinWeight*cfg.TargetMedian, math.Min(cfg.MaxWeight*cfg.TargetMedian, math.MaxFloat64)
 	ws := make([]float64, len(res.Hosts))
+	overflowed := make([]bool, len(res.Hosts))
 	for i := range res.Hosts {
 		// A raise of a weight near math.MaxFloat64 (or a capacity weight of huge
 		// cores) overflows: keep it the largest finite weight, so the recenter
 		// factor is not 0 and Inf*0 is not published as NaN.
+		overflowed[i] = res.Hosts[i].New > math.MaxFloat64
 		res.Hosts[i].New = math.Min(res.Hosts[i].New, math.MaxFloat64)
 		ws[i] = res.Hosts[i].New
 	}
@@ -219,9 +221,10 @@ func finish(cfg Config, res *Result) {
 		d := &res.Hosts[i]
 		w := rescale(d.New)
 		d.New = math.Min(math.Max(w, lo), hi)
-		if d.New != w && (d.Reason == ReasonRaised || d.Reason == ReasonLowered) {
-			// the bound cut the correction: at the bound already, the weight did
-			// not move at all, and "raised" or "lowered" would say it did
+		if (d.New != w || overflowed[i]) && (d.Reason == ReasonRaised || d.Reason == ReasonLowered) {
+			// the bound cut the correction (or the float64 maximum did, when
+			// MaxWeight x TargetMedian is past it): at the bound already, the
+			// weight did not move at all, and "raised" or "lowered" would say it did
 			d.Reason = ReasonBounded
 		}
 		if d.New != rescale(d.Old) {
