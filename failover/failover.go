@@ -286,10 +286,10 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		// while they are still hot fires again on the next run (a flap every MinHold runs).
 		hot := s.HotShare >= cfg.HotShare && !receiving
 		held := r.run-st.since >= uint64(cfg.MinHold)
-		if held && s.Projected <= cfg.Exit && st.share <= cfg.DownStep && !hot {
+		if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot {
 			st.phase, st.since, st.share = Local, r.run, 0
 			r.stats.SpillEnds++
-			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f <= exit %.2f",
+			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f < exit %.2f",
 				100*cfg.Percentile, s.Projected, cfg.Exit)
 			return
 		}

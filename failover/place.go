@@ -46,8 +46,10 @@ func newPlacement(cfg Config, loads map[string]Load, k []float64, t *Table) *pla
 			proj := t.Regions[i].Signal.Projected
 			// (capped: a capacity near the float64 maximum times a
 			// ReceiverMax above 1 overflows, and spread's proportions of an
-			// infinite room are NaN)
-			p.room[i] = min(math.Max(0, l.Capacity*(cfg.ReceiverMax-proj)/k[i]), math.MaxFloat64)
+			// infinite room are NaN; the headroom is divided by k before the
+			// product, so a room the cap cuts is truly above the maximum, not
+			// one that would fit once divided by k)
+			p.room[i] = min(math.Max(0, l.Capacity*((cfg.ReceiverMax-proj)/k[i])), math.MaxFloat64)
 		}
 	}
 	return p
@@ -134,7 +136,9 @@ func (p *placement) route(i, j int, amount, knob float64, m Mechanism) {
 		return
 	}
 	p.room[j] -= routed
-	p.in[j] += routed
+	// a room is capped at the float64 maximum, but what fills it, added up,
+	// can round past it: In would read +Inf, which JSON cannot carry
+	p.in[j] = min(p.in[j]+routed, math.MaxFloat64)
 	p.t.Routes = append(p.t.Routes, Route{From: p.cfg.Regions[i].Name, To: p.cfg.Regions[j].Name, Share: share, Mechanism: m})
 	p.t.Regions[i].Out += share
 }
