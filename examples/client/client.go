@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -287,7 +288,9 @@ func (c *Client) do(ctx context.Context, t Target, cfg *Config, fn func(context.
 		c.direct.Add(1)
 	}
 	err := c.attempt(ctx, t.Host, t.Path, cfg, fn)
-	if retryable(ctx, err) && t.Next != "" {
+	// A closed client has no host to retry on: Close, not the host, broke
+	// the request.
+	if retryable(ctx, err) && t.Next != "" && !c.closed.Load() {
 		c.retries.Add(1)
 		err = c.attempt(ctx, t.Next, t.Path, cfg, fn)
 	}
@@ -318,7 +321,11 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 	h.requests.Add(1)
 	err = fn(ctx, h.rc)
 	if retryable(ctx, err) {
-		until := time.Now().Add(cfg.EjectFor).UnixNano()
+		now := time.Now().UnixNano()
+		until := now + int64(cfg.EjectFor)
+		if until < now { // past the year 2262: ejected for good, not wrapped into the past
+			until = math.MaxInt64
+		}
 		h.downUntil.Store(until)
 		for {
 			m := c.ejectMax.Load()

@@ -11,6 +11,9 @@ const (
 	DefaultPoolSize    = 4
 	DefaultDialTimeout = 250 * time.Millisecond
 	DefaultEjectFor    = time.Second
+	// MaxPoolSize bounds Config.PoolSize: go-redis sizes a pool's structures
+	// by it when the pool opens (and panics past MaxInt32).
+	MaxPoolSize = 1 << 16
 )
 
 // ErrInvalidConfig is wrapped by the errors of New and Client.SetConfig for a
@@ -40,7 +43,7 @@ type Config struct {
 	// PoolSize is the number of connections kept per host: the small sticky pool.
 	// Callers beyond it wait for a free connection within their context, at most
 	// 6 s (go-redis's pool timeout), then fail with redis.ErrPoolTimeout.
-	// Default DefaultPoolSize (4).
+	// Default DefaultPoolSize (4); at most MaxPoolSize.
 	PoolSize int
 	// DialTimeout bounds a connection attempt. Default DefaultDialTimeout (250 ms).
 	DialTimeout time.Duration
@@ -57,6 +60,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("client: %w: Region is required", ErrInvalidConfig)
 	case c.PoolSize < 0, c.DialTimeout < 0, c.EjectFor < 0:
 		return fmt.Errorf("client: %w: PoolSize, DialTimeout and EjectFor must not be negative", ErrInvalidConfig)
+	case c.PoolSize > MaxPoolSize:
+		return fmt.Errorf("client: %w: PoolSize %d is over MaxPoolSize (%d)", ErrInvalidConfig, c.PoolSize, MaxPoolSize)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -37,9 +38,9 @@ var (
 // this client's own pool that timed out (redis.ErrPoolTimeout): the pool is
 // busy, the host did not fail, and ejecting it would move all its keys to the
 // next host, whose pool the same burst would then fill. Nothing is retried
-// once ctx is done.
+// once ctx is done or its deadline has passed.
 func retryable(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) ||
+	if err == nil || expired(ctx) || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) ||
 		errors.Is(err, ErrBadReply) || errors.Is(err, redis.ErrPoolTimeout) {
 		return false
 	}
@@ -54,4 +55,15 @@ func retryable(ctx context.Context, err error) bool {
 		return false
 	}
 	return true
+}
+
+// expired reports whether ctx is done or its deadline has passed. A read
+// bounded by the deadline can fail before the context's own timer has marked
+// it done: that failure is the caller's deadline, not the host's.
+func expired(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
 }

@@ -29,6 +29,11 @@ func TestMGetReplyOfWrongShapeIsAnError(t *testing.T) {
 		{name: "long", give: "*3\r\n$1\r\nv\r\n$1\r\nw\r\n$1\r\nx\r\n"},
 		{name: "integer element", give: "*2\r\n:1\r\n$1\r\nv\r\n"},
 		{name: "nested array", give: "*2\r\n*0\r\n$1\r\nv\r\n"},
+		{name: "status, not an array", give: "+OK\r\n"},
+		{name: "value, not an array", give: "$1\r\nv\r\n"},
+		{name: "integer, not an array", give: ":2\r\n"},
+		{name: "null", give: "$-1\r\n"},
+		{name: "null array", give: "*-1\r\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

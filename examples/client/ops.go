@@ -121,14 +121,25 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 		g.idx = append(g.idx, i)
 	}
 	for _, g := range groups {
-		gk := make([]string, len(g.idx))
+		args := make([]any, 1+len(g.idx))
+		args[0] = "mget"
 		for j, i := range g.idx {
-			gk[j] = keys[i]
+			args[1+j] = keys[i]
 		}
 		err := c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
-			vals, err := rc.MGet(ctx, gk...).Result()
+			// Do, not rc.MGet: MGet's reader takes any reply for an array
+			// (a status fails to parse, an integer is read as a length, a
+			// null as redis.Nil), where Do reads the reply as it is.
+			reply, err := rc.Do(ctx, args...).Result()
+			if errors.Is(err, redis.Nil) {
+				return fmt.Errorf("%w: MGET answered null", ErrBadReply)
+			}
 			if err != nil {
 				return err
+			}
+			vals, ok := reply.([]any)
+			if !ok {
+				return fmt.Errorf("%w: MGET answered a %T, not an array", ErrBadReply, reply)
 			}
 			return fillMGet(out, g.idx, vals)
 		})
