@@ -201,8 +201,10 @@ type markerState struct {
 // check, so every change before the cut ran while the flags covered it
 // (flags turned off and on again between two checks go unseen). While they
 // do not cover, no marker goes out, so the cache ages out of the bound, and
-// the feed, which then receives nothing, times out (feedReadTimeout) and
-// resubscribes, which turns the flags on again. Once they cover again, the
+// mark turns them on again, as the feed's subscription does: a feed that
+// still receives the notifications of some classes ("K$") never stays
+// silent for feedReadTimeout, so it would never resubscribe, and its cache
+// would serve no hit for as long as those writes go on. Once they cover again, the
 // shard's cache starts over before the next marker, as after a gap in the
 // feed (the changes in between were announced to nobody), and the shard
 // counts as volatile (expiries given meanwhile were not announced either)
@@ -228,6 +230,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; its cache stops serving once the staleness bound passes, until they do",
 				"shard", i, "addr", c.Options().Addr, "flags", flags)
 		}
+		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
 		return
 	}
 	if m.off {
@@ -416,7 +419,10 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 		return cache.Event[string, cached]{}, false
 	}
 	key, ok := bytes.CutPrefix(channel, keyspacePrefix)
-	if !ok {
+	if !ok || string(payload) == "keymiss" {
+		// A key miss (flag m, which the shard keeps if an application set
+		// it) is a read of an absent key, the tier's own fills included: no
+		// change, and taken for one it dropped every absent key cached.
 		return cache.Event[string, cached]{}, false
 	}
 	if givesExpiry[string(payload)] {
