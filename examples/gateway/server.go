@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -217,7 +218,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = ctx.Err()
 		s.mu.Lock()
 		for ss := range s.conns {
-			_ = ss.conn.Close()
+			_ = closeTransport(ss.conn)
 		}
 		s.mu.Unlock()
 		<-done
@@ -225,6 +226,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cutRefusals()
 	s.closeOnce.Do(func() { s.closeErr = s.g.Close() })
 	return errors.Join(err, s.closeErr)
+}
+
+// closeTransport closes c at once: under TLS, the connection beneath.
+// tls.Conn's Close first writes a close_notify, which waits for a write in
+// progress inside Read (the answer to a client's KeyUpdate, to a client that
+// does not read) to end, up to that write's deadline.
+func closeTransport(c net.Conn) error {
+	if tc, ok := c.(*tls.Conn); ok {
+		return tc.NetConn().Close()
+	}
+	return c.Close()
 }
 
 // errTooLarge ends a connection whose command would take more than
@@ -253,6 +265,12 @@ func (s *Server) serveConn(ss *session) {
 	// connection idle for between 7/8 and all of IdleTimeout is closed):
 	// setting one per command is a timer update per command.
 	idle, wto := time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout)
+	// Before its first reply a connection writes only within Read: over
+	// TLS, the handshake and the answers to KeyUpdate requests. Those writes
+	// end with the reads, at idle_timeout: without a deadline, a client that
+	// asked for KeyUpdates and read nothing blocked one for ever, out of
+	// reach of the read deadline (crypto/tls asks for both before Read).
+	_ = ss.conn.SetWriteDeadline(time.Now().Add(idle))
 	var readSet, writeSet time.Time
 	flush := func() error {
 		if now := time.Now(); now.Sub(writeSet) >= wto/8 {
