@@ -364,7 +364,7 @@ func (c Config) checkRanges() error {
 	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
 		return fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
 	}
-	if c.OTelSample < 0 || c.OTelSample > 1 {
+	if !(c.OTelSample > 0 && c.OTelSample <= 1) { // NaN too (-otel-sample parses it)
 		return fmt.Errorf("gateway: otel_sample %v: want 0 < r <= 1", c.OTelSample)
 	}
 	if c.Procs < 0 || c.Procs > maxProcs {

@@ -412,8 +412,12 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	})
 	for _, sh := range order {
 		p := parts[sh]
-		if tr != nil && p.err == nil {
-			tr.note(sh, p.res[0].batch, viaBatch)
+		if tr != nil {
+			var batch int32 // a failed part touched its shard too (no size comes back)
+			if p.err == nil {
+				batch = p.res[0].batch
+			}
+			tr.note(sh, batch, viaBatch)
 		}
 		for j, i := range byShard[sh] {
 			if p.err != nil {
@@ -550,9 +554,13 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 	switch {
 	case o.kind == opGet && g.cache != nil:
 		// The cache coalesces its misses itself (a fill lock per key).
+		// The cache keeps the value it fills, not the call that read it: the
+		// fill notes the call's size for the trace.
 		r, err = g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()
-			return g.submitOne(ctx, grp, o)
+			r, err := g.submitOne(ctx, grp, o)
+			tr.carried(r.batch)
+			return r, err
 		})
 		tr.note(grp.shard, r.batch, viaCache)
 	case o.kind == opGet && g.coalesceOn.Load():

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -59,8 +60,16 @@ func newMetrics(g *Gateway) *metrics {
 		// A label, not a name suffix: a-b and a.b are two tenants but one
 		// sanitized metric name, and registering it twice panicked.
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_quota_tokens",
-			Help: "Quota allowance left, by tenant.", ConstLabels: prometheus.Labels{"tenant": name}},
-			func() float64 { _, _, tok := t.quota.get(time.Now()); return tok }))
+			Help: "Quota allowance left, by tenant (+Inf: no quota).", ConstLabels: prometheus.Labels{"tenant": name}},
+			func() float64 {
+				// An unlimited tenant's bucket holds what it held when its
+				// quota was turned off (or 1): no allowance it is held to.
+				rate, _, tok := t.quota.get(time.Now())
+				if rate == 0 {
+					return math.Inf(1)
+				}
+				return tok
+			}))
 	}
 	return m
 }

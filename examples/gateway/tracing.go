@@ -130,6 +130,18 @@ func (ct *cmdTrace) fetched() {
 	ct.mu.Unlock()
 }
 
+// carried records the size of a backend call that carried one of the
+// command's ops on a path whose result does not keep it (a fill of the
+// caching tier).
+func (ct *cmdTrace) carried(batch int32) {
+	if ct == nil {
+		return
+	}
+	ct.mu.Lock()
+	ct.batch = max(ct.batch, int(batch))
+	ct.mu.Unlock()
+}
+
 // note records one op (or one shard's part of a multi-key command): its shard,
 // the size of the backend call that carried it (0 if none did), and its path.
 func (ct *cmdTrace) note(shard int, batch int32, path opPath) {

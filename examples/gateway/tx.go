@@ -398,7 +398,15 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	done, release, err := s.g.admit(ctx, s.tenant, int64(max(1, len(s.txs.queued))))
+	// Refused, its data commands count as shed or throttled, as they count
+	// in the requests and errors (observeQueued) and as a refused run's do.
+	data := 0
+	for _, c := range s.txs.queued {
+		if spec, ok := lookupSpec(c.Args[0]); ok && (spec.kind == kindRead || spec.kind == kindWrite) {
+			data++
+		}
+	}
+	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, len(s.txs.queued))), data, time.Now())
 	if err != nil {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
