@@ -1,7 +1,8 @@
 package main
 
 import (
-	"hash/fnv"
+	"crypto/sha256"
+	"encoding/binary"
 	"math"
 	"time"
 )
@@ -46,6 +47,7 @@ type apfPolicy struct {
 	r         float64
 	lastNow   time.Duration
 	robin     int
+	enqueues  int // requests placed, for the offset of the next hand's visit
 	drop      func(*request)
 }
 
@@ -63,7 +65,7 @@ func (p *apfPolicy) reset(s scenario, drop func(*request)) {
 	p.unit, p.slots = s.Unit, s.Slots
 	p.qs = make([]apfQueue, p.queues)
 	p.hands = make([][]int, s.Normal+s.Noisy)
-	p.queued, p.executing, p.active, p.r, p.lastNow, p.robin, p.drop = 0, 0, 0, 0, 0, p.queues-1, drop
+	p.queued, p.executing, p.active, p.r, p.lastNow, p.robin, p.enqueues, p.drop = 0, 0, 0, 0, 0, p.queues-1, 0, drop
 }
 
 // dealHand deals `hand` distinct queues from the hash, as APF's shufflesharding
@@ -72,9 +74,7 @@ func (p *apfPolicy) dealHand(tenant int, name string) []int {
 	if h := p.hands[tenant]; h != nil {
 		return h
 	}
-	f := fnv.New64a()
-	f.Write([]byte(name))
-	v := f.Sum64()
+	v := apfFlowHash(name)
 	deck := make([]int, p.queues)
 	for i := range deck {
 		deck[i] = i
@@ -91,6 +91,18 @@ func (p *apfPolicy) dealHand(tenant int, name string) []int {
 	return h
 }
 
+// apfFlowHash is APF's hash of a flow (hashFlowID): the first 8 bytes, little
+// endian, of the SHA-256 of the flow schema's name (one schema here: ""), a
+// zero byte and the flow distinguisher. Every bit of it depends on every byte
+// of the name, so the hands of tenants whose names differ in one character are
+// independent.
+func apfFlowHash(name string) uint64 {
+	h := sha256.New()
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	return binary.LittleEndian.Uint64(h.Sum(nil))
+}
+
 // sync advances the virtual clock to now.
 func (p *apfPolicy) sync(now time.Duration) {
 	dt := now - p.lastNow
@@ -104,11 +116,17 @@ func (p *apfPolicy) sync(now time.Duration) {
 
 // enqueue puts r in the shortest queue of its hand; false if that queue is full.
 // APF removes a waiting request when its wait times out, so the queues of the
-// hand are rid of their timed-out requests before they are compared.
+// hand are rid of their timed-out requests before they are compared. As in
+// APF's shuffleShardLocked, the hand is visited from an offset that advances
+// with every request, and the first of the shortest queues visited wins.
 func (p *apfPolicy) enqueue(now time.Duration, r *request) bool {
 	p.sync(now)
 	best := -1
-	for _, q := range p.dealHand(r.tenant, r.name) {
+	hand := p.dealHand(r.tenant, r.name)
+	offset := p.enqueues % len(hand)
+	p.enqueues++
+	for i := range hand {
+		q := hand[(offset+i)%len(hand)]
 		p.expire(now, &p.qs[q])
 		if best < 0 || p.qs[q].waiting.len() < p.qs[best].waiting.len() {
 			best = q

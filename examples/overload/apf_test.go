@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -127,4 +128,57 @@ func TestAPFDispatchLeastVirtualFinish(t *testing.T) {
 	assert.Same(t, &reqs[1], p.dispatch(0), "queue 1 now finishes first")
 	assert.Same(t, &reqs[0], p.dispatch(0))
 	assert.Nil(t, p.dispatch(0))
+}
+
+// TestAPFHandsAreIndependent: APF hashes a flow with SHA-256 (hashFlowID), so
+// the hands of two flows share hand x hand / queues queues on average, however
+// alike their names. FNV-1a's last step multiplies, which carries a difference
+// in the last byte only upwards, and the deal takes its last draws from the
+// hash's high digits: consecutive tenants shared 1.7 of their 8 queues out of
+// 128 instead of 0.5, and the six noisy tenants' hands all held queue 37.
+func TestAPFHandsAreIndependent(t *testing.T) {
+	s := defaultScenario(0, 1)
+	for _, queues := range []int{64, 128} {
+		p := &apfPolicy{queues: queues, hand: 8, queueLen: 50}
+		p.reset(s, func(*request) {})
+		hand := func(i int) []int { return p.dealHand(i, tenantName(i, i >= s.Normal)) }
+		shared, pairs := 0, 0
+		for i := 1; i < s.Normal; i++ {
+			for _, q := range hand(i) {
+				if slices.Contains(hand(i-1), q) {
+					shared++
+				}
+			}
+			pairs++
+		}
+		want := float64(p.hand*p.hand) / float64(queues)
+		assert.InDelta(t, want, float64(shared)/float64(pairs), 0.15*want, "%d/%d: queues shared by consecutive tenants", queues, p.hand)
+		in := make([]int, queues)
+		for i := s.Normal; i < s.Normal+s.Noisy; i++ {
+			for _, q := range hand(i) {
+				in[q]++
+			}
+		}
+		assert.Less(t, slices.Max(in), 4, "%d/%d: noisy hands holding one queue", queues, p.hand)
+	}
+}
+
+// TestAPFShuffleShardTiesRotate: APF's shuffleShardLocked visits a hand from
+// an offset that advances with every request (qs.enqueues % handSize), so
+// that among queues of equal length a flow's requests do not all go to the
+// first card dealt. A lone request dispatched at once leaves both queues of
+// its hand empty; the flow's next request goes to the other one.
+func TestAPFShuffleShardTiesRotate(t *testing.T) {
+	s := scenario{Slots: 1, Unit: time.Millisecond, Normal: 1, Deadline: time.Second}
+	p := &apfPolicy{queues: 4, hand: 2, queueLen: 50}
+	p.reset(s, func(*request) {})
+	hand := p.dealHand(0, "a")
+	reqs := make([]request, 2)
+	for i := range reqs {
+		reqs[i] = request{tenant: 0, name: "a", cost: 1}
+	}
+	require.True(t, p.direct(0, &reqs[0], 0))
+	assert.Equal(t, hand[0], reqs[0].apfQueue, "the first request: offset 0")
+	require.True(t, p.offer(0, &reqs[1], 1))
+	assert.Equal(t, hand[1], reqs[1].apfQueue, "the second request, both queues empty: offset 1")
 }
