@@ -183,9 +183,11 @@ func (c Config) validate() (config, error) {
 	if c.QueueDeadline < 0 || c.StandingDeadline < 0 {
 		errs = append(errs, errors.New("shed: negative queue deadline"))
 	}
-	if c.QueueDeadline > 0 && c.StandingDeadline > c.QueueDeadline {
+	// Against the QueueDeadline in force: zero means its default, which a
+	// StandingDeadline above it contradicts as much as an explicit one.
+	if qd := or(c.QueueDeadline, DefaultQueueDeadline); c.StandingDeadline > qd {
 		errs = append(errs, fmt.Errorf("shed: StandingDeadline %v exceeds QueueDeadline %v",
-			c.StandingDeadline, c.QueueDeadline))
+			c.StandingDeadline, qd))
 	}
 	if c.OverShareWindow < 0 {
 		errs = append(errs, fmt.Errorf("shed: OverShareWindow %v is negative", c.OverShareWindow))
