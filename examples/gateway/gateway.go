@@ -323,18 +323,13 @@ func (g *Gateway) shard(key string) int {
 	return g.shardOf[id]
 }
 
-// admit runs the admission path for one command of cost: quota, shed (per
+// admitAt runs the admission path for one command of cost, at a time the
+// caller already read (the request's start: the clock is read once per
+// request, or once per pipeline run, not by each stage): quota, shed (per
 // tenant x priority, capacity from the aimd limit), then the aimd limiter
 // itself (memory guard). On success the caller calls done(ok) and then
 // release when the command is done (two funcs rather than one closure: no
 // allocation per command).
-func (g *Gateway) admit(ctx context.Context, t *tenant, cost int64) (done func(ok bool), release func(), err error) {
-	return g.admitAt(ctx, t, cost, time.Now())
-}
-
-// admitAt is admit at a time the caller already read (the request's start):
-// the clock is read once per request, or once per pipeline run, not by each
-// stage.
 func (g *Gateway) admitAt(ctx context.Context, t *tenant, cost int64, now time.Time) (done func(ok bool), release func(), err error) {
 	return g.admitRun(ctx, t, cost, 1, now)
 }
