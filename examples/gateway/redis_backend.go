@@ -25,7 +25,7 @@ type redisBackend struct {
 	shards       []*redis.Client // go-redis on each primary: transactions, the feed, admin
 	data         []dataClient    // per shard: the primary's data path
 	dataReplicas [][]dataClient  // per shard: its replicas' data path; may be empty
-	next         atomic.Uint32   // round robin over replicas
+	next         []atomic.Uint32 // per shard: round robin over its replicas
 	// fillTTL is set when the caching tier is on: GETs are its fills, so
 	// they read the primary (replicas may lag behind the invalidations it
 	// announces), and on a shard that may hold keys with an expiry
@@ -55,7 +55,8 @@ var _ Backend = (*redisBackend)(nil)
 // newRedisBackend connects to the shards' primaries (addrs) and replicas,
 // with the data path on client ("rueidis" or "go-redis").
 func newRedisBackend(addrs []string, replicas [][]string, pool int, client string) *redisBackend {
-	b := &redisBackend{dataReplicas: make([][]dataClient, len(addrs)), volatile: make([]atomic.Bool, len(addrs))}
+	b := &redisBackend{dataReplicas: make([][]dataClient, len(addrs)), next: make([]atomic.Uint32, len(addrs)),
+		volatile: make([]atomic.Bool, len(addrs))}
 	dial := func(a string) dataClient {
 		if client == "go-redis" {
 			c := newShardClient(a, pool)
@@ -127,12 +128,22 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			return p.getsWithTTL(ctx, keys, out)
 		}
 		if reps := b.dataReplicas[shard]; len(reps) > 0 && !fill {
-			r := reps[b.next.Add(1)%uint32(len(reps))] // unsigned: no negative index after 2^31 batches on 32-bit
-			if err := r.mget(ctx, keys, out); err == nil {
+			// The shard's own counter: one shared by the shards would send all
+			// of a shard's reads to one replica when reads alternate shards.
+			r := reps[b.next[shard].Add(1)%uint32(len(reps))] // unsigned: no negative index after 2^31 batches on 32-bit
+			// The replica has half the time left at most: one that hangs
+			// leaves the primary the other half to answer in.
+			rctx, cancel := ctx, context.CancelFunc(func() {})
+			if dl, ok := ctx.Deadline(); ok {
+				rctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+			}
+			err := r.mget(rctx, keys, out)
+			cancel()
+			if err == nil {
 				return nil
 			}
-			// The replica is down, or refuses reads (MASTERDOWN, LOADING:
-			// MGET has no per-key errors): read the primary.
+			// The replica is down, hangs, or refuses reads (MASTERDOWN,
+			// LOADING: MGET has no per-key errors): read the primary.
 		}
 		return p.mget(ctx, keys, out)
 	}

@@ -111,10 +111,13 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 		// pipeline goes over the multiplexed connections.
 		BlockingPipeline: math.MaxInt,
 		BlockingPoolSize: 1, // for blocking commands, which the data path does not send
-		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond},
-		// A connection that received nothing for Dialer.KeepAlive (rueidis's
-		// default, 1 s) sends a PING and fails when it goes ConnWriteTimeout
-		// unanswered: a stalled batch fails within 3 s.
+		// Every Dialer.KeepAlive, a connection that received nothing since
+		// the last such check sends a PING, and fails when it goes
+		// ConnWriteTimeout unanswered. A stall that starts right after a
+		// reply passes the first check: it is cut after two KeepAlives and
+		// the PING's wait, 2.8 s (rueidis's default KeepAlive, 1 s, made
+		// that 4 s): a stalled batch fails within 3 s.
+		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond, KeepAlive: 400 * time.Millisecond},
 		ConnWriteTimeout: 2 * time.Second,
 		ClientName:       "tierkit-gateway",
 	})
