@@ -506,11 +506,30 @@ func (b *Batcher[G, Req, Resp]) sweep(now int64) int {
 	for i := range b.shards {
 		sh := &b.shards[i]
 		sh.mu.Lock()
+		idle := func(grp *group[G, Req, Resp]) bool {
+			return grp.pending == nil && grp.flushing == 0 && now-grp.idleSince >= ttl
+		}
+		unequal := false // an idle group not equal to itself (a NaN): delete cannot remove it
 		for g, grp := range sh.groups {
-			if grp.pending == nil && grp.flushing == 0 && now-grp.idleSince >= ttl {
+			if idle(grp) {
+				if g != g {
+					unequal = true
+					continue
+				}
 				delete(sh.groups, g)
 				evicted++
 			}
+		}
+		if unequal {
+			kept := make(map[G]*group[G, Req, Resp], len(sh.groups))
+			for g, grp := range sh.groups {
+				if g != g && idle(grp) {
+					evicted++
+					continue
+				}
+				kept[g] = grp
+			}
+			sh.groups = kept
 		}
 		if mapshrink.Due(len(sh.groups), sh.peak, 64) {
 			sh.groups = mapshrink.Rebuild(sh.groups)
