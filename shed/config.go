@@ -125,6 +125,8 @@ type Config struct {
 	// tenant whose queue emptied stays on its drain list until Pop reaches it
 	// (or finds nothing queued; a [Shedder] calls it once its queue empties,
 	// however it emptied), so until then more than MaxTenants may be kept.
+	// A SetConfig that lowers it reclaims the tenants beyond it at once, but
+	// those on a drain list, which new tenants evict once they are off it.
 	// Default 131,072.
 	MaxTenants int
 

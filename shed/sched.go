@@ -188,7 +188,8 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 }
 
 // SetConfig validates cfg and applies it. Queued requests keep their deadlines;
-// tenant weights change immediately; bucket bounds apply to the next Push.
+// tenant weights change immediately; bucket bounds apply to the next Push; a
+// lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	c, err := cfg.validate()
 	if err != nil {
@@ -196,6 +197,7 @@ func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	}
 	s.settle()
 	s.cfg = c
+	s.evictOver(c.maxTenants)
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {
 			sl.t.weight = c.weight(sl.key())
@@ -492,14 +494,22 @@ func clamp(p, n int) int {
 }
 
 // popClosed removes the first queued request (any order) and counts it as shed
-// with ReasonClosed.
+// with ReasonClosed. The emptied tenants it finds at the heads of the lists
+// leave them, as in Pop: left listed, each call walked past the tenants the
+// calls before it emptied, and a Close took time quadratic in the tenants
+// queued.
 func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
 	var t *tenantState[T]
-	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
-		for c := l.head; c != nil && t == nil; c = c.rnext {
-			if c.queued > 0 {
-				t = c
-			}
+	for _, fresh := range []bool{true, false} {
+		l := &s.old
+		if fresh {
+			l = &s.fresh
+		}
+		for l.head != nil && l.head.queued == 0 {
+			s.unlistHead(l.head, fresh)
+		}
+		if t = l.head; t != nil {
+			break
 		}
 	}
 	if t == nil {

@@ -71,12 +71,11 @@ func (s *Scheduler[T]) touchHashed(name string, h uint32) *tenantSlot[T] {
 	return sl
 }
 
-// create adds the state of tenant name, evicting one first if the table holds
-// MaxTenants.
+// create adds the state of tenant name, evicting first while the table holds
+// MaxTenants (more than one tenant after a SetConfig lowered it while
+// tenants it could not reclaim had requests queued).
 func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
-	if s.tenants.n >= s.cfg.maxTenants {
-		s.evictOldest()
-	}
+	s.evictOver(s.cfg.maxTenants - 1)
 	// Never shed: under its share at any time, before the epoch too (a
 	// caller's clock that stepped back gives a negative one).
 	t := &tenantState[T]{name: name, weight: s.cfg.weight(name), overUntil: math.MinInt64}
@@ -184,9 +183,17 @@ func (s *Scheduler[T]) sweep() (moved bool) {
 	return moved
 }
 
+// evictOver evicts tenants (evictOldest) until at most n are kept or none
+// can be reclaimed.
+func (s *Scheduler[T]) evictOver(n int) {
+	for s.tenants.n > n && s.evictOldest() {
+	}
+}
+
 // evictOldest reclaims, among sampleSize kept tenants from the hand on, the
-// least recently seen one with nothing queued (sampled LRU, as Redis evicts).
-func (s *Scheduler[T]) evictOldest() {
+// least recently seen one with nothing queued (sampled LRU, as Redis evicts),
+// and reports whether it found one.
+func (s *Scheduler[T]) evictOldest() bool {
 	slots := s.tenants.slots
 	victim := -1
 	for seen, probed := 0, 0; seen < sampleSize && probed < len(slots); probed++ {
@@ -207,9 +214,11 @@ func (s *Scheduler[T]) evictOldest() {
 			victim = i
 		}
 	}
-	if victim >= 0 {
-		s.reclaim(victim)
+	if victim < 0 {
+		return false
 	}
+	s.reclaim(victim)
+	return true
 }
 
 // age returns how long ago, in stamp units, the tenant in sl was last seen.
