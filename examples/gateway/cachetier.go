@@ -32,6 +32,10 @@ type cacheTier struct {
 	// retired sums the stats of the caches replaced by reset, so that
 	// stats() keeps counting across resets; protected by mu.
 	retired map[string]uint64
+	// changed is closed, and replaced, when a setConfig changes the
+	// staleness bound: the checkpoint and marker loops then read their
+	// period at once (protected by mu).
+	changed chan struct{}
 	log     *slog.Logger
 }
 
@@ -46,7 +50,7 @@ type cached struct {
 // starts the feeds.
 func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
 	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards),
-		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, log: discardLogger}
+		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
 		if err != nil {
@@ -66,7 +70,7 @@ func (ct *cacheTier) followMemkv(b *memkvBackend) {
 		// would be in no feed, and later checkpoints would vouch for it.
 		sub := st.Subscribe()
 		ct.wg.Go(func() { ct.followStore(ct.ctx, i, st, sub) })
-		ct.wg.Go(func() { every(ct.ctx, ct.memkvCheckpointPeriod, func() { st.Checkpoint() }) })
+		ct.wg.Go(func() { every(ct.ctx, ct.memkvCheckpointPeriod, ct.boundChanged, func() { st.Checkpoint() }) })
 	}
 }
 
@@ -95,18 +99,35 @@ func (ct *cacheTier) memkvCheckpointPeriod() time.Duration {
 
 // every calls f every period() until ctx ends: a memkv shard's checkpoints,
 // a Redis shard's markers, so that an idle shard still renews the bound.
-// period is read again after each call, so a staleness bound changed at
-// runtime (the cache.max_staleness knob) changes the cadence from the next
-// tick on; a cadence kept from the bound at start would, after the bound was
-// lowered well below it, leave most hits past the bound (read through).
-func every(ctx context.Context, period func() time.Duration, f func()) {
+// period is read again after each call, and at once when changed's channel
+// closes (a staleness bound changed at runtime, the cache.max_staleness
+// knob): a cadence kept from the bound at start would, after the bound was
+// lowered well below it, leave most hits past the bound (read through), and
+// one read only at the next tick would do so for up to a quarter of the old
+// bound (15 minutes after 1 h was lowered). A shorter period also calls f at
+// once, so the entries vouched for by the last call, which may be older than
+// the new bound, are vouched for again. changed may be nil.
+func every(ctx context.Context, period func() time.Duration, changed func() <-chan struct{}, f func()) {
 	cur := period()
 	tick := time.NewTicker(cur)
 	defer tick.Stop()
+	var ch <-chan struct{}
+	if changed != nil {
+		ch = changed()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-ch:
+			ch = changed()
+			if p := period(); p != cur {
+				if p < cur {
+					f()
+				}
+				cur = p
+				tick.Reset(cur)
+			}
 		case <-tick.C:
 			f()
 			if p := period(); p != cur {
@@ -261,8 +282,20 @@ func (ct *cacheTier) setConfig(f func(*cache.Config[string])) error {
 			return err
 		}
 	}
+	if cfg.MaxStaleness != ct.cfg.MaxStaleness {
+		close(ct.changed)
+		ct.changed = make(chan struct{})
+	}
 	ct.cfg = cfg
 	return nil
+}
+
+// boundChanged returns a channel closed at the next change of the staleness
+// bound.
+func (ct *cacheTier) boundChanged() <-chan struct{} {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	return ct.changed
 }
 
 func (ct *cacheTier) config() cache.Config[string] {

@@ -110,7 +110,7 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	for i, c := range b.shards {
 		m := new(markerState)
 		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready, m) })
-		ct.wg.Go(func() { every(ct.ctx, period, func() { ct.mark(ct.ctx, b, i, c, marker, m) }) })
+		ct.wg.Go(func() { every(ct.ctx, period, ct.boundChanged, func() { ct.mark(ct.ctx, b, i, c, marker, m) }) })
 	}
 	// Serve only once every shard's notifications flow.
 	for range b.shards {
