@@ -27,6 +27,10 @@ var (
 	// than the keys sent, or with an element that is neither a value nor null.
 	// The host broke the protocol rather than failed: the request is not retried.
 	ErrBadReply = errors.New("client: reply of the wrong shape")
+	// ErrBadTTL is returned by Client.Set for a negative ttl, before anything
+	// is sent: go-redis would send -1ns as KEEPTTL and any other negative ttl
+	// as no expiry, storing for good a value meant to be expired already.
+	ErrBadTTL = errors.New("client: negative ttl")
 )
 
 // retryable reports whether err says the host, not the request, failed, so that

@@ -59,13 +59,17 @@ func (c *Client) Get(ctx context.Context, key string) (string, error) {
 	return v, err
 }
 
-// Set stores value under key, expiring after ttl (0: no expiry). Set is
+// Set stores value under key, expiring after ttl (0: no expiry; negative:
+// ErrBadTTL, nothing sent). Set is
 // idempotent, so a retry on the next host after a host failure is safe even if
 // the first host applied it.
 //
 // NOTE: after a read timeout (no ctx deadline, 5 s) the first host may apply
 // the write late, after a later Set of key; the package doc has the details.
 func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) error {
+	if ttl < 0 {
+		return ErrBadTTL
+	}
 	t, cfg, err := c.start(key)
 	if err != nil {
 		return err
