@@ -16,8 +16,10 @@ const maxScan = 10_000
 // order, at most n (default 100, at most 10,000). An empty end means no upper
 // bound. Keys are hashed over shards, so every shard is scanned and the results
 // merged; each shard is read at one snapshot, but the shards are not read at
-// one common instant. Expired keys are skipped (a shard's expired keys still
-// count towards its share of the limit, so a scan may return fewer pairs).
+// one common instant. Expired keys are skipped: a shard whose scan they took
+// part of the limit of is scanned on past them, so that the pairs returned are
+// the first live ones of the range (the merge otherwise put another shard's
+// later keys in the place of the live keys after them).
 func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	b, ok := asMemkv(s.g.backend)
 	if !ok {
@@ -42,22 +44,33 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	type kv struct{ k, v []byte }
 	var all []kv
 	var buf [][]byte
+	scans := 0
 	for _, st := range b.stores {
-		var err error
-		buf, err = st.Scan(ctx, st.ReadVersion(), begin, end, limit, false, buf[:0])
-		if err != nil {
-			return errReply(err)
-		}
-		for i := 0; i+1 < len(buf); i += 2 {
-			if v, live := decodeValue(buf[i+1], now); live {
-				all = append(all, kv{buf[i], v})
+		rv, from, n := st.ReadVersion(), begin, 0
+		for { // bounded: each pass starts past the last key of the one before
+			var err error
+			buf, err = st.Scan(ctx, rv, from, end, limit, false, buf[:0])
+			scans++
+			if err != nil {
+				return errReply(err)
 			}
+			for i := 0; i+1 < len(buf); i += 2 {
+				if v, live := decodeValue(buf[i+1], now); live {
+					all = append(all, kv{buf[i], v})
+					n++
+				}
+			}
+			if len(buf)/2 < limit || n >= limit {
+				break // the shard's range is done, or it gave its share
+			}
+			last := buf[len(buf)-2]
+			from = append(last[:len(last):len(last)], 0) // the least key after last
 		}
 	}
-	s.g.n.backendCalls.Add(uint64(len(b.stores)))
-	s.g.n.backendOps.Add(uint64(len(b.stores))) // a scan per shard
-	s.tenant.backendCalls.Add(uint64(len(b.stores)))
-	s.tenant.quota.charge(now, float64(len(b.stores)))
+	s.g.n.backendCalls.Add(uint64(scans))
+	s.g.n.backendOps.Add(uint64(scans)) // a scan per call
+	s.tenant.backendCalls.Add(uint64(scans))
+	s.tenant.quota.charge(now, float64(scans))
 	slices.SortFunc(all, func(x, y kv) int { return strings.Compare(string(x.k), string(y.k)) })
 	all = all[:min(len(all), limit)]
 	out := make([]any, 0, 2*len(all))
