@@ -21,7 +21,8 @@ import (
 //   - WriteRanges: write-conflict ranges carrying no data.
 //   - IdempotencyKey: if non-empty, the engine applies at most one commit
 //     with this key and answers a repeat with an error whose
-//     AlreadyCommitted method reports true.
+//     AlreadyCommitted method reports true, for as long as it remembers the
+//     key (memkv: within its history window).
 type CommitRequest = struct {
 	ReadVersion    uint64
 	ReadKeys       [][]byte

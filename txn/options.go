@@ -61,7 +61,9 @@ type Options struct {
 	MemoryBudget int
 	// IdempotencyKey, if non-empty, is sent with the commit: the engine
 	// applies at most one commit with it, which makes retrying a commit of
-	// unknown outcome safe.
+	// unknown outcome safe. An engine remembers keys for a bounded time
+	// (memkv: its history window): a retry that arrives after the engine
+	// forgot the key is applied again.
 	IdempotencyKey []byte
 }
 
