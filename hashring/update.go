@@ -5,7 +5,8 @@ import (
 )
 
 // Add returns a new ring with nodes added. It moves about the new nodes' share of
-// the keys, all of it onto the new nodes. The receiver is unchanged. It returns a
+// the keys, all of it onto the new nodes (with nodes lighter than a slot, a slot
+// may rarely move between old nodes too). The receiver is unchanged. It returns a
 // *[NodeError] wrapping [ErrDuplicateNode] if a node is already a member.
 func (r *Ring) Add(nodes ...Node) (*Ring, error) {
 	next := slices.Clone(r.nodes)
