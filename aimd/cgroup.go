@@ -41,6 +41,7 @@ type CgroupCPU struct {
 	lastUsed  time.Duration
 	lastWall  time.Time
 	lastCores float64
+	lastDir   string // the cgroup the usage was read from
 }
 
 // Sample returns the cgroup's utilization of its quota since the previous call,
@@ -50,17 +51,19 @@ type CgroupCPU struct {
 // the quota changed is unknown, so is the capacity the usage is measured
 // against, and neither quota alone gives a true reading (against the new one,
 // a cut reads above 1 and a raise reads low). The next period is measured
-// against the new quota.
+// against the new quota. So is a period across a change of the cgroup the
+// usage is read from (another one's quota binds now, or the process moved):
+// the two readings are of different counters.
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
-	used, cores, err := c.Read()
+	used, cores, dir, err := c.read()
 	if err != nil {
 		return math.NaN(), err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	prevUsed, prevWall, prevCores := c.lastUsed, c.lastWall, c.lastCores
-	c.lastUsed, c.lastWall, c.lastCores = used, now, cores
-	if cores != prevCores {
+	prevUsed, prevWall, prevCores, prevDir := c.lastUsed, c.lastWall, c.lastCores, c.lastDir
+	c.lastUsed, c.lastWall, c.lastCores, c.lastDir = used, now, cores, dir
+	if cores != prevCores || dir != prevDir {
 		return math.NaN(), nil
 	}
 	return utilization(used-prevUsed, now.Sub(prevWall), cores, prevWall.IsZero()), nil
@@ -71,6 +74,12 @@ func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 // of -1 in v1). A file that cannot be read or holds what the kernel never
 // writes (a period of 0, a quota of 0) is an error, not "no quota".
 func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
+	used, cores, _, err = c.read()
+	return used, cores, err
+}
+
+// read is Read that also returns the cgroup directory the usage was read from.
+func (c *CgroupCPU) read() (used time.Duration, cores float64, dir string, err error) {
 	root := c.Root
 	if root == "" {
 		root = "/"
@@ -82,7 +91,7 @@ func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
 	return readV1(root, mnt)
 }
 
-func readV2(root, mnt string) (time.Duration, float64, error) {
+func readV2(root, mnt string) (time.Duration, float64, string, error) {
 	leaf := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
 	// The kernel enforces the quota of every ancestor too: the one that binds
 	// is the smallest on the way up to the mount point, and its usage, which
@@ -91,7 +100,7 @@ func readV2(root, mnt string) (time.Duration, float64, error) {
 	for _, d := range upTo(leaf, mnt) {
 		c, ok, err := quotaV2(d)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, "", err
 		}
 		if ok && (!quota || c < cores) {
 			cores, dir, quota = c, d, true
@@ -99,16 +108,16 @@ func readV2(root, mnt string) (time.Duration, float64, error) {
 	}
 	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
-		return 0, 0, fmt.Errorf("aimd: cgroup v2: %w", err)
+		return 0, 0, "", fmt.Errorf("aimd: cgroup v2: %w", err)
 	}
 	usec, err := field(stat, "usage_usec")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	if usec < 0 || usec > math.MaxInt64/int64(time.Microsecond) {
-		return 0, 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
+		return 0, 0, "", fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
 	}
-	return time.Duration(usec) * time.Microsecond, cores, nil
+	return time.Duration(usec) * time.Microsecond, cores, dir, nil
 }
 
 // quotaV2 reads dir's cpu.max: its quota in CPUs, and false for none (no
@@ -156,7 +165,7 @@ func upTo(dir, mnt string) []string {
 	return dirs
 }
 
-func readV1(root, mnt string) (time.Duration, float64, error) {
+func readV1(root, mnt string) (time.Duration, float64, string, error) {
 	// The quota that binds is the smallest on the way up to the cpu
 	// hierarchy's mount point (see readV2); rel is its cgroup's path, whose
 	// usage is read in the cpuacct hierarchy when it has that cgroup.
@@ -171,7 +180,7 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 				continue
 			}
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, "", err
 			}
 			seen = true
 			if ok && (!quota || c < cores) {
@@ -200,11 +209,11 @@ func readV1(root, mnt string) (time.Duration, float64, error) {
 			err = errors.New("negative")
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
+			return 0, 0, "", fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
 		}
-		return time.Duration(ns), cores, nil
+		return time.Duration(ns), cores, dir, nil
 	}
-	return 0, 0, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+	return 0, 0, "", errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
 }
 
 // quotaV1 reads dir's CFS quota and period: the quota in CPUs, and false for
