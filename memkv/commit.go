@@ -251,18 +251,14 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 	for i := 0; i+1 < len(wr); i += 2 {
 		s.rangeLog = append(s.rangeLog, rangeWrite{bytes.Clone(wr[i]), bytes.Clone(wr[i+1]), v})
 	}
-	size := 0
-	for i := 1; i < len(req.Sets); i += 2 {
-		size += len(req.Sets[i])
-	}
-	slab := make([]byte, 0, size)
 	for i := 0; i+1 < len(req.Sets); i += 2 {
 		k, val := req.Sets[i], req.Sets[i+1]
 		nv := &version{ver: v, del: val == nil}
 		if val != nil {
-			off := len(slab)
-			slab = append(slab, val...)
-			nv.val = slab[off:len(slab):len(slab)]
+			// A copy of its own, of exact capacity: one array for all the
+			// values of a commit kept every one of them in memory while any
+			// was live, after GC had dropped the others' versions.
+			nv.val = append(make([]byte, 0, len(val)), val...)
 		}
 		sh := s.shardOf(k)
 		sh.mu.Lock()

@@ -88,7 +88,10 @@
 // bench/txn (cd bench && go test -run '^$' -bench Commit2R2W -count 8
 // ./txn/): validating and applying a transaction of 2 reads and 2 writes
 // runs at 433k transactions/s of wall time on one goroutine (637 ns of CPU
-// each, 3 allocations); badger's in-memory commit of the same transaction
+// each, 3 allocations; 4 since each value written gets its own copy, so that
+// GC frees an overwritten value whatever else its commit wrote, at no
+// measurable cost in time: bench/memkv/value_copies_abba.txt, 12 A B B A
+// rounds, 1.034 against 1.033 us); badger's in-memory commit of the same transaction
 // takes 11.8 us of CPU. Random limited range reads raise false conflicts on
 // about 8 % of aborts (go test -run RandomRange -v ./txn/). As a plain
 // backend (cd bench && go test -run '^$' -bench . -count 8 ./memkv/), CPU

@@ -65,14 +65,15 @@ func dropFront[T any](log []T, n int) []T {
 	return log
 }
 
-// gcStepLocked sweeps up to n keys from the rotating cursor. Caller holds s.mu
-// (which protects the cursor).
+// gcStepLocked sweeps up to n keys from the rotating cursor, and stops once
+// it has gone round every shard (n above the number of keys would sweep the
+// same keys again, n times). Caller holds s.mu (which protects the cursor).
 func (s *Store) gcStepLocked(n int) {
 	h := s.horizon.Load()
 	if h == 0 {
 		return
 	}
-	for range n {
+	for ends := 0; n > 0 && ends <= len(s.shards); n-- {
 		sh := s.shards[s.gcShard]
 		if s.gcCursor == nil {
 			s.gcCursor = sh.l.head.next[0].Load()
@@ -81,6 +82,7 @@ func (s *Store) gcStepLocked(n int) {
 		}
 		if s.gcCursor == nil {
 			s.gcShard = (s.gcShard + 1) % len(s.shards)
+			ends++
 			continue
 		}
 		sh.mu.Lock()

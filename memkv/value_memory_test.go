@@ -1,0 +1,34 @@
+package memkv_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+)
+
+// heapInUse returns the bytes of live heap objects after a full collection.
+// TestGCFreesOverwrittenValuesOfACommit commits a large value to one key and
+// a small one to a new key, again and again: the large one is overwritten on
+// every commit and GC drops its old versions, so the memory held must stay
+// about one large value, not one per commit kept alive by the small values
+// written beside it.
+func TestGCFreesOverwrittenValuesOfACommit(t *testing.T) {
+	const commits, size = 200, 64 << 10
+	s := newStore(t, memkv.Config{HistoryVersions: 1})
+	big := make([]byte, size)
+	before := heapAlloc()
+	for i := range commits {
+		_, err := s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{b("hot"), big, b(fmt.Sprint("cold", i)), b("x")}})
+		require.NoError(t, err)
+	}
+	s.GC()
+	held := heapAlloc() - before
+	assert.EqualValues(t, commits+2, s.Stats().Versions)
+	assert.Less(t, held, int64(commits*size/10), "%d KiB held for %d live bytes", held>>10, size+commits)
+	runtime.KeepAlive(s)
+}
