@@ -580,6 +580,11 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 			defer g.hot.done(h)
 			return g.submitOne(ctx, grp, o)
 		})
+		// A GET that joined may have started after the value the fetch read
+		// expired: it reads the key as absent, as a fetch of its own would.
+		if r.found && r.expireAt != 0 && time.Now().UnixNano() >= r.expireAt {
+			r = opResult{batch: r.batch}
+		}
 		tr.note(grp.shard, r.batch, viaCoalescing)
 	default:
 		r, err = g.submitOne(ctx, grp, o)
