@@ -62,9 +62,10 @@ func (c Config) validate() error {
 	return nil
 }
 
-// allowsHost reports whether the HTTP handler answers a request with this
-// Host header.
-func (c Config) allowsHost(host string) bool {
+// AllowsHost reports whether the HTTP handler answers a request with this
+// Host header, for a server that guards the other paths of its listener
+// (metrics, profiles) with the same names.
+func (c Config) AllowsHost(host string) bool {
 	if len(c.AllowedHosts) == 0 {
 		return true
 	}

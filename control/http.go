@@ -81,7 +81,7 @@ func (r *Registry) Handler() http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
 		r.mu.RLock()
-		allowed := r.cfg.allowsHost(hr.Host)
+		allowed := r.cfg.AllowsHost(hr.Host)
 		r.mu.RUnlock()
 		if !allowed {
 			writeError(w, &routeError{status: http.StatusForbidden, msg: fmt.Sprintf("Host %q is not allowed", hr.Host)})

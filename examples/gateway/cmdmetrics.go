@@ -22,7 +22,7 @@ import (
 // (stripeHint), so goroutines running at once mostly write different cache
 // lines, and a scrape sums the stripes into const metrics.
 // The output is what the vectors gave for the same observations (the sum is
-// kept in integer nanoseconds, so its last digits may differ).
+// added up by stripe, so its last digits may differ).
 //
 // Series are bound on first use (t.series), as the vectors' were.
 type cmdCollector struct {
@@ -47,7 +47,10 @@ type cmdSeries struct {
 // per observation), so it costs no add of its own.
 type cmdStripe struct {
 	ok, failed atomic.Uint64
-	sumNanos   atomic.Int64
+	// sumBits holds the float64 sum of the latencies in seconds, as the
+	// vectors kept it: a sum in int64 nanoseconds wrapped negative after 292
+	// years of latency, 107 days of a thousand commands in flight.
+	sumBits atomic.Uint64
 	// buckets counts the observations of each latencyBuckets bound that are
 	// above the bound below it: not cumulative, and those above the top
 	// bound count in none.
@@ -97,7 +100,9 @@ func (c *cmdCollector) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duratio
 	} else {
 		st.failed.Add(1)
 	}
-	st.sumNanos.Add(int64(d))
+	for old := st.sumBits.Load(); !st.sumBits.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+d.Seconds())); {
+		old = st.sumBits.Load() // another goroutine's observation of this stripe came first
+	}
 	for i, b := range latencyBucketNanos {
 		if int64(d) <= b {
 			st.buckets[i].Add(1)
@@ -137,7 +142,7 @@ func (c *cmdCollector) Collect(ch chan<- prometheus.Metric) {
 func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 	var buckets [latencyBucketCount]uint64
 	var ok, failed uint64
-	var sum int64
+	var sum float64
 	for i := range cs.stripes {
 		st := &cs.stripes[i]
 		for j := range st.buckets {
@@ -148,7 +153,7 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 		st := &cs.stripes[i]
 		ok += st.ok.Load()
 		failed += st.failed.Load()
-		sum += st.sumNanos.Load()
+		sum += math.Float64frombits(st.sumBits.Load())
 	}
 	cumulative := make(map[float64]uint64, len(buckets))
 	var below uint64
@@ -158,7 +163,7 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.reqDesc, prometheus.CounterValue, float64(ok), cs.tenant, cs.command, "ok")
 	ch <- prometheus.MustNewConstMetric(c.reqDesc, prometheus.CounterValue, float64(failed), cs.tenant, cs.command, "error")
-	ch <- prometheus.MustNewConstHistogram(c.latDesc, ok+failed, time.Duration(sum).Seconds(), cumulative, cs.tenant, cs.command)
+	ch <- prometheus.MustNewConstHistogram(c.latDesc, ok+failed, sum, cumulative, cs.tenant, cs.command)
 }
 
 // stripeHint picks the calling goroutine's stripe by the address of its

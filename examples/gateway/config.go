@@ -22,8 +22,9 @@ import (
 type Config struct {
 	Addr     string `json:"addr"`      // RESP listen address; default 127.0.0.1:6380
 	HTTPAddr string `json:"http_addr"` // /control and /debug/pprof; default 127.0.0.1:6381, "-" disables
-	// ControlHosts lists the Host names /control answers to (control.Config's
-	// AllowedHosts: others get 403, a guard against DNS rebinding). Default:
+	// ControlHosts lists the Host names /control, /metrics and /debug/pprof
+	// answer to (control.Config's AllowedHosts: others get 403, a guard
+	// against DNS rebinding). Default:
 	// localhost, 127.0.0.1 and ::1 when the HTTP listener binds a loopback
 	// address (judged by the address bound, so "LOCALHOST:6381" counts), any
 	// Host otherwise; ["*"] answers any Host on loopback too.

@@ -192,20 +192,54 @@ func isLoopback(a net.Addr) bool {
 func (in *instance) serveHTTP() {
 	mux := http.NewServeMux()
 	mux.Handle("/control/", http.StripPrefix("/control", in.reg.Handler()))
-	mux.Handle("/metrics", in.gw.metrics.handler())
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	guard := control.Config{AllowedHosts: in.cfg.controlHosts(isLoopback(in.httpLn.Addr()))}
+	mux.Handle("/metrics", allowHosts(guard, in.gw.metrics.handler()))
+	mux.Handle("/debug/pprof/", allowHosts(guard, http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/profile", allowHosts(guard, http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/trace", allowHosts(guard, http.HandlerFunc(pprof.Trace)))
 	base, stop := context.WithCancel(context.Background())
 	in.httpStop = stop
 	in.http = &http.Server{
-		Handler:           mux,
+		Handler:           cutOnStop(mux),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second, // the control API's bodies are small
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	go func() { _ = in.http.Serve(in.httpLn) }()
+}
+
+// stopGrace is how long a response in progress when the HTTP server stops
+// (httpStop) may take to be written: a cut profile is small.
+const stopGrace = time.Second
+
+// cutOnStop fails the writes of a response still in progress stopGrace after
+// its request's context ends (httpStop at Shutdown, or the client gone): a
+// client that stopped reading a trace held the handler, blocked in a write
+// that the context does not end (runtime/trace's Stop waits for it), and
+// Shutdown with it. (A WriteTimeout would not do: pprof extends it by the
+// seconds the profile or trace asks for.)
+func cutOnStop(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		stop := context.AfterFunc(r.Context(), func() { _ = rc.SetWriteDeadline(time.Now().Add(stopGrace)) })
+		defer stop()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// allowHosts refuses with 403, as /control does, a request whose Host is not
+// one /control answers to: a page of a domain an attacker resolves to
+// 127.0.0.1 (DNS rebinding) read /metrics and /debug/pprof, on the same
+// listener, from an operator's browser, and could hold the CPU profiler.
+func allowHosts(guard control.Config, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !guard.AllowsHost(r.Host) {
+			http.Error(w, fmt.Sprintf("Host %q is not allowed", r.Host), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func httpAddrOf(in *instance) string {
