@@ -61,10 +61,11 @@
 // `go run ./examples/sim` (from the repository root; 200 hosts of 26-126 cores,
 // hidden efficiency, 0.5-point CPU noise, 55% target, 300 runs, seed 1): max/mean CPU
 // over the settled window is 1.032-1.035 in all six scenarios (static capacity weights
-// 1.24-1.52), 0.019-0.044% of the keyspace moved per run once settled (qps/utilization
-// weighting 0.52%, a plain proportional controller 0.21%), a flat-initial tier settled
-// (max/mean <= 1.06) by run 2 with no host above 100%, churn p95 max/mean 1.029, and
-// the classifier right in 100% of runs from 3 runs after each change of state. One
+// 1.24-1.52), 0.019-0.043% of the keyspace moved per run once settled (qps/utilization
+// weighting 0.51-0.55%, a plain proportional controller 0.21-0.25%), a flat-initial
+// tier settled (max/mean <= 1.06) by run 2 with no host above 100%, churn p95
+// max/mean 1.029, and the classifier right in 100% of runs from 3 runs after each
+// change of state. One
 // Step over 200 hosts costs 85 us on a quiet machine and a 135 us benchstat median
 // under heavy contention (`go test -run '^$' -bench Step -count 8 ./balancer/`; the
 // naive proportional step 2-6 us, with none of the guardrails); 2,000 hosts about 1.2

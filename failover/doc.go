@@ -81,12 +81,13 @@
 // bursts, a2 losing 30% of its capacity for 4 hours, one run per simulated minute,
 // 24 hours, seed 1): no region above 90% mean CPU (peak 0.873, right after the
 // capacity step); spilling started at least 5 runs before each crossing of 90% by a
-// region's home demand; 0.07% of demand cross-region when no region's home p90 is
-// above 0.75; receivers peak at 0.72; 0.62 spill-share reversals per hour; the 60%
-// knob realized at 59.8% through Table.Pick, ring proportions 70.0/30.0 over uncapped
-// runs. Baselines in the same run: health-only priorities (Envoy) 115 region-minutes
-// above 90% (peak 0.94), a fixed 80%-mean threshold 23 (6.1 reversals/hour), a
-// 30-minute epoch table 34. One Step over 6 regions of 60 hosts costs about 18 us,
+// region's home demand; 0.07% of demand cross-region when no region's home demand
+// is above 75% of its capacity; receivers peak at 0.72; 0.62 spill-share reversals
+// per hour; the 60% knob realized at 59.8% through Table.Pick, ring proportions
+// 70.0/30.0 over uncapped runs. Baselines in the same run: health-only priorities
+// (Envoy) 115 region-minutes above 90% (peak 0.94), a fixed 80%-mean threshold 23
+// (6.1 reversals/hour), a 30-minute epoch table 4 (peak 0.94; its epochs start half
+// an epoch off the hour). One Step over 6 regions of 60 hosts costs about 18 us,
 // 48 regions about 150-210 us, and Table.Pick 45 ns quiet / 82 ns contended, 0
 // allocations (`go test -run '^$' -bench . -count 8 ./failover/`).
 package failover

@@ -240,7 +240,7 @@ type regionSummary struct {
 	toggles                  int // the route to the backup turning on or off
 	reversals                int // rises of the wanted share after it started falling, from tick falls on
 	backupSpilled            int // ticks the backup was spilling itself
-	hotTicks, hotSpilling    int // ticks after the spill started with home >= 0.9, and those with the spill on
+	hotTicks, hotSpilling    int // ticks with home >= 0.9, and those with the spill on
 }
 
 // summarize reads the record; the ticks from index falls on are the return.
@@ -261,7 +261,7 @@ func (rr *regionRecorder) summarize(falls int) regionSummary {
 		if t.backupPhase == "spilling" {
 			sm.backupSpilled++
 		}
-		if sm.spillAt >= 0 && t.home >= 0.9 {
+		if t.home >= 0.9 {
 			sm.hotTicks++
 			if t.out > 0 {
 				sm.hotSpilling++

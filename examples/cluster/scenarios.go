@@ -97,7 +97,7 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}
 	capacity := float64(limit) / delay.Seconds() // commands/s
 	sheds := checkFloodShed(c, r, noisy, capacity, before, after, 3)
-	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of the requests offered to it: %v", sheds)
+	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of all the requests offered to the gateway: %v", sheds)
 	return nil
 }
 
@@ -258,7 +258,7 @@ func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, befor
 			offered += t.Requests - b.Tenants[name].Requests
 		}
 		rate := float64(offered) / secs
-		sheds = append(sheds, fmt.Sprintf("%s %d of %.0f/s offered", g.ID, d, rate))
+		sheds = append(sheds, fmt.Sprintf("%s shed %d of %d offered (%.0f/s)", g.ID, d, offered, rate))
 		regionShed[g.Region] += d
 		if rate > 1.25*capacity {
 			r.check(d > 0, "gateway %s, offered %.0f/s against a capacity of about %.0f/s, shed the flooding tenant; it shed none of it", g.ID, rate, capacity)

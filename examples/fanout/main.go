@@ -85,7 +85,7 @@ func report(w io.Writer, f Fleet, target float64) error {
 }
 
 func printSolve(w io.Writer, f Fleet, target float64) {
-	fmt.Fprintf(w, "\nwhich shard density reproduces %.0fx?\n", target)
+	fmt.Fprintf(w, "\nwhich shard density reproduces %gx?\n", target)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "density\tdb fan-in (gateway)\treduction\t")
 	for _, s := range []float64{25, 50, 100, 200, 250, 300, 500, 1000} {
@@ -95,10 +95,10 @@ func printSolve(w io.Writer, f Fleet, target float64) {
 	tw.Flush()
 	if s, ok := solveDensity(f, target, 1e-3, 1e7); ok {
 		f.ShardDensity = s
-		fmt.Fprintf(w, "=> %.0fx at a density of %.0f shard replicas per host per regional tier (db fan-in %s)\n",
+		fmt.Fprintf(w, "=> %gx at a density of %.0f shard replicas per host per regional tier (db fan-in %s)\n",
 			target, s, num(gateway(f).DBFanIn))
 	} else {
-		fmt.Fprintf(w, "=> %.0fx is out of reach for this fleet at any density\n", target)
+		fmt.Fprintf(w, "=> %gx is out of reach for this fleet at any density\n", target)
 	}
 }
 

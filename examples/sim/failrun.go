@@ -167,10 +167,12 @@ func (ft *failTracker) routed(routes []route) {
 	now := map[[2]int]bool{}
 	for _, r := range routes {
 		outShare[r.from] += r.share
-		now[[2]int{r.from, r.to}] = true
-		if !ft.prev[[2]int{r.from, r.to}] {
+		k := [2]int{r.from, r.to}
+		// a pair reached by two mechanisms (ring and mega) turns on once
+		if !ft.prev[k] && !now[k] {
 			ft.changes++
 		}
+		now[k] = true
 	}
 	for k := range ft.prev {
 		if !now[k] {

@@ -101,7 +101,8 @@ func shedIsolation(w io.Writer) error {
 		noisyOffered += offered[i]
 		noisyShed += shedBy[i]
 	}
-	fmt.Fprintf(w, "   %d tenants at 130%% load for 1 s (virtual clock, real drain core):\n", normal+noisy)
+	load := float64(normalOffered+noisyOffered) / (capacity * horizon.Seconds())
+	fmt.Fprintf(w, "   %d tenants at %.0f%% load for %v (virtual clock, real drain core):\n", normal+noisy, 100*load, horizon)
 	fmt.Fprintf(w, "   %d normal tenants sent %d requests -> %d tenants saw a rejection\n", normal, normalOffered, normalShedTenants)
 	fmt.Fprintf(w, "   %d noisy tenants sent %d requests -> %d shed (%.0f%%)\n", noisy, noisyOffered, noisyShed,
 		100*float64(noisyShed)/float64(noisyOffered))
