@@ -13,7 +13,7 @@ func TestDueHuge(t *testing.T) {
 		n, peak int
 		want    bool
 	}{
-		{1 << 62, 1 << 62, false},
+		{math.MaxInt/4 + 1, math.MaxInt/4 + 1, false},
 		{math.MaxInt / 2, math.MaxInt, false},
 		{math.MaxInt, math.MaxInt, false},
 		{math.MaxInt / 4, math.MaxInt, true},
