@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net"
+	"slices"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -82,11 +84,20 @@ func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, 
 		return nil, false, nil
 	}
 	var exp int64
-	if st.expireMs > 0 {
+	switch {
+	case st.expireMs > math.MaxInt64/1_000_000:
+		exp = farExpiry
+	case st.expireMs > 0:
 		exp = st.expireMs * 1e6
 	}
 	return encodeValue(v, exp), true, nil
 }
+
+// farExpiry is the expiry header of a value read from the shard with an
+// expiry past what unix nanoseconds hold (year 2262; EXPIRE accepts more):
+// live, and written back by Commit with the key's own expiry (INCR keeps
+// it). No expiry the gateway sets reaches it (expireTTL).
+const farExpiry = math.MaxInt64
 
 // observe records the current state of keys without returning values: WATCH
 // on Redis shards, so EXEC can tell whether they changed since. It records
@@ -153,6 +164,22 @@ func (e *redisTxEngine) unchecked() []byte {
 		return []byte(k)
 	}
 	return nil
+}
+
+// forgetReads drops the states of the keys read but not in watched, and
+// the keys read twice among them: reads before the connection's own write
+// are not checked (stateObserver).
+func (e *redisTxEngine) forgetReads(watched []watchedKey) {
+	keep := make(map[string]bool, len(watched))
+	for _, w := range watched {
+		keep[w.key] = true
+	}
+	for k := range e.seen {
+		if !keep[k] {
+			delete(e.seen, k)
+		}
+	}
+	e.changed = slices.DeleteFunc(e.changed, func(k []byte) bool { return !keep[string(k)] })
 }
 
 func (e *redisTxEngine) record(key []byte, st keyState) {
@@ -245,7 +272,10 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 			return 0, fmt.Errorf("ERR transaction value of %q lacks its expiry header", req.Sets[i])
 		}
 		px := int64(0)
-		if exp := int64(binary.BigEndian.Uint64(v)); exp > 0 {
+		switch exp := int64(binary.BigEndian.Uint64(v)); {
+		case exp == farExpiry:
+			px = e.seen[string(req.Sets[i])].expireMs // the transaction read it (INCR)
+		case exp > 0:
 			px = (exp + 999_999) / 1e6 // round up: never expire before the client asked
 		}
 		args = append(args, v[8:], strconv.FormatInt(px, 10))

@@ -606,7 +606,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	t := ss.tenant
 	t.requests.Add(1)
 	if spec.kind == kindWrite && ss.txs.tx != nil {
-		ss.txs.wrote = true // a run after WATCH holds one command at a time
+		ss.ownWrite() // a run after WATCH holds one command at a time
 	}
 	if spec.kind == kindRead && ss.txs.tx != nil && !ss.txs.wrote && name != "KVSCAN" && ss.onTxShard(spec.keys(args)) {
 		if r, ok := ss.callTx(ctx, spec, args); ok {

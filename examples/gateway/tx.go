@@ -173,6 +173,23 @@ type stateObserver interface {
 	// trip each, may have seen more than one state of the shard (it read
 	// two keys, or one key twice), else nil.
 	unchecked() []byte
+	// forgetReads drops the states of the keys read but not watched: the
+	// connection writes outside MULTI since WATCH (ownWrite).
+	forgetReads(watched []watchedKey)
+}
+
+// ownWrite notes that the connection writes outside MULTI since WATCH. As
+// the memkv path's rebase, and as Redis, EXEC then checks the watched keys
+// from their WATCH, the connection's own writes included, but no longer
+// the reads made before: on a Redis shard their states are dropped (a read
+// of the key written, then the same key inside MULTI, saw two states, and
+// EXEC answered null at every retry), and a later WATCH or read notes the
+// state from then.
+func (s *session) ownWrite() {
+	s.txs.wrote = true
+	if o, ok := s.txs.eng.(stateObserver); ok {
+		o.forgetReads(s.txs.watched)
+	}
 }
 
 // allowTxRead checks the tenant's quota for a read of the transaction's
