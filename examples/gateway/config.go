@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -118,15 +119,23 @@ type Limits struct {
 // Duration is a time.Duration that reads "250ms" from JSON.
 type Duration time.Duration
 
-// UnmarshalJSON parses a duration string.
+// UnmarshalJSON parses a duration string; null leaves d as it is, as for
+// other types. A bad value is a *json.UnmarshalTypeError, which the decoder
+// completes with the field's name.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration: want a string such as \"250ms\": %w", err)
+		return &json.UnmarshalTypeError{Value: fmt.Sprintf("%s (want a string such as \"250ms\")", b), Type: reflect.TypeFor[Duration]()}
 	}
 	v, err := time.ParseDuration(s)
+	if err != nil {
+		return &json.UnmarshalTypeError{Value: fmt.Sprintf("%s (%v)", b, err), Type: reflect.TypeFor[Duration]()}
+	}
 	*d = Duration(v)
-	return err
+	return nil
 }
 
 func loadConfig(path string) (Config, error) {
@@ -292,11 +301,16 @@ func (b *BackendConfig) fillRedisDefaults() error {
 	}
 	// An empty address (a trailing comma in -redis) is no shard: its
 	// clients would dial their default address (go-redis: the default
-	// port on this host), a server the configuration never named.
-	if slices.ContainsFunc(append(slices.Concat(b.Replicas...), b.Redis...), func(a string) bool {
-		return strings.TrimSpace(a) == ""
-	}) {
-		return errors.New("gateway: backend redis or replicas: an empty address")
+	// port on this host), a server the configuration never named. One
+	// with a space around it (-redis "a, b") is dialled as it is, and
+	// fails every call.
+	for _, a := range append(slices.Concat(b.Replicas...), b.Redis...) {
+		switch {
+		case strings.TrimSpace(a) == "":
+			return errors.New("gateway: backend redis or replicas: an empty address")
+		case strings.TrimSpace(a) != a:
+			return fmt.Errorf("gateway: backend redis or replicas: address %q has a space around it", a)
+		}
 	}
 	return nil
 }
@@ -354,6 +368,12 @@ func (c *Config) defaultOTel() error {
 // own in this process.
 const maxMemkvShards = 1024
 
+// maxPool bounds a Redis shard's connections per client (pool): go-redis
+// sizes its pool's structures by it when the client is made, and panics on
+// one above 2^31-1. It is above what a Redis server accepts by default
+// (maxclients 10000).
+const maxPool = 1 << 16
+
 // checkRanges rejects out-of-range values, other than those the components
 // below check themselves (shed, aimd, batcher and cache refuse their own bad
 // settings): unchecked, a negative limit refused every connection or command,
@@ -380,8 +400,8 @@ func (c Config) checkRanges() error {
 	if c.Backend.Kind == "memkv" && (c.Backend.Shards < 1 || c.Backend.Shards > maxMemkvShards) {
 		return fmt.Errorf("gateway: backend shards %d: want 1 to %d", c.Backend.Shards, maxMemkvShards)
 	}
-	if c.Backend.Pool < 1 {
-		return fmt.Errorf("gateway: backend pool %d: want at least 1 (0: the default, 8)", c.Backend.Pool)
+	if c.Backend.Pool < 1 || c.Backend.Pool > maxPool {
+		return fmt.Errorf("gateway: backend pool %d: want 1 to %d (0: the default, 8)", c.Backend.Pool, maxPool)
 	}
 	if !(c.TargetCPU > 0 && c.TargetCPU <= 1) {
 		return fmt.Errorf("gateway: target_cpu %v: want a share of the CPU, 0 < t <= 1 (0: the default, 0.9)", c.TargetCPU)

@@ -32,21 +32,9 @@ import (
 )
 
 func main() {
-	var (
-		configPath = flag.String("config", "", "JSON configuration file (optional)")
-		addr       = flag.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
-		httpAddr   = flag.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
-		shards     = flag.Int("shards", 0, "memkv shards (default 4)")
-		tlsCert    = flag.String("tls-cert", "", "PEM certificate: serve RESP over TLS (with -tls-key)")
-		tlsKey     = flag.String("tls-key", "", "PEM private key for -tls-cert")
-		redisAddrs = flag.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
-		redisCli   = flag.String("redis-client", "", "data-path Redis client: rueidis (default) or go-redis")
-		verbose    = flag.Bool("v", false, "debug logs")
-		otel       = flag.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
-		otelSample = flag.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
-		policy     = flag.String("batch-policy", "", "natural (default: a batch goes at once when its group has none in flight) or linger (every batch waits out the linger)")
-		procs      = flag.Int("procs", 0, "GOMAXPROCS for the process (default: the Go runtime's, the CPUs it may use); on a small host shared with busy clients or backends, fewer can serve more")
-	)
+	configPath := flag.String("config", "", "JSON configuration file (optional)")
+	verbose := flag.Bool("v", false, "debug logs")
+	settingFlags(flag.CommandLine)
 	flag.Parse()
 	level := slog.LevelInfo
 	if *verbose {
@@ -58,20 +46,8 @@ func main() {
 		log.Error("config", "err", err)
 		os.Exit(2)
 	}
-	cfg.Addr = or(*addr, cfg.Addr)
-	cfg.HTTPAddr = or(*httpAddr, cfg.HTTPAddr)
-	cfg.Backend.Shards = or(*shards, cfg.Backend.Shards)
-	cfg.TLSCert, cfg.TLSKey = or(*tlsCert, cfg.TLSCert), or(*tlsKey, cfg.TLSKey)
-	cfg.OTel, cfg.OTelSample = or(*otel, cfg.OTel), or(*otelSample, cfg.OTelSample)
-	cfg.BatchPolicy = or(*policy, cfg.BatchPolicy)
-	cfg.Procs = or(*procs, cfg.Procs)
+	cfg = applyFlags(flag.CommandLine, cfg)
 	setProcs(cfg.Procs)
-	if *redisCli != "" {
-		cfg.Backend.Client = *redisCli
-	}
-	if *redisAddrs != "" {
-		cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(*redisAddrs, ",")
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -79,6 +55,58 @@ func main() {
 		log.Error("gateway", "err", err)
 		os.Exit(1)
 	}
+}
+
+// settingFlags defines on fs the flags that set a configuration field.
+func settingFlags(fs *flag.FlagSet) {
+	fs.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
+	fs.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
+	fs.Int("shards", 0, "memkv shards (default 4)")
+	fs.String("tls-cert", "", "PEM certificate: serve RESP over TLS (with -tls-key)")
+	fs.String("tls-key", "", "PEM private key for -tls-cert")
+	fs.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
+	fs.String("redis-client", "", "data-path Redis client: rueidis (default) or go-redis")
+	fs.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
+	fs.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
+	fs.String("batch-policy", "", "natural (default: a batch goes at once when its group has none in flight) or linger (every batch waits out the linger)")
+	fs.Int("procs", 0, "GOMAXPROCS for the process (default: the Go runtime's, the CPUs it may use); on a small host shared with busy clients or backends, fewer can serve more")
+}
+
+// applyFlags returns cfg with the settings of the flags given on the command
+// line (fs, parsed): a flag given wins over the file, its zero value too
+// (-procs 0 is the Go runtime's default, whatever the file says), and one
+// not given leaves the file's value.
+func applyFlags(fs *flag.FlagSet, cfg Config) Config {
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.(flag.Getter).Get()
+		switch f.Name {
+		case "addr":
+			cfg.Addr = v.(string)
+		case "http":
+			cfg.HTTPAddr = v.(string)
+		case "shards":
+			cfg.Backend.Shards = v.(int)
+		case "tls-cert":
+			cfg.TLSCert = v.(string)
+		case "tls-key":
+			cfg.TLSKey = v.(string)
+		case "redis":
+			if a := v.(string); a != "" {
+				cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(a, ",")
+			}
+		case "redis-client":
+			cfg.Backend.Client = v.(string)
+		case "otel":
+			cfg.OTel = v.(string)
+		case "otel-sample":
+			cfg.OTelSample = v.(float64)
+		case "batch-policy":
+			cfg.BatchPolicy = v.(string)
+		case "procs":
+			cfg.Procs = v.(int)
+		}
+	})
+	return cfg
 }
 
 // setProcs applies the procs setting to the process and returns the
