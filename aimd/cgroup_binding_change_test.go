@@ -1,16 +1,7 @@
 package aimd_test
 
 import (
-	"math"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/tierkit/tierkit/aimd"
 )
 
 // TestCgroupCPUBindingCgroupChange: the usage is read from the cgroup whose
@@ -87,27 +78,11 @@ func TestCgroupCPUBindingCgroupChange(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := writeFiles(t, tc.files)
-			write := func(name, content string) {
-				require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
-			}
-			c := &aimd.CgroupCPU{Root: root}
-			now := time.Unix(100, 0)
-			_, err := c.Sample(now)
-			require.NoError(t, err)
-
-			tc.change(write)
-			_, cores, err := c.Read()
-			require.NoError(t, err)
-			v, err := c.Sample(now.Add(time.Second))
-			require.NoError(t, err)
-			assert.True(t, math.IsNaN(v), "a period across a change of the cgroup read reads %v, want NaN", v)
-
-			// The next period is measured on the new cgroup's counter: 90%.
-			write(tc.stat, tc.usage(tc.base+int64(cores*900_000)))
-			v, err = c.Sample(now.Add(2 * time.Second))
-			require.NoError(t, err)
-			assert.InDelta(t, 0.9, v, 1e-9)
+			readsNaNAcrossChange(t, writeFiles(t, tc.files), "a change of the cgroup read", tc.change,
+				func(write func(name, content string), cores float64) {
+					// measured on the new cgroup's counter: 90%
+					write(tc.stat, tc.usage(tc.base+int64(cores*900_000)))
+				})
 		})
 	}
 }

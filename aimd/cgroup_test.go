@@ -25,6 +25,33 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return root
 }
 
+// readsNaNAcrossChange samples a CgroupCPU on the files under root, makes
+// change to them, and checks that the period across it reads NaN (why, in
+// what); then it writes the next period's usage with next, given the CPUs
+// of the quota now in force, and checks that period reads 0.9.
+func readsNaNAcrossChange(t *testing.T, root, what string, change func(write func(name, content string)), next func(write func(name, content string), cores float64)) {
+	t.Helper()
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	c := &aimd.CgroupCPU{Root: root}
+	now := time.Unix(100, 0)
+	_, err := c.Sample(now)
+	require.NoError(t, err)
+
+	change(write)
+	_, cores, err := c.Read()
+	require.NoError(t, err)
+	v, err := c.Sample(now.Add(time.Second))
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(v), "a period across %s reads %v, want NaN", what, v)
+
+	next(write, cores)
+	v, err = c.Sample(now.Add(2 * time.Second))
+	require.NoError(t, err)
+	assert.InDelta(t, 0.9, v, 1e-9, "the period after %s", what)
+}
+
 func TestCgroupCPURead(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -502,13 +502,13 @@ func (b *Batcher[G, Req, Resp]) leave(bt *batch[G, Req, Resp], slot int) bool {
 // memory back on delete). It locks one shard at a time.
 func (b *Batcher[G, Req, Resp]) sweep(now int64) int {
 	ttl := int64(b.cfg.Load().IdleTTL)
+	idle := func(grp *group[G, Req, Resp]) bool { // the caller holds grp's shard lock
+		return grp.pending == nil && grp.flushing == 0 && now-grp.idleSince >= ttl
+	}
 	evicted := 0
 	for i := range b.shards {
 		sh := &b.shards[i]
 		sh.mu.Lock()
-		idle := func(grp *group[G, Req, Resp]) bool {
-			return grp.pending == nil && grp.flushing == 0 && now-grp.idleSince >= ttl
-		}
 		unequal := false // an idle group not equal to itself (a NaN): delete cannot remove it
 		for g, grp := range sh.groups {
 			if idle(grp) {

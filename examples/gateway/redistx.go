@@ -170,16 +170,17 @@ func (e *redisTxEngine) unchecked() []byte {
 // the keys read twice among them: reads before the connection's own write
 // are not checked (stateObserver).
 func (e *redisTxEngine) forgetReads(watched []watchedKey) {
-	keep := make(map[string]bool, len(watched))
-	for _, w := range watched {
-		keep[w.key] = true
+	// A linear search of watched (a few keys), not a set: this runs at each
+	// write after WATCH, and after the first only watched keys are left.
+	kept := func(k string) bool {
+		return slices.ContainsFunc(watched, func(w watchedKey) bool { return w.key == k })
 	}
 	for k := range e.seen {
-		if !keep[k] {
+		if !kept(k) {
 			delete(e.seen, k)
 		}
 	}
-	e.changed = slices.DeleteFunc(e.changed, func(k []byte) bool { return !keep[string(k)] })
+	e.changed = slices.DeleteFunc(e.changed, func(k []byte) bool { return !kept(string(k)) })
 }
 
 func (e *redisTxEngine) record(key []byte, st keyState) {

@@ -162,6 +162,22 @@ func floodKeyUpdates(w *tls13Writer, n int, until time.Time) {
 	_, _ = w.raw.Write(b)
 }
 
+// keyUpdateFlood serves a memkv gateway with idle over TLS and connects a
+// client that floods it with KeyUpdates and reads none of the answers
+// (floodKeyUpdates, given up 2 s from now). It returns the server, how it
+// serves and when the flood started.
+func keyUpdateFlood(t *testing.T, idle time.Duration) (*Server, tlsServing, time.Time) {
+	t.Helper()
+	certFile, keyFile, pool := selfSigned(t, t.TempDir())
+	srv := memkvServer(t, Config{Limits: Limits{IdleTimeout: Duration(idle)}})
+	s := serveTLS(t, srv, certFile, keyFile)
+	w := dialTLS13Writer(t, s.addr, pool)
+	t.Cleanup(func() { _ = w.raw.Close() })
+	start := time.Now()
+	floodKeyUpdates(w, 1024, start.Add(2*time.Second)) // the answers overflow the buffers
+	return srv, s, start
+}
+
 // tlsServing is a Server serving over TLS (serveTLS).
 type tlsServing struct {
 	addr   string

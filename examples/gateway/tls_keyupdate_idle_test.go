@@ -19,14 +19,7 @@ import (
 // write blocked for ever, out of reach of the read deadline, and the
 // connection kept its max_conns slot until the process ended.
 func TestTLSKeyUpdateFloodHonorsIdleTimeout(t *testing.T) {
-	certFile, keyFile, pool := selfSigned(t, t.TempDir())
-	srv := memkvServer(t, Config{Limits: Limits{IdleTimeout: Duration(time.Second)}})
-	s := serveTLS(t, srv, certFile, keyFile)
-
-	w := dialTLS13Writer(t, s.addr, pool)
-	defer w.raw.Close()
-	start := time.Now()
-	floodKeyUpdates(w, 1024, start.Add(2*time.Second))
+	srv, s, start := keyUpdateFlood(t, time.Second)
 	select {
 	case <-s.closed:
 	case <-time.After(time.Until(start.Add(2 * time.Second))):

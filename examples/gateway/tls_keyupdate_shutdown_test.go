@@ -18,14 +18,7 @@ import (
 // that write's lock, under the server's lock: Shutdown never returned (and
 // with a write deadline, not before it).
 func TestShutdownClosesTLSStuckInKeyUpdate(t *testing.T) {
-	certFile, keyFile, pool := selfSigned(t, t.TempDir())
-	srv := memkvServer(t, Config{Limits: Limits{IdleTimeout: Duration(time.Minute)}})
-	s := serveTLS(t, srv, certFile, keyFile)
-
-	w := dialTLS13Writer(t, s.addr, pool)
-	defer w.raw.Close()
-	// The answers to 1024 KeyUpdates overflow the buffers.
-	floodKeyUpdates(w, 1024, time.Now().Add(2*time.Second))
+	srv, s, _ := keyUpdateFlood(t, time.Minute)
 	select {
 	case <-s.stuck:
 	case <-time.After(2 * time.Second):

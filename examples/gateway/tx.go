@@ -29,6 +29,7 @@ type txState struct {
 	shard   int
 	multi   bool
 	queued  []redcon.Command
+	data    int  // the data commands among queued (the others: UNWATCH)
 	aborted bool // a command failed to queue: EXEC answers EXECABORT
 	// wrote: the connection wrote outside MULTI since WATCH; its reads no
 	// longer come from the transaction's snapshot, which would hide its
@@ -382,6 +383,9 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 		return respErr(fmt.Sprintf("ERR transaction too long (limit %d queued commands)", limit))
 	}
 	s.txs.queued = append(s.txs.queued, redcon.Command{Args: cloneArgs(cmd.Args)})
+	if spec.kind == kindRead || spec.kind == kindWrite {
+		s.txs.data++
+	}
 	return simple("QUEUED")
 }
 
@@ -417,13 +421,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	}
 	// Refused, its data commands count as shed or throttled, as they count
 	// in the requests and errors (observeQueued) and as a refused run's do.
-	data := 0
-	for _, c := range s.txs.queued {
-		if spec, ok := lookupSpec(c.Args[0]); ok && (spec.kind == kindRead || spec.kind == kindWrite) {
-			data++
-		}
-	}
-	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, len(s.txs.queued))), data, time.Now())
+	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, len(s.txs.queued))), s.txs.data, time.Now())
 	if err != nil {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
