@@ -21,10 +21,11 @@ import (
 //
 // ctx belongs to no caller: it carries no caller's values and ends when
 // [Config.FlushTimeout] has passed since dispatch (its Deadline is exact; Done
-// closes at the deadline rounded up to the millisecond, so that flushes share
-// timers). A flush that ignores ctx is not interrupted: it keeps its in-flight
-// slot, and Close waits for it. The flush must not keep reqs or out after it
-// returns; the batcher reuses them. ctx is never reused, so a context derived
+// closes at the deadline rounded up to the millisecond, or to FlushTimeout/8192
+// when that is longer, so that flushes share timers and a long FlushTimeout
+// keeps at most about 8192 of them). A flush that ignores ctx is not
+// interrupted: it keeps its in-flight slot, and Close waits for it. The flush
+// must not keep reqs or out after it returns; the batcher reuses them. ctx is never reused, so a context derived
 // from it may outlive the flush: it is done at its deadline, or by the time
 // Close returns if that comes first (its Err is then DeadlineExceeded early), so
 // that nothing watching it outlives the batcher.

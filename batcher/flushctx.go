@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -14,9 +15,15 @@ import (
 // millisecond (one timer per millisecond of deadlines in use, not one per
 // flush): context.WithTimeout cost four allocations and a timer per batch,
 // which natural batching, with its many small batches, paid per request.
+// A channel lives until its deadline, whether or not its flushes have
+// returned, so with a FlushTimeout longer than deadlineSlots milliseconds the
+// width of a bucket is FlushTimeout/deadlineSlots instead: at most about
+// deadlineSlots buckets, whatever the timeout (one per millisecond of an hour
+// was 3.6 million, over a gigabyte).
 //
-// Done closes when the deadline, rounded up to a whole millisecond since New,
-// has passed, or when Close has waited out every flush, whichever is first
+// Done closes when the deadline, rounded up to a whole bucket (a millisecond,
+// or FlushTimeout/deadlineSlots) since New, has passed, or when Close has
+// waited out every flush, whichever is first
 // (closeDeadlines: a kept context must not hold a timer past Close); Err
 // returns DeadlineExceeded from then on (never before Done is closed);
 // Deadline is exact.
@@ -43,23 +50,37 @@ func (c *flushCtx) Err() error {
 // deadlines hands out the shared Done channels of flush contexts.
 type deadlines struct {
 	mu      sync.Mutex
-	buckets map[int64]*deadlineBucket // by millisecond since New
+	buckets map[int64]*deadlineBucket // by the time it closes, ns since New
 	closed  bool
 }
+
+// deadlineSlots bounds the deadline buckets alive at once: a bucket is a
+// millisecond wide, or FlushTimeout/deadlineSlots when that is longer.
+const deadlineSlots = 8192
 
 type deadlineBucket struct {
 	ch    chan struct{}
 	timer *time.Timer
 }
 
-// doneAt returns the channel closed once now() reaches the millisecond of
-// deadline (ns since New, rounded up). now is now() at the call.
-func (b *Batcher[G, Req, Resp]) doneAt(deadline, now int64) <-chan struct{} {
+// doneAt returns the channel closed once now() reaches deadline (ns since
+// New) rounded up to its bucket, whose width is a millisecond or timeout
+// (FlushTimeout) over deadlineSlots, whichever is longer. now is now() at the
+// call.
+func (b *Batcher[G, Req, Resp]) doneAt(deadline, now int64, timeout time.Duration) <-chan struct{} {
 	d := &b.deadlines
-	ms := (deadline + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+	width := max(int64(time.Millisecond), int64(timeout)/deadlineSlots)
+	at := deadline - deadline%width
+	if at < deadline {
+		if at > math.MaxInt64-width { // a deadline at the end of time
+			at = math.MaxInt64
+		} else {
+			at += width
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if bk := d.buckets[ms]; bk != nil {
+	if bk := d.buckets[at]; bk != nil {
 		return bk.ch
 	}
 	ch := make(chan struct{})
@@ -71,15 +92,15 @@ func (b *Batcher[G, Req, Resp]) doneAt(deadline, now int64) <-chan struct{} {
 		d.buckets = make(map[int64]*deadlineBucket)
 	}
 	bk := &deadlineBucket{ch: ch}
-	bk.timer = time.AfterFunc(time.Duration(ms*int64(time.Millisecond)-now), func() {
+	bk.timer = time.AfterFunc(time.Duration(at-now), func() {
 		d.mu.Lock()
-		if d.buckets[ms] == bk {
-			delete(d.buckets, ms)
+		if d.buckets[at] == bk {
+			delete(d.buckets, at)
 			close(ch)
 		}
 		d.mu.Unlock()
 	})
-	d.buckets[ms] = bk
+	d.buckets[at] = bk
 	return ch
 }
 
