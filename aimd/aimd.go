@@ -329,7 +329,7 @@ func (l *Limiter) step(now time.Time) error {
 	switch {
 	case load > c.Target:
 		l.above++
-	case load <= c.Target: // not NaN
+	case load >= 0 && load <= c.Target: // not NaN nor negative: no reading, as in Update
 		l.above = 0
 	}
 	lp, rp := c.limitP, c.rateP
