@@ -266,7 +266,7 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 	}
 	var user, pass, name []byte // as Redis: parse every option, then apply
 	for i := 2; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(a[i])); {
+		switch opt := strings.ToUpper(string(cString(a[i]))); { // as Redis's strcasecmp reads it
 		case opt == "AUTH" && i+2 < len(a):
 			user, pass = a[i+1], a[i+2]
 			i += 2

@@ -9,7 +9,8 @@ import (
 
 // setOptions parses the options of SET a[1] a[2] as Redis 7 does: NX, XX,
 // GET, and one of EX n, PX n, EXAT t, PXAT t and KEEPTTL, in any order and
-// case, a repeated one allowed (the last n counting); NX with XX, two of the
+// case, each word read as a C string (up to a NUL byte: "NX\x00..." is NX),
+// a repeated one allowed (the last n counting); NX with XX, two of the
 // expiry options, a missing n or another word is a syntax error, found
 // before n is checked. n must be a positive integer whose expiry, in
 // milliseconds (from now for EX and PX), fits an int64. GET, EXAT, PXAT and
@@ -19,7 +20,7 @@ import (
 func setOptions(a [][]byte) (nx, xx bool, ttl time.Duration, bad respErr) {
 	unit, n, refused := "", []byte(nil), ""
 	for i := 3; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(a[i])); {
+		switch opt := strings.ToUpper(string(cString(a[i]))); {
 		case opt == "NX" && !xx:
 			nx = true
 		case opt == "XX" && !nx:
