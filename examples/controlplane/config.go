@@ -61,7 +61,8 @@ type Config struct {
 	// region, one failover step. Default 1s.
 	Cadence time.Duration
 	// Rollout is the initial rollout flag set; the zero value routes nothing through
-	// the gateways (everything direct) until [Plane.SetRollout].
+	// the gateways (everything direct) until [Plane.SetRollout]. Its strings must
+	// be valid UTF-8, as for SetRollout.
 	Rollout rollout.Config
 
 	// Balancer tunes the per-region weight controller (one balancer per region:

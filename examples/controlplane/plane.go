@@ -2,11 +2,13 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tierkit/tierkit/balancer"
 	"github.com/tierkit/tierkit/examples/client"
@@ -85,7 +87,7 @@ func New(cfg Config) (*Plane, error) {
 	if err != nil {
 		return nil, err
 	}
-	flags, err := rollout.New(c.Rollout)
+	flags, err := newFlags(c.Rollout)
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +204,13 @@ func (p *Plane) pollAll(ctx context.Context, gws []Gateway) map[string]pollResul
 }
 
 // SetRollout validates cfg and publishes it at once (a new version), including the
-// kill switch. On error the previous flags stay in force.
+// kill switch. On error (one wrapping rollout.ErrInvalidConfig) the previous flags
+// stay in force. Besides rollout's own checks, every string of cfg (services,
+// prefixes, regions, salts) must be valid UTF-8: the routes document is JSON,
+// which would replace the other bytes, and followers would decide otherwise than
+// the plane.
 func (p *Plane) SetRollout(cfg rollout.Config) error {
-	flags, err := rollout.New(cfg)
+	flags, err := newFlags(cfg)
 	if err != nil {
 		return err
 	}
@@ -327,6 +333,23 @@ func (p *Plane) balancerConfig() balancer.Config {
 		return b.Config()
 	}
 	return p.cfg.Balancer
+}
+
+// newFlags compiles cfg after checking that it survives the routes document: JSON
+// replaces the bytes of a string that are not UTF-8 with U+FFFD, so a binary
+// prefix or salt would reach followers changed (and two prefixes could become
+// one, which no follower could decode).
+func newFlags(cfg rollout.Config) (*rollout.Flags, error) {
+	for i, r := range cfg.Rules {
+		strs := append([]string{r.Service, r.Prefix, r.Salt}, r.Regions...)
+		for _, s := range strs {
+			if !utf8.ValidString(s) {
+				return nil, fmt.Errorf("controlplane: rollout rule %d: %q is not UTF-8, which the routes document (JSON) cannot carry: %w",
+					i, s, rollout.ErrInvalidConfig)
+			}
+		}
+	}
+	return rollout.New(cfg)
 }
 
 func cloneRollout(c rollout.Config) rollout.Config {
