@@ -74,12 +74,39 @@ type hotSlot struct {
 	wake   atomic.Pointer[hotWait]
 }
 
-// hotReader is what a connection remembers of its last GET of a coalesced
-// key: the key's hash and the cycle of its slot it came in. Only the
-// connection's own goroutine uses it.
+// hotReader is what a connection remembers of its last GETs of coalesced
+// keys: of each of the last hotReaderKeys keys it read, the key's hash and
+// the cycle of its slot its last GET of the key came in, the most recent
+// first. A connection that reads other keys between its GETs of a hot key
+// (two hot keys in turn, or a hot key and the keys it leads to) is still
+// known to come back: remembering its last key only, it was counted as a new
+// reader in every cycle, the key expected twice the readers it had, and
+// every wait that could ran out of the linger. Only the connection's own
+// goroutine uses it.
 type hotReader struct {
+	keys [hotReaderKeys]hotRead
+}
+
+type hotRead struct {
 	h     uint64
 	cycle uint32
+}
+
+// hotReaderKeys is how many keys a connection's hotReader remembers.
+const hotReaderKeys = 4
+
+// read records a GET of the key with hash h in cycle c of its slot, and
+// reports whether the connection's last GET of the key came in c or the
+// cycle before.
+func (rd *hotReader) read(h uint64, c uint32) (recent bool) {
+	i := 0
+	for i < len(rd.keys)-1 && rd.keys[i].h != h {
+		i++
+	}
+	recent = rd.keys[i].h == h && c-rd.keys[i].cycle <= 1
+	copy(rd.keys[1:i+1], rd.keys[:i]) // the last is dropped if h is new
+	rd.keys[0] = hotRead{h: h, cycle: c}
+	return recent
 }
 
 // hotWait is a fetch waiting for its cycle's GETs.
@@ -128,18 +155,12 @@ func (k *hotKeys) arrived(h uint64, rd *hotReader) {
 		s.seen.Store(0)
 		s.gets.Store(1)
 		if rd != nil {
-			rd.h, rd.cycle = h, s.cycle.Load()
+			rd.read(h, s.cycle.Load())
 		}
 		return
 	}
-	if rd == nil {
+	if rd == nil || rd.read(h, s.cycle.Load()) {
 		s.seen.Add(1)
-	} else {
-		c := s.cycle.Load()
-		if rd.h == h && c-rd.cycle <= 1 {
-			s.seen.Add(1)
-		}
-		rd.h, rd.cycle = h, c
 	}
 	n := s.gets.Add(1)
 	if w := s.wake.Load(); w != nil && n >= w.need && s.wake.CompareAndSwap(w, nil) {

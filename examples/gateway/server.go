@@ -71,7 +71,7 @@ type session struct {
 	quit   bool
 	txs    txState
 	pipe   pipeScratch // reused by every pipeline of the session
-	hot    hotReader   // its last GET of a coalesced key (hotkeys.go); used only when solo
+	hot    hotReader   // its last GETs of coalesced keys (hotkeys.go); used only when solo
 	// solo: the chunk being executed is one command, run on the session's
 	// goroutine (a pipeline's commands can run on workers at once). Set by
 	// execute before any of the chunk's commands runs.
