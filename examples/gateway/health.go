@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +23,17 @@ import (
 // logged only if it lasts healthLogDelay, and the next warning counts the
 // ones that were not. A request context's cancellation is not a failure of
 // the shard.
+//
+// mu orders the transitions (up to down with the outage's start, down to up
+// with its end): without it, a batch answering between a failure's marking
+// the shard down and its recording the outage's start ended the outage with
+// the previous outage's start (a down_for hours long in the log), and a
+// failure could log "unreachable" for a shard that answered meanwhile. The
+// two log lines are written under it, so a shard's lines alternate. Batches
+// of a shard that stays up, or stays down once its outage is logged, take no
+// lock.
 type shardHealth struct {
+	mu         sync.Mutex
 	down       atomic.Bool
 	since      atomic.Int64  // unix ns: the first failure of the current outage
 	outage     atomic.Uint64 // failed batches in the current outage
@@ -45,11 +56,7 @@ func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 	}
 	h := &g.health[shard]
 	h.failed.Add(1)
-	if !h.down.Load() && h.down.CompareAndSwap(false, true) {
-		h.since.Store(now.UnixNano())
-		h.outage.Store(1)
-		h.logged.Store(false)
-	} else {
+	if h.down.Load() || !h.markDown(now) {
 		h.outage.Add(1)
 	}
 	if h.logged.Load() {
@@ -59,11 +66,29 @@ func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 	if ns-h.lastLog.Load() < int64(healthLogEvery) && ns-h.since.Load() < int64(healthLogDelay) {
 		return
 	}
-	if h.logged.CompareAndSwap(false, true) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.down.Load() && !h.logged.Load() { // not ended, nor logged, meanwhile
+		h.logged.Store(true)
 		h.lastLog.Store(ns)
 		g.log.Warn("backend shard unreachable: its keys fail until it answers", "shard", shard, "err", err,
 			"unlogged_outages", h.suppressed.Swap(0))
 	}
+}
+
+// markDown starts an outage at now unless one is on: it reports whether it
+// did.
+func (h *shardHealth) markDown(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.down.Load() {
+		return false
+	}
+	h.since.Store(now.UnixNano())
+	h.outage.Store(1)
+	h.logged.Store(false)
+	h.down.Store(true)
+	return true
 }
 
 // shardAnswered records a batch of shard that succeeded and logs the end of
@@ -71,9 +96,15 @@ func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 // load (and reads no clock).
 func (g *Gateway) shardAnswered(shard int, now func() time.Time) {
 	h := &g.health[shard]
-	if !h.down.Load() || !h.down.CompareAndSwap(true, false) {
+	if !h.down.Load() {
 		return
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.down.Load() {
+		return
+	}
+	h.down.Store(false)
 	if !h.logged.Load() {
 		h.suppressed.Add(1)
 		return
