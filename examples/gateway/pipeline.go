@@ -52,6 +52,9 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	defer func() {
 		clear(cs) // drop the funcs and errors; the arrays stay for the next run
 		sp.plain, sp.refs = cs[:0], all[:0]
+		for _, p := range parts {
+			p.forget()
+		}
 	}()
 	g.n.commands.Add(uint64(len(run)))
 	ss.tenant.requests.Add(uint64(len(run)))
@@ -279,18 +282,29 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 		sp.parts = append(sp.parts, &plainPart{gets: map[string]int{}})
 	}
 	for _, p := range sp.parts[:shards] {
-		clear(p.ops) // drop the last run's keys and values
-		clear(p.gkeys)
-		clear(p.wops)
-		clear(p.vals)
-		if p.indexed {
-			clear(p.gets)
-		}
+		p.forget()
 		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets,
 			gkeys: p.gkeys[:0], gpos: p.gpos[:0], wops: p.wops[:0], wpos: p.wpos[:0],
 			vals: p.vals[:0], missed: p.missed[:0]}
 	}
 	return sp.parts[:shards]
+}
+
+// forget drops what the part holds of its run, keeping its arrays: its keys
+// and SET values share the bytes of the read they came in (argString), which
+// the session would otherwise keep alive until its next plain run (for as
+// long as an idle connection stays open), and its results are the replies'.
+// runPlain calls it once the run is answered.
+func (p *plainPart) forget() {
+	clear(p.ops)
+	clear(p.gkeys)
+	clear(p.wops)
+	clear(p.vals)
+	if p.indexed {
+		clear(p.gets)
+	}
+	p.ops, p.gkeys, p.wops, p.vals = p.ops[:0], p.gkeys[:0], p.wops[:0], p.vals[:0]
+	p.res, p.err, p.indexed = nil, nil, false
 }
 
 // plainReply builds the reply of a plain GET, SET or MGET from the results of
