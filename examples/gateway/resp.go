@@ -50,6 +50,40 @@ func hasCode(s string) bool {
 	return false
 }
 
+// replyWriter is a connection's redcon.Writer, which holds what it is given
+// until Flush writes it in one call, with the server's flush (which pushes
+// the write deadline forward) called whenever the values written since the
+// last Flush pass maxHeldReplies bytes, within a reply as between two. The
+// chunk flush of serveConn bounds the replies held to max_pipeline of them,
+// not their bytes: a chunk of 128 GETs of one 4 MiB value, sent in 2 KB,
+// held 512 MiB in the writer before its first write (an MGET of max_args
+// keys of it, 4 GiB), and a client that read nothing kept it so for
+// write_timeout.
+type replyWriter struct {
+	*redcon.Writer
+	flush func() error // the server's: pushes the write deadline, then Flush
+	held  int          // bytes of values written since the last Flush
+}
+
+// maxHeldReplies is how many bytes of values a replyWriter holds before it
+// flushes: redcon's Writer keeps a buffer up to 256 KiB for the next replies.
+const maxHeldReplies = 256 << 10
+
+// Flush writes what the writer holds.
+func (w *replyWriter) Flush() error {
+	w.held = 0
+	return w.Writer.Flush()
+}
+
+// wrote counts a value of n bytes just written, and flushes once the values
+// held pass maxHeldReplies (a failed write ends the connection at its next
+// Flush: the Writer keeps the error and writes nothing more).
+func (w *replyWriter) wrote(n int) {
+	if w.held += n; w.held >= maxHeldReplies {
+		_ = w.flush()
+	}
+}
+
 // writeReply encodes v for protocol version proto (2 or 3).
 // bulks is an array of bulk strings whose nil elements are nulls: MGET's
 // reply, without an interface (an allocation) around each value.
@@ -59,7 +93,7 @@ type bulks [][]byte
 // struct of one pointer goes into an interface without an allocation.
 type bulkRef struct{ v *[]byte }
 
-func writeReply(w *redcon.Writer, proto int, v any) {
+func writeReply(w *replyWriter, proto int, v any) {
 	switch v := v.(type) {
 	case simple:
 		w.WriteString(string(v))
@@ -71,17 +105,19 @@ func writeReply(w *redcon.Writer, proto int, v any) {
 		w.WriteInt64(int64(v))
 	case []byte:
 		if v == nil {
-			writeNull(w, proto)
+			writeNull(w.Writer, proto)
 			return
 		}
 		w.WriteBulk(v)
+		w.wrote(len(v))
 	case string:
 		w.WriteBulkString(v)
+		w.wrote(len(v))
 	case nullReply, nil:
-		writeNull(w, proto)
+		writeNull(w.Writer, proto)
 	case nullArray:
 		if proto >= 3 {
-			writeNull(w, proto)
+			writeNull(w.Writer, proto)
 		} else {
 			w.WriteRaw([]byte("*-1\r\n"))
 		}
@@ -92,17 +128,19 @@ func writeReply(w *redcon.Writer, proto int, v any) {
 		}
 	case bulkRef:
 		if *v.v == nil {
-			writeNull(w, proto)
+			writeNull(w.Writer, proto)
 			return
 		}
 		w.WriteBulk(*v.v)
+		w.wrote(len(*v.v))
 	case bulks:
 		w.WriteArray(len(v))
 		for _, e := range v {
 			if e == nil {
-				writeNull(w, proto)
+				writeNull(w.Writer, proto)
 			} else {
 				w.WriteBulk(e)
+				w.wrote(len(e))
 			}
 		}
 	case respMap:

@@ -260,7 +260,7 @@ func (s *Server) serveConn(ss *session) {
 	}()
 	lim := s.cfg.Limits
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
-	wr := redcon.NewWriter(ss.conn)
+	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
 	// Deadlines are pushed forward at most every eighth of their timeout (a
 	// connection idle for between 7/8 and all of IdleTimeout is closed):
 	// setting one per command is a timer update per command.
@@ -279,6 +279,7 @@ func (s *Server) serveConn(ss *session) {
 		}
 		return wr.Flush()
 	}
+	wr.flush = flush
 	for {
 		if now := time.Now(); now.Sub(readSet) >= idle/8 {
 			s.mu.Lock()
@@ -296,7 +297,7 @@ func (s *Server) serveConn(ss *session) {
 		}
 		cmds, err := rd.ReadCommands()
 		if err != nil {
-			s.readFailed(ss, wr, err)
+			s.readFailed(ss, wr.Writer, err)
 			return
 		}
 		attack := false
