@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 	"github.com/tierkit/tierkit/hashring"
 )
 
@@ -66,7 +67,7 @@ func startGateway(t testing.TB, redisShards ...string) *gatewayProc {
 	g := &gatewayProc{cmd: exec.Command(gatewayBin, args...), drained: make(chan struct{})}
 	stderr, err := g.cmd.StderrPipe()
 	require.NoError(t, err)
-	require.NoError(t, g.cmd.Start())
+	require.NoError(t, childproc.Start(g.cmd)) // dies with this process, cleanups or not
 	t.Cleanup(func() { g.stop(syscall.SIGKILL) })
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() { // the gateway logs its address once it serves; bounded by its exit
@@ -103,7 +104,7 @@ func startRedis(t testing.TB) string {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--loglevel", "warning")
-	require.NoError(t, cmd.Start())
+	require.NoError(t, childproc.Start(cmd)) // dies with this process, cleanups or not
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()

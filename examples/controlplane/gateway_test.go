@@ -23,6 +23,7 @@ import (
 
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -78,7 +79,7 @@ func startGateway(t testing.TB) *gatewayProc {
 	g.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	stderr, err := g.cmd.StderrPipe()
 	require.NoError(t, err)
-	require.NoError(t, g.cmd.Start())
+	require.NoError(t, childproc.Start(g.cmd)) // dies with this process, cleanups or not
 	t.Cleanup(func() { g.stop() })
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() { // bounded by the process's exit

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
@@ -53,7 +54,7 @@ func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--loglevel", "warning"}, extra...)
 	r.cmd = exec.Command(bin, args...)
-	require.NoError(t, r.cmd.Start())
+	require.NoError(t, childproc.Start(r.cmd)) // dies with this process, cleanups or not
 	// Bounded readiness poll: the server has no way to tell us it listens.
 	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()

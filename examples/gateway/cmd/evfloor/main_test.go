@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 )
 
 // TestMain runs the proxy itself when EVFLOOR_SERVE is set ("addr
@@ -78,7 +80,7 @@ func startFloor(t *testing.T) (addr string, shards []string) {
 	for range 2 {
 		port := freePort(t)
 		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-		require.NoError(t, cmd.Start())
+		require.NoError(t, childproc.Start(cmd)) // dies with this process, cleanups or not
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		shards = append(shards, "127.0.0.1:"+strconv.Itoa(port))
 	}
@@ -88,7 +90,7 @@ func startFloor(t *testing.T) (addr string, shards []string) {
 	addr = "127.0.0.1:" + strconv.Itoa(freePort(t))
 	srv := exec.Command(os.Args[0], "-test.run=^$")
 	srv.Env = append(os.Environ(), "EVFLOOR_SERVE="+addr+" "+strings.Join(shards, ","))
-	require.NoError(t, srv.Start())
+	require.NoError(t, childproc.Start(srv))
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
 	waitPing(t, addr)
 	return addr, shards
