@@ -21,25 +21,36 @@ import (
 
 // redisServer is a redis-server started by a test on a free loopback port.
 type redisServer struct {
-	addr string
-	cmd  *exec.Cmd
+	addr   string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd exited and was reaped
 }
 
 // startRedis starts a throwaway redis-server (no persistence) on a free
 // loopback port and stops it at cleanup. scripts/setup.sh installs
 // redis-server; without it the test fails rather than skips, so CI notices.
+//
+// The port is free when it is picked but not reserved: another process may
+// bind it, or take it as the local port of a connection, before the server
+// does. The server then exits at start, and startRedis tries another port.
 func startRedis(t testing.TB, extra ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port)}
-	r.start(t, bin, port, extra...)
-	t.Cleanup(r.stop)
-	return r
+	ping := func(c *redis.Client) error { return c.Ping(context.Background()).Err() }
+	for try := 1; ; try++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := ln.Addr().(*net.TCPAddr).Port
+		require.NoError(t, ln.Close())
+		r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port)}
+		err = r.tryStart(bin, port, ping, extra...)
+		if err == nil {
+			t.Cleanup(r.stop)
+			return r
+		}
+		require.Less(t, try, 5, "%v", err)
+	}
 }
 
 func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string) {
@@ -49,20 +60,49 @@ func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string)
 
 // startUntil starts r's server on port and waits until ready answers
 // without error (start: PING, which a server loading its dataset refuses).
+// It fails the test if the server exits first (the port was taken) or does
+// not get ready in about 2 s.
 func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(*redis.Client) error, extra ...string) {
 	t.Helper()
+	require.NoError(t, r.tryStart(bin, port, ready, extra...))
+}
+
+// tryStart starts r's server on port and waits until ready answers without
+// error and the server answering is r's own process (INFO's process_id):
+// when the port was taken, ready may be answered by another server, that of
+// another test, while r's exits. It returns an error if r's server exits or
+// is not ready within about 2 s, and then leaves nothing running.
+func (r *redisServer) tryStart(bin string, port int, ready func(*redis.Client) error, extra ...string) error {
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--loglevel", "warning"}, extra...)
 	r.cmd = exec.Command(bin, args...)
-	require.NoError(t, childproc.Start(r.cmd)) // dies with this process, cleanups or not
+	if err := childproc.Start(r.cmd); err != nil { // dies with this process, cleanups or not
+		r.cmd = nil
+		return err
+	}
+	r.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) { _ = cmd.Wait(); close(exited) }(r.cmd, r.exited)
+	pid := strconv.Itoa(r.cmd.Process.Pid)
 	// Bounded readiness poll: the server has no way to tell us it listens.
 	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()
 	for i := 0; ; i++ {
-		if ready(c) == nil {
-			return
+		select {
+		case <-r.exited:
+			r.cmd = nil
+			return fmt.Errorf("redis-server on %s exited at start (port taken?)", r.addr)
+		default:
 		}
-		require.Less(t, i, 200, "redis-server on %s did not start", r.addr)
+		if ready(c) == nil {
+			s, err := c.Info(context.Background(), "server").Result()
+			if err == nil && strings.Contains(s, "\r\nprocess_id:"+pid+"\r\n") {
+				return nil
+			}
+		}
+		if i >= 200 {
+			r.stop()
+			return fmt.Errorf("redis-server on %s did not start", r.addr)
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -70,7 +110,7 @@ func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(
 func (r *redisServer) stop() {
 	if r.cmd != nil && r.cmd.Process != nil {
 		_ = r.cmd.Process.Kill()
-		_ = r.cmd.Wait()
+		<-r.exited
 		r.cmd = nil
 	}
 }
