@@ -186,8 +186,12 @@ func runLoop(cfg loopConfig) (loopResult, error) {
 		gc = float64(cfg.GCWork) / float64(cfg.GCEvery)
 	}
 	m.res.Capacity = (cfg.Target()*float64(cfg.Cores) - gc) / perReq * float64(time.Second)
+	// The mix at that capacity on the model's cores: realScenario's unit of
+	// service is for GOMAXPROCS slots, so it is taken again for Cores, or the
+	// load offered would depend on the machine the model runs on.
 	s := realScenario(cfg.Warmup+cfg.Duration, m.res.Capacity, 1)
 	s.Slots = cfg.Cores
+	s.Unit = time.Duration(float64(s.Slots) / m.res.Capacity * float64(time.Second))
 	s.Seed = cfg.Seed
 	m.reqs, _ = s.arrivals()
 	m.rejected = make([]bool, s.Normal+s.Noisy)
