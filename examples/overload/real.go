@@ -526,7 +526,9 @@ func (c *control) record(now time.Time, v float64) {
 	n := c.probe.read(c.stats, st)
 	p := period{at: now.Sub(c.begin), load: v, limit: c.t.lim.Limit(), inflight: st.InFlight,
 		queued: st.Queued, level: st.ShareLevel}
-	wall := aimd.DefaultPeriod
+	// The first period's counters run from the start, where measure read
+	// them, to the first tick of a period wholly inside the run: 100-200 ms.
+	wall := p.at
 	if len(c.periods) > 0 {
 		wall = p.at - c.periods[len(c.periods)-1].at
 	}
