@@ -90,10 +90,12 @@ func (r *realResult) print(w io.Writer) {
 		100*useful/run/r.capacity, r.capacity)
 	if r.cpuPerReqAfter > 0 {
 		// The capacity the two calibrations give on average, for reading a
-		// run in which the machine changed state; not the judged figure.
-		both := r.cfg.Target * r.cfg.Cores / ((r.cpuPerReq + r.cpuPerReqAfter).Seconds() / 2)
+		// run in which the machine changed state; not the judged figure. The
+		// work served is counted in the same calibration's unit.
+		mean := (r.cpuPerReq + r.cpuPerReqAfter) / 2
+		both := r.cfg.Target * r.cfg.Cores / mean.Seconds()
 		fmt.Fprintf(w, "  goodput against the mean of the calibrations before and after the run: %.2f%% (/ %.0f)\n",
-			100*useful/run/both, both)
+			100*r.usefulUnitsAt(mean)/run/both, both)
 	}
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
@@ -114,8 +116,12 @@ func (r *realResult) print(w io.Writer) {
 // request of cost c is (c x Work + overhead) / cpuPerReq of them, not c: it
 // pays the overhead once. Counted as c, a cost-4 run's goodput read about a
 // point high.
-func (r *realResult) usefulUnits() float64 {
-	per := r.cpuPerReq.Seconds()
+func (r *realResult) usefulUnits() float64 { return r.usefulUnitsAt(r.cpuPerReq) }
+
+// usefulUnitsAt is usefulUnits in the unit of a calibration of cpuPerReq per
+// request (its overhead is cpuPerReq less the work).
+func (r *realResult) usefulUnitsAt(cpuPerReq time.Duration) float64 {
+	per := cpuPerReq.Seconds()
 	if per <= 0 {
 		return 0
 	}
