@@ -89,7 +89,9 @@ func (tx *Tx) readMem() int {
 // mergeReads replaces the read keys and ranges by fewer ranges covering all
 // of them (a superset: it can add false conflicts, never lose one). It
 // merges overlapping ranges, then neighbours pairwise, until the read set
-// takes at most a quarter of what it took, or is one range.
+// takes at most a quarter of what it took, or is one range. A merge that
+// would not make the read set smaller (a single point read, whose range
+// takes about twice its bytes) is not made.
 func (tx *Tx) mergeReads() {
 	before := tx.readMem()
 	if before == 0 {
@@ -141,12 +143,17 @@ func (tx *Tx) mergeReads() {
 		}
 		merged = out
 	}
+	after := size(merged)
+	if after >= before {
+		// Nothing saved (one point read becomes a range of about twice
+		// its bytes): keep the read set as it is.
+		return
+	}
 	tx.c.rbuf, tx.c.rends = tx.c.rbuf[:0], tx.c.rends[:0]
 	tx.c.rranges = tx.c.rranges[:0]
 	for _, x := range merged {
 		tx.c.rranges = append(tx.c.rranges, x.b, x.e)
 	}
-	after := size(merged)
 	tx.mem += after - before
 	if tx.acct != nil {
 		tx.acct.add(after - before)
