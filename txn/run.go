@@ -102,7 +102,9 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 	for attempt := 0; attempt < pol.MaxAttempts; attempt++ {
 		if attempt > 0 {
 			ceil := pol.MaxBackoff
-			if sh := min(attempt-1, 30); pol.BaseBackoff <= pol.MaxBackoff>>sh {
+			// Up to 62 doublings: a ceiling of MaxBackoff more than 2^30
+			// times BaseBackoff is reached too. BaseBackoff is at least 1.
+			if sh := min(attempt-1, 62); pol.BaseBackoff <= pol.MaxBackoff>>sh {
 				ceil = pol.BaseBackoff << sh // cannot overflow: at most MaxBackoff
 			}
 			d := rand.N(ceil)                         // below the ceiling; ceil+1 overflows at the largest duration
