@@ -47,11 +47,16 @@ func (tx *Tx) chargeSlow(n int) error {
 	if !tx.overBudget() {
 		return nil
 	}
+	tx.refund(n)
+	return ErrTooLarge
+}
+
+// refund gives back n bytes charged before.
+func (tx *Tx) refund(n int) {
 	tx.mem -= n
 	if tx.acct != nil {
 		tx.acct.add(-n)
 	}
-	return ErrTooLarge
 }
 
 // recordKey adds a point read to the read set.

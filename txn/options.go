@@ -47,8 +47,8 @@ type Options struct {
 	// ErrDeadline, which ends the transaction (counted as failed by a
 	// Manager); later operations fail with ErrDone.
 	Deadline time.Time
-	// MemoryBudget bounds the bytes of keys, values and read-set entries the
-	// transaction holds. Over it, read keys and ranges first merge into
+	// MemoryBudget bounds the bytes of keys, values, read-set entries and
+	// open savepoints (an entry's overhead each) the transaction holds. Over it, read keys and ranges first merge into
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
 	// ErrTooLarge: it is refused, and the transaction stays usable (roll

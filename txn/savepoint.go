@@ -7,9 +7,16 @@ type Savepoint struct {
 	gen   uint64
 }
 
-// Savepoint opens a savepoint nested in any open ones.
+// Savepoint opens a savepoint nested in any open ones. An open savepoint is
+// charged to MemoryBudget (and the manager's budget) as a write entry's
+// overhead is, until it is released or rolled past: a transaction opening
+// savepoints it never releases is refused with ErrTooLarge, as one buffering
+// writes without end is, rather than growing past its budgets.
 func (tx *Tx) Savepoint() (Savepoint, error) {
 	if err := tx.checkOp(); err != nil {
+		return Savepoint{}, err
+	}
+	if err := tx.charge(entryOverhead); err != nil {
 		return Savepoint{}, err
 	}
 	return tx.c.wb.savepoint(len(tx.c.wranges)), nil
@@ -29,6 +36,7 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
+	tx.refund(entryOverhead * (len(tx.c.wb.sps) - sp.depth)) // the nested ones
 	tx.c.wranges = tx.c.wranges[:tx.c.wb.rollbackTo(sp)]
 	return nil
 }
@@ -41,6 +49,7 @@ func (tx *Tx) Release(sp Savepoint) error {
 	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
+	tx.refund(entryOverhead * (len(tx.c.wb.sps) - sp.depth + 1))
 	tx.c.wb.release(sp)
 	return nil
 }
