@@ -224,9 +224,11 @@ func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
 // (unlockPolicy), as otter and Caffeine buffer writes. Writers that queued on
 // the lock parked, and on 2 cores a parked writer left a core idle until the
 // scheduler woke it. Only when the stripe's buffer is full or busy does the
-// writer wait, which bounds the deferred nodes (and so how far the index can
-// run ahead of the capacity) at addLen per stripe. A single goroutine always
-// gets the lock, so its replay is exactly that of a strict policy.
+// writer wait, which bounds the deferred nodes at addLen per stripe. The
+// index runs ahead of the capacity by those, and by the entry of each writer
+// that waits here: one per waiting writer, not bounded by the stripes. A
+// single goroutine always gets the lock, so its replay is exactly that of a
+// strict policy.
 func (c *Cache[K, V]) admit(n *node[K]) {
 	if n == nil {
 		return

@@ -52,10 +52,12 @@
 // background drain and overshoot at small capacities, by 60% on average at 250
 // entries (bench/cache/README.md). A writer that finds the lock held leaves its
 // new entry in its stripe's buffer (at most 8) for the lock's holder to admit,
-// and waits only when that buffer is full; so under concurrent writes the index
-// runs ahead of Capacity by at most 8 entries per stripe (16 to 64 stripes), for
-// as long as the lock is busy. [Cache.Len] admits those entries first and never
-// exceeds Capacity.
+// and waits only when that buffer is full, its entry already stored; so under
+// concurrent writes the index runs ahead of Capacity, for as long as the lock
+// is busy, by up to 8 entries per stripe (16 to 64 stripes) and one entry per
+// writer waiting for the lock (as many as there are writers), and by the
+// entries an eviction just chose until it has unlinked them. [Cache.Len]
+// admits the deferred entries first and never exceeds Capacity.
 //
 // # Freshness: the CDC contract
 //
