@@ -39,16 +39,23 @@ type Client struct {
 	pools atomic.Pointer[map[string]*host]
 
 	gateway, direct, retries, failures, skipped, swaps atomic.Uint64
-	// ejectMax is the latest ejection deadline of any host (unix ns), 0 if none
+	// ejectMax is the latest ejection deadline of any host (c.now), 0 if none
 	// was ever ejected: while it is past, routing checks no host.
 	ejectMax atomic.Int64
+	// epoch is when the client was made: deadlines are monotonic nanoseconds
+	// since it (c.now), so a wall clock stepped back does not keep an ejected
+	// host out for the step's length.
+	epoch time.Time
 }
+
+// now is the monotonic time since the client was made, in ns, at least 1.
+func (c *Client) now() int64 { return int64(time.Since(c.epoch)) + 1 }
 
 // host is one address's sticky pool, its ejection deadline and its counter.
 type host struct {
 	addr      string
 	rc        *redis.Client
-	downUntil atomic.Int64 // unix nanoseconds; skipped by new requests until then
+	downUntil atomic.Int64 // Client.now; skipped by new requests until then
 	requests  atomic.Uint64
 }
 
@@ -56,7 +63,7 @@ type host struct {
 // starts no goroutine and opens no connection: pools are dialed on first use.
 // Requests fail with ErrNoRoutes until Client.SetRoutes.
 func New(cfg Config) (*Client, error) {
-	c := &Client{hosts: map[string]*host{}}
+	c := &Client{hosts: map[string]*host{}, epoch: time.Now()}
 	c.pools.Store(&map[string]*host{})
 	if err := c.SetConfig(cfg); err != nil {
 		return nil, err
@@ -172,7 +179,7 @@ func (c *Client) route(r *compiled, cfg *Config, key string, count bool) (Target
 	cands := ring.AppendLookupNHash(buf[:0], h, 2) // owner and retry host: the common case
 	var now int64
 	if c.ejectMax.Load() != 0 { // some host was ejected once: read the clock
-		now = time.Now().UnixNano()
+		now = c.now()
 	}
 	first, second := c.usable(r, cands, now)
 	if (first != 0 || second < 0) && ring.Len() > 2 {
@@ -321,9 +328,9 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 	h.requests.Add(1)
 	err = fn(ctx, h.rc)
 	if retryable(ctx, err) {
-		now := time.Now().UnixNano()
+		now := c.now()
 		until := now + int64(cfg.EjectFor)
-		if until < now { // past the year 2262: ejected for good, not wrapped into the past
+		if until < now { // past 292 years: ejected for good, not wrapped into the past
 			until = math.MaxInt64
 		}
 		h.downUntil.Store(until)
