@@ -126,6 +126,12 @@ func (sub *Subscription) push(e Event, st *counters) {
 		sub.n++
 	}
 	sub.mu.Unlock()
+	sub.signal()
+}
+
+// signal leaves the wake-up token for a waiting Next, unless it is there
+// already.
+func (sub *Subscription) signal() {
 	select {
 	case sub.notify <- struct{}{}:
 	default:
@@ -133,7 +139,8 @@ func (sub *Subscription) push(e Event, st *counters) {
 }
 
 // TryNext returns the next event without blocking; ok is false when none is
-// buffered. After a cut-off it returns ErrOverflow, after Close ErrClosed.
+// buffered. After a cut-off it returns ErrOverflow once the buffered events
+// are taken (so does every pending and later Next), after Close ErrClosed.
 func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
@@ -148,14 +155,14 @@ func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
 		if sub.n > 0 || sub.overflow {
 			// The token holds one signal for many pushes: pass it on, so
 			// that another waiting Next takes what is left.
-			select {
-			case sub.notify <- struct{}{}:
-			default:
-			}
+			sub.signal()
 		}
 		return e, true, nil
 	}
 	if sub.overflow {
+		// The cut-off is final and every pending Next must learn it: pass
+		// the token on, as for an event, or a third waiter sleeps forever.
+		sub.signal()
 		return Event{}, false, ErrOverflow
 	}
 	return Event{}, false, nil
