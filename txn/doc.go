@@ -89,13 +89,12 @@
 //
 // Range clears are indexed by a tree at the first lookup after them, so a
 // read after k [Tx.DeleteRange] calls no longer scans all k: a Get of a key
-// outside the write buffer (go test -run '^$' -bench GetAfterClears -count 5
-// -benchtime 20000x ./txn/, medians, load average about 5) took 89 ns and
-// 275 ns after 64 and 4096 clears, against 379 ns and 22 us with the scan,
-// and 37 to 39 ns after one clear either way (interleaved runs of 200,000);
-// savepoint, clear, Get and rollback after 4096 clears
-// (BenchmarkClearGetRollback) 466 ns against 21.7 us. DeleteRange itself
-// measured the same, 50 to 80 ns.
+// outside the write buffer (go test -run '^$' -bench GetAfterClears ./txn/;
+// 8 A B B A rounds against the scan, medians, raw in
+// bench/state_costs26_abba.txt) took 65 ns and 140 ns after 64 and 4096
+// clears, against 361 ns and 20.5 us with the scan, and 37 to 38 ns after
+// one clear either way; savepoint, clear, Get and rollback after 4096
+// clears (BenchmarkClearGetRollback) 452 ns.
 //
 // The proofs (go test ./txn/): Hermitage's cases at three levels against an
 // expected table; every interleaving of six two-transaction scripts; 4,000
