@@ -48,7 +48,9 @@ type Spec struct {
 	Burn    int
 	Cadence time.Duration // the plane's poll + decide period
 	Follow  time.Duration // how often each client polls the plane's routes
-	// HTTP is the plane's dashboard address; "" picks a free loopback port.
+	// HTTP is the plane's dashboard address, on loopback (another is
+	// refused: the API has no authentication); "" picks a free loopback
+	// port. It answers the Host names localhost, 127.0.0.1 and ::1 only.
 	HTTP string
 	// GatewayBin is a built gateway; "" builds one into the cluster's
 	// temporary directory.
@@ -279,19 +281,30 @@ func (c *Cluster) startPlane() error {
 	for _, g := range c.Gateways {
 		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: g.ID, Region: g.Region, RESP: g.RESP, HTTP: g.HTTP, Cores: c.Spec.Cores})
 	}
-	p, err := controlplane.New(cfg)
-	if err != nil {
-		return err
-	}
-	c.Plane = p
 	addr := c.Spec.HTTP
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
+	// The plane's API has no authentication and drives the whole tier (the
+	// rollout, drains, and gateways every client then sends its tenant's
+	// password to), so it is served on loopback only, and answers the
+	// loopback names only: a web page whose domain is resolved anew to
+	// 127.0.0.1 (DNS rebinding) is refused with 403.
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
+		_ = ln.Close()
+		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", ln.Addr())
+	}
+	cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	p, err := controlplane.New(cfg)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	c.Plane = p
 	c.PlaneURL = "http://" + ln.Addr().String()
 	c.srv = &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())

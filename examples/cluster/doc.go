@@ -29,7 +29,8 @@
 //     spill episode and no reversal on the way down.
 //   - noisy-tenant: at reduced capacity (admission limit 2, 25 ms added per
 //     backend call) one tenant floods from both regions: it is shed on every
-//     gateway, no other tenant is shed or fails.
+//     gateway offered well over its capacity and in every region, no other
+//     tenant is shed or fails.
 //   - rollout: the rollout flag ramps 0 -> 50 -> 100% of keys onto the
 //     gateways, then the kill switch sends everything direct as soon as each
 //     client has the routes.

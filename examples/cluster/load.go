@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -139,12 +140,17 @@ func (l *Load) Clients() []*client.Client {
 	return out
 }
 
+// setRate sets the stream's rate in requests/s; a rate that is not positive
+// (or NaN) pauses it. The interval is kept within 1 ns and about 146 years:
+// a huge rate sends as fast as the workers go rather than rounding to 0 (a
+// pause), and a tiny one as good as never rather than overflowing into a
+// negative interval (no pacing at all).
 func (s *stream) setRate(rate float64) {
-	if rate <= 0 {
+	if !(rate > 0) {
 		s.interval.Store(0)
 		return
 	}
-	s.interval.Store(int64(float64(time.Second) / rate))
+	s.interval.Store(int64(min(max(float64(time.Second)/rate, 1), math.MaxInt64/2)))
 }
 
 // pace sends a token to tokens at the stream's rate until ctx ends. A token

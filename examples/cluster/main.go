@@ -17,7 +17,7 @@ import (
 func main() {
 	var (
 		name    = flag.String("scenario", "", "scenarios to run: "+strings.Join(names(), ", ")+" (comma-separated), or all (default: none, run until interrupted)")
-		httpA   = flag.String("http", "127.0.0.1:7070", "dashboard and plane API address (loopback)")
+		httpA   = flag.String("http", "127.0.0.1:7070", "dashboard and plane API address (loopback only)")
 		tenants = flag.Int("tenants", 0, "tenants (default 12)")
 		rate    = flag.Float64("rate", 0, "requests/s per tenant per region (default 10)")
 		cadence = flag.Duration("cadence", 0, "control plane cadence (default 400ms)")

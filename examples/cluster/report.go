@@ -63,7 +63,7 @@ type scenario struct {
 var scenarios = []scenario{
 	{"hot-gateway", "one gateway burns CPU per command: its weight drops and the load evens out", hotGateway},
 	{"region-overload", "a region's demand rises toward overload: it spills to its backup before its hot signal crosses 90%, then returns without flapping", regionOverload},
-	{"noisy-tenant", "one tenant floods the tier at reduced capacity: only it is shed, on every gateway", noisyTenant},
+	{"noisy-tenant", "one tenant floods the tier at reduced capacity: only it is shed, on every gateway offered well over its capacity and in every region", noisyTenant},
 	{"rollout", "rollout 0 -> 50 -> 100%, then the kill switch sends everything direct at once", rolloutRamp},
 	{"killed-gateway", "a gateway process is killed mid-load: clients move to the next host, nothing fails beyond the retry", killedGateway},
 }
