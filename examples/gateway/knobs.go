@@ -100,13 +100,17 @@ func (g *Gateway) registerGatewayKnobs(reg *control.Registry) []error {
 }
 
 // registerAIMDKnobs adds the admission limiter's knobs: its CPU target and
-// its largest limit.
+// its largest limit. The largest limit's lower bound is min_limit (aimd's
+// Min, at least 1), which the limiter refuses a Max below: a bound of 1 let
+// a dry run approve, and a request apply (and then undo) its other knobs
+// before, a value that then failed as apply_failed.
 func (g *Gateway) registerAIMDKnobs(reg *control.Registry) []error {
 	return []error{
 		reg.RegisterFloat(control.FloatKnob{Name: "aimd.target", Doc: "CPU load the admission limit holds", Min: minTargetCPU, Max: 1,
 			Value: g.aimdCfg.Target, MinInterval: time.Second,
 			Apply: func(v float64) error { return g.setAIMDConfig(func() { g.aimdCfg.Target = v }) }}),
-		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands)", Min: 1, Max: maxKnobCount,
+		reg.RegisterInt(control.IntKnob{Name: "aimd.max", Doc: "largest admission limit (concurrent commands), at least min_limit",
+			Min: int64(max(g.aimdCfg.Min, 1)), Max: maxKnobCount,
 			Value: int64(g.aimdCfg.Max), Apply: func(v int64) error { return g.setAIMDConfig(func() { g.aimdCfg.Max = int(v) }) }}),
 	}
 }
