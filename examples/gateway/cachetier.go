@@ -106,15 +106,18 @@ func (ct *cacheTier) memkvCheckpointPeriod() time.Duration {
 // one read only at the next tick would do so for up to a quarter of the old
 // bound (15 minutes after 1 h was lowered). A shorter period also calls f at
 // once, so the entries vouched for by the last call, which may be older than
-// the new bound, are vouched for again. changed may be nil.
+// the new bound, are vouched for again. changed may be nil. Its channel is
+// taken before the first period is read, as after each change: taken after,
+// a change between the two was missed until the first tick of the old
+// cadence.
 func every(ctx context.Context, period func() time.Duration, changed func() <-chan struct{}, f func()) {
-	cur := period()
-	tick := time.NewTicker(cur)
-	defer tick.Stop()
 	var ch <-chan struct{}
 	if changed != nil {
 		ch = changed()
 	}
+	cur := period()
+	tick := time.NewTicker(cur)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
