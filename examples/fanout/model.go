@@ -118,10 +118,10 @@ func reduction(f Fleet) float64 { return direct(f).Total / gateway(f).Total }
 
 // solveDensity finds the shard density at which the model gives the target reduction,
 // by bisection: the reduction falls as the density rises. ok is false when the target
-// is out of reach within [lo, hi].
+// is out of reach within [lo, hi], and for a NaN target, which no density gives.
 func solveDensity(f Fleet, target, lo, hi float64) (density float64, ok bool) {
 	at := func(s float64) float64 { f.ShardDensity = s; return reduction(f) }
-	if at(lo) < target || at(hi) > target {
+	if !(at(lo) >= target && at(hi) <= target) { // written so that NaN fails it
 		return 0, false
 	}
 	for range 200 {
