@@ -169,11 +169,10 @@ func (e *redisTxEngine) unchecked() []byte {
 // forgetReads drops the states of the keys read but not in watched, and
 // the keys read twice among them: reads before the connection's own write
 // are not checked (stateObserver).
-func (e *redisTxEngine) forgetReads(watched []watchedKey) {
-	// A linear search of watched (a few keys), not a set: this runs at each
-	// write after WATCH, and after the first only watched keys are left.
+func (e *redisTxEngine) forgetReads(watched map[string]uint64) {
 	kept := func(k string) bool {
-		return slices.ContainsFunc(watched, func(w watchedKey) bool { return w.key == k })
+		_, ok := watched[k]
+		return ok
 	}
 	for k := range e.seen {
 		if !kept(k) {

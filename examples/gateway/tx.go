@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,18 +36,12 @@ type txState struct {
 	wrote bool
 	// watched: the keys WATCH named, each with the version of the WATCH
 	// that named it first, from which EXEC checks it once the transaction
-	// is rebased.
-	watched []watchedKey
+	// is rebased. At most max_args of them (cmdWatch).
+	watched map[string]uint64
 	// checks: after a rebase, the checks that the watched keys did not
 	// change from their WATCH on, one per version; EXEC commits them before
 	// the transaction.
 	checks []*txn.Tx
-}
-
-// watchedKey is a key WATCH named and the version it was named at.
-type watchedKey struct {
-	key     string
-	version uint64
 }
 
 var (
@@ -147,16 +140,16 @@ func (s *session) rebase() error {
 		return err
 	}
 	byVersion := map[uint64]*txn.Tx{}
-	for _, w := range s.txs.watched {
-		c := byVersion[w.version]
+	for key, version := range s.txs.watched {
+		c := byVersion[version]
 		if c == nil {
-			if c, err = txn.Begin(atVersion{s.txs.eng, w.version}, txn.Options{}); err != nil {
+			if c, err = txn.Begin(atVersion{s.txs.eng, version}, txn.Options{}); err != nil {
 				return fail(err)
 			}
-			byVersion[w.version] = c
+			byVersion[version] = c
 			checks = append(checks, c)
 		}
-		if err := errors.Join(c.AddReadConflictKey([]byte(w.key)), tx.AddReadConflictKey([]byte(w.key))); err != nil {
+		if err := errors.Join(c.AddReadConflictKey([]byte(key)), tx.AddReadConflictKey([]byte(key))); err != nil {
 			return fail(err)
 		}
 	}
@@ -176,7 +169,7 @@ type stateObserver interface {
 	unchecked() []byte
 	// forgetReads drops the states of the keys read but not watched: the
 	// connection writes outside MULTI since WATCH (ownWrite).
-	forgetReads(watched []watchedKey)
+	forgetReads(watched map[string]uint64)
 }
 
 // ownWrite notes that the connection writes outside MULTI since WATCH. As
@@ -296,6 +289,19 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		s.g.n.denied.Add(1)
 		return respErr(errNoPerm.Error())
 	}
+	// The keys watched are bounded as one WATCH's are (max_args): each
+	// is held, and checked at EXEC, until the transaction ends.
+	if limit := s.g.cfg.Limits.MaxArgs; len(s.txs.watched)+len(keys) > limit {
+		added := map[string]bool{}
+		for _, k := range keys {
+			if _, ok := s.txs.watched[k]; !ok {
+				added[k] = true
+			}
+		}
+		if len(s.txs.watched)+len(added) > limit {
+			return respErr(fmt.Sprintf("ERR too many watched keys (limit %d)", limit))
+		}
+	}
 	// A refused WATCH leaves the connection as it was: without a
 	// transaction if it had none (reads would come from it, and it would
 	// bind the connection to the shard of the first key).
@@ -336,9 +342,12 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if !fresh {
 		v = s.txs.eng.ReadVersion()
 	}
+	if s.txs.watched == nil {
+		s.txs.watched = make(map[string]uint64, len(keys))
+	}
 	for _, k := range keys {
-		if !slices.ContainsFunc(s.txs.watched, func(w watchedKey) bool { return w.key == k }) {
-			s.txs.watched = append(s.txs.watched, watchedKey{k, v})
+		if _, ok := s.txs.watched[k]; !ok {
+			s.txs.watched[k] = v
 		}
 	}
 	return simple("OK")
