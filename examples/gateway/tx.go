@@ -406,10 +406,17 @@ func cloneArgs(args [][]byte) [][]byte {
 	return out
 }
 
+// execAttempts bounds the runs of a transaction without WATCH whose commit
+// conflicts (cmdExec).
+const execAttempts = 16
+
 // cmdExec runs the queued commands in the transaction and commits it. A
 // conflict with a write committed since the transaction's reads (a WATCHed
 // key, or any key the transaction read) answers a null array, as Redis does
-// when a WATCHed key changed: the client retries.
+// when a WATCHed key changed: the client retries. A transaction without
+// WATCH (nothing read before EXEC) is run again instead, up to
+// execAttempts times in all, from the shard's state then: Redis never
+// answers null to it, and its client saw nothing of the state it ran on.
 func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	if !s.txs.multi {
 		return respErr("ERR EXEC without MULTI")
@@ -422,6 +429,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return respErr("NOAUTH Authentication required.")
 	}
 	start := time.Now()
+	retry := s.txs.tx == nil // no WATCH, no read after it
 	if err := s.bindQueued(); err != nil {
 		// Refused before it ran (CROSSSLOT), as at admission below: its
 		// commands are answered by EXEC's error and count as failed.
@@ -441,27 +449,16 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	out := make([]any, len(s.txs.queued))
-	now := time.Now()
-	from := s.txMark()
-	keys := 0
-	for i, c := range s.txs.queued {
-		out[i] = s.txCommand(ctx, c.Args, now)
-		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
-			keys += spec.nkeys(len(c.Args))
+	out, err := s.runQueued(ctx)
+	var ce *txn.ConflictError
+	for attempt := 1; retry && attempt < execAttempts && (errors.As(err, &ce) || errors.Is(err, txn.ErrTooOld)); attempt++ {
+		s.txs.tx.Rollback()
+		s.txs.tx = nil
+		if err = s.bindQueued(); err != nil { // a new transaction (on Redis, engine) on the same shard
+			break
 		}
+		out, err = s.runQueued(ctx)
 	}
-	if err = s.checkReads(); err == nil {
-		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
-			if _, err = c.Commit(ctx); err != nil {
-				break
-			}
-		}
-	}
-	if err == nil {
-		_, err = s.txs.tx.Commit(ctx)
-	}
-	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
 	done(err == nil)
 	release()
 	s.observeQueued(out, err == nil, start)
@@ -481,7 +478,6 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 			}
 		}
 	}
-	var ce *txn.ConflictError
 	switch {
 	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld), errors.Is(err, txn.ErrDone):
 		// ErrDone: a read found the snapshot past the shard's history
@@ -491,6 +487,35 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return errReply(err)
 	}
 	return out
+}
+
+// runQueued runs the queued commands in the transaction and commits it,
+// charging the tenant for the backend calls it made. It returns their
+// replies and the commit's error.
+func (s *session) runQueued(ctx context.Context) ([]any, error) {
+	out := make([]any, len(s.txs.queued))
+	now := time.Now()
+	from := s.txMark()
+	keys := 0
+	for i, c := range s.txs.queued {
+		out[i] = s.txCommand(ctx, c.Args, now)
+		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
+			keys += spec.nkeys(len(c.Args))
+		}
+	}
+	err := s.checkReads()
+	if err == nil {
+		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
+			if _, err = c.Commit(ctx); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		_, err = s.txs.tx.Commit(ctx)
+	}
+	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
+	return out, err
 }
 
 // bindQueued binds the transaction to the shard of the queued commands'
