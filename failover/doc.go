@@ -55,7 +55,11 @@
 // the want is zero or more than 2*MinChange below it, no sooner than MinHold runs
 // after the last rise, by at most DownStep per run; a region returns to [Local] only
 // when Projected is below Config.Exit (0.68, under Target and Enter) after MinHold runs
-// and its hot share no longer fires (while it does, the share does not wind down).
+// and its hot share no longer fires (while it does, the share does not wind down),
+// neither now nor at home demand: each host's CPU plus the share the region sends
+// away, spread evenly (out x Demand/Capacity). The relief its own spill brings does
+// not end the spill, so hosts hot with their demand at home keep at least DownStep
+// away instead of firing again one run after the region recovers.
 //
 // # When not to use it
 //

@@ -32,6 +32,7 @@ type regionState struct {
 	trend    float64 // EWMA of the per-run change of Signal.Home
 	share    float64 // spill share in force (before knobs)
 	rose     uint64  // last run the share rose
+	out      float64 // share of its demand sent away in the last table (RegionDecision.Out)
 	seen     bool
 }
 
@@ -130,6 +131,9 @@ func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
 		r.decide(cfg, r.state[reg.Name], reg, byName[reg.Name], sig[i], r.receiving[reg.Name], &t.Regions[i])
 	}
 	r.place(cfg, byName, k, &t)
+	for i, reg := range cfg.Regions {
+		r.state[reg.Name].out = t.Regions[i].Out
+	}
 	r.count(&t)
 	return t, nil
 }
@@ -285,16 +289,24 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		// Hot hosts keep the region spilling at its share: winding down and recovering
 		// while they are still hot fires again on the next run (a flap every MinHold runs).
 		hot := s.HotShare >= cfg.HotShare && !receiving
+		// So do hosts that are hot at home demand, as Home is read: the spill in force
+		// relieves them, and read only as they are now they cool below HotCPU because
+		// of it, the region recovers and fires again on the next run. They keep the
+		// share a fresh firing would set (DownStep) and stop the recovery.
+		homeHot := hotAtHome(cfg, l, st.out) >= cfg.HotShare && !receiving
 		held := r.run-st.since >= uint64(cfg.MinHold)
-		if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot {
+		if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
 			st.phase, st.since, st.share = Local, r.run, 0
 			r.stats.SpillEnds++
 			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f < exit %.2f",
 				100*cfg.Percentile, s.Projected, cfg.Exit)
 			return
 		}
-		if hot {
+		switch {
+		case hot:
 			want = math.Max(want, st.share) // no winding down while the hosts are hot
+		case homeHot:
+			want = math.Max(want, math.Min(st.share, cfg.DownStep))
 		}
 		d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
 			100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
@@ -310,6 +322,27 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		st.share = math.Max(want, st.share-cfg.DownStep)
 	}
 	d.Phase, d.Want = Spilling, st.share
+}
+
+// hotAtHome returns the share of l's hosts above HotCPU once the share out of the
+// region's demand, sent away by the table in force when the hosts were read, is
+// back home, spread evenly over the hosts (out x Demand/Capacity each). With out 0
+// it is Signal.HotShare.
+func hotAtHome(cfg Config, l Load, out float64) float64 {
+	if len(l.HostCPU) == 0 {
+		return 0
+	}
+	back := 0.0
+	if out > 0 && l.Capacity > 0 {
+		back = out * (l.Demand / l.Capacity)
+	}
+	hot := 0
+	for _, x := range l.HostCPU {
+		if x+back > cfg.HotCPU {
+			hot++
+		}
+	}
+	return float64(hot) / float64(len(l.HostCPU))
 }
 
 // count updates the route-change counter and phase gauge.
