@@ -305,6 +305,14 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		switch {
 		case hot:
 			want = math.Max(want, st.share) // no winding down while the hosts are hot
+			if st.share < cfg.DownStep {
+				// Parked (wound down to less than DownStep, its home load between
+				// Exit and Target) when its hosts got hot: they fire it as they would
+				// a Local region, shedding at least DownStep at once, which the rise
+				// rule below (by more than MinChange) would not do.
+				want = math.Max(want, cfg.DownStep)
+				st.share, st.rose = want, r.run
+			}
 		case homeHot:
 			want = math.Max(want, math.Min(st.share, cfg.DownStep))
 		}
