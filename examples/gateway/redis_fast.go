@@ -26,16 +26,25 @@ import (
 // serves once it is up. One dial runs at a time (bounded by the dial
 // timeout), and the batches that waited for a dial that failed fail with its
 // error rather than queue for dials of their own; a batch that arrives after
-// it dials again. After close, it dials no more: every batch fails with
-// errShardClosed.
+// it dials again. A batch waits for a dial until its context ends at most
+// (the dial goes on for the batches after it): a replica's read keeps the
+// half of its time that Do gives it, and the primary has the rest. After
+// close, it dials no more: every batch fails with errShardClosed.
 type fastShard struct {
-	addr    string
-	pool    int
-	mu      sync.Mutex                     // serializes dials; protects failErr and closed
-	c       atomic.Pointer[rueidis.Client] // nil until a dial succeeds, and after close
-	failed  atomic.Uint64                  // failed dials so far
-	failErr error                          // the last one's error
-	closed  bool                           // close ran: no more dials
+	addr   string
+	pool   int
+	mu     sync.Mutex                     // protects dial and closed
+	c      atomic.Pointer[rueidis.Client] // nil until a dial succeeds, and after close
+	dial   *fastDial                      // the dial running, or nil
+	failed atomic.Uint64                  // failed dials so far
+	closed bool                           // close ran: no more dials
+}
+
+// fastDial is one dial of a fastShard's client.
+type fastDial struct {
+	done chan struct{}  // closed when the dial ended
+	c    rueidis.Client // its client (set before done is closed)
+	err  error          // or its error
 }
 
 // errShardClosed fails the batches that reach a fastShard after its close
@@ -44,40 +53,69 @@ var errShardClosed = errors.New("client closed")
 
 func newFastShard(addr string, pool int) *fastShard { return &fastShard{addr: addr, pool: pool} }
 
-// client returns the rueidis client, dialing it if need be.
-func (f *fastShard) client() (rueidis.Client, error) {
+// client returns the rueidis client, dialing it if need be; it waits for
+// the dial until ctx ends.
+func (f *fastShard) client(ctx context.Context) (rueidis.Client, error) {
 	if c := f.c.Load(); c != nil {
 		return *c, nil
 	}
-	seen := f.failed.Load()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed {
+		f.mu.Unlock()
 		return nil, fmt.Errorf("redis %s: %w", f.addr, errShardClosed)
 	}
 	if c := f.c.Load(); c != nil {
+		f.mu.Unlock()
 		return *c, nil
 	}
-	if f.failed.Load() != seen {
-		return nil, f.failErr // a dial failed while we waited for it
+	d := f.dial
+	if d == nil {
+		d = &fastDial{done: make(chan struct{})}
+		f.dial = d
+		go f.dialOnce(d)
 	}
-	c, err := dialFast(f.addr, f.pool)
-	if err != nil {
-		f.failErr = err
-		f.failed.Add(1)
-		return nil, err
+	f.mu.Unlock()
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("redis %s: dialing: %w", f.addr, ctx.Err())
 	}
-	f.c.Store(&c)
-	return c, nil
+	return d.c, d.err
 }
 
-// close closes the client if one was dialed; later calls of client fail
-// with errShardClosed and dial nothing. A batch that loaded the client
-// before gets rueidis's own error for a closed client.
+// dialOnce runs dial d, stores its client (or closes it when close ran
+// meanwhile) and ends d.
+func (f *fastShard) dialOnce(d *fastDial) {
+	c, err := dialFast(f.addr, f.pool)
+	f.mu.Lock()
+	switch {
+	case err != nil:
+		d.err = err
+		f.failed.Add(1)
+	case f.closed:
+		c.Close()
+		d.err = fmt.Errorf("redis %s: %w", f.addr, errShardClosed)
+	default:
+		d.c = c
+		f.c.Store(&c)
+	}
+	f.dial = nil
+	f.mu.Unlock()
+	close(d.done)
+}
+
+// close closes the client if one was dialed, after waiting for a dial
+// running (bounded by the dial timeout); later calls of client fail with
+// errShardClosed and dial nothing. A batch that loaded the client before
+// gets rueidis's own error for a closed client.
 func (f *fastShard) close() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.closed = true
+	d := f.dial
+	f.mu.Unlock()
+	if d != nil {
+		<-d.done
+	}
 	if c := f.c.Swap(nil); c != nil {
 		(*c).Close()
 	}
@@ -132,7 +170,7 @@ var _ dataClient = (*fastShard)(nil)
 func (f *fastShard) replyErr(err error) bool { return isRueidisReplyErr(err) }
 
 func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) error {
-	c, err := f.client()
+	c, err := f.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -156,7 +194,7 @@ func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) err
 // mset sets the pairs in order, so a key set twice keeps the later value, as
 // sequential SETs would.
 func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
-	c, err := f.client()
+	c, err := f.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -169,7 +207,7 @@ func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 }
 
 func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error {
-	c, err := f.client()
+	c, err := f.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -254,7 +292,7 @@ func setCommand(c rueidis.Client, o op) rueidis.Completed {
 // getsWithTTL reads keys as one MGET and their PTTLs, pipelined in one
 // round trip: the caching tier stores each value with its expiry.
 func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResult) error {
-	c, err := f.client()
+	c, err := f.client(ctx)
 	if err != nil {
 		return err
 	}

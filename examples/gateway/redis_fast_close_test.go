@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net"
 	"testing"
 
@@ -29,13 +30,13 @@ func TestFastShardClientAfterClose(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFastShard(addr, 2)
 			for range tc.dialsFirst {
-				_, err := f.client()
+				_, err := f.client(context.Background())
 				require.Error(t, err)
 				require.NotErrorIs(t, err, errShardClosed)
 			}
 			f.close()
 			for range 2 { // and stays closed
-				c, err := f.client()
+				c, err := f.client(context.Background())
 				assert.Nil(t, c)
 				assert.ErrorIs(t, err, errShardClosed)
 			}

@@ -1,0 +1,41 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReplicaUnansweredDialFallsBackToPrimary: a replica whose connection
+// attempts go unanswered (its host is down or cut off) when the gateway first
+// reads from it takes at most half the time left of the reads routed to it,
+// as a replica that hangs does, and the primary answers them within the
+// request timeout. On rueidis the first dial of a server ran to its own
+// timeout (500 ms) whatever the batch's deadline, so a request timeout under
+// a second left the primary too little time or none: every read of the
+// shard failed while its primary was up.
+func TestReplicaUnansweredDialFallsBackToPrimary(t *testing.T) {
+	eachClient(t, func(t *testing.T, kind string) {
+		primary := startRedis(t)
+		replica := unanswered(t)
+		const timeout = 300 * time.Millisecond
+		in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary.addr},
+			Replicas: [][]string{{replica}}, Pool: 1, Client: kind}, RequestTimeout: Duration(timeout)})
+		ctx := context.Background()
+		c := client(t, in, nil)
+		require.NoError(t, c.Set(ctx, "rk", "v", 0).Err())
+		for range 2 {
+			start := time.Now()
+			v, err := c.Get(ctx, "rk").Result()
+			require.NoError(t, err, "the primary answers while the replica's dials go unanswered")
+			assert.Equal(t, "v", v)
+			assert.Less(t, time.Since(start), timeout)
+		}
+		assert.False(t, in.gw.health[0].down.Load(), "the shard is not marked down")
+	})
+}
