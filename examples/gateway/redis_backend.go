@@ -38,7 +38,9 @@ type redisBackend struct {
 
 // dataClient is one Redis server's data path: the four shapes of a batch.
 // A returned error fails the whole batch (the server is unreachable); an
-// error reply of one command goes to its op's result.
+// error reply of one command goes to its op's result, except mget's, which
+// is returned (a replica's sends the read to the primary; Do gives the
+// primary's to each GET: replyErr tells them apart).
 type dataClient interface {
 	mget(ctx context.Context, keys []string, out []opResult) error
 	getsWithTTL(ctx context.Context, keys []string, out []opResult) error
@@ -145,7 +147,16 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			// The replica is down, hangs, or refuses reads (MASTERDOWN,
 			// LOADING: MGET has no per-key errors): read the primary.
 		}
-		return p.mget(ctx, keys, out)
+		err := p.mget(ctx, keys, out)
+		if err != nil && p.replyErr(err) {
+			// The primary answered (LOADING, BUSY, ...): each GET fails with
+			// its reply, as each SET of an MSET does; the shard is up.
+			for i := range ops {
+				out[i] = opResult{err: err}
+			}
+			return nil
+		}
+		return err
 	}
 	if len(ops) > 1 && allPlainSets(ops) {
 		// Plain SETs (no TTL, NX or XX) of one batch are one MSET: one command
