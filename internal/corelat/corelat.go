@@ -45,14 +45,23 @@ func RoundTrip(rounds, passes int) (time.Duration, bool) {
 	return times[len(times)/2], true
 }
 
-// round is one round of passes round trips. The echoing goroutine stops at the
+// echoStart, when set (by tests), runs as the echoing goroutine starts.
+var echoStart func()
+
+// round is one round of passes round trips. A first, untimed pass waits for the
+// echoing goroutine to run: its start (waking an idle thread, tens of
+// microseconds on a VM) is not a round trip. The echoing goroutine stops at the
 // last pass or when the round is abandoned (stop), so none is left spinning.
 func round(passes int) (time.Duration, bool) {
 	var a, b, stop line
+	n := int64(passes) + 1 // pass 1 is the untimed one
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := int64(1); i <= int64(passes); i++ {
+		if echoStart != nil {
+			echoStart()
+		}
+		for i := int64(1); i <= n; i++ {
 			for a.v.Load() != i {
 				if stop.v.Load() != 0 {
 					return
@@ -62,9 +71,12 @@ func round(passes int) (time.Duration, bool) {
 		}
 	}()
 	deadline := time.Now().Add(time.Second)
-	start := time.Now()
+	var start time.Time
 	ok := true
-	for i := int64(1); i <= int64(passes) && ok; i++ {
+	for i := int64(1); i <= n && ok; i++ {
+		if i == 2 {
+			start = time.Now()
+		}
 		a.v.Store(i)
 		for spins := 0; b.v.Load() != i; spins++ {
 			if spins&0xffff == 0xffff && time.Now().After(deadline) {
