@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -123,12 +122,12 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 	}
 	body := &readErr{r: resp.Body}
 	if err := json.NewDecoder(io.LimitReader(body, maxStateBody)).Decode(&st); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
 		// The body reader's own error (io.ErrUnexpectedEOF too: the connection
-		// ended before the announced body) is the transport's; the decoder's
-		// io.ErrUnexpectedEOF after a clean end is truncated JSON.
-		if ctx.Err() != nil || body.err != nil || !(errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		// ended before the announced body) is the transport's. Any other
+		// failure is in a body that arrived whole: truncated or invalid JSON,
+		// an empty body (the decoder's io.EOF), a value of the wrong type or
+		// one its type refuses (a knob's last_change that is not a time).
+		if ctx.Err() != nil || body.err != nil {
 			return Sample{}, fmt.Errorf("reading %s: %w", url, err) // the transport failed mid-answer
 		}
 		return Sample{}, fmt.Errorf("%w: decoding %s: %w", ErrBadState, url, err)
