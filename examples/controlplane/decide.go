@@ -60,6 +60,7 @@ type hostTrack struct {
 	polled  bool   // last holds a sample
 	last    Sample // previous sample
 	hasUtil bool   // util holds a measurement
+	restart bool   // the next measurement starts util over; until then util is the last one, not a signal
 	util    float64
 	raw     float64 // last unsmoothed utilization
 	rate    float64 // commands per second, last tick
@@ -126,8 +127,11 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	if dt < minInterval || s.CPUSeconds < prev.CPUSeconds || s.Commands < prev.Commands {
 		// The process restarted (or its clock did not move): start over. A
 		// step below the clock's resolution is a garbled uptime; a counter over
-		// it would be a rate of +Inf, which the state cannot encode.
-		h.hasUtil, h.util, h.raw = false, 0, 0
+		// it would be a rate of +Inf, which the state cannot encode. Until the
+		// next measurement the last one stands for the failover signal, as for
+		// a missed poll: the gateway keeps serving its share of the ring, and
+		// dropping its cores and CPU would read as a rise of its region's load.
+		h.restart = true
 		return
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
@@ -137,15 +141,15 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		// say nothing usable: start over. A finite but huge utilization would
 		// otherwise overflow its region's demand (a sum over its gateways) to
 		// +Inf, which the failover router rejects and the smoothed estimate
-		// never forgets.
-		h.hasUtil, h.util, h.raw = false, 0, 0
+		// never forgets. The last measurement stands, as after a restart.
+		h.restart = true
 		return
 	}
 	h.raw = u
-	if h.hasUtil {
+	if h.hasUtil && !h.restart {
 		h.util = smoothing*u + (1-smoothing)*h.util
 	} else {
-		h.util, h.hasUtil = u, true
+		h.util, h.hasUtil, h.restart = u, true, false
 	}
 	h.rate = rate
 	if s.Shed >= prev.Shed {
@@ -245,7 +249,7 @@ func (p *Plane) balanceLocked(now time.Time) {
 // signal is the utilization the balancer and the failover signal read for h, 0 for
 // none.
 func (p *Plane) signal(h *hostTrack) float64 {
-	if h.health != HealthUp || !h.hasUtil || h.draining(p.cfg.DrainAfter) || h.util < p.cfg.MinCPU {
+	if h.health != HealthUp || !h.hasUtil || h.restart || h.draining(p.cfg.DrainAfter) || h.util < p.cfg.MinCPU {
 		return 0
 	}
 	return h.util

@@ -121,7 +121,8 @@ func TestObserve(t *testing.T) {
 		{"one sample: no utilization yet", []pollResult{s(1, 10, 0)}, HealthUp, false, 0, 0},
 		{"utilization over the gateway's own clock", []pollResult{s(1, 10, 0), s(1.5, 11, 100)}, HealthUp, true, 0.25, 0},
 		{"smoothed", []pollResult{s(1, 10, 0), s(1.5, 11, 100), s(2.5, 12, 200)}, HealthUp, true, 0.375, 0},
-		{"restart starts over", []pollResult{s(1, 10, 0), s(1.5, 11, 100), s(0.1, 1, 5)}, HealthUp, false, 0, 0},
+		{"restart keeps the last measurement", []pollResult{s(1, 10, 0), s(1.5, 11, 100), s(0.1, 1, 5)}, HealthUp, true, 0.25, 0},
+		{"restart starts over", []pollResult{s(1, 10, 0), s(1.5, 11, 100), s(0.1, 1, 5), s(1.1, 2, 10)}, HealthUp, true, 0.5, 0},
 		{"failed polls count", []pollResult{s(1, 10, 0), {err: errors.New("refused")}, {err: errors.New("refused")}}, HealthDown, false, 0, 2},
 	}
 	for _, tt := range tests {

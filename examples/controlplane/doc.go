@@ -26,7 +26,10 @@
 //     a second time. (Failover routes scale a whole region, which the balancer's
 //     per-region normalization ignores.) An uptime that goes back means the
 //     process restarted: its measurement starts over, as it does after a
-//     utilization above a million (a garbled sample).
+//     utilization above a million (a garbled sample). Until the next
+//     measurement the balancer gets no signal from it, and the failover signal
+//     keeps its last measurement and its cores, as for a missed poll: it still
+//     serves its share of the ring.
 //  3. Balance. One [balancer.Balancer] per region (weights compare only within a
 //     ring). A gateway gives it its utilization when it is up, not draining and
 //     above Config.MinCPU; otherwise CPU 0, which the balancer reads as "no

@@ -88,7 +88,9 @@ type RegionState struct {
 	// Routes are the published routes leaving the region.
 	Routes []failover.Route `json:"routes"`
 	// Demand and Capacity are in cores: the CPU the region's own clients cause, and
-	// the cores of its gateways up.
+	// the cores of its gateways not draining that have been measured (a gateway
+	// that missed a poll, answered a bad state or restarted counts with its last
+	// measurement: clients still route to it).
 	Demand   float64 `json:"demand"`
 	Capacity float64 `json:"capacity"`
 }
