@@ -50,8 +50,8 @@
 //     measurement does not read as a steep rise.
 //  5. Publish. Each region's ring is derived from its previous ring
 //     ([hashring.Ring.Update]: a weight change moves the fewest keys), with
-//     Config.Slots slots (4096 by default: 8 KiB per region, about 11 KB in base64 in the routes JSON). Failover
-//     shares are rounded to Config.ShareStep and republished only when a route
+//     Config.Slots slots (4096 by default: 8 KiB per region, about 11 KB in
+//     base64 in the routes JSON). Failover shares are rounded to Config.ShareStep and republished only when a route
 //     starts or ends or a share moves by more than a step. A new version is published only when
 //     something a client routes on changed (a ring's members or weights, the
 //     routes, the rollout flags, the draining hosts): unchanged decisions keep the
