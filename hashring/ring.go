@@ -96,13 +96,17 @@ func (r *Ring) LookupN(key string, n int) ([]string, error) {
 
 // AppendLookupNHash appends to dst the replicas of LookupN for a precomputed hash and
 // returns the extended slice. It does not allocate when dst has room; it appends
-// nothing for an empty ring or n < 1.
+// nothing for an empty ring or n < 1. It takes at most 32 probes per replica, plus a
+// scan of the members for each replica the probes miss (a node lighter than a slot).
 func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
 	if len(r.nodes) == 0 || n < 1 {
 		return dst
 	}
 	start := len(dst)
 	want := min(n, r.owners)
+	if want > wideReplicas {
+		return r.appendWide(dst, h, want)
+	}
 	for k := uint64(0); k < uint64(32*want) && len(dst)-start < want; k++ {
 		id := r.nodes[r.slots[probe(h, k)>>r.shift]].ID
 		if !slices.Contains(dst[start:], id) {
@@ -121,6 +125,40 @@ func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
 				best, bestScore = j, sc
 			}
 		}
+		dst = append(dst, r.nodes[best].ID)
+	}
+	return dst
+}
+
+// wideReplicas is the replica count above which AppendLookupNHash marks the nodes
+// drawn in a bitset instead of searching dst for each probe: the search made a draw
+// of n replicas cost O(n²) string comparisons (a second for all of 5,000 nodes).
+const wideReplicas = 16
+
+// appendWide is AppendLookupNHash for more than wideReplicas replicas: the same
+// draws in the same order, with the nodes drawn marked in a bitset on the stack.
+func (r *Ring) appendWide(dst []string, h uint64, want int) []string {
+	var seen [MaxNodes/64 + 1]uint64
+	got := 0
+	for k := uint64(0); k < uint64(32*want) && got < want; k++ {
+		i := r.slots[probe(h, k)>>r.shift]
+		if seen[i/64]&(1<<(i%64)) == 0 {
+			seen[i/64] |= 1 << (i % 64)
+			dst = append(dst, r.nodes[i].ID)
+			got++
+		}
+	}
+	for ; got < want; got++ {
+		best, bestScore := -1, uint64(0)
+		for j, n := range r.nodes {
+			if r.counts[j] == 0 || seen[j/64]&(1<<(j%64)) != 0 {
+				continue
+			}
+			if sc := probe(h^xxhash.Sum64String(n.ID), 1); best < 0 || sc > bestScore {
+				best, bestScore = j, sc
+			}
+		}
+		seen[best/64] |= 1 << (best % 64)
 		dst = append(dst, r.nodes[best].ID)
 	}
 	return dst
