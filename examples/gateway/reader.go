@@ -112,11 +112,17 @@ func (rr *respReader) ReadCommands() ([]redcon.Command, error) {
 }
 
 // parse records the complete commands in buf[start:end] as spans and
-// returns how many there are. It stops at the first incomplete one.
+// returns how many there are. It stops at the first incomplete one, and
+// after readerMaxScratch commands: the rest are parsed by the next call,
+// without a read. Parsed all at once, the commands of one read took memory
+// out of proportion to it: a command takes a span and a redcon.Command, and
+// an inline one four allocations of its own, so that a buffer grown to
+// max_request_bytes (4 MiB) and filled with 2-byte inline commands held
+// 2 million of them, about 200 MB, on one connection.
 func (rr *respReader) parse() (int, error) {
 	rr.spans, rr.marks = rr.spans[:0], rr.marks[:2*rr.part.args]
 	i := rr.start
-	for i < rr.end {
+	for i < rr.end && len(rr.spans) < readerMaxScratch {
 		var next int
 		var err error
 		nspans, nmarks := len(rr.spans), len(rr.marks)
@@ -391,8 +397,9 @@ func (rr *respReader) release() {
 	}
 }
 
-// readerMaxScratch is the most commands (spans) a reader keeps room for
-// between reads, and a quarter of the argument bounds.
+// readerMaxScratch is the most commands one call of ReadCommands returns
+// (parse), the most commands (spans) a reader keeps room for between reads,
+// and a quarter of the argument bounds it keeps room for.
 const readerMaxScratch = 1024
 
 // fill reads more bytes, making room first: it moves the unread bytes to the
