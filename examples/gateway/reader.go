@@ -84,6 +84,7 @@ const (
 	errBadMultiBulk = protoError("invalid multibulk length")
 	errBadBulk      = protoError("invalid bulk length")
 	errBadQuotes    = protoError("unbalanced quotes in request")
+	errBigInline    = protoError("too big inline request")
 )
 
 func newRESPReader(r io.Reader, limit int) *respReader {
@@ -260,13 +261,26 @@ func atoi(b []byte) (int, error) {
 	return strconv.Atoi(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
+// maxInline bounds an inline command's line, as Redis's
+// PROTO_INLINE_MAX_SIZE does: an inline command is typed, and one of
+// max_request_bytes (4 MiB of one-letter words) held about 16 times its
+// bytes while it was split.
+const maxInline = 64 << 10
+
 // parseInline parses the line at i as an inline command, with redcon's rules
 // (quotes, escapes: splitInline). An empty line is skipped. It returns the
-// offset after the line, or -1 if the line is incomplete.
+// offset after the line, or -1 if the line is incomplete; a line longer than
+// maxInline, complete or not, is errBigInline.
 func (rr *respReader) parseInline(i int) (int, error) {
 	nl := rr.lineEnd(i)
 	if nl < 0 {
+		if rr.end-i > maxInline {
+			return -1, errBigInline
+		}
 		return -1, nil
+	}
+	if nl-i > maxInline {
+		return -1, errBigInline
 	}
 	next := nl + 1
 	line := rr.buf[i:next]

@@ -56,14 +56,17 @@ func TestRESPReaderLargeCommandInSmallReads(t *testing.T) {
 // multi-bulk count, a bulk length) arriving in small reads is searched for
 // its end once, not from its start on every read. Searched from its start,
 // an inline SET of a 2 MiB value in 8-byte reads took 8 s of CPU, within
-// every limit of the front end.
+// every limit of the front end. An inline line is now refused past 64 KiB
+// (maxInline), as Redis refuses it; the inline case checks that a line of
+// that size is still searched once.
 func TestRESPReaderLongLineInSmallReads(t *testing.T) {
 	const size = 2 << 20
 	for _, tt := range []struct {
 		name, give string
 		want       error
 	}{
-		{"inline", "SET k " + strings.Repeat("v", size) + "\r\nPING\r\n", io.EOF},
+		{"inline", "SET k " + strings.Repeat("v", maxInline-8) + "\r\nPING\r\n", io.EOF},
+		{"inline past the bound", "SET k " + strings.Repeat("v", size) + "\r\nPING\r\n", errBigInline},
 		{"multi-bulk count", "*" + strings.Repeat("1", size) + "\r\n", errBadMultiBulk},
 		{"bulk length", "*1\r\n$" + strings.Repeat("1", size) + "\r\n", errBadBulk},
 	} {
@@ -75,7 +78,7 @@ func TestRESPReaderLongLineInSmallReads(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			if tt.want == io.EOF {
 				require.Len(t, got, 2)
-				require.Len(t, got[0][2], size)
+				require.Len(t, got[0][2], maxInline-8)
 			}
 			t.Logf("read in %v", took)
 			require.Less(t, took, 2*time.Second, "the line was searched from its start on every read")
