@@ -35,5 +35,7 @@
 // so that each can be replaced or tested alone.
 //
 // Every component exposes Stats() as a value snapshot and, where it has tunables,
-// a validated Config that SetConfig swaps at runtime.
+// a validated Config that SetConfig swaps at runtime. A Config out of range is
+// refused, by New as by SetConfig, with an error wrapping the package's
+// ErrInvalidConfig (errors.Is), and SetConfig then keeps the previous one.
 package tierkit

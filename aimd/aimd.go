@@ -50,7 +50,8 @@ type Limiter struct {
 // explicit time may be earlier than epoch).
 const stepNow = math.MinInt64
 
-// New returns a Limiter configured by cfg, or an error if cfg is invalid.
+// New returns a Limiter configured by cfg, or an error wrapping
+// [ErrInvalidConfig] if cfg is invalid.
 func New(cfg Config) (*Limiter, error) {
 	c, err := cfg.validate()
 	if err != nil {
@@ -65,7 +66,8 @@ func New(cfg Config) (*Limiter, error) {
 	return l, nil
 }
 
-// SetConfig validates cfg and applies it atomically. The current limit and rate
+// SetConfig validates cfg and applies it atomically, or returns an error
+// wrapping [ErrInvalidConfig] and changes nothing. The current limit and rate
 // are clamped into the new bounds, and the memory guard is tripped or reset for
 // the last memory reading under the new limit and marks.
 func (l *Limiter) SetConfig(cfg Config) error {

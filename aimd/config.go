@@ -96,19 +96,24 @@ type config struct {
 	defaultSig bool
 }
 
+// validate applies the defaults to c, or reports every field out of range, as
+// an errors.Join of errors that each wrap [ErrInvalidConfig].
 func (c Config) validate() (config, error) {
 	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("aimd: "+format+": %w", append(args, ErrInvalidConfig)...))
+	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
-		errs = append(errs, fmt.Errorf("aimd: Target %v is not a finite non-negative number", c.Target))
+		bad("Target %v is not a finite non-negative number", c.Target)
 	}
 	if c.Period < 0 {
-		errs = append(errs, fmt.Errorf("aimd: Period %v is negative", c.Period))
+		bad("Period %v is negative", c.Period)
 	}
 	if c.Min < 0 || c.Max < 0 || c.Initial < 0 {
-		errs = append(errs, errors.New("aimd: negative Min, Max or Initial"))
+		bad("negative Min, Max or Initial")
 	}
 	if c.Increase < 0 || c.RateIncrease < 0 {
-		errs = append(errs, errors.New("aimd: negative Increase"))
+		bad("negative Increase")
 	}
 	for _, f := range []struct {
 		name string
@@ -116,20 +121,20 @@ func (c Config) validate() (config, error) {
 	}{{"Increase", c.Increase}, {"Gain", c.Gain}, {"Decrease", c.Decrease}, {"MinRate", c.MinRate},
 		{"MaxRate", c.MaxRate}, {"RateIncrease", c.RateIncrease}, {"MemoryHigh", c.MemoryHigh}, {"MemoryLow", c.MemoryLow}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			errs = append(errs, fmt.Errorf("aimd: %s %v is not a finite number", f.name, f.v))
+			bad("%s %v is not a finite number", f.name, f.v)
 		}
 	}
 	if c.Decrease < 0 || c.Decrease >= 1 {
-		errs = append(errs, fmt.Errorf("aimd: Decrease %v not in (0, 1)", c.Decrease))
+		bad("Decrease %v not in (0, 1)", c.Decrease)
 	}
 	if c.Backoff < 0 || c.Backoff > 1 || math.IsNaN(c.Backoff) {
-		errs = append(errs, fmt.Errorf("aimd: Backoff %v not in [0, 1]", c.Backoff))
+		bad("Backoff %v not in [0, 1]", c.Backoff)
 	}
 	if c.MinRate < 0 || c.MaxRate < 0 || (c.MaxRate > 0 && c.MinRate > c.MaxRate) {
-		errs = append(errs, fmt.Errorf("aimd: rate bounds [%v, %v] invalid", c.MinRate, c.MaxRate))
+		bad("rate bounds [%v, %v] invalid", c.MinRate, c.MaxRate)
 	}
 	if c.MemoryHigh < 0 || c.MemoryHigh > 1 || c.MemoryLow < 0 || c.MemoryLow > 1 {
-		errs = append(errs, errors.New("aimd: MemoryHigh and MemoryLow must be fractions in [0, 1]"))
+		bad("MemoryHigh and MemoryLow must be fractions in [0, 1]")
 	}
 	v := config{Config: c}
 	v.Target = orF(c.Target, DefaultTarget)
@@ -145,13 +150,13 @@ func (c Config) validate() (config, error) {
 	v.MemoryHigh = orF(c.MemoryHigh, DefaultMemoryHigh)
 	v.MemoryLow = orF(c.MemoryLow, DefaultMemoryLow)
 	if v.Min > v.Max {
-		errs = append(errs, fmt.Errorf("aimd: Min %d exceeds Max %d", v.Min, v.Max))
+		bad("Min %d exceeds Max %d", v.Min, v.Max)
 	}
 	if v.Initial < v.Min || v.Initial > v.Max {
-		errs = append(errs, fmt.Errorf("aimd: Initial %d not in [%d, %d]", v.Initial, v.Min, v.Max))
+		bad("Initial %d not in [%d, %d]", v.Initial, v.Min, v.Max)
 	}
 	if v.MemoryLow > v.MemoryHigh {
-		errs = append(errs, fmt.Errorf("aimd: MemoryLow %v exceeds MemoryHigh %v", v.MemoryLow, v.MemoryHigh))
+		bad("MemoryLow %v exceeds MemoryHigh %v", v.MemoryLow, v.MemoryHigh)
 	}
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)

@@ -10,7 +10,8 @@
 // [New] returns a [Limiter] configured by a [Config]. [Limiter.Acquire] (blocking,
 // context first) and [Limiter.TryAcquire] admit one unit of work and return
 // done(ok bool), gobreaker-style; errors are [ErrLimitExceeded], [ErrMemory] and
-// [ErrClosed]: shed or back off. [Limiter.Limit] is the current concurrency limit,
+// [ErrClosed]: shed or back off. New and SetConfig refuse a Config out of range
+// with an error wrapping [ErrInvalidConfig]. [Limiter.Limit] is the current concurrency limit,
 // readable with one atomic load, so a *Limiter is the capacity of a shed.Shedder
 // (which declares the one-method interface; neither package imports the other).
 //
@@ -92,7 +93,7 @@
 // reading of time.Now, so a step of the wall clock (NTP, a VM resumed) neither
 // stalls the loop nor hurries it; explicit times without a monotonic reading
 // are counted by their wall reading. [Limiter.SetConfig] swaps every tunable
-// atomically.
+// atomically, or none.
 //
 // # Stats
 //

@@ -12,5 +12,13 @@ var ErrLimitExceeded = errors.New("aimd: limit exceeded")
 // heap falls below the low-water mark.
 var ErrMemory = errors.New("aimd: memory limit")
 
+// ErrInvalidConfig is wrapped by the errors of [New] and [Limiter.SetConfig]
+// for a Config out of range (a negative or non-finite figure, Min above Max,
+// Initial outside [Min, Max], MemoryLow above MemoryHigh). With several fields
+// wrong, the error is an errors.Join of one such error per field. The caller
+// should fix the configuration; SetConfig then changes nothing, the previous
+// one stays in force.
+var ErrInvalidConfig = errors.New("invalid config")
+
 // ErrClosed is returned after [Limiter.Close]. Do not retry on this Limiter.
 var ErrClosed = errors.New("aimd: limiter closed")

@@ -72,8 +72,8 @@ type Batcher[G comparable, Req, Resp any] struct {
 // numShards is the number of independently locked parts of the group map.
 const numShards = 64
 
-// New returns a Batcher that sends batches to flush. It returns an error if cfg is
-// invalid or flush is nil.
+// New returns a Batcher that sends batches to flush. It returns an error
+// wrapping [ErrInvalidConfig] if cfg is invalid, and an error if flush is nil.
 func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, Resp]) (*Batcher[G, Req, Resp], error) {
 	if flush == nil {
 		return nil, errors.New("batcher: nil flush func")
@@ -198,7 +198,8 @@ func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg 
 	return cfg, bt, slot, own, err
 }
 
-// SetConfig validates cfg and swaps it in atomically. Batches already open keep
+// SetConfig validates cfg and swaps it in atomically, or returns an error
+// wrapping [ErrInvalidConfig] and changes nothing. Batches already open keep
 // their linger timer; every other setting applies from the next item on.
 // SetConfig itself flushes nothing: a batch open when MaxItems drops to its
 // size or below stays open until its linger ends or its next item joins it

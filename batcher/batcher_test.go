@@ -57,10 +57,10 @@ func TestNewValidates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := batcher.New(tt.give, newRecorder().flush)
-			require.EqualError(t, err, tt.want)
+			require.EqualError(t, err, tt.want+": invalid config")
 			b := newBatcher(t, batcher.Config[item]{}, newRecorder())
 			defer b.Close()
-			require.EqualError(t, b.SetConfig(tt.give), tt.want)
+			require.EqualError(t, b.SetConfig(tt.give), tt.want+": invalid config")
 		})
 	}
 	_, err := batcher.New[int, item, int](batcher.Config[item]{}, nil)

@@ -1,7 +1,7 @@
 package batcher
 
 import (
-	"errors"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -119,27 +119,31 @@ type Config[Req any] struct {
 	Key func(Req) (key string, ok bool)
 }
 
-// validate rejects contradictory or negative settings.
+// validate rejects contradictory or negative settings, with an error wrapping
+// [ErrInvalidConfig].
 func (c Config[Req]) validate() error {
+	var why string
 	switch {
 	case c.MaxItems < 0:
-		return errors.New("batcher: MaxItems is negative")
+		why = "MaxItems is negative"
 	case c.MaxBytes < 0:
-		return errors.New("batcher: MaxBytes is negative")
+		why = "MaxBytes is negative"
 	case c.MaxBytes > 0 && c.Size == nil:
-		return errors.New("batcher: MaxBytes needs a Size func")
+		why = "MaxBytes needs a Size func"
 	case c.Linger < 0:
-		return errors.New("batcher: Linger is negative")
+		why = "Linger is negative"
 	case c.Policy > FlushNatural:
-		return errors.New("batcher: unknown Policy " + c.Policy.String())
+		why = "unknown Policy " + c.Policy.String()
 	case c.FlushTimeout < 0:
-		return errors.New("batcher: FlushTimeout is negative")
+		why = "FlushTimeout is negative"
 	case c.MaxInFlight < 0:
-		return errors.New("batcher: MaxInFlight is negative")
+		why = "MaxInFlight is negative"
 	case c.IdleTTL < 0:
-		return errors.New("batcher: IdleTTL is negative")
+		why = "IdleTTL is negative"
+	default:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("batcher: %s: %w", why, ErrInvalidConfig)
 }
 
 // withDefaults returns c with every zero field set to its default.

@@ -187,5 +187,7 @@
 //
 // [Batcher.SetConfig] swaps every knob atomically (linger, policy, MaxItems,
 // MaxBytes, MaxInFlight, IdleTTL, FlushTimeout, Size, Key); open batches keep
-// their linger timer, everything else applies from the next item.
+// their linger timer, everything else applies from the next item. A Config out
+// of range is refused by New and SetConfig with an error wrapping
+// [ErrInvalidConfig], and SetConfig then keeps the previous one.
 package batcher

@@ -11,6 +11,12 @@ import (
 // the offered load; the caller should back off or shed, not retry at once.
 var ErrOverloaded = errors.New("batcher: overloaded: too many batches in flight")
 
+// ErrInvalidConfig is wrapped by the errors of [New] and [Batcher.SetConfig] for
+// a Config out of range (a negative field, MaxBytes without Size, an unknown
+// Policy). The caller should fix the configuration; SetConfig then changes
+// nothing, the previous one stays in force.
+var ErrInvalidConfig = errors.New("invalid config")
+
 // ErrClosed is returned by [Batcher.Do] after [Batcher.Close] has started. The item
 // was not sent; the caller should stop using the batcher.
 var ErrClosed = errors.New("batcher: closed")

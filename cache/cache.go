@@ -157,8 +157,9 @@ type fills struct {
 	invalidated uint64 // shard seq of the newest invalidation of the key
 }
 
-// New returns a cache configured by cfg, or an error wrapping [ErrCapacity] or
-// [ErrStaleness] if cfg is invalid. It starts no goroutine.
+// New returns a cache configured by cfg, or an error wrapping [ErrInvalidConfig]
+// (and [ErrCapacity] or [ErrStaleness]) if cfg is invalid. It starts no
+// goroutine.
 func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -315,7 +316,9 @@ func (c *Cache[K, V]) Len() int {
 }
 
 // SetConfig validates cfg and swaps it in atomically (Clock is ignored). A lower
-// Capacity evicts at once. On error nothing changes.
+// Capacity evicts at once. For an invalid cfg it returns an error wrapping
+// [ErrInvalidConfig] (and [ErrCapacity] or [ErrStaleness]), and nothing
+// changes.
 func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {
 	if err := cfg.validate(); err != nil {
 		return err

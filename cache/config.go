@@ -1,7 +1,7 @@
 package cache
 
 import (
-	"errors"
+	"fmt"
 	"time"
 )
 
@@ -46,19 +46,14 @@ type Clock interface {
 	Now() time.Time
 }
 
-// Errors returned by [New] and [Cache.SetConfig] for an invalid [Config]. They
-// are programming or configuration mistakes: fix the Config.
-var (
-	ErrCapacity  = errors.New("cache: Capacity must not be negative")
-	ErrStaleness = errors.New("cache: MaxStaleness must not be negative")
-)
-
+// validate reports the first field of c out of range, as an error wrapping
+// both its own sentinel and [ErrInvalidConfig].
 func (c Config[K]) validate() error {
 	if c.Capacity < 0 {
-		return ErrCapacity
+		return fmt.Errorf("%w: %w", ErrCapacity, ErrInvalidConfig)
 	}
 	if c.MaxStaleness < 0 {
-		return ErrStaleness
+		return fmt.Errorf("%w: %w", ErrStaleness, ErrInvalidConfig)
 	}
 	return nil
 }

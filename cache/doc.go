@@ -343,5 +343,7 @@
 // [Cache.Stats] returns hits, misses (including reads beyond the bound), loads, coalesced
 // loads, invalidations, refills, dropped fills, stale-bypass reads, evictions,
 // checkpoints and the watermark, with [Stats.HitRatio]. Runtime knobs (capacity,
-// staleness bound, ownership) change with [Cache.SetConfig].
+// staleness bound, ownership) change with [Cache.SetConfig], which refuses a
+// Config out of range, as [New] does, with an error wrapping
+// [ErrInvalidConfig] and keeps the previous one.
 package cache

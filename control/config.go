@@ -42,21 +42,26 @@ type Config struct {
 	AllowedHosts []string
 }
 
+// validate reports the first field of c out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (c Config) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("control: "+format+": %w", append(args, ErrInvalidConfig)...)
+	}
 	switch {
 	case c.AuditSize < 0:
-		return fmt.Errorf("control: AuditSize %d < 0", c.AuditSize)
+		return bad("AuditSize %d < 0", c.AuditSize)
 	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
-		return fmt.Errorf("control: Rate %v is not a finite number >= 0", c.Rate)
+		return bad("Rate %v is not a finite number >= 0", c.Rate)
 	case c.Burst < 0:
-		return fmt.Errorf("control: Burst %d < 0", c.Burst)
+		return bad("Burst %d < 0", c.Burst)
 	case c.Burst > 0 && c.Rate == 0:
-		return fmt.Errorf("control: Burst %d without a Rate", c.Burst)
+		return bad("Burst %d without a Rate", c.Burst)
 	}
 	for _, h := range c.AllowedHosts {
 		// A port or brackets would never match: Host is compared without them.
 		if h == "" || net.ParseIP(h) == nil && strings.ContainsAny(h, ":[]/ \t") {
-			return fmt.Errorf("control: AllowedHosts entry %q is not a host name or IP address without port", h)
+			return bad("AllowedHosts entry %q is not a host name or IP address without port", h)
 		}
 	}
 	return nil

@@ -91,7 +91,8 @@ type Entry struct {
 	RollbackOf uint64    `json:"rollback_of,omitempty"` // batch this entry undoes; 0 for a forward change
 }
 
-// New returns an empty Registry, or an error if cfg is invalid.
+// New returns an empty Registry, or an error wrapping [ErrInvalidConfig] if cfg
+// is invalid.
 func New(cfg Config) (*Registry, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -108,7 +109,8 @@ func (r *Registry) SetConfig(cfg Config) error { return r.SetConfigAt(time.Now()
 // drops the oldest entries at the next change. A change of Rate or Burst
 // applies from now on: the change budget earned before now is credited at the
 // old Rate, up to the old Burst. A registry driven on explicit time
-// ([Registry.ApplyAt]) should pass the same time here.
+// ([Registry.ApplyAt]) should pass the same time here. An invalid cfg is
+// refused with an error wrapping [ErrInvalidConfig], and nothing changes.
 func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err

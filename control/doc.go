@@ -60,6 +60,9 @@
 // request is wrong: fix it. *RateLimitError means wait and reconsider.
 // *ApplyError means a component refused: nothing changed unless its Undo
 // errors are set. ErrNothingToRollback means the log holds nothing to undo.
+// An error wrapping ErrInvalidConfig, from New or SetConfig, means the
+// registry's own Config is out of range: fix it (SetConfig keeps the previous
+// one).
 //
 // Over HTTP every error is a JSON body {"error": message, "code": code} whose
 // code names the case: bad_request, invalid_value, unknown_knob,

@@ -27,6 +27,14 @@ var (
 	// ErrEmptyRequest reports a change request with no changes.
 	ErrEmptyRequest = errors.New("control: request has no changes")
 
+	// ErrInvalidConfig is wrapped by the errors of [New] and
+	// [Registry.SetConfig] (SetConfigAt) for a Config out of range (a negative
+	// AuditSize or Burst, a Rate that is negative or not finite, a Burst
+	// without a Rate, an AllowedHosts entry with a port). The caller should
+	// fix the configuration; SetConfig then changes nothing, the previous one
+	// stays in force.
+	ErrInvalidConfig = errors.New("invalid config")
+
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one
 	// change per knob.
 	ErrDuplicateChange = errors.New("control: knob changed twice in one request")

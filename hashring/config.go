@@ -35,10 +35,12 @@ func (c Config) slots() int {
 	return c.Slots
 }
 
+// validate reports a Config out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (c Config) validate() error {
 	s := c.slots()
 	if s < 1<<8 || s > 1<<24 || bits.OnesCount(uint(s)) != 1 {
-		return fmt.Errorf("hashring: Config.Slots %d must be a power of two in [2^8, 2^24]", c.Slots)
+		return fmt.Errorf("hashring: Config.Slots %d must be a power of two in [2^8, 2^24]: %w", c.Slots, ErrInvalidConfig)
 	}
 	return nil
 }

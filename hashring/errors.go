@@ -12,6 +12,11 @@ var (
 	// the request (there is nowhere to send it) or wait for a membership update.
 	ErrEmpty = errors.New("hashring: ring is empty")
 
+	// ErrInvalidConfig is wrapped by the error of [New] for a [Config] out of
+	// range (Slots not a power of two in [2^8, 2^24]). The caller should fix
+	// the configuration.
+	ErrInvalidConfig = errors.New("invalid config")
+
 	// ErrBadWeight means a weight is not a finite number > 0, or the weights sum to
 	// infinity (the *NodeError then names the heaviest node). The caller should fix
 	// the weight it computed; the ring is unchanged.

@@ -44,7 +44,8 @@ type Ring struct {
 
 // New builds a ring of nodes. The order of nodes does not matter: the placement
 // depends only on cfg and the set of (ID, Weight) pairs. An empty nodes slice gives an
-// empty ring. New returns a *[NodeError] for a bad, empty or duplicate node.
+// empty ring. New returns an error wrapping [ErrInvalidConfig] for a cfg out of
+// range, and a *[NodeError] for a bad, empty or duplicate node.
 func New(cfg Config, nodes []Node) (*Ring, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package memkv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -84,22 +83,30 @@ const (
 	defaultShards     = 16
 )
 
+// validate reports the first field of c out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (c Config) validate() error {
 	for i, s := range c.Splits {
 		if len(s) == 0 {
-			return errors.New("memkv: Splits must not contain an empty key")
+			return invalid("Splits must not contain an empty key")
 		}
 		if i > 0 && bytes.Compare(c.Splits[i-1], s) >= 0 {
-			return fmt.Errorf("memkv: Splits must be strictly increasing (index %d)", i)
+			return invalid("Splits must be strictly increasing (index %d)", i)
 		}
 	}
 	if c.CheckpointEvery < 0 || c.FeedBuffer < 0 || c.MaxCommitBytes < 0 {
-		return errors.New("memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative")
+		return invalid("CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative")
 	}
 	if c.Faults.Delay < 0 {
-		return errors.New("memkv: Faults.Delay must not be negative")
+		return invalid("Faults.Delay must not be negative")
 	}
 	return nil
+}
+
+// invalid returns an error for a Config out of range that wraps
+// [ErrInvalidConfig].
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("memkv: "+format+": %w", append(args, ErrInvalidConfig)...)
 }
 
 func (c Config) withDefaults() Config {

@@ -19,7 +19,9 @@
 //
 // # Sharding and concurrency
 //
-// The key space is cut into range shards (Config.Splits), each an ordered
+// The key space is cut into range shards (Config.Splits, fixed at [New]:
+// [Store.SetConfig] refuses a change of them, as it and New refuse any Config
+// out of range, with an error wrapping [ErrInvalidConfig]), each an ordered
 // skiplist. Range sharding rather than hashing keeps range reads a simple
 // walk of consecutive shards, with no k-way merge. Range reads take no lock:
 // they follow atomic pointers, and a node is linked only once complete. Point

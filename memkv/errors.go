@@ -48,6 +48,12 @@ var (
 	// order; resubscribe and treat any state derived from the feed as stale.
 	ErrOverflow = errors.New("memkv: change feed subscriber overflowed")
 
+	// ErrInvalidConfig is wrapped by the errors of [New] and
+	// [Store.SetConfig] for a Config out of range (bad Splits, a negative
+	// field, a change of Splits). Fix the configuration; SetConfig then
+	// changes nothing, the previous one stays in force.
+	ErrInvalidConfig = errors.New("invalid config")
+
 	// ErrClosed: the subscription was closed.
 	ErrClosed = errors.New("memkv: subscription closed")
 )

@@ -3,7 +3,6 @@ package memkv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -90,7 +89,8 @@ type idemEntry struct {
 	ver uint64
 }
 
-// New returns an empty store at version 0.
+// New returns an empty store at version 0, or an error wrapping
+// [ErrInvalidConfig] if cfg is invalid.
 func New(cfg Config) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -105,13 +105,14 @@ func New(cfg Config) (*Store, error) {
 }
 
 // SetConfig swaps the tunables atomically. Splits cannot change: pass nil or
-// the same cuts.
+// the same cuts. For an invalid cfg (a change of Splits included) it returns
+// an error wrapping [ErrInvalidConfig] and changes nothing.
 func (s *Store) SetConfig(cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
 	if cfg.Splits != nil && !equalAll(cfg.Splits, s.splits) {
-		return errors.New("memkv: Splits cannot change after New")
+		return invalid("Splits cannot change after New")
 	}
 	c := cfg.withDefaults()
 	c.Splits = s.splits

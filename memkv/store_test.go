@@ -51,13 +51,13 @@ func TestConfigValidate(t *testing.T) {
 			if tt.want == "" {
 				assert.NoError(t, err)
 			} else {
-				assert.EqualError(t, err, tt.want)
+				assert.EqualError(t, err, tt.want+": invalid config")
 			}
 		})
 	}
 	s := newStore(t, memkv.Config{})
 	assert.Equal(t, 16, s.Stats().Shards)
-	assert.EqualError(t, s.SetConfig(memkv.Config{Splits: [][]byte{b("m")}}), "memkv: Splits cannot change after New")
+	assert.EqualError(t, s.SetConfig(memkv.Config{Splits: [][]byte{b("m")}}), "memkv: Splits cannot change after New: invalid config")
 	require.NoError(t, s.SetConfig(memkv.Config{FeedBuffer: 7}))
 	assert.Equal(t, 7, s.Config().FeedBuffer)
 }

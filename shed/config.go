@@ -49,8 +49,10 @@ const (
 // the documented default. All fields may be changed at runtime with SetConfig.
 type Config struct {
 	// Capacity is the admission limit (total cost in flight). If nil,
-	// Fixed(DefaultLimit). Only the Shedder uses it; the Scheduler takes the free
-	// capacity as an argument.
+	// Fixed(DefaultLimit). A nil CapacityFunc (or a nil *CapacityFunc or
+	// *Fixed) is refused with [ErrInvalidConfig]: its Limit would panic under
+	// the Shedder's lock. Only the Shedder uses it; the Scheduler takes the
+	// free capacity as an argument.
 	Capacity Capacity
 
 	// Priorities is the number of priority levels; a request's priority is in
@@ -168,41 +170,48 @@ type config struct {
 	idleStamps       stamp // IdleTimeout in stamp units, rounded up
 }
 
+// validate applies the defaults to c, or reports every field out of range, as
+// an errors.Join of errors that each wrap [ErrInvalidConfig].
 func (c Config) validate() (config, error) {
 	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("shed: "+format+": %w", append(args, ErrInvalidConfig)...))
+	}
+	if nilCapacity(c.Capacity) {
+		bad("Capacity is a nil %T", c.Capacity)
+	}
 	if c.Priorities < 0 || c.Priorities > 64 {
-		errs = append(errs, fmt.Errorf("shed: Priorities %d not in [0, 64]", c.Priorities))
+		bad("Priorities %d not in [0, 64]", c.Priorities)
 	}
 	if c.Quantum < 0 {
-		errs = append(errs, fmt.Errorf("shed: Quantum %d is negative", c.Quantum))
+		bad("Quantum %d is negative", c.Quantum)
 	}
 	if c.MaxQueue < 0 {
-		errs = append(errs, fmt.Errorf("shed: MaxQueue %d is negative", c.MaxQueue))
+		bad("MaxQueue %d is negative", c.MaxQueue)
 	}
 	if c.MaxQueueCost < 0 {
-		errs = append(errs, fmt.Errorf("shed: MaxQueueCost %d is negative", c.MaxQueueCost))
+		bad("MaxQueueCost %d is negative", c.MaxQueueCost)
 	}
 	if c.QueueDeadline < 0 || c.StandingDeadline < 0 {
-		errs = append(errs, errors.New("shed: negative queue deadline"))
+		bad("negative queue deadline")
 	}
 	// Against the QueueDeadline in force: zero means its default, which a
 	// StandingDeadline above it contradicts as much as an explicit one.
 	if qd := or(c.QueueDeadline, DefaultQueueDeadline); c.StandingDeadline > qd {
-		errs = append(errs, fmt.Errorf("shed: StandingDeadline %v exceeds QueueDeadline %v",
-			c.StandingDeadline, qd))
+		bad("StandingDeadline %v exceeds QueueDeadline %v", c.StandingDeadline, qd)
 	}
 	if c.OverShareWindow < 0 {
-		errs = append(errs, fmt.Errorf("shed: OverShareWindow %v is negative", c.OverShareWindow))
+		bad("OverShareWindow %v is negative", c.OverShareWindow)
 	}
 	if c.MaxTenants < 0 {
-		errs = append(errs, fmt.Errorf("shed: MaxTenants %d is negative", c.MaxTenants))
+		bad("MaxTenants %d is negative", c.MaxTenants)
 	}
 	if c.IdleTimeout < 0 {
-		errs = append(errs, fmt.Errorf("shed: IdleTimeout %v is negative", c.IdleTimeout))
+		bad("IdleTimeout %v is negative", c.IdleTimeout)
 	}
 	for t, w := range c.Weights {
 		if w < 1 {
-			errs = append(errs, fmt.Errorf("shed: weight %d of tenant %q is below 1", w, t))
+			bad("weight %d of tenant %q is below 1", w, t)
 		}
 	}
 	if len(errs) > 0 {
@@ -228,6 +237,22 @@ func (c Config) validate() (config, error) {
 	}
 	v.standingDeadline = min(v.standingDeadline, v.queueDeadline)
 	return v, nil
+}
+
+// nilCapacity reports a Capacity that is not nil but would panic on its first
+// Limit call, under the Shedder's lock: a nil CapacityFunc, or a nil pointer to
+// one of this package's Capacity types. (A nil pointer of another type is not
+// detected: its Limit may well handle a nil receiver.)
+func nilCapacity(c Capacity) bool {
+	switch c := c.(type) {
+	case CapacityFunc:
+		return c == nil
+	case *CapacityFunc:
+		return c == nil || *c == nil
+	case *Fixed:
+		return c == nil
+	}
+	return false
 }
 
 func or[T comparable](v, def T) T {

@@ -55,7 +55,9 @@
 // level, and reports the current level.
 //
 // Shed errors are the shared *[ShedError] values (errors.Is(err, [ErrShed])):
-// the caller should fail the request or back off, never retry in a loop.
+// the caller should fail the request or back off, never retry in a loop. A
+// Config out of range is refused by New and SetConfig with an error wrapping
+// [ErrInvalidConfig]: fix the configuration (SetConfig keeps the previous one).
 //
 // # When not to use it
 //

@@ -8,6 +8,14 @@ import "errors"
 // its share). errors.As with a *ShedError gives the [Reason].
 var ErrShed = errors.New("shed: request shed")
 
+// ErrInvalidConfig is wrapped by the errors of [New], [NewScheduler],
+// [Shedder.SetConfig] and [Scheduler.SetConfig] for a Config out of range (a
+// negative bound or deadline, a StandingDeadline above QueueDeadline, a weight
+// below 1, a nil CapacityFunc). With several fields wrong, the error is an
+// errors.Join of one such error per field. The caller should fix the
+// configuration; SetConfig then changes nothing, the previous one stays in force.
+var ErrInvalidConfig = errors.New("invalid config")
+
 // Reason says why a request was shed. Reasons start at 1; the zero Reason is invalid.
 type Reason uint8
 

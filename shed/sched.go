@@ -178,7 +178,8 @@ type tenantState[T any] struct {
 	inlineCounts [2]counters
 }
 
-// NewScheduler returns an empty Scheduler. It returns an error if cfg is invalid.
+// NewScheduler returns an empty Scheduler. It returns an error wrapping
+// [ErrInvalidConfig] if cfg is invalid.
 func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 	c, err := cfg.validate()
 	if err != nil {
@@ -187,7 +188,8 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit)}, nil
 }
 
-// SetConfig validates cfg and applies it. Queued requests keep their deadlines;
+// SetConfig validates cfg and applies it, or returns an error wrapping
+// [ErrInvalidConfig] and changes nothing. Queued requests keep their deadlines;
 // tenant weights change immediately; bucket bounds apply to the next Push; a
 // lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {

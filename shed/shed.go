@@ -52,7 +52,8 @@ type ticket struct {
 	release func()
 }
 
-// New returns a Shedder configured by cfg, or an error if cfg is invalid.
+// New returns a Shedder configured by cfg, or an error wrapping
+// [ErrInvalidConfig] if cfg is invalid.
 func New(cfg Config) (*Shedder, error) {
 	sc, err := NewScheduler[*waiter](cfg)
 	if err != nil {
@@ -63,8 +64,8 @@ func New(cfg Config) (*Shedder, error) {
 	return s, nil
 }
 
-// SetConfig validates cfg and applies it atomically, or returns an error and
-// changes nothing. Queued requests keep their places and deadlines: bounds
+// SetConfig validates cfg and applies it atomically, or returns an error
+// wrapping [ErrInvalidConfig] and changes nothing. Queued requests keep their places and deadlines: bounds
 // lowered below what a bucket holds (MaxQueue, MaxQueueCost) shed only later
 // arrivals, and ShedOnArrival, like the deadlines, applies to arrivals. The
 // new Capacity takes effect at once: the queued requests that fit in it are

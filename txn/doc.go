@@ -35,6 +35,10 @@
 // of unknown outcome: it needs an idempotency key for that, which the engine
 // deduplicates.
 //
+// Options, ManagerConfig and RetryPolicy out of range are refused, before
+// anything starts, with an error wrapping [ErrInvalidConfig]: fix them
+// ([Manager.SetConfig] keeps the previous ManagerConfig).
+//
 // # Engine
 //
 // [Engine] is four methods: ReadVersion, Get and Scan at a version, and

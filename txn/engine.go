@@ -99,6 +99,13 @@ var (
 	// ErrOverloaded: the manager is at its transaction or memory limit. Back
 	// off and retry later.
 	ErrOverloaded = errors.New("txn: manager overloaded")
+	// ErrInvalidConfig is wrapped by the errors for configuration out of
+	// range: Options with an unknown Isolation ([Begin], [Manager.Begin],
+	// [Run]), a negative ManagerConfig field ([NewManager],
+	// [Manager.SetConfig]) or RetryPolicy field, or a BaseBackoff above
+	// MaxBackoff ([Run]). Nothing was started; fix the configuration
+	// (Manager.SetConfig keeps the previous one). Retrying will not help.
+	ErrInvalidConfig = errors.New("invalid config")
 )
 
 // ConflictError reports a failed validation: writes committed after the

@@ -2,7 +2,6 @@ package txn
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,9 +27,11 @@ type ManagerConfig struct {
 	TotalBudget int64
 }
 
+// validate reports a ManagerConfig out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (c ManagerConfig) validate() error {
 	if c.IdleTimeout < 0 || c.MaxAge < 0 || c.MaxTxns < 0 || c.TxBudget < 0 || c.TotalBudget < 0 {
-		return errors.New("txn: ManagerConfig fields must not be negative")
+		return invalid("ManagerConfig fields must not be negative")
 	}
 	return nil
 }
@@ -86,7 +87,8 @@ type held struct {
 	reaped bool
 }
 
-// NewManager returns a manager of transactions on eng.
+// NewManager returns a manager of transactions on eng, or an error wrapping
+// [ErrInvalidConfig] if cfg is invalid.
 func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -99,7 +101,8 @@ func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
 }
 
 // SetConfig swaps the tunables atomically; they apply to later Begins and
-// reaps (a held transaction keeps its budget).
+// reaps (a held transaction keeps its budget). For an invalid cfg it returns
+// an error wrapping [ErrInvalidConfig] and changes nothing.
 func (m *Manager) SetConfig(cfg ManagerConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err

@@ -1,7 +1,7 @@
 package txn
 
 import (
-	"errors"
+	"fmt"
 	"time"
 )
 
@@ -69,11 +69,19 @@ type Options struct {
 
 const defaultBudget = 16 << 20
 
+// validate reports Options out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (o Options) validate() error {
 	if o.Isolation < 0 || o.Isolation > ReadCommitted {
-		return errors.New("txn: unknown Isolation")
+		return invalid("unknown Isolation %d", int(o.Isolation))
 	}
 	return nil
+}
+
+// invalid returns an error for a configuration out of range (Options,
+// ManagerConfig, RetryPolicy) that wraps [ErrInvalidConfig].
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("txn: "+format+": %w", append(args, ErrInvalidConfig)...)
 }
 
 func (o Options) withDefaults() Options {

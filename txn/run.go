@@ -30,12 +30,14 @@ type RetryPolicy struct {
 	BaseBackoff, MaxBackoff time.Duration
 }
 
+// validate reports a RetryPolicy out of range, as an error wrapping
+// [ErrInvalidConfig].
 func (p RetryPolicy) validate() error {
 	if p.MaxAttempts < 0 || p.MaxElapsed < 0 || p.BaseBackoff < 0 || p.MaxBackoff < 0 {
-		return errors.New("txn: RetryPolicy fields must not be negative")
+		return invalid("RetryPolicy fields must not be negative")
 	}
 	if p.BaseBackoff > 0 && p.MaxBackoff > 0 && p.BaseBackoff > p.MaxBackoff {
-		return errors.New("txn: RetryPolicy.BaseBackoff exceeds MaxBackoff")
+		return invalid("RetryPolicy.BaseBackoff %v exceeds MaxBackoff %v", p.BaseBackoff, p.MaxBackoff)
 	}
 	return nil
 }

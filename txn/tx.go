@@ -133,7 +133,8 @@ type KV struct {
 // top of its key and value bytes.
 const entryOverhead = 48
 
-// Begin starts a transaction reading at eng's current version.
+// Begin starts a transaction reading at eng's current version. Options out of
+// range are refused with an error wrapping [ErrInvalidConfig].
 func Begin(eng Engine, opt Options) (*Tx, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err

@@ -176,7 +176,7 @@ func TestDeadline(t *testing.T) {
 	assert.ErrorIs(t, err, txn.ErrDeadline)
 	assert.ErrorIs(t, tx.Put(b("k"), nil), txn.ErrDone)
 	_, err = txn.Begin(s, txn.Options{Isolation: 9})
-	assert.EqualError(t, err, "txn: unknown Isolation")
+	assert.EqualError(t, err, "txn: unknown Isolation 9: invalid config")
 }
 
 func TestSnapshotReadsDoNotConflict(t *testing.T) {

@@ -184,7 +184,9 @@ func (c Config) validate() error {
 		return bad("History %d not in [1, 100000]", c.History)
 	}
 	if _, err := hashring.New(hashring.Config{Slots: c.Slots}, nil); err != nil {
-		return bad("%v", err)
+		// err names the rule and ends in hashring's ErrInvalidConfig, which
+		// bad says again.
+		return bad("%s", strings.TrimSuffix(err.Error(), ": "+hashring.ErrInvalidConfig.Error()))
 	}
 	if len(c.Regions) == 0 {
 		return bad("no regions")
