@@ -30,7 +30,8 @@ const MaxLimit = min(math.MaxInt, 1<<53)
 // default; every field can be changed at runtime with [Limiter.SetConfig].
 type Config struct {
 	// Signal is the load measurement. If nil, a [CgroupCPU] when the process's
-	// cgroup CPU accounting is readable, else a [ProcessCPU].
+	// cgroup CPU accounting is readable, else a [ProcessCPU]. A nil
+	// SignalFunc is not nil: it is refused with [ErrInvalidConfig].
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -102,6 +103,9 @@ func (c Config) validate() (config, error) {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("aimd: "+format+": %w", append(args, ErrInvalidConfig)...))
+	}
+	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
+		bad("Signal is a nil SignalFunc") // it would panic at every step
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		bad("Target %v is not a finite non-negative number", c.Target)

@@ -79,6 +79,20 @@ func TestConfigErrorsWrapErrInvalidConfig(t *testing.T) {
 	}
 }
 
+// TestNilSignalFuncRefused: a nil SignalFunc in a non-nil Signal is not
+// the default signal; called at each step, it would panic.
+func TestNilSignalFuncRefused(t *testing.T) {
+	cfg := aimd.Config{Signal: aimd.SignalFunc(nil), Manual: true, MemoryLimit: -1}
+	_, err := aimd.New(cfg)
+	require.ErrorIs(t, err, aimd.ErrInvalidConfig)
+	assert.EqualError(t, err, "aimd: Signal is a nil SignalFunc: invalid config")
+	l, err := aimd.New(aimd.Config{Signal: constSignal, Manual: true, MemoryLimit: -1})
+	require.NoError(t, err)
+	defer l.Close()
+	require.ErrorIs(t, l.SetConfig(cfg), aimd.ErrInvalidConfig)
+	require.NoError(t, l.Tick(time.Now())) // the previous signal is kept: no panic
+}
+
 // TestConfigErrorsJoined: every field out of range is reported, each wrapping
 // ErrInvalidConfig.
 func TestConfigErrorsJoined(t *testing.T) {
