@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -201,9 +202,9 @@ func (g goredisData) mset(ctx context.Context, ops []op, out []opResult) error {
 func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error {
 	c := g.c
 	cmds := make([]redis.Cmder, len(ops))
-	var ttls []*redis.DurationCmd
+	var ttls []*redis.IntCmd
 	if ttl {
-		ttls = make([]*redis.DurationCmd, len(ops))
+		ttls = make([]*redis.IntCmd, len(ops))
 	}
 	now := time.Now() // before the call: the cached expiry is never late
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -212,7 +213,7 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl
 			case opGet:
 				cmds[i] = p.Get(ctx, o.key)
 				if ttl {
-					ttls[i] = p.PTTL(ctx, o.key)
+					ttls[i] = pttl(ctx, p, o.key)
 				}
 			case opExists:
 				cmds[i] = p.Exists(ctx, o.key)
@@ -263,12 +264,12 @@ func mgetResults(vals []any, out []opResult) {
 // one round trip: the caching tier stores each value with its expiry.
 func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opResult) error {
 	var mget *redis.SliceCmd
-	ttls := make([]*redis.DurationCmd, len(keys))
+	ttls := make([]*redis.IntCmd, len(keys))
 	now := time.Now()
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		mget = p.MGet(ctx, keys...)
 		for i, k := range keys {
-			ttls[i] = p.PTTL(ctx, k)
+			ttls[i] = pttl(ctx, p, k)
 		}
 		return nil
 	})
@@ -295,18 +296,33 @@ func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opRe
 	return nil
 }
 
-// ttlExpiry turns a PTTL reply d, read at now or later, into the expiry the
-// caching tier stores (unix ns; 0 none). -1 is no expiry; -2 means the key is
-// gone since the MGET, so the value expires at once; else the time left,
-// measured from before the call so the cached expiry is never late.
-func ttlExpiry(now time.Time, d time.Duration) int64 {
+// pttl queues PTTL key on p, its reply read as milliseconds: go-redis's
+// PTTL converts it to a time.Duration, which overflows past 292 years
+// (PEXPIRE accepts more).
+func pttl(ctx context.Context, p redis.Pipeliner, key string) *redis.IntCmd {
+	cmd := redis.NewIntCmd(ctx, "pttl", key)
+	_ = p.Process(ctx, cmd) // queued: the pipeline's Exec reports errors
+	return cmd
+}
+
+// ttlExpiry turns a PTTL reply ms (milliseconds), read at now or later, into
+// the expiry the caching tier stores (unix ns; 0 none). -1 is no expiry; -2
+// means the key is gone since the MGET, so the value expires at once; else
+// the time left, measured from before the call so the cached expiry is never
+// late. An expiry past what unix nanoseconds hold (year 2262; EXPIREAT
+// 9999999999 is 2286) is farExpiry: live. Computed as now+d, it overflowed
+// to a time long past, and the key was never a hit.
+func ttlExpiry(now time.Time, ms int64) int64 {
+	ns := now.UnixNano()
 	switch {
-	case d == -2 || (d >= 0 && d < time.Millisecond):
-		return now.UnixNano()
-	case d > 0:
-		return now.Add(d).UnixNano()
+	case ms == -2 || ms == 0:
+		return ns
+	case ms < 0:
+		return 0
+	case ms > (math.MaxInt64-ns)/int64(time.Millisecond):
+		return farExpiry
 	}
-	return 0
+	return ns + ms*int64(time.Millisecond)
 }
 
 // msetOutcome sets out from the outcome of the MSET that carried a batch of

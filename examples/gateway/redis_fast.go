@@ -256,19 +256,14 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 	return nil
 }
 
-// pttlExpiry is ttlExpiry of a PTTL reply in milliseconds (an unreadable
-// reply: expire at once, the safe side). -1 (no expiry) and -2 (gone) are
-// passed as go-redis reports them.
+// pttlExpiry is ttlExpiry of a PTTL reply (an unreadable reply: expire at
+// once, the safe side).
 func pttlExpiry(now time.Time, r rueidis.RedisResult) int64 {
 	ms, err := r.AsInt64()
 	if err != nil {
 		return now.UnixNano()
 	}
-	d := time.Duration(ms) * time.Millisecond
-	if ms < 0 {
-		d = time.Duration(ms)
-	}
-	return ttlExpiry(now, d)
+	return ttlExpiry(now, ms)
 }
 
 func setCommand(c rueidis.Client, o op) rueidis.Completed {
