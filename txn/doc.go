@@ -75,6 +75,22 @@
 // A [Tx] is not safe for concurrent use; the Manager serializes the operations
 // of each transaction it holds and is safe for concurrent use.
 //
+// # Stats
+//
+// [Manager.Stats] snapshots the counters of the transactions a Manager
+// holds: begun, and how each ended (committed, including a deduplicated
+// retry; rolled back, by the client or by reaping; failed; of unknown
+// outcome), failed commits by cause (conflicts, split by whether they name
+// a point read or a range read, too old, too large), reaped idle and by
+// age, Begins refused as overloaded, and read-set merges (added when a
+// transaction ends); and the gauges of transactions held and bytes
+// accounted to them. [ManagerStats.ConflictRate] is conflicts over
+// committed plus conflicts. The counters are atomics read one by one, so a
+// snapshot taken while transactions run may be a few counts apart between
+// fields. A [Tx] used without a Manager ([Begin], [Run]) is counted
+// nowhere: [Tx.ReadSetMerges] and [Tx.MemoryUsed] report on it, and the
+// engine keeps its own counts (memkv's Store.Stats).
+//
 // # Measured
 //
 // On 2 cores shared with other jobs (load average about 12), Go 1.26, side
