@@ -23,12 +23,12 @@ type Sample struct {
 	// smaller uptime than last time means the process restarted.
 	UptimeSeconds float64 `json:"uptime_seconds"`
 	GOMAXPROCS    int     `json:"gomaxprocs"`
-	InFlight      int     `json:"in_flight"`
-	Commands      uint64  `json:"commands"`
-	Errors        uint64  `json:"errors"`
-	Shed          uint64  `json:"shed"`
-	Overloaded    uint64  `json:"overloaded"`
-	Throttled     uint64  `json:"throttled"`
+	InFlight      int     `json:"in_flight"`  // gauge: commands admitted and not yet done
+	Commands      uint64  `json:"commands"`   // commands received
+	Errors        uint64  `json:"errors"`     // commands answered with an error
+	Shed          uint64  `json:"shed"`       // rejected by the gateway's shedder
+	Overloaded    uint64  `json:"overloaded"` // rejected at its batcher's in-flight cap
+	Throttled     uint64  `json:"throttled"`  // over a backend quota
 	// Tenants holds each tenant's counters.
 	Tenants map[string]TenantSample `json:"tenants"`
 	// Knobs holds the gateway's control knobs (package control) by name, each
@@ -136,7 +136,10 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 		return Sample{}, fmt.Errorf("%w: %w", ErrBadState, ErrNoHostState)
 	}
 	s := *st.State.Host
-	s.Knobs = make(map[string]string, len(st.Knobs))
+	// Knobs and Changed come from the knobs list alone: a host entry that
+	// carries its own (a gateway publishing a Sample as it is) does not add
+	// names that Knobs does not hold.
+	s.Knobs, s.Changed = make(map[string]string, len(st.Knobs)), nil
 	for _, k := range st.Knobs {
 		s.Knobs[k.Name] = string(k.Value)
 		if !k.LastChange.IsZero() {

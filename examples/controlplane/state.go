@@ -15,9 +15,9 @@ import (
 // State is a snapshot of the plane, as GET /api/state serves it and the dashboard
 // draws it.
 type State struct {
-	Now     time.Time `json:"now"`  // the last tick's now (zero before the first)
-	Tick    uint64    `json:"tick"` // ticks done
-	Version uint64    `json:"version"`
+	Now     time.Time `json:"now"`     // the last tick's now (zero before the first)
+	Tick    uint64    `json:"tick"`    // ticks done
+	Version uint64    `json:"version"` // of the routes in force (1 from New on)
 	// CadenceMS is Config.Cadence in milliseconds.
 	CadenceMS float64        `json:"cadence_ms"`
 	Hosts     []HostState    `json:"hosts"`   // in the order the gateways were added
@@ -35,9 +35,9 @@ type State struct {
 type HostState struct {
 	Gateway
 	Health    Health `json:"health"`
-	Draining  bool   `json:"draining"` // listed in the routes' Draining hosts
-	Drained   bool   `json:"drained"`  // by an operator (Drain)
-	DownTicks int    `json:"down_ticks"`
+	Draining  bool   `json:"draining"`        // listed in the routes' Draining hosts
+	Drained   bool   `json:"drained"`         // by an operator (Drain)
+	DownTicks int    `json:"down_ticks"`      // polls in a row that found it unreachable; Config.DrainAfter of them drain it
 	Error     string `json:"error,omitempty"` // the last poll's error
 	// Weight is the published ring weight, Share the host's share of its region's
 	// ring.
@@ -51,13 +51,13 @@ type HostState struct {
 	// signal), Reason its decision ("held", "lowered", ...).
 	Load     float64 `json:"load"`
 	Reason   string  `json:"reason"`
-	Clamped  bool    `json:"clamped"`
-	InFlight int     `json:"in_flight"`
+	Clamped  bool    `json:"clamped"`   // its weight change was cut by the balancer's per-run clamp
+	InFlight int     `json:"in_flight"` // as the last good poll reported it
 	Rate     float64 `json:"rate"`      // commands per second
 	Shed     uint64  `json:"shed"`      // cumulative, as the gateway reports it
 	ShedRate float64 `json:"shed_rate"` // per second
-	Polls    uint64  `json:"polls"`
-	Failures uint64  `json:"failures"`
+	Polls    uint64  `json:"polls"`     // polls made
+	Failures uint64  `json:"failures"`  // of those, failed: unreachable or a bad state
 	// Knobs are the gateway's control knobs as last polled (JSON text by name),
 	// Changed those changed at runtime.
 	Knobs   map[string]string `json:"knobs,omitempty"`
@@ -128,17 +128,17 @@ type RegionPoint struct {
 
 // Stats counts the plane's work.
 type Stats struct {
-	Ticks          uint64 `json:"ticks"`
-	Polls          uint64 `json:"polls"`
-	PollErrors     uint64 `json:"poll_errors"`
-	Publications   uint64 `json:"publications"` // versions published
-	BalancerErrors uint64 `json:"balancer_errors"`
-	FailoverErrors uint64 `json:"failover_errors"`
-	RingErrors     uint64 `json:"ring_errors"`
-	Added          uint64 `json:"added"`
-	Removed        uint64 `json:"removed"`
-	Gateways       int    `json:"gateways"`
-	Draining       int    `json:"draining"`
+	Ticks          uint64 `json:"ticks"`           // ticks done
+	Polls          uint64 `json:"polls"`           // gateway polls folded into a tick
+	PollErrors     uint64 `json:"poll_errors"`     // of those, failed
+	Publications   uint64 `json:"publications"`    // versions published
+	BalancerErrors uint64 `json:"balancer_errors"` // region balancer runs that failed (weights kept)
+	FailoverErrors uint64 `json:"failover_errors"` // failover runs or tables that failed (routes kept)
+	RingErrors     uint64 `json:"ring_errors"`     // rings not derived or not encoded (last routes kept)
+	Added          uint64 `json:"added"`           // gateways added
+	Removed        uint64 `json:"removed"`         // gateways removed
+	Gateways       int    `json:"gateways"`        // gauge: gateways held
+	Draining       int    `json:"draining"`        // gauge: of those, draining (by an operator or down)
 }
 
 // Stats returns a snapshot of the plane's counters.
