@@ -45,10 +45,11 @@ var (
 // should fix the value.
 type ValueError struct {
 	Knob   string
-	Value  string
-	Reason string
+	Value  string // the value as text (a long string cut short)
+	Reason string // what is wrong with it
 }
 
+// Error implements error.
 func (e *ValueError) Error() string {
 	return fmt.Sprintf("control: knob %q: value %q: %s", e.Knob, e.Value, e.Reason)
 }
@@ -62,6 +63,7 @@ type BoundsError struct {
 	Min, Max Value
 }
 
+// Error implements error.
 func (e *BoundsError) Error() string {
 	return fmt.Sprintf("control: knob %q: %v is outside [%v, %v]", e.Knob, e.Value, e.Min, e.Max)
 }
@@ -73,6 +75,7 @@ type RateLimitError struct {
 	RetryAfter time.Duration
 }
 
+// Error implements error.
 func (e *RateLimitError) Error() string {
 	if e.Knob == "" {
 		return fmt.Sprintf("control: change budget exhausted; retry after %v", e.RetryAfter)
@@ -89,10 +92,11 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // component may be left half-changed and needs an operator.
 type ApplyError struct {
 	Knob string
-	Err  error
-	Undo []error
+	Err  error   // Apply's error
+	Undo []error // errors of the Apply calls that gave the knobs before it their old values back
 }
 
+// Error implements error.
 func (e *ApplyError) Error() string {
 	s := fmt.Sprintf("control: knob %q: apply: %v", e.Knob, e.Err)
 	if len(e.Undo) > 0 {

@@ -72,15 +72,16 @@ type StringKnob struct {
 // Info describes a registered knob and its current value, as [Registry.Knobs]
 // and the HTTP API report it.
 type Info struct {
-	Name        string        `json:"name"`
-	Doc         string        `json:"doc,omitempty"`
-	Kind        Kind          `json:"kind"`
-	Value       Value         `json:"value"`
+	Name  string `json:"name"`
+	Doc   string `json:"doc,omitempty"`
+	Kind  Kind   `json:"kind"`
+	Value Value  `json:"value"`
+	// Min and Max are the inclusive bounds of a numeric knob; nil when unbounded.
 	Min         *Value        `json:"min,omitempty"`
 	Max         *Value        `json:"max,omitempty"`
-	Values      []string      `json:"values,omitempty"`
-	MinInterval time.Duration `json:"min_interval_ns,omitempty"`
-	LastChange  time.Time     `json:"last_change,omitzero"`
+	Values      []string      `json:"values,omitempty"`          // a string enum's values
+	MinInterval time.Duration `json:"min_interval_ns,omitempty"` // least time between two changes
+	LastChange  time.Time     `json:"last_change,omitzero"`      // zero if never changed since registration
 }
 
 // knob is the registry's kind-independent view of a knob.

@@ -33,6 +33,7 @@ func TestRoundTripRejectsBadArguments(t *testing.T) {
 }
 
 func BenchmarkReport(b *testing.B) {
+	b.ReportAllocs()
 	stop := Report(b)
 	for range b.N {
 		runtime.Gosched()
