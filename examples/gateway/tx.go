@@ -436,10 +436,16 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	// Refused, its data commands count as shed or throttled, as they count
-	// in the requests and errors (observeQueued) and as a refused run's do.
+	// Refused, its data commands count as shed, throttled or overloaded, as
+	// they count in the requests and errors (observeQueued) and as a refused
+	// run's do.
 	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, len(s.txs.queued))), s.txs.data, time.Now())
 	if err != nil {
+		if err == errOverloaded && s.txs.data > 1 {
+			// Refused by the limiter, they count as overloaded too: the
+			// server counts EXEC's reply once, the others here.
+			s.g.n.overloaded.Add(uint64(s.txs.data - 1))
+		}
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
