@@ -644,9 +644,12 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	done(!failed)
 	release()
 	g.metrics.observe(t, spec, !failed, time.Since(start))
-	if failed {
+	switch {
+	case r == overloadedReply: // the batcher's in-flight cap or a shard's share of it
+		tr.end("overloaded", string(e))
+	case failed:
 		tr.end("error", string(e))
-	} else {
+	default:
 		tr.end("ok", "")
 	}
 	return r

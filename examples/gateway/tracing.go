@@ -17,9 +17,11 @@ import (
 // passes the sampler (-otel-sample, config "otel_sample") gets a span named
 // after the command, with the tenant, the shards it touched, the size of the
 // backend call(s) that carried it, whether it joined another caller's fetch
-// (coalesced) or was a hit of the caching tier (cached), and the admission
-// outcome (ok, error, shed, throttled, overloaded). Off by default; off, the
-// request path pays one nil check per command and per op, and no allocation.
+// (coalesced) or was a hit of the caching tier (cached), and the outcome (ok,
+// error, or the refusal: shed, throttled, overloaded, the last also by the
+// batcher's in-flight cap, as gateway_overloaded_total counts it). Off by
+// default; off, the request path pays one nil check per command and per op,
+// and no allocation.
 
 // Span attribute keys.
 const (
