@@ -551,13 +551,22 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 		// The cache coalesces its misses itself (a fill lock per key).
 		// The cache keeps the value it fills, not the call that read it: the
 		// fill notes the call's size for the trace.
+		// A traced GET asks first whether the key is cached: one that
+		// misses and does not run the fill itself joined another caller's
+		// (coalesced), which the cache's answer alone does not tell from a
+		// hit. (A fill or an invalidation between the two lookups may still
+		// name the wrong one.)
+		path := viaCache
+		if tr != nil && !g.cache.contains(grp.shard, o.key) {
+			path = viaCoalescing
+		}
 		r, err = g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()
 			r, err := g.submitOne(ctx, grp, o)
 			tr.carried(r.batch)
 			return r, err
 		})
-		tr.note(grp.shard, r.batch, viaCache)
+		tr.note(grp.shard, r.batch, path)
 	case o.kind == opGet && g.coalesceOn.Load():
 		// Tenants share the key space and the ACL was checked before, so
 		// callers of every tenant with the same key share one fetch: nothing

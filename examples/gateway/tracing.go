@@ -92,8 +92,8 @@ type opPath uint8
 
 const (
 	viaBatch      opPath = iota + 1 // straight to its shard's batch
-	viaCoalescing                   // through the coalescing group
-	viaCache                        // through the caching tier
+	viaCoalescing                   // through the coalescing group, or a miss of the caching tier (which coalesces its misses)
+	viaCache                        // a hit of the caching tier (as far as a traced GET could tell)
 )
 
 type traceKey struct{}
