@@ -98,9 +98,12 @@ func shardLines(g *Gateway) []string {
 	lines := make([]string, 0, len(g.health))
 	for i := range g.health {
 		h := &g.health[i]
-		l := fmt.Sprintf("shard%d:up=%d,failed_batches=%d", i, boolInt(!h.down.Load()), h.failed.Load())
-		if h.down.Load() {
-			l += fmt.Sprintf(",down_since_ms=%d", time.Unix(0, h.since.Load()).UnixMilli())
+		h.mu.Lock() // up and down_since_ms of one state (health.go orders them)
+		down, since := h.down.Load(), h.since.Load()
+		h.mu.Unlock()
+		l := fmt.Sprintf("shard%d:up=%d,failed_batches=%d", i, boolInt(!down), h.failed.Load())
+		if down {
+			l += fmt.Sprintf(",down_since_ms=%d", time.Unix(0, since).UnixMilli())
 		}
 		lines = append(lines, l)
 	}

@@ -13,7 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Request traces: with -otel stdout (config "otel"), each data command that
+// Request traces: with -otel stdout (config "otel"), each data command
+// outside a transaction (not a read after WATCH, nor what EXEC runs) that
 // passes the sampler (-otel-sample, config "otel_sample") gets a span named
 // after the command, with the tenant, the shards it touched, the size of the
 // backend call(s) that carried it, whether it joined another caller's fetch
