@@ -40,8 +40,8 @@ keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # 100k keys): a SET pass through each binary (on memkv each has its own
 # store). The hot key is never set: its GETs read a missing key, as in
 # compare.sh.
-for port in "${ports[@]}"; do
-	redis-benchmark -p "$port" -c 50 -n 200000 -d 64 -P 16 -r 100000 -t set -q >/dev/null 2>&1
+for i in "${!ports[@]}"; do
+	bench "${gpids[$i]}" -p "${ports[$i]}" -c 50 -n 200000 -d 64 -P 16 -r 100000 -t set -q >/dev/null 2>&1
 done
 for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins[@]}"; do
 	port=${ports[$i]}; pid=${gpids[$i]}
@@ -52,7 +52,7 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
 	*) args=(-r 100000 -t $wl) ;;
 	esac
-	out=$(redis-benchmark -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")
+	out=$(bench $pid -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")
 	c1=$(settled_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then

@@ -163,11 +163,11 @@ for P in ${PIPES:-1 16}; do
 				# untimed: read every key a few times, so the row measures the
 				# tier's steady state; the count follows the keyspace, not N (3N
 				# GETs at N=20000 would leave more than half the keys unread)
-				redis-benchmark -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>&1 || true
+				bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>&1 || true
 			fi
 			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(settled_ticks "$pid")
-			out=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
+			out=$(bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
 			c1=$(settled_ticks "$pid")
 			calls=$(backend_calls $shards)
 			rps=; p50=; p99=

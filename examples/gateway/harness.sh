@@ -52,6 +52,20 @@ settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in
 	done
 	echo "$cur"
 }
+# bench PID ARG...: redis-benchmark ARG... (its output on stdout) against the
+# proxy whose process is PID, unless that process has exited: then it says so
+# on stderr and fails at once. redis-benchmark does not fail at a port nobody
+# listens on: its clients fail to connect and it waits for their replies for
+# ever, so a proxy that died in one row would hang the script at its next.
+bench() {
+	local pid=$1
+	shift
+	if ! kill -0 "$pid" 2>/dev/null; then
+		echo "error: the proxy (process $pid) has exited; see its log" >&2
+		return 1
+	fi
+	redis-benchmark "$@"
+}
 bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
 	# header's column names; nothing if there is no header or no row after it
 	awk -F'","' '$1 == "\"test" { ncol = NF; for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }

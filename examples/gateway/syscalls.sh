@@ -67,7 +67,7 @@ for proxy in twemproxy gateway gw-1P; do
 	perfpid=$!
 	sleep 0.3 # perf attaches
 	c0=$(cpu_ticks "$pid")
-	out=$(redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>/dev/null || true)
+	out=$(bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>/dev/null || true)
 	c1=$(settled_ticks "$pid")
 	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
 	read -r rps _ _ <<<"$(echo "$out" | bench_fields)" || true
@@ -77,7 +77,7 @@ for proxy in twemproxy gateway gw-1P; do
 	perf record -q -e cpu-clock -F 2000 -g -p "$pid" -o "$work/perf.data" 2>/dev/null &
 	perfpid=$!
 	sleep 0.3
-	redis-benchmark -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" >/dev/null 2>&1 || true
+	bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" >/dev/null 2>&1 || true
 	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
 	echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
 	perf script -i "$work/perf.data" 2>/dev/null | awk -v n="$N" -f examples/gateway/cpusplit.awk

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHarnessBenchDeadProxy: compare.sh, ab.sh and syscalls.sh run their
+// rows through harness.sh's bench, which must end at once, failing with a
+// word on stderr, when the row's proxy process has exited: redis-benchmark
+// itself, at a port nobody listens on, waits for ever (a proxy that died in
+// one row hung the script at its next). Against a live proxy it is
+// redis-benchmark.
+func TestHarnessBenchDeadProxy(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := exec.LookPath("redis-benchmark"); err != nil {
+		t.Skip("redis-benchmark is needed: run scripts/setup.sh")
+	}
+	in := startGateway(t, Config{TargetCPU: 1, MaxLimit: 100_000})
+	_, port, _ := strings.Cut(in.Addr(), ":")
+	run := func(script string) (stdout, stderr string, err error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bash, "-c", "source ./harness.sh; harness_init; "+script)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err = cmd.Run()
+		require.NoError(t, ctx.Err(), "bench did not return: %s", e.String())
+		return o.String(), e.String(), err
+	}
+
+	// The proxy has exited (a process of the script's, already reaped), and
+	// nothing listens on its port: bench fails and says why.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	_, closed, _ := strings.Cut(ln.Addr().String(), ":")
+	require.NoError(t, ln.Close())
+	_, stderr, err := run(`true & p=$!; wait $p; bench "$p" -p ` + closed + ` -c 2 -n 10 -t get --csv`)
+	require.Error(t, err)
+	assert.Contains(t, stderr, "has exited")
+
+	// A live proxy (this test's process serves the gateway): its CSV.
+	stdout, stderr, err := run(`bench ` + strconv.Itoa(os.Getpid()) + ` -p ` + port + ` -c 2 -n 10 -t get --csv | bench_fields`)
+	require.NoError(t, err, "%s", stderr)
+	assert.Len(t, strings.Fields(stdout), 3, "ops/s, p50 and p99: %q", stdout)
+}
