@@ -49,8 +49,18 @@ func main() {
 	cfg = applyFlags(flag.CommandLine, cfg)
 	setProcs(cfg.Procs)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The first SIGINT or SIGTERM drains (run); the handler is removed
+	// before the drain starts, so a second one ends the process at once,
+	// by the signal's default action, as a second Ctrl-C is expected to.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		signal.Stop(sigs)
+		cancel()
+	}()
 	if err := run(ctx, cfg, log, nil); err != nil {
 		log.Error("gateway", "err", err)
 		os.Exit(1)
