@@ -61,7 +61,7 @@ func main() {
 		signal.Stop(sigs)
 		cancel()
 	}()
-	if err := run(ctx, cfg, log, nil); err != nil {
+	if err := run(ctx, cfg, log, nil, shutdownGrace); err != nil {
 		log.Error("gateway", "err", err)
 		os.Exit(1)
 	}
@@ -307,9 +307,18 @@ func (in *instance) Shutdown(ctx context.Context) error {
 	return in.shutdownErr
 }
 
-// run serves until ctx ends, then shuts down gracefully (10 s at most).
+// shutdownGrace bounds run's shutdown at a signal: the process exits within it.
+const shutdownGrace = 10 * time.Second
+
+// run serves until ctx ends, then shuts down gracefully and returns within
+// grace. The connections have nine tenths of it to finish the commands they
+// have read; those still open then are closed. A command still running at
+// grace (a backend call that does not return, or a pipeline's chain of
+// commands on one key, each of which may take request_timeout) is abandoned:
+// run returns an error without waiting for it, and the process exits. Its
+// client got no reply: its connection was closed.
 // started, if non-nil, receives the instance once it serves.
-func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *instance) error {
+func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *instance, grace time.Duration) error {
 	in, err := start(cfg, log)
 	if err != nil {
 		return err
@@ -323,10 +332,19 @@ func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *inst
 		in.serveErr <- err // for Shutdown
 	}
 	log.Info("shutting down: draining connections and flushing batches")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	hard := time.NewTimer(grace)
+	defer hard.Stop()
+	sctx, cancel := context.WithTimeout(context.Background(), grace-grace/10)
 	defer cancel()
-	if err := in.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	done := make(chan error, 1)
+	go func() { done <- in.Shutdown(sctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+	case <-hard.C:
+		return fmt.Errorf("shutdown: commands still running %v after it began; exiting without them", grace)
 	}
 	log.Info("stopped")
 	return nil
