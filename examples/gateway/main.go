@@ -41,6 +41,13 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if flag.NArg() > 0 {
+		// Every setting is a flag: a stray argument is a mistake ("gateway
+		// prod.json" without -config; "-v false", where a bool flag takes
+		// -v=false), which would otherwise serve with settings not asked for.
+		log.Error("arguments", "err", fmt.Sprintf("unexpected argument %q: settings are flags (-config file.json; -v=false)", flag.Arg(0)))
+		os.Exit(2)
+	}
 	cfg, err := loadConfig(*configPath)
 	if err != nil {
 		log.Error("config", "err", err)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestStrayArgumentsRefused: an argument that is not a flag is refused with
+// the usage error's status (2), not ignored. "gateway prod.json" (-config
+// forgotten) served the default open tenant, without the file's tenants and
+// passwords, and "gateway -v false" turned debug logs on (a bool flag takes
+// no separate value: "false" was a stray argument, ignored). The test runs
+// main in a child process (this test binary).
+func TestStrayArgumentsRefused(t *testing.T) {
+	if env, ok := os.LookupEnv("GATEWAY_STRAY_ARGS"); ok {
+		var args []string
+		require.NoError(t, json.Unmarshal([]byte(env), &args))
+		os.Args = append([]string{"gateway"}, args...)
+		flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
+		main() // until the parent kills it
+		return
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"prod.json"}},
+		{[]string{"-v", "false"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestStrayArgumentsRefused$")
+			env, err := json.Marshal(append([]string{"-addr", "127.0.0.1:0", "-http", "-"}, tc.args...))
+			require.NoError(t, err)
+			cmd.Env = append(os.Environ(), "GATEWAY_STRAY_ARGS="+string(env))
+			cmd.WaitDelay = time.Second
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			var out []string
+			for sc := bufio.NewScanner(stderr); sc.Scan(); { // ends when the child exits or is killed
+				out = append(out, sc.Text())
+				if strings.Contains(sc.Text(), `msg="gateway serving"`) {
+					_ = cmd.Process.Kill()
+				}
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			require.True(t, errors.As(err, &ee) && ee.ExitCode() == 2, "want exit status 2, got %v:\n%s", err, strings.Join(out, "\n"))
+			require.Contains(t, strings.Join(out, "\n"), tc.args[len(tc.args)-1], "the error names the argument")
+		})
+	}
+}
