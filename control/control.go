@@ -74,7 +74,7 @@ type Outcome struct {
 	New       Value  `json:"new"`
 	Requested Value  `json:"requested"`
 	Clamped   bool   `json:"clamped,omitempty"`   // New is Requested clamped into the bounds
-	Unchanged bool   `json:"unchanged,omitempty"` // New equals Old: nothing applied, nothing audited
+	Unchanged bool   `json:"unchanged,omitempty"` // New equals Old: nothing applied, nothing audited (but see [ApplyError])
 }
 
 // Entry is one audit record: one knob changed by one request.
@@ -330,7 +330,7 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 		}
 		requested, _ := coerce(k.kind, c.Value)
 		o := Outcome{Knob: k.name, Old: k.value, New: v, Requested: requested, Clamped: v != requested,
-			Unchanged: v == k.value}
+			Unchanged: v == k.value && !k.unsure}
 		res.Changes = append(res.Changes, o)
 		if o.Unchanged {
 			continue
@@ -359,6 +359,7 @@ func (r *Registry) applyLocked(plan []Outcome) error {
 		for j := i - 1; j >= 0; j-- {
 			p := plan[j]
 			if uerr := r.knobs[p.Knob].apply(p.Old); uerr != nil {
+				r.knobs[p.Knob].unsure = true
 				ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
 			}
 		}
@@ -381,7 +382,7 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 	}
 	for _, o := range plan {
 		k := r.knobs[o.Knob]
-		k.value = o.New
+		k.value, k.unsure = o.New, false
 		// Never back in time: a rollback (exempt from MinInterval) may carry
 		// a clock read before a later change took the lock.
 		if now.After(k.lastChange) {

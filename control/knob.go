@@ -97,6 +97,12 @@ type knob struct {
 	// Guarded by Registry.mu.
 	value      Value
 	lastChange time.Time
+
+	// unsure is set when giving the knob its old value back failed (see
+	// [ApplyError]): its component may hold another value than the one
+	// reported, so its next change is applied even if it sets that value.
+	// Guarded by Registry.change.
+	unsure bool
 }
 
 func (k *knob) validate() error {
