@@ -3,7 +3,9 @@ package control
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 var (
@@ -45,7 +47,7 @@ var (
 // should fix the value.
 type ValueError struct {
 	Knob   string
-	Value  string // the value as text (a long string cut short)
+	Value  string // the value as text (beyond 64 bytes cut short, "..." added)
 	Reason string // what is wrong with it
 }
 
@@ -113,3 +115,16 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 
 // unknown wraps ErrUnknownKnob with the name.
 func unknown(name string) error { return fmt.Errorf("%w %q", ErrUnknownKnob, name) }
+
+// clip returns s cut to n bytes at a character boundary, with "..." added
+// and copied so that it does not keep the whole string alive: an error quotes
+// a client's value or name, bounded.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n]) + "..."
+}

@@ -17,6 +17,9 @@ import (
 // maxBody bounds a request body of the HTTP API.
 const maxBody = 1 << 20
 
+// maxMessage bounds the bytes of an error answer's message.
+const maxMessage = 512
+
 // Handler serves the registry as JSON over HTTP. Mount it with a prefix strip:
 //
 //	mux.Handle("/control/", http.StripPrefix("/control", reg.Handler()))
@@ -39,7 +42,7 @@ const maxBody = 1 << 20
 // mount point without its slash is /, but /knobs/ or //knobs is not /knobs.
 //
 // Every error, the router's included, answers {"error": message, "code":
-// code} with a status: 400 bad_request or invalid_value, 403 forbidden_host
+// code} (the message cut at 512 bytes) with a status: 400 bad_request or invalid_value, 403 forbidden_host
 // (a Host not in Config.AllowedHosts), 404 not_found (no such path) or
 // unknown_knob, 405 method_not_allowed (with an Allow header), 409
 // nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds, 429
@@ -335,10 +338,12 @@ func writeError(w http.ResponseWriter, err error) {
 	case errors.Is(err, ErrNothingToRollback):
 		status, code = http.StatusConflict, "nothing_to_rollback"
 	}
+	// Cut: the message may quote the client (an unknown knob or field), and
+	// JSON writes some bytes as six.
 	writeJSON(w, status, struct {
 		Error string `json:"error"`
 		Code  string `json:"code"`
-	}{err.Error(), code})
+	}{clip(err.Error(), maxMessage), code})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -134,20 +134,23 @@ func (k *knob) validate() error {
 	return nil
 }
 
+// maxQuote bounds the bytes of a value a *ValueError quotes.
+const maxQuote = 64
+
 // check converts v to the knob's kind and bounds it: out-of-range values are
 // clamped, or rejected with a *BoundsError when strict.
 func (k *knob) check(v Value, strict bool) (Value, error) {
 	c, why := coerce(k.kind, v)
 	if why != "" {
-		return Value{}, &ValueError{Knob: k.name, Value: v.String(), Reason: why}
+		return Value{}, &ValueError{Knob: k.name, Value: clip(v.String(), maxQuote), Reason: why}
 	}
 	switch k.kind {
 	case KindString:
 		if len(k.values) > 0 && !slices.Contains(k.values, c.s) {
-			return Value{}, &ValueError{Knob: k.name, Value: c.s, Reason: "not one of " + strings.Join(k.values, ", ")}
+			return Value{}, &ValueError{Knob: k.name, Value: clip(c.s, maxQuote), Reason: "not one of " + strings.Join(k.values, ", ")}
 		}
 		if len(k.values) == 0 && len(c.s) > k.maxLen {
-			return Value{}, &ValueError{Knob: k.name, Value: c.s[:min(len(c.s), 16)] + "...", Reason: fmt.Sprintf("longer than %d bytes", k.maxLen)}
+			return Value{}, &ValueError{Knob: k.name, Value: clip(c.s, maxQuote), Reason: fmt.Sprintf("longer than %d bytes", k.maxLen)}
 		}
 		return c, nil
 	case KindBool:
