@@ -336,7 +336,12 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 			continue
 		}
 		if k.minInterval > 0 && !k.lastChange.IsZero() {
-			if wait := k.minInterval - now.Sub(k.lastChange); wait > 0 {
+			if el := now.Sub(k.lastChange); el < k.minInterval {
+				wait := k.minInterval - el
+				if wait < 0 {
+					// Overflow: now is centuries before the last change.
+					wait = math.MaxInt64
+				}
 				r.n.rateLimited.Add(1)
 				return Result{}, nil, &RateLimitError{Knob: k.name, RetryAfter: wait}
 			}
