@@ -3,6 +3,8 @@ package coalesce
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/tierkit/tierkit/internal/mapshrink"
 )
 
 // call is one execution of fn and the callers waiting for it.
@@ -158,11 +160,28 @@ func (g *Group[K, V]) publishLocked(c *call[K, V]) {
 func (g *Group[K, V]) unlinkLocked(key K, c *call[K, V]) {
 	if g.m[key] == c {
 		delete(g.m, key)
+		g.shrinkLocked()
 	}
 	if g.hot.Load() == c {
 		g.hot.Store(nil)
 	}
 }
+
+// shrinkLocked gives back the table of a key map that shrank: a Go map keeps the
+// table of the most keys it held, so after a burst of distinct keys in flight at
+// once (which client input can cause) the map is rebuilt at the size of what is
+// left once that is a quarter of the peak or less. The copies cost at most a
+// third of the deletes since the last rebuild.
+func (g *Group[K, V]) shrinkLocked() {
+	if mapshrink.Due(len(g.m), g.peak, shrinkMin) {
+		g.m = mapshrink.Rebuild(g.m)
+		g.peak = len(g.m)
+	}
+}
+
+// shrinkMin is the fewest keys at which the key map is rebuilt after it shrank:
+// a table that small is not worth a copy.
+const shrinkMin = 256
 
 // startLocked registers a new execution for key whose only waiter is the caller
 // starting it, reusing a call from the free list when there is one.
@@ -184,6 +203,9 @@ func (g *Group[K, V]) startLocked(key K) *call[K, V] {
 	// map: no lookup could find it, so no finish or Forget could delete it.
 	if key == key {
 		g.m[key] = c
+		if n := len(g.m); n > g.peak {
+			g.peak = n
+		}
 	}
 	g.executions.Add(1)
 	return c
@@ -330,6 +352,9 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 	g.mu.Lock()
 	if g.m[key] == c { // unlinkLocked, written out for the path of every cold key
 		delete(g.m, key)
+		if g.peak >= shrinkMin {
+			g.shrinkLocked()
+		}
 	}
 	if g.hot.Load() == c {
 		g.hot.Store(nil)

@@ -25,8 +25,9 @@ type Group[K comparable, V any] struct {
 	// last one that a second caller joined, until it is sealed. Written under mu.
 	hot atomic.Pointer[call[K, V]]
 
-	mu   sync.Mutex // protects m, free, and the fields of calls marked as guarded by it
+	mu   sync.Mutex // protects m, peak, free, and the fields of calls marked as guarded by it
 	m    map[K]*call[K, V]
+	peak int           // the most keys m held since it was made: see shrinkLocked
 	free []*call[K, V] // finished calls nobody else saw, for reuse: see finish
 
 	// Calls is not counted: it is executions + joins + onEntry.

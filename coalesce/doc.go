@@ -67,7 +67,9 @@
 //
 // An execution that ran inline and that nobody joined allocates nothing: its done
 // channel is made only for the first caller that must wait, and its bookkeeping goes
-// back to a small per-group free list.
+// back to a small per-group free list. The key map gives back its table after a
+// burst of distinct keys in flight at once: it is rebuilt at the size of what is
+// left once that is a quarter of its peak or less.
 //
 // # Panics and Goexit
 //
