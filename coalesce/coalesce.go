@@ -63,11 +63,14 @@ type Result[V any] struct {
 // execution goes on for the others.
 //
 // fn gets a context that keeps the values of the first caller's ctx but not its
-// cancellation or deadline. It is cancelled only when every waiter has left; at
-// that moment the key is removed, so the next caller starts a fresh execution
-// instead of joining a cancelled one. If the first caller's ctx can never be
-// cancelled (ctx.Done() returns nil), fn runs on that caller's goroutine, with that
-// ctx; otherwise it runs on a new goroutine.
+// cancellation or deadline. While fn runs, it is cancelled only when every waiter
+// has left; at that moment the key is removed, so the next caller starts a fresh
+// execution instead of joining a cancelled one. Once fn has returned, that context
+// is cancelled too, to release it: fn must not keep it for work that outlives the
+// call (a goroutine it starts, a lazily read result). If the first caller's ctx
+// can never be cancelled (ctx.Done() returns nil), fn runs on that caller's
+// goroutine, with that ctx, which nothing cancels; otherwise it runs on a new
+// goroutine.
 //
 // A panic in fn, or a call to runtime.Goexit, reaches every waiter as a
 // *[PanicError]. When fn runs on the first caller's goroutine and calls Goexit, that

@@ -9,11 +9,12 @@
 //   - Context per caller. [Group.Do] and [Group.DoChan] take the caller's context; a
 //     caller whose context ends leaves at once without disturbing the others. The
 //     shared fn runs on a context of its own that keeps the first caller's values
-//     (trace ids, tenant) but none of its cancellation, and is cancelled only when
-//     every waiter has left. At that moment the key is removed before the context
-//     is cancelled, so a later caller starts a fresh execution rather than joining
-//     a cancelled one (the hazard tailscale's TestDoChanContextNewCallerAfterCancel
-//     pins down).
+//     (trace ids, tenant) but none of its cancellation; while fn runs, it is
+//     cancelled only when every waiter has left. At that moment the key is removed
+//     before the context is cancelled, so a later caller starts a fresh execution
+//     rather than joining a cancelled one (the hazard tailscale's
+//     TestDoChanContextNewCallerAfterCancel pins down). Once fn has returned, the
+//     group releases that context (cancels it): fn must not use it afterwards.
 //   - Panics are errors. A panic or runtime.Goexit in fn reaches every waiter as a
 //     *[PanicError] (value and stack; [ErrGoexit] for Goexit) and never crashes the
 //     process or strands a waiter.
