@@ -187,8 +187,9 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 // deleted after the load started (a stale fill loses, see [Cache.Apply]), or the
 // key is not owned.
 //
-// load runs on a context that keeps ctx's values but is cancelled only when every
-// caller waiting for it has left. When ctx ends first, Get returns ctx.Err() at
+// load runs on a context that keeps ctx's values and is cancelled when every
+// caller waiting for it has left, or once load has returned (load must not use
+// it after). When ctx ends first, Get returns ctx.Err() at
 // once and the load goes on for the others. Errors from load are returned as is
 // and nothing is stored: the caller decides whether to retry.
 func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
