@@ -34,6 +34,12 @@ type op struct {
 	nx    bool          // opSet: only if absent
 	xx    bool          // opSet: only if present
 	delta int64         // opIncr
+	// joint marks an op that is applied together with the op before it, as
+	// one: the second and later keys of a multi-key write (MSET, DEL) on
+	// one shard, which Redis applies atomically. memkv commits such a run in
+	// one commit. The Redis backends do not read it: they send a batch of
+	// plain SETs as one MSET, and any other batch as one pipeline.
+	joint bool
 }
 
 // opResult is the outcome of one op.
@@ -97,17 +103,79 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	// Plain reads of one batch share one read version: a multi-get at a snapshot.
 	rv := s.ReadVersion()
 	now := b.now()
-	for i, o := range ops {
-		switch o.kind {
-		case opGet, opExists:
+	for i := 0; i < len(ops); i++ {
+		switch o := ops[i]; {
+		case o.kind == opGet || o.kind == opExists:
 			v, ok, exp, err := b.read(ctx, s, rv, o.key, now)
 			out[i] = opResult{value: v, found: ok, expireAt: exp, err: err}
+		case i+1 < len(ops) && ops[i+1].joint:
+			// A multi-key write's keys commit as one, as Redis applies
+			// MSET and DEL: a read never sees some of them written.
+			j := i + 1
+			for j < len(ops) && ops[j].joint {
+				j++
+			}
+			b.writeJoint(ctx, s, ops[i:j], out[i:j], now)
+			i = j - 1
+			rv = s.ReadVersion()
 		default:
 			out[i] = b.write(ctx, s, o, now)
 			rv = s.ReadVersion() // later reads of the batch see this write
 		}
 	}
 	return nil
+}
+
+// writeJoint applies ops, the SETs without options or the DELs of one
+// command on this shard, in one commit: the DELs' keys are read, and
+// validated, at its read version; a conflict retries all of them. A key the
+// run writes twice takes its last write. The commit carries all their keys
+// and values, which memkv bounds (MaxCommitBytes, 10 MiB: more than one
+// command of the default max_request_bytes holds).
+func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op, out []opResult, now time.Time) {
+	for attempt := 0; ; attempt++ {
+		rv := s.ReadVersion()
+		req := &memkv.CommitRequest{ReadVersion: rv}
+		present := map[string]bool{} // the keys written so far, and whether they exist after
+		var err error
+		for i := 0; i < len(ops) && err == nil; i++ {
+			switch o := ops[i]; o.kind {
+			case opSet:
+				var exp int64
+				if o.ttl > 0 {
+					exp = now.Add(o.ttl).UnixNano()
+				}
+				req.Sets = append(req.Sets, []byte(o.key), encodeValue(o.value, exp))
+				present[o.key] = true
+				out[i] = opResult{found: true}
+			case opDel:
+				ok, seen := present[o.key]
+				if !seen {
+					_, ok, _, err = b.read(ctx, s, rv, o.key, now)
+					req.ReadKeys = append(req.ReadKeys, []byte(o.key))
+				}
+				if ok {
+					req.Sets = append(req.Sets, []byte(o.key), nil)
+				}
+				present[o.key] = false
+				out[i] = opResult{found: ok}
+			default:
+				err = fmt.Errorf("memkv: op %d cannot be joint", o.kind)
+			}
+		}
+		if err == nil && len(req.Sets) > 0 {
+			_, err = s.Commit(ctx, req)
+		}
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, memkv.ErrConflict) || attempt > 100 {
+			for i := range out {
+				out[i] = opResult{err: err}
+			}
+			return
+		}
+	}
 }
 
 func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key string, now time.Time) ([]byte, bool, int64, error) {

@@ -398,6 +398,8 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		p := &shardPart{ops: make([]op, len(idx))}
 		for j, i := range idx {
 			p.ops[j] = ops[i]
+			// A write's keys on one shard apply as one (MSET, DEL).
+			p.ops[j].joint = j > 0 && ops[i].kind != opGet && ops[i].kind != opExists
 		}
 		parts[sh] = p
 	}
