@@ -150,11 +150,16 @@ func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op,
 				out[i] = opResult{found: true}
 			case opDel:
 				ok, seen := present[o.key]
+				stored := ok
 				if !seen {
-					_, ok, _, err = b.read(ctx, s, rv, o.key, now)
+					var raw []byte
+					raw, stored, err = s.Get(ctx, rv, []byte(o.key))
+					if stored {
+						_, ok = decodeValue(raw, now)
+					}
 					req.ReadKeys = append(req.ReadKeys, []byte(o.key))
 				}
-				if ok {
+				if stored { // an expired value is deleted too (write)
 					req.Sets = append(req.Sets, []byte(o.key), nil)
 				}
 				present[o.key] = false
@@ -201,6 +206,7 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 			return opResult{err: err}
 		}
 		var cur []byte
+		stored := ok // a value is stored, live or expired
 		if ok {
 			cur, ok = decodeValue(raw, now)
 		}
@@ -218,8 +224,11 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 			}
 			newVal, res.found = encodeValue(o.value, exp), true
 		case opDel:
+			// An expired value counts as absent but is deleted too, as
+			// Redis deletes an expired key a command touches: kept, it
+			// held its memory and came back if the wall clock stepped back.
 			res.found = ok
-			write = ok
+			write = stored
 		case opIncr:
 			n := int64(0)
 			if ok {
