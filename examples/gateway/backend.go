@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tierkit/tierkit/memkv"
@@ -72,16 +74,41 @@ var errNotInteger = errors.New("ERR value is not an integer or out of range")
 
 // memkvBackend keeps each shard in its own memkv.Store. Values carry an
 // 8-byte expiry header (unix nanoseconds, 0 for none); expired keys read as
-// absent and are deleted lazily by the next write.
+// absent and are deleted lazily by the next write, or by the expiry sweep:
+// writes walk on through their shard's keys, sweepPerWrite keys per write
+// (sweepBatch keys at a time), and delete the expired ones they meet (as
+// Redis's active expiry does), so keys that expire and are never touched
+// again do not hold memory for good.
 type memkvBackend struct {
 	stores []*memkv.Store
+	sweeps []expirySweep // per shard
 	now    func() time.Time
+}
+
+// sweepPerWrite is how many keys the expiry sweep walks per write. A full
+// pass over a shard of n keys takes n/sweepPerWrite writes, which can leave
+// at most that many keys expired behind it: expired keys hold at most about
+// a third of the live keys' room. The writes' walks are gathered into one of
+// sweepBatch keys or more (a walk's first seek costs as much as 16 keys; a
+// sweep of 4 keys per write added a tenth to a SET on memkv).
+const (
+	sweepPerWrite = 4
+	sweepBatch    = 64
+)
+
+// expirySweep is a shard's expiry sweep: where it goes on from, and how many
+// keys the writes since its last walk owe it.
+type expirySweep struct {
+	owed atomic.Int64
+	mu   sync.Mutex
+	next []byte // the first key of the next walk (empty: the first key)
+	buf  [][]byte
 }
 
 var _ Backend = (*memkvBackend)(nil)
 
 func newMemkvBackend(shards int) (*memkvBackend, error) {
-	b := &memkvBackend{now: time.Now}
+	b := &memkvBackend{now: time.Now, sweeps: make([]expirySweep, shards)}
 	for range shards {
 		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16})
 		if err != nil {
@@ -103,6 +130,7 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	// Plain reads of one batch share one read version: a multi-get at a snapshot.
 	rv := s.ReadVersion()
 	now := b.now()
+	writes := 0
 	for i := 0; i < len(ops); i++ {
 		switch o := ops[i]; {
 		case o.kind == opGet || o.kind == opExists:
@@ -116,12 +144,17 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 				j++
 			}
 			b.writeJoint(ctx, s, ops[i:j], out[i:j], now)
+			writes += j - i
 			i = j - 1
 			rv = s.ReadVersion()
 		default:
 			out[i] = b.write(ctx, s, o, now)
 			rv = s.ReadVersion() // later reads of the batch see this write
+			writes++
 		}
+	}
+	if writes > 0 && b.sweeps[shard].owed.Add(int64(writes*sweepPerWrite)) >= sweepBatch {
+		b.sweep(ctx, shard, now)
 	}
 	return nil
 }
@@ -181,6 +214,62 @@ func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op,
 			return
 		}
 	}
+}
+
+// sweep walks on through the keys of shard the writes owe from where its
+// last walk stopped (wrapping around at the end) and deletes those expired
+// at now (expire). A batch that finds another sweeping the shard leaves the
+// walk to that one, and its keys owed to the next walk.
+func (b *memkvBackend) sweep(ctx context.Context, shard int, now time.Time) {
+	sw := &b.sweeps[shard]
+	if !sw.mu.TryLock() {
+		return
+	}
+	defer sw.mu.Unlock()
+	n := int(sw.owed.Swap(0))
+	if n <= 0 {
+		return
+	}
+	s := b.stores[shard]
+	var err error
+	sw.buf, err = s.Scan(ctx, s.ReadVersion(), sw.next, nil, n, false, sw.buf[:0])
+	if err != nil {
+		return
+	}
+	for i := 0; i+1 < len(sw.buf); i += 2 {
+		if expired(sw.buf[i+1], now) {
+			b.expire(ctx, s, sw.buf[i], now)
+		}
+	}
+	if len(sw.buf) < 2*n {
+		sw.next = sw.next[:0] // the end: start again from the first key
+	} else {
+		sw.next = append(append(sw.next[:0], sw.buf[len(sw.buf)-2]...), 0) // the least key after the last
+	}
+	clear(sw.buf) // hold no value of the store
+}
+
+// expire deletes key if its value is still expired at now: read at the
+// newest version, committed with the key in the read set (a conflict means
+// it was written meanwhile: live again). Each delete reads afresh, so a
+// walk's own deletes never put its read version behind the history window.
+func (b *memkvBackend) expire(ctx context.Context, s *memkv.Store, key []byte, now time.Time) {
+	rv := s.ReadVersion()
+	raw, ok, err := s.Get(ctx, rv, key)
+	if err != nil || !ok || !expired(raw, now) {
+		return
+	}
+	_, _ = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{key}, Sets: [][]byte{key, nil}})
+}
+
+// expired reports whether raw (a value with its expiry header) has an
+// expiry at or before now.
+func expired(raw []byte, now time.Time) bool {
+	if len(raw) < 8 {
+		return false
+	}
+	exp := int64(binary.BigEndian.Uint64(raw))
+	return exp != 0 && now.UnixNano() >= exp
 }
 
 func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key string, now time.Time) ([]byte, bool, int64, error) {
@@ -270,10 +359,7 @@ func encodeValue(v []byte, expireAt int64) []byte {
 
 // decodeValue strips the expiry header; it reports false for an expired value.
 func decodeValue(raw []byte, now time.Time) ([]byte, bool) {
-	if len(raw) < 8 {
-		return nil, false
-	}
-	if exp := int64(binary.BigEndian.Uint64(raw)); exp != 0 && now.UnixNano() >= exp {
+	if len(raw) < 8 || expired(raw, now) {
 		return nil, false
 	}
 	return raw[8:], true
