@@ -3,10 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,12 +19,7 @@ import (
 // turn off the file's TLS. The test runs main in a child process (this test
 // binary) and reads its "gateway serving" line.
 func TestFlagsOverrideFile(t *testing.T) {
-	if env, ok := os.LookupEnv("GATEWAY_MAIN_ARGS"); ok {
-		var args []string
-		require.NoError(t, json.Unmarshal([]byte(env), &args))
-		os.Args = append([]string{"gateway"}, args...)
-		flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
-		main() // until the parent kills it
+	if asMain(t) {
 		return
 	}
 	dir := t.TempDir()
@@ -49,14 +41,7 @@ func runMain(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestFlagsOverrideFile$")
-	env, err := json.Marshal(args)
-	require.NoError(t, err)
-	cmd.Env = append(os.Environ(), "GATEWAY_MAIN_ARGS="+string(env), "GOMAXPROCS=3")
-	cmd.WaitDelay = time.Second
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	cmd, stderr := startMain(ctx, t, args, "GOMAXPROCS=3")
 	defer func() { _ = cmd.Wait() }()
 	var out []string
 	for sc := bufio.NewScanner(stderr); sc.Scan(); { // bounded: the child exits by the context's deadline

@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
@@ -26,20 +23,12 @@ import (
 // nothing. The child (this test binary, running main) is held in its drain
 // by a pipeline of five INCRs of one key, each delayed 1 s by chaos.delay_us.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
-	if os.Getenv("GATEWAY_SECOND_SIGNAL_CHILD") == "1" {
-		os.Args = []string{"gateway", "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"}
-		flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
-		main()
+	if asMain(t) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSecondSignalExitsAtOnce$")
-	cmd.Env = append(os.Environ(), "GATEWAY_SECOND_SIGNAL_CHILD=1")
-	cmd.WaitDelay = time.Second
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	cmd, stderr := startMain(ctx, t, []string{"-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"})
 	waited := false
 	defer func() {
 		if !waited {

@@ -3,10 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -22,12 +19,7 @@ import (
 // no separate value: "false" was a stray argument, ignored). The test runs
 // main in a child process (this test binary).
 func TestStrayArgumentsRefused(t *testing.T) {
-	if env, ok := os.LookupEnv("GATEWAY_STRAY_ARGS"); ok {
-		var args []string
-		require.NoError(t, json.Unmarshal([]byte(env), &args))
-		os.Args = append([]string{"gateway"}, args...)
-		flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
-		main() // until the parent kills it
+	if asMain(t) {
 		return
 	}
 	for _, tc := range []struct{ args []string }{
@@ -37,14 +29,7 @@ func TestStrayArgumentsRefused(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestStrayArgumentsRefused$")
-			env, err := json.Marshal(append([]string{"-addr", "127.0.0.1:0", "-http", "-"}, tc.args...))
-			require.NoError(t, err)
-			cmd.Env = append(os.Environ(), "GATEWAY_STRAY_ARGS="+string(env))
-			cmd.WaitDelay = time.Second
-			stderr, err := cmd.StderrPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
+			cmd, stderr := startMain(ctx, t, append([]string{"-addr", "127.0.0.1:0", "-http", "-"}, tc.args...))
 			var out []string
 			for sc := bufio.NewScanner(stderr); sc.Scan(); { // ends when the child exits or is killed
 				out = append(out, sc.Text())
@@ -52,7 +37,7 @@ func TestStrayArgumentsRefused(t *testing.T) {
 					_ = cmd.Process.Kill()
 				}
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			var ee *exec.ExitError
 			require.True(t, errors.As(err, &ee) && ee.ExitCode() == 2, "want exit status 2, got %v:\n%s", err, strings.Join(out, "\n"))
 			require.Contains(t, strings.Join(out, "\n"), tc.args[len(tc.args)-1], "the error names the argument")

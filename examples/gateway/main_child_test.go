@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// mainArgsEnv carries main's arguments to a child process: this test binary
+// run again for one test (startMain), which then runs main (asMain).
+const mainArgsEnv = "GATEWAY_MAIN_ARGS"
+
+// asMain runs main with the arguments its parent passed, if this process is
+// such a child, and reports whether it was: a test calls it first and
+// returns if it was.
+func asMain(t *testing.T) bool {
+	env, ok := os.LookupEnv(mainArgsEnv)
+	if !ok {
+		return false
+	}
+	var args []string
+	require.NoError(t, json.Unmarshal([]byte(env), &args))
+	os.Args = append([]string{"gateway"}, args...)
+	flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
+	main() // until it exits, or the parent kills it
+	return true
+}
+
+// startMain starts this test binary again, running only the calling test
+// (its top-level test: asMain must be its first call), as a child that runs
+// main with args; env is added to its environment. It returns the child and
+// its stderr, where main logs. ctx's end kills the child.
+func startMain(ctx context.Context, t *testing.T, args []string, env ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	test, _, _ := strings.Cut(t.Name(), "/")
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$")
+	js, err := json.Marshal(args)
+	require.NoError(t, err)
+	cmd.Env = append(append(os.Environ(), mainArgsEnv+"="+string(js)), env...)
+	cmd.WaitDelay = time.Second
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	return cmd, stderr
+}
