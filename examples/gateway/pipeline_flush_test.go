@@ -28,6 +28,24 @@ func (l *writeSizeListener) Accept() (net.Conn, error) {
 	return &writeSizeConn{Conn: c, l: l}, nil
 }
 
+// serveWriteSizes serves srv on a loopback listener that records the
+// largest write, shut down at the test's end.
+func serveWriteSizes(t *testing.T, srv *Server) *writeSizeListener {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := &writeSizeListener{Listener: inner}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+		require.NoError(t, <-served)
+	})
+	return ln
+}
+
 type writeSizeConn struct {
 	net.Conn
 	l *writeSizeListener
@@ -48,21 +66,11 @@ func (c *writeSizeConn) Write(p []byte) (int, error) {
 // does not read got nothing, so write_timeout never cut it short meanwhile.
 func TestPipelineChunksAreFlushed(t *testing.T) {
 	srv := memkvServer(t, Config{Limits: Limits{MaxPipeline: 2}})
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ln := &writeSizeListener{Listener: inner}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-		require.NoError(t, <-served)
-	}()
+	ln := serveWriteSizes(t, srv)
 
 	const value, gets = 1000, 8
 	pipe := "SET k " + strings.Repeat("v", value) + "\r\n" + strings.Repeat("GET k\r\n", gets) + "QUIT\r\n"
-	c, err := net.Dial("tcp", inner.Addr().String())
+	c, err := net.Dial("tcp", ln.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))

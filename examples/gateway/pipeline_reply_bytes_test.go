@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -19,24 +18,14 @@ import (
 // from a 2 KB request), for write_timeout when the client did not read.
 func TestPipelineReplyBytesBounded(t *testing.T) {
 	srv := memkvServer(t, Config{})
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ln := &writeSizeListener{Listener: inner}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-		require.NoError(t, <-served)
-	}()
+	ln := serveWriteSizes(t, srv)
 
 	const value, n = 100_000, 40 // 4 MB of replies per pipeline, one chunk
 	bulk := func(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
 	set := "*3\r\n" + bulk("SET") + bulk("k") + bulk(strings.Repeat("v", value))
 	mget := fmt.Sprintf("*%d\r\n", n+1) + bulk("MGET") + strings.Repeat(bulk("k"), n)
 	pipe := set + strings.Repeat("GET k\r\n", n) + mget + "QUIT\r\n"
-	c, err := net.Dial("tcp", inner.Addr().String())
+	c, err := net.Dial("tcp", ln.Addr().String())
 	require.NoError(t, err)
 	defer c.Close()
 	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
