@@ -167,7 +167,7 @@ func TestDifferentialEdges(t *testing.T) {
 	}
 	for _, backend := range []string{"memkv", "redis"} {
 		for _, mode := range []string{"one by one", "pipelined"} {
-			for _, tc := range edgeCases {
+			for _, tc := range append(edgeCases, nulOptionCases...) {
 				t.Run(backend+"/"+mode+"/"+tc.name, func(t *testing.T) {
 					for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, mode == "pipelined") {
 						t.Error(d)

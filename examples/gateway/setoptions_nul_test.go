@@ -1,12 +1,11 @@
 package main
 
-import "testing"
-
 // Redis reads SET's and HELLO's option words as C strings (setCommand's
 // parser compares opt[0..2] and opt[2] == '\0', or strcasecmp; HELLO uses
 // strcasecmp): a word with a NUL byte is the option its bytes before the
 // NUL name. The gateway compared the whole word and answered "syntax error"
-// where Redis runs the command.
+// where Redis runs the command. TestDifferentialEdges runs these cases
+// with the others.
 var nulOptionCases = []edgeCase{
 	{name: "SET options with a NUL byte", cmds: []string{
 		`SET {e}k v "NX\x00"`, `SET {e}k w "nx\x00junk"`, `SET {e}k w "XX\x00"`, "GET {e}k",
@@ -17,25 +16,4 @@ var nulOptionCases = []edgeCase{
 		`HELLO 2 "SETNAME\x00" n1`, "CLIENT GETNAME", `HELLO 2 "setname\x00x" n2 "AUTH\x00" default pw`, "CLIENT GETNAME",
 		`HELLO 2 "\x00SETNAME" n3`,
 	}},
-}
-
-func TestOptionsWithNULAsRedis(t *testing.T) {
-	rs := startRedis(t)
-	var addrs []string
-	for range 2 {
-		addrs = append(addrs, startRedis(t).addr)
-	}
-	gws := map[string]*instance{
-		"memkv": startGateway(t, Config{HTTPAddr: "-"}),
-		"redis": startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
-	}
-	for _, backend := range []string{"memkv", "redis"} {
-		for _, tc := range nulOptionCases {
-			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, false) {
-					t.Error(d)
-				}
-			})
-		}
-	}
 }
