@@ -218,6 +218,12 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 	// A TTL that ran out makes no feed event: the cache drops that entry and
 	// counts the read as a miss, not a hit, before it loads.
 	v, err := c.GetValid(ctx, key, cached.live, fill)
+	// A GET that joined another's fill may have started after the value the
+	// fill read expired: it reads the key as absent, as a fill of its own
+	// would (one clock reading, only for a value with a TTL).
+	if v.found && !v.live() {
+		v = cached{}
+	}
 	return v.result(), err
 }
 
