@@ -79,6 +79,7 @@ func TestCachedGetAfterExpiry(t *testing.T) {
 		ctx := context.Background()
 		const ttl = 10 * time.Millisecond
 		require.NoError(t, g.one(ctx, g.open, op{kind: opSet, key: "k", value: []byte("v"), ttl: ttl}).err)
+		synctest.Wait() // the SET's feed event reached the cache (a later one would cancel the fill)
 
 		b.release = make(chan struct{})
 		first, second := make(chan opResult, 1), make(chan opResult, 1)
