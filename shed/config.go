@@ -78,7 +78,10 @@ type Config struct {
 	MaxQueueCost int64
 
 	// QueueDeadline is the longest a request may wait in a bucket that emptied
-	// within the last QueueDeadline. Default 100ms.
+	// within the last QueueDeadline. Default 100ms. Lowering it at runtime
+	// applies to arrivals, but not ahead of what is queued: an arrival behind
+	// requests queued under the previous value may wait as long as they do
+	// (see [Shedder.SetConfig]).
 	QueueDeadline time.Duration
 
 	// StandingDeadline is the queue deadline of a request of a tenant over its
@@ -123,8 +126,11 @@ type Config struct {
 
 	// MaxTenants bounds the tenants whose state (deficit, stats) is kept. When a
 	// new tenant arrives beyond it, the least recently seen of 8 sampled tenants
-	// with nothing queued and on no drain list is reclaimed (sampled LRU). A
-	// tenant whose queue emptied stays on its drain list until Pop reaches it
+	// with nothing queued and on no drain list is reclaimed (sampled LRU),
+	// sampled among at most 256 slots of the tenant table: if none of them
+	// holds such a tenant (when nearly every kept tenant has requests queued),
+	// the new tenant is kept beyond MaxTenants, and a later arrival evicts
+	// for it. A tenant whose queue emptied stays on its drain list until Pop reaches it
 	// (or finds nothing queued; a [Shedder] calls it once its queue empties,
 	// however it emptied), so until then more than MaxTenants may be kept.
 	// A SetConfig that lowers it reclaims the tenants beyond it at once, but

@@ -189,7 +189,9 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 }
 
 // SetConfig validates cfg and applies it, or returns an error wrapping
-// [ErrInvalidConfig] and changes nothing. Queued requests keep their deadlines;
+// [ErrInvalidConfig] and changes nothing. Queued requests keep their deadlines,
+// and so, until the new deadline passes them, do the arrivals behind them in
+// their buckets (deadlines never decrease along a bucket);
 // tenant weights change immediately; bucket bounds apply to the next Push; a
 // lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {
@@ -199,7 +201,7 @@ func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	}
 	s.settle()
 	s.cfg = c
-	s.evictOver(c.maxTenants)
+	s.evictOver(c.maxTenants, len(s.tenants.slots))
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {
 			sl.t.weight = c.weight(sl.key())
@@ -225,7 +227,7 @@ func (s *Scheduler[T]) Admit(now time.Time, tenant string, priority int, cost in
 // defers it to settle, which applies up to admitLog admissions at a time.
 func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
 	s.total.admitted++
-	s.total.admittedCost += cost
+	s.total.admittedCost = satAdd(s.total.admittedCost, cost)
 	if s.npend == 0 && len(s.tenants.slots) <= directSlots {
 		s.count(s.touch(tenant), priority, cost)
 		return
@@ -386,11 +388,11 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		s.served(t, n.cost, at, fresh)
 		c := &t.counts[p]
 		c.admitted++
-		c.admittedCost += n.cost
+		c.admittedCost = satAdd(c.admittedCost, n.cost)
 		wait := max(at-n.enq, 0) // a caller's clock that went back: no time waited
 		c.wait(wait)
 		s.total.admitted++
-		s.total.admittedCost += n.cost
+		s.total.admittedCost = satAdd(s.total.admittedCost, n.cost)
 		s.total.wait(wait)
 		v, cost = n.v, n.cost
 		s.unlink(n, at)

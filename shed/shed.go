@@ -67,7 +67,12 @@ func New(cfg Config) (*Shedder, error) {
 // SetConfig validates cfg and applies it atomically, or returns an error
 // wrapping [ErrInvalidConfig] and changes nothing. Queued requests keep their places and deadlines: bounds
 // lowered below what a bucket holds (MaxQueue, MaxQueueCost) shed only later
-// arrivals, and ShedOnArrival, like the deadlines, applies to arrivals. The
+// arrivals, and ShedOnArrival, like the deadlines, applies to arrivals. An
+// arrival's deadline is never earlier than that of the request ahead of it in
+// its bucket, though: after QueueDeadline or StandingDeadline is lowered, the
+// arrivals in a bucket that held requests queued before get the deadline of
+// the last of those, until the new deadline passes it (within the previous
+// QueueDeadline). The
 // new Capacity takes effect at once: the queued requests that fit in it are
 // admitted before SetConfig returns (as with [Shedder.Kick]); one that
 // shrinks below the cost in flight admits nothing until enough is released.

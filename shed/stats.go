@@ -10,7 +10,7 @@ type BucketStats struct {
 	Priority int
 
 	Admitted     int64 // requests admitted, directly or after queueing
-	AdmittedCost int64 // their total cost
+	AdmittedCost int64 // their total cost (it saturates at MaxInt64 rather than wrap)
 
 	ShedBucketFull    int64 // shed with ReasonBucketFull
 	ShedQueueDeadline int64 // shed with ReasonQueueDeadline

@@ -184,7 +184,7 @@ func (sl *tenantSlot[T]) admit(l int, cost int64) {
 		sl.fold()
 		if cost > math.MaxUint8 {
 			sl.t.fast[l].n++
-			sl.t.fast[l].cost += cost
+			sl.t.fast[l].cost = satAdd(sl.t.fast[l].cost, cost)
 			return
 		}
 	}
@@ -197,12 +197,12 @@ func (sl *tenantSlot[T]) fold() {
 	for l := range sl.fast {
 		f := &sl.fast[l]
 		sl.t.fast[l].n += int64(f.n)
-		sl.t.fast[l].cost += int64(f.cost)
+		sl.t.fast[l].cost = satAdd(sl.t.fast[l].cost, int64(f.cost))
 	}
 	sl.fast = [lanes]struct{ n, cost uint8 }{}
 }
 
 // admitted returns the direct admissions of lane l, in the slot and the state.
 func (sl *tenantSlot[T]) admitted(l int) (n, cost int64) {
-	return sl.t.fast[l].n + int64(sl.fast[l].n), sl.t.fast[l].cost + int64(sl.fast[l].cost)
+	return sl.t.fast[l].n + int64(sl.fast[l].n), satAdd(sl.t.fast[l].cost, int64(sl.fast[l].cost))
 }
