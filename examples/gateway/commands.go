@@ -287,6 +287,9 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 			return r
 		}
 	}
+	if s.tenant == nil { // Redis's text
+		return respErr("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used")
+	}
 	if name != nil {
 		s.name = string(name)
 	}

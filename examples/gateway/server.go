@@ -528,6 +528,11 @@ func (ss *session) rejected(name string, bad any) any {
 	return bad
 }
 
+// noAuth are the commands a connection without a tenant may run, those
+// Redis runs before AUTH: the others answer NOAUTH, as Redis answers them
+// (INFO, for one, names every tenant: the users AUTH takes).
+var noAuth = map[string]bool{"AUTH": true, "HELLO": true, "QUIT": true, "RESET": true}
+
 // txControl are the commands that act on a transaction rather than join it.
 var txControl = map[string]bool{"EXEC": true, "DISCARD": true, "MULTI": true, "WATCH": true, "QUIT": true, "RESET": true}
 
@@ -577,10 +582,10 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	if len(args) > ss.g.cfg.Limits.MaxArgs {
 		return nil, name, respErr(fmt.Sprintf("ERR too many arguments (limit %d)", ss.g.cfg.Limits.MaxArgs))
 	}
+	if ss.tenant == nil && !noAuth[name] {
+		return nil, name, respErr("NOAUTH Authentication required.")
+	}
 	if spec.kind == kindRead || spec.kind == kindWrite {
-		if ss.tenant == nil {
-			return nil, name, respErr("NOAUTH Authentication required.")
-		}
 		if !ss.tenant.allowsArgs(spec, args) {
 			ss.tenant.denied.Add(1)
 			ss.g.n.denied.Add(1)
