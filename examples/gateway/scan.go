@@ -45,6 +45,14 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	var all []kv
 	var buf [][]byte
 	scans := 0
+	// The reads made are charged and counted, a failed one included, as a
+	// batch that fails is charged as sent.
+	defer func() {
+		s.g.n.backendCalls.Add(uint64(scans))
+		s.g.n.backendOps.Add(uint64(scans)) // a scan per call
+		s.tenant.backendCalls.Add(uint64(scans))
+		s.tenant.quota.charge(now, float64(scans))
+	}()
 	for _, st := range b.stores {
 		rv, from, n := st.ReadVersion(), begin, 0
 		for { // bounded: each pass starts past the last key of the one before
@@ -67,10 +75,6 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 			from = append(last[:len(last):len(last)], 0) // the least key after last
 		}
 	}
-	s.g.n.backendCalls.Add(uint64(scans))
-	s.g.n.backendOps.Add(uint64(scans)) // a scan per call
-	s.tenant.backendCalls.Add(uint64(scans))
-	s.tenant.quota.charge(now, float64(scans))
 	slices.SortFunc(all, func(x, y kv) int { return strings.Compare(string(x.k), string(y.k)) })
 	all = all[:min(len(all), limit)]
 	out := make([]any, 0, 2*len(all))
