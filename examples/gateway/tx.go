@@ -257,9 +257,11 @@ func (ss *session) txMark() txMark {
 // since from (a txMark), and counts them and their ops: its round trips on
 // Redis (a read of n keys is n, each of one op; the commit one, an op per
 // key it checks or writes), one on memkv, carrying keys ops (the keys of the
-// commands it ran, at least one).
+// commands it ran), and none there for commands without keys (PING inside
+// MULTI): they read and write nothing, and the commit does not call the
+// store.
 func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
-	n, ops := 1, max(keys, 1)
+	n, ops := min(keys, 1), keys
 	if from.calls >= 0 {
 		cur := ss.txMark()
 		n, ops = cur.calls-from.calls, cur.ops-from.ops
