@@ -39,8 +39,7 @@ type op struct {
 	// joint marks an op that is applied together with the op before it, as
 	// one: the second and later keys of a multi-key write (MSET, DEL) on
 	// one shard, which Redis applies atomically. memkv commits such a run in
-	// one commit. The Redis backends do not read it: they send a batch of
-	// plain SETs as one MSET, and any other batch as one pipeline.
+	// one commit; the Redis backends send it as one MSET or DEL (jointEnd).
 	joint bool
 }
 

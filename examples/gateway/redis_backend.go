@@ -18,7 +18,8 @@ import (
 // transactions and the caching tier's markers, opened only when used, and
 // the tier's subscriber. A batch of GETs is one MGET (on a replica
 // when the shard has any), a batch of plain SETs one MSET; a mixed batch is
-// one pipeline. MGET reads a key of another type as missing where GET
+// one pipeline, in which the keys of one MSET or DEL on the shard are one
+// MSET or DEL (jointEnd), applied at once as Redis applies them. MGET reads a key of another type as missing where GET
 // answers WRONGTYPE, so a GET of such a key answers null or WRONGTYPE by
 // the batch it shares. The data path's client is rueidis or go-redis (dataClient);
 // transactions and the caching tier's feed use go-redis (shards).
@@ -208,8 +209,13 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl
 	}
 	now := time.Now() // before the call: the cached expiry is never late
 	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, o := range ops {
-			switch o.kind {
+		for i := 0; i < len(ops); i++ {
+			if j := jointEnd(ops, i); j > i+1 {
+				cmds[i] = jointCmd(ctx, p, ops[i:j]) // the ops after it share it
+				i = j - 1
+				continue
+			}
+			switch o := ops[i]; o.kind {
 			case opGet:
 				cmds[i] = p.Get(ctx, o.key)
 				if ttl {
@@ -236,8 +242,13 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl
 	if err != nil && !isReplyError(err) && !errors.Is(err, redis.Nil) {
 		return err // the shard is unreachable: the whole batch fails
 	}
-	for i, cmd := range cmds {
-		out[i] = redisResult(cmd)
+	for i := 0; i < len(ops); i++ {
+		if j := jointEnd(ops, i); j > i+1 {
+			jointResults(ops[i].kind, cmds[i], out[i:j])
+			i = j - 1
+			continue
+		}
+		out[i] = redisResult(cmds[i])
 		if ttls != nil && ttls[i] != nil && out[i].found {
 			if err := ttls[i].Err(); err != nil {
 				out[i] = opResult{err: err}
@@ -247,6 +258,64 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl
 		}
 	}
 	return nil
+}
+
+// jointEnd returns the end of the run of ops from i: i+1, or past the joint
+// ops after it (the other keys of one MSET or DEL on this shard). The Redis
+// backends send such a run as one MSET or DEL, which the shard applies at
+// once, as it applies the client's command; as a pipeline of one command per
+// key, a concurrent MGET could find some keys written and others not (the
+// shard runs a long pipeline a read of 16 KiB at a time, serving its other
+// clients between).
+func jointEnd(ops []op, i int) int {
+	j := i + 1
+	for j < len(ops) && ops[j].joint && ops[j].kind == ops[i].kind {
+		j++
+	}
+	return j
+}
+
+// jointCmd queues the one command of a joint run of ops: DEL of its keys, or
+// MSET of its pairs (the keys of an MSET are plain SETs).
+func jointCmd(ctx context.Context, p redis.Pipeliner, run []op) redis.Cmder {
+	if run[0].kind == opDel {
+		keys := make([]string, len(run))
+		for i, o := range run {
+			keys[i] = o.key
+		}
+		return p.Del(ctx, keys...)
+	}
+	pairs := make([]any, 0, 2*len(run))
+	for _, o := range run {
+		pairs = append(pairs, o.key, o.value)
+	}
+	return p.MSet(ctx, pairs...)
+}
+
+// jointResults sets out from the reply of the command that carried a joint
+// run of ops of kind: for a DEL, whose reply counts the keys it deleted, the
+// first that many ops found their key (a DEL command's reply is their count).
+func jointResults(kind opKind, cmd redis.Cmder, out []opResult) {
+	var n int64
+	if c, ok := cmd.(*redis.IntCmd); ok {
+		n = c.Val()
+	}
+	jointOutcome(kind, n, cmd.Err(), out)
+}
+
+// jointOutcome sets out from the outcome of a joint run's command: its error
+// reply, or every SET written, or the first n of its DELs found.
+func jointOutcome(kind opKind, n int64, err error, out []opResult) {
+	for i := range out {
+		switch {
+		case err != nil:
+			out[i] = opResult{err: err}
+		case kind == opDel:
+			out[i] = opResult{found: int64(i) < n}
+		default:
+			out[i] = opResult{found: true}
+		}
+	}
 }
 
 // mgetResults sets out[i] from MGET's reply vals[i]: the value, or not found.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -213,14 +214,22 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 	}
 	cmds := make(rueidis.Commands, 0, len(ops))
 	var at []int // at[i]: the index in cmds of op i's command; its PTTL follows a GET with ttl
-	if ttl {
+	if ttl || slices.ContainsFunc(ops, func(o op) bool { return o.joint }) {
 		at = make([]int, len(ops))
 	}
-	for i, o := range ops {
+	for i := 0; i < len(ops); i++ {
 		if at != nil {
 			at[i] = len(cmds)
 		}
-		switch o.kind {
+		if j := jointEnd(ops, i); j > i+1 {
+			cmds = append(cmds, jointCommand(c, ops[i:j]))
+			for k := i + 1; k < j; k++ {
+				at[k] = at[i]
+			}
+			i = j - 1
+			continue
+		}
+		switch o := ops[i]; o.kind {
 		case opGet:
 			cmds = append(cmds, c.B().Get().Key(o.key).Build())
 			if ttl {
@@ -238,7 +247,7 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 	}
 	now := time.Now() // before the call: the cached expiry is never late
 	res := c.DoMulti(ctx, cmds...)
-	for i := range ops {
+	for i := 0; i < len(ops); i++ {
 		j := i
 		if at != nil {
 			j = at[i]
@@ -247,6 +256,12 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 		err := r.Error()
 		if err != nil && !rueidis.IsRedisNil(err) && !isRueidisReplyErr(err) {
 			return err // the shard is unreachable: the whole batch fails
+		}
+		if e := jointEnd(ops, i); e > i+1 {
+			n, _ := r.AsInt64() // DEL's count; MSET's OK has none
+			jointOutcome(ops[i].kind, n, err, out[i:e])
+			i = e - 1
+			continue
 		}
 		out[i] = fastResult(ops[i].kind, r)
 		if ttl && ops[i].kind == opGet && out[i].found {
@@ -264,6 +279,23 @@ func pttlExpiry(now time.Time, r rueidis.RedisResult) int64 {
 		return now.UnixNano()
 	}
 	return ttlExpiry(now, ms)
+}
+
+// jointCommand is the one command of a joint run of ops (jointEnd): DEL of
+// its keys, or MSET of its pairs (the keys of an MSET are plain SETs).
+func jointCommand(c rueidis.Client, run []op) rueidis.Completed {
+	if run[0].kind == opDel {
+		keys := make([]string, len(run))
+		for i, o := range run {
+			keys[i] = o.key
+		}
+		return c.B().Del().Key(keys...).Build()
+	}
+	kv := c.B().Mset().KeyValue()
+	for _, o := range run {
+		kv = kv.KeyValue(o.key, rueidis.BinaryString(o.value))
+	}
+	return kv.Build()
 }
 
 func setCommand(c rueidis.Client, o op) rueidis.Completed {
