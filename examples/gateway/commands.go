@@ -521,7 +521,7 @@ func cmdMSet(ctx context.Context, s *session, a [][]byte) any {
 	}
 	for _, r := range s.g.run(ctx, s.tenant, ops) {
 		if r.err != nil {
-			return errReply(r.err) // NOTE: unlike Redis, MSET across shards is not atomic
+			return errReply(r.err) // NOTE: unlike Redis, MSET across shards is not atomic (nor DEL)
 		}
 	}
 	return simple("OK")

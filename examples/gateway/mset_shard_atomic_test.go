@@ -13,7 +13,7 @@ import (
 
 // TestMultiKeyWriteOnOneShardIsOneCommit: the keys of an MSET or a DEL that
 // share a shard are written by one memkv commit, as Redis applies MSET and
-// DEL atomically (the README: MSET is not atomic across shards only).
+// DEL atomically (the README: MSET and DEL are not atomic across shards only).
 // Before, each key was its own commit, and a concurrent MGET of the keys
 // (one read version) found some written and others not
 // (TestConcurrentInvariants, keys written together by MSET only).
