@@ -340,6 +340,11 @@ func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResu
 		}
 		return nil
 	}
+	for _, r := range res[1:] {
+		if err := r.Error(); err != nil && !isRueidisReplyErr(err) {
+			return err // the connection was lost after the MGET: the whole batch fails
+		}
+	}
 	for i, v := range vals {
 		s, err := v.ToString()
 		if err != nil {
