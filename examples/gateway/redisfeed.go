@@ -247,7 +247,32 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 // bound counts from it, not from the marker's arrival. A failed publish is a
 // missed checkpoint: the bound ages.
 func publishMarker(ctx context.Context, c *redis.Client, marker string, cut time.Time) {
-	_ = c.Publish(ctx, marker, strconv.FormatInt(cut.UnixNano(), 10)).Err()
+	_ = c.Publish(ctx, marker, markerPayload(cut)).Err()
+}
+
+// markerBase is the origin of the markers' cuts. A marker comes back to the
+// gateway that published it (its channel is this process's own), so its cut
+// travels as nanoseconds since markerBase, on the monotonic clock, which the
+// cache's bound is measured on. Sent as wall-clock time (unix ns), a cut came
+// back without a monotonic reading: after the wall clock was set back by
+// more than the bound, every checkpoint was already stale when it arrived,
+// and entries left the cache one bound after their fill, however fresh the
+// feed kept them.
+var markerBase = time.Now()
+
+// markerPayload is the payload of a marker cut at cut.
+func markerPayload(cut time.Time) string {
+	return strconv.FormatInt(int64(cut.Sub(markerBase)), 10)
+}
+
+// markerCut is the cut of a marker's payload (zero: unreadable, and the
+// bound counts from its arrival).
+func markerCut(payload []byte) time.Time {
+	ns, err := strconv.ParseInt(string(payload), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return markerBase.Add(time.Duration(ns))
 }
 
 // followShard applies shard i's notifications to its cache until ctx ends.
@@ -437,11 +462,7 @@ func (ct *cacheTier) checkpointed(i int, seq uint64, channel, payload []byte, ma
 	if string(channel) != marker {
 		return
 	}
-	ev := cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq}
-	if ns, err := strconv.ParseInt(string(payload), 10, 64); err == nil {
-		ev.Cut = time.Unix(0, ns)
-	}
-	ct.caches[i].Load().Apply(ev)
+	ct.caches[i].Load().Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq, Cut: markerCut(payload)})
 }
 
 // keyspacePrefix starts the channel of a keyspace notification of database 0.
