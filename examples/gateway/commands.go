@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 )
@@ -227,7 +228,7 @@ func checkSub(spec *cmdSpec, args [][]byte) any {
 	if spec.subs == nil || len(args) < 2 {
 		return nil
 	}
-	sub := strings.ToUpper(string(args[1]))
+	sub := asciiUpper(args[1])
 	arity, ok := spec.subs[sub]
 	if !ok {
 		return respErr(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", cPrefix(args[1], 128), spec.name))
@@ -236,6 +237,29 @@ func checkSub(spec *cmdSpec, args [][]byte) any {
 		return errArity(spec.name + "|" + sub)
 	}
 	return nil
+}
+
+// asciiUpper is b in upper case as Redis's strcasecmp and toupper read
+// names: ASCII letters only. strings.ToUpper also maps 'ı' to 'I' and 'ſ'
+// to 'S' ("CLIENT ıd" ran CLIENT ID, where Redis knows no such subcommand).
+func asciiUpper(b []byte) string { return asciiCase(b, 'a', 'A') }
+
+// asciiLower is b in lower case, ASCII letters only, as Redis's tolower
+// reads INFO sections and CONFIG GET patterns (strings.ToLower also maps
+// 'İ' to 'i' and the Kelvin sign to 'k').
+func asciiLower(b []byte) string { return asciiCase(b, 'A', 'a') }
+
+// asciiCase is b with the 26 letters from from on moved to those from to on.
+func asciiCase(b []byte, from, to byte) string {
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for _, c := range b {
+		if c >= from && c < from+26 {
+			c = c - from + to
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
 }
 
 func errArity(name string) respErr {
@@ -266,7 +290,7 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 	}
 	var user, pass, name []byte // as Redis: parse every option, then apply
 	for i := 2; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(cString(a[i]))); { // as Redis's strcasecmp reads it
+		switch opt := asciiUpper(cString(a[i])); { // as Redis's strcasecmp reads it
 		case opt == "AUTH" && i+2 < len(a):
 			user, pass = a[i+1], a[i+2]
 			i += 2
@@ -287,8 +311,9 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 			return r
 		}
 	}
-	if s.tenant == nil { // Redis's text
-		return respErr("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used")
+	if s.tenant == nil { // Redis 7.0's text
+		return respErr("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> " +
+			"option can be used to authenticate the client and select the RESP protocol version at the same time")
 	}
 	if name != nil {
 		s.name = string(name)
@@ -336,7 +361,7 @@ func cmdReset(_ context.Context, s *session, _ [][]byte) any {
 }
 
 func cmdClient(_ context.Context, s *session, a [][]byte) any {
-	switch strings.ToUpper(string(a[1])) {
+	switch asciiUpper(a[1]) {
 	case "SETNAME":
 		if len(a) != 3 {
 			return errArity("client|setname")
@@ -352,7 +377,7 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 		}
 		return s.name
 	case "SETINFO": // as Redis 7.2 checks it; the library's name and version are not kept
-		attr := strings.ToLower(string(a[2]))
+		attr := asciiLower(a[2])
 		if attr != "lib-name" && attr != "lib-ver" {
 			return respErr(fmt.Sprintf("ERR Unrecognized option '%s'", cString(a[2])))
 		}
@@ -383,7 +408,7 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 	if len(a) == 1 {
 		return []any{} // clients fall back to their own command tables
 	}
-	switch strings.ToUpper(string(a[1])) {
+	switch asciiUpper(a[1]) {
 	case "COUNT":
 		return int64(len(commands))
 	case "DOCS":
@@ -392,7 +417,7 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 		return make([]any, len(a)-2) // a null per name, as for a name Redis does not know
 	case "LIST":
 		if len(a) != 2 && (len(a) != 5 || !strings.EqualFold(string(a[2]), "FILTERBY") ||
-			!slices.Contains([]string{"MODULE", "ACLCAT", "PATTERN"}, strings.ToUpper(string(a[3])))) {
+			!slices.Contains([]string{"MODULE", "ACLCAT", "PATTERN"}, asciiUpper(a[3]))) {
 			return respErr("ERR syntax error")
 		}
 		return []any{}
@@ -407,15 +432,22 @@ var configValues = [...][2]string{
 }
 
 func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
-	if strings.ToUpper(string(a[1])) != "GET" {
-		return respErr("ERR CONFIG " + strings.ToUpper(string(a[1])) + " is not supported by the gateway; use its /control endpoint")
+	if sub := asciiUpper(a[1]); sub != "GET" {
+		return respErr("ERR CONFIG " + sub + " is not supported by the gateway; use its /control endpoint")
 	}
 	out := respMap{}
 	var seen [len(configValues)]bool // as Redis: a setting two patterns match is one pair (RESP3 map keys are unique)
 	for _, p := range a[2:] {
+		pattern := asciiLower(p)
+		exact := !strings.ContainsAny(pattern, "[*?") // as Redis: a name, answered as sent
 		for i, kv := range configValues {
-			if !seen[i] && globMatch(strings.ToLower(string(p)), kv[0]) {
-				seen[i] = true
+			if seen[i] || !(exact && pattern == kv[0] || !exact && globMatch(pattern, kv[0])) {
+				continue
+			}
+			seen[i] = true
+			if exact {
+				out = append(out, string(p), kv[1])
+			} else {
 				out = append(out, kv[0], kv[1])
 			}
 		}
@@ -423,27 +455,13 @@ func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
 	return out
 }
 
-// globMatch supports the '*' wildcard of CONFIG GET patterns.
+// globMatch reports whether the name s (lower case, no '/') matches a CONFIG
+// GET pattern as Redis's stringmatch reads it: '*', '?', '[...]' classes
+// (with '^' and ranges) and '\' escapes. A malformed pattern matches
+// nothing.
 func globMatch(pattern, s string) bool {
-	if pattern == "*" {
-		return true
-	}
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(p):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
+	ok, err := path.Match(pattern, s)
+	return ok && err == nil
 }
 
 func cmdGet(ctx context.Context, s *session, a [][]byte) any {

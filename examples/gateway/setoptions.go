@@ -20,7 +20,7 @@ import (
 func setOptions(a [][]byte) (nx, xx bool, ttl time.Duration, bad respErr) {
 	unit, n, refused := "", []byte(nil), ""
 	for i := 3; i < len(a); i++ {
-		switch opt := strings.ToUpper(string(cString(a[i]))); {
+		switch opt := asciiUpper(cString(a[i])); {
 		case opt == "NX" && !xx:
 			nx = true
 		case opt == "XX" && !nx:
