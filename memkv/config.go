@@ -33,8 +33,11 @@ type Config struct {
 	// at any time (from a ticker, say, so an idle store still checkpoints).
 	CheckpointEvery int
 
-	// FeedBuffer bounds the events buffered per subscriber. A subscriber that
-	// falls further behind is cut off with ErrOverflow. Default 4096.
+	// FeedBuffer bounds the events buffered per subscriber (its buffer grows
+	// with what it holds, up to this). A subscriber that falls further behind
+	// is cut off with ErrOverflow; so is every subscriber, however fast, when
+	// one commit writes more keys than FeedBuffer (its events are pushed
+	// together). Default 4096.
 	FeedBuffer int
 
 	// MaxCommitBytes bounds the bytes of keys and values in one commit

@@ -37,8 +37,9 @@ type Event struct {
 
 // Subscription is an ordered stream of change-feed events: writes in commit
 // version order, interleaved with checkpoints. Events are buffered per
-// subscriber up to Config.FeedBuffer; the commit path never blocks on a slow
-// subscriber. Overflow policy: a subscriber whose buffer is full is cut off;
+// subscriber up to Config.FeedBuffer (the buffer grows with the events it
+// holds, so an idle subscriber costs little whatever the bound); the commit
+// path never blocks on a slow subscriber. Overflow policy: a subscriber whose buffer is full is cut off;
 // it still receives every event buffered before the cut, then ErrOverflow.
 // Close it when done. Safe for concurrent use.
 type Subscription struct {
@@ -51,8 +52,9 @@ type Subscription struct {
 	done   chan struct{} // closed by Close: wakes every pending Next
 
 	mu       sync.Mutex // protects the fields below
-	buf      []Event    // ring
+	buf      []Event    // ring, grown by doubling up to limit
 	head, n  int
+	limit    int // Config.FeedBuffer at Subscribe
 	overflow bool
 	closed   bool
 }
@@ -66,7 +68,7 @@ func (s *Store) Subscribe() *Subscription {
 		s:      s,
 		notify: make(chan struct{}, 1),
 		done:   make(chan struct{}),
-		buf:    make([]Event, s.cfg.Load().FeedBuffer),
+		limit:  s.cfg.Load().FeedBuffer,
 	}
 	s.subs = append(s.subs, sub)
 	s.st.subscribers.Add(1)
@@ -118,6 +120,9 @@ func (sub *Subscription) push(e Event, st *counters) {
 		sub.mu.Unlock()
 		return
 	}
+	if sub.n == len(sub.buf) && len(sub.buf) < sub.limit {
+		sub.growLocked()
+	}
 	if sub.n == len(sub.buf) {
 		sub.overflow = true
 		st.feedOverflows.Add(1)
@@ -127,6 +132,18 @@ func (sub *Subscription) push(e Event, st *counters) {
 	}
 	sub.mu.Unlock()
 	sub.signal()
+}
+
+// growLocked doubles the ring, up to the limit, keeping the events in order.
+// Allocating the whole ring at Subscribe cost every subscriber FeedBuffer
+// events (384 KiB at the default) before it held any, and a FeedBuffer too
+// large to allocate made Subscribe panic.
+func (sub *Subscription) growLocked() {
+	buf := make([]Event, min(max(2*len(sub.buf), 16), sub.limit))
+	for i := range sub.n {
+		buf[i] = sub.buf[(sub.head+i)%len(sub.buf)]
+	}
+	sub.buf, sub.head = buf, 0
 }
 
 // signal leaves the wake-up token for a waiting Next, unless it is there
