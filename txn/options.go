@@ -63,7 +63,7 @@ type Options struct {
 	// applies at most one commit with it, which makes retrying a commit of
 	// unknown outcome safe. An engine remembers keys for a bounded time
 	// (memkv: its history window): a retry that arrives after the engine
-	// forgot the key is applied again.
+	// forgot the key is applied again. Begin copies it.
 	IdempotencyKey []byte
 }
 

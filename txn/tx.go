@@ -144,6 +144,9 @@ func Begin(eng Engine, opt Options) (*Tx, error) {
 	if tx.opt.MemoryBudget > 0 {
 		tx.limit = tx.opt.MemoryBudget
 	}
+	// A copy of its own: the caller's buffer may serve other requests
+	// before Commit sends the key.
+	tx.opt.IdempotencyKey = bytes.Clone(opt.IdempotencyKey)
 	tx.rv = eng.ReadVersion()
 	return tx, nil
 }
