@@ -79,9 +79,10 @@ type Config struct {
 
 	// QueueDeadline is the longest a request may wait in a bucket that emptied
 	// within the last QueueDeadline. Default 100ms. Lowering it at runtime
-	// applies to arrivals, but not ahead of what is queued: an arrival behind
-	// requests queued under the previous value may wait as long as they do
-	// (see [Shedder.SetConfig]).
+	// (or StandingDeadline) applies at once to the requests already queued:
+	// one queued longer than the new deadline is shed at the next sweep (a
+	// [Shedder]: before SetConfig returns). Raising it extends no queued
+	// request's deadline (see [Scheduler.SetConfig]).
 	QueueDeadline time.Duration
 
 	// StandingDeadline is the queue deadline of a request of a tenant over its

@@ -65,9 +65,10 @@ func refConfigOf(c shed.Config) refConfig {
 }
 
 type refReq struct {
-	id      int
-	cost    int64
-	enq, dl int64
+	id       int
+	cost     int64
+	enq, dl  int64
+	standing bool // StandingDeadline applied
 }
 
 type refBucket struct {
@@ -101,7 +102,27 @@ func newRefModel(c shed.Config) *refModel {
 	return &refModel{cfg: refConfigOf(c), tenants: map[string]*refTenant{}}
 }
 
-func (m *refModel) setConfig(c shed.Config) { m.cfg = refConfigOf(c) }
+// setConfig applies c. A lowered deadline cuts each queued request's to its
+// enqueue time plus the new deadline of its kind, never extending one and
+// never below the deadline of the request ahead of it in its bucket.
+func (m *refModel) setConfig(c shed.Config) {
+	m.cfg = refConfigOf(c)
+	for _, t := range m.tenants {
+		for _, b := range t.buckets {
+			for i := range b.reqs {
+				r := &b.reqs[i]
+				d := m.cfg.queueDL
+				if r.standing {
+					d = m.cfg.standingDL
+				}
+				r.dl = min(r.dl, r.enq+d)
+				if i > 0 {
+					r.dl = max(r.dl, b.reqs[i-1].dl)
+				}
+			}
+		}
+	}
+}
 
 func (m *refModel) weight(name string) int64 {
 	if w, ok := m.cfg.weights[name]; ok {
@@ -248,7 +269,7 @@ func (m *refModel) push(at int64, name string, prio int, cost int64, id int) (dl
 			}
 		}
 	}
-	b.reqs = append(b.reqs, refReq{id: id, cost: cost, enq: at, dl: dl})
+	b.reqs = append(b.reqs, refReq{id: id, cost: cost, enq: at, dl: dl, standing: standing})
 	if !t.listed {
 		t.listed, t.inTurn, t.visiting = true, true, false
 		t.deficit = m.cfg.quantum * m.weight(name)

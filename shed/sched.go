@@ -75,7 +75,9 @@ import (
 // A request gets the deadline QueueDeadline, or StandingDeadline if its tenant
 // is over its share and it joins a standing queue (a bucket that was not empty
 // at any time in the last QueueDeadline), but never a deadline earlier than
-// that of the request ahead of it in its bucket. Expired requests are shed when their
+// that of the request ahead of it in its bucket. A SetConfig that lowers
+// either deadline cuts the queued requests' deadlines the same way (see
+// [Scheduler.SetConfig]). Expired requests are shed when their
 // tenant reaches the head of its list ([Scheduler.Pop]), when
 // [Scheduler.Expire] sweeps, or by the caller's own timer ([Scheduler.Remove]).
 //
@@ -134,6 +136,7 @@ type node[T any] struct {
 	enq, dl    int64 // enqueue time and deadline
 	t          *tenantState[T]
 	prio       int
+	standing   bool   // it joined a standing queue: StandingDeadline applied
 	gen        uint64 // 0 when free
 	next, prev *node[T]
 	// links of the deadline wheel's slot (wheel.go)
@@ -189,25 +192,63 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 }
 
 // SetConfig validates cfg and applies it, or returns an error wrapping
-// [ErrInvalidConfig] and changes nothing. Queued requests keep their deadlines,
-// and so, until the new deadline passes them, do the arrivals behind them in
-// their buckets (deadlines never decrease along a bucket);
-// tenant weights change immediately; bucket bounds apply to the next Push; a
+// [ErrInvalidConfig] and changes nothing. A lowered QueueDeadline or
+// StandingDeadline applies to queued requests too: each one's deadline is cut
+// to its enqueue time plus the new deadline of its kind (StandingDeadline if
+// it joined a standing queue), but never before that of the request ahead of
+// it in its bucket, so that deadlines still never decrease along a bucket; the
+// requests now past their deadlines are shed (ReasonQueueDeadline) by the
+// next [Scheduler.Expire], or when Pop meets them. A raised deadline applies
+// to arrivals only: it never extends a queued request's.
+// Tenant weights change immediately; bucket bounds apply to the next Push; a
 // lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {
+	_, err := s.setConfig(cfg)
+	return err
+}
+
+// setConfig is SetConfig; cut reports that a deadline was lowered with
+// requests queued, whose deadlines may now have passed.
+func (s *Scheduler[T]) setConfig(cfg Config) (cut bool, err error) {
 	c, err := cfg.validate()
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.settle()
+	cut = s.queued > 0 && (c.queueDeadline < s.cfg.queueDeadline || c.standingDeadline < s.cfg.standingDeadline)
 	s.cfg = c
 	s.evictOver(c.maxTenants, len(s.tenants.slots))
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {
 			sl.t.weight = c.weight(sl.key())
+			if cut && sl.t.queued > 0 {
+				s.cutDeadlines(sl.t)
+			}
 		}
 	}
-	return nil
+	return cut, nil
+}
+
+// cutDeadlines lowers the deadline of each of t's queued requests to its
+// enqueue time plus the deadline in force for it, if that is earlier, but not
+// below the deadline of the request ahead of it: deadlines still never
+// decrease along a bucket, and none is extended.
+func (s *Scheduler[T]) cutDeadlines(t *tenantState[T]) {
+	for p := range t.buckets {
+		ahead := int64(math.MinInt64)
+		for n := t.buckets[p].head; n != nil; n = n.next {
+			d := s.cfg.queueDeadline
+			if n.standing {
+				d = s.cfg.standingDeadline
+			}
+			if dl := max(min(n.dl, satAdd(n.enq, d)), ahead); dl != n.dl {
+				s.wheelUnlink(n)
+				n.dl = dl
+				s.wheelLink(n) // a slot a sweep has passed: the next one goes back to it
+			}
+			ahead = n.dl
+		}
+	}
 }
 
 // Queued returns the number of requests waiting.
@@ -273,7 +314,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		return Handle[T]{}, time.Time{}, errQueueDeadline
 	}
 	n := s.newNode()
-	n.v, n.cost, n.enq, n.dl, n.t, n.prio = v, cost, at, due, t, p
+	n.v, n.cost, n.enq, n.dl, n.t, n.prio, n.standing = v, cost, at, due, t, p, standing
 	s.wheelLink(n)
 	n.prev = b.tail
 	if b.tail != nil {

@@ -65,26 +65,39 @@ func New(cfg Config) (*Shedder, error) {
 }
 
 // SetConfig validates cfg and applies it atomically, or returns an error
-// wrapping [ErrInvalidConfig] and changes nothing. Queued requests keep their places and deadlines: bounds
-// lowered below what a bucket holds (MaxQueue, MaxQueueCost) shed only later
-// arrivals, and ShedOnArrival, like the deadlines, applies to arrivals. An
-// arrival's deadline is never earlier than that of the request ahead of it in
-// its bucket, though: after QueueDeadline or StandingDeadline is lowered, the
-// arrivals in a bucket that held requests queued before get the deadline of
-// the last of those, until the new deadline passes it (within the previous
-// QueueDeadline). The
+// wrapping [ErrInvalidConfig] and changes nothing. Queued requests keep their
+// places: bounds lowered below what a bucket holds (MaxQueue, MaxQueueCost)
+// shed only later arrivals, and ShedOnArrival applies to arrivals. A lowered
+// QueueDeadline or StandingDeadline applies to queued requests too (see
+// [Scheduler.SetConfig]): those already waiting longer than the new deadline
+// are shed with ReasonQueueDeadline before SetConfig returns, and the others
+// at their new deadlines. A raised one applies to arrivals only. The
 // new Capacity takes effect at once: the queued requests that fit in it are
 // admitted before SetConfig returns (as with [Shedder.Kick]); one that
 // shrinks below the cost in flight admits nothing until enough is released.
 func (s *Shedder) SetConfig(cfg Config) error {
 	s.mu.Lock()
-	if err := s.sched.SetConfig(cfg); err != nil {
+	cut, err := s.sched.setConfig(cfg)
+	if err != nil {
 		s.mu.Unlock()
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
+	now := time.Now()
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(time.Now(), buf[:0])
+	ready := buf[:0]
+	if cut {
+		// Deadlines were cut: shed those now past, and arm the sweep for
+		// the earliest left, which may come before the one it was armed for.
+		expired := func(w *waiter) {
+			w.err = errQueueDeadline
+			ready = append(ready, w)
+		}
+		if next, ok := s.sched.expire(s.sched.at(now)+1, expired); ok {
+			s.armForLocked(s.sched.epoch.Add(time.Duration(next)))
+		}
+	}
+	ready = s.dispatchLocked(now, ready)
 	s.mu.Unlock()
 	notify(ready)
 	return nil
