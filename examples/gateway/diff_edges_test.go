@@ -115,6 +115,11 @@ var edgeCases = []edgeCase{
 		"EXEC":            `-"EXECABORT Transaction discarded because of previous errors."`,
 		"MGET {e}a":       `*[$-1]`,
 	}},
+	{name: "KVSCAN inside MULTI", cmds: []string{
+		"MULTI", "KVSCAN {e}a {e}z", "SET {e}a 1", "EXEC", "GET {e}a",
+	}, gw: map[string]string{ // not a Redis command; refused as the connection commands are
+		"KVSCAN {e}a {e}z": `-"ERR command not allowed inside a transaction"`,
+	}},
 	{name: "CLIENT", cmds: []string{
 		"CLIENT NOSUCH", "CLIENT nosuch x", "CLIENT SETNAME", "CLIENT SETNAME a b", `CLIENT SETNAME "a b"`,
 		"CLIENT SETNAME n1", "CLIENT GETNAME", `CLIENT SETNAME ""`, "CLIENT GETNAME", "CLIENT ID",

@@ -384,7 +384,10 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 		s.txs.aborted = true
 		return bad
 	}
-	if spec.kind == kindConn && spec.name != "UNWATCH" { // Redis queues UNWATCH
+	// Redis queues UNWATCH. A range read cannot run in a transaction
+	// (txCommand): refused now, it fails the transaction, rather than
+	// failing alone at EXEC while the others are applied.
+	if spec.kind == kindConn && spec.name != "UNWATCH" || spec.name == "KVSCAN" {
 		s.txs.aborted = true
 		return respErr("ERR command not allowed inside a transaction")
 	}
