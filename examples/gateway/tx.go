@@ -314,6 +314,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		}
 		return r
 	}
+	if fresh {
+		s.expireWatched(ctx, keys)
+	}
 	if err := s.bindShard(keys); err != nil {
 		return refuse(errReply(err))
 	}
@@ -353,6 +356,25 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		}
 	}
 	return simple("OK")
+}
+
+// expireWatched deletes those of keys whose TTL ran out, on memkv, before
+// WATCH begins the transaction: as Redis 7, EXEC must not abort when a key
+// that had already expired at WATCH is deleted after it (absent then,
+// absent now), and on memkv that deletion (the expiry sweep's) is a
+// version of the key, which the transaction validates. Only the first
+// WATCH's: a later WATCH's keys are validated from the transaction's
+// snapshot, older than a deletion now. Redis shards delete expired keys as
+// they read them.
+func (s *session) expireWatched(ctx context.Context, keys []string) {
+	b, ok := asMemkv(s.g.backend)
+	if !ok {
+		return
+	}
+	now := b.now()
+	for _, k := range keys {
+		b.expire(ctx, b.stores[s.g.shard(k)], []byte(k), now)
+	}
 }
 
 func cmdUnwatch(_ context.Context, s *session, _ [][]byte) any {
