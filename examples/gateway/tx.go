@@ -38,6 +38,9 @@ type txState struct {
 	// that named it first, from which EXEC checks it once the transaction
 	// is rebased. At most max_args of them (cmdWatch).
 	watched map[string]uint64
+	// reads: the keys read through the transaction after WATCH (callTx),
+	// each held until EXEC; at most max_args of them.
+	reads int
 	// checks: after a rebase, the checks that the watched keys did not
 	// change from their WATCH on, one per version; EXEC commits them before
 	// the transaction.
@@ -206,11 +209,17 @@ func (ss *session) allowTxRead(now time.Time) any {
 // makes (chargeTx). It counts in the metrics and errors as other commands
 // do. It reports false, having answered nothing, once the snapshot has left
 // the shard's history window (txTooOld): the read then runs as outside a
-// transaction, as Redis's reads after WATCH do, and EXEC answers null.
+// transaction, as Redis's reads after WATCH do, and EXEC answers null. So
+// it does once the transaction has read max_args keys: each is held until
+// EXEC (on Redis shards its state, which the commit checks), and a
+// connection's reads after WATCH are bounded as the keys it watches are;
+// the later ones are not validated at EXEC, as Redis validates none.
 func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (any, bool) {
-	if ss.txTooOld() {
+	n := spec.nkeys(len(args))
+	if ss.txTooOld() || ss.txs.reads+n > ss.g.cfg.Limits.MaxArgs {
 		return nil, false
 	}
+	ss.txs.reads += n
 	g, t := ss.g, ss.tenant
 	now := time.Now()
 	r := ss.allowTxRead(now)
