@@ -35,8 +35,26 @@ pick_port() { # sets $1 to a loopback port below the ephemeral range that nobody
 		return
 	done
 }
-# wait_port waits up to 20 s for a server to answer PING on port $1.
-wait_port() { for _ in $(seq 400); do redis-cli -p "$1" ping >/dev/null 2>&1 && return; sleep 0.05; done; echo "port $1 did not come up" >&2; exit 1; }
+# wait_port waits up to 20 s for a server to answer PING on port $1. It
+# fails at once, with the ends of the logs in $work, when a process of $pids
+# has exited (a proxy that rejected its configuration, a port taken since
+# pick_port): waiting out the 20 s would only hide why, as the clean-up
+# removes the logs.
+wait_port() {
+	local p
+	for _ in $(seq 400); do
+		redis-cli -p "$1" ping >/dev/null 2>&1 && return
+		for p in "${pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && continue
+			echo "port $1 did not come up: process $p has exited" >&2
+			tail -n 3 "$work"/*.log >&2 2>/dev/null || true
+			exit 1
+		done
+		sleep 0.05
+	done
+	echo "port $1 did not come up" >&2
+	exit 1
+}
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in 0.2 s,
 	# for at most 3 s): work a row causes after its last reply, such as the

@@ -57,3 +57,35 @@ func TestHarnessBenchDeadProxy(t *testing.T) {
 	require.NoError(t, err, "%s", stderr)
 	assert.Len(t, strings.Fields(stdout), 3, "ops/s, p50 and p99: %q", stdout)
 }
+
+// TestHarnessWaitPortDeadProcess: a proxy that exits at start (a
+// configuration it rejects) makes wait_port fail at once with the end of
+// its log, rather than wait out its 20 s for the port and then say only
+// that it did not come up, the log gone with the scratch folder.
+func TestHarnessWaitPortDeadProcess(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is needed: run scripts/setup.sh")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	_, closed, _ := strings.Cut(ln.Addr().String(), ":")
+	require.NoError(t, ln.Close())
+
+	// Well under the 400 polls of at least 50 ms each that it waited.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-c", `source ./harness.sh; harness_init
+{ echo "config: unknown field" >&2; exit 2; } 2>"$work/gw.log" & pids+=($!)
+wait_port `+closed)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	err = cmd.Run()
+	require.NoError(t, ctx.Err(), "wait_port did not return: %s", e.String())
+	require.Error(t, err)
+	assert.Contains(t, e.String(), "has exited")
+	assert.Contains(t, e.String(), "config: unknown field", "the process's log")
+}
