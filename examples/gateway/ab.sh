@@ -14,7 +14,7 @@
 # args: backend (memkv|redis), requests per row, client counts, pipeline
 # depths, binaries. Build a binary of an older revision with
 #   d=$(mktemp -d); git archive REV | tar -x -C "$d"; (cd "$d/examples" && go build -o "$d/gw" ./gateway)
-set -uo pipefail
+set -euo pipefail
 mode=$1; N=$2; CL=$3; PL=$4; shift 4
 bins=("$@")
 source "$(dirname "$0")/harness.sh"
@@ -41,7 +41,10 @@ keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # store). The hot key is never set: its GETs read a missing key, as in
 # compare.sh.
 for i in "${!ports[@]}"; do
-	bench "${gpids[$i]}" -p "${ports[$i]}" -c 50 -n 200000 -d 64 -P 16 -r 100000 -t set -q >/dev/null 2>&1
+	bench "${gpids[$i]}" -p "${ports[$i]}" -c 50 -n 200000 -d 64 -P 16 -r 100000 -t set -q >/dev/null 2>"$work/bench.err" || {
+		echo "ab: the SET pass through $(basename "${bins[$i]}") failed: $(grep -m1 -i error "$work/bench.err" || echo "redis-benchmark failed")" >&2
+		exit 1
+	}
 done
 for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins[@]}"; do
 	port=${ports[$i]}; pid=${gpids[$i]}
@@ -52,15 +55,15 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
 	*) args=(-r 100000 -t $wl) ;;
 	esac
-	out=$(bench $pid -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err")
+	out=$(bench $pid -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err" || true)
 	c1=$(settled_ticks $pid)
 	calls=0
 	if [ "$mode" = redis ]; then
-		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' |
+		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | { grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 			sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}')
 	fi
 	rps=; p50=; p99=
-	read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)"
+	read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true
 	if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
 		printf '%-16s %-4s %-4s %-3s failed: %s\n' "$(basename "${bins[$i]}")" $wl $c $P \
 			"$(grep -m1 -i error "$work/bench.err" || echo "no CSV row with rps, p50 and p99 in ms")"
