@@ -1,10 +1,15 @@
 # Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): set-up and clean-up, the shards, loopback ports, a
 # process's CPU time, redis-benchmark's CSV, twemproxy's configuration.
 
-# harness_init makes the scratch folder $work and the list $pids of the
-# processes started, and kills them and removes the folder when the script
-# exits.
+# harness_init checks that redis-cli and redis-benchmark are installed (the
+# scripts wait for their servers with the one and measure with the other),
+# makes the scratch folder $work and the list $pids of the processes
+# started, and kills them and removes the folder when the script exits.
 harness_init() {
+	local c
+	for c in redis-cli redis-benchmark; do
+		command -v "$c" >/dev/null || { echo "$c is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
+	done
 	work=$(mktemp -d)
 	pids=()
 	trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -13,6 +18,7 @@ harness_init() {
 # log in $work), added to $pids; then waits for each to answer.
 start_redis() {
 	local p
+	command -v redis-server >/dev/null || { echo "redis-server is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 	for p in "$@"; do
 		redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
 		pids+=($!)
