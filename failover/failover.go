@@ -294,7 +294,10 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		// of it, the region recovers and fires again on the next run. They keep the
 		// share a fresh firing would set (DownStep) and stop the recovery.
 		homeHot := hotAtHome(cfg, l, st.out) >= cfg.HotShare && !receiving
-		held := r.run-st.since >= uint64(cfg.MinHold)
+		// Held MinHold runs since it fired and since its share last rose: hot
+		// hosts that fire a parked region again (below) hold it as long as they
+		// hold a Local region they fire, not one run.
+		held := r.run-st.since >= uint64(cfg.MinHold) && r.run-st.rose >= uint64(cfg.MinHold)
 		if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
 			st.phase, st.since, st.share = Local, r.run, 0
 			r.stats.SpillEnds++
