@@ -43,7 +43,7 @@ type Stats struct {
 	SpillStarts  uint64 // Local -> Spilling transitions
 	SpillEnds    uint64 // Spilling -> Local transitions
 	RouteChanges uint64 // routes turned on or off
-	Spilling     int    // regions spilling after the last run
+	Spilling     int    // regions spilling after the last run, less those SetConfig removed since
 }
 
 // New returns a Router for cfg or an error wrapping [ErrInvalidConfig].
@@ -57,8 +57,9 @@ func New(cfg Config) (*Router, error) {
 
 // SetConfig validates cfg and uses it from the next run on; the per-region state of
 // regions that remain is kept. A removed region that was spilling counts as a spill
-// end (Stats.SpillEnds) at once; its routes, and routes to it, are gone from the next
-// table (counted as route changes then). On error the previous Config stays in force.
+// end (Stats.SpillEnds) and leaves Stats.Spilling at once; its routes, and routes to
+// it, are gone from the next table (counted as route changes then). On error the
+// previous Config stays in force.
 func (r *Router) SetConfig(cfg Config) error {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
@@ -76,6 +77,7 @@ func (r *Router) SetConfig(cfg Config) error {
 			if st.phase == Spilling {
 				// its spill ends with it: the next run routes nothing from it
 				r.stats.SpillEnds++
+				r.stats.Spilling--
 			}
 			delete(r.state, name)
 		}
