@@ -29,6 +29,7 @@ type txState struct {
 	multi   bool
 	queued  []redcon.Command
 	data    int  // the data commands among queued (the others: UNWATCH)
+	cost    int  // their admission cost: their keys, at least 1 each, as outside MULTI
 	aborted bool // a command failed to queue: EXEC answers EXECABORT
 	// wrote: the connection wrote outside MULTI since WATCH; its reads no
 	// longer come from the transaction's snapshot, which would hide its
@@ -430,6 +431,7 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 	s.txs.queued = append(s.txs.queued, redcon.Command{Args: cloneArgs(cmd.Args)})
 	if spec.kind == kindRead || spec.kind == kindWrite {
 		s.txs.data++
+		s.txs.cost += max(spec.nkeys(len(cmd.Args)), 1)
 	}
 	return simple("QUEUED")
 }
@@ -472,10 +474,11 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	// Refused, its data commands count as shed, throttled or overloaded, as
-	// they count in the requests and errors (observeQueued) and as a refused
-	// run's do.
-	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, len(s.txs.queued))), s.txs.data, time.Now())
+	// Admitted at the cost of its commands' keys, as a pipelined run (an
+	// MSET of 1,000 keys costs 1,000 in MULTI as outside it). Refused, its
+	// data commands count as shed, throttled or overloaded, as they count in
+	// the requests and errors (observeQueued) and as a refused run's do.
+	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), s.txs.data, time.Now())
 	if err != nil {
 		if err == errOverloaded && s.txs.data > 1 {
 			// Refused by the limiter, they count as overloaded too: the
