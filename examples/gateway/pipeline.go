@@ -63,6 +63,8 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		ss.refusePlain(run, replies, refused, time.Since(start))
 		return true
 	}
+	failed := true // until answered: a panic (a bug) gives the admission back too
+	defer func() { done(!failed); release() }()
 	order, all := ss.planPlain(run, cmds, cs, parts, all)
 	sp.order = order[:0]
 	switch {
@@ -77,9 +79,7 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 			return p.ops, &p.res, &p.err
 		})
 	}
-	failed := ss.answerPlain(cs, parts, replies, time.Since(start))
-	done(!failed)
-	release()
+	failed = ss.answerPlain(cs, parts, replies, time.Since(start))
 	return true
 }
 

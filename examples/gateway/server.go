@@ -641,13 +641,15 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		tr.end(admitOutcome(err), err.Error())
 		return errReply(err)
 	}
+	// A panic of the command (a bug: serveConn closes the connection) gives
+	// the admission back too: kept, each one shrank the capacity for good.
+	failed := true
+	defer func() { done(!failed); release() }()
 	r := spec.fn(ctx, ss, args)
 	e, failed := r.(respErr)
 	if failed {
 		g.n.errors.Add(1)
 	}
-	done(!failed)
-	release()
 	g.metrics.observe(t, spec, !failed, time.Since(start))
 	switch {
 	case r == overloadedReply: // the batcher's in-flight cap or a shard's share of it

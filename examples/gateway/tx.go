@@ -488,9 +488,11 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
+	// Released on every path, a panic's too (a bug: serveConn closes the
+	// connection): kept, each one shrank the capacity for good.
+	committed := false
+	defer func() { done(committed); release() }()
 	if err := s.rebase(); err != nil {
-		done(false)
-		release()
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
@@ -504,8 +506,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		}
 		out, err = s.runQueued(ctx)
 	}
-	done(err == nil)
-	release()
+	committed = err == nil
 	s.observeQueued(out, err == nil, start)
 	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
 		// Reads that start after EXEC returns must not join a fetch that
