@@ -75,6 +75,7 @@ type gatewayCounters struct {
 var (
 	errShed       = errors.New("OVERLOADED request shed: the tier is over capacity or the tenant over its share; back off")
 	errOverloaded = errors.New("OVERLOADED the gateway is at its admission limit; back off")
+	errMemory     = errors.New("OVERLOADED the gateway is short of memory (its memory guard is tripped); back off")
 	errThrottled  = errors.New("THROTTLED tenant is over its backend quota; slow down")
 	errNoPerm     = errors.New("NOPERM this tenant may not run this command or touch this key")
 )
@@ -357,6 +358,10 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, cost int64, n int, no
 	done, err = g.limiter.TryAcquireAt(now)
 	if err != nil {
 		release()
+		if errors.Is(err, aimd.ErrMemory) {
+			// Said apart from the limit: it holds whatever the limit is.
+			return nil, nil, errMemory // counted as overloaded, where the reply is written
+		}
 		return nil, nil, errOverloaded // counted where the reply is written
 	}
 	return done, release, nil

@@ -28,6 +28,10 @@ type (
 // batcher's in-flight cap; the server counts them as it writes them.
 var overloadedReply any = errReply(errOverloaded)
 
+// memoryReply is the reply of a command refused by the memory guard of
+// admission; the server counts them overloaded, as overloadedReply.
+var memoryReply any = errReply(errMemory)
+
 func errReply(err error) respErr {
 	s := err.Error()
 	if s == "" || s[0] < 'A' || s[0] > 'Z' || !hasCode(s) {

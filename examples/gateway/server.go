@@ -322,7 +322,7 @@ func (s *Server) serveConn(ss *session) {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
 			cmds = cmds[len(chunk):]
 			for i, r := range ss.execute(chunk) {
-				if r == overloadedReply {
+				if r == overloadedReply || r == memoryReply {
 					s.g.n.overloaded.Add(1) // once per command refused
 				}
 				writeReply(wr, ss.pipe.protos[i], r)

@@ -173,7 +173,7 @@ func admitOutcome(err error) string {
 		return "shed"
 	case errThrottled:
 		return "throttled"
-	case errOverloaded:
+	case errOverloaded, errMemory:
 		return "overloaded"
 	}
 	return "error"

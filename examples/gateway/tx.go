@@ -480,7 +480,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	// the requests and errors (observeQueued) and as a refused run's do.
 	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), s.txs.data, time.Now())
 	if err != nil {
-		if err == errOverloaded && s.txs.data > 1 {
+		if (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
 			// Refused by the limiter, they count as overloaded too: the
 			// server counts EXEC's reply once, the others here.
 			s.g.n.overloaded.Add(uint64(s.txs.data - 1))
