@@ -55,6 +55,9 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		for _, p := range parts {
 			p.forget()
 		}
+		if keys > maxKeptKeys {
+			sp.dropPlain()
+		}
 	}()
 	g.n.commands.Add(uint64(len(run)))
 	ss.tenant.requests.Add(uint64(len(run)))
@@ -288,6 +291,20 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 			vals: p.vals[:0], missed: p.missed[:0]}
 	}
 	return sp.parts[:shards]
+}
+
+// maxKeptKeys is the most keys of a run whose scratch a session keeps for
+// the next run (a pipeline of max_pipeline plain commands has at most 128):
+// a plain run sizes every shard's part for all of its keys, and a cleared
+// map keeps its room, so keeping the scratch of a larger run (an MGET of
+// many keys) held megabytes on an idle connection for as long as it stayed
+// open. A larger run allocates its own.
+const maxKeptKeys = 256
+
+// dropPlain leaves the arrays and maps of the plain runs to the garbage
+// collector, once a run of more than maxKeptKeys keys is answered.
+func (sp *pipeScratch) dropPlain() {
+	sp.plain, sp.refs, sp.parts, sp.inval = nil, nil, nil, nil
 }
 
 // forget drops what the part holds of its run, keeping its arrays: its keys

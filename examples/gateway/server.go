@@ -365,7 +365,13 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	run := sp.run[:0]
 	read, written := sp.read, sp.written
-	defer func() { sp.run = run[:0] }()
+	most := 0 // the most keys of a run, in read and written
+	defer func() {
+		sp.run = run[:0]
+		if most > maxKeptKeys { // a cleared map keeps its room
+			sp.read, sp.written = nil, nil
+		}
+	}()
 	// A run holds the admission of each command it admitted until it is
 	// answered, and a plain run admits all of its commands before it sends
 	// any: a run whose cost (keys) passed the admission limit would wait in
@@ -375,6 +381,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		ss.runJobs(run, cmds, replies)
 		run = run[:0]
 		cost = 0
+		most = max(most, len(read)+len(written))
 		clear(read)
 		clear(written)
 	}
