@@ -321,12 +321,17 @@ func (s *Server) serveConn(ss *session) {
 		for len(cmds) > 0 && !ss.quit {
 			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
 			cmds = cmds[len(chunk):]
-			for i, r := range ss.execute(chunk) {
+			replies := ss.execute(chunk)
+			for i, r := range replies {
 				if r == overloadedReply || r == memoryReply {
 					s.g.n.overloaded.Add(1) // once per command refused
 				}
 				writeReply(wr, ss.pipe.protos[i], r)
 			}
+			// Written: kept until the next chunk, the replies (a large
+			// value, an ECHO's whole read) stayed in memory for as long
+			// as the connection then stayed idle.
+			clear(replies)
 			// A chunk's replies go out before the next chunk runs: a read
 			// may hold hundreds of thousands of commands, whose replies
 			// would all wait in the writer (unbounded memory), and a
