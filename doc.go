@@ -30,9 +30,9 @@
 // (cache), is coalesced with identical in-flight reads (coalesce) and batched with
 // other requests for the same tenant and shard (batcher) before it reaches the backend.
 //
-// Packages import no sibling except cache -> coalesce (and txn's tests -> memkv);
-// wherever one needs another it declares a small interface that the other satisfies,
-// so that each can be replaced or tested alone.
+// Packages import no sibling except cache -> coalesce (and the tests of txn and
+// cache -> memkv); wherever one needs another it declares a small interface that
+// the other satisfies, so that each can be replaced or tested alone.
 //
 // Every component exposes Stats() as a value snapshot and, where it has tunables,
 // a validated Config that SetConfig swaps at runtime. A Config out of range is
