@@ -118,3 +118,31 @@ func TestLookupNWideSameOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupNWideFallbackIsLinear: the draw of many replicas on a ring where one
+// node owns most slots leaves thousands of light nodes to the rendezvous fallback,
+// which scanned every member, hashing its ID, for each of them: O(n²): 4 s for
+// a full preference list of MaxNodes - 1 light nodes beside a heavy one. The
+// fallback scores the members once now; 1 s is more than 20 times what the draw
+// takes under -race. (TestLookupNWideSameOrder checks the order.)
+func TestLookupNWideFallbackIsLinear(t *testing.T) {
+	const slots, light = 1 << 20, MaxNodes - 1
+	nodes := []Node{{ID: "heavy", Weight: slots - light}}
+	for i := range light {
+		nodes = append(nodes, Node{ID: fmt.Sprintf("light-%05d", i), Weight: 1}) // one slot each
+	}
+	r, err := New(Config{Slots: slots}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := xxhash.Sum64String("user:42")
+	start := time.Now()
+	got := r.AppendLookupNHash(nil, h, len(nodes))
+	elapsed := time.Since(start)
+	if len(got) != len(nodes) || len(slices.Compact(slices.Sorted(slices.Values(got)))) != len(nodes) {
+		t.Fatalf("%d replicas, want %d distinct", len(got), len(nodes))
+	}
+	if elapsed > time.Second {
+		t.Fatalf("LookupN of %d replicas, most drawn by the fallback, took %v: quadratic in the members", len(nodes), elapsed)
+	}
+}

@@ -1,6 +1,7 @@
 package hashring
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -96,9 +97,11 @@ func (r *Ring) LookupN(key string, n int) ([]string, error) {
 }
 
 // AppendLookupNHash appends to dst the replicas of LookupN for a precomputed hash and
-// returns the extended slice. It does not allocate when dst has room; it appends
-// nothing for an empty ring or n < 1. It takes at most 32 probes per replica, plus a
-// scan of the members for each replica the probes miss (a node lighter than a slot).
+// returns the extended slice. It does not allocate when dst has room, except for a
+// draw of more than 16 replicas that the probes leave more than one short; it
+// appends nothing for an empty ring or n < 1. It takes at most 32 probes per
+// replica; the replicas the probes miss (nodes lighter than a slot) take a scan of
+// the members each, or for more than 16 replicas one scan and a sort in all.
 func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
 	if len(r.nodes) == 0 || n < 1 {
 		return dst
@@ -149,6 +152,9 @@ func (r *Ring) appendWide(dst []string, h uint64, want int) []string {
 			got++
 		}
 	}
+	if want-got > 1 {
+		return r.appendByScore(dst, h, &seen, want-got)
+	}
 	for ; got < want; got++ {
 		best, bestScore := -1, uint64(0)
 		for j, n := range r.nodes {
@@ -161,6 +167,34 @@ func (r *Ring) appendWide(dst []string, h uint64, want int) []string {
 		}
 		seen[best/64] |= 1 << (best % 64)
 		dst = append(dst, r.nodes[best].ID)
+	}
+	return dst
+}
+
+// appendByScore appends the k slot owners not marked in seen that the fallback of
+// appendWide would take one scan at a time: the highest rendezvous score of (h, ID)
+// first, the lower index among equal scores. It scores the members once: a scan
+// per replica made a draw that the probes leave thousands short O(n²), seconds
+// for a full preference list of MaxNodes.
+func (r *Ring) appendByScore(dst []string, h uint64, seen *[MaxNodes/64 + 1]uint64, k int) []string {
+	type cand struct {
+		score uint64
+		j     int
+	}
+	cands := make([]cand, 0, len(r.nodes))
+	for j, n := range r.nodes {
+		if r.counts[j] > 0 && seen[j/64]&(1<<(j%64)) == 0 {
+			cands = append(cands, cand{probe(h^xxhash.Sum64String(n.ID), 1), j})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return a.j - b.j
+	})
+	for _, c := range cands[:k] {
+		dst = append(dst, r.nodes[c.j].ID)
 	}
 	return dst
 }
