@@ -190,9 +190,10 @@ func (s *session) ownWrite() {
 	}
 }
 
-// allowTxRead checks the tenant's quota for a read of the transaction's
-// backend (after WATCH, or WATCH's own read of key state); it returns the
-// throttling reply when over quota. chargeTx then charges what the read cost.
+// allowTxRead checks the tenant's quota for WATCH's own read of key state (a
+// read after WATCH is admitted as outside a transaction: callTx); it returns
+// the throttling reply when over quota. chargeTx then charges what the read
+// cost.
 func (ss *session) allowTxRead(now time.Time) any {
 	g, t := ss.g, ss.tenant
 	if !t.quota.allow(now) {
@@ -205,36 +206,47 @@ func (ss *session) allowTxRead(now time.Time) any {
 
 // callTx serves a read after WATCH from the transaction's snapshot: it is
 // consistent with the version EXEC validates against (a shared fetch could
-// be older), and it joins the read set. It skips admission (the transaction
-// holds its shard) but not the quota: it is charged the backend calls it
-// makes (chargeTx). It counts in the metrics and errors as other commands
-// do. It reports false, having answered nothing, once the snapshot has left
-// the shard's history window (txTooOld): the read then runs as outside a
-// transaction, as Redis's reads after WATCH do, and EXEC answers null. So
-// it does once the transaction has read max_args keys: each is held until
-// EXEC (on Redis shards its state, which the commit checks), and a
-// connection's reads after WATCH are bounded as the keys it watches are;
-// the later ones are not validated at EXEC, as Redis validates none.
+// be older), and it joins the read set. It is admitted as the same read
+// outside a transaction (quota, shed, the limiter; cost its keys, at least
+// 1): it skipped admission, and a tenant looping WATCH, GET, UNWATCH got
+// past load shedding. Nothing else is held while it waits in shed's queue
+// (the transaction pins no connection nor version). It is charged the
+// backend calls it makes (chargeTx). It counts in the metrics and errors as
+// other commands do. It reports false, having answered nothing, once the
+// snapshot has left the shard's history window (txTooOld): the read then
+// runs as outside a transaction, as Redis's reads after WATCH do, and EXEC
+// answers null. So it does once the transaction has read max_args keys:
+// each is held until EXEC (on Redis shards its state, which the commit
+// checks), and a connection's reads after WATCH are bounded as the keys it
+// watches are; the later ones are not validated at EXEC, as Redis validates
+// none.
 func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (any, bool) {
 	n := spec.nkeys(len(args))
 	if ss.txTooOld() || ss.txs.reads+n > ss.g.cfg.Limits.MaxArgs {
 		return nil, false
 	}
-	ss.txs.reads += n
 	g, t := ss.g, ss.tenant
 	now := time.Now()
-	r := ss.allowTxRead(now)
-	if r == nil {
-		tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
-		defer cancel()
-		from := ss.txMark()
-		r = ss.txCommand(tctx, args, now)
-		if ss.txTooOld() { // the store's GC passed the snapshot during the read
-			return nil, false
-		}
-		ss.chargeTx(now, from, spec.nkeys(len(args)))
+	done, release, err := g.admitAt(ctx, t, int64(max(n, 1)), now)
+	if err != nil {
+		g.n.errors.Add(1)
+		g.metrics.observe(t, spec, false, time.Since(now))
+		return errReply(err), true
 	}
-	_, failed := r.(respErr)
+	// Given back on every path, as call's: before the read runs outside the
+	// transaction too (txTooOld), which is admitted again.
+	failed := true
+	defer func() { done(!failed); release() }()
+	ss.txs.reads += n
+	tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+	defer cancel()
+	from := ss.txMark()
+	r := ss.txCommand(tctx, args, now)
+	if ss.txTooOld() { // the store's GC passed the snapshot during the read
+		return nil, false
+	}
+	ss.chargeTx(now, from, n)
+	_, failed = r.(respErr)
 	if failed {
 		g.n.errors.Add(1)
 	}
