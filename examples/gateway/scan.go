@@ -25,16 +25,9 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	if !ok {
 		return respErr("ERR KVSCAN needs the memkv backend")
 	}
-	limit := 100
-	switch {
-	case len(a) == 5 && strings.EqualFold(string(a[3]), "LIMIT"):
-		n, err := strconv.Atoi(string(a[4]))
-		if err != nil || n <= 0 {
-			return respErr("ERR LIMIT must be a positive integer")
-		}
-		limit = min(n, maxScan)
-	case len(a) != 3:
-		return respErr("ERR syntax error: KVSCAN begin end [LIMIT n]")
+	limit, bad := scanLimit(a)
+	if bad != "" {
+		return bad
 	}
 	begin, end := a[1], a[2]
 	if len(end) == 0 {
@@ -82,4 +75,20 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 		out = append(out, p.k, p.v)
 	}
 	return out
+}
+
+// scanLimit returns the pairs a KVSCAN of args asks for: its LIMIT, at most
+// maxScan, or 100 without one; or the error reply to malformed arguments.
+func scanLimit(a [][]byte) (int, respErr) {
+	switch {
+	case len(a) == 5 && strings.EqualFold(string(a[3]), "LIMIT"):
+		n, err := strconv.Atoi(string(a[4]))
+		if err != nil || n <= 0 {
+			return 0, respErr("ERR LIMIT must be a positive integer")
+		}
+		return min(n, maxScan), ""
+	case len(a) != 3:
+		return 0, respErr("ERR syntax error: KVSCAN begin end [LIMIT n]")
+	}
+	return 100, ""
 }

@@ -408,7 +408,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		sp.hashes = keys
 		var c int64 // the command's admission cost
 		if spec.kind == kindRead || spec.kind == kindWrite {
-			if c = int64(max(spec.nkeys(len(cmd.Args)), 1)); len(run) > 0 && cost+c > limit {
+			if c = spec.cost(cmd.Args); len(run) > 0 && cost+c > limit {
 				flush()
 			}
 		}
@@ -646,7 +646,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
-	done, release, err := g.admitAt(ctx, t, int64(max(spec.nkeys(len(args)), 1)), start)
+	done, release, err := g.admitAt(ctx, t, spec.cost(args), start)
 	if err != nil {
 		g.n.errors.Add(1)
 		g.metrics.observe(t, spec, false, time.Since(start))
