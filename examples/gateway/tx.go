@@ -190,20 +190,6 @@ func (s *session) ownWrite() {
 	}
 }
 
-// allowTxRead checks the tenant's quota for WATCH's own read of key state (a
-// read after WATCH is admitted as outside a transaction: callTx); it returns
-// the throttling reply when over quota. chargeTx then charges what the read
-// cost.
-func (ss *session) allowTxRead(now time.Time) any {
-	g, t := ss.g, ss.tenant
-	if !t.quota.allow(now) {
-		g.n.throttled.Add(1)
-		t.throttled.Add(1)
-		return errReply(errThrottled)
-	}
-	return nil
-}
-
 // callTx serves a read after WATCH from the transaction's snapshot: it is
 // consistent with the version EXEC validates against (a shared fetch could
 // be older), and it joins the read set. It is admitted as the same read
@@ -343,12 +329,19 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return refuse(errReply(err))
 	}
 	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
+		// Admitted as a read of its keys (a round trip each), as callTx's
+		// reads are: checked by the quota alone, a loop of WATCHes of
+		// max_args keys got past load shedding.
 		now := time.Now()
-		if r := s.allowTxRead(now); r != nil {
-			return refuse(r)
+		done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
+		if err != nil {
+			return refuse(errReply(err))
 		}
 		from := s.txMark()
-		err := o.observe(ctx, keys) // a round trip per key not yet seen
+		err = func() (err error) {
+			defer func() { done(err == nil); release() }() // a panic's too
+			return o.observe(ctx, keys)                    // a round trip per key not yet seen
+		}()
 		s.chargeTx(now, from, len(keys))
 		if err != nil {
 			return refuse(errReply(err))
