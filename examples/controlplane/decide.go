@@ -3,6 +3,7 @@ package controlplane
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -431,24 +432,47 @@ func within(rounded, raw, published []failover.Route, step float64) bool {
 	return true
 }
 
+// maxTenants bounds the tenants the plane tracks. Their names come from the
+// gateways' answers, and each is kept from its first tick on, in the state and
+// in every history point: a gateway reporting new names at every poll would
+// grow them without bound.
+const maxTenants = 1024
+
 // tenantsLocked aggregates the tenants' shed and request deltas over the gateways.
 func (p *Plane) tenantsLocked() {
 	for _, t := range p.tenants {
 		t.reqRate, t.shedRate = 0, 0
 	}
 	for _, id := range p.order {
-		for name, r := range p.hosts[id].tenants {
-			t := p.tenants[name]
-			if t == nil {
-				t = &tenantTrack{}
-				p.tenants[name] = t
+		rates := p.hosts[id].tenants
+		if len(p.tenants)+len(rates) <= maxTenants {
+			for name, r := range rates {
+				p.addTenantLocked(name, r)
 			}
-			t.requests += r.requests
-			t.shed += r.shed
-			t.reqRate += r.reqRate
-			t.shedRate += r.rate
+			continue
+		}
+		// Which new names still fit must not depend on map order.
+		for _, name := range slices.Sorted(maps.Keys(rates)) {
+			p.addTenantLocked(name, rates[name])
 		}
 	}
+}
+
+// addTenantLocked adds one gateway's deltas to the tenant name, which is
+// tracked from now on unless maxTenants already are.
+func (p *Plane) addTenantLocked(name string, r tenantRate) {
+	t := p.tenants[name]
+	if t == nil {
+		if len(p.tenants) >= maxTenants {
+			return
+		}
+		t = &tenantTrack{}
+		p.tenants[name] = t
+	}
+	t.requests += r.requests
+	t.shed += r.shed
+	t.reqRate += r.reqRate
+	t.shedRate += r.rate
 }
 
 // sortedDraining returns the RESP addresses of the draining gateways, sorted.
