@@ -71,6 +71,10 @@ type fileConfig struct {
 	AllowedHosts []string `json:"allowed_hosts"`
 }
 
+// readTimeout bounds the read of a whole request (the API's bodies are
+// small); a variable so that a test can shorten it.
+var readTimeout = 10 * time.Second
+
 // run parses args, runs the plane and serves its handler until ctx ends. ready,
 // if set, is called with the listening address.
 func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr string)) error {
@@ -101,7 +105,8 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	if !loopback {
 		log.Warn("the dashboard and API have no authentication and listen beyond loopback", "addr", ln.Addr().String())
 	}
-	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: readTimeout,
+		IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	rctx, stopRun := context.WithCancel(ctx)
