@@ -78,9 +78,18 @@ var _ Poller = PollerFunc(nil)
 // examples/gateway (package control's handler), and returns the "host" entry of
 // its state with its knobs.
 type HTTPPoller struct {
-	// Client sends the requests. If nil, http.DefaultClient.
+	// Client sends the requests. If nil, http.DefaultClient's transport,
+	// without following redirects: a gateway's control handler never
+	// redirects, and one that did would have another URL's answer (another
+	// gateway's state) taken for its own. A redirect is then an answer the
+	// plane cannot use ([ErrBadState], a *StatusError).
 	Client *http.Client
 }
+
+// noRedirects is the client of an HTTPPoller without one.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
 
 var _ Poller = (*HTTPPoller)(nil)
 
@@ -98,7 +107,7 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 	}
 	c := p.Client
 	if c == nil {
-		c = http.DefaultClient
+		c = noRedirects
 	}
 	resp, err := c.Do(req)
 	if err != nil {
