@@ -92,7 +92,13 @@
 //     Poller, or run balancer and failover directly).
 //   - Consensus: the plane is one process. Several planes over one tier would
 //     publish rings with different histories, and clients would disagree on
-//     placement; run one, and restart it (clients keep the last routes they got).
+//     placement; run one. While it is down, clients keep the last routes they
+//     got. It keeps nothing on disk: a restarted plane publishes its
+//     configuration afresh (capacity-scaled weights, the configured rollout
+//     and kill switch, no drains, the configured gateways), and
+//     following clients apply that at once (a new epoch). A rollout or kill
+//     switch, or a gateway added or removed, that must outlive a restart
+//     belongs in the configuration too; a drain must be made again.
 //   - Authentication: the handler has none. Serve it on loopback, with
 //     Config.AllowedHosts set to the loopback names so that a web page cannot
 //     reach it by DNS rebinding, or behind a middleware that authenticates.
