@@ -306,7 +306,9 @@ func (c *Cluster) startPlane() error {
 	}
 	c.Plane = p
 	c.PlaneURL = "http://" + ln.Addr().String()
-	c.srv = &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	// As the controlplane command's server: a stalled body or an idle
+	// connection does not hold a handler for good.
+	c.srv = &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.planeCtx = ctx

@@ -15,8 +15,9 @@ import (
 )
 
 // A gateway that sends its headers and then hangs (or dies mid-answer) fails
-// its poll at the transport, yet the poll error wraps ErrBadState: the plane
-// shows it "bad-state", resets its down count and never drains it.
+// its poll at the transport: it counts as down, and is drained after
+// DrainAfter polls. (The poll error once wrapped ErrBadState, so the plane
+// showed it "bad-state", reset its down count and never drained it.)
 func TestHungMidBodyIsNotBadState(t *testing.T) {
 	stop := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
