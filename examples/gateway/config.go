@@ -153,8 +153,9 @@ func loadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// decodeConfig reads a configuration file's JSON; a field it does not know is
-// an error (a misspelt knob would otherwise be ignored).
+// decodeConfig reads a configuration file's JSON; a field it does not know,
+// or one given twice, is an error (a misspelt knob would otherwise be
+// ignored, and so would the first of two).
 func decodeConfig(data []byte) (Config, error) {
 	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -165,7 +166,46 @@ func decodeConfig(data []byte) (Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, errors.New("data after the configuration object")
 	}
+	if err := duplicateField(json.NewDecoder(bytes.NewReader(data))); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// duplicateField reads one JSON value off dec (valid JSON, decoded already
+// into a Config) and refuses an object that names a member twice, in any
+// case: encoding/json matches names to fields without regard to case and
+// keeps the last, so a file with a second "tenants" list, empty, served one
+// open tenant. The objects hold only Config's fields (unknown ones were
+// refused), so each has a few names to compare.
+func duplicateField(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		if d == '{' {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name, _ := tok.(string)
+			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
+				return fmt.Errorf("field %q appears twice in one object", name)
+			}
+			names = append(names, name)
+		}
+		if err := duplicateField(dec); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
 }
 
 // flushPolicy is the batcher policy that BatchPolicy names.
