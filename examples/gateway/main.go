@@ -108,8 +108,12 @@ func applyFlags(fs *flag.FlagSet, cfg Config) Config {
 		case "tls-key":
 			cfg.TLSKey = v.(string)
 		case "redis":
-			if a := v.(string); a != "" {
-				cfg.Backend.Kind, cfg.Backend.Redis = "redis", strings.Split(a, ",")
+			// The flag replaces the file's shards, and so their replicas
+			// (the file's lists name replicas of its primaries); "" is
+			// the embedded memkv, where the file's client has no use.
+			cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Replicas = "redis", strings.Split(v.(string), ","), nil
+			if v.(string) == "" {
+				cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Client = "memkv", nil, ""
 			}
 		case "redis-client":
 			cfg.Backend.Client = v.(string)
