@@ -61,8 +61,8 @@ type Config struct {
 
 	// Admission: aimd (CPU-driven limit, memory guard) feeding shed.
 	TargetCPU     float64  `json:"target_cpu"`     // aimd target load; default 0.9
-	MinLimit      int      `json:"min_limit"`      // aimd Min; default 64
-	MaxLimit      int      `json:"max_limit"`      // aimd Max; default 4096
+	MinLimit      int      `json:"min_limit"`      // aimd Min; default 64 (max_limit if lower)
+	MaxLimit      int      `json:"max_limit"`      // aimd Max; default 4096 (min_limit if higher)
 	MaxQueue      int      `json:"max_queue"`      // shed per bucket; default 1024
 	QueueDeadline Duration `json:"queue_deadline"` // shed; default 100ms
 
@@ -374,9 +374,17 @@ func (c *Config) defaultBatching() error {
 	return nil
 }
 
-// defaultAdmission fills the admission settings (aimd and shed).
+// defaultAdmission fills the admission settings (aimd and shed). A limit
+// bound not given follows the other one past its default (max_limit 32
+// alone: min_limit 32), not to contradict a setting the file has.
 func (c *Config) defaultAdmission() {
 	c.TargetCPU = or(c.TargetCPU, 0.9)
+	switch {
+	case c.MinLimit == 0 && c.MaxLimit > 0:
+		c.MinLimit = min(64, c.MaxLimit)
+	case c.MaxLimit == 0 && c.MinLimit > 0:
+		c.MaxLimit = max(4096, min(c.MinLimit, maxKnobCount))
+	}
 	c.MinLimit = or(c.MinLimit, 64)
 	c.MaxLimit = or(c.MaxLimit, 4096)
 	c.MaxQueue = or(c.MaxQueue, 1024)
