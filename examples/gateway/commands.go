@@ -6,7 +6,9 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // cmdKind says how a command is scheduled within a pipeline.
@@ -438,13 +440,24 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try COMMAND HELP.")
 }
 
-// configValues answers CONFIG GET for the settings tools ask about.
+// configValues answers CONFIG GET for the settings tools ask about; timeout
+// is idle_timeout's (configValue).
 var configValues = [...][2]string{
 	{"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
-	{"maxmemory-policy", "noeviction"}, {"timeout", "0"}, {"cluster-enabled", "no"},
+	{"maxmemory-policy", "noeviction"}, {"timeout", ""}, {"cluster-enabled", "no"},
 }
 
-func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
+// configValue is the value CONFIG GET answers for the setting kv: timeout,
+// as Redis's, is the whole seconds after which an idle client is closed (at
+// least 1: 0 is never), idle_timeout.
+func configValue(s *session, kv [2]string) string {
+	if idle := time.Duration(s.g.cfg.Limits.IdleTimeout); kv[0] == "timeout" && idle > 0 {
+		return strconv.FormatInt(max(int64(idle/time.Second), 1), 10)
+	}
+	return kv[1]
+}
+
+func cmdConfig(_ context.Context, s *session, a [][]byte) any {
 	if sub := asciiUpper(a[1]); sub != "GET" {
 		return respErr("ERR CONFIG " + sub + " is not supported by the gateway; use its /control endpoint")
 	}
@@ -459,9 +472,9 @@ func cmdConfig(_ context.Context, _ *session, a [][]byte) any {
 			}
 			seen[i] = true
 			if exact {
-				out = append(out, string(p), kv[1])
+				out = append(out, string(p), configValue(s, kv))
 			} else {
-				out = append(out, kv[0], kv[1])
+				out = append(out, kv[0], configValue(s, kv))
 			}
 		}
 	}
