@@ -28,7 +28,8 @@ type Config struct {
 	// against DNS rebinding). Default:
 	// localhost, 127.0.0.1 and ::1 when the HTTP listener binds a loopback
 	// address (judged by the address bound, so "LOCALHOST:6381" counts), any
-	// Host otherwise; ["*"] answers any Host on loopback too.
+	// Host otherwise; ["*"] answers any Host on loopback too ("*" goes
+	// alone).
 	ControlHosts []string `json:"control_hosts"`
 	TLSCert      string   `json:"tls_cert"` // PEM certificate file: serve RESP over TLS (with TLSKey)
 	TLSKey       string   `json:"tls_key"`  // PEM private key file
@@ -235,6 +236,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, errors.New("gateway: tls_cert and tls_key go together")
+	}
+	if len(c.ControlHosts) > 1 && slices.Contains(c.ControlHosts, "*") {
+		// Beside other names, "*" would be taken for a host of that name.
+		return c, errors.New(`gateway: control_hosts: "*" (any Host) goes alone`)
 	}
 	if err := c.Backend.fillDefaults(); err != nil {
 		return c, err
