@@ -208,17 +208,20 @@ var errRedisRange = errors.New("ERR range reads need the memkv backend (Redis ke
 // changed, applies the writes (KEYS[nr+1..]). ARGV[1] is nr; then two
 // arguments per read key (digest or "-", PEXPIRETIME); then two per write:
 // the value and a PXAT in unix ms ("0": no expiry), or "D" and "" to delete.
-// The reads come first, so an error there (WRONGTYPE) applies nothing; SET
-// and DEL cannot fail on a key of any type.
+// A read key that now holds another type changed (it was read as a string
+// or absent): a conflict, as for Redis's WATCH, not the GET's WRONGTYPE.
+// SET and DEL cannot fail on a key of any type.
 var commitScript = redis.NewScript(`
 local nr = tonumber(ARGV[1])
 local bad = {}
 for i = 1, nr do
   local k = KEYS[i]
   local want, wexp = ARGV[2*i], tonumber(ARGV[2*i+1])
-  local v = redis.call('GET', k)
+  local v = redis.pcall('GET', k)
   local ok
-  if v == false then
+  if type(v) == 'table' then
+    ok = false -- WRONGTYPE: the key was read as a string, or absent
+  elseif v == false then
     ok = (want == '-')
   else
     ok = (want == redis.sha1hex(v)) and (redis.call('PEXPIRETIME', k) == wexp)
