@@ -55,8 +55,11 @@ type redisTxEngine struct {
 
 // keyState is a key's state as the commit script checks it.
 type keyState struct {
-	digest   string // hex SHA-1 of the value, or "-" for an absent key
-	expireMs int64  // PEXPIRETIME: unix ms, -1 for none (-2 when absent)
+	// digest is the hex SHA-1 of the value, "-" for an absent key, or "T"
+	// and the hex SHA-1 of DUMP's serialization for a key of another type
+	// than string.
+	digest   string
+	expireMs int64 // PEXPIRETIME: unix ms, -1 for none (-2 when absent)
 }
 
 var (
@@ -80,8 +83,11 @@ func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, 
 		return nil, false, err
 	}
 	e.record(key, st)
-	if st.digest == "-" {
+	switch st.digest[0] {
+	case '-':
 		return nil, false, nil
+	case 'T':
+		return nil, false, errWrongType
 	}
 	var exp int64
 	switch {
@@ -126,6 +132,14 @@ func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
 	return nil
 }
 
+// errWrongType is the read of a key of another type than string (whose
+// state the engine records all the same): GET and INCR answer it, as Redis
+// does; EXISTS, DEL and SET NX/XX count the key as there, MGET as null.
+var errWrongType = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+
+// read returns key's value and state. A key of another type than string
+// (which the gateway serves no command of, but WATCH, EXISTS and DEL take)
+// has no value; its state is its DUMP's digest, read in a second round trip.
 func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, error) {
 	var get *redis.StringCmd
 	var exp *redis.Cmd
@@ -136,6 +150,9 @@ func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState,
 		exp = p.Do(ctx, "PEXPIRETIME", key)
 		return nil
 	})
+	if ge := get.Err(); err != nil && ge != nil && isWrongType(ge) {
+		return e.readOther(ctx, key)
+	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, keyState{}, err
 	}
@@ -151,6 +168,31 @@ func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState,
 		return nil, keyState{}, err
 	}
 	return v, keyState{digest: digest(v), expireMs: ms}, nil
+}
+
+// readOther returns the state of key, read as a key of another type than
+// string; absent if it was deleted since (it can only have changed).
+func (e *redisTxEngine) readOther(ctx context.Context, key string) ([]byte, keyState, error) {
+	var dump *redis.StringCmd
+	var exp *redis.Cmd
+	e.calls++
+	e.ops++
+	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		dump = p.Dump(ctx, key)
+		exp = p.Do(ctx, "PEXPIRETIME", key)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, keyState{}, err
+	}
+	if errors.Is(dump.Err(), redis.Nil) {
+		return nil, keyState{digest: "-", expireMs: -2}, nil
+	}
+	ms, err := exp.Int64()
+	if err != nil {
+		return nil, keyState{}, err
+	}
+	return nil, keyState{digest: "T" + digest([]byte(dump.Val())), expireMs: ms}, nil
 }
 
 // unchecked returns a key the transaction read when it read more than one
@@ -208,9 +250,8 @@ var errRedisRange = errors.New("ERR range reads need the memkv backend (Redis ke
 // changed, applies the writes (KEYS[nr+1..]). ARGV[1] is nr; then two
 // arguments per read key (digest or "-", PEXPIRETIME); then two per write:
 // the value and a PXAT in unix ms ("0": no expiry), or "D" and "" to delete.
-// A read key that now holds another type changed (it was read as a string
-// or absent): a conflict, as for Redis's WATCH, not the GET's WRONGTYPE.
-// SET and DEL cannot fail on a key of any type.
+// A key of another type than string is checked by the digest of its DUMP
+// ("T" and the digest). SET and DEL cannot fail on a key of any type.
 var commitScript = redis.NewScript(`
 local nr = tonumber(ARGV[1])
 local bad = {}
@@ -219,8 +260,8 @@ for i = 1, nr do
   local want, wexp = ARGV[2*i], tonumber(ARGV[2*i+1])
   local v = redis.pcall('GET', k)
   local ok
-  if type(v) == 'table' then
-    ok = false -- WRONGTYPE: the key was read as a string, or absent
+  if type(v) == 'table' then -- WRONGTYPE: a key of another type
+    ok = (want == 'T' .. redis.sha1hex(redis.call('DUMP', k))) and (redis.call('PEXPIRETIME', k) == wexp)
   elseif v == false then
     ok = (want == '-')
   else

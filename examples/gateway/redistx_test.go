@@ -220,17 +220,21 @@ func TestRedisTxChargesRoundTrips(t *testing.T) {
 }
 
 // TestRedisTxFailedWatchWatchesNothing: a WATCH whose read of key state
-// fails part way (here a key of another type answers WRONGTYPE) watches none
-// of its keys, including those read before the failure: a later change to
-// such a key does not abort the transaction. Keys watched before stay
-// watched.
+// fails part way (here the read of fw:bad fails on the way to the shard)
+// watches none of its keys, including those read before the failure: a
+// later change to such a key does not abort the transaction. Keys watched
+// before stay watched.
 func TestRedisTxFailedWatchWatchesNothing(t *testing.T) {
-	gw, direct := redisTxSetup(t)
+	in, shards := redisGateway(t, 1, 4)
+	direct := redis.NewClient(&redis.Options{Addr: shards[0].addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	r, ok := asRedis(in.gw.backend)
+	require.True(t, ok)
+	r.shards[0].AddHook(failRead{key: "fw:bad"})
 	ctx := context.Background()
-	c := gw.Conn()
+	c := client(t, in, &redis.Options{PoolSize: 8}).Conn()
 	t.Cleanup(func() { _ = c.Close() })
 	direct.Set(ctx, "fw:a", "1", 0)
-	direct.RPush(ctx, "fw:list", "x")
 
 	exec := func() (any, error) {
 		require.NoError(t, c.Do(ctx, "MULTI").Err())
@@ -239,7 +243,7 @@ func TestRedisTxFailedWatchWatchesNothing(t *testing.T) {
 	}
 
 	require.NoError(t, c.Do(ctx, "WATCH", "fw:first").Err())
-	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:list").Err(), "WRONGTYPE")
+	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:bad").Err(), errInjectedRead.Error())
 	direct.Set(ctx, "fw:a", "2", 0) // not watched: the WATCH failed
 	res, err := exec()
 	require.NoError(t, err, "EXEC aborted by a key of a failed WATCH")
@@ -247,10 +251,29 @@ func TestRedisTxFailedWatchWatchesNothing(t *testing.T) {
 
 	// The keys watched before the failed WATCH still abort EXEC.
 	require.NoError(t, c.Do(ctx, "WATCH", "fw:first").Err())
-	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:list").Err(), "WRONGTYPE")
+	require.ErrorContains(t, c.Do(ctx, "WATCH", "fw:a", "fw:bad").Err(), errInjectedRead.Error())
 	direct.Set(ctx, "fw:first", "changed", 0)
 	_, err = exec()
 	require.ErrorIs(t, err, redis.Nil, "EXEC of a transaction whose watched key changed")
+}
+
+// failRead is a go-redis hook that fails each pipeline that reads key (the
+// transaction engine's reads) with errInjectedRead, without sending it.
+type failRead struct{ key string }
+
+var errInjectedRead = errors.New("injected read failure")
+
+func (h failRead) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h failRead) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h failRead) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) == 2 && a[0] == "get" && a[1] == h.key {
+				return errInjectedRead
+			}
+		}
+		return next(ctx, cmds)
+	}
 }
 
 // afterRead is a go-redis hook that calls fn after each pipeline (the

@@ -631,11 +631,17 @@ func (s *session) observeQueued(out []any, committed bool, start time.Time) {
 }
 
 // txCommand runs one queued command against the transaction (reads see its
-// own writes).
+// own writes). A key of another type than string (Redis shards) is there
+// for EXISTS, DEL and SET NX/XX, null for MGET, and WRONGTYPE for GET and
+// INCR, as in Redis.
 func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any {
 	tx := s.txs.tx
+	// get reads k: found with errWrongType for a key of another type.
 	get := func(k []byte) ([]byte, bool, error) {
 		raw, ok, err := tx.Get(ctx, k)
+		if errors.Is(err, errWrongType) {
+			return nil, true, err
+		}
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -657,10 +663,10 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		out := make([]any, 0, len(a)-1)
 		for _, k := range a[1:] {
 			v, ok, err := get(k)
-			if err != nil {
+			if err != nil && !errors.Is(err, errWrongType) {
 				return errReply(err)
 			}
-			if ok {
+			if ok && err == nil {
 				out = append(out, v)
 			} else {
 				out = append(out, nullReply{})
@@ -671,7 +677,7 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		var n int64
 		for _, k := range a[1:] {
 			_, ok, err := get(k)
-			if err != nil {
+			if err != nil && !errors.Is(err, errWrongType) {
 				return errReply(err)
 			}
 			if ok {
@@ -757,7 +763,7 @@ func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func
 	}
 	if nx || xx {
 		_, ok, err := get(a[1])
-		if err != nil {
+		if err != nil && !errors.Is(err, errWrongType) {
 			return errReply(err)
 		}
 		if (nx && ok) || (xx && !ok) {
