@@ -69,6 +69,10 @@ func startProc(ctx context.Context, name, bin string, args, env []string, onLine
 		if waiting {
 			close(ready)
 		}
+		// The scanner stops at a line longer than its buffer: the rest is
+		// read and dropped, so the child never blocks on a full pipe and
+		// Wait is only called once the pipe is read to its end.
+		_, _ = io.Copy(io.Discard, stderr)
 		_ = cmd.Wait()
 		close(p.done)
 	}()
