@@ -442,6 +442,18 @@ func (c *Cluster) Gateway(id string) *gatewayProc {
 	return nil
 }
 
+// Dead returns the gateways that no longer run, except those a scenario
+// killed on purpose.
+func (c *Cluster) Dead() []*gatewayProc {
+	var out []*gatewayProc
+	for _, g := range c.Gateways {
+		if !g.alive() && !g.killed {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // RegionGateways returns region's gateways.
 func (c *Cluster) RegionGateways(region string) []*gatewayProc {
 	var out []*gatewayProc

@@ -65,10 +65,8 @@ func runScenario(t *testing.T, name string) {
 	for _, f := range r.Failures {
 		t.Error(f)
 	}
-	for _, g := range c.Gateways {
-		if !g.alive() && g.ID != c.RegionGateways(c.Spec.Regions[0])[0].ID {
-			t.Errorf("gateway %s died: %s", g.ID, g.lastLines())
-		}
+	for _, g := range c.Dead() {
+		t.Errorf("gateway %s died: %s", g.ID, g.lastLines())
 	}
 }
 

@@ -261,6 +261,9 @@ type gatewayProc struct {
 	*proc
 	ID, Region string
 	RESP, HTTP string // listen addresses, read from its log
+	// killed is set by a scenario that kills the gateway on purpose
+	// (killed-gateway): its death is not a failure.
+	killed bool
 }
 
 // checkAddrs refuses gateways whose listen addresses (as they reported them)

@@ -197,6 +197,7 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	beforeHosts := c.Load.Snapshot()
 	calm := beforeHosts.Sub(calmFrom)
 	r.check(calm.All().Failed == 0, "before the kill nothing fails (got %d)", calm.All().Failed)
+	victim.killed = true
 	victim.kill()
 	killed := time.Now()
 	r.figure("killed %s (%s) with SIGKILL", victim.ID, victim.RESP)
