@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,9 @@ type cacheTier struct {
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
 	resets atomic.Uint64 // caches replaced after a gap in a feed
+	// sharedHits and sharedMisses count the GETs of pipeline runs that
+	// shared an identical GET's lookup (countShared).
+	sharedHits, sharedMisses atomic.Uint64
 	// retired sums the stats of the caches replaced by reset, so that
 	// stats() keeps counting across resets; protected by mu.
 	retired map[string]uint64
@@ -424,8 +428,31 @@ func (ct *cacheTier) stats() map[string]uint64 {
 	for i := range ct.caches {
 		addStats(out, ct.caches[i].Load().Stats())
 	}
+	out["hits"] += ct.sharedHits.Load()
+	out["misses"] += ct.sharedMisses.Load()
 	out["resets"] = ct.resets.Load()
 	return out
+}
+
+// countShared counts the GETs of a pipeline run's part that the cache was
+// not asked about: identical GETs of a run share one op, looked up once
+// (lookupMany), so without this a run of 16 GETs of a key counted one hit
+// where 16 GETs one at a time count 16. Each counts as the lookup it shared
+// did: shared holds the index in ops of each one's op, gpos the index in
+// ops of each key looked up, missed the indexes in gpos of the misses (both
+// in ascending order).
+func (ct *cacheTier) countShared(gpos, missed, shared []int) {
+	var hits, misses uint64
+	for _, pos := range shared {
+		i, _ := slices.BinarySearch(gpos, pos)
+		if _, miss := slices.BinarySearch(missed, i); miss {
+			misses++
+		} else {
+			hits++
+		}
+	}
+	ct.sharedHits.Add(hits)
+	ct.sharedMisses.Add(misses)
 }
 
 func addStats(out map[string]uint64, s cache.Stats) {

@@ -271,3 +271,56 @@ func TestCacheTierFillKeyError(t *testing.T) {
 	assert.Equal(t, opResult{value: []byte("vb"), found: true}, rs[2])
 	assert.Zero(t, ct.caches[0].Load().Len(), "a load with a failed key stores nothing")
 }
+
+// TestCachingTierCountsEveryRead: the tier's hits and misses count every
+// key a read asks for, whichever way it goes: identical GETs of one
+// pipeline run (and a key repeated in an MGET), which share one lookup,
+// count one each, as the lookup they share counted (a hit of a cached key, a
+// miss of one never read). They counted once per run: 16 pipelined GETs of
+// a hot key were one hit, where 16 GETs one at a time are 16.
+func TestCachingTierCountsEveryRead(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-", CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "hot", "v", 0).Err())
+	syncMemkvFeed(t, in.gw)
+	require.Equal(t, "v", c.Get(ctx, "hot").Val()) // cached now
+	counts := func() (hits, misses uint64) {
+		st := in.gw.cache.stats()
+		return st["hits"], st["misses"]
+	}
+	check := func(what string, wantHits, wantMisses uint64, read func()) {
+		t.Helper()
+		h0, m0 := counts()
+		read()
+		h1, m1 := counts()
+		assert.Equal(t, wantHits, h1-h0, "%s: hits", what)
+		assert.Equal(t, wantMisses, m1-m0, "%s: misses", what)
+	}
+	check("16 GETs one at a time", 16, 0, func() {
+		for range 16 {
+			require.Equal(t, "v", c.Get(ctx, "hot").Val())
+		}
+	})
+	check("16 pipelined GETs", 16, 0, func() {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for range 16 {
+				p.Get(ctx, "hot")
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	})
+	check("MGET of a key 3 times", 3, 0, func() {
+		require.Equal(t, []any{"v", "v", "v"}, c.MGet(ctx, "hot", "hot", "hot").Val())
+	})
+	check("pipelined GETs and an MGET of a key never read", 0, 4, func() {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Get(ctx, "cold")
+			p.Get(ctx, "cold")
+			p.MGet(ctx, "cold", "cold")
+			return nil
+		})
+		require.ErrorIs(t, err, redis.Nil)
+	})
+}

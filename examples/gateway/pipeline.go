@@ -139,6 +139,8 @@ func (ss *session) planPlain(run []job, cmds []redcon.Command, cs []plainCmd, pa
 				if !a.write {
 					p.addGet(o.key, pos)
 				}
+			} else if g.cache != nil {
+				p.shared = append(p.shared, pos) // counted with the lookup of ops[pos]
 			}
 			all = append(all, plainRef{sh, pos})
 			if a.write {
@@ -222,6 +224,7 @@ type plainPart struct {
 	wpos   []int
 	vals   []cached // the GETs' values, as the cache holds them
 	missed []int    // indexes in gkeys of the GETs the cache missed
+	shared []int    // for each GET that shares another's op, the op's index in ops
 }
 
 // smallPart is how many ops a part finds its GETs among by a scan; a larger
@@ -288,7 +291,7 @@ func (sp *pipeScratch) plainParts(shards, keys int) []*plainPart {
 		p.forget()
 		*p = plainPart{ops: slices.Grow(p.ops[:0], keys), gets: p.gets,
 			gkeys: p.gkeys[:0], gpos: p.gpos[:0], wops: p.wops[:0], wpos: p.wpos[:0],
-			vals: p.vals[:0], missed: p.missed[:0]}
+			vals: p.vals[:0], missed: p.missed[:0], shared: p.shared[:0]}
 	}
 	return sp.parts[:shards]
 }

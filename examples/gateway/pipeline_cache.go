@@ -39,6 +39,9 @@ func (g *Gateway) cachedParts(ctx context.Context, tenant string, order []int, p
 		// lookup of every key: 13% of the CPU when all hit).
 		p.vals = slices.Grow(p.vals[:0], len(p.gkeys))[:len(p.gkeys)]
 		p.missed = g.cache.lookupMany(sh, p.gkeys, p.vals, p.missed[:0])
+		if len(p.shared) > 0 {
+			g.cache.countShared(p.gpos, p.missed, p.shared)
+		}
 		for i, pos := range p.gpos {
 			p.res[pos] = p.vals[i].result()
 		}
