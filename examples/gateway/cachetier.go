@@ -284,7 +284,8 @@ func getOps(keys []string) []op {
 }
 
 // setConfig changes capacity and staleness bound on every shard's cache
-// (control knobs; the checkpoint period stays as started).
+// (control knobs). A change of the bound wakes the checkpoint and marker
+// loops (every), which take the period of the new bound at once.
 func (ct *cacheTier) setConfig(f func(*cache.Config[string])) error {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
