@@ -655,9 +655,17 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	// A panic of the command (a bug: serveConn closes the connection) gives
 	// the admission back too: kept, each one shrank the capacity for good.
-	failed := true
-	defer func() { done(!failed); release() }()
+	// It ends the span too: left open, it was never exported.
+	failed, returned := true, false
+	defer func() {
+		done(!failed)
+		release()
+		if !returned {
+			tr.end("error", "ERR panic")
+		}
+	}()
 	r := spec.fn(ctx, ss, args)
+	returned = true
 	e, failed := r.(respErr)
 	if failed {
 		g.n.errors.Add(1)
