@@ -62,6 +62,11 @@ func main() {
 	// before the drain starts, so a second one ends the process at once,
 	// by the signal's default action, as a second Ctrl-C is expected to.
 	sigs := make(chan os.Signal, 1)
+	// A reader of stdout (the spans of -otel stdout) or of stderr (the
+	// logs) that goes away fails those writes, not the gateway: Go ends a
+	// process that writes to a broken pipe on either unless SIGPIPE is
+	// handled.
+	signal.Ignore(syscall.SIGPIPE)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs

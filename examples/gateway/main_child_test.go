@@ -40,14 +40,21 @@ func asMain(t *testing.T) bool {
 // its stderr, where main logs. ctx's end kills the child.
 func startMain(ctx context.Context, t *testing.T, args []string, env ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
+	cmd := mainCmd(ctx, t, args, env...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	return cmd, stderr
+}
+
+// mainCmd is the child startMain starts, not started yet.
+func mainCmd(ctx context.Context, t *testing.T, args []string, env ...string) *exec.Cmd {
+	t.Helper()
 	test, _, _ := strings.Cut(t.Name(), "/")
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$")
 	js, err := json.Marshal(args)
 	require.NoError(t, err)
 	cmd.Env = append(append(os.Environ(), mainArgsEnv+"="+string(js)), env...)
 	cmd.WaitDelay = time.Second
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	return cmd, stderr
+	return cmd
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestOTelStdoutClosedKeepsServing: with -otel stdout, a reader of the
+// spans that goes away (a pipe to a collector that exits) fails the
+// exporter's writes, not the gateway. Go ends a process that writes to a
+// broken pipe on its stdout with SIGPIPE unless the signal is handled: the
+// first batch of spans after the reader left killed the gateway, and every
+// connection with it.
+func TestOTelStdoutClosedKeepsServing(t *testing.T) {
+	if asMain(t) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	// The child's stdout is a pipe whose read end is closed at once.
+	cmd := mainCmd(ctx, t, []string{"-addr", "127.0.0.1:0", "-http", "-", "-otel", "stdout"})
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	require.NoError(t, stdout.Close())
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stderr)
+	serving := regexp.MustCompile(`resp=(\S+)`)
+	var resp string
+	for resp == "" && lines.Scan() {
+		if m := serving.FindStringSubmatch(lines.Text()); m != nil {
+			resp = m[1]
+		}
+	}
+	require.NotEmpty(t, resp, "no serving line from the child")
+	conn, err := net.Dial("tcp", resp)
+	require.NoError(t, err)
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	// 1,024 SETs: two full batches of the span processor (512), exported
+	// at once to the closed pipe.
+	_, err = conn.Write([]byte(strings.Repeat("SET k v\r\n", 1024)))
+	require.NoError(t, err)
+	for range 1024 {
+		l, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read: %v (the child ended: %v)", err, cmd.Wait())
+		}
+		require.Equal(t, "+OK\r\n", l)
+	}
+	// The exporter's failure is reported on stderr (OpenTelemetry's error
+	// handler); a child killed by SIGPIPE closes stderr first.
+	failed := false
+	for !failed && lines.Scan() {
+		failed = strings.Contains(lines.Text(), "broken pipe")
+	}
+	if !failed {
+		t.Fatalf("no exporter failure on stderr (the child ended: %v)", cmd.Wait())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	_, err = conn.Write([]byte("PING\r\n"))
+	require.NoError(t, err)
+	l, err := rd.ReadString('\n')
+	require.NoError(t, err, "the gateway stopped serving once its span reader left")
+	require.Equal(t, "+PONG\r\n", l)
+}
