@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/tierkit/tierkit/control"
 )
 
@@ -48,6 +50,7 @@ func main() {
 		log.Error("arguments", "err", fmt.Sprintf("unexpected argument %q: settings are flags (-config file.json; -v=false)", flag.Arg(0)))
 		os.Exit(2)
 	}
+	otel.SetErrorHandler(&exportErrors{log: log})
 	cfg, err := loadConfig(*configPath)
 	if err != nil {
 		log.Error("config", "err", err)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -72,6 +75,38 @@ func (t *tracer) shutdown() error {
 		return nil
 	}
 	return t.tp.Shutdown(context.Background())
+}
+
+// exportLogEvery is the least time between two log lines about failed
+// exports of spans.
+const exportLogEvery = 10 * time.Second
+
+// exportErrors is OpenTelemetry's error handler (otel.SetErrorHandler): it
+// logs the errors the SDK reports, a failed export of a batch of spans (its
+// stdout closed), at most once per exportLogEvery, with the count of those
+// not logged. The default handler printed each one whole, and the stdout
+// exporter's error has a line per span of the batch: a line on stderr per
+// traced command.
+type exportErrors struct {
+	log *slog.Logger
+
+	mu       sync.Mutex
+	last     time.Time // of the last line
+	unlogged int       // errors since it
+}
+
+// Handle logs err, or counts it.
+func (h *exportErrors) Handle(err error) {
+	now := time.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.last.IsZero() && now.Sub(h.last) < exportLogEvery {
+		h.unlogged++
+		return
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	h.log.Warn("request traces: export failed; the spans are lost", "err", first, "unlogged_errors", h.unlogged)
+	h.last, h.unlogged = now, 0
 }
 
 // cmdTrace gathers what the request path learns about one command; the ops of
