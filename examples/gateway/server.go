@@ -655,12 +655,15 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	// A panic of the command (a bug: serveConn closes the connection) gives
 	// the admission back too: kept, each one shrank the capacity for good.
-	// It ends the span too: left open, it was never exported.
+	// It ends the span too: left open, it was never exported. And it counts
+	// as a request that failed: only connection_panics counted it.
 	failed, returned := true, false
 	defer func() {
 		done(!failed)
 		release()
 		if !returned {
+			g.n.errors.Add(1)
+			g.metrics.observe(t, spec, false, time.Since(start))
 			tr.end("error", "ERR panic")
 		}
 	}()
