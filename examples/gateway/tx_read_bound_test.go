@@ -18,17 +18,7 @@ import (
 // the bound, reads run as outside a transaction, as all of Redis's do: not
 // validated at EXEC, which then commits where Redis's does.
 func TestReadsAfterWatchBounded(t *testing.T) {
-	for _, b := range []struct {
-		name  string
-		start func(t *testing.T, cfg Config) *instance
-	}{
-		{"memkv", func(t *testing.T, cfg Config) *instance { return startGateway(t, cfg) }},
-		{"redis", func(t *testing.T, cfg Config) *instance {
-			r := startRedis(t)
-			cfg.Backend = BackendConfig{Kind: "redis", Redis: []string{r.addr}, Pool: 2}
-			return startGateway(t, cfg)
-		}},
-	} {
+	for _, b := range memkvAndRedis() {
 		t.Run(b.name, func(t *testing.T) {
 			const limit, reads = 8, 50
 			in := b.start(t, Config{HTTPAddr: "-", Limits: Limits{MaxArgs: limit}})

@@ -17,17 +17,7 @@ import (
 // memory grew with every WATCH. A WATCH over the bound is refused and
 // changes nothing: the keys watched before still abort EXEC.
 func TestWatchedKeysBounded(t *testing.T) {
-	for _, b := range []struct {
-		name  string
-		start func(t *testing.T, cfg Config) *instance
-	}{
-		{"memkv", func(t *testing.T, cfg Config) *instance { return startGateway(t, cfg) }},
-		{"redis", func(t *testing.T, cfg Config) *instance {
-			r := startRedis(t)
-			cfg.Backend = BackendConfig{Kind: "redis", Redis: []string{r.addr}, Pool: 2}
-			return startGateway(t, cfg)
-		}},
-	} {
+	for _, b := range memkvAndRedis() {
 		t.Run(b.name, func(t *testing.T) {
 			const limit = 8
 			in := b.start(t, Config{Limits: Limits{MaxArgs: limit}})
@@ -57,5 +47,25 @@ func TestWatchedKeysBounded(t *testing.T) {
 			require.ErrorIs(t, err, redis.TxFailedErr, "a key watched before the refused WATCH changed")
 			require.NoError(t, watch(limit, 1), "EXEC ended the transaction: nothing is watched")
 		})
+	}
+}
+
+// startBackend starts a gateway on one kind of backend, for the tests that
+// run the same steps on both.
+type startBackend struct {
+	name  string
+	start func(t *testing.T, cfg Config) *instance
+}
+
+// memkvAndRedis starts a gateway on memkv, or on one redis-server shard
+// (pool 2) that it starts.
+func memkvAndRedis() []startBackend {
+	return []startBackend{
+		{"memkv", func(t *testing.T, cfg Config) *instance { return startGateway(t, cfg) }},
+		{"redis", func(t *testing.T, cfg Config) *instance {
+			r := startRedis(t)
+			cfg.Backend = BackendConfig{Kind: "redis", Redis: []string{r.addr}, Pool: 2}
+			return startGateway(t, cfg)
+		}},
 	}
 }
