@@ -141,15 +141,7 @@ var errWrongType = errors.New("WRONGTYPE Operation against a key holding the wro
 // (which the gateway serves no command of, but WATCH, EXISTS and DEL take)
 // has no value; its state is its DUMP's digest, read in a second round trip.
 func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, error) {
-	var get *redis.StringCmd
-	var exp *redis.Cmd
-	e.calls++
-	e.ops++
-	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		get = p.Get(ctx, key)
-		exp = p.Do(ctx, "PEXPIRETIME", key)
-		return nil
-	})
+	get, exp, err := e.readWith(ctx, key, redis.Pipeliner.Get)
 	if ge := get.Err(); err != nil && ge != nil && isWrongType(ge) {
 		return e.readOther(ctx, key)
 	}
@@ -173,15 +165,7 @@ func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState,
 // readOther returns the state of key, read as a key of another type than
 // string; absent if it was deleted since (it can only have changed).
 func (e *redisTxEngine) readOther(ctx context.Context, key string) ([]byte, keyState, error) {
-	var dump *redis.StringCmd
-	var exp *redis.Cmd
-	e.calls++
-	e.ops++
-	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		dump = p.Dump(ctx, key)
-		exp = p.Do(ctx, "PEXPIRETIME", key)
-		return nil
-	})
+	dump, exp, err := e.readWith(ctx, key, redis.Pipeliner.Dump)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, keyState{}, err
 	}
@@ -193,6 +177,22 @@ func (e *redisTxEngine) readOther(ctx context.Context, key string) ([]byte, keyS
 		return nil, keyState{}, err
 	}
 	return nil, keyState{digest: "T" + digest([]byte(dump.Val())), expireMs: ms}, nil
+}
+
+// readWith reads key with cmd (GET, or DUMP for a key of another type) and
+// its PEXPIRETIME in one MULTI round trip, and counts the call.
+func (e *redisTxEngine) readWith(ctx context.Context, key string,
+	cmd func(redis.Pipeliner, context.Context, string) *redis.StringCmd) (*redis.StringCmd, *redis.Cmd, error) {
+	var val *redis.StringCmd
+	var exp *redis.Cmd
+	e.calls++
+	e.ops++
+	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		val = cmd(p, ctx, key)
+		exp = p.Do(ctx, "PEXPIRETIME", key)
+		return nil
+	})
+	return val, exp, err
 }
 
 // unchecked returns a key the transaction read when it read more than one
