@@ -56,7 +56,7 @@ type Config struct {
 	// whose few cores the gateway shares with busy clients or backends,
 	// fewer Ps than cores cost less: on a 2-core host shared with
 	// redis-benchmark and two redis-servers, 1 P served 1.02-1.38x the
-	// pipeline-1 requests per second of 2 Ps (README, "Thirty-second
+	// pipeline-1 requests per second of 2 Ps (HISTORY.md, "Thirty-second
 	// session").
 	Procs int `json:"procs"`
 

@@ -28,7 +28,7 @@ import (
 // back. Waiting for all of them instead cost 11% of the throughput at 16
 // clients, where the last readers' round trips were no longer overlapped with
 // the fetch; waiting for half of them left 50 clients at 0.046-0.052 backend
-// commands per GET, against 0.040-0.049 for three quarters (README, "A hot
+// commands per GET, against 0.040-0.049 for three quarters (HISTORY.md, "A hot
 // key's fetch waits"). A cold key never waits.
 //
 // Why two cycles and the connections (since the thirty-third session): a
@@ -123,7 +123,7 @@ const (
 	// 500 us, a fifth of the waits ran out on a host serving 30,000-38,000
 	// GETs a second to 50 clients, whose hot key then took 0.047-0.059
 	// backend commands per GET; at 1 ms, 0.032-0.044 at the same ops/s
-	// (README, "Twenty-sixth session").
+	// (HISTORY.md, "Twenty-sixth session").
 	defaultHotLinger = time.Millisecond
 	maxHotLinger     = 5 * time.Millisecond
 	// hotGets is how many GETs of a key a cycle must have had for the next
