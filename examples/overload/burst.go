@@ -13,7 +13,7 @@ import (
 // An outside CPU burst, injected on purpose: other processes that take whole
 // cores for a while, as the machine's own services sometimes do during a real
 // run. Every real-mode run that failed its targets on the hosts measured so far
-// followed such a burst (README.md); -burst reproduces one at a chosen moment,
+// followed such a burst (HISTORY.md); -burst reproduces one at a chosen moment,
 // so that the tier's behaviour through it can be compared between versions.
 
 // burstSpec is "at:for:procs": procs busy processes started at (into the
@@ -61,7 +61,7 @@ const spinEnv = "TIERKIT_OVERLOAD_SPIN"
 // the experiment reaping a starved child of its own was followed, in about a
 // third of the runs, by 0.4-0.7 s of system time at 1-1.5 cores in the
 // experiment's process: a disturbance of the harness's making that an outside
-// process does not cause; README.md.)
+// process does not cause; HISTORY.md.)
 const launchEnv = "TIERKIT_OVERLOAD_LAUNCH"
 
 // spinReportEnv, when set to a file name, makes the spinner append its CPU

@@ -460,7 +460,7 @@ func (m *loopModel) finish(normal int) {
 
 // loopTable runs the closed-loop model (20 s measured after 5 s of warm-up)
 // under each disturbance with the former and the current configuration, and
-// prints one line per run: the table of README.md.
+// prints one line per run: the table of HISTORY.md.
 func loopTable(w io.Writer, seed uint64) error {
 	type dist struct {
 		name string

@@ -188,7 +188,7 @@ func realAimd(target float64) aimd.Config {
 	// A proportional loop: a CPU signal sampled every 100 ms is noisy (sd
 	// about 2 points), and the full correction of each high reading, then a
 	// climb of 1 per period, made a sawtooth of +-5 to 10% of the limit on
-	// top of that noise (README.md). Backoff 0.3 corrects 30% of an excess
+	// top of that noise (HISTORY.md). Backoff 0.3 corrects 30% of an excess
 	// (escalated over runs of high readings, so a real overload still cuts
 	// fast), Gain 0.4 about as much of a shortfall.
 	return aimd.Config{Target: target, Min: 1, Max: 256, Initial: 4,
@@ -198,7 +198,7 @@ func realAimd(target float64) aimd.Config {
 // realShed is the shed configuration of the real mode (and of its model)
 // with the given queue deadline. Tenants under their share are served in
 // arrival order, so that their requests wait about as long as a capacity dip
-// lasts and no longer (README.md).
+// lasts and no longer (HISTORY.md).
 func realShed(qd time.Duration) shed.Config {
 	return shed.Config{Priorities: 2, MaxQueue: 64, QueueDeadline: qd,
 		StandingDeadline: 10 * time.Millisecond, FreshArrivalOrder: true, ShedOnArrival: true}
@@ -238,7 +238,7 @@ func (t *realTier) serve(p *phaseStats, r request, sched time.Time) {
 	// The backend round trip: a gateway request mostly waits, so the
 	// concurrency that saturates the CPU is large (about 90 here) and the
 	// limit can be regulated in steps of about 1% of the CPU (with 5 ms, 2%: the sawtooth then
-	// runs into the 100% ceiling at a 90% target; README.md).
+	// runs into the 100% ceiling at a 90% target; HISTORY.md).
 	time.Sleep(t.cfg.Backend)
 	release()
 	if time.Since(start) <= t.deadline {
@@ -331,7 +331,7 @@ func runReal(cfg realConfig) (*realResult, error) {
 	// 16-24%; the measured run then started above its steady limit, ran the
 	// CPU at 100% and the scheduler's latency up to 167 ms for a few
 	// periods, and its normal tenants' rejections came from there
-	// (README.md, "Twenty-ninth session").
+	// (HISTORY.md, "Twenty-ninth session").
 	ms := realScenario(cfg.Duration, res.nominal, cfg.NoisyCost)
 	runReqs, _ := ms.arrivals()
 	// The calibration after the run (Recal) draws its arrivals now too, so
