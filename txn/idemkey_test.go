@@ -33,3 +33,26 @@ func TestIdempotencyKeyIsCopiedAtBegin(t *testing.T) {
 	require.ErrorIs(t, err, txn.ErrAlreadyCommitted, "the retry of req-1 was applied again")
 	require.Equal(t, v, got)
 }
+
+// TestEmptyIdempotencyKeyIsNoKey: an empty IdempotencyKey is no key, as
+// Options documents ("if non-empty") and as Run and memkv read it. A
+// non-nil empty key ([]byte of a missing request header, say) sent a
+// read-only transaction to the engine to validate its reads, so it failed
+// with a conflict, or as too old, where the same transaction without a key
+// commits at once from its snapshot.
+func TestEmptyIdempotencyKeyIsNoKey(t *testing.T) {
+	s := newStore(t, memkv.Config{})
+	_, err := s.Put(ctx, b("k"), b("1"))
+	require.NoError(t, err)
+	for _, key := range [][]byte{nil, {}} {
+		tx, err := txn.Begin(s, txn.Options{IdempotencyKey: key})
+		require.NoError(t, err)
+		_, _, err = tx.Get(ctx, b("k"))
+		require.NoError(t, err)
+		_, err = s.Put(ctx, b("k"), b("2")) // a write after the read: harmless to a read-only transaction
+		require.NoError(t, err)
+		v, err := tx.Commit(ctx)
+		require.NoError(t, err, "a read-only transaction with key %#v", key)
+		require.Equal(t, tx.ReadVersion(), v)
+	}
+}

@@ -145,8 +145,13 @@ func Begin(eng Engine, opt Options) (*Tx, error) {
 		tx.limit = tx.opt.MemoryBudget
 	}
 	// A copy of its own: the caller's buffer may serve other requests
-	// before Commit sends the key.
-	tx.opt.IdempotencyKey = bytes.Clone(opt.IdempotencyKey)
+	// before Commit sends the key. An empty key is no key (nil), as the
+	// engine and Run read it: a read-only transaction then commits from
+	// its snapshot instead of asking the engine to validate its reads.
+	tx.opt.IdempotencyKey = nil
+	if len(opt.IdempotencyKey) > 0 {
+		tx.opt.IdempotencyKey = bytes.Clone(opt.IdempotencyKey)
+	}
 	tx.rv = eng.ReadVersion()
 	return tx, nil
 }
@@ -327,7 +332,9 @@ func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit i
 // A transaction without writes commits without calling the engine (its reads
 // come from one snapshot) unless it added explicit read conflicts
 // ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), which the engine
-// checks.
+// checks, or has a non-empty Options.IdempotencyKey: the engine then
+// validates its reads too, and answers the retry of a commit that was
+// applied with ErrAlreadyCommitted and that commit's version.
 func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 	if err := tx.check(ctx); err != nil {
 		return 0, err
