@@ -43,7 +43,9 @@ type Limiter struct {
 	// monotonic reading, as time.Now's do, so a step of the wall clock (NTP,
 	// a VM resumed) neither stalls the lazy steps nor fires them early; an
 	// explicit time without one is compared by its wall reading, as before.
-	epoch time.Time
+	// An explicit clock centuries away moves it (maybeStep), so it is read
+	// without the lock.
+	epoch atomic.Pointer[time.Time]
 }
 
 // stepNow as nextStep makes the next admission step, whatever its time (an
@@ -58,7 +60,9 @@ func New(cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	c.withSignal(nil)
-	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{}), epoch: time.Now()}
+	l := &Limiter{cfg: c, limit: float64(c.Initial), rate: c.MaxRate, changed: make(chan struct{})}
+	epoch := time.Now()
+	l.epoch.Store(&epoch)
 	l.tokens = l.burstLocked() // full, as SetConfig starts an enabled bucket
 	l.limitNow.Store(int64(c.Initial))
 	l.nextStep.Store(stepNow)
@@ -259,7 +263,7 @@ func (l *Limiter) wakeLocked() {
 // it while the others go on.
 func (l *Limiter) maybeStep(now time.Time) {
 	at := l.sinceEpoch(now)
-	if at < l.nextStep.Load() || !l.stepping.CompareAndSwap(false, true) {
+	if !farOff(at) && at < l.nextStep.Load() || !l.stepping.CompareAndSwap(false, true) {
 		return
 	}
 	defer l.stepping.Store(false)
@@ -268,6 +272,17 @@ func (l *Limiter) maybeStep(now time.Time) {
 	// configuration read before, it would park a loop SetConfig just
 	// restarted.
 	l.mu.Lock()
+	if at = l.sinceEpoch(now); farOff(at) {
+		// An explicit clock centuries from the epoch (a simulation that
+		// starts at the zero time.Time): offsets saturate there, every time
+		// reads the same one, and the loop stepped once and never again, or
+		// at every admission. It becomes the epoch, and steps now, as after
+		// New.
+		epoch := now // a copy: now's address would move every call's now to the heap
+		l.epoch.Store(&epoch)
+		at = 0
+		l.nextStep.Store(stepNow)
+	}
 	if l.cfg.Manual {
 		l.nextStep.Store(math.MaxInt64)
 		l.mu.Unlock()
@@ -278,7 +293,7 @@ func (l *Limiter) maybeStep(now time.Time) {
 		return
 	}
 	next := at + int64(l.cfg.Period)
-	if next < at { // overflow: a time some 290 years after epoch
+	if next < at { // overflow: a Period of a century or more
 		next = math.MaxInt64
 	}
 	l.nextStep.Store(next)
@@ -289,8 +304,13 @@ func (l *Limiter) maybeStep(now time.Time) {
 // sinceEpoch returns now as nanoseconds since l.epoch: by the monotonic clock
 // when now has a monotonic reading (time.Now), by the wall clock otherwise (an
 // explicit time). now.UnixNano would read the wall clock for both. Sub
-// saturates about 290 years away from epoch.
-func (l *Limiter) sinceEpoch(now time.Time) int64 { return int64(now.Sub(l.epoch)) }
+// saturates about 290 years away from epoch; see farOff.
+func (l *Limiter) sinceEpoch(now time.Time) int64 { return int64(now.Sub(*l.epoch.Load())) }
+
+// farOff reports an offset from the epoch too far to schedule by (some 146
+// years or more, where Sub saturates or the next step's time overflows):
+// maybeStep then moves the epoch to the time read.
+func farOff(at int64) bool { return at < -1<<62 || at > 1<<62 }
 
 // Tick takes one control step at now: it samples the signal and the memory,
 // updates the limit and the rate, and trips or resets the memory guard. It

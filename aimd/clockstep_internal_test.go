@@ -65,10 +65,14 @@ func TestLazyStepFollowsMonotonicClock(t *testing.T) {
 }
 
 // TestLazyStepExplicitTime: explicit times without a monotonic reading,
-// including ones long before the Limiter was made, step once per period.
+// including ones long before the Limiter was made, step once per period. So
+// do clocks centuries away from it, such as a simulation that starts at the
+// zero time.Time: their offsets from the epoch saturated, and the loop
+// stepped once and never again, or (after the epoch) at every admission.
 func TestLazyStepExplicitTime(t *testing.T) {
 	const period = 100 * time.Millisecond
-	for _, give := range []time.Time{time.Unix(0, 0), time.Unix(1_000_000, 0), time.Now().Round(0).Add(time.Hour)} {
+	for _, give := range []time.Time{time.Unix(0, 0), time.Unix(1_000_000, 0), time.Now().Round(0).Add(time.Hour),
+		{}, time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)} {
 		steps := 0
 		l, err := New(Config{Period: period, MemoryLimit: -1,
 			Signal: SignalFunc(func(time.Time) (float64, error) { steps++; return 0.5, nil })})
