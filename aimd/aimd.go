@@ -24,9 +24,12 @@ type Limiter struct {
 	rate     float64 // tokens per second, when cfg.MaxRate > 0
 	tokens   float64
 	refilled time.Time
-	inflight int
-	memHigh  bool
-	above    int // consecutive steps with the load above the target
+	// refillSet: refilled holds a refill's time. Not refilled.IsZero: an
+	// explicit clock may start at the zero time.Time.
+	refillSet bool
+	inflight  int
+	memHigh   bool
+	above     int // consecutive steps with the load above the target
 	// recLimit and recRate are fast recovery's memory (Config.Recover).
 	recLimit, recRate RecoverState
 	closed            bool
@@ -92,7 +95,7 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
 	l.rate = clampF(l.rate, c.rateP.Min, c.rateP.Max)
 	if !wasRate && c.MaxRate > 0 { // a bucket enabled now starts at MaxRate, full
-		l.rate, l.tokens, l.refilled = c.MaxRate, l.burstLocked(), time.Time{}
+		l.rate, l.tokens, l.refillSet = c.MaxRate, l.burstLocked(), false
 	}
 	l.recLimit.Mark, l.recRate.Mark = min(l.recLimit.Mark, c.limitP.Max), min(l.recRate.Mark, c.rateP.Max)
 	if !c.Recover {
@@ -226,11 +229,11 @@ func (l *Limiter) tryLocked(now time.Time, count bool) error {
 // period's worth (one token, when the rate earns fewer in a period): a burst
 // never releases more than one control period's tokens.
 func (l *Limiter) refillLocked(now time.Time) {
-	if el := now.Sub(l.refilled); el > 0 || l.refilled.IsZero() {
-		if !l.refilled.IsZero() {
+	if el := now.Sub(l.refilled); el > 0 || !l.refillSet {
+		if l.refillSet {
 			l.tokens += l.rate * el.Seconds()
 		}
-		l.refilled = now
+		l.refilled, l.refillSet = now, true
 	}
 	l.tokens = min(l.tokens, l.burstLocked())
 }

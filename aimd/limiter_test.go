@@ -122,28 +122,31 @@ func TestLimiterTokenBucketBurst(t *testing.T) {
 }
 
 // TestLimiterTryAcquireAt: the token bucket refills by the caller's time, not
-// the clock's; a time earlier than one already seen refills nothing.
+// the clock's; a time earlier than one already seen refills nothing. So it
+// does on a clock that starts at the zero time.Time, which the bucket took
+// for "no refill yet" and so lost the first interval's tokens.
 func TestLimiterTryAcquireAt(t *testing.T) {
-	sig := &constLoad{}
-	sig.set(0.5)
-	l := newLimiter(t, aimd.Config{Signal: sig, Manual: true, MaxRate: 100, MinRate: 1, Period: 100 * time.Millisecond, MemoryLimit: -1})
-	t0 := time.Unix(1_000_000, 0)
-	take := func(at time.Time) int {
-		n := 0
-		for {
-			d, err := l.TryAcquireAt(at)
-			if err != nil {
-				require.ErrorIs(t, err, aimd.ErrLimitExceeded)
-				return n
+	for _, t0 := range []time.Time{time.Unix(1_000_000, 0), {}} {
+		sig := &constLoad{}
+		sig.set(0.5)
+		l := newLimiter(t, aimd.Config{Signal: sig, Manual: true, MaxRate: 100, MinRate: 1, Period: 100 * time.Millisecond, MemoryLimit: -1})
+		take := func(at time.Time) int {
+			n := 0
+			for {
+				d, err := l.TryAcquireAt(at)
+				if err != nil {
+					require.ErrorIs(t, err, aimd.ErrLimitExceeded)
+					return n
+				}
+				d(true)
+				n++
 			}
-			d(true)
-			n++
 		}
+		assert.Equal(t, 10, take(t0), "from %v: the bucket starts with one period of tokens", t0)
+		assert.Equal(t, 5, take(t0.Add(50*time.Millisecond)), "from %v: 50 ms at 100/s", t0)
+		assert.Equal(t, 0, take(t0.Add(10*time.Millisecond)), "from %v: an earlier time refills nothing", t0)
+		assert.Equal(t, 10, take(t0.Add(10*time.Second)), "from %v: at most one period's tokens", t0)
 	}
-	assert.Equal(t, 10, take(t0), "the bucket starts with one period of tokens")
-	assert.Equal(t, 5, take(t0.Add(50*time.Millisecond)), "50 ms at 100/s")
-	assert.Equal(t, 0, take(t0.Add(10*time.Millisecond)), "an earlier time refills nothing")
-	assert.Equal(t, 10, take(t0.Add(10*time.Second)), "at most one period's tokens")
 }
 
 func TestLimiterMemoryGuard(t *testing.T) {
