@@ -28,8 +28,11 @@ func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
 // from the now passed to Sample, so pass the time of the call itself (not, say,
 // a ticker's stale tick time): a gap between the two skews one period up and
 // the next down. Since Go 1.25 GOMAXPROCS
-// follows a cgroup CPU quota, rounded up to a whole CPU; [CgroupCPU] reads the
-// quota exactly. The zero value is ready to use; it is safe for concurrent use.
+// follows a cgroup CPU quota (of the process's own cgroup, not its
+// ancestors'), rounded up to a whole CPU and to at least 2 on a machine of 2
+// or more: under a quota of half a CPU it is 2, and ProcessCPU reads at most
+// 0.25, below any usual Target; [CgroupCPU] reads the quota exactly, as does
+// Cores set to it. The zero value is ready to use; it is safe for concurrent use.
 //
 // Set Cores to measure against a CPU budget instead: a process that shares its
 // machine with others cannot count on all of GOMAXPROCS, and a target
