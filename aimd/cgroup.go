@@ -26,7 +26,7 @@ import (
 // (runtime.NumCPU). A quota above the CPUs the cgroup can
 // run on (its cpuset, or the machine) is used as it is, so the reading stays
 // below 1 even when those CPUs are saturated; use [ProcessCPU] with
-// [ProcessCPU.Cores] there. The cgroup directory is found from
+// [ProcessCPU.Cores] there (a nil [Config.Signal] then makes a ProcessCPU). The cgroup directory is found from
 // /proc/self/cgroup under the mount point; a path that does not exist there (a
 // cgroup namespace hides it) falls back to the mount point itself.
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 )
 
@@ -30,7 +31,9 @@ const MaxLimit = min(math.MaxInt, 1<<53)
 // default; every field can be changed at runtime with [Limiter.SetConfig].
 type Config struct {
 	// Signal is the load measurement. If nil, a [CgroupCPU] when the process's
-	// cgroup CPU accounting is readable, else a [ProcessCPU]. A nil
+	// cgroup CPU accounting is readable and its quota is no more than the
+	// CPUs the process can run on (runtime.NumCPU), else a [ProcessCPU]
+	// (against GOMAXPROCS, which the runtime caps at those CPUs). A nil
 	// SignalFunc is not nil: it is refused with [ErrInvalidConfig].
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
@@ -198,10 +201,16 @@ func (c *config) withSignal(prev *config) {
 	}
 }
 
-// defaultSignal prefers the cgroup's accounting when it is readable.
-func defaultSignal() Signal {
-	if _, _, err := (&CgroupCPU{}).Read(); err == nil {
-		return &CgroupCPU{}
+// defaultSignal prefers the cgroup's accounting when it is readable and its
+// quota is no more than the CPUs the process can run on: above them,
+// CgroupCPU never reads 1 (see its doc), while GOMAXPROCS, which ProcessCPU
+// measures against, is capped at those CPUs.
+func defaultSignal() Signal { return defaultSignalIn("") }
+
+// defaultSignalIn is defaultSignal on the files under root (CgroupCPU.Root).
+func defaultSignalIn(root string) Signal {
+	if _, cores, err := (&CgroupCPU{Root: root}).Read(); err == nil && cores <= float64(runtime.NumCPU()) {
+		return &CgroupCPU{Root: root}
 	}
 	return &ProcessCPU{}
 }

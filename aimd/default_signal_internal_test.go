@@ -1,6 +1,10 @@
 package aimd
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -46,5 +50,41 @@ func TestUpdateHugeGainAtTarget(t *testing.T) {
 		load, want float64
 	}{{0.9, 501}, {0.45, 1000}, {0.95, 500 * (1 - 0.05/0.95)}} {
 		require.InDelta(t, tc.want, Update(500, tc.load, p), 1e-9, "load %v", tc.load)
+	}
+}
+
+// TestDefaultSignalQuotaAboveCPUs: the default signal is the cgroup's
+// accounting only when its quota is no more than the CPUs the process can
+// run on. Above them CgroupCPU measures against the quota and never reads 1
+// (a 2-CPU quota on 1 CPU reads at most 0.5), so the loop never saw its
+// target and opened the limit to Max whatever the load (found by a review);
+// ProcessCPU measures against GOMAXPROCS, which the runtime caps at those
+// CPUs.
+func TestDefaultSignalQuotaAboveCPUs(t *testing.T) {
+	n := runtime.NumCPU()
+	for _, tc := range []struct {
+		cpuMax string
+		cgroup bool
+	}{
+		{"50000 100000", true},
+		{fmt.Sprintf("%d 100000", n*100000), true},
+		{fmt.Sprintf("%d 100000", n*100000+1), false},
+		{fmt.Sprintf("%d 100000", 2*n*100000), false},
+		{"max 100000", true},
+	} {
+		root := t.TempDir()
+		for name, content := range map[string]string{
+			"proc/self/cgroup":                 "0::/\n",
+			"sys/fs/cgroup/cgroup.controllers": "cpu\n",
+			"sys/fs/cgroup/cpu.max":            tc.cpuMax + "\n",
+			"sys/fs/cgroup/cpu.stat":           "usage_usec 1\n",
+		} {
+			p := filepath.Join(root, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		}
+		sig := defaultSignalIn(root)
+		_, isCgroup := sig.(*CgroupCPU)
+		require.Equal(t, tc.cgroup, isCgroup, "cpu.max %q on %d CPUs: default signal %T", tc.cpuMax, n, sig)
 	}
 }
