@@ -116,11 +116,23 @@ func (c Config) validate() (config, error) {
 	if c.Period < 0 {
 		bad("Period %v is negative", c.Period)
 	}
-	if c.Min < 0 || c.Max < 0 || c.Initial < 0 {
-		bad("negative Min, Max or Initial")
+	// One error per field: a negative bound is named alone, and the range
+	// checks below, which it would fail too, are skipped.
+	bounds := true
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Min", c.Min}, {"Max", c.Max}, {"Initial", c.Initial}} {
+		if f.v < 0 {
+			bad("%s %d is negative", f.name, f.v)
+			bounds = false
+		}
 	}
-	if c.Increase < 0 || c.RateIncrease < 0 {
-		bad("negative Increase")
+	if c.Increase < 0 {
+		bad("Increase %v is negative", c.Increase)
+	}
+	if c.RateIncrease < 0 {
+		bad("RateIncrease %v is negative", c.RateIncrease)
 	}
 	for _, f := range []struct {
 		name string
@@ -156,10 +168,10 @@ func (c Config) validate() (config, error) {
 	v.RateIncrease = orF(c.RateIncrease, c.MaxRate/100)
 	v.MemoryHigh = orF(c.MemoryHigh, DefaultMemoryHigh)
 	v.MemoryLow = orF(c.MemoryLow, DefaultMemoryLow)
-	if v.Min > v.Max {
+	if bounds && v.Min > v.Max {
 		bad("Min %d exceeds Max %d", v.Min, v.Max)
 	}
-	if v.Initial < v.Min || v.Initial > v.Max {
+	if bounds && v.Min <= v.Max && (v.Initial < v.Min || v.Initial > v.Max) {
 		bad("Initial %d not in [%d, %d]", v.Initial, v.Min, v.Max)
 	}
 	if v.MemoryLow > v.MemoryHigh {

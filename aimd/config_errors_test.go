@@ -29,11 +29,11 @@ func invalidConfigs() []struct {
 		{"Target NaN", aimd.Config{Target: nan}, "aimd: Target NaN is not a finite non-negative number"},
 		{"Target Inf", aimd.Config{Target: inf}, "aimd: Target +Inf is not a finite non-negative number"},
 		{"Period", aimd.Config{Period: -time.Second}, "aimd: Period -1s is negative"},
-		{"Min", aimd.Config{Min: -1}, "aimd: negative Min, Max or Initial"},
-		{"Max", aimd.Config{Max: -1}, "aimd: negative Min, Max or Initial"},
-		{"Initial", aimd.Config{Initial: -1}, "aimd: negative Min, Max or Initial"},
-		{"Increase", aimd.Config{Increase: -1}, "aimd: negative Increase"},
-		{"RateIncrease", aimd.Config{RateIncrease: -1}, "aimd: negative Increase"},
+		{"Min", aimd.Config{Min: -1}, "aimd: Min -1 is negative"},
+		{"Max", aimd.Config{Max: -1}, "aimd: Max -1 is negative"},
+		{"Initial", aimd.Config{Initial: -1}, "aimd: Initial -1 is negative"},
+		{"Increase", aimd.Config{Increase: -1}, "aimd: Increase -1 is negative"},
+		{"RateIncrease", aimd.Config{RateIncrease: -1}, "aimd: RateIncrease -1 is negative"},
 		{"Increase Inf", aimd.Config{Increase: inf}, "aimd: Increase +Inf is not a finite number"},
 		{"Gain NaN", aimd.Config{Gain: nan}, "aimd: Gain NaN is not a finite number"},
 		{"Decrease NaN", aimd.Config{Decrease: nan}, "aimd: Decrease NaN is not a finite number"},
@@ -99,6 +99,30 @@ func TestConfigErrorsJoined(t *testing.T) {
 	_, err := aimd.New(aimd.Config{Signal: constSignal, Manual: true, MemoryLimit: -1, Period: -1, Backoff: 2})
 	require.ErrorIs(t, err, aimd.ErrInvalidConfig)
 	assert.EqualError(t, err, "aimd: Period -1ns is negative: invalid config\naimd: Backoff 2 not in [0, 1]: invalid config")
+}
+
+// TestConfigErrorsOnePerField: as ErrInvalidConfig says, each wrong field
+// gives one error that names it: two wrong fields are not reported as one,
+// and a negative bound does not also fail the range checks it takes part in.
+func TestConfigErrorsOnePerField(t *testing.T) {
+	base := aimd.Config{Signal: constSignal, Manual: true, MemoryLimit: -1}
+	for _, tt := range []struct {
+		name string
+		give func(*aimd.Config)
+		want string
+	}{
+		{"Increase and RateIncrease", func(c *aimd.Config) { c.Increase, c.RateIncrease = -1, -2 },
+			"aimd: Increase -1 is negative: invalid config\naimd: RateIncrease -2 is negative: invalid config"},
+		{"Min and Max", func(c *aimd.Config) { c.Min, c.Max = -1, -2 },
+			"aimd: Min -1 is negative: invalid config\naimd: Max -2 is negative: invalid config"},
+		{"Max alone", func(c *aimd.Config) { c.Max = -1 }, "aimd: Max -1 is negative: invalid config"},
+		{"Min over Max", func(c *aimd.Config) { c.Min, c.Max = 10, 5 }, "aimd: Min 10 exceeds Max 5: invalid config"},
+	} {
+		cfg := base
+		tt.give(&cfg)
+		_, err := aimd.New(cfg)
+		assert.EqualError(t, err, tt.want, tt.name)
+	}
 }
 
 // TestSetConfigInvalidKeepsPrevious: a refused SetConfig changes nothing, not

@@ -199,12 +199,16 @@ func (c Config) validate() (config, error) {
 	if c.MaxQueueCost < 0 {
 		bad("MaxQueueCost %d is negative", c.MaxQueueCost)
 	}
-	if c.QueueDeadline < 0 || c.StandingDeadline < 0 {
-		bad("negative queue deadline")
+	if c.QueueDeadline < 0 {
+		bad("QueueDeadline %v is negative", c.QueueDeadline)
+	}
+	if c.StandingDeadline < 0 {
+		bad("StandingDeadline %v is negative", c.StandingDeadline)
 	}
 	// Against the QueueDeadline in force: zero means its default, which a
-	// StandingDeadline above it contradicts as much as an explicit one.
-	if qd := or(c.QueueDeadline, DefaultQueueDeadline); c.StandingDeadline > qd {
+	// StandingDeadline above it contradicts as much as an explicit one. (A
+	// negative QueueDeadline is reported above, once.)
+	if qd := or(c.QueueDeadline, DefaultQueueDeadline); qd >= 0 && c.StandingDeadline > qd {
 		bad("StandingDeadline %v exceeds QueueDeadline %v", c.StandingDeadline, qd)
 	}
 	if c.OverShareWindow < 0 {

@@ -26,8 +26,8 @@ var invalidConfigs = []struct {
 	{"Quantum", shed.Config{Quantum: -1}, "shed: Quantum -1 is negative"},
 	{"MaxQueue", shed.Config{MaxQueue: -1}, "shed: MaxQueue -1 is negative"},
 	{"MaxQueueCost", shed.Config{MaxQueueCost: -1}, "shed: MaxQueueCost -1 is negative"},
-	{"QueueDeadline", shed.Config{QueueDeadline: -1}, "shed: negative queue deadline"},
-	{"StandingDeadline negative", shed.Config{StandingDeadline: -1}, "shed: negative queue deadline"},
+	{"QueueDeadline", shed.Config{QueueDeadline: -1}, "shed: QueueDeadline -1ns is negative"},
+	{"StandingDeadline negative", shed.Config{StandingDeadline: -1}, "shed: StandingDeadline -1ns is negative"},
 	{"StandingDeadline over", shed.Config{QueueDeadline: time.Millisecond, StandingDeadline: time.Second},
 		"shed: StandingDeadline 1s exceeds QueueDeadline 1ms"},
 	{"StandingDeadline over default", shed.Config{StandingDeadline: time.Second},
@@ -68,6 +68,16 @@ func TestConfigErrorsJoined(t *testing.T) {
 	_, err := shed.New(shed.Config{Priorities: 99, Quantum: -1})
 	require.ErrorIs(t, err, shed.ErrInvalidConfig)
 	assert.EqualError(t, err, "shed: Priorities 99 not in [0, 64]: invalid config\nshed: Quantum -1 is negative: invalid config")
+}
+
+// TestConfigErrorsOnePerField: as ErrInvalidConfig says, each wrong field
+// gives one error that names it: both deadlines negative are two errors, and
+// a negative QueueDeadline does not also fail the StandingDeadline check.
+func TestConfigErrorsOnePerField(t *testing.T) {
+	_, err := shed.New(shed.Config{QueueDeadline: -1, StandingDeadline: -2})
+	assert.EqualError(t, err, "shed: QueueDeadline -1ns is negative: invalid config\nshed: StandingDeadline -2ns is negative: invalid config")
+	_, err = shed.New(shed.Config{QueueDeadline: -1})
+	assert.EqualError(t, err, "shed: QueueDeadline -1ns is negative: invalid config")
 }
 
 // TestSetConfigInvalidKeepsPrevious: a refused SetConfig changes nothing, not

@@ -288,7 +288,7 @@ func TestConfigValidate(t *testing.T) {
 		{give: shed.Config{Quantum: -1}, wantErr: "shed: Quantum"},
 		{give: shed.Config{MaxQueue: -1}, wantErr: "shed: MaxQueue"},
 		{give: shed.Config{MaxQueueCost: -1}, wantErr: "shed: MaxQueueCost"},
-		{give: shed.Config{QueueDeadline: -1}, wantErr: "shed: negative queue deadline"},
+		{give: shed.Config{QueueDeadline: -1}, wantErr: "shed: QueueDeadline -1ns is negative"},
 		{give: shed.Config{QueueDeadline: time.Millisecond, StandingDeadline: time.Second}, wantErr: "shed: StandingDeadline"},
 		{give: shed.Config{MaxTenants: -1}, wantErr: "shed: MaxTenants"},
 		{give: shed.Config{IdleTimeout: -1}, wantErr: "shed: IdleTimeout"},

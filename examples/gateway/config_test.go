@@ -32,7 +32,7 @@ func TestConfigValues(t *testing.T) {
 		{`{"limits": {"write_timeout": "-1ms"}}`, "write_timeout -1ms"},
 		{`{"max_batch": -1}`, "max_batch, linger, batch_policy, max_in_flight, request_timeout: batcher: MaxItems is negative"},
 		{`{"max_queue": -1}`, "max_queue, queue_deadline, tenants' weight: shed: MaxQueue -1 is negative"},
-		{`{"queue_deadline": "-1s"}`, "max_queue, queue_deadline, tenants' weight: shed: negative queue deadline"},
+		{`{"queue_deadline": "-1s"}`, "max_queue, queue_deadline, tenants' weight: shed: QueueDeadline -1s is negative"},
 		{`{"min_limit": 10, "max_limit": 5}`, "min_limit 10 > max_limit 5"},
 		{`{"min_limit": -1}`, "target_cpu, min_limit, max_limit: aimd"},
 		{`{"hot_linger": "-1ms"}`, "hot_linger -1ms"},
