@@ -56,7 +56,7 @@ type Cache[K comparable, V any] struct {
 	}
 	flights coalesce.Group[K, loaded[V]]
 
-	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (0: the implicit one at New)
+	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (unvouched before the first)
 	watermark      atomic.Uint64 // newest checkpoint watermark
 
 	mu  sync.Mutex // protects pol
@@ -74,7 +74,7 @@ type entry[K comparable, V any] struct {
 	key     K
 	hash    uint64
 	p       *node[K]      // the key's place in the policy; the same for every entry of the key until it is evicted or removed
-	freshAt atomic.Int64  // clock offset at which the value was known current; 0 when only checkpoints vouch for it
+	freshAt atomic.Int64  // clock offset at which the value was known current; unvouched when only checkpoints vouch for it (a refill, or a value stored without a bound)
 	val     V             // other values: the value, never changed once the entry is in the index
 	bits    atomic.Uint64 // word values: the value, updated in place
 	version uint64        // CDC version the value reflects (0 when unknown: loaded or Set); shard lock
@@ -173,6 +173,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	c.stripes = make([]stripe[K, V], n)
 	c.smask = uint32(n - 1)
 	c.pol.init(cfg.capacity(), c.salt)
+	c.lastCheckpoint.Store(unvouched)
 	cfg.Clock = c.clock
 	c.cfg.Store(&cfg)
 	return c, nil
@@ -383,14 +384,28 @@ func (c *Cache[K, V]) fresh(bound time.Duration, cp, freshAt int64) bool {
 }
 
 // vouchTime returns now for a value known current now, when a staleness bound
-// is set; without one it skips the clock read and returns 0, so the value is
-// vouched for by checkpoints only, should a bound be set later (conservative).
+// is set; without one it skips the clock read and returns unvouched, so the
+// value is vouched for by checkpoints only, should a bound be set later
+// (conservative), as a refilled value is.
 func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
 	if cfg.MaxStaleness <= 0 {
-		return 0
+		return unvouched
 	}
 	return c.now()
 }
+
+// unvouched is the time vouching for a value that only checkpoints vouch
+// for (a refill, or any value stored without a bound), and lastCheckpoint's
+// until the first checkpoint: 146 years before New, out of any realistic
+// bound, and far enough above the smallest int64 that now minus it cannot
+// overflow.
+//
+// The creation of the cache is no checkpoint for a refilled value: it
+// vouches for an empty cache, and for values loaded or Set since (their own
+// times are later anyway), but a stream that starts behind the store (a
+// consumer resuming from an old offset) refills keys with versions older
+// than what the cache loaded, and only a checkpoint says it has caught up.
+const unvouched int64 = -1 << 62
 
 // now returns the clock's offset from base in nanoseconds.
 func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }

@@ -134,8 +134,8 @@ func (c *Cache[K, V]) refill(key K, version uint64, value V) {
 		return
 	}
 	// Only checkpoints vouch for a refilled value: a later change may already
-	// be committed but not yet delivered.
-	c.update(s, e, item[V]{val: value, version: version})
+	// be committed but not yet delivered (see unvouched).
+	c.update(s, e, item[V]{val: value, version: version, freshAt: unvouched})
 	c.stats.refills.Add(1)
 }
 
@@ -152,7 +152,10 @@ func (c *Cache[K, V]) checkpoint(watermark uint64, cut time.Time) {
 	}
 	now := c.now()
 	if !cut.IsZero() {
-		now = min(now, int64(cut.Sub(c.base)))
+		// Not below unvouched: a cut before it (146 years before New, or a
+		// Sub that saturated) vouches for nothing either way, and now minus
+		// a smaller offset could overflow.
+		now = max(min(now, int64(cut.Sub(c.base))), unvouched)
 	}
 	for {
 		last := c.lastCheckpoint.Load()
@@ -164,8 +167,13 @@ func (c *Cache[K, V]) checkpoint(watermark uint64, cut time.Time) {
 }
 
 // CheckpointAge returns how long ago (on the cache's clock) the newest
-// checkpoint was applied; before the first, the age of the cache itself, since
-// an empty cache trivially reflects every change.
+// checkpoint was applied, or cut (see [Event.Cut]); before the first, the age
+// of the cache itself (though no value refilled from the stream is served
+// before the first: see Freshness in the package doc).
 func (c *Cache[K, V]) CheckpointAge() time.Duration {
-	return time.Duration(c.now() - c.lastCheckpoint.Load())
+	last := c.lastCheckpoint.Load()
+	if last == unvouched {
+		last = 0
+	}
+	return time.Duration(c.now() - last)
 }

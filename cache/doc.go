@@ -71,9 +71,13 @@
 // Staleness is measured on the cache's clock ([Config.Clock]). A value is vouched
 // for at a time T when the cache is known to have seen every change committed
 // before T: T is the time the newest checkpoint was applied, or the time it was
-// cut when the event says so ([Event.Cut]; the cache's creation
-// counts as one, as an empty cache reflects everything), or, for a value the cache
-// loaded itself or that was Set, the time its load started, whichever is later.
+// cut when the event says so ([Event.Cut]), or, for a value the cache loaded
+// itself or that was Set while a bound was set, the time its load started,
+// whichever is later. A value refilled from the stream is vouched for by
+// checkpoints only, so before the first checkpoint by nothing: the cache's
+// creation vouches for an empty cache, not for a stream that may start behind
+// the store (a consumer resuming from an old offset refills keys with older
+// versions than the cache just loaded).
 // The contract, with MaxStaleness = B > 0:
 //
 //   - A read at time t is served from memory only if t - T <= B. Otherwise it

@@ -45,6 +45,10 @@ func FuzzCache(f *testing.F) {
 	})
 }
 
+// unvouched is the freshness of a value only checkpoints vouch for, and the
+// newest checkpoint's before the first (the cache's own is unexported).
+const unvouched = -1 << 62
+
 // Bits of FuzzCache's configuration byte above the capacity.
 const (
 	fuzzBound   = 1 << 5
@@ -207,7 +211,7 @@ type cacheModel[V comparable] struct {
 	capacity int
 
 	keys      [fuzzKeys]modelEntry
-	lastCP    int64 // clock offset of the newest checkpoint, as the cache counts it
+	lastCP    int64 // clock offset of the newest checkpoint, as the cache counts it (none: unvouched)
 	watermark uint64
 	seq       int // the last value handed out: each store is of a new value
 	exp       expected
@@ -216,7 +220,7 @@ type cacheModel[V comparable] struct {
 }
 
 func runCacheModel[V comparable](t *testing.T, conf uint8, ops []byte, enc func(int) V) {
-	m := &cacheModel[V]{t: t, enc: enc, clock: &fakeClock{}, capacity: int(conf%32) + 1}
+	m := &cacheModel[V]{t: t, enc: enc, clock: &fakeClock{}, capacity: int(conf%32) + 1, lastCP: unvouched}
 	m.clock.Advance(time.Hour) // so that a Cut can be before New
 	m.base = m.clock.ns.Load()
 	if conf&fuzzBound != 0 {
@@ -268,10 +272,10 @@ func (m *cacheModel[V]) config() cache.Config[byte] {
 func (m *cacheModel[V]) now() int64 { return m.clock.ns.Load() - m.base }
 
 // vouch is the freshness a value known current now gets: the cache reads no
-// clock without a bound.
+// clock without a bound, and only checkpoints vouch for such a value.
 func (m *cacheModel[V]) vouch() int64 {
 	if m.bound == 0 {
-		return 0
+		return unvouched
 	}
 	return m.now()
 }
@@ -369,8 +373,9 @@ func (m *cacheModel[V]) refill(k byte, version uint64, v int) {
 	} else {
 		m.exp.refills.upTo(1)
 	}
-	// Only checkpoints vouch for a refilled value.
-	e.val, e.version, e.freshAt = v, version, 0
+	// Only checkpoints vouch for a refilled value: not the creation of the
+	// cache, as the stream may start behind the store.
+	e.val, e.version, e.freshAt = v, version, unvouched
 }
 
 // cutOffset is the Cut of a Checkpoint by its code (0 to 3): none, 1 or 2

@@ -80,11 +80,11 @@ func (c *Cache[K, V]) update(s *shard[K, V], e *entry[K, V], it item[V]) {
 		if at := e.freshAt.Load(); it.freshAt >= at {
 			// In place only when the time does not go back: a reader may pair
 			// the old time with the new value, which must not make the value
-			// look fresher than it is (a refill stores time 0, a slow fill an
+			// look fresher than it is (a refill stores unvouched, a slow fill an
 			// older start). Otherwise a new entry, as for other values.
 			e.bits.Store(toBits(it.val)) // value before time: see above
 			if it.freshAt != at {
-				// Without a bound both are 0, and an atomic store is a
+				// Without a bound both are unvouched, and an atomic store is a
 				// locked instruction on amd64 where a load is a plain one.
 				e.freshAt.Store(it.freshAt)
 			}
