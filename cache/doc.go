@@ -165,7 +165,9 @@
 // insert and evict inline; without it, they defer the insert to the lock's
 // holder, who admits it before returning (see Eviction). Under a shard lock
 // only invalidations wait for another lock (the policy's, and the coalesce
-// group's when a load of the key may be joinable). No goroutine is started:
+// group's when a load of the key may be joinable), and a fill that registers
+// when the shard's fill records are due for a sweep (the coalesce group's,
+// once per record the sweep looks at). No goroutine is started:
 // maintenance is done by the callers. A shard's table grows but never shrinks.
 //
 // # When not to use it

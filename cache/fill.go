@@ -150,8 +150,9 @@ func (c *Cache[K, V]) invalidateFillsLocked(s *shard[K, V], key K) {
 }
 
 // sweepFills bounds the fill records of a shard: past it, records of finished
-// fills are dropped, each after a Forget of its key (its coalesce call may not
-// have finished yet).
+// fills are dropped, but not those of keys with a flight in the coalesce group
+// (its call may not have finished yet: a later invalidation must find the
+// record and Forget it).
 //
 // A sweep walks every record, so when many fills are in flight in a shard (a
 // GetMany of thousands of missed keys, a miss storm on a slow backend), whose
