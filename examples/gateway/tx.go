@@ -220,14 +220,25 @@ func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (an
 		return errReply(err), true
 	}
 	// Given back on every path, as call's: before the read runs outside the
-	// transaction too (txTooOld), which is admitted again.
-	failed := true
-	defer func() { done(!failed); release() }()
+	// transaction too (txTooOld), which is admitted again. A panic of the
+	// read (a bug: serveConn closes the connection) counts as a request
+	// that failed, as call counts one: it was counted nowhere but in
+	// connection_panics.
+	failed, returned := true, false
+	defer func() {
+		done(!failed)
+		release()
+		if !returned {
+			g.n.errors.Add(1)
+			g.metrics.observe(t, spec, false, time.Since(now))
+		}
+	}()
 	ss.txs.reads += n
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 	defer cancel()
 	from := ss.txMark()
 	r := ss.txCommand(tctx, args, now)
+	returned = true
 	if ss.txTooOld() { // the store's GC passed the snapshot during the read
 		return nil, false
 	}
@@ -494,10 +505,19 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return errReply(err)
 	}
 	// Released on every path, a panic's too (a bug: serveConn closes the
-	// connection): kept, each one shrank the capacity for good.
-	committed := false
-	defer func() { done(committed); release() }()
+	// connection): kept, each one shrank the capacity for good. A panic
+	// counts the queued commands as failed, as a data command's panic
+	// counts it outside MULTI: they were counted nowhere.
+	committed, returned := false, false
+	defer func() {
+		done(committed)
+		release()
+		if !returned {
+			s.observeQueued(nil, false, start)
+		}
+	}()
 	if err := s.rebase(); err != nil {
+		returned = true
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
@@ -511,7 +531,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		}
 		out, err = s.runQueued(ctx)
 	}
-	committed = err == nil
+	committed, returned = err == nil, true
 	s.observeQueued(out, err == nil, start)
 	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
 		// Reads that start after EXEC returns must not join a fetch that
