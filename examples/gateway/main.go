@@ -251,8 +251,13 @@ func (in *instance) serveHTTP() {
 	mux.Handle("/control/", http.StripPrefix("/control", in.reg.Handler()))
 	guard := control.Config{AllowedHosts: in.cfg.controlHosts(isLoopback(in.httpLn.Addr()))}
 	mux.Handle("/metrics", allowHosts(guard, in.gw.metrics.handler()))
+	// Each handler net/http/pprof registers on the default mux: Index
+	// serves the runtime's profiles alone, and answered 404 for the
+	// cmdline its page links to and the symbol go tool pprof asks for.
 	mux.Handle("/debug/pprof/", allowHosts(guard, http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/cmdline", allowHosts(guard, http.HandlerFunc(pprof.Cmdline)))
 	mux.Handle("/debug/pprof/profile", allowHosts(guard, http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/symbol", allowHosts(guard, http.HandlerFunc(pprof.Symbol)))
 	mux.Handle("/debug/pprof/trace", allowHosts(guard, http.HandlerFunc(pprof.Trace)))
 	base, stop := context.WithCancel(context.Background())
 	in.httpStop = stop
