@@ -113,6 +113,10 @@ func (rr *respReader) ReadCommands() ([]redcon.Command, error) {
 	}
 }
 
+// buffered reports whether the reader holds bytes it has read and not yet
+// returned as commands, or an error held back behind commands it returned.
+func (rr *respReader) buffered() bool { return rr.start < rr.end || rr.err != nil }
+
 // parse records the complete commands in buf[start:end] as spans and
 // returns how many there are. It stops at the first incomplete one, and
 // after readerMaxScratch commands: the rest are parsed by the next call,

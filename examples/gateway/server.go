@@ -288,20 +288,26 @@ func (s *Server) serveConn(ss *session) {
 	}
 	wr.flush = flush
 	for {
+		// At Shutdown, the commands a read brought that one call of
+		// ReadCommands did not return (past readerMaxScratch) are run and
+		// answered, as the others: they were dropped unanswered. Shutdown
+		// set the read deadline to now, after this connection last pushed
+		// it: a read for more fails at once.
 		pushed := false
 		if now := time.Now(); now.Sub(readSet) >= idle/8 {
 			s.mu.Lock()
 			if s.closing {
 				s.mu.Unlock()
-				return
+				if !rd.buffered() {
+					return
+				}
+			} else {
+				readDeadline = now.Add(idle)
+				_ = ss.conn.SetReadDeadline(readDeadline)
+				s.mu.Unlock()
+				readSet, pushed = now, true
 			}
-			readDeadline = now.Add(idle)
-			_ = ss.conn.SetReadDeadline(readDeadline)
-			s.mu.Unlock()
-			readSet, pushed = now, true
-		} else if s.closed.Load() {
-			// Shutdown set the read deadline to now after this connection
-			// last pushed it: the next read fails at once anyway.
+		} else if s.closed.Load() && !rd.buffered() {
 			return
 		}
 		if isTLS && (pushed || !writeForRead) {
