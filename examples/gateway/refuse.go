@@ -63,12 +63,32 @@ func (s *Server) refuse(c net.Conn, closing bool) {
 	go func() {
 		defer s.refusers.Done() // last: the slot is free by then
 		defer func() { <-s.refusing }()
-		_, _ = c.Write([]byte(msg))
+		if _, err := c.Write([]byte(msg)); err == nil {
+			drainRefused(c)
+		}
 		_ = c.Close()
 		s.mu.Lock()
 		delete(s.refusals, c)
 		s.mu.Unlock()
 	}()
+}
+
+// refusedDrainBytes bounds what a refused connection's drain reads.
+const refusedDrainBytes = 64 << 10
+
+// drainRefused ends the server's side of a refused connection after its
+// error, then reads and drops what the client sends until it ends its side,
+// within the refusal's deadline and refusedDrainBytes, as linger does after
+// a bad request. A client sends its first command (go-redis its HELLO) as
+// soon as it connects: closed with that command unread, the connection was
+// reset, and the client saw "connection reset by peer", at times before it
+// had read the error, where Redis's clients read the error and then the end
+// of the stream.
+func drainRefused(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.CopyN(io.Discard, c, refusedDrainBytes)
 }
 
 // cutRefusals ends the refusals still being written (their write fails at
