@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -183,8 +184,7 @@ func (g goredisData) mget(ctx context.Context, keys []string, out []opResult) er
 	if err != nil {
 		return err
 	}
-	mgetResults(vals, out)
-	return nil
+	return mgetResults(vals, out[:len(keys)])
 }
 
 func (g goredisData) getsWithTTL(ctx context.Context, keys []string, out []opResult) error {
@@ -318,8 +318,30 @@ func jointOutcome(kind opKind, n int64, err error, out []opResult) {
 	}
 }
 
+// mgetCountError is an MGET reply with another number of values than the
+// keys asked (a proxy's or a fake shard's bug): its values cannot be matched
+// with the keys, and the batch fails.
+type mgetCountError struct{ keys, vals int }
+
+func (e *mgetCountError) Error() string {
+	return fmt.Sprintf("ERR gateway: MGET answered %d values for %d keys", e.vals, e.keys)
+}
+
+// checkMGetCount returns a *mgetCountError unless an MGET of keys keys
+// answered vals values.
+func checkMGetCount(keys, vals int) error {
+	if keys != vals {
+		return &mgetCountError{keys: keys, vals: vals}
+	}
+	return nil
+}
+
 // mgetResults sets out[i] from MGET's reply vals[i]: the value, or not found.
-func mgetResults(vals []any, out []opResult) {
+// A reply of another length than out fails with a *mgetCountError.
+func mgetResults(vals []any, out []opResult) error {
+	if err := checkMGetCount(len(out), len(vals)); err != nil {
+		return err
+	}
 	for i, v := range vals {
 		if s, ok := v.(string); ok {
 			out[i] = opResult{value: []byte(s), found: true}
@@ -327,6 +349,7 @@ func mgetResults(vals []any, out []opResult) {
 			out[i] = opResult{}
 		}
 	}
+	return nil
 }
 
 // getsWithTTL reads keys on c as one MGET and their PTTLs, pipelined in
@@ -351,8 +374,10 @@ func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opRe
 		}
 		return nil
 	}
-	mgetResults(mget.Val(), out)
-	for i := range out {
+	if err := mgetResults(mget.Val(), out[:len(keys)]); err != nil {
+		return err
+	}
+	for i := range keys {
 		if !out[i].found {
 			continue
 		}

@@ -179,8 +179,8 @@ func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) err
 	if err != nil {
 		return err
 	}
-	if len(vals) != len(keys) {
-		return errors.New("ERR gateway: MGET answered the wrong number of values")
+	if err := checkMGetCount(len(keys), len(vals)); err != nil {
+		return err
 	}
 	for i, v := range vals {
 		if s, err := v.ToString(); err == nil {
@@ -344,6 +344,9 @@ func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResu
 		if err := r.Error(); err != nil && !isRueidisReplyErr(err) {
 			return err // the connection was lost after the MGET: the whole batch fails
 		}
+	}
+	if err := checkMGetCount(len(keys), len(vals)); err != nil {
+		return err
 	}
 	for i, v := range vals {
 		s, err := v.ToString()

@@ -22,7 +22,7 @@ import (
 // rueidis's path gave each GET the connection's error as if the shard had
 // answered it, and the shard was counted as answering.
 func TestGetsWithTTLConnectionLostAfterMGet(t *testing.T) {
-	addr := fakeShard(t, "PTTL")
+	addr := fakeShard(t, "PTTL", 0)
 	fast, slow := newFastShard(addr, 1), newShardClient(addr, 1)
 	defer fast.close()
 	defer slow.Close()
@@ -45,9 +45,11 @@ func TestGetsWithTTLConnectionLostAfterMGet(t *testing.T) {
 }
 
 // fakeShard serves a RESP2 server on a loopback port that answers MGET with
-// a value per key, PING with PONG and anything else with OK, and closes the
-// connection at the first command named drop (after the replies before it).
-func fakeShard(t *testing.T, drop string) string {
+// a value per key and extra more (fewer if negative), PTTL with -1, PING
+// with PONG, HELLO with an unknown command error (as Redis 5) and anything
+// else with OK, and closes the connection at the
+// first command named drop (after the replies before it).
+func fakeShard(t *testing.T, drop string, extra int) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	var wg sync.WaitGroup
@@ -88,10 +90,15 @@ func fakeShard(t *testing.T, drop string) string {
 						_ = w.Flush()
 						return
 					case "MGET":
-						fmt.Fprintf(w, "*%d\r\n", len(args)-1)
-						for range args[1:] {
+						n := max(len(args)-1+extra, 0)
+						fmt.Fprintf(w, "*%d\r\n", n)
+						for range n {
 							w.WriteString("$1\r\nv\r\n")
 						}
+					case "PTTL":
+						w.WriteString(":-1\r\n")
+					case "HELLO": // go-redis then speaks RESP2; before, it failed to connect
+						w.WriteString("-ERR unknown command 'HELLO'\r\n")
 					case "PING":
 						w.WriteString("+PONG\r\n")
 					default:
