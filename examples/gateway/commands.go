@@ -403,7 +403,7 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 	case "ID":
 		return int64(s.id)
 	case "INFO":
-		return fmt.Sprintf("id=%d addr=%s name=%s user=%s resp=%d\n", s.id, s.remote, s.name, s.user(), s.proto)
+		return verbatim(fmt.Sprintf("id=%d addr=%s name=%s user=%s resp=%d\n", s.id, s.remote, s.name, s.user(), s.proto))
 	}
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try CLIENT HELP.")
 }

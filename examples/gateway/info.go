@@ -35,11 +35,13 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		if !all && !want[strings.ToLower(name)] {
 			return
 		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n") // a blank line between sections, none after the last, as Redis
+		}
 		fmt.Fprintf(&b, "# %s\r\n", name)
 		for _, l := range lines {
 			b.WriteString(l + "\r\n")
 		}
-		b.WriteString("\r\n")
 	}
 	section("Server", "redis_version:7.2.0", "redis_mode:standalone", "tierkit_gateway:1",
 		fmt.Sprintf("uptime_in_seconds:%d", int(time.Since(startTime).Seconds())),
@@ -89,7 +91,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	section("Tenants", tl...)
 	section("Backend", shardLines(g)...)
 	section("Keyspace")
-	return []byte(b.String())
+	return verbatim(b.String())
 }
 
 // shardLines are the Backend section's lines: per shard, whether it answers

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -46,5 +51,67 @@ func TestInfoForRedisCliStat(t *testing.T) {
 		want string
 	}{{0, "0B"}, {1023, "1023B"}, {1024, "1.00K"}, {1_184_890, "1.13M"}, {5 << 30, "5.00G"}, {3 << 40, "3072.00G"}} {
 		require.Equal(t, tc.want, humanBytes(tc.n))
+	}
+}
+
+// TestInfoTextAsRedis: INFO and CLIENT INFO answer a verbatim string ("=",
+// format "txt") under RESP3 and a bulk string under RESP2, as Redis 7 does,
+// and INFO's sections are separated by one blank line with none after the
+// last. The gateway answered a bulk string under RESP3 and ended INFO with a
+// blank line (found by a review).
+func TestInfoTextAsRedis(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	conn, err := net.Dial("tcp", in.Addr())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	rd := bufio.NewReader(conn)
+	// readText reads one bulk or verbatim string and returns its type byte
+	// and body (a verbatim one without its "txt:").
+	readText := func() (byte, string) {
+		head, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		require.Contains(t, "$=", head[:1], "reply %q", head)
+		n, err := strconv.Atoi(strings.TrimSuffix(head[1:], "\r\n"))
+		require.NoError(t, err)
+		body := make([]byte, n+2)
+		_, err = io.ReadFull(rd, body)
+		require.NoError(t, err)
+		text := string(body[:n])
+		if head[0] == '=' {
+			require.True(t, strings.HasPrefix(text, "txt:"), "%q", text)
+			text = text[4:]
+		}
+		return head[0], text
+	}
+	for _, tc := range []struct {
+		hello string
+		kind  byte
+	}{{"", '$'}, {"HELLO 3\r\n", '='}} {
+		if tc.hello != "" {
+			_, err = conn.Write([]byte(tc.hello))
+			require.NoError(t, err)
+			_, err = rd.ReadString('\n') // the map's header
+			require.NoError(t, err)
+			// HELLO's map: skip its 7 pairs of one-line and array fields
+			// by reading until the next command's reply starts.
+			_, err = conn.Write([]byte("PING\r\n"))
+			require.NoError(t, err)
+			for line := ""; line != "+PONG\r\n"; {
+				line, err = rd.ReadString('\n')
+				require.NoError(t, err)
+			}
+		}
+		_, err = conn.Write([]byte("INFO server clients\r\nCLIENT INFO\r\n"))
+		require.NoError(t, err)
+		kind, info := readText()
+		require.Equal(t, tc.kind, kind)
+		require.True(t, strings.HasPrefix(info, "# Server\r\n"), "%q", info)
+		require.Contains(t, info, "\r\n\r\n# Clients\r\n")
+		require.True(t, strings.HasSuffix(info, "\r\n"))
+		require.False(t, strings.HasSuffix(info, "\r\n\r\n"), "no blank line after the last section")
+		kind, ci := readText()
+		require.Equal(t, tc.kind, kind)
+		require.True(t, strings.HasPrefix(ci, "id="), "%q", ci)
 	}
 }

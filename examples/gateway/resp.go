@@ -93,6 +93,10 @@ func (w *replyWriter) wrote(n int) {
 // reply, without an interface (an allocation) around each value.
 type bulks [][]byte
 
+// verbatim is text that Redis answers as a verbatim string of format "txt"
+// under RESP3 (INFO, CLIENT INFO) and as a bulk string under RESP2.
+type verbatim string
+
 // bulkRef is a bulk string held where it already is (a nil one is null): a
 // struct of one pointer goes into an interface without an allocation.
 type bulkRef struct{ v *[]byte }
@@ -116,6 +120,13 @@ func writeReply(w *replyWriter, proto int, v any) {
 		w.wrote(len(v))
 	case string:
 		w.WriteBulkString(v)
+		w.wrote(len(v))
+	case verbatim:
+		if proto < 3 {
+			w.WriteBulkString(string(v))
+		} else {
+			w.WriteRaw([]byte("=" + strconv.Itoa(len(v)+4) + "\r\ntxt:" + string(v) + "\r\n"))
+		}
 		w.wrote(len(v))
 	case nullReply, nil:
 		writeNull(w.Writer, proto)
