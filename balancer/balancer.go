@@ -10,6 +10,9 @@ import (
 // Balancer computes host weights for one tier, one run at a time. It remembers which
 // hosts it has seen and when they joined (for task churn and young-host handling) and
 // nothing else: every run is a pure function of the input, that memory and the Config.
+// A host left out of a run (a lost load report) is remembered for Config.ChurnWindow
+// runs: back within them it has not joined anew, unless marked [Host.New]; back later
+// it joins again.
 //
 // It is safe for concurrent use (a mutex serializes runs), but runs are meant to be
 // called from one control loop on a fixed cadence. It starts no goroutine.
@@ -18,7 +21,7 @@ type Balancer struct {
 	// protected by mu
 	cfg     Config
 	run     uint64
-	joined  map[string]uint64 // host ID -> run it joined (0: present at the first run)
+	members map[string]member // host ID -> when it joined and was last seen
 	lastHot map[string]uint64 // host ID -> last run it met a hot criterion
 	stats   Stats
 }
@@ -40,7 +43,7 @@ type Stats struct {
 // New returns a Balancer with cfg (zero fields take their defaults), or an error
 // wrapping [ErrInvalidConfig].
 func New(cfg Config) (*Balancer, error) {
-	b := &Balancer{joined: make(map[string]uint64), lastHot: make(map[string]uint64)}
+	b := &Balancer{members: make(map[string]member), lastHot: make(map[string]uint64)}
 	if err := b.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -101,36 +104,43 @@ func (b *Balancer) Step(now time.Time, hosts []Host) (Result, error) {
 	return res, nil
 }
 
+// member is the join memory of one host.
+type member struct {
+	joined uint64 // run it joined (0: present at the first run)
+	seen   uint64 // last run it was in the input
+}
+
 // ages updates the join memory and returns each host's runs since joining
-// (math.MaxInt for hosts present at the first run).
+// (math.MaxInt for hosts present at the first run). A host absent from a run is
+// forgotten only after ChurnWindow runs without it: one that misses a report has not
+// joined when it reports again.
 func (b *Balancer) ages(hosts []Host) []int {
 	age := make([]int, len(hosts))
-	present := make(map[string]struct{}, len(hosts))
 	for i, h := range hosts {
-		present[h.ID] = struct{}{}
 		// a host marked New joins now, also under an ID seen before (a
 		// replaced task that kept its ID): its memory starts over, and the
 		// previous task's hot flag is not its own
-		j, seen := b.joined[h.ID]
+		m, seen := b.members[h.ID]
 		if h.New {
 			delete(b.lastHot, h.ID)
 		}
 		if !seen || h.New {
-			j = b.run
+			m.joined = b.run
 			if b.run == 1 && !h.New && h.Weight > 0 {
-				j = 0 // part of the tier before the balancer started
+				m.joined = 0 // part of the tier before the balancer started
 			}
-			b.joined[h.ID] = j
 		}
-		if j == 0 {
+		m.seen = b.run
+		b.members[h.ID] = m
+		if m.joined == 0 {
 			age[i] = math.MaxInt
 		} else {
-			age[i] = int(b.run - j)
+			age[i] = int(b.run - m.joined)
 		}
 	}
-	for id := range b.joined {
-		if _, ok := present[id]; !ok {
-			delete(b.joined, id)
+	for id, m := range b.members {
+		if b.run-m.seen > uint64(b.cfg.ChurnWindow) {
+			delete(b.members, id)
 		}
 	}
 	return age
