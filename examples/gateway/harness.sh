@@ -26,20 +26,42 @@ start_redis() {
 	for p in "$@"; do wait_port "$p"; done
 }
 
-lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+# The kernel's ephemeral port range, from which it gives client sockets their
+# ports: Linux's, the BSDs' and macOS's sysctl, or else 32768-65535 (it covers
+# the defaults of Linux and macOS). pick_port picks outside it.
+if ! read -r lo hi 2>/dev/null </proc/sys/net/ipv4/ip_local_port_range; then
+	lo=$(sysctl -n net.inet.ip.portrange.first 2>/dev/null) || lo=
+	hi=$(sysctl -n net.inet.ip.portrange.last 2>/dev/null) || hi=
+fi
+case "$lo $hi" in *[!0-9\ ]* | " "* | *" ") lo=32768 hi=65535 ;; esac
 taken=" "
-pick_port() { # sets $1 to a loopback port below the ephemeral range that nobody
-	# listens on and no earlier pick took: the processes start in the
-	# background, so a port picked before can still be free to connect to
-	local cand
-	while :; do
-		cand=$((20000 + RANDOM % (lo - 20000)))
+pick_port() { # sets $1 to a loopback port outside the ephemeral range that
+	# nobody listens on and no earlier pick took: the processes start in the
+	# background, so a port picked before can still be free to connect to.
+	# It picks from 10000 up (clear of the usual services' ports), from 1024
+	# up when that leaves fewer than 1000 ports, and anywhere from 1024 up,
+	# with a warning, when the range leaves fewer than 100.
+	local cand below above floor r
+	for floor in 10000 1024; do
+		below=$((lo > floor ? lo - floor : 0))
+		above=$((hi < 65535 ? 65535 - hi : 0))
+		if ((below + above >= 1000)); then break; fi
+	done
+	if ((below + above < 100)); then
+		echo "pick_port: the ephemeral port range $lo-$hi leaves no room: picking in it" >&2
+		floor=1024 below=$((65536 - 1024)) above=0
+	fi
+	for _ in $(seq 1000); do
+		r=$(((RANDOM << 15 | RANDOM) % (below + above)))
+		if ((r < below)); then cand=$((floor + r)); else cand=$((hi + 1 + r - below)); fi
 		case $taken in *" $cand "*) continue ;; esac
 		(echo >/dev/tcp/127.0.0.1/$cand) 2>/dev/null && continue
 		taken="$taken$cand "
 		printf -v "$1" %s "$cand"
 		return
 	done
+	echo "pick_port: no free port in 1000 tries" >&2
+	exit 1
 }
 # wait_port waits up to 20 s for a server to answer PING on port $1. It
 # fails at once, with the ends of the logs in $work, when a process of $pids
