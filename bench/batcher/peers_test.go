@@ -2,6 +2,7 @@ package batcherbench
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,11 @@ const (
 	callers  = 256              // concurrent goroutines, whatever -cpu is
 	maxBatch = 128              // MaxItems / batch capacity / count threshold
 	linger   = time.Millisecond // linger / wait / delay threshold
-	keySpace = 1 << 40          // per-goroutine key range: keys never repeat
+	// keySpace is each goroutine's key range, so keys never repeat: 2^54 keys
+	// where int has 64 bits, 4 million on 32-bit platforms (1 << 40 overflowed
+	// their int). Fewer than 2*callers goroutines run: callers rounded up to a
+	// multiple of GOMAXPROCS.
+	keySpace = math.MaxInt / (2 * callers)
 )
 
 // run is the common harness: 256 goroutines each calling do with unique keys and

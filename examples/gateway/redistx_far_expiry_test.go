@@ -19,7 +19,7 @@ func TestRedisTxFarExpiry(t *testing.T) {
 	gw, direct := redisTxSetup(t)
 	ctx := context.Background()
 	require.NoError(t, direct.Set(ctx, "fx:n", "41", 0).Err())
-	require.NoError(t, direct.Do(ctx, "EXPIRE", "fx:n", 9999999999).Err())
+	require.NoError(t, direct.Do(ctx, "EXPIRE", "fx:n", int64(9999999999)).Err())
 	at := direct.PExpireTime(ctx, "fx:n").Val()
 
 	cn := gw.Conn()
