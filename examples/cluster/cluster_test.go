@@ -40,10 +40,12 @@ func TestMain(m *testing.M) {
 }
 
 // startCluster starts the default cluster for one test and stops every
-// process at cleanup, whether the test passed or not.
+// process at cleanup, whether the test passed or not. Its context ends
+// shortly before the test binary's deadline (see clusterDeadline).
 func startCluster(t *testing.T) (*Cluster, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	deadline, ok := t.Deadline()
+	ctx, cancel := context.WithDeadline(context.Background(), clusterDeadline(time.Now(), deadline, ok))
 	t.Cleanup(cancel)
 	spec := DefaultSpec()
 	spec.GatewayBin = gatewayBin
@@ -52,6 +54,27 @@ func startCluster(t *testing.T) (*Cluster, context.Context) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c, ctx
+}
+
+// cleanupMargin is the time a cluster test leaves before the test binary's
+// deadline to stop its processes and report: past the deadline the binary
+// panics, with neither.
+const cleanupMargin = 15 * time.Second
+
+// clusterDeadline is when a cluster test's context ends, given the test
+// binary's deadline (ok false without one: go test -timeout 0). A fixed 60 s
+// was tight: a cluster's start may wait over a minute in all (the shards, the
+// gateways, the load's warm-up, the burn's calibration, the plane settling),
+// and a scenario up to 30 s for the plane to settle before its own fixed
+// waits (about 26 s in region-overload), on a loaded machine. The tests run one
+// after the other, so each may use the time left, short of the margin (half
+// of what is left when that is less than twice the margin); without a
+// deadline, the default one of go test, 10 minutes.
+func clusterDeadline(now, deadline time.Time, ok bool) time.Time {
+	if !ok {
+		return now.Add(10 * time.Minute)
+	}
+	return deadline.Add(-min(cleanupMargin, deadline.Sub(now)/2))
 }
 
 // runScenario runs one scenario on a fresh cluster and fails the test on any

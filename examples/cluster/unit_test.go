@@ -277,3 +277,23 @@ func TestCPUPerCommand(t *testing.T) {
 	assert.NotContains(t, perCmd, "gone")
 	assert.InDelta(t, 1000, peers, 1e-6, "the mean of the measured peers")
 }
+
+// TestClusterDeadline: a cluster test's context was a fixed 60 s, tight for a
+// cluster's start and a scenario on a loaded machine; it ends now shortly
+// before the test binary's deadline, or after 10 minutes without one.
+func TestClusterDeadline(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	for _, tt := range []struct {
+		left time.Duration // to the binary's deadline; 0: none
+		want time.Duration // from now
+	}{
+		{10 * time.Minute, 10*time.Minute - cleanupMargin},
+		{time.Minute, time.Minute - cleanupMargin},
+		{2 * cleanupMargin, cleanupMargin},
+		{20 * time.Second, 10 * time.Second}, // half of it, under twice the margin
+		{0, 10 * time.Minute},
+	} {
+		got := clusterDeadline(now, now.Add(tt.left), tt.left > 0)
+		assert.Equal(t, tt.want, got.Sub(now), "deadline in %v", tt.left)
+	}
+}
