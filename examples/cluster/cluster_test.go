@@ -78,18 +78,18 @@ func clusterDeadline(now, deadline time.Time, ok bool) time.Time {
 }
 
 // runScenario runs one scenario on a fresh cluster and fails the test on any
-// failed check; the report (with the measured figures) is logged.
+// failed check (a gateway that died among them); the report (with the
+// measured figures) is logged.
 func runScenario(t *testing.T, name string) {
 	leak.Check(t)
 	c, ctx := startCluster(t)
 	r, err := Run(ctx, c, name)
+	if r != nil {
+		t.Log("\n" + r.String())
+	}
 	require.NoError(t, err)
-	t.Log("\n" + r.String())
 	for _, f := range r.Failures {
 		t.Error(f)
-	}
-	for _, g := range c.Dead() {
-		t.Errorf("gateway %s died: %s", g.ID, g.lastLines())
 	}
 }
 

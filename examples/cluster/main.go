@@ -70,6 +70,9 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 	for _, n := range todo {
 		r, err := Run(ctx, c, n)
 		if err != nil {
+			if r != nil && !r.OK() { // a gateway that died, say
+				fmt.Print(r)
+			}
 			return fmt.Errorf("scenario %s: %w", n, err)
 		}
 		fmt.Print(r)

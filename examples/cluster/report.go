@@ -68,11 +68,22 @@ var scenarios = []scenario{
 	{"killed-gateway", "a gateway process is killed mid-load: clients move to the next host, nothing fails beyond the retry", killedGateway},
 }
 
-// Run runs the named scenario on c and returns its report.
+// Run runs the named scenario on c and returns its report. A gateway that
+// died meanwhile (not killed by the scenario on purpose) fails it.
 func Run(ctx context.Context, c *Cluster, name string) (*Report, error) {
 	for _, s := range scenarios {
 		if s.name == name {
 			r := &Report{Name: name}
+			// A gateway dead before was reported by the scenario it died in.
+			dead := map[*gatewayProc]bool{}
+			for _, g := range c.Dead() {
+				dead[g] = true
+			}
+			defer func() {
+				for _, g := range c.Dead() {
+					r.check(dead[g], "gateway %s died: %s", g.ID, g.lastLines())
+				}
+			}()
 			// Each scenario starts from a settled tier: no region spilling
 			// after the previous one, every gateway measured.
 			if err := c.Settle(ctx, 30*time.Second); err != nil {
