@@ -24,6 +24,7 @@ import (
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
 	"github.com/tierkit/tierkit/examples/internal/childproc"
+	"github.com/tierkit/tierkit/internal/leak"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -37,10 +38,26 @@ var (
 	binDir     string
 )
 
+// TestMain also fails the run when the tests left a goroutine behind (a
+// Follow or a plane's Run not stopped, a poll or a server never closed):
+// each test would need its own leak.Check, and none had one.
 func TestMain(m *testing.M) {
+	before := leak.Snapshot()
 	code := m.Run()
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
+	}
+	if code == 0 {
+		// Goroutines on their way out (a server's connections closing) get
+		// 5 s to end.
+		left := leak.Leaked(before)
+		for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = leak.Leaked(before) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "leak: %d goroutine(s) still running after the tests:\n\n%s\n", len(left), strings.Join(left, "\n\n"))
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
