@@ -9,10 +9,11 @@ import (
 
 // Balancer computes host weights for one tier, one run at a time. It remembers which
 // hosts it has seen and when they joined (for task churn and young-host handling) and
-// nothing else: every run is a pure function of the input, that memory and the Config.
-// A host left out of a run (a lost load report) is remembered for Config.ChurnWindow
-// runs: back within them it has not joined anew, unless marked [Host.New]; back later
-// it joins again.
+// which were hot outliers within Config.HotHold runs, and nothing else: every run is
+// a pure function of the input, that memory and the Config. A host left out of a run
+// (a lost load report) is remembered for Config.ChurnWindow runs: back within them it
+// has not joined anew, unless marked [Host.New]; back later it joins again. Its hot
+// flag lasts its HotHold runs whether it reports or not (a host marked New drops it).
 //
 // It is safe for concurrent use (a mutex serializes runs), but runs are meant to be
 // called from one control loop on a fixed cadence. It starts no goroutine.
@@ -159,17 +160,18 @@ func (b *Balancer) wasHot(hosts []Host) []bool {
 
 // markHot remembers the hosts hot in this run when the tier was classified as having
 // hot outliers (a flat or shocked tier has many "hot" hosts that are not outliers),
-// and forgets expired or absent ones.
+// and forgets those whose hold expired. A host absent from a run keeps its flag
+// until then, as it keeps its join memory: one that misses a report is still the
+// same hot host when it reports again (a replaced task, marked New, drops it in
+// ages).
 func (b *Balancer) markHot(v *view, outliers bool) {
-	present := make(map[string]struct{}, len(v.hosts))
 	for i, h := range v.hosts {
-		present[h.ID] = struct{}{}
 		if outliers && hotNow(b.cfg, v, i) {
 			b.lastHot[h.ID] = b.run
 		}
 	}
 	for id, last := range b.lastHot {
-		if _, ok := present[id]; !ok || b.run-last > uint64(b.cfg.HotHold) {
+		if b.run-last > uint64(b.cfg.HotHold) {
 			delete(b.lastHot, id)
 		}
 	}
