@@ -493,16 +493,27 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	// Admitted at the cost of its commands' keys, as a pipelined run (an
 	// MSET of 1,000 keys costs 1,000 in MULTI as outside it). Refused, its
 	// data commands count as shed, throttled or overloaded, as they count in
-	// the requests and errors (observeQueued) and as a refused run's do.
-	done, release, err := s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), s.txs.data, time.Now())
-	if err != nil {
-		if (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
-			// Refused by the limiter, they count as overloaded too: the
-			// server counts EXEC's reply once, the others here.
-			s.g.n.overloaded.Add(uint64(s.txs.data - 1))
+	// the requests and errors (observeQueued) and as a refused run's do; one
+	// without data commands counts as one refused command (its EXEC), as the
+	// server counts its OVERLOADED.
+	// A transaction that calls no backend (no data command, and no key read
+	// or watched that a Redis commit checks) runs as its commands (PING,
+	// ECHO, INFO) run outside MULTI, without admission: it has no backend
+	// call to charge, and a tenant over its quota got THROTTLED for MULTI,
+	// PING, EXEC, counted nowhere, while a PING alone was answered.
+	done, release := func(bool) {}, func() {}
+	if _, checked := s.txs.eng.(stateObserver); s.txs.data > 0 || (!retry && checked) {
+		var err error
+		done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
+		if err != nil {
+			if (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
+				// Refused by the limiter, they count as overloaded too: the
+				// server counts EXEC's reply once, the others here.
+				s.g.n.overloaded.Add(uint64(s.txs.data - 1))
+			}
+			s.observeQueued(nil, false, start)
+			return errReply(err)
 		}
-		s.observeQueued(nil, false, start)
-		return errReply(err)
 	}
 	// Released on every path, a panic's too (a bug: serveConn closes the
 	// connection): kept, each one shrank the capacity for good. A panic
