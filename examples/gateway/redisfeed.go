@@ -54,8 +54,10 @@ import (
 // resubscription; that notification also invalidates the fills of its key
 // in flight, so no fill that skipped PTTL stores a key that has an expiry.
 //
-// Not announced by Redis, hence not seen by the cache: FLUSHDB, FLUSHALL and
-// SWAPDB, and changes in other databases than 0.
+// Not announced by Redis: FLUSHDB, FLUSHALL and SWAPDB. The marker loop
+// sees them run in the shard's command counts (INFO commandstats, read with
+// the flags before each marker), and the shard's cache then starts over
+// before the next marker. Not seen at all: changes in other databases than 0.
 
 // keyspacePattern matches the keyspace notifications of database 0.
 const keyspacePattern = "__keyspace@0__:*"
@@ -191,6 +193,43 @@ type markerState struct {
 	// feedUp says the shard's feed is subscribed now; written by the feed's
 	// goroutine (followShard), read by the marker loop's.
 	feedUp atomic.Bool
+	// flushes is the shard's flushSignature read before the latest reset of
+	// its cache (by the feed's subscription or by mark); nil: unknown, and
+	// the next marker check resets.
+	flushes atomic.Pointer[string]
+}
+
+// flushCommands are the commands that change keys of database 0 with no
+// keyspace notification, as their lines of INFO commandstats start (a
+// renamed command, one run in MULTI or in a script, is counted under its
+// own name).
+var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:"}
+
+// flushSignature returns the lines of an INFO commandstats reply that count
+// the flushCommands, in their order: it changes whenever one of them runs
+// (or CONFIG RESETSTAT clears the counts, which only costs a reset).
+func flushSignature(info string) string {
+	var b strings.Builder
+	for _, cmd := range flushCommands {
+		for line := range strings.Lines(info) {
+			if strings.HasPrefix(line, cmd) {
+				b.WriteString(strings.TrimSpace(line))
+				b.WriteByte('\n')
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// flushesOf reads shard c's flushSignature.
+func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
+	info, err := c.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, err
+	}
+	sig := flushSignature(info)
+	return &sig, nil
 }
 
 // mark publishes shard i's checkpoint marker on c, once the shard is seen to
@@ -210,6 +249,13 @@ type markerState struct {
 // counts as volatile (expiries given meanwhile were not announced either)
 // until the next resubscription.
 //
+// With the flags, mark reads the shard's counts of FLUSHALL, FLUSHDB and
+// SWAPDB (flushSignature), which Redis announces with no notification: when
+// they changed since the latest reset, the shard's cache starts over before
+// the marker goes out, so no marker vouches for a value cached before one
+// of them ran. The counts are read after the cut, and compared with counts
+// read before the reset: every such command before the cut is seen.
+//
 // While the feed is down, mark does nothing: no subscriber would receive a
 // marker, and a shard that restarted has the flags of its own configuration
 // until the feed's next subscription sets them (subscribe), so a check then
@@ -220,10 +266,16 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		return
 	}
 	cut := time.Now()
-	cur, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
-	if err != nil {
+	var cfg *redis.MapStringStringCmd
+	var stats *redis.StringCmd
+	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
+		stats = p.Info(ctx, "commandstats")
+		return nil
+	}); err != nil {
 		return // a missed checkpoint: the bound ages
 	}
+	cur := cfg.Val()
 	if flags := cur["notify-keyspace-events"]; !notificationsCover(flags) {
 		if !m.off {
 			m.off = true
@@ -233,11 +285,20 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
 		return
 	}
-	if m.off {
+	sig := flushSignature(stats.Val())
+	switch last := m.flushes.Load(); {
+	case m.off:
 		m.off = false
 		b.volatile[i].Store(true)
 		ct.reset(i)
+		m.flushes.Store(&sig)
 		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+	case last == nil || *last != sig:
+		ct.reset(i)
+		m.flushes.Store(&sig)
+		if last != nil {
+			ct.log.Info("caching tier: FLUSHALL, FLUSHDB or SWAPDB ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+		}
 	}
 	publishMarker(ctx, c, marker, cut)
 }
@@ -287,7 +348,7 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 	backoff := 10 * time.Millisecond
 	var fl feedLosses
 	for {
-		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack(), &m.feedUp)
+		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack(), m)
 		m.feedUp.Store(false)
 		if ctx.Err() != nil {
 			return
@@ -349,7 +410,8 @@ func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 // change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
 // subscribed reports whether that confirmation came; logBack says the feed
 // was down before this call, and logged so, so that its return is logged.
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, up *atomic.Bool) (subscribed bool, err error) {
+// It keeps m's feedUp, and the flush counts read before the reset (mark).
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, m *markerState) (subscribed bool, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
@@ -404,7 +466,9 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 			// meanwhile wait in the socket and are applied after it, in
 			// order.
 			b.volatile[i].Store(true)
+			sig, _ := flushesOf(ctx, b.shards[i]) // unknown (nil) on error: mark resets
 			ct.reset(i)
+			m.flushes.Store(sig)
 			if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
 				b.volatile[i].Store(false)
 			}
@@ -416,7 +480,7 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 				ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
 			}
 			subscribed = true
-			up.Store(true)
+			m.feedUp.Store(true)
 		case frameMessage, framePMessage:
 			if ev, ok := ct.notified(b, i, marker, seq, f.channel, f.payload); ok {
 				if pend = append(pend, ev); len(pend) == cap(pend) {
