@@ -202,8 +202,12 @@ type markerState struct {
 // flushCommands are the commands that change keys of database 0 with no
 // keyspace notification, as their lines of INFO commandstats start (a
 // renamed command, one run in MULTI or in a script, is counted under its
-// own name).
-var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:"}
+// own name). CONFIG SET is one too: notifications turned off, a write, and
+// turned on again between two marker checks (in a MULTI, say) leave flags
+// that cover every change at both checks and a write announced to nobody.
+// Any CONFIG SET counts (the count does not say which parameter it set):
+// a cache that starts over after one is only a cost.
+var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:"}
 
 // flushSignature returns the lines of an INFO commandstats reply that count
 // the flushCommands, in their order: it changes whenever one of them runs
@@ -238,7 +242,8 @@ func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
 // only, a common set-up), and a marker published then would vouch for
 // changes that no notification invalidated. The checkpoint is cut before the
 // check, so every change before the cut ran while the flags covered it
-// (flags turned off and on again between two checks go unseen). While they
+// (flags turned off and on again between two checks are seen by the count
+// of CONFIG SET, below). While they
 // do not cover, no marker goes out, so the cache ages out of the bound, and
 // mark turns them on again, as the feed's subscription does: a feed that
 // still receives the notifications of some classes ("K$") never stays
@@ -250,7 +255,9 @@ func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
 // until the next resubscription.
 //
 // With the flags, mark reads the shard's counts of FLUSHALL, FLUSHDB and
-// SWAPDB (flushSignature), which Redis announces with no notification: when
+// SWAPDB (flushSignature), which Redis announces with no notification, and
+// of CONFIG SET, so that flags turned off and on again between two checks
+// are seen too: when
 // they changed since the latest reset, the shard's cache starts over before
 // the marker goes out, so no marker vouches for a value cached before one
 // of them ran. The counts are read after the cut, and compared with counts
@@ -297,7 +304,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		ct.reset(i)
 		m.flushes.Store(&sig)
 		if last != nil {
-			ct.log.Info("caching tier: FLUSHALL, FLUSHDB or SWAPDB ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+			ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB or CONFIG SET ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 		}
 	}
 	publishMarker(ctx, c, marker, cut)

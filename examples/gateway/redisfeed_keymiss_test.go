@@ -20,6 +20,7 @@ func TestRedisCachingTierKeymissIsNoChange(t *testing.T) {
 	in, direct := redisCachingGateway(t, time.Minute)
 	ctx := context.Background()
 	require.NoError(t, direct.ConfigSet(ctx, "notify-keyspace-events", "KEAm").Err())
+	syncFeed(t, in) // the cache has started over after the CONFIG SET (mark)
 	c := client(t, in, nil)
 	require.ErrorIs(t, c.Get(ctx, "absent").Err(), redis.Nil) // a fill: MGET misses, announced
 	syncFeed(t, in)                                           // the key miss has reached the cache
