@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 
 	"github.com/tierkit/tierkit/control"
@@ -51,6 +52,7 @@ func main() {
 		os.Exit(2)
 	}
 	otel.SetErrorHandler(&exportErrors{log: log})
+	redis.SetLogger(redisClientLog{log: log})
 	cfg, err := loadConfig(*configPath)
 	if err != nil {
 		log.Error("config", "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -88,6 +89,19 @@ func newRedisBackend(addrs []string, replicas [][]string, pool int, client strin
 		}
 	}
 	return b
+}
+
+// redisClientLog is go-redis's logger (redis.SetLogger): it passes the
+// client's own lines to the gateway's log as debug lines (-v shows them).
+// go-redis's default logger wrote them to stderr as they came, outside the
+// gateway's log: a line for each failed dial, up to a pool's size of them per
+// outage of a shard and per pool (the data path's with go-redis, the
+// transactions' with either client), beside the one warning the gateway
+// logs for the outage (health.go).
+type redisClientLog struct{ log *slog.Logger }
+
+func (l redisClientLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", "line", fmt.Sprintf(format, v...))
 }
 
 func newShardClient(a string, pool int) *redis.Client {
