@@ -45,6 +45,13 @@ func parseFlags(args []string, errOut io.Writer) (Fleet, float64, error) {
 	if err := fs.Parse(args); err != nil {
 		return Fleet{}, 0, err
 	}
+	// Every number is a flag: an argument that is not one is refused, since
+	// flag parsing stops there and would ignore it and every flag after it.
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: every setting is a flag (-h)", fs.Arg(0))
+		fmt.Fprintln(errOut, "fanout:", err)
+		return Fleet{}, 0, err
+	}
 	return f, *target, nil
 }
 
