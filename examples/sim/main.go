@@ -7,6 +7,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,14 +15,46 @@ import (
 )
 
 func main() {
-	seed := flag.Uint64("seed", 1, "random seed (same seed, same output)")
-	runs := flag.Int("runs", 300, fmt.Sprintf("balancer runs per scenario (at least %d)", minBalRuns()))
-	plots := flag.String("plots", "", "directory to write SVG plots to (empty: none)")
-	flag.Parse()
-	if err := run(os.Stdout, *seed, *runs, *plots); err != nil {
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, o.seed, o.runs, o.plots); err != nil {
 		fmt.Fprintln(os.Stderr, "sim:", err)
 		os.Exit(1)
 	}
+}
+
+// options are the command's flags.
+type options struct {
+	seed  uint64
+	runs  int
+	plots string
+}
+
+// parseFlags parses args, printing usage and errors to errOut. Every setting
+// is a flag: an argument that is not one is refused rather than ignored
+// ("sim plots -seed 2" would otherwise print seed 1 and write no plots, since
+// flag parsing stops at the first non-flag argument).
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var o options
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
+	fs.IntVar(&o.runs, "runs", 300, fmt.Sprintf("balancer runs per scenario (at least %d)", minBalRuns()))
+	fs.StringVar(&o.plots, "plots", "", "directory to write the plots to, SVG and PNG (empty: none)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: settings are flags (-seed n, -runs n, -plots dir)", fs.Arg(0))
+		fmt.Fprintln(errOut, "sim:", err)
+		return options{}, err
+	}
+	return o, nil
 }
 
 func defaultBal(runs int) balParams {
