@@ -7,18 +7,19 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 
-# The -timeout of each go test: its own cap in seconds, or what is left until
-# TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) if that is less, so that a
-# hang late in the run still ends with its goroutine dump within CI's budget.
-# Never under a minute: -timeout 0 would mean none.
-timeout_for() {
-	local left=$1
-	if [ -n "${TIERKIT_TEST_DEADLINE:-}" ]; then
-		left=$((TIERKIT_TEST_DEADLINE - $(date +%s)))
-		if [ "$left" -gt "$1" ]; then left=$1; fi
-		if [ "$left" -lt 60 ]; then left=60; fi
-	fi
-	echo "${left}s"
+# gotest CAP ARGS...: go test ARGS with a -timeout of CAP seconds per test
+# binary. Under TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) each
+# binary gets CAP or what is left until the deadline at its own start, if
+# that is less (scripts/testexec.sh, run by go test -exec), so that a hang late
+# in the run still ends with its goroutine dump within CI's budget: go test's
+# -timeout counts from each binary's start, so one computed when a go test of
+# many packages starts does not bound a package that starts late. Never under
+# a minute: -timeout 0 would mean none.
+testexec="'$(pwd)/scripts/testexec.sh'"
+gotest() {
+	local cap=$1
+	shift
+	TIERKIT_TEST_CAP=$cap go test -exec "$testexec" -timeout "${cap}s" "$@"
 }
 
 status=0
@@ -30,11 +31,11 @@ for mod in . examples bench; do
 		# than beside them (other packages' tests would heat both regions).
 		# The cluster runs even when another package failed, so that one
 		# run reports on both.
-		(cd examples && go test -race -count=1 -timeout "$(timeout_for 900)" $(go list ./... | grep -v '/examples/cluster$')) || status=1
-		(cd examples && go test -race -count=1 -timeout "$(timeout_for 900)" ./cluster) || status=1
+		(cd examples && gotest 900 -race -count=1 $(go list ./... | grep -v '/examples/cluster$')) || status=1
+		(cd examples && gotest 900 -race -count=1 ./cluster) || status=1
 		continue
 	fi
-	(cd "$mod" && go test -race -count=1 -timeout "$(timeout_for 900)" ./...) || status=1
+	(cd "$mod" && gotest 900 -race -count=1 ./...) || status=1
 done
 
 echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
@@ -46,7 +47,7 @@ echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if GOARCH=386 go test -c -o "$tmp/probe.test" ./internal/leak >/dev/null 2>&1 && "$tmp/probe.test" -test.run '^$' >/dev/null 2>&1; then
-	GOARCH=386 go test -count=1 -timeout "$(timeout_for 600)" ./... || status=1
+	GOARCH=386 gotest 600 -count=1 ./... || status=1
 else
 	echo "this machine cannot run 386 binaries: building and vetting the 386 tests instead (NOT run)"
 	GOARCH=386 go test -c -o "$tmp/" ./... || status=1

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The go test -exec program of scripts/test.sh: runs a test binary ("$@").
+# Under TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) it cuts the
+# binary's -test.timeout to TIERKIT_TEST_CAP seconds or what is left until the
+# deadline at this binary's start, whichever is less, never under a minute
+# (-timeout 0 would mean none). go test's own -timeout counts from each
+# binary's start, so in a go test of many packages one that starts late, after
+# the builds and tests before it, could hang past the deadline, and CI would
+# end the run before its goroutine dump.
+set -euo pipefail
+if [ -n "${TIERKIT_TEST_DEADLINE:-}" ] && [ -n "${TIERKIT_TEST_CAP:-}" ]; then
+	left=$((TIERKIT_TEST_DEADLINE - $(date +%s)))
+	if [ "$left" -gt "$TIERKIT_TEST_CAP" ]; then left=$TIERKIT_TEST_CAP; fi
+	if [ "$left" -lt 60 ]; then left=60; fi
+	# The last -test.timeout given wins over go test's.
+	set -- "$@" "-test.timeout=${left}s"
+fi
+exec "$@"
