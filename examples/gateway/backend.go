@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -109,7 +110,11 @@ var _ Backend = (*memkvBackend)(nil)
 func newMemkvBackend(shards int) (*memkvBackend, error) {
 	b := &memkvBackend{now: time.Now, sweeps: make([]expirySweep, shards)}
 	for range shards {
-		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16})
+		// No bound of memkv's on a commit's bytes: the gateway bounds them,
+		// a command's by max_request_bytes, a transaction's by
+		// max_tx_commands of those. Its default, 10 MiB, failed EXEC of a
+		// transaction that wrote more, which Redis runs.
+		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16, MaxCommitBytes: math.MaxInt})
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +167,8 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 // command on this shard, in one commit: the DELs' keys are read, and
 // validated, at its read version; a conflict retries all of them. A key the
 // run writes twice takes its last write. The commit carries all their keys
-// and values, which memkv bounds (MaxCommitBytes, 10 MiB: more than one
-// command of the default max_request_bytes holds).
+// and values, bounded by max_request_bytes (newMemkvBackend lifts memkv's
+// own bound).
 func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op, out []opResult, now time.Time) {
 	for attempt := 0; ; attempt++ {
 		rv := s.ReadVersion()

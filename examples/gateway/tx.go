@@ -48,6 +48,14 @@ type txState struct {
 	checks []*txn.Tx
 }
 
+// txOptions are the options of the gateway's transactions: no memory
+// budget. What one buffers is bounded by what MULTI queued (max_tx_commands
+// commands of max_request_bytes at most), which the gateway holds anyway,
+// and its reads by max_args keys. txn's default budget (16 MiB) refused a
+// write inside EXEC, in EXEC's reply, while the shard applied the others,
+// where Redis runs the whole transaction (TestTxLargerThanStoreBounds).
+var txOptions = txn.Options{MemoryBudget: -1}
+
 var (
 	errCrossShard = errors.New("CROSSSLOT keys of one transaction must map to one shard (use a {hash tag})")
 	errTxBackend  = errors.New("ERR WATCH/MULTI/EXEC are not available on this backend")
@@ -76,7 +84,7 @@ func (s *session) bindShard(keys []string) error {
 			if eng == nil {
 				return errTxBackend
 			}
-			tx, err := txn.Begin(eng, txn.Options{})
+			tx, err := txn.Begin(eng, txOptions)
 			if err != nil {
 				return err
 			}
@@ -131,7 +139,7 @@ func (s *session) rebase() error {
 	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote || s.txs.checks != nil {
 		return nil // Redis shards read live at EXEC
 	}
-	tx, err := txn.Begin(s.txs.eng, txn.Options{})
+	tx, err := txn.Begin(s.txs.eng, txOptions)
 	if err != nil {
 		return err
 	}
@@ -147,7 +155,7 @@ func (s *session) rebase() error {
 	for key, version := range s.txs.watched {
 		c := byVersion[version]
 		if c == nil {
-			if c, err = txn.Begin(atVersion{s.txs.eng, version}, txn.Options{}); err != nil {
+			if c, err = txn.Begin(atVersion{s.txs.eng, version}, txOptions); err != nil {
 				return fail(err)
 			}
 			byVersion[version] = c
