@@ -23,10 +23,12 @@ package main
 //     share a {hash tag}; on Redis shards (diff_shards_test.go) they lie on
 //     both shards, and a WATCH or EXEC across them must answer CROSSSLOT
 //     while Redis gets a stand-in (PING for WATCH, DISCARD for EXEC);
-//   - on Redis shards a watched key rewritten with the same value and
-//     expiry does not abort EXEC: there, while A watches, writes of a
-//     watched key outside MULTI change its value (a value not used before;
-//     INCRBY by 0 becomes 1);
+//   - on Redis shards a watched key back in its state at WATCH (rewritten
+//     with the same value and expiry, deleted again, incremented back) does
+//     not abort EXEC: there, while A watches, writes of a watched key
+//     outside MULTI change its value (a value not used before; INCRBY by 0
+//     becomes 1), though a DEL, or increments that add up to 0, can
+//     still bring one back (diff_state_test.go's noReturn avoids those);
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
 //   - inline commands follow redcon's quoting rules: only commands whose

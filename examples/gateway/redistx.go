@@ -29,9 +29,11 @@ import (
 // than one key (unchecked): its reads, a round trip each, are one state of
 // the shard only once the script has checked them.
 //
-// Against Redis's own WATCH this differs in two ways: a key rewritten with
-// the same value and expiry between the read and EXEC does not abort the
-// transaction (Redis aborts on any touch), and a key read twice with two
+// Against Redis's own WATCH this differs in two ways: a key that has at
+// EXEC the state it had when read does not abort the transaction, however
+// it came back to it (rewritten with the same value and expiry, deleted
+// again after a SET, incremented and decremented by as much; Redis aborts
+// on any touch), and a key read twice with two
 // different states does (reads are not a snapshot, so the transaction saw an
 // inconsistent view). Like the memkv path it is also stricter: every key read
 // inside the transaction is validated, not only the WATCHed ones.
