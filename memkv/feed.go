@@ -37,8 +37,9 @@ type Event struct {
 
 // Subscription is an ordered stream of change-feed events: writes in commit
 // version order, interleaved with checkpoints. Events are buffered per
-// subscriber up to Config.FeedBuffer (the buffer grows with the events it
-// holds, so an idle subscriber costs little whatever the bound); the commit
+// subscriber up to Config.FeedBuffer (the buffer grows and shrinks with the
+// events it holds, so an idle subscriber costs little whatever the bound,
+// also after a burst); the commit
 // path never blocks on a slow subscriber. Overflow policy: a subscriber whose buffer is full is cut off;
 // it still receives every event buffered before the cut, then ErrOverflow.
 // Close it when done. Safe for concurrent use.
@@ -121,7 +122,7 @@ func (sub *Subscription) push(e Event, st *counters) {
 		return
 	}
 	if sub.n == len(sub.buf) && len(sub.buf) < sub.limit {
-		sub.growLocked()
+		sub.resizeLocked(min(max(2*len(sub.buf), minRing), sub.limit))
 	}
 	if sub.n == len(sub.buf) {
 		sub.overflow = true
@@ -134,17 +135,26 @@ func (sub *Subscription) push(e Event, st *counters) {
 	sub.signal()
 }
 
-// growLocked doubles the ring, up to the limit, keeping the events in order.
-// Allocating the whole ring at Subscribe cost every subscriber FeedBuffer
-// events (384 KiB at the default) before it held any, and a FeedBuffer too
-// large to allocate made Subscribe panic.
-func (sub *Subscription) growLocked() {
-	buf := make([]Event, min(max(2*len(sub.buf), 16), sub.limit))
+// resizeLocked moves the events into a ring of size slots (>= sub.n),
+// keeping their order. push doubles the ring when it is full, up to the
+// limit: allocating the whole ring at Subscribe cost every subscriber
+// FeedBuffer events (384 KiB at the default) before it held any, and a
+// FeedBuffer too large to allocate made Subscribe panic. TryNext cuts it to
+// twice what it holds once it holds a quarter of it or less (the rule of
+// package mapshrink), so that a subscriber that caught up after a burst
+// does not keep the burst's ring (96 MiB at FeedBuffer 1<<20) for good; a
+// cut copies at most as many events as were taken since the last resize.
+func (sub *Subscription) resizeLocked(size int) {
+	buf := make([]Event, size)
 	for i := range sub.n {
 		buf[i] = sub.buf[(sub.head+i)%len(sub.buf)]
 	}
 	sub.buf, sub.head = buf, 0
 }
+
+// minRing is the smallest ring a subscription allocates, and the least
+// size at which TryNext shrinks one that its subscriber has drained.
+const minRing = 16
 
 // signal leaves the wake-up token for a waiting Next, unless it is there
 // already.
@@ -169,6 +179,9 @@ func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
 		sub.buf[sub.head] = Event{}
 		sub.head = (sub.head + 1) % len(sub.buf)
 		sub.n--
+		if len(sub.buf) > minRing && sub.n <= len(sub.buf)/4 {
+			sub.resizeLocked(max(2*sub.n, minRing))
+		}
 		if sub.n > 0 || sub.overflow {
 			// The token holds one signal for many pushes: pass it on, so
 			// that another waiting Next takes what is left.
