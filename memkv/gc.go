@@ -49,7 +49,8 @@ const minIdemRebuild = 64
 // far as it sees it (the n elements dropped and the capacity left). Copying
 // on every drop made each commit cost the window's length once the window
 // was full and every commit dropped one entry (an idempotency key, a range
-// write): 82 and 171 µs per commit with a window of 2^16. The capacity left
+// write): 89 and 192 µs per commit with a window of 2^16
+// (bench/memkv/droplog_abba.txt, medians of 6 runs). The capacity left
 // alone is not enough: when the window shrinks (SetConfig) and the few
 // entries left sit at the end of a full array, it is theirs alone, and the
 // whole array stayed alive until as many entries were appended again.
