@@ -34,7 +34,8 @@ type Config struct {
 	CheckpointEvery int
 
 	// FeedBuffer bounds the events buffered per subscriber (its buffer grows
-	// and shrinks with what it holds, up to this). A subscriber that falls further behind
+	// and shrinks with what it holds, up to this: it is cut when the subscriber
+	// catches up from a backlog small against it). A subscriber that falls further behind
 	// is cut off with ErrOverflow; so is every subscriber, however fast, when
 	// one commit writes more keys than FeedBuffer (its events are pushed
 	// together). Default 4096.
