@@ -68,26 +68,40 @@ func (p *apfPolicy) reset(s scenario, drop func(*request)) {
 	p.queued, p.executing, p.active, p.r, p.lastNow, p.robin, p.enqueues, p.drop = 0, 0, 0, 0, 0, p.queues-1, 0, drop
 }
 
-// dealHand deals `hand` distinct queues from the hash, as APF's shufflesharding
-// package does (successive draws from the hash value, without replacement).
+// dealHand deals `hand` distinct queues from the hash of the tenant's name, as
+// APF's shufflesharding.Dealer does (apfDeal).
 func (p *apfPolicy) dealHand(tenant int, name string) []int {
 	if h := p.hands[tenant]; h != nil {
 		return h
 	}
-	v := apfFlowHash(name)
-	deck := make([]int, p.queues)
-	for i := range deck {
-		deck[i] = i
-	}
-	h := make([]int, p.hand)
-	for i := range h {
-		n := uint64(p.queues - i)
-		j := i + int(v%n)
-		v /= n
-		deck[i], deck[j] = deck[j], deck[i]
-		h[i] = deck[i]
-	}
+	h := apfDeal(apfFlowHash(name), p.queues, p.hand)
 	p.hands[tenant] = h
+	return h
+}
+
+// apfDeal is shufflesharding.Dealer.Deal: it draws hand remainders from v,
+// the i-th modulo deck-i, then turns each into a card not dealt before by
+// counting it up past the cards of the earlier remainders it reaches. The
+// cards come in that order, which is the order shuffleShardLocked visits them
+// from its offset. (A Fisher-Yates swap on the same remainders deals other
+// hands from the same hash.)
+func apfDeal(v uint64, deck, hand int) []int {
+	rem := make([]int, hand)
+	for i := range rem {
+		n := uint64(deck - i)
+		rem[i] = int(v % n)
+		v /= n
+	}
+	h := make([]int, hand)
+	for i := range h {
+		card := rem[i]
+		for j := i; j > 0; j-- {
+			if card >= rem[j-1] {
+				card++
+			}
+		}
+		h[i] = card
+	}
 	return h
 }
 
