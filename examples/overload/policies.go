@@ -232,6 +232,9 @@ func policies() []policy {
 		&rrPolicy{max: 64},
 		&apfPolicy{queues: 64, hand: 8, queueLen: 50},
 		&apfPolicy{queues: 128, hand: 8, queueLen: 50},
+		// APF's shipped configuration of the levels tenants' requests
+		// land in (workload-low, global-default): hands of 6.
+		&apfPolicy{queues: 128, hand: 6, queueLen: 50},
 		&partitionPolicy{pct: [2]float64{0.7, 0.3}},
 		// The shed configuration of the real mode, with the baselines'
 		// queue timeout: tenants under their share in arrival order, a
