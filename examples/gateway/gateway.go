@@ -86,6 +86,9 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
 		health: make([]shardHealth, backend.Shards()), shardFlights: make([]atomic.Int64, backend.Shards()), log: log}
+	if b, ok := asRedis(backend); ok {
+		b.log = log // its replicas' outages, logged as the shards' are (health.go)
+	}
 	if err := g.build(cfg); err != nil {
 		g.closeParts() // what was built before the error; the backend stays the caller's
 		return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -51,10 +52,16 @@ const (
 // shardFailed records a failed batch of shard and logs the start of an
 // outage (see shardHealth).
 func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
+	g.health[shard].fail(err, now, g.log, "backend shard unreachable: its keys fail until it answers", "shard", shard)
+}
+
+// fail records a failed batch at now and logs the start of an outage as msg
+// with attrs (see shardHealth): the health of a shard, or of a replica
+// (redis_backend.go).
+func (h *shardHealth) fail(err error, now time.Time, log *slog.Logger, msg string, attrs ...any) {
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	h := &g.health[shard]
 	h.failed.Add(1)
 	if h.down.Load() || !h.markDown(now) {
 		h.outage.Add(1)
@@ -71,8 +78,7 @@ func (g *Gateway) shardFailed(shard int, err error, now time.Time) {
 	if h.down.Load() && !h.logged.Load() { // not ended, nor logged, meanwhile
 		h.logged.Store(true)
 		h.lastLog.Store(ns)
-		g.log.Warn("backend shard unreachable: its keys fail until it answers", "shard", shard, "err", err,
-			"unlogged_outages", h.suppressed.Swap(0))
+		log.Warn(msg, append(attrs, "err", err, "unlogged_outages", h.suppressed.Swap(0))...)
 	}
 }
 
@@ -99,6 +105,12 @@ func (g *Gateway) shardAnswered(shard int, now func() time.Time) {
 	if !h.down.Load() {
 		return
 	}
+	h.answered(now, g.log, "backend shard answers again", "shard", shard)
+}
+
+// answered records a success during an outage (the caller checked down)
+// and logs the outage's end as msg with attrs if its start was logged.
+func (h *shardHealth) answered(now func() time.Time, log *slog.Logger, msg string, attrs ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.down.Load() {
@@ -110,31 +122,62 @@ func (g *Gateway) shardAnswered(shard int, now func() time.Time) {
 		return
 	}
 	down := now().Sub(time.Unix(0, h.since.Load()))
-	g.log.Info("backend shard answers again", "shard", shard,
-		"down_for", down.Round(time.Millisecond), "failed_batches", h.outage.Load())
+	log.Info(msg, append(attrs, "down_for", down.Round(time.Millisecond), "failed_batches", h.outage.Load())...)
 }
 
 // healthCollectors are the per-shard series: up (1, or 0 during an outage)
-// and failed batches.
+// and failed batches; and the same per replica of a Redis shard, whose
+// outages move the shard's reads to its other replicas or its primary.
 func (g *Gateway) healthCollectors() []prometheus.Collector {
 	var cs []prometheus.Collector
-	for i := range g.health {
-		h := &g.health[i]
-		labels := prometheus.Labels{"shard": strconv.Itoa(i)}
+	series := func(what, failures string, h *shardHealth, labels prometheus.Labels) {
 		cs = append(cs,
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_backend_shard_up", ConstLabels: labels,
-				Help: "1 while the backend shard answers, 0 from a failed batch until one succeeds."},
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_backend_" + what + "_up", ConstLabels: labels,
+				Help: "1 while the backend " + what + " answers, 0 from a failed batch until one succeeds."},
 				func() float64 {
 					if h.down.Load() {
 						return 0
 					}
 					return 1
 				}),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_backend_shard_failed_batches_total", ConstLabels: labels,
-				Help: "Batches the backend shard failed (unreachable, or no answer within the request timeout)."},
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gateway_backend_" + what + "_failed_batches_total", ConstLabels: labels,
+				Help: "Batches the backend " + what + " failed (" + failures + ")."},
 				func() float64 { return float64(h.failed.Load()) }))
 	}
+	for i := range g.health {
+		series("shard", "unreachable, or no answer within the request timeout", &g.health[i], prometheus.Labels{"shard": strconv.Itoa(i)})
+	}
+	for _, r := range g.replicas() {
+		series("replica", "read batches: unreachable, no answer within its half of the request timeout, or reads refused", &r.health, prometheus.Labels{"shard": strconv.Itoa(r.shard), "replica": strconv.Itoa(r.index), "addr": r.addr})
+	}
 	return cs
+}
+
+// replicas are the backend's replicas, shard by shard (none but on Redis
+// shards).
+func (g *Gateway) replicas() []*replica {
+	b, ok := asRedis(g.backend)
+	if !ok {
+		return nil
+	}
+	var rs []*replica
+	for _, reps := range b.dataReplicas {
+		rs = append(rs, reps...)
+	}
+	return rs
+}
+
+// infoFields are h's fields in INFO's Backend section: whether it answers,
+// the batches it failed, and, during an outage, since when.
+func (h *shardHealth) infoFields() string {
+	h.mu.Lock() // up and down_since_ms of one state (the transitions are made under it)
+	down, since := h.down.Load(), h.since.Load()
+	h.mu.Unlock()
+	l := fmt.Sprintf("up=%d,failed_batches=%d", boolInt(!down), h.failed.Load())
+	if down {
+		l += fmt.Sprintf(",down_since_ms=%d", time.Unix(0, since).UnixMilli())
+	}
+	return l
 }
 
 // discardLogger is the logger of a gateway made without one.

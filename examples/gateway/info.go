@@ -94,20 +94,17 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	return verbatim(b.String())
 }
 
-// shardLines are the Backend section's lines: per shard, whether it answers
-// (health.go), the batches it failed, and, during an outage, since when.
+// shardLines are the Backend section's lines: per shard, and per replica of
+// a shard, whether it answers (health.go), the batches it failed, and,
+// during an outage, since when.
 func shardLines(g *Gateway) []string {
-	lines := make([]string, 0, len(g.health))
+	reps := g.replicas()
+	lines := make([]string, 0, len(g.health)+len(reps))
 	for i := range g.health {
-		h := &g.health[i]
-		h.mu.Lock() // up and down_since_ms of one state (health.go orders them)
-		down, since := h.down.Load(), h.since.Load()
-		h.mu.Unlock()
-		l := fmt.Sprintf("shard%d:up=%d,failed_batches=%d", i, boolInt(!down), h.failed.Load())
-		if down {
-			l += fmt.Sprintf(",down_since_ms=%d", time.Unix(0, since).UnixMilli())
-		}
-		lines = append(lines, l)
+		lines = append(lines, fmt.Sprintf("shard%d:%s", i, g.health[i].infoFields()))
+	}
+	for _, r := range reps {
+		lines = append(lines, fmt.Sprintf("shard%d_replica%d:addr=%s,%s", r.shard, r.index, r.addr, r.health.infoFields()))
 	}
 	return lines
 }

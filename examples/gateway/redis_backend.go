@@ -28,8 +28,9 @@ import (
 type redisBackend struct {
 	shards       []*redis.Client // go-redis on each primary: transactions, the feed, admin
 	data         []dataClient    // per shard: the primary's data path
-	dataReplicas [][]dataClient  // per shard: its replicas' data path; may be empty
+	dataReplicas [][]*replica    // per shard: its replicas; may be empty
 	next         []atomic.Uint32 // per shard: round robin over its replicas
+	log          *slog.Logger    // the replicas' outages (the gateway's; discardLogger until set)
 	// fillTTL is set when the caching tier is on: GETs are its fills, so
 	// they read the primary (replicas may lag behind the invalidations it
 	// announces), and on a shard that may hold keys with an expiry
@@ -58,11 +59,80 @@ type dataClient interface {
 
 var _ Backend = (*redisBackend)(nil)
 
+// replica is one replica of a shard: its data path and its health. A read
+// that fails on a replica (down, hung past its half of the time, refusing
+// reads) marks it down, as a failed batch marks a shard (health.go: one
+// warning per outage, gateway_backend_replica_up): reads then skip it and go
+// to the shard's other replicas, or to the primary, rather than each wait
+// on it again, and once per replicaRetry one read tries it (the probe); the
+// first read it answers marks it up. Without this, a replica that hung cost
+// every read batch routed to it half the request timeout, for as long as it
+// hung, and nothing showed that the reads had all moved to the primary.
+type replica struct {
+	data   dataClient
+	shard  int    // its shard
+	index  int    // its place in the shard's list of replicas
+	addr   string // as configured
+	health shardHealth
+	retry  atomic.Int64 // unix ns: while down, when a read may try it next
+}
+
+// replicaRetry is how long reads skip a replica that failed before one
+// tries it again: at most one read batch per replica per replicaRetry waits
+// on a replica that is down (up to half its time).
+const replicaRetry = time.Second
+
+// readable reports whether a read at now may go to r: r is up, or it is
+// down and its retry is due, and this read is the one that takes it (the
+// others skip r until the next retry).
+func (r *replica) readable(now time.Time) bool {
+	if !r.health.down.Load() {
+		return true
+	}
+	at, ns := r.retry.Load(), now.UnixNano()
+	return ns >= at && r.retry.CompareAndSwap(at, ns+int64(replicaRetry))
+}
+
+// pickReplica returns the replica of shard that a read at now goes to: the
+// next one round robin, or after it the first that is readable; nil when
+// none is (the read goes to the primary).
+func (b *redisBackend) pickReplica(shard int, now time.Time) *replica {
+	reps := b.dataReplicas[shard]
+	// The shard's own counter: one shared by the shards would send all of a
+	// shard's reads to one replica when reads alternate shards. Unsigned: no
+	// negative index after 2^31 batches on 32-bit.
+	n := b.next[shard].Add(1)
+	for i := range uint32(len(reps)) {
+		if r := reps[(n+i)%uint32(len(reps))]; r.readable(now) {
+			return r
+		}
+	}
+	return nil
+}
+
+// failed records a read that failed on r (err) at now, unless its batch's
+// own context ended (the read was not r's to answer).
+func (r *replica) failed(ctx context.Context, err error, now time.Time, log *slog.Logger) {
+	if ctx.Err() != nil {
+		return
+	}
+	r.retry.Store(now.UnixNano() + int64(replicaRetry)) // before it is marked down: no read takes it meanwhile
+	r.health.fail(err, now, log, "backend replica unreachable: its shard's reads skip it until it answers",
+		"shard", r.shard, "replica", r.index, "addr", r.addr)
+}
+
+// answered records a read that r answered.
+func (r *replica) answered(log *slog.Logger) {
+	if r.health.down.Load() {
+		r.health.answered(time.Now, log, "backend replica answers again", "shard", r.shard, "replica", r.index, "addr", r.addr)
+	}
+}
+
 // newRedisBackend connects to the shards' primaries (addrs) and replicas,
 // with the data path on client ("rueidis" or "go-redis").
 func newRedisBackend(addrs []string, replicas [][]string, pool int, client string) *redisBackend {
-	b := &redisBackend{dataReplicas: make([][]dataClient, len(addrs)), next: make([]atomic.Uint32, len(addrs)),
-		volatile: make([]atomic.Bool, len(addrs))}
+	b := &redisBackend{dataReplicas: make([][]*replica, len(addrs)), next: make([]atomic.Uint32, len(addrs)),
+		volatile: make([]atomic.Bool, len(addrs)), log: discardLogger}
 	dial := func(a string) dataClient {
 		if client == "go-redis" {
 			c := newShardClient(a, pool)
@@ -84,7 +154,7 @@ func newRedisBackend(addrs []string, replicas [][]string, pool int, client strin
 		}
 		if i < len(replicas) {
 			for _, r := range replicas[i] {
-				b.dataReplicas[i] = append(b.dataReplicas[i], dial(r))
+				b.dataReplicas[i] = append(b.dataReplicas[i], &replica{data: dial(r), shard: i, index: len(b.dataReplicas[i]), addr: r})
 			}
 		}
 	}
@@ -146,23 +216,25 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		if fill && b.volatile[shard].Load() {
 			return p.getsWithTTL(ctx, keys, out)
 		}
-		if reps := b.dataReplicas[shard]; len(reps) > 0 && !fill {
-			// The shard's own counter: one shared by the shards would send all
-			// of a shard's reads to one replica when reads alternate shards.
-			r := reps[b.next[shard].Add(1)%uint32(len(reps))] // unsigned: no negative index after 2^31 batches on 32-bit
-			// The replica has half the time left at most: one that hangs
-			// leaves the primary the other half to answer in.
-			rctx, cancel := ctx, context.CancelFunc(func() {})
-			if dl, ok := ctx.Deadline(); ok {
-				rctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		if len(b.dataReplicas[shard]) > 0 && !fill {
+			now := time.Now()
+			if r := b.pickReplica(shard, now); r != nil {
+				// The replica has half the time left at most: one that hangs
+				// leaves the primary the other half to answer in.
+				rctx, cancel := ctx, context.CancelFunc(func() {})
+				if dl, ok := ctx.Deadline(); ok {
+					rctx, cancel = context.WithDeadline(ctx, now.Add(dl.Sub(now)/2))
+				}
+				err := r.data.mget(rctx, keys, out)
+				cancel()
+				if err == nil {
+					r.answered(b.log)
+					return nil
+				}
+				// The replica is down, hangs, or refuses reads (MASTERDOWN,
+				// LOADING: MGET has no per-key errors): read the primary.
+				r.failed(ctx, err, time.Now(), b.log)
 			}
-			err := r.mget(rctx, keys, out)
-			cancel()
-			if err == nil {
-				return nil
-			}
-			// The replica is down, hangs, or refuses reads (MASTERDOWN,
-			// LOADING: MGET has no per-key errors): read the primary.
 		}
 		err := p.mget(ctx, keys, out)
 		if err != nil && p.replyErr(err) {
