@@ -41,6 +41,9 @@ type cacheTier struct {
 	// period at once (protected by mu).
 	changed chan struct{}
 	log     *slog.Logger
+	// feedWait, if not nil, is the Redis feeds' wait of d before they dial
+	// again (false: ctx ended); nil: a timer (tests record the waits).
+	feedWait func(ctx context.Context, d time.Duration) bool
 }
 
 // cached is a GET result as the cache holds it.

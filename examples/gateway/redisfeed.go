@@ -349,35 +349,77 @@ func markerCut(payload []byte) time.Time {
 // (feedconn.go): general clients cost the gateway a fifth of its CPU here
 // under 200,000 SETs a second (go-redis's Receive set a read deadline and
 // made a call per message; rueidis allocated a message and its strings per
-// frame). When the connection fails it is dialed again, with backoff, and
-// subscribed again; the confirmation resets the cache.
+// frame). When the connection fails it is dialed again, with backoff
+// (feedBackoff), and subscribed again; the confirmation resets the cache.
 func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}, m *markerState) {
-	backoff := 10 * time.Millisecond
+	var bo feedBackoff
 	var fl feedLosses
 	for {
-		subscribed, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack(), m)
+		since, err := ct.subscribe(ctx, b, i, marker, &ready, fl.logBack(), m)
 		m.feedUp.Store(false)
 		if ctx.Err() != nil {
 			return
 		}
 		addr := b.shards[i].Options().Addr
-		switch warn, unlogged := fl.failed(subscribed, time.Now()); {
+		now := time.Now()
+		switch warn, unlogged := fl.failed(!since.IsZero(), now); {
 		case warn:
 			ct.log.Warn("caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back",
 				"shard", i, "addr", addr, "err", err, "unlogged_losses", unlogged)
 		default:
 			ct.log.Debug("caching tier: change feed down", "shard", i, "addr", addr, "err", err)
 		}
-		if subscribed {
-			backoff = 10 * time.Millisecond
+		var upFor time.Duration
+		if !since.IsZero() {
+			upFor = now.Sub(since)
 		}
-		select {
-		case <-ctx.Done():
+		if !ct.waitFeed(ctx, bo.next(upFor)) {
 			return
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, time.Second)
 	}
+}
+
+// waitFeed waits d before a feed dials again, or until ctx ends (false).
+func (ct *cacheTier) waitFeed(ctx context.Context, d time.Duration) bool {
+	if ct.feedWait != nil {
+		return ct.feedWait(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Bounds of a feed's backoff, and the time its subscription must hold for
+// the backoff to start over.
+const (
+	feedBackoffMin = 10 * time.Millisecond
+	feedBackoffMax = time.Second
+	feedHealthy    = time.Second
+)
+
+// feedBackoff is the wait of a shard's feed before it dials again: it
+// doubles after each failure, from feedBackoffMin up to feedBackoffMax, and
+// starts over only after a subscription that held feedHealthy. It used to
+// start over after any confirmed subscription: a shard that confirmed
+// PSUBSCRIBE and refused the marker's SUBSCRIBE (an ACL without the
+// channel) had the feed dial, subscribe, fail and empty the cache every
+// 10 ms or so, a 1 MiB read buffer each time, for as long as it refused.
+type feedBackoff struct{ d time.Duration }
+
+// next returns the wait after a failure of the feed whose subscription held
+// upFor (0: it did not subscribe).
+func (bo *feedBackoff) next(upFor time.Duration) time.Duration {
+	if bo.d == 0 || upFor >= feedHealthy {
+		bo.d = feedBackoffMin
+	} else {
+		bo.d = min(2*bo.d, feedBackoffMax)
+	}
+	return bo.d
 }
 
 // feedLosses decides which failures of a shard's feed are logged: a loss
@@ -415,14 +457,18 @@ func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 // subscribe follows shard i's notifications on one connection, until it fails
 // or ctx ends. Every frame received is numbered in order (the version of the
 // change it announces); a PSUBSCRIBE confirmation resets the shard's cache.
-// subscribed reports whether that confirmation came; logBack says the feed
-// was down before this call, and logged so, so that its return is logged.
-// It keeps m's feedUp, and the flush counts read before the reset (mark).
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, m *markerState) (subscribed bool, err error) {
+// since is when the subscription was whole, the marker channel's confirmed
+// too (zero: it was not): a feed without its markers vouches for nothing,
+// so a SUBSCRIBE the shard refuses is a failure to subscribe, not a loss of
+// the feed (feedLosses), logged once, and its return not logged. logBack
+// says the feed was down before this call, and logged so, so that its
+// return is logged. It keeps m's feedUp, and the flush counts read before
+// the reset (mark).
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, m *markerState) (since time.Time, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
-		return false, err
+		return since, err
 	}
 	defer done()
 	// A shard that restarted is back with its own configuration, which may
@@ -430,14 +476,15 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 	// no notification invalidates. So the flags are checked (and set) before
 	// every subscription, whose confirmation empties the cache.
 	if err := ensureNotifications(ctx, b.shards[i], ct.log); err != nil {
-		return false, err
+		return since, err
 	}
 	if err := writeCommand(c, "PSUBSCRIBE", keyspacePattern); err != nil {
-		return false, err
+		return since, err
 	}
 	if err := writeCommand(c, "SUBSCRIBE", marker); err != nil {
-		return false, err
+		return since, err
 	}
+	psubscribed := false
 	var seq uint64
 	// Invalidations wait in pend while the next frame is already in the read
 	// buffer, and go to the cache in one Apply, which looks their keys up
@@ -460,9 +507,9 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 			var err error
 			if f, err = fr.nextGeneral(); err != nil { // nextIfBuffered just failed
 				if ctx.Err() != nil {
-					return subscribed, ctx.Err()
+					return since, ctx.Err()
 				}
-				return subscribed, err
+				return since, err
 			}
 		}
 		seq++
@@ -483,11 +530,15 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 				*ready <- struct{}{}
 				*ready = nil
 			}
-			if logBack && !subscribed {
-				ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
-			}
-			subscribed = true
+			psubscribed = true
 			m.feedUp.Store(true)
+		case frameSubscribe:
+			if psubscribed && since.IsZero() && string(f.channel) == marker {
+				since = time.Now()
+				if logBack {
+					ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
+				}
+			}
 		case frameMessage, framePMessage:
 			if ev, ok := ct.notified(b, i, marker, seq, f.channel, f.payload); ok {
 				if pend = append(pend, ev); len(pend) == cap(pend) {
