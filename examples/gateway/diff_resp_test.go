@@ -81,8 +81,8 @@ func appendCommand(b []byte, args []string) []byte {
 	return b
 }
 
-// plainToken reports whether a can be sent as a word of an inline command,
-// which Redis and the gateway (redcon's rules) split alike.
+// plainToken reports whether a can be sent as a word of an inline command
+// as it is, unquoted (FuzzInlineMatchesRedis checks quoting).
 func plainToken(a string) bool {
 	for i := 0; i < len(a); i++ {
 		if c := a[i]; c <= ' ' || c > '~' || c == '"' || c == '\'' || c == '\\' {

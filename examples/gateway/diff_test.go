@@ -31,8 +31,6 @@ package main
 //     still bring one back (diff_state_test.go's noReturn avoids those);
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
-//   - inline commands follow redcon's quoting rules: only commands whose
-//     arguments are plain words are sent inline;
 //   - malformed RESP (and *0, which Redis skips) closes the connection: the
 //     test sends well-formed commands only;
 //   - CLIENT SETINFO: Redis 7.0 lacks it;

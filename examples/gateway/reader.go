@@ -22,7 +22,7 @@ import (
 // redcon's do (a command or an argument may be kept after the next read, by a
 // transaction's queue or a batch still in flight, and stays intact), at a
 // fraction of the cost. Inline commands (a line of words, as typed at a
-// terminal) are rare and are split by redcon.Parse's rules (quotes, escapes),
+// terminal) are rare and are split as Redis splits them (quotes, escapes),
 // in time linear in their line (splitInline); their Raw is nil, as nothing
 // reads it.
 //
@@ -272,8 +272,8 @@ func atoi(b []byte) (int, error) {
 // bytes while it was split.
 const maxInline = 64 << 10
 
-// parseInline parses the line at i as an inline command, with redcon's rules
-// (quotes, escapes: splitInline). An empty line is skipped. It returns the
+// parseInline parses the line at i as an inline command, with Redis's rules
+// (quotes, escapes: splitInline). A blank line is skipped. It returns the
 // offset after the line, or -1 if the line is incomplete; a line longer than
 // maxInline, complete or not, is errBigInline.
 func (rr *respReader) parseInline(i int) (int, error) {
@@ -293,12 +293,12 @@ func (rr *respReader) parseInline(i int) (int, error) {
 	if len(words) > 0 && words[len(words)-1] == '\r' {
 		words = words[:len(words)-1]
 	}
-	if len(bytes.Trim(words, " ")) == 0 { // no arguments: skipped, as redcon does
-		return next, nil
-	}
 	args, err := splitInline(words)
 	if err != nil {
 		return -1, err
+	}
+	if len(args) == 0 { // a blank line: skipped, as Redis does
+		return next, nil
 	}
 	// No Raw: nothing reads it, and built as redcon.Parse builds it (the
 	// arguments again, in multi-bulk form, in a buffer grown by appends) it
@@ -308,77 +308,128 @@ func (rr *respReader) parseInline(i int) (int, error) {
 }
 
 // splitInline splits the words of an inline command, its line without the
-// line end, by redcon.Parse's rules: words are separated by spaces; a word
-// that starts with a quote (" or ') ends at the same quote, which a space or
-// the end of the line must follow, and within it a backslash escapes the
-// byte after it (\n, \r and \t are a newline, a carriage return and a tab);
-// a quote elsewhere in a word is an error. The arguments are copies, in one
-// buffer (an empty one is not nil: a nil reply is null). It takes time linear
-// in the line: redcon.Parse allocates and clears the rest of the line at
-// every space, so that one inline command of 256 KiB of spaces held a core
-// for 37 s, and one of max_request_bytes (4 MiB) for hours.
+// line end, as Redis's sdssplitargs does, so that a line typed at a terminal
+// stores the bytes it stores on Redis: words are separated by white space
+// (space, tab, CR, vertical tab, form feed); a double quote starts a part in
+// which \xHH is the byte of hex HH, \n, \r, \t, \b and \a the control
+// characters, and a backslash before any other byte that byte; a single quote
+// starts a part in which only \' is an escape (a backslash is itself); a
+// quote may start in a word ("a"b c"" is one argument, ab c), its closing
+// quote must be followed by white space or the end of the line, and a quote
+// left open is an error. A NUL byte is a byte of its word (Redis never finds
+// the end of such a line). The arguments are copies, in one buffer (an empty
+// one is not nil: a nil reply is null). It takes time linear in the line:
+// redcon.Parse, which split them before (by rules of its own: no \xHH, tabs
+// inside words, escapes between single quotes), allocates and clears the
+// rest of the line at every space, so that one inline command of 256 KiB of
+// spaces held a core for 37 s, and one of max_request_bytes (4 MiB) for
+// hours.
 func splitInline(words []byte) ([][]byte, error) {
-	data := make([]byte, 0, len(words)) // escapes only shorten a word: it is never grown
-	// Each argument starts a run of bytes other than spaces (a quoted one
-	// may hold more): sized by them, args is never grown, where appends
+	// Each argument starts a run of bytes other than white space (a quoted
+	// one may hold more): sized by them, args is never grown, where appends
 	// allocated twice the 24 bytes per argument it holds, per argument of
 	// as little as 2 bytes of input.
 	runs := 0
 	for i, c := range words {
-		if c != ' ' && (i == 0 || words[i-1] == ' ') {
+		if !inlineSpace(c) && (i == 0 || inlineSpace(words[i-1])) {
 			runs++
 		}
 	}
+	if runs == 0 { // a blank line
+		return nil, nil
+	}
+	data := make([]byte, 0, len(words)) // escapes only shorten a word: it is never grown
 	args := make([][]byte, 0, runs)
-	for i := 0; i < len(words); {
-		c := words[i]
-		if c == ' ' {
+	i := 0
+	for {
+		for i < len(words) && inlineSpace(words[i]) {
 			i++
-			continue
+		}
+		if i == len(words) {
+			return args, nil
 		}
 		from := len(data)
-		if c != '"' && c != '\'' {
-			j := i
-			for ; j < len(words) && words[j] != ' '; j++ {
-				if words[j] == '"' || words[j] == '\'' {
-					return nil, errBadQuotes
+	word:
+		for i < len(words) {
+			switch c := words[i]; c {
+			case ' ', '\t', '\r': // a word ends at these, not at \v or \f
+				break word
+			case '"', '\'':
+				var err error
+				if data, i, err = appendQuoted(data, words, i); err != nil {
+					return nil, err
 				}
-			}
-			data = append(data, words[i:j]...)
-			args = append(args, data[from:len(data):len(data)])
-			i = j
-			continue
-		}
-		for i++; ; i++ { // the quoted word, up to its closing quote
-			if i >= len(words) {
-				return nil, errBadQuotes
-			}
-			b := words[i]
-			if b == c {
+				break word
+			default:
+				data = append(data, c)
 				i++
-				break
 			}
-			if b == '\\' {
-				if i++; i >= len(words) {
-					return nil, errBadQuotes
-				}
-				switch b = words[i]; b {
-				case 'n':
-					b = '\n'
-				case 'r':
-					b = '\r'
-				case 't':
-					b = '\t'
-				}
-			}
-			data = append(data, b)
-		}
-		if i < len(words) && words[i] != ' ' {
-			return nil, errBadQuotes
 		}
 		args = append(args, data[from:len(data):len(data)])
 	}
-	return args, nil
+}
+
+// inlineSpace reports whether c separates the words of an inline command,
+// as C's isspace ('\n' ends the line before).
+func inlineSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
+}
+
+// appendQuoted appends to data the quoted part of a word that starts at
+// words[i], a quote, by sdssplitargs's rules (splitInline), and returns the
+// offset after its closing quote, which ends the word.
+func appendQuoted(data, words []byte, i int) ([]byte, int, error) {
+	q := words[i]
+	for i++; i < len(words); i++ {
+		b := words[i]
+		switch {
+		case b == q:
+			if i+1 < len(words) && !inlineSpace(words[i+1]) {
+				return nil, 0, errBadQuotes
+			}
+			return data, i + 1, nil
+		case b != '\\' || i+1 == len(words):
+		case q == '\'':
+			if words[i+1] == '\'' {
+				b = '\''
+				i++
+			}
+		case words[i+1] == 'x' && i+3 < len(words) && isHex(words[i+2]) && isHex(words[i+3]):
+			b = unhex(words[i+2])<<4 | unhex(words[i+3])
+			i += 3
+		default:
+			i++
+			switch b = words[i]; b {
+			case 'n':
+				b = '\n'
+			case 'r':
+				b = '\r'
+			case 't':
+				b = '\t'
+			case 'b':
+				b = '\b'
+			case 'a':
+				b = '\a'
+			}
+		}
+		data = append(data, b)
+	}
+	return nil, 0, errBadQuotes // the quote is not closed
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// unhex is the value of the hex digit c (isHex).
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // commands copies the parsed commands out of the read buffer, into one new
