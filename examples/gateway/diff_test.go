@@ -31,8 +31,9 @@ package main
 //     still bring one back (diff_state_test.go's noReturn avoids those);
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
-//   - malformed RESP (and *0, which Redis skips) closes the connection: the
-//     test sends well-formed commands only;
+//   - malformed RESP closes the connection (TestRESPLengthsAsRedis and
+//     FuzzInlineMatchesRedis compare it): the test sends well-formed
+//     commands only;
 //   - CLIENT SETINFO: Redis 7.0 lacks it;
 //   - expiries short enough to lapse during a run (none is generated).
 //

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -180,6 +181,9 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		if err != nil || !ok {
 			return -1, err
 		}
+		if count > math.MaxInt32 { // as Redis refuses one
+			return -1, errBadMultiBulk
+		}
 		if count <= 0 { // an empty command: Redis skips it and serves the next
 			return j, nil
 		}
@@ -260,9 +264,18 @@ func (rr *respReader) lineEnd(from int) int {
 	return -1
 }
 
-// atoi parses a decimal number in b without copying it, as redcon reads
-// one (strconv.Atoi: an optional sign, no overflow).
+// atoi parses a decimal number in b without copying it, as Redis's
+// string2ll reads a length: digits after an optional '-', without a '+', a
+// leading zero (but in "0") or "-0", and no overflow. strconv.Atoi alone,
+// as redcon reads one, took "+1", "01" and "-0", which Redis refuses.
 func atoi(b []byte) (int, error) {
+	digits := b
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || digits[0] < '0' || digits[0] > '9' || digits[0] == '0' && len(b) > 1 {
+		return 0, strconv.ErrSyntax
+	}
 	return strconv.Atoi(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 

@@ -192,6 +192,9 @@ func FuzzRESPReader(f *testing.F) {
 		if inlineQuirk(data) {
 			t.Skip("quotes, escapes, white space other than spaces: inline, Redis's rules are not redcon's") // see FuzzInlineMatchesRedis
 		}
+		if laxLength(data) {
+			t.Skip("a length with '+', a leading zero or -0: Redis refuses it, redcon's Reader reads it") // see TestRESPLengthsAsRedis
+		}
 		if emptyMultiBulk(data) {
 			t.Skip("an empty multi-bulk (*0, *-1): Redis skips it, redcon's Reader rejects it") // see TestRESPReader
 		}
@@ -250,6 +253,49 @@ func inlineQuirk(data []byte) bool {
 	return false
 }
 
+// laxLength reports whether a '*' or '$' in data is followed by a length
+// that strconv.Atoi reads and Redis's string2ll refuses: with a '+', a
+// leading zero, or "-0".
+func laxLength(data []byte) bool {
+	for i := 0; i+2 < len(data); i++ {
+		if data[i] != '*' && data[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if data[j] == '+' {
+			return true
+		}
+		if data[j] == '-' {
+			j++
+		}
+		if j < len(data) && data[j] == '0' && (j > i+1 || j+1 < len(data) && data[j+1] >= '0' && data[j+1] <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRESPLengthsAsRedis: a multi-bulk count or a bulk length is read as
+// Redis reads it (string2ll): one with a '+', a leading zero or "-0", or a
+// count past 2^31-1, is a protocol error, with Redis's words, where the
+// reader took all but the last, as redcon's does (strconv.Atoi), and ran
+// the command.
+func TestRESPLengthsAsRedis(t *testing.T) {
+	rs := startRedis(t)
+	gw := startGateway(t, Config{HTTPAddr: "-"})
+	for _, in := range []string{
+		"*+1\r\n$4\r\nPING\r\n", "*01\r\n$4\r\nPING\r\n", "*-0\r\nPING\r\n", "*00\r\nPING\r\n",
+		"*1\r\n$+4\r\nPING\r\n", "*1\r\n$04\r\nPING\r\n", "*1\r\n$-0\r\n\r\n", "*1\r\n$00\r\n\r\n",
+		"*3000000000\r\n", "*-\r\n", "*1\r\n$\r\n",
+		// read alike before too
+		"*0\r\nPING\r\n", "*-1\r\nPING\r\n", "*1\r\n$0\r\n\r\n", "*1\r\n$-1\r\n", "*2\r\n$4\r\nECHO\r\n$10\r\n0123456789\r\n",
+	} {
+		want := string(exchange(t, rs.addr, []byte(in)))
+		require.NotEmpty(t, want, "input %q", in)
+		require.Equal(t, want, string(exchange(t, gw.Addr(), []byte(in))), "input %q", in)
+	}
+}
+
 // emptyMultiBulk reports whether data has a '*' followed by a count that is
 // not positive ("*0", "*-1", "*-0"), anywhere: this reader skips such a
 // command, as Redis does, where redcon's Reader fails.
@@ -274,12 +320,13 @@ func emptyMultiBulk(data []byte) bool {
 	return false
 }
 
-// TestRESPReaderHugeCount: a command that announces 10^14 arguments and
-// never sends them costs this reader one parse per read (redcon's Reader
-// loops once per announced argument on every read: one 20-byte request
-// would hold a core for hours), and ends with the stream.
+// TestRESPReaderHugeCount: a command that announces 2^31-1 arguments (the
+// most Redis takes) and never sends them costs this reader one parse per
+// read (redcon's Reader loops once per announced argument on every read:
+// one 20-byte request of 10^14 would hold a core for hours), and ends with
+// the stream.
 func TestRESPReaderHugeCount(t *testing.T) {
-	in := "*100000000000000\r\n$1\r\n"
+	in := "*2147483647\r\n$1\r\n"
 	rr := newRESPReader(&chunkReader{data: []byte(in), n: 4}, 1<<20)
 	got, err := readAll(rr.ReadCommands)
 	assert.Empty(t, got)
