@@ -182,9 +182,9 @@ func (fr *feedReader) nextBuffered() (n, used int, ok bool) {
 			for ; j < len(b) && b[j] >= '0' && b[j] <= '9' && j-i <= 7; j++ {
 				size = size*10 + int(b[j]-'0')
 			}
-			from := j + 2
+			from := j + 2 // a leading zero ("$05") is refused below, as atoi refuses it
 			end := from + size
-			if j == i+1 || size > feedMaxBulk || end+2 > len(b) || b[j] != '\r' || b[j+1] != '\n' ||
+			if j == i+1 || b[i+1] == '0' && j > i+2 || size > feedMaxBulk || end+2 > len(b) || b[j] != '\r' || b[j+1] != '\n' ||
 				b[end] != '\r' || b[end+1] != '\n' {
 				return 0, 0, false
 			}
