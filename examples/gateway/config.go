@@ -104,6 +104,16 @@ type BackendConfig struct {
 	// "go-redis" (a pooled connection per batch). Transactions and the
 	// caching tier's change feed use go-redis either way.
 	Client string `json:"client"`
+	// Username and Password log the gateway in to every shard and replica,
+	// on each of its connections (both data-path clients, transactions,
+	// the caching tier's feed and markers): AUTH username password with a
+	// username (an ACL user), AUTH password without (the default user,
+	// requirepass). PasswordEnv names an environment variable that holds
+	// the password instead, so that the file need not: one of password and
+	// password_env at most. The password is never logged or shown.
+	Username    string `json:"username"`
+	Password    string `json:"password"`
+	PasswordEnv string `json:"password_env"`
 }
 
 // Limits harden the front end.
@@ -320,8 +330,8 @@ func (b *BackendConfig) fillDefaults() error {
 		// Redis settings here are a file that forgot the kind: ignored, the
 		// gateway would serve from process memory what the file meant for
 		// Redis.
-		if len(b.Redis) > 0 || len(b.Replicas) > 0 || b.Client != "" {
-			return errors.New(`gateway: backend redis, replicas or client set on the memkv backend: add "kind": "redis" (or use -redis)`)
+		if len(b.Redis) > 0 || len(b.Replicas) > 0 || b.Client != "" || b.Username != "" || b.Password != "" || b.PasswordEnv != "" {
+			return errors.New(`gateway: backend redis, replicas, client, username or password set on the memkv backend: add "kind": "redis" (or use -redis)`)
 		}
 		return nil
 	case "redis":
@@ -341,6 +351,9 @@ func (b *BackendConfig) fillRedisDefaults() error {
 	if len(b.Redis) == 0 {
 		return errors.New("gateway: backend redis needs at least one address")
 	}
+	if err := b.resolvePassword(); err != nil {
+		return err
+	}
 	if len(b.Replicas) > len(b.Redis) {
 		return errors.New("gateway: more replica lists than shards")
 	}
@@ -356,6 +369,27 @@ func (b *BackendConfig) fillRedisDefaults() error {
 		case strings.TrimSpace(a) != a:
 			return fmt.Errorf("gateway: backend redis or replicas: address %q has a space around it", a)
 		}
+	}
+	return nil
+}
+
+// resolvePassword reads the password from the environment variable that
+// PasswordEnv names, if it names one, and checks that a username comes with a
+// password. Its errors name the variable, never the password.
+func (b *BackendConfig) resolvePassword() error {
+	if b.PasswordEnv != "" {
+		if b.Password != "" {
+			return errors.New("gateway: backend password and password_env: set one")
+		}
+		v, ok := os.LookupEnv(b.PasswordEnv)
+		if !ok || v == "" {
+			return fmt.Errorf("gateway: backend password_env: environment variable %q is not set or empty", b.PasswordEnv)
+		}
+		b.Password, b.PasswordEnv = v, ""
+	}
+	if b.Username != "" && b.Password == "" {
+		// AUTH needs a password: the username alone would log in nobody.
+		return errors.New("gateway: backend username needs a password (password or password_env)")
 	}
 	return nil
 }

@@ -120,10 +120,12 @@ func applyFlags(fs *flag.FlagSet, cfg Config) Config {
 		case "redis":
 			// The flag replaces the file's shards, and so their replicas
 			// (the file's lists name replicas of its primaries); "" is
-			// the embedded memkv, where the file's client has no use.
+			// the embedded memkv, where the file's client and login have
+			// no use. Otherwise the file's login serves the flag's shards.
 			cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Replicas = "redis", strings.Split(v.(string), ","), nil
 			if v.(string) == "" {
 				cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Client = "memkv", nil, ""
+				cfg.Backend.Username, cfg.Backend.Password, cfg.Backend.PasswordEnv = "", "", ""
 			}
 		case "redis-client":
 			cfg.Backend.Client = v.(string)
@@ -393,7 +395,8 @@ func openBackend(cfg Config) (Backend, error) {
 	case "memkv":
 		return newMemkvBackend(cfg.Backend.Shards)
 	case "redis":
-		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool, cfg.Backend.Client), nil
+		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool, cfg.Backend.Client,
+			redisAuth{user: cfg.Backend.Username, password: cfg.Backend.Password}), nil
 	}
 	return nil, fmt.Errorf("gateway: unknown backend kind %q (want \"memkv\" or \"redis\")", cfg.Backend.Kind)
 }

@@ -15,7 +15,8 @@ import (
 // primaries, so the new shards' reads went to replicas of other servers.
 func TestRedisFlagOverridesFileBackend(t *testing.T) {
 	file := Config{Backend: BackendConfig{Kind: "redis", Redis: []string{"127.0.0.1:7001", "127.0.0.1:7002"},
-		Replicas: [][]string{{"127.0.0.1:7101"}, {"127.0.0.1:7102"}}, Client: "go-redis", Pool: 4}}
+		Replicas: [][]string{{"127.0.0.1:7101"}, {"127.0.0.1:7102"}}, Client: "go-redis", Pool: 4,
+		Username: "gw", Password: "pw"}}
 	parse := func(args ...string) Config {
 		fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -32,7 +33,8 @@ func TestRedisFlagOverridesFileBackend(t *testing.T) {
 	require.NoError(t, err, "-redis \"\" serves the embedded memkv")
 
 	c = parse("-redis", "127.0.0.1:7003,127.0.0.1:7004")
-	require.Equal(t, BackendConfig{Kind: "redis", Redis: []string{"127.0.0.1:7003", "127.0.0.1:7004"}, Client: "go-redis", Pool: 4}, c.Backend)
+	require.Equal(t, BackendConfig{Kind: "redis", Redis: []string{"127.0.0.1:7003", "127.0.0.1:7004"}, Client: "go-redis", Pool: 4,
+		Username: "gw", Password: "pw"}, c.Backend, "the file's login serves the flag's shards")
 
 	c = parse("-redis", "127.0.0.1:7003", "-redis-client", "rueidis")
 	require.Equal(t, "rueidis", c.Backend.Client)

@@ -128,23 +128,29 @@ func (r *replica) answered(log *slog.Logger) {
 	}
 }
 
+// redisAuth is the login of every connection to a shard or replica
+// (BackendConfig's username and password): none without a password. It is
+// never logged.
+type redisAuth struct{ user, password string }
+
 // newRedisBackend connects to the shards' primaries (addrs) and replicas,
-// with the data path on client ("rueidis" or "go-redis").
-func newRedisBackend(addrs []string, replicas [][]string, pool int, client string) *redisBackend {
+// with the data path on client ("rueidis" or "go-redis"), logging in with
+// auth.
+func newRedisBackend(addrs []string, replicas [][]string, pool int, client string, auth redisAuth) *redisBackend {
 	b := &redisBackend{dataReplicas: make([][]*replica, len(addrs)), next: make([]atomic.Uint32, len(addrs)),
 		volatile: make([]atomic.Bool, len(addrs)), log: discardLogger}
 	dial := func(a string) dataClient {
 		if client == "go-redis" {
-			c := newShardClient(a, pool)
+			c := newShardClient(a, pool, auth)
 			b.closers = append(b.closers, c.Close)
 			return goredisData{c}
 		}
-		f := newFastShard(a, pool)
+		f := newFastShard(a, pool, auth)
 		b.closers = append(b.closers, func() error { f.close(); return nil })
 		return f
 	}
 	for i, a := range addrs {
-		c := newShardClient(a, pool)
+		c := newShardClient(a, pool, auth)
 		b.closers = append(b.closers, c.Close)
 		b.shards = append(b.shards, c)
 		if client == "go-redis" {
@@ -174,9 +180,11 @@ func (l redisClientLog) Printf(ctx context.Context, format string, v ...any) {
 	l.log.DebugContext(ctx, "redis client", "line", fmt.Sprintf(format, v...))
 }
 
-func newShardClient(a string, pool int) *redis.Client {
+func newShardClient(a string, pool int, auth redisAuth) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:             a,
+		Username:         auth.user, // the feed's connection logs in with these too (feedDial)
+		Password:         auth.password,
 		Protocol:         2,
 		PoolSize:         pool,
 		MaxActiveConns:   pool, // a hard bound: PoolSize alone lets go-redis open more under load

@@ -34,6 +34,7 @@ import (
 type fastShard struct {
 	addr   string
 	pool   int
+	auth   redisAuth
 	mu     sync.Mutex                     // protects dial and closed
 	c      atomic.Pointer[rueidis.Client] // nil until a dial succeeds, and after close
 	dial   *fastDial                      // the dial running, or nil
@@ -52,7 +53,9 @@ type fastDial struct {
 // (during a shutdown): a client dialed then would be closed by nobody.
 var errShardClosed = errors.New("client closed")
 
-func newFastShard(addr string, pool int) *fastShard { return &fastShard{addr: addr, pool: pool} }
+func newFastShard(addr string, pool int, auth redisAuth) *fastShard {
+	return &fastShard{addr: addr, pool: pool, auth: auth}
+}
 
 // client returns the rueidis client, dialing it if need be; it waits for
 // the dial until ctx ends.
@@ -87,7 +90,7 @@ func (f *fastShard) client(ctx context.Context) (rueidis.Client, error) {
 // dialOnce runs dial d, stores its client (or closes it when close ran
 // meanwhile) and ends d.
 func (f *fastShard) dialOnce(d *fastDial) {
-	c, err := dialFast(f.addr, f.pool)
+	c, err := dialFast(f.addr, f.pool, f.auth)
 	f.mu.Lock()
 	switch {
 	case err != nil:
@@ -124,8 +127,8 @@ func (f *fastShard) close() {
 
 // dialFast connects to addr over at most pool pipelined connections (the
 // largest power of two not above pool, at most 2^8: rueidis's
-// MaxPipelineMultiplex bounds the exponent).
-func dialFast(addr string, pool int) (rueidis.Client, error) {
+// MaxPipelineMultiplex bounds the exponent), logging in with auth.
+func dialFast(addr string, pool int, auth redisAuth) (rueidis.Client, error) {
 	mux := 0
 	for 2<<mux <= pool && mux < rueidis.MaxPipelineMultiplex {
 		mux++
@@ -137,6 +140,8 @@ func dialFast(addr string, pool int) (rueidis.Client, error) {
 	}
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{addr},
+		Username:          auth.user,
+		Password:          auth.password,
 		ForceSingleClient: true,
 		DisableCache:      true,
 		DisableRetry:      true, // a batch fails fast; the client decides to retry

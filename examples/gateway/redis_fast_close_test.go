@@ -28,7 +28,7 @@ func TestFastShardClientAfterClose(t *testing.T) {
 		{"after a failed dial", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFastShard(addr, 2)
+			f := newFastShard(addr, 2, redisAuth{})
 			for range tc.dialsFirst {
 				_, err := f.client(context.Background())
 				require.Error(t, err)

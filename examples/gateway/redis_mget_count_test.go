@@ -22,7 +22,7 @@ func TestMGetWrongCountFailsBatch(t *testing.T) {
 	keys := []string{"a", "b", "c"}
 	for _, extra := range []int{-1, 1} {
 		addr := fakeShard(t, "", extra)
-		fast, slow := newFastShard(addr, 1), newShardClient(addr, 1)
+		fast, slow := newFastShard(addr, 1, redisAuth{}), newShardClient(addr, 1, redisAuth{})
 		t.Cleanup(func() { fast.close(); _ = slow.Close() })
 		for _, tc := range []struct {
 			name string

@@ -22,6 +22,8 @@ import (
 // redisServer is a redis-server started by a test on a free loopback port.
 type redisServer struct {
 	addr   string
+	user   string // the test's own clients of the server log in with these
+	pass   string
 	cmd    *exec.Cmd
 	exited chan struct{} // closed once cmd exited and was reaped
 }
@@ -35,6 +37,14 @@ type redisServer struct {
 // does. The server then exits at start, and startRedis tries another port.
 func startRedis(t testing.TB, extra ...string) *redisServer {
 	t.Helper()
+	return startRedisAs(t, "", "", extra...)
+}
+
+// startRedisAs is startRedis for a server whose extra arguments require a
+// login (--requirepass, --user): its readiness checks and info log in as
+// user with pass.
+func startRedisAs(t testing.TB, user, pass string, extra ...string) *redisServer {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
 	ping := func(c *redis.Client) error { return c.Ping(context.Background()).Err() }
@@ -43,7 +53,7 @@ func startRedis(t testing.TB, extra ...string) *redisServer {
 		require.NoError(t, err)
 		port := ln.Addr().(*net.TCPAddr).Port
 		require.NoError(t, ln.Close())
-		r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port)}
+		r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port), user: user, pass: pass}
 		err = r.tryStart(bin, port, ping, extra...)
 		if err == nil {
 			t.Cleanup(r.stop)
@@ -84,7 +94,7 @@ func (r *redisServer) tryStart(bin string, port int, ready func(*redis.Client) e
 	go func(cmd *exec.Cmd, exited chan struct{}) { _ = cmd.Wait(); close(exited) }(r.cmd, r.exited)
 	pid := strconv.Itoa(r.cmd.Process.Pid)
 	// Bounded readiness poll: the server has no way to tell us it listens.
-	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: r.addr, Username: r.user, Password: r.pass, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()
 	for i := 0; ; i++ {
 		select {
@@ -118,7 +128,7 @@ func (r *redisServer) stop() {
 // info returns one field of the server's INFO.
 func (r *redisServer) info(t testing.TB, section, field string) string {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: r.addr, Username: r.user, Password: r.pass, MaxRetries: -1})
 	defer c.Close()
 	s, err := c.Info(context.Background(), section).Result()
 	require.NoError(t, err)

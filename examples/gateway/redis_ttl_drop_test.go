@@ -23,7 +23,7 @@ import (
 // answered it, and the shard was counted as answering.
 func TestGetsWithTTLConnectionLostAfterMGet(t *testing.T) {
 	addr := fakeShard(t, "PTTL", 0)
-	fast, slow := newFastShard(addr, 1), newShardClient(addr, 1)
+	fast, slow := newFastShard(addr, 1, redisAuth{}), newShardClient(addr, 1, redisAuth{})
 	defer fast.close()
 	defer slow.Close()
 	for _, tc := range []struct {

@@ -44,7 +44,7 @@ func TestFeedRefusedSubscribeBacksOff(t *testing.T) {
 			return false
 		}
 	}
-	b := newRedisBackend([]string{r.addr}, nil, 1, "go-redis")
+	b := newRedisBackend([]string{r.addr}, nil, 1, "go-redis", redisAuth{})
 	defer b.Close()
 	fctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
