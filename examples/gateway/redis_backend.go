@@ -336,6 +336,12 @@ func (g goredisData) pipeline(ctx context.Context, ops []op, out []opResult, ttl
 	if err != nil && !isReplyError(err) && !errors.Is(err, redis.Nil) {
 		return err // the shard is unreachable: the whole batch fails
 	}
+	if setupFailed(err, cmds, ttls) {
+		for i := range ops {
+			out[i] = opResult{err: err}
+		}
+		return nil
+	}
 	for i := 0; i < len(ops); i++ {
 		if j := jointEnd(ops, i); j > i+1 {
 			jointResults(ops[i].kind, cmds[i], out[i:j])
@@ -462,6 +468,12 @@ func getsWithTTL(ctx context.Context, c *redis.Client, keys []string, out []opRe
 	if err != nil && !isReplyError(err) {
 		return err // the shard is unreachable: the whole batch fails
 	}
+	if setupFailed(err, []redis.Cmder{mget}, ttls) {
+		for i := range out {
+			out[i] = opResult{err: err}
+		}
+		return nil
+	}
 	if err := mget.Err(); err != nil {
 		for i := range out {
 			out[i] = opResult{err: err}
@@ -545,6 +557,28 @@ func allPlainSets(ops []op) bool {
 func allGets(ops []op) bool {
 	for _, o := range ops {
 		if o.kind != opGet {
+			return false
+		}
+	}
+	return true
+}
+
+// setupFailed reports whether err, a reply error that go-redis's Pipelined
+// returned, is the refusal of the connection's setup (AUTH or CLIENT
+// SETNAME: WRONGPASS, NOPERM): no command of the pipeline (cmds, ttls; nil
+// entries skipped) carries an error, since none ran. Their results are then
+// empty, not answers: a SET read as OK was written nowhere.
+func setupFailed(err error, cmds []redis.Cmder, ttls []*redis.IntCmd) bool {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return false
+	}
+	for _, c := range cmds {
+		if c != nil && c.Err() != nil {
+			return false
+		}
+	}
+	for _, c := range ttls {
+		if c != nil && c.Err() != nil {
 			return false
 		}
 	}
