@@ -192,7 +192,11 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 // caller waiting for it has left, or once load has returned (load must not use
 // it after). When ctx ends first, Get returns ctx.Err() at
 // once and the load goes on for the others. Errors from load are returned as is
-// and nothing is stored: the caller decides whether to retry.
+// and nothing is stored: the caller decides whether to retry. A panic in load,
+// or a runtime.Goexit, stores nothing and reaches every caller waiting for it
+// as a *[coalesce.PanicError] (matching [coalesce.ErrGoexit] for Goexit), as
+// coalesce delivers it; a caller on whose goroutine a Goexiting load ran
+// exits with it, as Goexit demands.
 func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
 	cfg := c.cfg.Load()
 	if cfg.Owns == nil || cfg.Owns(key) {
