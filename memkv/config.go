@@ -36,9 +36,11 @@ type Config struct {
 	// FeedBuffer bounds the events buffered per subscriber (its buffer grows
 	// and shrinks with what it holds, up to this: it is cut when the subscriber
 	// catches up from a backlog small against it). A subscriber that falls further behind
-	// is cut off with ErrOverflow; so is every subscriber, however fast, when
-	// one commit writes more keys than FeedBuffer (its events are pushed
-	// together). Default 4096.
+	// is cut off with ErrOverflow. A commit that writes more keys than
+	// FeedBuffer cuts off only the subscribers that fall that far behind
+	// while it pushes them: a subscriber takes events while a commit pushes
+	// them one by one, so one that reads all along may keep up with it.
+	// Default 4096.
 	FeedBuffer int
 
 	// MaxCommitBytes bounds the bytes of keys and values in one commit
