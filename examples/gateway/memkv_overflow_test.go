@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tierkit/tierkit/cache"
 	"github.com/tierkit/tierkit/memkv"
 )
 
@@ -40,25 +39,12 @@ func (g *gateClock) Now() time.Time {
 // event, last in the commit, is lost. Once the follower goes on, the tier
 // must start the cache over, not serve the value that event changed.
 func TestMemkvFeedOverflowStartsOver(t *testing.T) {
-	b, err := newMemkvBackend(1)
-	require.NoError(t, err)
 	clk := &gateClock{stalled: make(chan struct{}), release: make(chan struct{})}
-	ct, err := newCacheTier(1, 100, time.Minute)
-	require.NoError(t, err)
-	ct.cfg.Clock = clk
-	c, err := cache.New[string, cached](ct.cfg)
-	require.NoError(t, err)
-	ct.caches[0].Store(c)
-	defer ct.Close()
+	b, ct, load := clockedMemkvTier(t, clk, time.Minute)
 	ctx := context.Background()
 	st := b.stores[0]
-	_, err = st.Put(ctx, []byte("k"), encodeValue([]byte("old"), 0))
+	_, err := st.Put(ctx, []byte("k"), encodeValue([]byte("old"), 0))
 	require.NoError(t, err)
-	load := func(ctx context.Context) (opResult, error) {
-		out := make([]opResult, 1)
-		err := b.Do(ctx, 0, []op{{kind: opGet, key: "k"}}, out)
-		return out[0], err
-	}
 	ct.followMemkv(b)
 	r, err := ct.get(ctx, 0, "k", load)
 	require.NoError(t, err)

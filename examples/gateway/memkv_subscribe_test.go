@@ -16,32 +16,40 @@ type fakeClock struct{ ns atomic.Int64 }
 
 func (c *fakeClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
 
-// A fill that lands in a shard's cache before its follower has subscribed
-// (at start, or between reset and the new Subscribe after an overflow), and a
-// write to the store in that window: the write is in no subscription, and the
-// next checkpoint vouches for the stale entry beyond the staleness bound.
-func TestMemkvFillBeforeSubscribe(t *testing.T) {
+// clockedMemkvTier returns a one-shard memkv backend and a caching tier of
+// 100 entries with the staleness bound given whose cache reads clk, and a
+// load of key "k" from the backend; the tier is closed at the test's end.
+func clockedMemkvTier(t *testing.T, clk cache.Clock, staleness time.Duration) (*memkvBackend, *cacheTier, func(context.Context) (opResult, error)) {
+	t.Helper()
 	b, err := newMemkvBackend(1)
 	require.NoError(t, err)
-	clk := &fakeClock{}
-	clk.ns.Store(time.Now().UnixNano())
-	ct, err := newCacheTier(1, 100, time.Second)
+	ct, err := newCacheTier(1, 100, staleness)
 	require.NoError(t, err)
-	// The same tier with a clock the test moves.
 	ct.cfg.Clock = clk
 	c, err := cache.New[string, cached](ct.cfg)
 	require.NoError(t, err)
 	ct.caches[0].Store(c)
-	defer ct.Close()
-	ctx := context.Background()
-	st := b.stores[0]
-	_, err = st.Put(ctx, []byte("k"), encodeValue([]byte("v1"), 0))
-	require.NoError(t, err)
+	t.Cleanup(ct.Close)
 	load := func(ctx context.Context) (opResult, error) {
 		out := make([]opResult, 1)
 		err := b.Do(ctx, 0, []op{{kind: opGet, key: "k"}}, out)
 		return out[0], err
 	}
+	return b, ct, load
+}
+
+// A fill that lands in a shard's cache before its follower has subscribed
+// (at start, or between reset and the new Subscribe after an overflow), and a
+// write to the store in that window: the write is in no subscription, and the
+// next checkpoint vouches for the stale entry beyond the staleness bound.
+func TestMemkvFillBeforeSubscribe(t *testing.T) {
+	clk := &fakeClock{}
+	clk.ns.Store(time.Now().UnixNano())
+	b, ct, load := clockedMemkvTier(t, clk, time.Second) // a clock the test moves
+	ctx := context.Background()
+	st := b.stores[0]
+	_, err := st.Put(ctx, []byte("k"), encodeValue([]byte("v1"), 0))
+	require.NoError(t, err)
 	// The gateway serves as soon as followMemkv returns; with one P the
 	// follower goroutines it started have not run yet (nothing here blocks).
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
