@@ -481,6 +481,19 @@ func (c Config) checkRanges() error {
 	if c.CacheCapacity < 0 {
 		return fmt.Errorf("gateway: cache_capacity %d: want >= 0 (0: no caching tier)", c.CacheCapacity)
 	}
+	if c.CacheStaleness < 0 { // unused with the tier off, but refused as any negative duration
+		return fmt.Errorf("gateway: cache_staleness %v: want >= 0 (0: the default, 1s)", time.Duration(c.CacheStaleness))
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"min_limit", c.MinLimit}, {"max_limit", c.MaxLimit}} {
+		// Before the two are compared: a negative max_limit alone was
+		// refused as "min_limit 64 > max_limit -1", for a default it never set.
+		if v.n < 1 {
+			return fmt.Errorf("gateway: %s %d: want at least 1 (0: the default)", v.name, v.n)
+		}
+	}
 	if c.MinLimit > c.MaxLimit {
 		return fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
 	}
