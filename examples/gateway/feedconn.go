@@ -324,7 +324,7 @@ func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Con
 			cmds = append(cmds, []string{"AUTH", password})
 		}
 	}
-	cmds = append(cmds, []string{"CLIENT", "SETNAME", "tierkit-gateway-feed"})
+	cmds = append(cmds, []string{"CLIENT", "SETNAME", clientName + "-feed"})
 	for _, cmd := range cmds {
 		if err := writeCommand(c, cmd...); err != nil {
 			done()
@@ -335,7 +335,9 @@ func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Con
 			done()
 			return nil, nil, nil, err
 		}
-		if line[0] != '+' {
+		if line[0] != '+' && !(cmd[0] == "CLIENT" && bytes.HasPrefix(line, []byte("-NOPERM"))) {
+			// A NOPERM for CLIENT SETNAME (an ACL user without CLIENT) leaves
+			// the connection unnamed; failed, the feed never connected.
 			done()
 			return nil, nil, nil, fmt.Errorf("caching tier feed: %s: %s", cmd[0], line)
 		}

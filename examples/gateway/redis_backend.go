@@ -196,11 +196,34 @@ func newShardClient(a string, pool int, auth redisAuth) *redis.Client {
 		ReadTimeout:      2 * time.Second,
 		WriteTimeout:     2 * time.Second,
 		PoolTimeout:      2 * time.Second,
-		// The gateway's own identity on the shard.
-		ClientName:            "tierkit-gateway",
+		// The gateway's own identity on the shard, set by OnConnect rather
+		// than ClientName: go-redis fails the connection's setup when
+		// CLIENT SETNAME is refused.
+		OnConnect:             setClientName,
 		DisableIdentity:       true,
 		ContextTimeoutEnabled: true,
 	})
+}
+
+// clientName is the name of the gateway's connections to the shards (CLIENT
+// LIST); the caching tier's feed adds "-feed".
+const clientName = "tierkit-gateway"
+
+// setClientName names a new go-redis connection clientName. A shard whose
+// ACL user may not run CLIENT answers NOPERM: the connection serves
+// unnamed, as redis-cli and most clients do, rather than failing. Failed,
+// the setup failed every connection, so the shard was down for good.
+func setClientName(ctx context.Context, cn *redis.Conn) error {
+	if err := cn.ClientSetName(ctx, clientName).Err(); err != nil && !setNameRefused(err) {
+		return err
+	}
+	return nil
+}
+
+// setNameRefused reports whether err is the shard's refusal of CLIENT
+// SETNAME by its ACL (NOPERM): the name is left unset.
+func setNameRefused(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOPERM")
 }
 
 func (b *redisBackend) Shards() int { return len(b.shards) }

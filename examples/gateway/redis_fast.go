@@ -90,7 +90,14 @@ func (f *fastShard) client(ctx context.Context) (rueidis.Client, error) {
 // dialOnce runs dial d, stores its client (or closes it when close ran
 // meanwhile) and ends d.
 func (f *fastShard) dialOnce(d *fastDial) {
-	c, err := dialFast(f.addr, f.pool, f.auth)
+	c, err := dialFast(f.addr, f.pool, f.auth, clientName)
+	if re := (*rueidis.RedisError)(nil); errors.As(err, &re) && setNameRefused(re) {
+		// The shard's ACL user may not run CLIENT: rueidis fails the setup
+		// of every connection that sends CLIENT SETNAME, so the shard was
+		// down for good. Its connections go unnamed (a NOPERM of another
+		// command fails this dial too).
+		c, err = dialFast(f.addr, f.pool, f.auth, "")
+	}
 	f.mu.Lock()
 	switch {
 	case err != nil:
@@ -127,8 +134,9 @@ func (f *fastShard) close() {
 
 // dialFast connects to addr over at most pool pipelined connections (the
 // largest power of two not above pool, at most 2^8: rueidis's
-// MaxPipelineMultiplex bounds the exponent), logging in with auth.
-func dialFast(addr string, pool int, auth redisAuth) (rueidis.Client, error) {
+// MaxPipelineMultiplex bounds the exponent), logging in with auth and
+// naming each connection name ("": unnamed).
+func dialFast(addr string, pool int, auth redisAuth, name string) (rueidis.Client, error) {
 	mux := 0
 	for 2<<mux <= pool && mux < rueidis.MaxPipelineMultiplex {
 		mux++
@@ -163,7 +171,7 @@ func dialFast(addr string, pool int, auth redisAuth) (rueidis.Client, error) {
 		// that 4 s): a stalled batch fails within 3 s.
 		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond, KeepAlive: 400 * time.Millisecond},
 		ConnWriteTimeout: 2 * time.Second,
-		ClientName:       "tierkit-gateway",
+		ClientName:       name,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("redis %s: %w", addr, err)

@@ -11,8 +11,8 @@ import (
 )
 
 // TestGoRedisSetupErrorFailsWrites: when go-redis cannot set up a connection
-// to the shard (its AUTH or CLIENT SETNAME refused: a wrong password, an ACL
-// user without CLIENT), a pipelined batch fails with the refusal. go-redis
+// to the shard (its AUTH refused: a wrong password, for the default user or
+// an ACL user), a pipelined batch fails with the refusal. go-redis
 // returned the error without running the batch and left its commands without
 // one: every SET was answered OK, and written nowhere.
 func TestGoRedisSetupErrorFailsWrites(t *testing.T) {
@@ -21,8 +21,8 @@ func TestGoRedisSetupErrorFailsWrites(t *testing.T) {
 		args                   []string
 	}{
 		{"wrong password", "", "wrong-password", "WRONGPASS", []string{"--requirepass", backendPass}},
-		{"acl user without client", "gw", backendPass, "NOPERM",
-			[]string{"--user", "gw", "on", ">" + backendPass, "~*", "+@all", "-client"}},
+		{"acl user, wrong password", "gw", "wrong-password", "WRONGPASS",
+			[]string{"--user", "default", "off", "--user", "gw", "on", ">" + backendPass, "~*", "+@all"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			shard := startRedisAs(t, c.user, backendPass, c.args...)
