@@ -37,7 +37,10 @@ func TestGarbageAnswerIsBadState(t *testing.T) {
 			require.ErrorIs(t, err, controlplane.ErrBadState)
 
 			p, err := controlplane.New(controlplane.Config{Regions: []controlplane.Region{{Name: "eu"}}, Gateways: []controlplane.Gateway{g},
-				Cadence: 100 * time.Millisecond, DrainAfter: 2})
+				// a poll timeout far above the server's answer time: at the default
+				// (Cadence/2, 50 ms) a loaded machine's late answer read as
+				// unreachable, not as the bad state under test
+				Cadence: 100 * time.Millisecond, PollTimeout: 30 * time.Second, DrainAfter: 2})
 			require.NoError(t, err)
 			for k := 1; k <= 3; k++ {
 				require.NoError(t, p.Tick(context.Background(), t0.Add(time.Duration(k)*time.Second)))
