@@ -236,6 +236,17 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 			flat = append(flat, r...)
 		}
 	}
+	// A GET joins a coalesced fetch only until the fetch is sent: the shard
+	// may read the key at once, and a write applied after that read (by
+	// another client of the shard, or by a SET through the gateway that has
+	// not returned yet) may already have been read by others, so a GET that
+	// began later must not get the older value. Joins made until now began
+	// before the read.
+	for _, r := range reqs {
+		if len(r) == 1 && r[0].kind == opGet {
+			g.flights.Forget(r[0].key)
+		}
+	}
 	res := make([]opResult, n)
 	g.n.backendCalls.Add(1)
 	g.n.backendOps.Add(uint64(n))
