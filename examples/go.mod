@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/tierkit/tierkit => ../
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
