@@ -39,16 +39,17 @@ type Config struct {
 	Backend BackendConfig `json:"backend"`
 
 	// Batching and coalescing.
-	Linger         Duration `json:"linger"`          // batch window (an upper bound with the natural policy); default 200us
-	BatchPolicy    string   `json:"batch_policy"`    // "natural" (default): send at once when the group has no batch in flight; "linger": wait out the window
-	MaxBatch       int      `json:"max_batch"`       // items (a command's ops for one shard) per backend call; default 128
-	MaxInFlight    int      `json:"max_in_flight"`   // batches in the backend at once (a shard at most max_in_flight/shards); default 1024
-	NoCoalesce     bool     `json:"no_coalesce"`     // turn read coalescing off
-	HotLinger      Duration `json:"hot_linger"`      // the longest the fetch of a key that many GETs read at once waits for its expected readers; default 1ms
-	NoHotLinger    bool     `json:"no_hot_linger"`   // turn the hot-key linger off
-	CacheCapacity  int      `json:"cache_capacity"`  // caching tier entries per shard (memkv or redis); 0: off
-	CacheStaleness Duration `json:"cache_staleness"` // bounded staleness of cache hits; default 1s
-	RequestTimeout Duration `json:"request_timeout"` // per command; default 5s
+	Linger            Duration `json:"linger"`             // batch window (an upper bound with the natural policy); default 200us
+	BatchPolicy       string   `json:"batch_policy"`       // "natural" (default): send at once when the group has no batch in flight; "linger": wait out the window
+	MaxBatch          int      `json:"max_batch"`          // items (a command's ops for one shard) per backend call; default 128
+	MaxInFlight       int      `json:"max_in_flight"`      // batches in the backend at once (a shard at most max_in_flight/shards); default 1024
+	NoCoalesce        bool     `json:"no_coalesce"`        // turn read coalescing off
+	LinearizableReads bool     `json:"linearizable_reads"` // a GET joins a coalesced fetch only until it is sent to its shard (less coalescing; no read older than a write another client already saw)
+	HotLinger         Duration `json:"hot_linger"`         // the longest the fetch of a key that many GETs read at once waits for its expected readers; default 1ms
+	NoHotLinger       bool     `json:"no_hot_linger"`      // turn the hot-key linger off
+	CacheCapacity     int      `json:"cache_capacity"`     // caching tier entries per shard (memkv or redis); 0: off
+	CacheStaleness    Duration `json:"cache_staleness"`    // bounded staleness of cache hits; default 1s
+	RequestTimeout    Duration `json:"request_timeout"`    // per command; default 5s
 
 	// Procs sets the process's GOMAXPROCS when the gateway runs as a program
 	// (main; a Gateway embedded in another process leaves it alone): 0 keeps

@@ -39,10 +39,13 @@ type Gateway struct {
 	// Settings steered through control (see knobs.go). Apply funcs run one at
 	// a time under the registry's lock; the hot path reads the atomics.
 	coalesceOn atomic.Bool
-	timeout    atomic.Int64 // request timeout, ns
-	mu         sync.Mutex   // protects the config copies below (control's Apply funcs)
-	aimdCfg    aimd.Config
-	shedCfg    shed.Config
+	// linearizable makes flush drop a GET's fetch from the coalescing
+	// group as it is sent (linearizable_reads).
+	linearizable atomic.Bool
+	timeout      atomic.Int64 // request timeout, ns
+	mu           sync.Mutex   // protects the config copies below (control's Apply funcs)
+	aimdCfg      aimd.Config
+	shedCfg      shed.Config
 
 	shardShare   atomic.Int64   // batches one shard may have in its backend call (health.go)
 	shardFlights []atomic.Int64 // per shard: its batches in their backend call
@@ -182,6 +185,7 @@ func (g *Gateway) build(cfg Config) error {
 	}
 	g.metrics = newMetrics(g)
 	g.coalesceOn.Store(!cfg.NoCoalesce)
+	g.linearizable.Store(cfg.LinearizableReads)
 	g.hot = newHotKeys(time.Duration(cfg.HotLinger))
 	g.timeout.Store(int64(cfg.RequestTimeout))
 	return nil
@@ -236,15 +240,19 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 			flat = append(flat, r...)
 		}
 	}
-	// A GET joins a coalesced fetch only until the fetch is sent: the shard
+	// With linearizable_reads, a GET joins a coalesced fetch only until the
+	// fetch is sent: the shard
 	// may read the key at once, and a write applied after that read (by
 	// another client of the shard, or by a SET through the gateway that has
 	// not returned yet) may already have been read by others, so a GET that
 	// began later must not get the older value. Joins made until now began
-	// before the read.
-	for _, r := range reqs {
-		if len(r) == 1 && r[0].kind == opGet {
-			g.flights.Forget(r[0].key)
+	// before the read. By default GETs also join a sent fetch: more
+	// coalescing under a hot key, for reads up to one round trip old.
+	if g.linearizable.Load() {
+		for _, r := range reqs {
+			if len(r) == 1 && r[0].kind == opGet {
+				g.flights.Forget(r[0].key)
+			}
 		}
 	}
 	res := make([]opResult, n)

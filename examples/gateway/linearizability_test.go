@@ -476,7 +476,9 @@ func TestLinearizablePerKey(t *testing.T) {
 	for _, backend := range []string{"memkv", "redis"} {
 		for _, cached := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/cached=%v", backend, cached), func(t *testing.T) {
-				cfg := Config{HTTPAddr: "-"} // batching, coalescing, the hot-key linger: on by default
+				// batching, coalescing, the hot-key linger: on by default;
+				// linearizable_reads keeps GETs from joining a sent fetch
+				cfg := Config{HTTPAddr: "-", LinearizableReads: true}
 				if backend == "redis" {
 					cfg.Backend = BackendConfig{Kind: "redis", Redis: []string{startRedis(t).addr, startRedis(t).addr}, Pool: 4}
 				}
