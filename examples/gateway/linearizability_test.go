@@ -34,8 +34,9 @@ package main
 // bound earlier, did not decide in 20 s for some keys.
 //
 // It found that a GET could join a coalesced fetch already sent to its
-// shard, and so read a value older than one another read had returned
-// (TestCoalescedGetJoinsNoSentFetch; about one run in 50 on Redis shards).
+// shard, and so read a value older than one another read had returned (about
+// one run in 50 on Redis shards); it runs with linearizable_reads on, which
+// keeps GETs from joining a sent fetch (off by default: README).
 //
 // porcupine decides each key's history within linTimeout, and an undecided
 // check fails the test as such rather than hanging. LIN_STEPS=n runs n
