@@ -45,27 +45,11 @@ func TestRedisACLUserWithoutClient(t *testing.T) {
 				vals, err := gc.MGet(ctx, "a", "b", "none", "c").Result()
 				require.NoError(t, err)
 				assert.Equal(t, []any{"2", "2", nil, "3"}, vals)
-				err = gc.Watch(ctx, func(tx *redis.Tx) error {
-					v, err := tx.Get(ctx, "a").Result()
-					if err != nil {
-						return err
-					}
-					_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Set(ctx, "a", v+"x", 0)
-						return nil
-					})
-					return err
-				}, "a")
-				require.NoError(t, err)
+				requireWatchAppendX(t, gc, "a")
 				assert.Equal(t, "2x", admin.Get(ctx, "a").Val(), "the transaction committed")
 
 				// The caching tier's feed sees a write made on the shard.
-				require.NoError(t, gc.Set(ctx, "ck", "v1", 0).Err())
-				syncFeed(t, in)
-				require.Equal(t, "v1", gc.Get(ctx, "ck").Val())
-				require.Equal(t, "v1", gc.Get(ctx, "ck").Val()) // a hit
-				require.NoError(t, admin.Set(ctx, "ck", "v2", 0).Err())
-				eventually(t, "a direct SET did not reach the cache", func() bool { return gc.Get(ctx, "ck").Val() == "v2" })
+				requireFeedSeesShardWrite(t, in, gc, admin)
 
 				list, err := admin.ClientList(ctx).Result()
 				require.NoError(t, err)

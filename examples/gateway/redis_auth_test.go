@@ -71,18 +71,7 @@ func TestRedisBackendAuth(t *testing.T) {
 				assert.Equal(t, []any{"1", "2", nil, "3"}, vals)
 				assert.Greater(t, replicaReads(t, replica), before, "the replica served reads")
 
-				err = c.Watch(ctx, func(tx *redis.Tx) error {
-					v, err := tx.Get(ctx, "a").Result()
-					if err != nil {
-						return err
-					}
-					_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Set(ctx, "a", v+"x", 0)
-						return nil
-					})
-					return err
-				}, "a")
-				require.NoError(t, err)
+				requireWatchAppendX(t, c, "a")
 				pc := redis.NewClient(&redis.Options{Addr: primary.addr, Username: s.user, Password: backendPass, MaxRetries: -1})
 				t.Cleanup(func() { _ = pc.Close() })
 				assert.Equal(t, "1x", pc.Get(ctx, "a").Val(), "the transaction committed")
@@ -91,15 +80,43 @@ func TestRedisBackendAuth(t *testing.T) {
 				backend.Replicas = nil
 				cin := startGateway(t, Config{Backend: backend, CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 				cc := client(t, cin, nil)
-				require.NoError(t, cc.Set(ctx, "ck", "v1", 0).Err())
-				syncFeed(t, cin)
-				require.Equal(t, "v1", cc.Get(ctx, "ck").Val())
-				require.Equal(t, "v1", cc.Get(ctx, "ck").Val()) // a hit
-				require.NoError(t, pc.Set(ctx, "ck", "v2", 0).Err())
-				eventually(t, "a direct SET did not reach the cache", func() bool { return cc.Get(ctx, "ck").Val() == "v2" })
+				requireFeedSeesShardWrite(t, cin, cc, pc)
 			})
 		})
 	}
+}
+
+// requireWatchAppendX runs, through the gateway, a WATCH of key, a GET of
+// it and a MULTI/EXEC that sets it to its value plus "x", which must commit.
+func requireWatchAppendX(t *testing.T, c *redis.Client, key string) {
+	t.Helper()
+	ctx := context.Background()
+	err := c.Watch(ctx, func(tx *redis.Tx) error {
+		v, err := tx.Get(ctx, key).Result()
+		if err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, v+"x", 0)
+			return nil
+		})
+		return err
+	}, key)
+	require.NoError(t, err)
+}
+
+// requireFeedSeesShardWrite: through gw (the gateway in, caching tier on) a
+// cached key "ck" reads the value a SET made directly on the shard (shard,
+// a client of it) wrote, once the feed has delivered it.
+func requireFeedSeesShardWrite(t *testing.T, in *instance, gw, shard *redis.Client) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, gw.Set(ctx, "ck", "v1", 0).Err())
+	syncFeed(t, in)
+	require.Equal(t, "v1", gw.Get(ctx, "ck").Val())
+	require.Equal(t, "v1", gw.Get(ctx, "ck").Val()) // a hit
+	require.NoError(t, shard.Set(ctx, "ck", "v2", 0).Err())
+	eventually(t, "a direct SET did not reach the cache", func() bool { return gw.Get(ctx, "ck").Val() == "v2" })
 }
 
 // replicaReads is the MGETs r has run.
