@@ -107,6 +107,21 @@ func (c Config) validate() (config, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("aimd: "+format+": %w", append(args, ErrInvalidConfig)...))
 	}
+	bounds := c.checkFields(bad)
+	v := c.filled()
+	v.checkFilled(bounds, bad)
+	if len(errs) > 0 {
+		return config{}, errors.Join(errs...)
+	}
+	v.derive()
+	return v, nil
+}
+
+// checkFields reports each field of c that is wrong on its own, one error
+// per field, and whether Min, Max and Initial are all non-negative (a
+// negative bound is named alone, and the range checks of checkFilled, which
+// it would fail too, are skipped).
+func (c Config) checkFields(bad func(format string, args ...any)) (bounds bool) {
 	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
 		bad("Signal is a nil SignalFunc") // it would panic at every step
 	}
@@ -116,9 +131,7 @@ func (c Config) validate() (config, error) {
 	if c.Period < 0 {
 		bad("Period %v is negative", c.Period)
 	}
-	// One error per field: a negative bound is named alone, and the range
-	// checks below, which it would fail too, are skipped.
-	bounds := true
+	bounds = true
 	for _, f := range []struct {
 		name string
 		v    int
@@ -155,6 +168,11 @@ func (c Config) validate() (config, error) {
 	if c.MemoryHigh < 0 || c.MemoryHigh > 1 || c.MemoryLow < 0 || c.MemoryLow > 1 {
 		bad("MemoryHigh and MemoryLow must be fractions in [0, 1]")
 	}
+	return bounds
+}
+
+// filled is c with its zero fields given their defaults.
+func (c Config) filled() config {
 	v := config{Config: c}
 	v.Target = orF(c.Target, DefaultTarget)
 	v.Period = or(c.Period, DefaultPeriod)
@@ -168,6 +186,11 @@ func (c Config) validate() (config, error) {
 	v.RateIncrease = orF(c.RateIncrease, c.MaxRate/100)
 	v.MemoryHigh = orF(c.MemoryHigh, DefaultMemoryHigh)
 	v.MemoryLow = orF(c.MemoryLow, DefaultMemoryLow)
+	return v
+}
+
+// checkFilled reports the fields that are wrong together once defaulted.
+func (v *config) checkFilled(bounds bool, bad func(format string, args ...any)) {
 	if bounds && v.Min > v.Max {
 		bad("Min %d exceeds Max %d", v.Min, v.Max)
 	}
@@ -177,17 +200,18 @@ func (c Config) validate() (config, error) {
 	if v.MemoryLow > v.MemoryHigh {
 		bad("MemoryLow %v exceeds MemoryHigh %v", v.MemoryLow, v.MemoryHigh)
 	}
-	if len(errs) > 0 {
-		return config{}, errors.Join(errs...)
-	}
+}
+
+// derive sets what a valid, defaulted config computes from its fields.
+func (v *config) derive() {
 	v.limitP = Params{Target: v.Target, Increase: v.Increase, Gain: v.Gain, Decrease: v.Decrease,
 		Backoff: v.Backoff, Min: float64(v.Min), Max: float64(v.Max)}
 	v.rateP = Params{Target: v.Target, Increase: v.RateIncrease, Gain: v.Gain, Decrease: v.Decrease,
 		Backoff: v.Backoff, Min: v.MinRate, Max: v.MaxRate}
 	switch {
-	case c.MemoryLimit > 0:
-		v.memLimit = float64(c.MemoryLimit)
-	case c.MemoryLimit == 0:
+	case v.MemoryLimit > 0:
+		v.memLimit = float64(v.MemoryLimit)
+	case v.MemoryLimit == 0:
 		v.memLimit = goMemLimit() // and again at each step
 	}
 	if v.HeapBytes == nil {
@@ -196,7 +220,6 @@ func (c Config) validate() (config, error) {
 	// A nil Signal means the default one, which New makes and SetConfig
 	// keeps (withSignal): not made here, where SetConfig would throw it away.
 	v.defaultSig = v.Signal == nil
-	return v, nil
 }
 
 // withSignal gives c the default signal when its Signal was nil: prev's if
