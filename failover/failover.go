@@ -266,63 +266,15 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 	if s.Projected > cfg.Target {
 		want = 1 - cfg.Target/s.Projected
 	}
+	var done bool
 	switch st.phase {
 	case Local:
-		hot := s.HotShare >= cfg.HotShare && !receiving
-		if (s.Projected < cfg.Enter && !hot) || l.Demand == 0 {
-			d.Phase, d.Reason = Local, fmt.Sprintf("home p%.0f %.2f projected %.2f < enter %.2f",
-				100*cfg.Percentile, s.Home, s.Projected, cfg.Enter)
-			st.share = 0
-			return
-		}
-		st.phase, st.since, st.share = Spilling, r.run, 0
-		r.stats.SpillStarts++
-		if want <= cfg.MinChange {
-			// Hot hosts with little or no demand excess (or an Enter close to
-			// Target): shed at least DownStep, set directly. The rise rule below
-			// drops a rise of MinChange or less, which left the region spilling
-			// with a share of 0: shedding nothing and refusing spill.
-			want = math.Max(want, cfg.DownStep)
-			st.share, st.rose = want, r.run
-		}
-		d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
-			100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
+		want, done = r.decideLocal(cfg, st, l, s, receiving, want, d)
 	case Spilling:
-		// Hot hosts keep the region spilling at its share: winding down and recovering
-		// while they are still hot fires again on the next run (a flap every MinHold runs).
-		hot := s.HotShare >= cfg.HotShare && !receiving
-		// So do hosts that are hot at home demand, as Home is read: the spill in force
-		// relieves them, and read only as they are now they cool below HotCPU because
-		// of it, the region recovers and fires again on the next run. They keep the
-		// share a fresh firing would set (DownStep) and stop the recovery.
-		homeHot := hotAtHome(cfg, l, st.out) >= cfg.HotShare && !receiving
-		// Held MinHold runs since it fired and since its share last rose: hot
-		// hosts that fire a parked region again (below) hold it as long as they
-		// hold a Local region they fire, not one run.
-		held := r.run-st.since >= uint64(cfg.MinHold) && r.run-st.rose >= uint64(cfg.MinHold)
-		if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
-			st.phase, st.since, st.share = Local, r.run, 0
-			r.stats.SpillEnds++
-			d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f < exit %.2f",
-				100*cfg.Percentile, s.Projected, cfg.Exit)
-			return
-		}
-		switch {
-		case hot:
-			want = math.Max(want, st.share) // no winding down while the hosts are hot
-			if st.share < cfg.DownStep {
-				// Parked (wound down to less than DownStep, its home load between
-				// Exit and Target) when its hosts got hot: they fire it as they would
-				// a Local region, shedding at least DownStep at once, which the rise
-				// rule below (by more than MinChange) would not do.
-				want = math.Max(want, cfg.DownStep)
-				st.share, st.rose = want, r.run
-			}
-		case homeHot:
-			want = math.Max(want, math.Min(st.share, cfg.DownStep))
-		}
-		d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
-			100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
+		want, done = r.decideSpilling(cfg, st, l, s, receiving, want, d)
+	}
+	if done {
+		return
 	}
 	// Rise at once (by more than MinChange); wind down only when the want is zero or more
 	// than twice MinChange below the share and nothing rose for MinHold runs, by at most
@@ -335,6 +287,72 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		st.share = math.Max(want, st.share-cfg.DownStep)
 	}
 	d.Phase, d.Want = Spilling, st.share
+}
+
+// decideLocal is decide for a region at home: it stays (done) or fires,
+// returning the share it wants.
+func (r *Router) decideLocal(cfg Config, st *regionState, l Load, s Signal, receiving bool, want float64, d *RegionDecision) (float64, bool) {
+	hot := s.HotShare >= cfg.HotShare && !receiving
+	if (s.Projected < cfg.Enter && !hot) || l.Demand == 0 {
+		d.Phase, d.Reason = Local, fmt.Sprintf("home p%.0f %.2f projected %.2f < enter %.2f",
+			100*cfg.Percentile, s.Home, s.Projected, cfg.Enter)
+		st.share = 0
+		return want, true
+	}
+	st.phase, st.since, st.share = Spilling, r.run, 0
+	r.stats.SpillStarts++
+	if want <= cfg.MinChange {
+		// Hot hosts with little or no demand excess (or an Enter close to
+		// Target): shed at least DownStep, set directly. The rise rule below
+		// drops a rise of MinChange or less, which left the region spilling
+		// with a share of 0: shedding nothing and refusing spill.
+		want = math.Max(want, cfg.DownStep)
+		st.share, st.rose = want, r.run
+	}
+	d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
+		100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
+	return want, false
+}
+
+// decideSpilling is decide for a spilling region: it recovers (done) or
+// keeps spilling, returning the share it wants.
+func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, receiving bool, want float64, d *RegionDecision) (float64, bool) {
+	// Hot hosts keep the region spilling at its share: winding down and recovering
+	// while they are still hot fires again on the next run (a flap every MinHold runs).
+	hot := s.HotShare >= cfg.HotShare && !receiving
+	// So do hosts that are hot at home demand, as Home is read: the spill in force
+	// relieves them, and read only as they are now they cool below HotCPU because
+	// of it, the region recovers and fires again on the next run. They keep the
+	// share a fresh firing would set (DownStep) and stop the recovery.
+	homeHot := hotAtHome(cfg, l, st.out) >= cfg.HotShare && !receiving
+	// Held MinHold runs since it fired and since its share last rose: hot
+	// hosts that fire a parked region again (below) hold it as long as they
+	// hold a Local region they fire, not one run.
+	held := r.run-st.since >= uint64(cfg.MinHold) && r.run-st.rose >= uint64(cfg.MinHold)
+	if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
+		st.phase, st.since, st.share = Local, r.run, 0
+		r.stats.SpillEnds++
+		d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f < exit %.2f",
+			100*cfg.Percentile, s.Projected, cfg.Exit)
+		return want, true
+	}
+	switch {
+	case hot:
+		want = math.Max(want, st.share) // no winding down while the hosts are hot
+		if st.share < cfg.DownStep {
+			// Parked (wound down to less than DownStep, its home load between
+			// Exit and Target) when its hosts got hot: they fire it as they would
+			// a Local region, shedding at least DownStep at once, which the rise
+			// rule below (by more than MinChange) would not do.
+			want = math.Max(want, cfg.DownStep)
+			st.share, st.rose = want, r.run
+		}
+	case homeHot:
+		want = math.Max(want, math.Min(st.share, cfg.DownStep))
+	}
+	d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
+		100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
+	return want, false
 }
 
 // hotAtHome returns the share of l's hosts above HotCPU once the share out of the
