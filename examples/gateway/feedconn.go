@@ -42,6 +42,10 @@ type feedFrame struct {
 	channel, payload []byte
 }
 
+// errFeedRefused reports an error reply on a subscribed connection: the
+// server refused a subscription (an ACL without the channel, NOPERM).
+var errFeedRefused = errors.New("caching tier feed: server error")
+
 // errFeedProtocol reports a frame that a subscribed connection cannot send.
 var errFeedProtocol = errors.New("caching tier feed: protocol error")
 
@@ -84,7 +88,7 @@ func (fr *feedReader) nextGeneral() (feedFrame, error) {
 	}
 	switch line[0] {
 	case '-':
-		return feedFrame{}, fmt.Errorf("caching tier feed: server error: %s", line[1:])
+		return feedFrame{}, fmt.Errorf("%w: %s", errFeedRefused, line[1:])
 	case '*':
 	default:
 		return feedFrame{}, fmt.Errorf("%w: unexpected %q", errFeedProtocol, truncate(line, 40))

@@ -62,6 +62,10 @@ import (
 // keyspacePattern matches the keyspace notifications of database 0.
 const keyspacePattern = "__keyspace@0__:*"
 
+// markerPrefix starts the name of a gateway's marker channel (a random
+// suffix per process).
+const markerPrefix = "__tierkit:checkpoint:"
+
 // ensureNotifications makes sure shard c announces every change to a key:
 // notify-keyspace-events needs K (keyspace channel) and A (every class).
 // The generic and string classes alone (g$xe) are not enough: a write of
@@ -104,20 +108,25 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	}
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])
-	marker := "__tierkit:checkpoint:" + hex.EncodeToString(nonce[:])
+	marker := markerPrefix + hex.EncodeToString(nonce[:])
 	period := func() time.Duration {
 		return min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
 	}
-	ready := make(chan struct{}, len(b.shards))
+	ready := make(chan error, len(b.shards))
 	for i, c := range b.shards {
 		m := new(markerState)
 		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready, m) })
 		ct.wg.Go(func() { every(ct.ctx, period, ct.boundChanged, func() { ct.mark(ct.ctx, b, i, c, marker, m) }) })
 	}
-	// Serve only once every shard's notifications flow.
+	// Serve only once every shard's notifications and markers flow; a shard
+	// that refuses either subscription fails the start, as one that refuses
+	// the flags does: its cache would never serve a hit.
 	for range b.shards {
 		select {
-		case <-ready:
+		case err := <-ready:
+			if err != nil {
+				return err
+			}
 		case <-ctx.Done():
 			return fmt.Errorf("caching tier: subscribing to the shards' keyspace notifications: %w", ctx.Err())
 		}
@@ -344,14 +353,17 @@ func markerCut(payload []byte) time.Time {
 }
 
 // followShard applies shard i's notifications to its cache until ctx ends.
-// It sends on ready once the first subscription is confirmed. The
+// It sends nil on ready once the first subscription is whole (PSUBSCRIBE and
+// the marker's SUBSCRIBE confirmed), or, if the shard refuses it first (an
+// error reply: an ACL without the channel or the pattern), that error, and
+// returns: the gateway does not start. ready may be nil. The
 // subscription runs on a connection of its own, read by a parser of its own
 // (feedconn.go): general clients cost the gateway a fifth of its CPU here
 // under 200,000 SETs a second (go-redis's Receive set a read deadline and
 // made a call per message; rueidis allocated a message and its strings per
 // frame). When the connection fails it is dialed again, with backoff
 // (feedBackoff), and subscribed again; the confirmation resets the cache.
-func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- struct{}, m *markerState) {
+func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, marker string, ready chan<- error, m *markerState) {
 	var bo feedBackoff
 	var fl feedLosses
 	for {
@@ -361,6 +373,11 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 			return
 		}
 		addr := b.shards[i].Options().Addr
+		if ready != nil && errors.Is(err, errFeedRefused) {
+			ready <- fmt.Errorf("caching tier: shard %s refused the subscription to its keyspace notifications or to the gateway's marker channel (an ACL needs the channels %s and %s*): %w",
+				addr, keyspacePattern, markerPrefix, err)
+			return
+		}
 		now := time.Now()
 		switch warn, unlogged := fl.failed(!since.IsZero(), now); {
 		case warn:
@@ -463,8 +480,9 @@ func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 // the feed (feedLosses), logged once, and its return not logged. logBack
 // says the feed was down before this call, and logged so, so that its
 // return is logged. It keeps m's feedUp, and the flush counts read before
-// the reset (mark).
-func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- struct{}, logBack bool, m *markerState) (since time.Time, err error) {
+// the reset (mark). Once the subscription is whole it sends nil on *ready,
+// if not nil, and sets it to nil.
+func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- error, logBack bool, m *markerState) (since time.Time, err error) {
 	opt := b.shards[i].Options()
 	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
 	if err != nil {
@@ -526,15 +544,15 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 			if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
 				b.volatile[i].Store(false)
 			}
-			if *ready != nil {
-				*ready <- struct{}{}
-				*ready = nil
-			}
 			psubscribed = true
 			m.feedUp.Store(true)
 		case frameSubscribe:
 			if psubscribed && since.IsZero() && string(f.channel) == marker {
 				since = time.Now()
+				if *ready != nil {
+					*ready <- nil
+					*ready = nil
+				}
 				if logBack {
 					ct.log.Info("caching tier: a shard's change feed is back; its cache was emptied", "shard", i, "addr", opt.Addr)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/leak"
 )
 
 // TestFeedRefusedSubscribeBacksOff: a shard whose ACL lets the gateway
@@ -50,9 +53,10 @@ func TestFeedRefusedSubscribeBacksOff(t *testing.T) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ready := make(chan struct{}, 1)
 	var m markerState
-	wg.Go(func() { ct.followShard(fctx, b, 0, "__tierkit:checkpoint:refused", ready, &m) })
+	// nil ready: a gateway already serving, whose shard's ACL changed (at
+	// start, the refusal fails the start: TestRedisCachingTierMarkerRefusedAtStart).
+	wg.Go(func() { ct.followShard(fctx, b, 0, "__tierkit:checkpoint:refused", nil, &m) })
 
 	var got []time.Duration
 	for range n {
@@ -90,4 +94,43 @@ func TestFeedBackoff(t *testing.T) {
 	ms := time.Millisecond
 	assert.Equal(t, []time.Duration{10 * ms, 20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 640 * ms, time.Second, time.Second,
 		10 * ms, 20 * ms}, got)
+}
+
+// TestRedisCachingTierMarkerRefusedAtStart: a shard whose ACL lets the
+// gateway PSUBSCRIBE to the keyspace notifications but not SUBSCRIBE to its
+// marker channel fails the start with the shard's refusal, as a shard that
+// refuses the notifications' flags does. Before, the start waited only for
+// the PSUBSCRIBE's confirmation: the gateway served with a caching tier
+// that could never hit (no marker reaches it), said so only in a warning
+// that the shard's feed was lost, and showed nothing in its metrics. A shard
+// that refuses the PSUBSCRIBE too failed the start only at its 5 s timeout,
+// with no word of the refusal.
+func TestRedisCachingTierMarkerRefusedAtStart(t *testing.T) {
+	for name, channels := range map[string][]any{
+		"marker refused": {"&" + keyspacePattern},
+		"both refused":   {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			leak.Check(t) // the refused feed's goroutines end with the failed start
+			shard := startRedis(t)
+			direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+			defer direct.Close()
+			args := append([]any{"ACL", "SETUSER", "default", "resetchannels"}, channels...)
+			require.NoError(t, direct.Do(context.Background(), args...).Err())
+			cfg := Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2},
+				CacheCapacity: 10, Addr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0"}
+			begin := time.Now()
+			in, err := start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = in.Shutdown(ctx)
+			}
+			require.Error(t, err, "the gateway started with a caching tier whose feed the shard refuses")
+			assert.Contains(t, err.Error(), "NOPERM")
+			assert.Contains(t, err.Error(), shard.addr)
+			assert.Less(t, time.Since(begin), 4*time.Second, "a refusal fails the start at once, not at the start's timeout")
+			t.Log(err)
+		})
+	}
 }
