@@ -36,6 +36,11 @@ type cacheTier struct {
 	// retired sums the stats of the caches replaced by reset, so that
 	// stats() keeps counting across resets; protected by mu.
 	retired map[string]uint64
+	// prev holds, per shard, the cache its latest reset replaced, for
+	// retireGrace: a read that took it just before the swap counts its hit
+	// or miss there after the swap, and stats() reads it until it moves to
+	// retired (protected by mu).
+	prev []retiring
 	// changed is closed, and replaced, when a setConfig changes the
 	// staleness bound: the checkpoint and marker loops then read their
 	// period at once (protected by mu).
@@ -45,6 +50,18 @@ type cacheTier struct {
 	// again (false: ctx ended); nil: a timer (tests record the waits).
 	feedWait func(ctx context.Context, d time.Duration) bool
 }
+
+// retiring is a cache replaced by reset, and the timer that moves its stats
+// to the retired totals.
+type retiring struct {
+	c *cache.Cache[string, cached]
+	t *time.Timer
+}
+
+// retireGrace is how long a replaced cache's counts are still read after a
+// reset: a read that took the cache before the swap counts on it within
+// microseconds (a pipeline's lookup of all its keys a little later).
+const retireGrace = time.Second
 
 // cached is a GET result as the cache holds it.
 type cached struct {
@@ -56,7 +73,7 @@ type cached struct {
 // newCacheTier makes the caches of a tier over shards; a follow method then
 // starts the feeds.
 func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
-	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards),
+	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards), prev: make([]retiring, shards),
 		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
@@ -83,6 +100,9 @@ func (ct *cacheTier) followMemkv(b *memkvBackend) {
 
 // reset replaces shard i's cache with an empty one: events were lost, so
 // entries may miss invalidations. An empty cache reflects every change.
+// The replaced cache's stats are still read for retireGrace (prev), then
+// added to the retired totals: read once at the swap, they lost the hits and
+// misses of reads that had taken the cache just before it.
 func (ct *cacheTier) reset(i int) {
 	ct.mu.Lock() // held throughout, so that setConfig cannot slip in between
 	defer ct.mu.Unlock()
@@ -92,10 +112,30 @@ func (ct *cacheTier) reset(i int) {
 	}
 	old := ct.caches[i].Swap(c)
 	ct.resets.Add(1)
+	ct.retireLocked(i) // the one replaced before: its reads are long done
+	t := time.AfterFunc(retireGrace, func() {
+		ct.mu.Lock()
+		defer ct.mu.Unlock()
+		if ct.prev[i].c == old {
+			ct.retireLocked(i)
+		}
+	})
+	ct.prev[i] = retiring{c: old, t: t}
+}
+
+// retireLocked moves the stats of shard i's replaced cache, if any, to the
+// retired totals; ct.mu is held.
+func (ct *cacheTier) retireLocked(i int) {
+	p := ct.prev[i]
+	if p.c == nil {
+		return
+	}
+	p.t.Stop()
 	if ct.retired == nil {
 		ct.retired = map[string]uint64{}
 	}
-	addStats(ct.retired, old.Stats())
+	addStats(ct.retired, p.c.Stats())
+	ct.prev[i] = retiring{}
 }
 
 // memkvCheckpointPeriod is how often a memkv shard checkpoints its feed: a
@@ -431,6 +471,9 @@ func (ct *cacheTier) stats() map[string]uint64 {
 	}
 	for i := range ct.caches {
 		addStats(out, ct.caches[i].Load().Stats())
+		if p := ct.prev[i].c; p != nil {
+			addStats(out, p.Stats())
+		}
 	}
 	out["hits"] += ct.sharedHits.Load()
 	out["misses"] += ct.sharedMisses.Load()
@@ -468,8 +511,13 @@ func addStats(out map[string]uint64, s cache.Stats) {
 	out["stale_bypass"] += s.StaleBypass
 }
 
-// Close stops the feed followers.
+// Close stops the feed followers, and the timers of the replaced caches.
 func (ct *cacheTier) Close() {
 	ct.stop()
 	ct.wg.Wait()
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	for i := range ct.prev {
+		ct.retireLocked(i)
+	}
 }

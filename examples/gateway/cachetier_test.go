@@ -243,6 +243,29 @@ func TestCacheTierStatsMonotonicAcrossResets(t *testing.T) {
 	}
 }
 
+// TestCacheTierResetKeepsLateCounts: a read that took a shard's cache just
+// before a reset replaced it counts on that cache after the reset; the
+// tier's stats keep that count. Before, reset read the replaced cache's
+// stats once, at the swap, and a hit or miss of such a read was lost.
+func TestCacheTierResetKeepsLateCounts(t *testing.T) {
+	ct, err := newCacheTier(1, 100, 0)
+	require.NoError(t, err)
+	defer ct.Close()
+	c := ct.caches[0].Load() // a read takes the cache...
+	c.Set("k", cached{found: true})
+	ct.reset(0) // ...a reset replaces it...
+	_, ok := c.TryGet("k")
+	require.True(t, ok) // ...and the read hits the replaced cache
+	c.TryGet("absent")  // and another misses there
+	st := ct.stats()
+	assert.Equal(t, uint64(1), st["hits"], "a hit on the replaced cache after the reset was lost")
+	assert.Equal(t, uint64(1), st["misses"], "a miss on the replaced cache after the reset was lost")
+	ct.Close() // the replaced caches' counts are final now
+	st = ct.stats()
+	assert.Equal(t, uint64(1), st["hits"])
+	assert.Equal(t, uint64(1), st["misses"])
+}
+
 // TestCacheTierFillKeyError: a key whose read fails in a shared load (a GET
 // of a key of another type, answered WRONGTYPE in a batch that mixes GETs with
 // writes) answers its own error; the other keys of that load keep their
