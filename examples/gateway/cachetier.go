@@ -29,7 +29,7 @@ type cacheTier struct {
 	ctx    context.Context // ends at Close
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
-	resets atomic.Uint64 // caches replaced after a gap in a feed
+	resets atomic.Uint64 // caches replaced: after a gap in a feed, and once per Redis shard as its feed first subscribes
 	// sharedHits and sharedMisses count the GETs of pipeline runs that
 	// shared an identical GET's lookup (countShared).
 	sharedHits, sharedMisses atomic.Uint64
