@@ -310,15 +310,16 @@ func cmdHello(_ context.Context, s *session, a [][]byte) any {
 			user, pass = a[i+1], a[i+2]
 			i += 2
 		case opt == "SETNAME" && i+1 < len(a):
+			// Checked as it is read, as Redis does: a bad name fails
+			// HELLO before a later option's syntax error, and a later
+			// SETNAME does not make up for it.
+			if r := checkClientName(a[i+1]); r != nil {
+				return r
+			}
 			name = a[i+1]
 			i++
 		default: // Redis's text, with the option as sent
 			return respErr(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", cString(a[i])))
-		}
-	}
-	if name != nil {
-		if r := checkClientName(name); r != nil {
-			return r
 		}
 	}
 	if user != nil {

@@ -101,6 +101,10 @@ var edgeCases = []edgeCase{
 		// Redis 7.0 keeps the name of a HELLO whose AUTH fails, 7.2 (and the
 		// gateway) does not: no GETNAME after it.
 		"HELLO 3 SETNAME n2 AUTH nosuch pw", "HELLO 3 SETNAME", "HELLO 3 AUTH default pw SETNAME n3",
+		"CLIENT GETNAME",
+		// A bad name fails HELLO where it stands: before a later option's
+		// syntax error, and whatever name follows it.
+		`HELLO 3 SETNAME "a b" BOGUS`, `HELLO 3 SETNAME "a b" AUTH x`, `HELLO 2 SETNAME "a b" SETNAME n4`,
 		"CLIENT GETNAME", "GET {e}none", "MGET {e}none {e}none", "SET {e}k v NX", "SET {e}k v NX", "COMMAND INFO nosuch",
 		"EXISTS {e}k {e}k", "INCRBY {e}k 1",
 	}},
