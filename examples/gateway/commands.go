@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -465,10 +465,13 @@ func cmdConfig(_ context.Context, s *session, a [][]byte) any {
 	out := respMap{}
 	var seen [len(configValues)]bool // as Redis: a setting two patterns match is one pair (RESP3 map keys are unique)
 	for _, p := range a[2:] {
-		pattern := asciiLower(p)
-		exact := !strings.ContainsAny(pattern, "[*?") // as Redis: a name, answered as sent
+		// As Redis: a pattern without '[', '*' or '?' before any NUL byte is
+		// a name, looked up whole and answered as sent; one with them is
+		// matched as a C string (up to the NUL).
+		name, glob := asciiLower(p), cString(p)
+		exact := !bytes.ContainsAny(glob, "[*?")
 		for i, kv := range configValues {
-			if seen[i] || !(exact && pattern == kv[0] || !exact && globMatch(pattern, kv[0])) {
+			if seen[i] || !(exact && name == kv[0] || !exact && globMatch(glob, kv[0])) {
 				continue
 			}
 			seen[i] = true
@@ -482,13 +485,102 @@ func cmdConfig(_ context.Context, s *session, a [][]byte) any {
 	return out
 }
 
-// globMatch reports whether the name s (lower case, no '/') matches a CONFIG
-// GET pattern as Redis's stringmatch reads it: '*', '?', '[...]' classes
-// (with '^' and ranges) and '\' escapes. A malformed pattern matches
-// nothing.
-func globMatch(pattern, s string) bool {
-	ok, err := path.Match(pattern, s)
-	return ok && err == nil
+// globMatch reports whether the name s matches a CONFIG GET pattern as
+// Redis's stringmatchlen reads it without case: '*', '?', '[...]' classes
+// (with '^', ranges, whose bounds may come in either order, and '\'
+// escapes; a class that is not closed runs to the end of the pattern) and
+// '\' escapes. A pattern is never malformed (path.Match's refusals of "[z-a]",
+// "[-a]", "[^]" or "sav[e" matched nothing where Redis matches "save").
+func globMatch(pattern []byte, s string) bool {
+	longer := false
+	return stringMatch(pattern, s, &longer)
+}
+
+// stringMatch is Redis's stringmatchlen_impl with nocase set; skipLonger
+// ends the search once the rest of the pattern after a '*' matched nowhere.
+func stringMatch(p []byte, s string, skipLonger *bool) bool {
+	lower := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for len(p) > 0 && len(s) > 0 {
+		switch p[0] {
+		case '*':
+			for len(p) > 1 && p[1] == '*' {
+				p = p[1:]
+			}
+			if len(p) == 1 {
+				return true
+			}
+			for ; len(s) > 0; s = s[1:] {
+				if stringMatch(p[1:], s, skipLonger) {
+					return true
+				}
+				if *skipLonger {
+					return false
+				}
+			}
+			*skipLonger = true
+			return false
+		case '?':
+			s = s[1:]
+		case '[':
+			p = p[1:]
+			not := len(p) > 0 && p[0] == '^'
+			if not {
+				p = p[1:]
+			}
+			match := false
+			for {
+				if len(p) >= 2 && p[0] == '\\' {
+					p = p[1:]
+					match = match || p[0] == s[0]
+				} else if len(p) == 0 { // not closed: ends with the pattern
+					break
+				} else if p[0] == ']' {
+					break
+				} else if len(p) >= 3 && p[1] == '-' { // bounds as C's signed chars
+					lo, hi := int8(p[0]), int8(p[2])
+					if lo > hi {
+						lo, hi = hi, lo
+					}
+					lo, hi, c := int8(lower(byte(lo))), int8(lower(byte(hi))), int8(lower(s[0]))
+					match = match || c >= lo && c <= hi
+					p = p[2:]
+				} else {
+					match = match || lower(p[0]) == lower(s[0])
+				}
+				p = p[1:]
+			}
+			if match == not {
+				return false
+			}
+			s = s[1:]
+			if len(p) == 0 { // Redis steps back onto the pattern's last byte, then past it
+				continue
+			}
+		case '\\':
+			if len(p) >= 2 {
+				p = p[1:]
+			}
+			fallthrough
+		default:
+			if lower(p[0]) != lower(s[0]) {
+				return false
+			}
+			s = s[1:]
+		}
+		p = p[1:]
+		if len(s) == 0 {
+			for len(p) > 0 && p[0] == '*' {
+				p = p[1:]
+			}
+			break
+		}
+	}
+	return len(p) == 0 && len(s) == 0
 }
 
 func cmdGet(ctx context.Context, s *session, a [][]byte) any {
