@@ -393,7 +393,7 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 		}
 		return s.name
 	case "SETINFO": // as Redis 7.2 checks it; the library's name and version are not kept
-		attr := asciiLower(a[2])
+		attr := asciiLower(cString(a[2])) // as strcasecmp reads it
 		if attr != "lib-name" && attr != "lib-ver" {
 			return respErr(fmt.Sprintf("ERR Unrecognized option '%s'", cString(a[2])))
 		}
@@ -432,8 +432,8 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 	case "INFO":
 		return make([]any, len(a)-2) // a null per name, as for a name Redis does not know
 	case "LIST":
-		if len(a) != 2 && (len(a) != 5 || !strings.EqualFold(string(a[2]), "FILTERBY") ||
-			!slices.Contains([]string{"MODULE", "ACLCAT", "PATTERN"}, asciiUpper(a[3]))) {
+		if len(a) != 2 && (len(a) != 5 || asciiUpper(cString(a[2])) != "FILTERBY" || // as strcasecmp reads them
+			!slices.Contains([]string{"MODULE", "ACLCAT", "PATTERN"}, asciiUpper(cString(a[3])))) {
 			return respErr("ERR syntax error")
 		}
 		return []any{}

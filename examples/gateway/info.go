@@ -22,7 +22,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	all := len(a) == 1
 	want := map[string]bool{}
 	for _, w := range a[1:] {
-		switch w := asciiLower(w); w {
+		switch w := asciiLower(cString(w)); w { // a C string, as Redis reads it
 		case "all", "everything", "default":
 			all = true
 		default:

@@ -115,3 +115,34 @@ func TestInfoTextAsRedis(t *testing.T) {
 		require.True(t, strings.HasPrefix(ci, "id="), "%q", ci)
 	}
 }
+
+// TestInfoSectionWordsAsRedis: INFO reads its section words as Redis does,
+// without case and as C strings (a word with a NUL byte names the section
+// its bytes before the NUL name): among the sections both have, the same
+// ones come back. "server\x00x" answered nothing where Redis answers Server.
+func TestInfoSectionWordsAsRedis(t *testing.T) {
+	rs := startRedis(t)
+	gw := startGateway(t, Config{HTTPAddr: "-"})
+	p, err := dialPair(rs.addr, gw.Addr())
+	require.NoError(t, err)
+	defer p.close()
+	headers := func(v rval) []string {
+		var hs []string
+		for _, l := range strings.Split(v.s, "\r\n") {
+			if h, ok := strings.CutPrefix(l, "# "); ok && strings.Contains("Server Clients Memory Stats Keyspace", h) {
+				hs = append(hs, h)
+			}
+		}
+		return hs
+	}
+	for _, c := range [][]string{
+		{"INFO", "server\x00x"}, {"INFO", "SERVER"}, {"INFO", "keyspace\x00", "Clients"}, {"INFO", "\x00server"},
+		{"INFO", "default\x00x"}, {"INFO", "ALL\x00"}, {"INFO", "memory", "bogus\x00server"},
+	} {
+		want, werr := p.redis.do([][]string{c}, false)
+		got, gerr := p.gw.do([][]string{c}, false)
+		require.NoError(t, werr)
+		require.NoError(t, gerr)
+		require.Equal(t, headers(want[0]), headers(got[0]), "%s", quoteCmd(c))
+	}
+}
