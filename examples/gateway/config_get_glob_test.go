@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -108,4 +109,35 @@ func TestConfigGetRandomGlobsAsRedis(t *testing.T) {
 			t.Errorf("%q: redis %v, gateway %v", pat, w, g)
 		}
 	}
+}
+
+// FuzzGlobMatch: any pattern and name, malformed or not, match without a
+// panic; a pattern with no special byte matches exactly its own name in any
+// case, and "*" followed by it matches every name that ends with it.
+func FuzzGlobMatch(f *testing.F) {
+	for _, s := range [][2]string{{"save", "save"}, {"[z-a]ave", "save"}, {"sav[e", "save"}, {`\`, `\`},
+		{"[", "a"}, {"[^", "a"}, {`[\`, "a"}, {"*?*[a-", "maxmemory"}, {"a\x00b", "a"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		globMatch([]byte(pattern), name)
+		if strings.ContainsAny(pattern, "*?[\\") {
+			return
+		}
+		if got, want := globMatch([]byte(pattern), name), strings.EqualFold(pattern, name) && isASCII(pattern+name); isASCII(pattern+name) && got != want {
+			t.Fatalf("globMatch(%q, %q) = %v, want %v", pattern, name, got, want)
+		}
+		if !globMatch([]byte("*"+pattern), name+strings.ToUpper(pattern)) && isASCII(pattern) {
+			t.Fatalf("globMatch(%q, %q) = false", "*"+pattern, name+strings.ToUpper(pattern))
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
