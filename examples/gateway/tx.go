@@ -43,8 +43,9 @@ type txState struct {
 	// each held until EXEC; at most max_args of them.
 	reads int
 	// checks: after a rebase, the checks that the watched keys did not
-	// change from their WATCH on, one per version; EXEC commits them before
-	// the transaction.
+	// change from their WATCH on, one per version; before one, the
+	// transactions a later WATCH moved on from (advance). EXEC commits them
+	// before the transaction.
 	checks []*txn.Tx
 }
 
@@ -136,7 +137,7 @@ func (e atVersion) ReadVersion() uint64 { return e.rv }
 // the commit. Reads made after WATCH and before the write are no longer
 // validated: Redis does not check them either.
 func (s *session) rebase() error {
-	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote || s.txs.checks != nil {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote {
 		return nil // Redis shards read live at EXEC
 	}
 	tx, err := txn.Begin(s.txs.eng, txOptions)
@@ -166,7 +167,58 @@ func (s *session) rebase() error {
 		}
 	}
 	s.txs.tx.Rollback()
+	for _, c := range s.txs.checks { // a later WATCH's (advance): their reads are dropped too
+		c.Rollback()
+	}
 	s.txs.tx, s.txs.checks = tx, checks
+	return nil
+}
+
+// advance moves a memkv transaction to the store's current version at a
+// later WATCH that names a key not yet watched, before the connection's own
+// write (after it, reads are live and EXEC rebases). Redis checks a key
+// from the WATCH that named it: from the first WATCH's snapshot, a write of
+// the key made before it was watched aborted EXEC (at every retry while
+// others kept writing it between the two WATCHes), and a read of it after
+// this WATCH did not see that write. The transaction so far becomes a
+// check, which EXEC commits first: it validates its reads and watched keys
+// from its snapshot. The new one reads from now and validates them too,
+// from now, so the two cover each of them to the commit, as rebase's do;
+// the new keys are validated from now, this WATCH's version. An expired
+// new key is deleted first, as at the first WATCH (expireWatched).
+func (s *session) advance(ctx context.Context, keys []string) error {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || s.txs.wrote {
+		return nil
+	}
+	var added []string
+	for _, k := range keys {
+		if _, ok := s.txs.watched[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	if len(added) == 0 {
+		return nil // each key is validated from its WATCH already
+	}
+	s.expireWatched(ctx, added)
+	tx, err := txn.Begin(s.txs.eng, txOptions)
+	if err != nil {
+		return err
+	}
+	req := s.txs.tx.Request() // the reads so far, watched keys included
+	for _, k := range req.ReadKeys {
+		if err = tx.AddReadConflictKey(k); err != nil {
+			break
+		}
+	}
+	for i := 0; err == nil && i+1 < len(req.ReadRanges); i += 2 {
+		err = tx.AddReadConflictRange(req.ReadRanges[i], req.ReadRanges[i+1])
+	}
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	s.txs.checks = append(s.txs.checks, s.txs.tx)
+	s.txs.tx = tx
 	return nil
 }
 
@@ -347,6 +399,11 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 	if err := s.bindShard(keys); err != nil {
 		return refuse(errReply(err))
 	}
+	if !fresh {
+		if err := s.advance(ctx, keys); err != nil {
+			return errReply(err)
+		}
+	}
 	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
 		// Admitted as a read of its keys (a round trip each), as callTx's
 		// reads are: checked by the quota alone, a loop of WATCHes of
@@ -375,10 +432,11 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		}
 	}
 	// Each key is checked from the WATCH that named it first (rebase): the
-	// first WATCH's is the transaction's own version, a later one's the
+	// first WATCH's is the transaction's own version, as is a later one's
+	// that moved it on (advance); after the connection's own write, the
 	// store's now, after any write the connection made before it.
 	v := s.txs.tx.ReadVersion()
-	if !fresh {
+	if !fresh && s.txs.wrote {
 		v = s.txs.eng.ReadVersion()
 	}
 	if s.txs.watched == nil {
@@ -396,10 +454,10 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 // WATCH begins the transaction: as Redis 7, EXEC must not abort when a key
 // that had already expired at WATCH is deleted after it (absent then,
 // absent now), and on memkv that deletion (the expiry sweep's) is a
-// version of the key, which the transaction validates. Only the first
-// WATCH's: a later WATCH's keys are validated from the transaction's
-// snapshot, older than a deletion now. Redis shards delete expired keys as
-// they read them.
+// version of the key, which the transaction validates. The first WATCH's
+// keys, and the new keys of a later one that moves the transaction on
+// (advance): each is validated from a version after the deletion. Redis
+// shards delete expired keys as they read them.
 func (s *session) expireWatched(ctx context.Context, keys []string) {
 	b, ok := asMemkv(s.g.backend)
 	if !ok {
