@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tierkit/tierkit/txn"
+)
+
+// execAttempts bounds the runs of a transaction without WATCH whose commit
+// conflicts (cmdExec).
+const execAttempts = 16
+
+// cmdExec runs the queued commands in the transaction and commits it. A
+// conflict with a write committed since the transaction's reads (a WATCHed
+// key, or any key the transaction read) answers a null array, as Redis does
+// when a WATCHed key changed: the client retries. A transaction without
+// WATCH (nothing read before EXEC) is run again instead, up to
+// execAttempts times in all, from the shard's state then: Redis never
+// answers null to it, and its client saw nothing of the state it ran on.
+func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
+	if !s.txs.multi {
+		return respErr("ERR EXEC without MULTI")
+	}
+	defer s.resetTx()
+	if s.txs.aborted {
+		return respErr("EXECABORT Transaction discarded because of previous errors.")
+	}
+	if s.tenant == nil {
+		return respErr("NOAUTH Authentication required.")
+	}
+	start := time.Now()
+	retry := s.txs.tx == nil // no WATCH, no read after it
+	if err := s.bindQueued(); err != nil {
+		// Refused before it ran (CROSSSLOT), as at admission below: its
+		// commands are answered by EXEC's error and count as failed.
+		s.observeQueued(nil, false, start)
+		return errReply(err)
+	}
+	// Admitted at the cost of its commands' keys, as a pipelined run (an
+	// MSET of 1,000 keys costs 1,000 in MULTI as outside it). Refused, its
+	// data commands count as shed, throttled or overloaded, as they count in
+	// the requests and errors (observeQueued) and as a refused run's do; one
+	// without data commands counts as one refused command (its EXEC), as the
+	// server counts its OVERLOADED.
+	// A transaction that calls no backend (no data command, and no key read
+	// or watched that a Redis commit checks) runs as its commands (PING,
+	// ECHO, INFO) run outside MULTI, without admission: it has no backend
+	// call to charge, and a tenant over its quota got THROTTLED for MULTI,
+	// PING, EXEC, counted nowhere, while a PING alone was answered.
+	done, release := func(bool) {}, func() {}
+	if _, checked := s.txs.eng.(stateObserver); s.txs.data > 0 || (!retry && checked) {
+		var err error
+		done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
+		if err != nil {
+			if (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
+				// Refused by the limiter, they count as overloaded too: the
+				// server counts EXEC's reply once, the others here.
+				s.g.n.overloaded.Add(uint64(s.txs.data - 1))
+			}
+			s.observeQueued(nil, false, start)
+			return errReply(err)
+		}
+	}
+	// Released on every path, a panic's too (a bug: serveConn closes the
+	// connection): kept, each one shrank the capacity for good. A panic
+	// counts the queued commands as failed, as a data command's panic
+	// counts it outside MULTI: they were counted nowhere.
+	committed, returned := false, false
+	defer func() {
+		done(committed)
+		release()
+		if !returned {
+			s.observeQueued(nil, false, start)
+		}
+	}()
+	if err := s.rebase(); err != nil {
+		returned = true
+		s.observeQueued(nil, false, start)
+		return errReply(err)
+	}
+	out, err := s.runQueued(ctx)
+	var ce *txn.ConflictError
+	for attempt := 1; retry && attempt < execAttempts && (errors.As(err, &ce) || errors.Is(err, txn.ErrTooOld)); attempt++ {
+		s.txs.tx.Rollback()
+		s.txs.tx = nil
+		if err = s.bindQueued(); err != nil { // a new transaction (on Redis, engine) on the same shard
+			break
+		}
+		out, err = s.runQueued(ctx)
+	}
+	committed, returned = err == nil, true
+	s.observeQueued(out, err == nil, start)
+	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
+		// Reads that start after EXEC returns must not join a fetch that
+		// started before the commit. A commit of unknown outcome (the
+		// reply was lost) may have been applied: its keys are dropped too,
+		// so no read serves a value it may have replaced.
+		for _, c := range s.txs.queued {
+			if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
+				for _, k := range spec.keys(c.Args) {
+					s.g.flights.Forget(k)
+					if s.g.cache != nil {
+						s.g.cache.invalidate(s.txs.shard, k)
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld), errors.Is(err, txn.ErrDone):
+		// ErrDone: a read found the snapshot past the shard's history
+		// window (txTooOld), which ended the transaction before its commit.
+		return nullArray{}
+	case err != nil:
+		return errReply(err)
+	}
+	return out
+}
+
+// runQueued runs the queued commands in the transaction and commits it,
+// charging the tenant for the backend calls it made. It returns their
+// replies and the commit's error.
+func (s *session) runQueued(ctx context.Context) ([]any, error) {
+	out := make([]any, len(s.txs.queued))
+	now := time.Now()
+	from := s.txMark()
+	keys := 0
+	for i, c := range s.txs.queued {
+		out[i] = s.txCommand(ctx, c.Args, now)
+		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
+			keys += spec.nkeys(len(c.Args))
+		}
+	}
+	err := s.checkReads()
+	if err == nil {
+		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
+			if _, err = c.Commit(ctx); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		_, err = s.txs.tx.Commit(ctx)
+	}
+	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
+	return out, err
+}
+
+// bindQueued binds the transaction to the shard of the queued commands'
+// keys (that of the empty key if they have none). It returns errCrossShard
+// if they map to more than one shard, errTxBackend on a backend without
+// transactions.
+func (s *session) bindQueued() error {
+	for _, c := range s.txs.queued {
+		spec := commands[strings.ToUpper(string(c.Args[0]))]
+		if spec.hasKeys() {
+			if err := s.bindShard(spec.keys(c.Args)); err != nil {
+				return err
+			}
+		}
+	}
+	if s.txs.tx == nil { // no keys at all
+		return s.bindShard([]string{""})
+	}
+	return nil
+}
+
+// checkReads makes the commit check the transaction's reads on an engine
+// that validates by key state (Redis) when they may not be one state of the
+// shard. txn commits a transaction without writes or WATCH without the
+// engine, taking its reads for one snapshot; on Redis each read is a round
+// trip of its own, and only the commit script's check makes them one state,
+// as Redis's EXEC does. The key added is one the engine already checks.
+func (s *session) checkReads() error {
+	if o, ok := s.txs.eng.(stateObserver); ok {
+		if k := o.unchecked(); k != nil {
+			return s.txs.tx.AddReadConflictKey(k)
+		}
+	}
+	return nil
+}
+
+// observeQueued counts the data commands of the transaction EXEC ran (or
+// refused: CROSSSLOT, or at admission) as the same commands outside a transaction count:
+// in total_commands_processed, the tenant's requests and the request metrics,
+// each under its own name, with the latency of EXEC (admission to reply:
+// they are answered with it). One whose reply in out is an error, and every
+// one of a transaction that did not commit (committed false), is an error.
+func (s *session) observeQueued(out []any, committed bool, start time.Time) {
+	g, t := s.g, s.tenant
+	took := time.Since(start)
+	for i, c := range s.txs.queued {
+		spec, ok := lookupSpec(c.Args[0])
+		if !ok || (spec.kind != kindRead && spec.kind != kindWrite) {
+			continue // UNWATCH, the one other command queued
+		}
+		failed := !committed
+		if !failed {
+			_, failed = out[i].(respErr)
+		}
+		g.n.commands.Add(1)
+		t.requests.Add(1)
+		if failed {
+			g.n.errors.Add(1)
+		}
+		g.metrics.observe(t, spec, !failed, took)
+	}
+}
+
+// txCommand runs one queued command against the transaction (reads see its
+// own writes). A key of another type than string (Redis shards) is there
+// for EXISTS, DEL and SET NX/XX, null for MGET, and WRONGTYPE for GET and
+// INCR, as in Redis.
+func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any {
+	tx := s.txs.tx
+	// get reads k: found with errWrongType for a key of another type.
+	get := func(k []byte) ([]byte, bool, error) {
+		raw, ok, err := tx.Get(ctx, k)
+		if errors.Is(err, errWrongType) {
+			return nil, true, err
+		}
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		v, live := decodeValue(raw, now)
+		return v, live, nil
+	}
+	name := strings.ToUpper(string(a[0]))
+	switch name {
+	case "GET":
+		v, ok, err := get(a[1])
+		if err != nil {
+			return errReply(err)
+		}
+		if !ok {
+			return nullReply{}
+		}
+		return v
+	case "MGET":
+		out := make([]any, 0, len(a)-1)
+		for _, k := range a[1:] {
+			v, ok, err := get(k)
+			if err != nil && !errors.Is(err, errWrongType) {
+				return errReply(err)
+			}
+			if ok && err == nil {
+				out = append(out, v)
+			} else {
+				out = append(out, nullReply{})
+			}
+		}
+		return out
+	case "EXISTS", "DEL", "UNLINK":
+		var n int64
+		for _, k := range a[1:] {
+			_, ok, err := get(k)
+			if err != nil && !errors.Is(err, errWrongType) {
+				return errReply(err)
+			}
+			if ok {
+				n++
+				if name != "EXISTS" {
+					// The delete of a key this transaction created nets out to
+					// no write, which memkv does not version; Redis counts it
+					// as touching the key, and aborts its watchers: the write
+					// conflict says so.
+					if err := errors.Join(tx.Delete(k), tx.AddWriteConflictKey(k)); err != nil {
+						return errReply(err)
+					}
+				}
+			}
+		}
+		return n
+	case "SET":
+		return s.txSet(ctx, a, now, get)
+	case "UNWATCH":
+		return simple("OK")
+	case "MSET":
+		if len(a)%2 != 1 {
+			return errArity("mset")
+		}
+		for i := 1; i+1 < len(a); i += 2 {
+			if err := tx.Put(a[i], encodeValue(a[i+1], 0)); err != nil {
+				return errReply(err)
+			}
+		}
+		return simple("OK")
+	case "INCR", "DECR", "INCRBY", "DECRBY":
+		return s.txIncr(ctx, name, a, now)
+	}
+	// Commands without keys (PING, ECHO, INFO...) are answered as outside.
+	if spec := commands[name]; spec != nil && spec.kind == kindLocal {
+		return spec.fn(ctx, s, a)
+	}
+	return respErr("ERR " + name + " is not supported inside a transaction")
+}
+
+// txIncr is INCR/INCRBY/DECR/DECRBY inside a transaction: like the plain
+// path, it keeps the key's TTL and refuses an overflow.
+func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.Time) any {
+	delta := int64(1)
+	if len(a) == 3 {
+		d, err := parseRedisInt(a[2])
+		if err != nil {
+			return respErr("ERR value is not an integer or out of range")
+		}
+		delta = d
+	}
+	if name[0] == 'D' {
+		if delta == math.MinInt64 {
+			return respErr("ERR decrement would overflow")
+		}
+		delta = -delta
+	}
+	raw, ok, err := s.txs.tx.Get(ctx, a[1])
+	if err != nil {
+		return errReply(err)
+	}
+	n, exp := int64(0), int64(0)
+	if v, live := decodeValue(raw, now); ok && live {
+		if n, err = parseRedisInt(v); err != nil {
+			return errReply(errNotInteger)
+		}
+		exp = int64(binary.BigEndian.Uint64(raw[:8])) // INCR keeps the TTL
+	}
+	if (delta > 0 && n > math.MaxInt64-delta) || (delta < 0 && n < math.MinInt64-delta) {
+		return respErr("ERR increment or decrement would overflow")
+	}
+	n += delta
+	if err := s.txs.tx.Put(a[1], encodeValue(strconv.AppendInt(nil, n, 10), exp)); err != nil {
+		return errReply(err)
+	}
+	return n
+}
+
+func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func([]byte) ([]byte, bool, error)) any {
+	nx, xx, ttl, bad := setOptions(a)
+	if bad != "" {
+		return bad
+	}
+	if nx || xx {
+		_, ok, err := get(a[1])
+		if err != nil && !errors.Is(err, errWrongType) {
+			return errReply(err)
+		}
+		if (nx && ok) || (xx && !ok) {
+			return nullReply{}
+		}
+	}
+	var exp int64
+	if ttl > 0 {
+		exp = now.Add(ttl).UnixNano()
+	}
+	if err := s.txs.tx.Put(a[1], encodeValue(a[2], exp)); err != nil {
+		return errReply(err)
+	}
+	return simple("OK")
+}

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+// atVersion is an engine whose transactions begin at version rv.
+type atVersion struct {
+	txn.Engine
+	rv uint64
+}
+
+func (e atVersion) ReadVersion() uint64 { return e.rv }
+
+// rebase moves a memkv transaction whose connection wrote outside MULTI
+// since WATCH to the current version, as Redis runs EXEC on the data as it
+// is: its queued commands then see the connection's own writes, and its
+// reads are validated from now. The snapshot it had would hide those
+// writes, and its validation would fail on them at every retry. What Redis
+// checks, that no watched key changed since the WATCH that named it (the
+// connection's own writes to it included), becomes a transaction per WATCH
+// version that reads nothing and validates its keys; the rebased
+// transaction validates them too, from now, so the two cover each WATCH to
+// the commit. Reads made after WATCH and before the write are no longer
+// validated: Redis does not check them either.
+func (s *session) rebase() error {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote {
+		return nil // Redis shards read live at EXEC
+	}
+	tx, err := txn.Begin(s.txs.eng, txOptions)
+	if err != nil {
+		return err
+	}
+	var checks []*txn.Tx
+	fail := func(err error) error {
+		tx.Rollback()
+		for _, c := range checks {
+			c.Rollback()
+		}
+		return err
+	}
+	byVersion := map[uint64]*txn.Tx{}
+	for key, version := range s.txs.watched {
+		c := byVersion[version]
+		if c == nil {
+			if c, err = txn.Begin(atVersion{s.txs.eng, version}, txOptions); err != nil {
+				return fail(err)
+			}
+			byVersion[version] = c
+			checks = append(checks, c)
+		}
+		if err := errors.Join(c.AddReadConflictKey([]byte(key)), tx.AddReadConflictKey([]byte(key))); err != nil {
+			return fail(err)
+		}
+	}
+	s.txs.tx.Rollback()
+	for _, c := range s.txs.checks { // a later WATCH's (advance): their reads are dropped too
+		c.Rollback()
+	}
+	s.txs.tx, s.txs.checks = tx, checks
+	return nil
+}
+
+// advance moves a memkv transaction to the store's current version at a
+// later WATCH that names a key not yet watched, before the connection's own
+// write (after it, reads are live and EXEC rebases). Redis checks a key
+// from the WATCH that named it: from the first WATCH's snapshot, a write of
+// the key made before it was watched aborted EXEC (at every retry while
+// others kept writing it between the two WATCHes), and a read of it after
+// this WATCH did not see that write. The transaction so far becomes a
+// check, which EXEC commits first: it validates its reads and watched keys
+// from its snapshot. The new one reads from now and validates them too,
+// from now, so the two cover each of them to the commit, as rebase's do;
+// the new keys are validated from now, this WATCH's version. An expired
+// new key is deleted first, as at the first WATCH (expireWatched).
+func (s *session) advance(ctx context.Context, keys []string) error {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || s.txs.wrote {
+		return nil
+	}
+	var added []string
+	for _, k := range keys {
+		if _, ok := s.txs.watched[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	if len(added) == 0 {
+		return nil // each key is validated from its WATCH already
+	}
+	s.expireWatched(ctx, added)
+	tx, err := txn.Begin(s.txs.eng, txOptions)
+	if err != nil {
+		return err
+	}
+	req := s.txs.tx.Request() // the reads so far, watched keys included
+	for _, k := range req.ReadKeys {
+		if err = tx.AddReadConflictKey(k); err != nil {
+			break
+		}
+	}
+	for i := 0; err == nil && i+1 < len(req.ReadRanges); i += 2 {
+		err = tx.AddReadConflictRange(req.ReadRanges[i], req.ReadRanges[i+1])
+	}
+	if err != nil {
+		tx.Rollback()
+		return err
+	}
+	s.txs.checks = append(s.txs.checks, s.txs.tx)
+	s.txs.tx = tx
+	return nil
+}
+
+// stateObserver is an engine that validates by key state rather than by
+// version (redisTxEngine): WATCH must record the watched keys' states when it
+// runs, since no version says what they were then.
+type stateObserver interface {
+	observe(ctx context.Context, keys []string) error
+	// unchecked returns a key the transaction read if its reads, a round
+	// trip each, may have seen more than one state of the shard (it read
+	// two keys, or one key twice), else nil.
+	unchecked() []byte
+	// forgetReads drops the states of the keys read but not watched: the
+	// connection writes outside MULTI since WATCH (ownWrite).
+	forgetReads(watched map[string]uint64)
+}
+
+// ownWrite notes that the connection writes outside MULTI since WATCH. As
+// the memkv path's rebase, and as Redis, EXEC then checks the watched keys
+// from their WATCH, the connection's own writes included, but no longer
+// the reads made before: on a Redis shard their states are dropped (a read
+// of the key written, then the same key inside MULTI, saw two states, and
+// EXEC answered null at every retry), and a later WATCH or read notes the
+// state from then.
+func (s *session) ownWrite() {
+	s.txs.wrote = true
+	if o, ok := s.txs.eng.(stateObserver); ok {
+		o.forgetReads(s.txs.watched)
+	}
+}
+
+// callTx serves a read after WATCH from the transaction's snapshot: it is
+// consistent with the version EXEC validates against (a shared fetch could
+// be older), and it joins the read set. It is admitted as the same read
+// outside a transaction (quota, shed, the limiter; cost its keys, at least
+// 1): it skipped admission, and a tenant looping WATCH, GET, UNWATCH got
+// past load shedding. Nothing else is held while it waits in shed's queue
+// (the transaction pins no connection nor version). It is charged the
+// backend calls it makes (chargeTx). It counts in the metrics and errors as
+// other commands do. It reports false, having answered nothing, once the
+// snapshot has left the shard's history window (txTooOld): the read then
+// runs as outside a transaction, as Redis's reads after WATCH do, and EXEC
+// answers null. So it does once the transaction has read max_args keys:
+// each is held until EXEC (on Redis shards its state, which the commit
+// checks), and a connection's reads after WATCH are bounded as the keys it
+// watches are; the later ones are not validated at EXEC, as Redis validates
+// none.
+func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (any, bool) {
+	n := spec.nkeys(len(args))
+	if ss.txTooOld() || ss.txs.reads+n > ss.g.cfg.Limits.MaxArgs {
+		return nil, false
+	}
+	g, t := ss.g, ss.tenant
+	now := time.Now()
+	done, release, err := g.admitAt(ctx, t, int64(max(n, 1)), now)
+	if err != nil {
+		g.n.errors.Add(1)
+		g.metrics.observe(t, spec, false, time.Since(now))
+		return errReply(err), true
+	}
+	// Given back on every path, as call's: before the read runs outside the
+	// transaction too (txTooOld), which is admitted again. A panic of the
+	// read (a bug: serveConn closes the connection) counts as a request
+	// that failed, as call counts one: it was counted nowhere but in
+	// connection_panics.
+	failed, returned := true, false
+	defer func() {
+		done(!failed)
+		release()
+		if !returned {
+			g.n.errors.Add(1)
+			g.metrics.observe(t, spec, false, time.Since(now))
+		}
+	}()
+	ss.txs.reads += n
+	tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+	defer cancel()
+	from := ss.txMark()
+	r := ss.txCommand(tctx, args, now)
+	returned = true
+	if ss.txTooOld() { // the store's GC passed the snapshot during the read
+		return nil, false
+	}
+	ss.chargeTx(now, from, n)
+	_, failed = r.(respErr)
+	if failed {
+		g.n.errors.Add(1)
+	}
+	g.metrics.observe(t, spec, !failed, time.Since(now))
+	return r, true
+}
+
+// txTooOld reports whether the transaction's snapshot has left its memkv
+// shard's history window: its reads fail with ErrTooOld, which ends it
+// (later operations fail with ErrDone), and it cannot commit. Redis shards
+// keep no versions: never there.
+func (s *session) txTooOld() bool {
+	st, ok := s.txs.eng.(*memkv.Store)
+	return ok && s.txs.tx.ReadVersion() < st.Horizon()
+}
+
+// txMark is how far the transaction's engine has gone: its round trips to
+// its shard and the ops (keys) they carried on Redis, or -1 for memkv's,
+// which reads the store in process.
+type txMark struct{ calls, ops int }
+
+func (ss *session) txMark() txMark {
+	if e, ok := ss.txs.eng.(*redisTxEngine); ok {
+		return txMark{e.calls, e.ops}
+	}
+	return txMark{-1, -1}
+}
+
+// chargeTx charges the tenant for the backend calls the transaction made
+// since from (a txMark), and counts them and their ops: its round trips on
+// Redis (a read of n keys is n, each of one op; the commit one, an op per
+// key it checks or writes), one on memkv, carrying keys ops (the keys of the
+// commands it ran), and none there for commands without keys (PING inside
+// MULTI): they read and write nothing, and the commit does not call the
+// store.
+func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
+	n, ops := min(keys, 1), keys
+	if from.calls >= 0 {
+		cur := ss.txMark()
+		n, ops = cur.calls-from.calls, cur.ops-from.ops
+	}
+	if n <= 0 {
+		return
+	}
+	ss.g.n.backendCalls.Add(uint64(n))
+	ss.g.n.backendOps.Add(uint64(ops))
+	ss.tenant.backendCalls.Add(uint64(n))
+	ss.tenant.quota.charge(now, float64(n))
+}
+
+func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
+	if s.txs.multi {
+		return respErr("ERR WATCH inside MULTI is not allowed")
+	}
+	keys := make([]string, 0, len(a)-1)
+	for _, k := range a[1:] {
+		keys = append(keys, string(k))
+	}
+	if s.tenant == nil {
+		return respErr("NOAUTH Authentication required.")
+	}
+	if !s.tenant.allows("WATCH", keys) {
+		s.tenant.denied.Add(1) // as lookup counts the other commands' denials
+		s.g.n.denied.Add(1)
+		return respErr(errNoPerm.Error())
+	}
+	// The keys watched are bounded as one WATCH's are (max_args): each
+	// is held, and checked at EXEC, until the transaction ends.
+	if limit := s.g.cfg.Limits.MaxArgs; len(s.txs.watched)+len(keys) > limit {
+		added := map[string]bool{}
+		for _, k := range keys {
+			if _, ok := s.txs.watched[k]; !ok {
+				added[k] = true
+			}
+		}
+		if len(s.txs.watched)+len(added) > limit {
+			return respErr(fmt.Sprintf("ERR too many watched keys (limit %d)", limit))
+		}
+	}
+	// A refused WATCH leaves the connection as it was: without a
+	// transaction if it had none (reads would come from it, and it would
+	// bind the connection to the shard of the first key).
+	fresh := s.txs.tx == nil
+	refuse := func(r any) any {
+		if fresh {
+			s.resetTx()
+		}
+		return r
+	}
+	if fresh {
+		s.expireWatched(ctx, keys)
+	}
+	if err := s.bindShard(keys); err != nil {
+		return refuse(errReply(err))
+	}
+	if !fresh {
+		if err := s.advance(ctx, keys); err != nil {
+			return errReply(err)
+		}
+	}
+	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
+		// Admitted as a read of its keys (a round trip each), as callTx's
+		// reads are: checked by the quota alone, a loop of WATCHes of
+		// max_args keys got past load shedding.
+		now := time.Now()
+		done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
+		if err != nil {
+			return refuse(errReply(err))
+		}
+		from := s.txMark()
+		err = func() (err error) {
+			defer func() { done(err == nil); release() }() // a panic's too
+			return o.observe(ctx, keys)                    // a round trip per key not yet seen
+		}()
+		s.chargeTx(now, from, len(keys))
+		if err != nil {
+			return refuse(errReply(err))
+		}
+	}
+	for _, k := range keys {
+		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
+			if errors.Is(err, txn.ErrDone) {
+				break // too old (txTooOld): EXEC answers null whatever is watched
+			}
+			return refuse(errReply(err))
+		}
+	}
+	// Each key is checked from the WATCH that named it first (rebase): the
+	// first WATCH's is the transaction's own version, as is a later one's
+	// that moved it on (advance); after the connection's own write, the
+	// store's now, after any write the connection made before it.
+	v := s.txs.tx.ReadVersion()
+	if !fresh && s.txs.wrote {
+		v = s.txs.eng.ReadVersion()
+	}
+	if s.txs.watched == nil {
+		s.txs.watched = make(map[string]uint64, len(keys))
+	}
+	for _, k := range keys {
+		if _, ok := s.txs.watched[k]; !ok {
+			s.txs.watched[k] = v
+		}
+	}
+	return simple("OK")
+}
+
+// expireWatched deletes those of keys whose TTL ran out, on memkv, before
+// WATCH begins the transaction: as Redis 7, EXEC must not abort when a key
+// that had already expired at WATCH is deleted after it (absent then,
+// absent now), and on memkv that deletion (the expiry sweep's) is a
+// version of the key, which the transaction validates. The first WATCH's
+// keys, and the new keys of a later one that moves the transaction on
+// (advance): each is validated from a version after the deletion. Redis
+// shards delete expired keys as they read them.
+func (s *session) expireWatched(ctx context.Context, keys []string) {
+	b, ok := asMemkv(s.g.backend)
+	if !ok {
+		return
+	}
+	now := b.now()
+	for _, k := range keys {
+		b.expire(ctx, b.stores[s.g.shard(k)], []byte(k), now)
+	}
+}
