@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
@@ -222,7 +223,7 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 		return c.fill(ctx, key, load)
 	})
 	if !led.Load() && (err == nil || err != ctx.Err()) { // shared a flight, did not just leave
-		if err == nil && cfg.MaxStaleness > 0 && asked-res.at > int64(cfg.MaxStaleness) {
+		if err == nil && cfg.MaxStaleness > 0 && !within(asked, res.at, cfg.MaxStaleness) {
 			// The shared load started more than the bound before this read
 			// (a load slower than the bound): its value may be staler than the
 			// contract allows, so this caller loads again, through the group:
@@ -383,8 +384,20 @@ func (c *Cache[K, V]) checkpointBefore(cfg *Config[K]) int64 {
 // checkpoint at cp (checkpointBefore), may be served under the staleness
 // bound.
 func (c *Cache[K, V]) fresh(bound time.Duration, cp, freshAt int64) bool {
-	vouched := max(cp, freshAt)
-	return c.now()-vouched <= int64(bound)
+	return within(c.now(), max(cp, freshAt), bound)
+}
+
+// within reports whether the clock offset at is at most bound before now.
+// It compares without overflow: now minus at overflowed once now was more
+// than 146 years past New (unvouched is 146 years before it), and served
+// values only checkpoints vouch for, with none applied. A now of the
+// largest int64 is a clock 292 years or more past New, where time.Sub
+// saturates: every reading since is that same offset, so no time is known
+// to be within the bound of any other (a value stored then would be fresh
+// for good), and reads go through. (A now that wraps when the bound is
+// taken off it, a clock gone 292 years back, is not within either.)
+func within(now, at int64, bound time.Duration) bool {
+	return now < math.MaxInt64 && now-int64(bound) <= at
 }
 
 // vouchTime returns now for a value known current now, when a staleness bound
@@ -401,8 +414,8 @@ func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
 // unvouched is the time vouching for a value that only checkpoints vouch
 // for (a refill, or any value stored without a bound), and lastCheckpoint's
 // until the first checkpoint: 146 years before New, out of any realistic
-// bound, and far enough above the smallest int64 that now minus it cannot
-// overflow.
+// bound (within compares a now with it without subtracting it, which
+// overflowed for a now more than 146 years past New).
 //
 // The creation of the cache is no checkpoint for a refilled value: it
 // vouches for an empty cache, and for values loaded or Set since (their own

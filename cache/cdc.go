@@ -1,6 +1,9 @@
 package cache
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // EventKind says what an [Event] reports. Kinds start at 1 so that a zero Event
 // is invalid.
@@ -175,5 +178,9 @@ func (c *Cache[K, V]) CheckpointAge() time.Duration {
 	if last == unvouched {
 		last = 0
 	}
-	return time.Duration(c.now() - last)
+	now := c.now()
+	if last < 0 && now > math.MaxInt64+last { // now - last overflows: a Cut long before New
+		return math.MaxInt64
+	}
+	return time.Duration(now - last)
 }
