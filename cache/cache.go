@@ -388,14 +388,15 @@ func (c *Cache[K, V]) fresh(bound time.Duration, cp, freshAt int64) bool {
 }
 
 // within reports whether the clock offset at is at most bound before now.
-// It compares without overflow: now minus at overflowed once now was more
-// than 146 years past New (unvouched is 146 years before it), and served
-// values only checkpoints vouch for, with none applied. A now of the
-// largest int64 is a clock 292 years or more past New, where time.Sub
-// saturates: every reading since is that same offset, so no time is known
-// to be within the bound of any other (a value stored then would be fresh
-// for good), and reads go through. (A now that wraps when the bound is
-// taken off it, a clock gone 292 years back, is not within either.)
+// It compares without overflow: now minus at overflowed once now was far
+// past New, and served values only checkpoints vouch for, with none
+// applied. Unvouched is never within: now minus any bound is above it. A
+// now of the largest int64 is a clock 292 years or more past New, where
+// time.Sub saturates: every reading since is that same offset, so no time
+// is known to be within the bound of any other (a value stored then would
+// be fresh for good), and reads go through. (A now that wraps when the
+// bound is taken off it, a clock gone 292 years back, is not within
+// either.)
 func within(now, at int64, bound time.Duration) bool {
 	return now < math.MaxInt64 && now-int64(bound) <= at
 }
@@ -413,16 +414,16 @@ func (c *Cache[K, V]) vouchTime(cfg *Config[K]) int64 {
 
 // unvouched is the time vouching for a value that only checkpoints vouch
 // for (a refill, or any value stored without a bound), and lastCheckpoint's
-// until the first checkpoint: 146 years before New, out of any realistic
-// bound (within compares a now with it without subtracting it, which
-// overflowed for a now more than 146 years past New).
+// until the first checkpoint: the smallest offset, which no bound reaches
+// (see within). It was once 146 years before New, and a bound longer than
+// that served refilled values before any checkpoint.
 //
 // The creation of the cache is no checkpoint for a refilled value: it
 // vouches for an empty cache, and for values loaded or Set since (their own
 // times are later anyway), but a stream that starts behind the store (a
 // consumer resuming from an old offset) refills keys with versions older
 // than what the cache loaded, and only a checkpoint says it has caught up.
-const unvouched int64 = -1 << 62
+const unvouched int64 = math.MinInt64
 
 // now returns the clock's offset from base in nanoseconds.
 func (c *Cache[K, V]) now() int64 { return int64(c.clock.Now().Sub(c.base)) }

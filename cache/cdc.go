@@ -155,10 +155,9 @@ func (c *Cache[K, V]) checkpoint(watermark uint64, cut time.Time) {
 	}
 	now := c.now()
 	if !cut.IsZero() {
-		// Not below unvouched: a cut before it (146 years before New, or a
-		// Sub that saturated) vouches for nothing either way, and now minus
-		// a smaller offset could overflow.
-		now = max(min(now, int64(cut.Sub(c.base))), unvouched)
+		// A cut so far before New that Sub saturates is unvouched: it
+		// vouches for nothing.
+		now = min(now, int64(cut.Sub(c.base)))
 	}
 	for {
 		last := c.lastCheckpoint.Load()

@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func FuzzCache(f *testing.F) {
 
 // unvouched is the freshness of a value only checkpoints vouch for, and the
 // newest checkpoint's before the first (the cache's own is unexported).
-const unvouched = -1 << 62
+const unvouched = math.MinInt64
 
 // Bits of FuzzCache's configuration byte above the capacity.
 const (
@@ -284,7 +285,8 @@ func (m *cacheModel[V]) owned(k byte) bool { return m.owns == nil || m.owns(k) }
 
 // fresh reports whether the model's entry of k is within the staleness bound.
 func (m *cacheModel[V]) fresh(k byte) bool {
-	return m.bound == 0 || m.now()-max(m.lastCP, m.keys[k].freshAt) <= int64(m.bound)
+	at := max(m.lastCP, m.keys[k].freshAt)
+	return m.bound == 0 || at != unvouched && m.now()-at <= int64(m.bound)
 }
 
 func (m *cacheModel[V]) newValue() int {

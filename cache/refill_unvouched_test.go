@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -53,4 +54,25 @@ func TestRefillBeforeFirstCheckpointIsNotVouched(t *testing.T) {
 	assert.True(t, ok, "loaded within the bound")
 	_, ok = c2.TryGet("s")
 	assert.True(t, ok, "Set within the bound")
+}
+
+// TestUnvouchedBeyondAnyBound: what only checkpoints vouch for (a refilled
+// value, or one stored while no bound was set) is not served before the
+// first checkpoint, however long the bound. Unvouched was a time 146 years
+// before New, so a bound longer than that (the largest Duration, say)
+// served both.
+func TestUnvouchedBeyondAnyBound(t *testing.T) {
+	for _, bound := range []time.Duration{math.MaxInt64, 1 << 62, 200 * 365 * 24 * time.Hour} {
+		clock := &fakeClock{}
+		c := newCache[string, int](t, cache.Config[string]{Capacity: 10, Clock: clock})
+		c.Set("stored", 1) // no bound: only checkpoints vouch for it
+		require.NoError(t, c.SetConfig(cache.Config[string]{Capacity: 10, MaxStaleness: bound}))
+		c.Set("refilled", 1)
+		c.Apply(cache.Event[string, int]{Kind: cache.Write, Key: "refilled", Version: 1, Value: 2, Refill: true})
+		clock.Advance(time.Second)
+		for _, k := range []string{"stored", "refilled"} {
+			v, ok := c.TryGet(k)
+			assert.False(t, ok, "bound %v: %s value %d served before any checkpoint", bound, k, v)
+		}
+	}
 }
