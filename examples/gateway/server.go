@@ -244,20 +244,7 @@ func closeTransport(c net.Conn) error {
 var errTooLarge = errors.New("ERR Protocol error: request too large")
 
 func (s *Server) serveConn(ss *session) {
-	defer func() {
-		// A bug on one connection's path closes that connection, not the
-		// gateway (as net/http does); it is logged with its stack.
-		if r := recover(); r != nil {
-			s.panics.Add(1)
-			s.log.Error("panic serving a connection; closing it", "remote", ss.remote, "panic", r, "stack", string(debug.Stack()))
-		}
-		_ = ss.conn.Close()
-		s.mu.Lock()
-		delete(s.conns, ss)
-		s.mu.Unlock()
-		s.active.Add(-1)
-		s.wg.Done()
-	}()
+	defer s.endConn(ss)
 	lim := s.cfg.Limits
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
 	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
@@ -324,28 +311,8 @@ func (s *Server) serveConn(ss *session) {
 			cmds, attack = cmds[:j], true
 			s.httpRefused(ss)
 		}
-		for len(cmds) > 0 && !ss.quit {
-			chunk := cmds[:min(len(cmds), lim.MaxPipeline)]
-			cmds = cmds[len(chunk):]
-			replies := ss.execute(chunk)
-			for i, r := range replies {
-				if r == overloadedReply || r == memoryReply {
-					s.g.n.overloaded.Add(1) // once per command refused
-				}
-				writeReply(wr, ss.pipe.protos[i], r)
-			}
-			// Written: kept until the next chunk, the replies (a large
-			// value, an ECHO's whole read) stayed in memory for as long
-			// as the connection then stayed idle.
-			clear(replies)
-			// A chunk's replies go out before the next chunk runs: a read
-			// may hold hundreds of thousands of commands, whose replies
-			// would all wait in the writer (unbounded memory), and a
-			// client that does not read is cut by write_timeout at once.
-			// A pipeline of one chunk (the common case) flushes once.
-			if len(cmds) > 0 && !ss.quit && flush() != nil {
-				return
-			}
+		if !s.answer(ss, wr, cmds, flush) {
+			return
 		}
 		if err := flush(); err != nil || ss.quit {
 			return
@@ -355,6 +322,52 @@ func (s *Server) serveConn(ss *session) {
 			return
 		}
 	}
+}
+
+// endConn ends serveConn: a bug on one connection's path closes that
+// connection, not the gateway (as net/http does); it is logged with its
+// stack.
+func (s *Server) endConn(ss *session) {
+	if r := recover(); r != nil {
+		s.panics.Add(1)
+		s.log.Error("panic serving a connection; closing it", "remote", ss.remote, "panic", r, "stack", string(debug.Stack()))
+	}
+	_ = ss.conn.Close()
+	s.mu.Lock()
+	delete(s.conns, ss)
+	s.mu.Unlock()
+	s.active.Add(-1)
+	s.wg.Done()
+}
+
+// answer runs the commands of one read in chunks of max_pipeline and writes
+// their replies, flushing between chunks; false: a flush failed, the
+// connection ends. The last chunk's replies are left for the caller's flush.
+func (s *Server) answer(ss *session, wr *replyWriter, cmds []redcon.Command, flush func() error) bool {
+	for len(cmds) > 0 && !ss.quit {
+		chunk := cmds[:min(len(cmds), s.cfg.Limits.MaxPipeline)]
+		cmds = cmds[len(chunk):]
+		replies := ss.execute(chunk)
+		for i, r := range replies {
+			if r == overloadedReply || r == memoryReply {
+				s.g.n.overloaded.Add(1) // once per command refused
+			}
+			writeReply(wr, ss.pipe.protos[i], r)
+		}
+		// Written: kept until the next chunk, the replies (a large
+		// value, an ECHO's whole read) stayed in memory for as long
+		// as the connection then stayed idle.
+		clear(replies)
+		// A chunk's replies go out before the next chunk runs: a read
+		// may hold hundreds of thousands of commands, whose replies
+		// would all wait in the writer (unbounded memory), and a
+		// client that does not read is cut by write_timeout at once.
+		// A pipeline of one chunk (the common case) flushes once.
+		if len(cmds) > 0 && !ss.quit && flush() != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // execute runs one chunk of a pipeline and returns the replies in order.
