@@ -499,12 +499,6 @@ func globMatch(pattern []byte, s string) bool {
 // stringMatch is Redis's stringmatchlen_impl with nocase set; skipLonger
 // ends the search once the rest of the pattern after a '*' matched nowhere.
 func stringMatch(p []byte, s string, skipLonger *bool) bool {
-	lower := func(c byte) byte {
-		if c >= 'A' && c <= 'Z' {
-			return c + 'a' - 'A'
-		}
-		return c
-	}
 	for len(p) > 0 && len(s) > 0 {
 		switch p[0] {
 		case '*':
@@ -527,34 +521,9 @@ func stringMatch(p []byte, s string, skipLonger *bool) bool {
 		case '?':
 			s = s[1:]
 		case '[':
-			p = p[1:]
-			not := len(p) > 0 && p[0] == '^'
-			if not {
-				p = p[1:]
-			}
-			match := false
-			for {
-				if len(p) >= 2 && p[0] == '\\' {
-					p = p[1:]
-					match = match || p[0] == s[0]
-				} else if len(p) == 0 { // not closed: ends with the pattern
-					break
-				} else if p[0] == ']' {
-					break
-				} else if len(p) >= 3 && p[1] == '-' { // bounds as C's signed chars
-					lo, hi := int8(p[0]), int8(p[2])
-					if lo > hi {
-						lo, hi = hi, lo
-					}
-					lo, hi, c := int8(lower(byte(lo))), int8(lower(byte(hi))), int8(lower(s[0]))
-					match = match || c >= lo && c <= hi
-					p = p[2:]
-				} else {
-					match = match || lower(p[0]) == lower(s[0])
-				}
-				p = p[1:]
-			}
-			if match == not {
+			var match bool
+			p, match = matchClass(p[1:], s[0])
+			if !match {
 				return false
 			}
 			s = s[1:]
@@ -567,7 +536,7 @@ func stringMatch(p []byte, s string, skipLonger *bool) bool {
 			}
 			fallthrough
 		default:
-			if lower(p[0]) != lower(s[0]) {
+			if globLower(p[0]) != globLower(s[0]) {
 				return false
 			}
 			s = s[1:]
@@ -581,6 +550,46 @@ func stringMatch(p []byte, s string, skipLonger *bool) bool {
 		}
 	}
 	return len(p) == 0 && len(s) == 0
+}
+
+// matchClass matches c against the class p starts (after its '['): '^'
+// first negates it, ranges' bounds may come in either order (compared as
+// C's signed chars, lowered after they are put in order), '\' escapes the
+// byte after it, and a class not closed ends with the pattern. It returns
+// the pattern from the class's ']' (or its end) and whether c matched.
+func matchClass(p []byte, c byte) ([]byte, bool) {
+	not := len(p) > 0 && p[0] == '^'
+	if not {
+		p = p[1:]
+	}
+	match := false
+	for {
+		if len(p) >= 2 && p[0] == '\\' {
+			p = p[1:]
+			match = match || p[0] == c
+		} else if len(p) == 0 || p[0] == ']' { // not closed: ends with the pattern
+			return p, match != not
+		} else if len(p) >= 3 && p[1] == '-' {
+			lo, hi := int8(p[0]), int8(p[2])
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			lo, hi, lc := int8(globLower(byte(lo))), int8(globLower(byte(hi))), int8(globLower(c))
+			match = match || lc >= lo && lc <= hi
+			p = p[2:]
+		} else {
+			match = match || globLower(p[0]) == globLower(c)
+		}
+		p = p[1:]
+	}
+}
+
+// globLower is c in lower case if it is an ASCII capital.
+func globLower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func cmdGet(ctx context.Context, s *session, a [][]byte) any {
