@@ -82,9 +82,12 @@ type held struct {
 	lastUsed atomic.Int64 // unix nanoseconds
 	inUse    atomic.Int32
 
-	mu     sync.Mutex // serializes operations; protects tx and reaped
-	tx     *Tx
-	reaped bool
+	mu sync.Mutex // serializes operations; protects tx and ended
+	tx *Tx
+	// ended is set when the transaction finished or was reaped: an
+	// operation that looked it up before and waited for the one that
+	// ended it finds it gone, as a later one does.
+	ended bool
 }
 
 // NewManager returns a manager of transactions on eng, or an error wrapping
@@ -168,7 +171,7 @@ func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
 	defer h.inUse.Add(-1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.reaped {
+	if h.ended {
 		return ErrNotFound
 	}
 	err := fn(h.tx)
@@ -235,7 +238,7 @@ func (m *Manager) Reap(now time.Time) int {
 	m.mu.Unlock()
 	for i, h := range victims {
 		h.mu.Lock()
-		h.reaped = true
+		h.ended = true
 		h.tx.Rollback()
 		h.mu.Unlock()
 		if idle[i] {
@@ -259,6 +262,7 @@ func (m *Manager) Len() int {
 // (Manager.Commit, or Tx.Commit inside Do). It runs under h.mu (inside Do or
 // Reap).
 func (m *Manager) done(h *held, tx *Tx) {
+	h.ended = true
 	m.mu.Lock()
 	delete(m.txns, h.id)
 	m.mu.Unlock()
