@@ -48,7 +48,9 @@ type Options struct {
 	// Manager); later operations fail with ErrDone.
 	Deadline time.Time
 	// MemoryBudget bounds the bytes of keys, values, read-set entries and
-	// open savepoints (an entry's overhead each) the transaction holds. Over it, read keys and ranges first merge into
+	// open savepoints (an entry's overhead each) the transaction holds; a
+	// key written again adds its new value only (and an entry's overhead
+	// for its undo record while a savepoint is open). Over it, read keys and ranges first merge into
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
 	// ErrTooLarge: it is refused, and the transaction stays usable (roll

@@ -217,7 +217,7 @@ func (tx *Tx) Put(key, value []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.charge(len(key) + len(value) + entryOverhead); err != nil {
+	if err := tx.charge(tx.c.wb.cost(p, key, value)); err != nil {
 		return err
 	}
 	tx.c.wb.put(p, key, value, false)
@@ -233,7 +233,7 @@ func (tx *Tx) Delete(key []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.charge(len(key) + entryOverhead); err != nil {
+	if err := tx.charge(tx.c.wb.cost(p, key, nil)); err != nil {
 		return err
 	}
 	tx.c.wb.put(p, key, nil, true)

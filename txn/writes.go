@@ -163,6 +163,20 @@ func (w *writes) locate(key, val []byte) (wpos, error) {
 	return wpos{h: h, i: i, slot: slot}, nil
 }
 
+// cost is the bytes a write of key = val at p adds to the buffer: a new
+// key's bytes and entry, and the value; a key the buffer holds takes only
+// the value (its entry is updated in place), and the undo record kept for
+// it while a savepoint is open.
+func (w *writes) cost(p wpos, key, val []byte) int {
+	if p.i < 0 {
+		return len(key) + len(val) + entryOverhead
+	}
+	if len(w.sps) > 0 {
+		return len(val) + entryOverhead
+	}
+	return len(val)
+}
+
 // put buffers key = val (or its deletion) at p, which locate returned with
 // no change to w since.
 func (w *writes) put(p wpos, key, val []byte, del bool) {
