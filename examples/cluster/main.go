@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -15,24 +17,54 @@ import (
 )
 
 func main() {
-	var (
-		name    = flag.String("scenario", "", "scenarios to run: "+strings.Join(names(), ", ")+" (comma-separated), or all (default: none, run until interrupted)")
-		httpA   = flag.String("http", "127.0.0.1:7070", "dashboard and plane API address (loopback only)")
-		tenants = flag.Int("tenants", 0, "tenants (default 12)")
-		rate    = flag.Float64("rate", 0, "requests/s per tenant per region (default 10)")
-		cadence = flag.Duration("cadence", 0, "control plane cadence (default 400ms)")
-		keep    = flag.Bool("keep", false, "keep the cluster running after the scenarios, until interrupted")
-		quiet   = flag.Bool("q", false, "no progress lines")
-		gwBin   = flag.String("gateway", "", "a built gateway binary (default: build examples/gateway)")
-	)
-	flag.Parse()
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		os.Exit(2)
+	}
 	redis.SetLogger(quietRedis{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *name, Spec{HTTP: *httpA, Tenants: *tenants, Rate: *rate, Cadence: *cadence, GatewayBin: *gwBin}, *keep, *quiet); err != nil {
+	if err := run(ctx, o.scenario, o.spec, o.keep, o.quiet); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
+}
+
+// options are the command's flags.
+type options struct {
+	scenario    string
+	spec        Spec
+	keep, quiet bool
+}
+
+// parseFlags parses args, printing usage and errors to errOut. An argument
+// that is not a flag is refused rather than ignored: "cluster noisy-tenant"
+// would otherwise start the cluster and serve it until interrupted, running
+// no scenario (flag parsing stops at the first non-flag argument).
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var o options
+	fs.StringVar(&o.scenario, "scenario", "", "scenarios to run: "+strings.Join(names(), ", ")+" (comma-separated), or all (default: none, run until interrupted)")
+	fs.StringVar(&o.spec.HTTP, "http", "127.0.0.1:7070", "dashboard and plane API address (loopback only)")
+	fs.IntVar(&o.spec.Tenants, "tenants", 0, "tenants (default 12)")
+	fs.Float64Var(&o.spec.Rate, "rate", 0, "requests/s per tenant per region (default 10)")
+	fs.DurationVar(&o.spec.Cadence, "cadence", 0, "control plane cadence (default 400ms)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the cluster running after the scenarios, until interrupted")
+	fs.BoolVar(&o.quiet, "q", false, "no progress lines")
+	fs.StringVar(&o.spec.GatewayBin, "gateway", "", "a built gateway binary (default: build examples/gateway)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: settings are flags (-scenario name, ...; -h lists them)", fs.Arg(0))
+		fmt.Fprintln(errOut, "cluster:", err)
+		return options{}, err
+	}
+	return o, nil
 }
 
 func names() []string {
