@@ -169,6 +169,12 @@ func parseArgs(args []string) (fileConfig, error) {
 	if err := fs.Parse(args); err != nil {
 		return fileConfig{}, err
 	}
+	// Parsing stops at the first argument that is not a flag: refuse it
+	// rather than ignore it and the flags after it ("controlplane plane.json"
+	// would run without the file, "-region eu eu-1,eu,..." without the gateway).
+	if fs.NArg() > 0 {
+		return fileConfig{}, fmt.Errorf("unexpected argument %q: settings are flags (-config file.json, -region, -gateway, ...)", fs.Arg(0))
+	}
 	var fc fileConfig
 	if *file != "" {
 		data, err := os.ReadFile(*file)

@@ -69,3 +69,25 @@ func TestParseArgsErrors(t *testing.T) {
 		assert.Error(t, err, "%v", args)
 	}
 }
+
+// TestStrayArgumentsRefused: an argument that is not a flag, and every flag
+// after it, was ignored: "-region eu:us -gateway eu-1,... us-1,us,..." (a
+// second -gateway forgotten) ran a plane without us-1, and "-region eu
+// -gateway eu-1,... -cadence 100ms extra -listen 127.0.0.1:0" listened on the
+// default port. Found by a review.
+func TestStrayArgumentsRefused(t *testing.T) {
+	gw := "eu-1,eu,127.0.0.1:6380,127.0.0.1:6381,1"
+	for _, args := range [][]string{
+		{"plane.json"},
+		{"-region", "eu", "-gateway", gw, "us-1,us,127.0.0.1:6390,127.0.0.1:6391,1"},
+		{"-region", "eu", "-gateway", gw, "extra", "-listen", "127.0.0.1:0"},
+	} {
+		_, err := parseArgs(args)
+		require.Error(t, err, "%q", args)
+		assert.Contains(t, err.Error(), "unexpected argument", "%q", args)
+	}
+	fc, err := parseArgs([]string{"-region", "eu", "-gateway", gw, "-listen", "127.0.0.1:0"})
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:0", fc.Listen)
+	assert.Len(t, fc.Gateways, 1)
+}
