@@ -20,6 +20,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,7 +53,13 @@ func main() {
 // command is the command; it returns the exit code, so that deferred clean-up
 // (the autogroup's niceness) runs on every path.
 func command() int {
-	o := parseFlags()
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
 	undo, err := setPriority(o.real.RT, o.real.Nice)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "overload:", err)
@@ -84,36 +91,48 @@ type options struct {
 	tracePath string     // the real mode's trace file ("": none)
 }
 
-// parseFlags reads the command line.
-func parseFlags() options {
+// parseFlags reads the command line, printing usage and errors to errOut. An
+// argument that is not a flag is refused rather than ignored: flag parsing
+// stops at the first one, so "overload -d 10ms real -rd 5s" would otherwise
+// run the simulation alone, at the default -rd.
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	fs := flag.NewFlagSet("overload", flag.ContinueOnError)
+	fs.SetOutput(errOut)
 	var o options
 	r := &o.real
-	flag.DurationVar(&o.d, "d", 20*time.Second, "virtual duration of the simulation")
-	flag.StringVar(&o.plotPath, "plot", "overload.svg", "plot file (.svg or .png); empty for none")
-	flag.BoolVar(&o.realMode, "real", false, "also run the real mode (goroutines, CPU burn, aimd)")
-	flag.DurationVar(&r.Duration, "rd", 20*time.Second, "real mode: measured duration")
-	flag.DurationVar(&r.Warmup, "warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
-	flag.DurationVar(&r.Recal, "recal", 0, "real mode: repeat the calibration for this long after the measured run, and print goodput against both (0: off)")
-	flag.StringVar(&r.Profile, "cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
-	flag.IntVar(&r.ProfileHz, "profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
-	flag.StringVar(&r.MutexProfile, "mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
-	flag.Float64Var(&r.Target, "target", 0.9, "real mode: CPU utilization aimd holds")
-	flag.DurationVar(&r.Work, "work", 200*time.Microsecond, "real mode: CPU per request")
-	flag.DurationVar(&r.Backend, "backend", 10*time.Millisecond, "real mode: backend wait per request")
-	flag.DurationVar(&r.QueueDeadline, "qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
-	flag.Float64Var(&r.Cores, "cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
-	flag.BoolVar(&o.loop, "loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
-	flag.Int64Var(&r.NoisyCost, "noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4)")
-	flag.DurationVar(&r.SchedTarget, "sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
-	flag.Uint64Var(&o.loopSeed, "loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
-	flag.StringVar(&o.tracePath, "trace", "", "real mode: write one line per control period of the measured run here")
-	flag.StringVar(&o.burst, "burst", "", "real mode: inject an outside CPU burst, at:for:procs into the measured run (e.g. 10s:300ms:1: one busy process for 300ms, 10s in)")
-	flag.BoolVar(&r.Recover, "recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
-	flag.IntVar(&r.Nice, "nice", 0, "run at this scheduling niceness (-20..19; 0: leave it) so that the machine's other processes take less CPU from the experiment; below the current one needs root (Linux)")
-	flag.IntVar(&r.RT, "rt", 0, "run in the real-time round-robin scheduling policy at this priority (1-99; 0: the normal policy) so that the machine's other processes cannot take CPU from the experiment while it is runnable; needs root (Linux)")
-	flag.BoolVar(&r.AtDeadline, "atdeadline", false, "real mode: shed the floods' excess at its queue deadline, not on arrival (shed.Config.ShedOnArrival off)")
-	flag.Parse()
-	return o
+	fs.DurationVar(&o.d, "d", 20*time.Second, "virtual duration of the simulation")
+	fs.StringVar(&o.plotPath, "plot", "overload.svg", "plot file (.svg or .png); empty for none")
+	fs.BoolVar(&o.realMode, "real", false, "also run the real mode (goroutines, CPU burn, aimd)")
+	fs.DurationVar(&r.Duration, "rd", 20*time.Second, "real mode: measured duration")
+	fs.DurationVar(&r.Warmup, "warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run")
+	fs.DurationVar(&r.Recal, "recal", 0, "real mode: repeat the calibration for this long after the measured run, and print goodput against both (0: off)")
+	fs.StringVar(&r.Profile, "cpuprofile", "", "real mode: write a CPU profile of the measured run here, and print the shed+aimd share")
+	fs.IntVar(&r.ProfileHz, "profilehz", defaultProfileHz, "real mode: the CPU profile's samples per second of CPU (above 100, the runtime prints that it cannot set the rate; it is set)")
+	fs.StringVar(&r.MutexProfile, "mutexprofile", "", "real mode: write a mutex contention profile of the measured run here")
+	fs.Float64Var(&r.Target, "target", 0.9, "real mode: CPU utilization aimd holds")
+	fs.DurationVar(&r.Work, "work", 200*time.Microsecond, "real mode: CPU per request")
+	fs.DurationVar(&r.Backend, "backend", 10*time.Millisecond, "real mode: backend wait per request")
+	fs.DurationVar(&r.QueueDeadline, "qd", defaultQueueDeadline, "real mode: the shedder's queue deadline")
+	fs.Float64Var(&r.Cores, "cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS); use less on a shared machine")
+	fs.BoolVar(&o.loop, "loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
+	fs.Int64Var(&r.NoisyCost, "noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4)")
+	fs.DurationVar(&r.SchedTarget, "sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
+	fs.Uint64Var(&o.loopSeed, "loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
+	fs.StringVar(&o.tracePath, "trace", "", "real mode: write one line per control period of the measured run here")
+	fs.StringVar(&o.burst, "burst", "", "real mode: inject an outside CPU burst, at:for:procs into the measured run (e.g. 10s:300ms:1: one busy process for 300ms, 10s in)")
+	fs.BoolVar(&r.Recover, "recover", false, "real mode: turn on aimd's fast recovery after cuts (aimd.Config.Recover)")
+	fs.IntVar(&r.Nice, "nice", 0, "run at this scheduling niceness (-20..19; 0: leave it) so that the machine's other processes take less CPU from the experiment; below the current one needs root (Linux)")
+	fs.IntVar(&r.RT, "rt", 0, "run in the real-time round-robin scheduling policy at this priority (1-99; 0: the normal policy) so that the machine's other processes cannot take CPU from the experiment while it is runnable; needs root (Linux)")
+	fs.BoolVar(&r.AtDeadline, "atdeadline", false, "real mode: shed the floods' excess at its queue deadline, not on arrival (shed.Config.ShedOnArrival off)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: settings are flags (-real, -d 10ms, -plot '', ...; -h lists them)", fs.Arg(0))
+		fmt.Fprintln(errOut, "overload:", err)
+		return options{}, err
+	}
+	return o, nil
 }
 
 // setPriority puts the process in the real-time policy at priority rt and at

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStrayArgumentsRefused: an argument that is not a flag, and every flag
+// after it, was ignored: "overload -d 10ms real -rd 5s" ran the simulation
+// alone and exited 0, and a -real after a stray word was dropped, so the
+// real mode never ran. Found by a review.
+func TestStrayArgumentsRefused(t *testing.T) {
+	for _, args := range [][]string{{"real"}, {"-d", "10ms", "real", "-rd", "5s"}, {"-plot", "", "x", "-real"}} {
+		var errOut bytes.Buffer
+		_, err := parseFlags(args, &errOut)
+		require.Error(t, err, "%q", args)
+		assert.Contains(t, errOut.String(), "unexpected argument", "%q", args)
+	}
+
+	o, err := parseFlags([]string{"-d", "10ms", "-plot", "", "-real", "-rd", "5s", "-noisycost", "4", "-loop"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Millisecond, o.d)
+	assert.Empty(t, o.plotPath)
+	assert.True(t, o.realMode)
+	assert.True(t, o.loop)
+	assert.Equal(t, 5*time.Second, o.real.Duration)
+	assert.Equal(t, int64(4), o.real.NoisyCost)
+	o, err = parseFlags(nil, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, 20*time.Second, o.d)
+	assert.Equal(t, "overload.svg", o.plotPath)
+	assert.False(t, o.realMode)
+
+	_, err = parseFlags([]string{"-h"}, &bytes.Buffer{})
+	assert.True(t, errors.Is(err, flag.ErrHelp), "-h is help (exit 0), not an error: %v", err)
+	_, err = parseFlags([]string{"-d", "x"}, &bytes.Buffer{})
+	assert.Error(t, err)
+}
