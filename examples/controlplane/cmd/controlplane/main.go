@@ -52,9 +52,20 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], log, nil); err != nil {
+	if code := exitCode(run(ctx, os.Args[1:], log, nil), log); code != 0 {
+		os.Exit(code)
+	}
+}
+
+// exitCode is the command's exit status for run's error, which it logs: 0
+// for none and for -h (the flag package printed the usage), 1 otherwise.
+func exitCode(err error, log *slog.Logger) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
 		log.Error("controlplane", "err", err)
-		os.Exit(1)
+		return 1
 	}
 }
 

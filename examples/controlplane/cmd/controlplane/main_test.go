@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -90,4 +92,16 @@ func TestStrayArgumentsRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:0", fc.Listen)
 	assert.Len(t, fc.Gateways, 1)
+}
+
+// TestHelpExitsZero: -h prints the usage and exits 0 with no error line;
+// it logged "flag: help requested" at ERROR and exited 1.
+func TestHelpExitsZero(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	err := run(context.Background(), []string{"-h"}, log, nil)
+	assert.Equal(t, 0, exitCode(err, log))
+	assert.Empty(t, logged.String())
+	assert.Equal(t, 1, exitCode(errors.New("boom"), log))
+	assert.Contains(t, logged.String(), "boom")
 }
