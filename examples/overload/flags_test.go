@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -41,4 +43,19 @@ func TestStrayArgumentsRefused(t *testing.T) {
 	assert.True(t, errors.Is(err, flag.ErrHelp), "-h is help (exit 0), not an error: %v", err)
 	_, err = parseFlags([]string{"-d", "x"}, &bytes.Buffer{})
 	assert.Error(t, err)
+}
+
+// TestEveryFlagDocumented: every flag -h lists has a row in the README's
+// Flags table (eight were documented nowhere but in -h).
+func TestEveryFlagDocumented(t *testing.T) {
+	var usage bytes.Buffer
+	_, err := parseFlags([]string{"-h"}, &usage)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	names := regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(usage.String(), -1)
+	require.NotEmpty(t, names)
+	for _, m := range names {
+		assert.Contains(t, string(readme), "| `-"+m[1]+"` |", "flag -%s has no row in README.md's Flags table", m[1])
+	}
 }
