@@ -248,33 +248,12 @@ func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
 }
 
 func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
-	if s.txs.multi {
-		return respErr("ERR WATCH inside MULTI is not allowed")
-	}
 	keys := make([]string, 0, len(a)-1)
 	for _, k := range a[1:] {
 		keys = append(keys, string(k))
 	}
-	if s.tenant == nil {
-		return respErr("NOAUTH Authentication required.")
-	}
-	if !s.tenant.allows("WATCH", keys) {
-		s.tenant.denied.Add(1) // as lookup counts the other commands' denials
-		s.g.n.denied.Add(1)
-		return respErr(errNoPerm.Error())
-	}
-	// The keys watched are bounded as one WATCH's are (max_args): each
-	// is held, and checked at EXEC, until the transaction ends.
-	if limit := s.g.cfg.Limits.MaxArgs; len(s.txs.watched)+len(keys) > limit {
-		added := map[string]bool{}
-		for _, k := range keys {
-			if _, ok := s.txs.watched[k]; !ok {
-				added[k] = true
-			}
-		}
-		if len(s.txs.watched)+len(added) > limit {
-			return respErr(fmt.Sprintf("ERR too many watched keys (limit %d)", limit))
-		}
+	if r := s.watchRefused(keys); r != nil {
+		return r
 	}
 	// A refused WATCH leaves the connection as it was: without a
 	// transaction if it had none (reads would come from it, and it would
@@ -297,24 +276,8 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 			return errReply(err)
 		}
 	}
-	if o, ok := s.txs.eng.(stateObserver); ok { // Redis: note the keys' states now, to compare at EXEC
-		// Admitted as a read of its keys (a round trip each), as callTx's
-		// reads are: checked by the quota alone, a loop of WATCHes of
-		// max_args keys got past load shedding.
-		now := time.Now()
-		done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
-		if err != nil {
-			return refuse(errReply(err))
-		}
-		from := s.txMark()
-		err = func() (err error) {
-			defer func() { done(err == nil); release() }() // a panic's too
-			return o.observe(ctx, keys)                    // a round trip per key not yet seen
-		}()
-		s.chargeTx(now, from, len(keys))
-		if err != nil {
-			return refuse(errReply(err))
-		}
+	if err := s.observeWatched(ctx, keys); err != nil {
+		return refuse(errReply(err))
 	}
 	for _, k := range keys {
 		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
@@ -324,10 +287,70 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 			return refuse(errReply(err))
 		}
 	}
-	// Each key is checked from the WATCH that named it first (rebase): the
-	// first WATCH's is the transaction's own version, as is a later one's
-	// that moved it on (advance); after the connection's own write, the
-	// store's now, after any write the connection made before it.
+	s.noteWatched(keys, fresh)
+	return simple("OK")
+}
+
+// watchRefused is the reply refusing a WATCH of keys before it touches the
+// transaction (inside MULTI, not logged in, denied by the ACL, or past
+// max_args keys watched), or nil.
+func (s *session) watchRefused(keys []string) any {
+	if s.txs.multi {
+		return respErr("ERR WATCH inside MULTI is not allowed")
+	}
+	if s.tenant == nil {
+		return respErr("NOAUTH Authentication required.")
+	}
+	if !s.tenant.allows("WATCH", keys) {
+		s.tenant.denied.Add(1) // as lookup counts the other commands' denials
+		s.g.n.denied.Add(1)
+		return respErr(errNoPerm.Error())
+	}
+	// The keys watched are bounded as one WATCH's are (max_args): each
+	// is held, and checked at EXEC, until the transaction ends.
+	if limit := s.g.cfg.Limits.MaxArgs; len(s.txs.watched)+len(keys) > limit {
+		added := map[string]bool{}
+		for _, k := range keys {
+			if _, ok := s.txs.watched[k]; !ok {
+				added[k] = true
+			}
+		}
+		if len(s.txs.watched)+len(added) > limit {
+			return respErr(fmt.Sprintf("ERR too many watched keys (limit %d)", limit))
+		}
+	}
+	return nil
+}
+
+// observeWatched notes, on Redis shards, the states of the keys a WATCH
+// names, to compare at EXEC (a round trip per key not yet seen). It is
+// admitted as a read of its keys, as callTx's reads are: checked by the
+// quota alone, a loop of WATCHes of max_args keys got past load shedding.
+func (s *session) observeWatched(ctx context.Context, keys []string) error {
+	o, ok := s.txs.eng.(stateObserver)
+	if !ok {
+		return nil
+	}
+	now := time.Now()
+	done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
+	if err != nil {
+		return err
+	}
+	from := s.txMark()
+	err = func() (err error) {
+		defer func() { done(err == nil); release() }() // a panic's too
+		return o.observe(ctx, keys)
+	}()
+	s.chargeTx(now, from, len(keys))
+	return err
+}
+
+// noteWatched records the version each key newly watched is checked from:
+// the WATCH that named it first (rebase). The first WATCH's is the
+// transaction's own version, as is a later one's that moved it on
+// (advance); after the connection's own write, the store's now, after any
+// write the connection made before it.
+func (s *session) noteWatched(keys []string, fresh bool) {
 	v := s.txs.tx.ReadVersion()
 	if !fresh && s.txs.wrote {
 		v = s.txs.eng.ReadVersion()
@@ -340,7 +363,6 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 			s.txs.watched[k] = v
 		}
 	}
-	return simple("OK")
 }
 
 // expireWatched deletes those of keys whose TTL ran out, on memkv, before
