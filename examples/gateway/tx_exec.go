@@ -42,30 +42,11 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	// Admitted at the cost of its commands' keys, as a pipelined run (an
-	// MSET of 1,000 keys costs 1,000 in MULTI as outside it). Refused, its
-	// data commands count as shed, throttled or overloaded, as they count in
-	// the requests and errors (observeQueued) and as a refused run's do; one
-	// without data commands counts as one refused command (its EXEC), as the
-	// server counts its OVERLOADED.
-	// A transaction that calls no backend (no data command, and no key read
-	// or watched that a Redis commit checks) runs as its commands (PING,
-	// ECHO, INFO) run outside MULTI, without admission: it has no backend
-	// call to charge, and a tenant over its quota got THROTTLED for MULTI,
-	// PING, EXEC, counted nowhere, while a PING alone was answered.
-	done, release := func(bool) {}, func() {}
-	if _, checked := s.txs.eng.(stateObserver); s.txs.data > 0 || (!retry && checked) {
-		var err error
-		done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
-		if err != nil {
-			if (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
-				// Refused by the limiter, they count as overloaded too: the
-				// server counts EXEC's reply once, the others here.
-				s.g.n.overloaded.Add(uint64(s.txs.data - 1))
-			}
-			s.observeQueued(nil, false, start)
-			return errReply(err)
-		}
+	// Admitted at the cost of its commands' keys (admitExec).
+	done, release, err := s.admitExec(ctx, retry)
+	if err != nil {
+		s.observeQueued(nil, false, start)
+		return errReply(err)
 	}
 	// Released on every path, a panic's too (a bug: serveConn closes the
 	// connection): kept, each one shrank the capacity for good. A panic
@@ -97,20 +78,10 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 	committed, returned = err == nil, true
 	s.observeQueued(out, err == nil, start)
 	if err == nil || errors.Is(err, txn.ErrCommitUnknown) {
-		// Reads that start after EXEC returns must not join a fetch that
-		// started before the commit. A commit of unknown outcome (the
-		// reply was lost) may have been applied: its keys are dropped too,
-		// so no read serves a value it may have replaced.
-		for _, c := range s.txs.queued {
-			if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
-				for _, k := range spec.keys(c.Args) {
-					s.g.flights.Forget(k)
-					if s.g.cache != nil {
-						s.g.cache.invalidate(s.txs.shard, k)
-					}
-				}
-			}
-		}
+		// A commit of unknown outcome (the reply was lost) may have been
+		// applied: its keys are dropped too, so no read serves a value it
+		// may have replaced.
+		s.forgetQueuedWrites()
 	}
 	switch {
 	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld), errors.Is(err, txn.ErrDone):
@@ -121,6 +92,46 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		return errReply(err)
 	}
 	return out
+}
+
+// admitExec admits an EXEC at the cost of its commands' keys, as a
+// pipelined run (an MSET of 1,000 keys costs 1,000 in MULTI as outside it).
+// Refused, its data commands count as shed, throttled or overloaded, as
+// they count in the requests and errors (observeQueued) and as a refused
+// run's do; one without data commands counts as one refused command (its
+// EXEC), as the server counts its OVERLOADED.
+// A transaction that calls no backend (no data command, and no key read
+// or watched that a Redis commit checks) runs as its commands (PING,
+// ECHO, INFO) run outside MULTI, without admission: it has no backend
+// call to charge, and a tenant over its quota got THROTTLED for MULTI,
+// PING, EXEC, counted nowhere, while a PING alone was answered.
+func (s *session) admitExec(ctx context.Context, retry bool) (done func(bool), release func(), err error) {
+	if _, checked := s.txs.eng.(stateObserver); s.txs.data <= 0 && (retry || !checked) {
+		return func(bool) {}, func() {}, nil
+	}
+	done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
+	if err != nil && (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
+		// Refused by the limiter, they count as overloaded too: the
+		// server counts EXEC's reply once, the others here.
+		s.g.n.overloaded.Add(uint64(s.txs.data - 1))
+	}
+	return done, release, err
+}
+
+// forgetQueuedWrites drops the keys of the transaction's writes from the
+// coalescing group and the caching tier: reads that start after EXEC
+// returns must not join a fetch that started before the commit.
+func (s *session) forgetQueuedWrites() {
+	for _, c := range s.txs.queued {
+		if spec := commands[strings.ToUpper(string(c.Args[0]))]; spec.kind == kindWrite {
+			for _, k := range spec.keys(c.Args) {
+				s.g.flights.Forget(k)
+				if s.g.cache != nil {
+					s.g.cache.invalidate(s.txs.shard, k)
+				}
+			}
+		}
+	}
 }
 
 // runQueued runs the queued commands in the transaction and commits it,
