@@ -106,8 +106,18 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 // rolloutRamp ramps the rollout flag 0 -> 50 -> 100% of keys onto the gateway
 // tier, measuring the share of requests that take the gateway path at each
 // step, then flips the kill switch: every client sends everything direct as
-// soon as it has the new routes.
-func rolloutRamp(ctx context.Context, c *Cluster, r *Report) error {
+// soon as it has the new routes. No request may fail at any time of the
+// scenario: in its measurement windows, and while the clients move to new
+// routes between them and at the restore.
+func rolloutRamp(ctx context.Context, c *Cluster, r *Report) (err error) {
+	from := c.Load.Snapshot()
+	defer func() { // after the restore below
+		if err == nil {
+			whole := c.Load.Snapshot().Sub(from)
+			a := whole.All()
+			r.check(a.Failed == 0, "no request fails from the first route change to the restore (got %d of %d; last error %v)", a.Failed, a.Total(), firstErr(whole))
+		}
+	}()
 	set := func(p float64, kill bool) error {
 		return c.Plane.SetRollout(rampConfig(p, kill))
 	}
