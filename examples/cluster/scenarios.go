@@ -130,9 +130,13 @@ func rolloutRamp(ctx context.Context, c *Cluster, r *Report) (err error) {
 			return cfg.Kill == kill && len(cfg.Rules) == 1 && cfg.Rules[0].Percent == p
 		}
 	}
-	defer func() {
-		if err := set(100, false); err == nil {
-			_ = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, has(100, false))
+	defer func() { // a restore that fails fails the scenario: the next would run on other routes
+		rerr := set(100, false)
+		if rerr == nil {
+			rerr = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, has(100, false))
+		}
+		if err == nil && rerr != nil {
+			err = fmt.Errorf("rollout: restore: %w", rerr)
 		}
 	}()
 	const window = 2 * time.Second
