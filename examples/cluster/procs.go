@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 )
 
 // ErrNoRedis means redis-server is not installed (scripts/setup.sh installs it).
@@ -50,7 +52,10 @@ func startProc(ctx context.Context, name, bin string, args, env []string, onLine
 		return nil, err
 	}
 	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
+	// Started from a thread that lives as long as this process: the
+	// parent-death signal (procAttr) is sent when the thread that started
+	// the child exits, not the process (internal/childproc).
+	if err := childproc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("cluster: start %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
