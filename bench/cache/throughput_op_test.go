@@ -33,3 +33,28 @@ func TestThroughputOpWritesNewValuesAndChecksHits(t *testing.T) {
 	}
 	require.Equal(t, int64(75), cnt.wrong)
 }
+
+// TestThroughputBytesOpChecksHitsAgainstTheirKey: a cache that answers a
+// lookup with the value it stored for another key scores wrong hits, as
+// BenchmarkThroughput's uint64 check does; one that answers with the key's
+// own value scores none.
+func TestThroughputBytesOpChecksHitsAgainstTheirKey(t *testing.T) {
+	vals := bytesValues()
+	stored := map[uint64][]byte{}
+	set := func(k uint64, v []byte) { stored[k] = v }
+	for _, other := range []uint64{0, 1} { // 0: the key's own value; 1: key^1's
+		get := func(k uint64) ([]byte, bool) { v, ok := stored[k^other]; return v, ok }
+		var cnt throughputCounts
+		for i := range 4000 {
+			k := uint64(i % 40)
+			throughputBytesOp(get, set, vals, k, i%100, i, &cnt)
+		}
+		require.Equal(t, int64(3000), cnt.lookups)
+		require.Positive(t, cnt.hits)
+		if other == 0 {
+			require.Zero(t, cnt.wrong, "hits on the key's own value")
+		} else {
+			require.Equal(t, cnt.hits, cnt.wrong, "every hit returned another key's value")
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -128,21 +129,15 @@ var throughputImpls = append(impls[:2:2], append([]impl{{"otter-sync", newOtterS
 
 // BenchmarkThroughputBytes is the reads=75 half of BenchmarkThroughput with
 // []byte values (16-byte slices taken from a preallocated pool, so the loop
-// itself allocates nothing; a hit must return one of them, and the hit ratio
+// itself allocates nothing; a value carries the low bits of the keys it is
+// stored for, so a hit must return one stored for its key, and the hit ratio
 // is reported as there): tierkit boxes values that are not word-sized, so
 // every Set of a cached key allocates an immutable item that readers load
 // without a lock, where otter and golang-lru write in place.
 func BenchmarkThroughputBytes(b *testing.B) {
 	const keyspace = 1 << 16
 	keys := zipfKeys(1<<20, keyspace, 7)
-	vals := make([][]byte, 1024)
-	for i := range vals {
-		vals[i] = make([]byte, 16)
-	}
-	type bytesKV struct {
-		get func(uint64) ([]byte, bool)
-		set func(uint64, []byte)
-	}
+	vals := bytesValues()
 	makers := []struct {
 		name string
 		make func(capacity int) bytesKV
@@ -174,7 +169,7 @@ func BenchmarkThroughputBytes(b *testing.B) {
 			c := m.make(fit.capacity)
 			for i, k := range keys[:1<<18] {
 				if _, ok := c.get(k); !ok {
-					c.set(k, vals[i&(len(vals)-1)])
+					c.set(k, bytesValue(vals, k, i))
 				}
 			}
 			b.Run(fmt.Sprintf("%s/reads=75/impl=%s", fit.name, m.name), func(b *testing.B) {
@@ -190,17 +185,7 @@ func BenchmarkThroughputBytes(b *testing.B) {
 					for n := 0; pb.Next(); n++ {
 						k := keys[i&(len(keys)-1)]
 						i++
-						if n%100 < 75 {
-							cnt.lookups++
-							if v, ok := c.get(k); ok {
-								cnt.hits++
-								if len(v) != 16 {
-									cnt.wrong++
-								}
-							}
-						} else {
-							c.set(k, vals[i&(len(vals)-1)])
-						}
+						throughputBytesOp(c.get, c.set, vals, k, n, i, &cnt)
 					}
 					hits.Add(cnt.hits)
 					lookups.Add(cnt.lookups)
@@ -217,4 +202,53 @@ func BenchmarkThroughputBytes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// bytesKV is a cache of BenchmarkThroughputBytes: a lookup that never loads
+// and a store.
+type bytesKV struct {
+	get func(uint64) ([]byte, bool)
+	set func(uint64, []byte)
+}
+
+// bytesValues returns BenchmarkThroughputBytes's pool of 16-byte values.
+// Value j holds j in its first two bytes: bytesValue stores value j for a key
+// whose low bits are j's low bytesKeyBits, so a hit can be checked against its
+// key.
+func bytesValues() [][]byte {
+	vals := make([][]byte, 1024)
+	for j := range vals {
+		vals[j] = make([]byte, 16)
+		binary.LittleEndian.PutUint16(vals[j], uint16(j))
+	}
+	return vals
+}
+
+// bytesKeyBits is how many low bits of a key its values carry; the other bits
+// of a value's index vary with the writer's position, so successive Sets of a
+// key mostly store a value it did not hold.
+const bytesKeyBits = 7
+
+// bytesValue is the value a Set at position i stores for key k.
+func bytesValue(vals [][]byte, k uint64, i int) []byte {
+	const mask = 1<<bytesKeyBits - 1
+	return vals[(int(k&mask)|i<<bytesKeyBits)&(len(vals)-1)]
+}
+
+// throughputBytesOp is operation n of a BenchmarkThroughputBytes goroutine on
+// key k, i its position in the key sequence: a lookup when n%100 < 75, else a
+// Set of a value from vals. Each hit is checked to return a value stored for
+// its key (one that carries the key's low bits).
+func throughputBytesOp(get func(uint64) ([]byte, bool), set func(uint64, []byte), vals [][]byte, k uint64, n, i int, cnt *throughputCounts) {
+	if n%100 < 75 {
+		cnt.lookups++
+		if v, ok := get(k); ok {
+			cnt.hits++
+			if len(v) != 16 || uint64(binary.LittleEndian.Uint16(v))&(1<<bytesKeyBits-1) != k&(1<<bytesKeyBits-1) {
+				cnt.wrong++
+			}
+		}
+		return
+	}
+	set(k, bytesValue(vals, k, i))
 }
