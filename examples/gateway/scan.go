@@ -46,12 +46,19 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 		s.tenant.backendCalls.Add(uint64(scans))
 		s.tenant.quota.charge(now, float64(scans))
 	}()
-	for _, st := range b.stores {
+	var tr *cmdTrace
+	if s.g.tracer != nil {
+		tr = traceOf(ctx)
+	}
+	for sh, st := range b.stores {
 		rv, from, n := st.ReadVersion(), begin, 0
 		for { // bounded: each pass starts past the last key of the one before
 			var err error
 			buf, err = st.Scan(ctx, rv, from, end, limit, false, buf[:0])
 			scans++
+			// Each scan is a backend call of one op (a failed one touched
+			// its shard too), as the trace of a batched command notes it.
+			tr.note(sh, int32(boolInt(err == nil)), viaBatch)
 			if err != nil {
 				return errReply(err)
 			}
