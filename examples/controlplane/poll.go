@@ -27,7 +27,7 @@ type Sample struct {
 	Commands      uint64  `json:"commands"`   // commands received
 	Errors        uint64  `json:"errors"`     // commands answered with an error
 	Shed          uint64  `json:"shed"`       // rejected by the gateway's shedder
-	Overloaded    uint64  `json:"overloaded"` // rejected at its batcher's in-flight cap
+	Overloaded    uint64  `json:"overloaded"` // commands the gateway refused OVERLOADED (its batcher's in-flight cap, a shard's share of it, its limiter, its memory guard)
 	Throttled     uint64  `json:"throttled"`  // over a backend quota
 	// Tenants holds each tenant's counters.
 	Tenants map[string]TenantSample `json:"tenants"`

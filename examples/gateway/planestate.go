@@ -25,7 +25,7 @@ type hostState struct {
 	Commands      uint64  `json:"commands"`
 	Errors        uint64  `json:"errors"`
 	Shed          uint64  `json:"shed"`       // rejected by the shedder
-	Overloaded    uint64  `json:"overloaded"` // rejected at the batcher's in-flight cap
+	Overloaded    uint64  `json:"overloaded"` // commands refused OVERLOADED: the batcher's in-flight cap, a shard's share of it, the limiter, the memory guard
 	Throttled     uint64  `json:"throttled"`  // over a backend quota
 	// Tenants holds each tenant's counters (cumulative).
 	Tenants map[string]tenantHostState `json:"tenants"`
