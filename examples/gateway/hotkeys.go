@@ -141,7 +141,10 @@ func newHotKeys(linger time.Duration) *hotKeys {
 	return k
 }
 
-func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) | 1 }
+// hash is the key's hash, never 0 (a GET not counted). The top bit keeps it
+// so: the low bits pick the slot, and setting the lowest one left every even
+// slot unused.
+func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) | 1<<63 }
 
 // arrived counts a GET of the key with hash h from the connection whose
 // reader is rd (nil: none named), before it fetches or joins, and wakes the
