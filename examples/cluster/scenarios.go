@@ -53,6 +53,10 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 			err = rerr
 		}
 	}()
+	// The other tenants' shed and failed requests count at any time until
+	// the restore, not only in the windows below: also while the gateways'
+	// states are read, and from the flood's end on.
+	from := c.Load.Snapshot()
 	calm, err := measure(ctx, c, 1500*time.Millisecond)
 	if err != nil {
 		return err
@@ -100,6 +104,19 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	capacity := float64(limit) / delay.Seconds() // commands/s
 	sheds := checkFloodShed(c, r, noisy, capacity, before, after, 3)
 	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of all the requests offered to the gateway: %v", sheds)
+	whole := c.Load.Snapshot().Sub(from)
+	var all Counts
+	lastErr := "none"
+	for _, t := range c.Tenants[1:] {
+		all = all.add(whole.Tenant(t))
+		for _, reg := range c.Spec.Regions {
+			if e, ok := whole.LastErr[t+"/"+reg]; ok {
+				lastErr = e
+			}
+		}
+	}
+	r.check(all.Shed == 0 && all.Failed == 0, "the other tenants: zero shed and zero failed from the calm window to the restore (got %d shed, %d failed of %d; last error %v)",
+		all.Shed, all.Failed, all.Total(), lastErr)
 	return nil
 }
 

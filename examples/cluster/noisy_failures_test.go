@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNoisyTenantCountsBetweenWindows: noisy-tenant checked the other
+// tenants' shed and failed requests only in its calm and flood windows, so
+// one shed or failed while it read the gateways' states before the flood, or
+// from the flood's end to the restore, passed unnoticed, although the README
+// says any one fails the scenario. Here another tenant's request fails (or is
+// shed) during one of the state reads: the scenario must report a failure it
+// does not report when nothing happens then.
+func TestNoisyTenantCountsBetweenWindows(t *testing.T) {
+	run := func(t *testing.T, read int64, err error) []string {
+		var failures []string
+		synctest.Test(t, func(t *testing.T) {
+			var reads atomic.Int64
+			var c *Cluster
+			c = noisyCluster(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				if req.Method == http.MethodGet && req.URL.Path == "/control/state" {
+					if reads.Add(1) == read {
+						c.Load.byKey["t01/eu"].record(err)
+					}
+					fmt.Fprint(w, `{"host":{"uptime_seconds":10,"tenants":{}}}`)
+				}
+			}))
+			r := &Report{Name: "noisy-tenant"}
+			require.NoError(t, noisyTenant(t.Context(), c, r))
+			require.Equal(t, int64(2), reads.Load(), "the states are read twice: before and after the flood")
+			failures = r.Failures
+		})
+		return failures
+	}
+	// The fake gateway sheds nothing of the flood: the checks on it fail
+	// in every run, and only those.
+	base := run(t, 0, nil)
+	for _, tt := range []struct {
+		name string
+		read int64
+		err  error
+	}{
+		{"failed while the states are read before the flood", 1, errors.New("i/o timeout")},
+		{"shed while the states are read after the flood", 2, errors.New("OVERLOADED tenant t01 over its share")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := run(t, tt.read, tt.err)
+			var extra []string
+			for _, f := range got {
+				if !slices.Contains(base, f) {
+					extra = append(extra, f)
+				}
+			}
+			assert.NotEmpty(t, extra, "the other tenant's request fails the scenario; failures: %q", got)
+		})
+	}
+}
+
+// noisyCluster is a cluster of one region, two tenants and one gateway
+// whose HTTP control surface is h, served in process (c's HTTP client calls
+// it directly), and a load whose streams send nothing.
+func noisyCluster(t *testing.T, h http.Handler) *Cluster {
+	spec := Spec{Regions: []string{"eu"}, Tenants: 2}.withDefaults()
+	c := &Cluster{Spec: spec, Tenants: []string{"t00", "t01"},
+		Gateways: []*gatewayProc{{proc: &proc{done: make(chan struct{})}, ID: "eu-1", Region: "eu", HTTP: "eu-1.test"}},
+		hc:       &http.Client{Transport: handlerTransport{h}}}
+	var err error
+	c.Load, err = NewLoad(c.loadSpec())
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, c.Load.Close()) })
+	return c
+}
+
+// handlerTransport answers every request with its handler, in process.
+type handlerTransport struct{ h http.Handler }
+
+func (tr handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	tr.h.ServeHTTP(rec, req)
+	return rec.Result(), nil
+}
