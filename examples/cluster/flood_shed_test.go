@@ -19,10 +19,10 @@ func TestFloodShedFigure(t *testing.T) {
 		return h
 	}
 	c := &Cluster{Spec: Spec{Regions: []string{"eu"}}, Gateways: []*gatewayProc{{ID: "eu-1", Region: "eu"}}}
-	before := map[string]HostState{"eu-1": state(`{"shed":0,"tenants":{"t00":{"requests":10},"t01":{"requests":10}}}`)}
-	after := map[string]HostState{"eu-1": state(`{"shed":252,"tenants":{"t00":{"requests":433,"shed":252},"t01":{"requests":70}}}`)}
+	before := map[string]HostState{"eu-1": state(`{"uptime_seconds":100,"shed":0,"tenants":{"t00":{"requests":10},"t01":{"requests":10}}}`)}
+	after := map[string]HostState{"eu-1": state(`{"uptime_seconds":103,"shed":252,"tenants":{"t00":{"requests":433,"shed":252},"t01":{"requests":70}}}`)}
 	r := &Report{}
-	sheds := checkFloodShed(c, r, "t00", 80, before, after, 3)
+	sheds := checkFloodShed(c, r, "t00", 80, before, after)
 	assert.True(t, r.OK(), r.Failures)
 	assert.Equal(t, []string{"eu-1 shed 252 of 483 offered (161/s)"}, sheds)
 }

@@ -261,6 +261,8 @@ func (c Counts) sub(o Counts) Counts {
 // measure a window.
 type Snapshot struct {
 	At time.Time
+	// From is the start of a window (Sub sets it; zero in a reading).
+	From time.Time
 	// Streams holds the counts per tenant + "/" + home region.
 	Streams map[string]Counts
 	// Hosts holds attempts per host address, per home region of the client
@@ -297,7 +299,7 @@ func (l *Load) Snapshot() Snapshot {
 // pool a client closed (routes without it) may count less in s than in o; it
 // then counts 0.
 func (s Snapshot) Sub(o Snapshot) Snapshot {
-	out := Snapshot{At: s.At, Streams: map[string]Counts{}, Hosts: map[string]map[string]uint64{}, LastErr: map[string]string{}}
+	out := Snapshot{At: s.At, From: o.At, Streams: map[string]Counts{}, Hosts: map[string]map[string]uint64{}, LastErr: map[string]string{}}
 	for k, c := range s.Streams {
 		out.Streams[k] = c.sub(o.Streams[k])
 		if out.Streams[k].Failed > 0 {
@@ -314,6 +316,9 @@ func (s Snapshot) Sub(o Snapshot) Snapshot {
 	}
 	return out
 }
+
+// Seconds is the length of a window in seconds.
+func (s Snapshot) Seconds() float64 { return s.At.Sub(s.From).Seconds() }
 
 // Tenant sums tenant's counts over its regions.
 func (s Snapshot) Tenant(tenant string) Counts {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,33 @@ func (tr handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	rec := httptest.NewRecorder()
 	tr.h.ServeHTTP(rec, req)
 	return rec.Result(), nil
+}
+
+// TestNoisyTenantOfferedRate: noisy-tenant divided each gateway's requests
+// between its two state readings by a fixed 3 s (the flood's window), while
+// the readings are further apart: the reads of the gateways' states (each
+// retried for up to 2 s) fall between them too. The rate it compared with
+// 1.25 times the capacity was overstated, so a gateway offered less than that
+// had to shed the flood, and a correct run could fail. Here each read takes
+// 500 ms: the gateway's 330 requests came in 3.5 s (94/s, under the 100/s
+// bound), not 3 s (110/s).
+func TestNoisyTenantOfferedRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var reads atomic.Int64
+		c := noisyCluster(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method == http.MethodGet && req.URL.Path == "/control/state" {
+				n := 330 * (reads.Add(1) - 1) // 0 before the flood, 330 after
+				time.Sleep(500 * time.Millisecond)
+				fmt.Fprintf(w, `{"host":{"uptime_seconds":%g,"tenants":{"t00":{"requests":%d}}}}`, time.Since(start).Seconds(), n)
+			}
+		}))
+		r := &Report{Name: "noisy-tenant"}
+		require.NoError(t, noisyTenant(t.Context(), c, r))
+		require.Equal(t, int64(2), reads.Load())
+		for _, f := range r.Failures {
+			assert.NotContains(t, f, "gateway eu-1, offered", "eu-1 was offered 94/s, under 1.25 times its capacity of 80/s")
+		}
+		assert.Contains(t, r.Figures[len(r.Figures)-1], "eu-1 shed 0 of 330 offered (94/s)")
+	})
 }

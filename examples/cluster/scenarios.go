@@ -76,8 +76,8 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	c.Load.SetRate(noisy, "", c.Spec.Rate)
 
 	nc := win.Tenant(noisy)
-	r.figure("flood: %s sent %d requests in 3 s (%.0f/s), %d shed (%.0f%%), %d failed", noisy, nc.Total(),
-		float64(nc.Total())/3, nc.Shed, 100*share(nc.Shed, nc.Total()), nc.Failed)
+	r.figure("flood: %s sent %d requests in %.1f s (%.0f/s), %d shed (%.0f%%), %d failed", noisy, nc.Total(), win.Seconds(),
+		float64(nc.Total())/win.Seconds(), nc.Shed, 100*share(nc.Shed, nc.Total()), nc.Failed)
 	r.check(share(nc.Shed, nc.Total()) >= 0.10, "the flooding tenant is shed (>= 10%% of its requests; got %.1f%%)", 100*share(nc.Shed, nc.Total()))
 	var others Counts
 	for _, t := range c.Tenants[1:] {
@@ -89,8 +89,9 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	for _, t := range c.Tenants[1:] {
 		calmOthers += calm.Tenant(t).OK
 	}
-	// Rates per second: the calm window is 1.5 s, the flood window 3 s.
-	calmRate, floodRate := float64(calmOthers)/1.5, float64(others.OK)/3
+	// Rates per second over each window as measured (1.5 s and 3 s, and the
+	// time taken to read the load's counters).
+	calmRate, floodRate := float64(calmOthers)/calm.Seconds(), float64(others.OK)/win.Seconds()
 	r.figure("other %d tenants: %.0f ok/s calm, %.0f ok/s during the flood, %d shed, %d failed",
 		len(c.Tenants)-1, calmRate, floodRate, others.Shed, others.Failed)
 	// The load generator shares the loaded machine with the flood it sends,
@@ -102,7 +103,7 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 		return err
 	}
 	capacity := float64(limit) / delay.Seconds() // commands/s
-	sheds := checkFloodShed(c, r, noisy, capacity, before, after, 3)
+	sheds := checkFloodShed(c, r, noisy, capacity, before, after)
 	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of all the requests offered to the gateway: %v", sheds)
 	whole := c.Load.Snapshot().Sub(from)
 	var all Counts
@@ -301,13 +302,15 @@ func firstErr(s Snapshot) string {
 	return "none"
 }
 
-// checkFloodShed checks, over a window of secs seconds between the gateways'
-// host states before and after, that the flooding tenant was shed on every
-// gateway offered more than 1.25 times capacity (commands/s), in every region,
-// and that no gateway shed another tenant. It returns a figure per gateway.
-// The flood follows the ring, so a gateway with a small share of it may have
-// had room for all of it.
-func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, before, after map[string]HostState, secs float64) []string {
+// checkFloodShed checks, between the gateways' host states before and after,
+// that the flooding tenant was shed on every gateway offered more than 1.25
+// times capacity (commands/s), in every region, and that no gateway shed
+// another tenant. It returns a figure per gateway. The flood follows the ring,
+// so a gateway with a small share of it may have had room for all of it.
+// A gateway's rate is over the time between its two states, on its own clock
+// (their uptimes): the readings of every gateway's state, each retried for up
+// to 2 s, fall between them as well as the flood's window.
+func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, before, after map[string]HostState) []string {
 	var sheds []string
 	regionShed := map[string]uint64{}
 	for _, g := range c.Gateways {
@@ -317,7 +320,7 @@ func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, befor
 		for name, t := range a.Tenants {
 			offered += t.Requests - b.Tenants[name].Requests
 		}
-		rate := float64(offered) / secs
+		rate := float64(offered) / max(a.UptimeSeconds-b.UptimeSeconds, 1e-9)
 		sheds = append(sheds, fmt.Sprintf("%s shed %d of %d offered (%.0f/s)", g.ID, d, offered, rate))
 		regionShed[g.Region] += d
 		if rate > 1.25*capacity {
