@@ -114,7 +114,11 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 	}
 	if len(todo) == 0 || keep {
 		fmt.Println("serving until interrupted (Ctrl-C)")
-		summarize(ctx, c, quiet)
+		out := io.Writer(os.Stdout)
+		if quiet {
+			out = io.Discard
+		}
+		summarize(ctx, c, out)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d scenarios failed", failed, len(todo))
@@ -122,18 +126,17 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 	return nil
 }
 
-// summarize prints a line of throughput per region and host every 2 s until
-// ctx ends.
-func summarize(ctx context.Context, c *Cluster, quiet bool) {
+// summarize writes a line of throughput per region and host to out every 2 s
+// until ctx ends.
+func summarize(ctx context.Context, c *Cluster, out io.Writer) {
 	prev := c.Load.Snapshot()
 	for sleepCtx(ctx, 2*time.Second) {
 		now := c.Load.Snapshot()
 		w := now.Sub(prev)
 		prev = now
-		if quiet {
-			continue
-		}
-		secs := 2.0
+		// The window as measured: it also spans the writing of the
+		// previous line, which a paused terminal or a slow pipe holds up.
+		secs := w.Seconds()
 		a := w.All()
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s  %.0f req/s (ok %d, shed %d, failed %d, retried %d) |", time.Now().Format("15:04:05"),
@@ -147,7 +150,7 @@ func summarize(ctx context.Context, c *Cluster, quiet bool) {
 		for _, r := range st.Regions {
 			fmt.Fprintf(&b, " | %s %s out %.2f", r.Name, r.Phase, r.Out)
 		}
-		fmt.Println(b.String())
+		fmt.Fprintln(out, b.String())
 	}
 }
 
