@@ -139,6 +139,7 @@ type Cluster struct {
 
 	dir    string
 	redis  []*redisShard
+	ln     net.Listener // the dashboard's, opened first (listen)
 	srv    *http.Server
 	cancel context.CancelFunc
 	// planeCtx is the plane's Run context, ended by Close.
@@ -166,6 +167,11 @@ func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
 			c = nil
 		}
 	}()
+	// The dashboard's address is checked, and taken, before anything is
+	// built or started: a refused or busy address fails at once.
+	if err := c.listen(); err != nil {
+		return c, err
+	}
 	if c.dir, err = os.MkdirTemp("", "tierkit-cluster"); err != nil {
 		return c, err
 	}
@@ -246,6 +252,37 @@ func (c *Cluster) startGateways(ctx context.Context, bin string) error {
 	return nil
 }
 
+// listen opens the dashboard's listener on the spec's HTTP address (a free
+// loopback port when it is empty). The plane's API has no authentication and
+// drives the whole tier (the rollout, drains, and gateways every client then
+// sends its tenant's password to), so it is served on loopback only: an
+// address that is not is refused, an IP literal or an empty host (every
+// interface) before it is listened on, a name once it resolved.
+func (c *Cluster) listen() error {
+	addr := c.Spec.HTTP
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("cluster: dashboard address: %w", err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && !ip.IsLoopback() {
+		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
+		_ = ln.Close()
+		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", ln.Addr())
+	}
+	c.ln = ln
+	return nil
+}
+
+// startPlane creates the plane and serves its dashboard on c.ln (listen).
 func (c *Cluster) startPlane() error {
 	cfg := controlplane.Config{Direct: c.Shards, Cadence: c.Spec.Cadence,
 		Rollout: rollout.Config{Rules: []rollout.Rule{{Service: service, Percent: 100}}},
@@ -281,29 +318,15 @@ func (c *Cluster) startPlane() error {
 	for _, g := range c.Gateways {
 		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: g.ID, Region: g.Region, RESP: g.RESP, HTTP: g.HTTP, Cores: c.Spec.Cores})
 	}
-	addr := c.Spec.HTTP
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	// The plane's API has no authentication and drives the whole tier (the
-	// rollout, drains, and gateways every client then sends its tenant's
-	// password to), so it is served on loopback only, and answers the
-	// loopback names only: a web page whose domain is resolved anew to
-	// 127.0.0.1 (DNS rebinding) is refused with 403.
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
-		_ = ln.Close()
-		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", ln.Addr())
-	}
+	// Served on loopback only (listen), the API answers the loopback names
+	// only: a web page whose domain is resolved anew to 127.0.0.1 (DNS
+	// rebinding) is refused with 403.
 	cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
 	p, err := controlplane.New(cfg)
 	if err != nil {
-		_ = ln.Close()
 		return err
 	}
+	ln := c.ln
 	c.Plane = p
 	c.PlaneURL = "http://" + ln.Addr().String()
 	// As the controlplane command's server: a stalled body or an idle
@@ -413,6 +436,8 @@ func (c *Cluster) Close() {
 		}
 		if c.srv != nil {
 			_ = c.srv.Close()
+		} else if c.ln != nil { // the plane never served it
+			_ = c.ln.Close()
 		}
 		c.wg.Wait()
 		var wg sync.WaitGroup

@@ -27,6 +27,7 @@ func TestPlaneServesLoopbackNamesOnly(t *testing.T) {
 		return &Cluster{Spec: spec.withDefaults(), Shards: []string{"127.0.0.1:1"}, hc: &http.Client{Timeout: 2 * time.Second}}
 	}
 	c := newCluster("127.0.0.1:0")
+	require.NoError(t, c.listen())
 	require.NoError(t, c.startPlane())
 	defer c.Close()
 	get := func(host string) int {
@@ -44,5 +45,5 @@ func TestPlaneServesLoopbackNamesOnly(t *testing.T) {
 
 	wide := newCluster("0.0.0.0:0")
 	defer wide.Close()
-	assert.ErrorContains(t, wide.startPlane(), "not a loopback address")
+	assert.ErrorContains(t, wide.listen(), "not a loopback address")
 }
