@@ -272,10 +272,10 @@ type gatewayProc struct {
 }
 
 // checkAddrs refuses gateways whose listen addresses (as they reported them)
-// are not all distinct, or whose HTTP address is the dashboard's (the spec's
-// HTTP, unless it asks for a free port): the plane and the scenarios would
-// poll and measure one process as two, or the dashboard would fail to listen
-// with a bare "address already in use".
+// are not all distinct, or whose HTTP address is the dashboard's: the plane
+// and the scenarios would poll and measure one process as two. (The
+// dashboard now listens before any gateway starts, so a gateway cannot get
+// its address; the check stays as a guard.)
 func checkAddrs(gws []*gatewayProc, dashboard string) error {
 	owner := map[string]string{} // address -> whose, as the error names it
 	if _, port, err := net.SplitHostPort(dashboard); err == nil && port != "0" {
