@@ -104,9 +104,15 @@ func newRefModel(c shed.Config) *refModel {
 
 // setConfig applies c. A lowered deadline cuts each queued request's to its
 // enqueue time plus the new deadline of its kind, never extending one and
-// never below the deadline of the request ahead of it in its bucket.
+// never below the deadline of the request ahead of it in its bucket. A
+// change that lowers neither deadline leaves every queued deadline alone,
+// even one raised to that of a request ahead that has left since.
 func (m *refModel) setConfig(c shed.Config) {
+	prev := m.cfg
 	m.cfg = refConfigOf(c)
+	if m.cfg.queueDL >= prev.queueDL && m.cfg.standingDL >= prev.standingDL {
+		return
+	}
 	for _, t := range m.tenants {
 		for _, b := range t.buckets {
 			for i := range b.reqs {
