@@ -1,6 +1,7 @@
 package shed_test
 
 import (
+	"math"
 	"math/big"
 	"slices"
 	"time"
@@ -322,6 +323,19 @@ func (m *refModel) expire(at int64) (ids []int) {
 		ids = append(ids, m.expireTenant(m.tenants[name], at)...)
 	}
 	return ids
+}
+
+// earliest returns the earliest deadline of a queued request, false if none.
+func (m *refModel) earliest() (dl int64, ok bool) {
+	dl = math.MaxInt64
+	for _, t := range m.tenants {
+		for _, b := range t.buckets {
+			for _, r := range b.reqs {
+				dl, ok = min(dl, r.dl), true
+			}
+		}
+	}
+	return dl, ok
 }
 
 func (m *refModel) names() []string {
