@@ -95,10 +95,12 @@ type Config struct {
 	StandingDeadline time.Duration
 
 	// OverShareWindow is how long a tenant that had a request shed (bucket
-	// full or queue deadline) counts as over its share: meanwhile it is served
-	// after every tenant that is not, and StandingDeadline applies to it. A
-	// tenant never shed, or not shed for this long, is under its share: it is
-	// served first and always gets QueueDeadline. Default 1s.
+	// full or queue deadline), or that was served more than the share level
+	// within a window of this length (see [Scheduler]), counts as over its
+	// share: meanwhile it is served after every tenant that is not, and
+	// StandingDeadline applies to it. A tenant neither shed nor served past
+	// the level for this long is under its share: it is served first and
+	// always gets QueueDeadline. Default 1s.
 	OverShareWindow time.Duration
 
 	// FreshArrivalOrder serves the tenants under their share (the fresh list)

@@ -303,3 +303,52 @@ func TestSchedulerLevelIsTheMostOverShareGot(t *testing.T) {
 	assert.Zero(t, large[0].Shed())
 	t.Logf("level %d per window; marked over on a shed %d times", st.ShareLevel, st.OverShareByShed)
 }
+
+// TestSchedulerOverLevelNeverShedGetsStandingDeadline: a tenant that was
+// never shed but was served more than the share level within a window is
+// over its share, so a request joining its standing queue gets
+// StandingDeadline (Config.OverShareWindow said such a tenant always gets
+// QueueDeadline).
+func TestSchedulerOverLevelNeverShedGetsStandingDeadline(t *testing.T) {
+	const (
+		long  = 50 * time.Millisecond
+		short = 10 * time.Millisecond
+	)
+	s := newSched(t, shed.Config{QueueDeadline: long, StandingDeadline: short,
+		OverShareWindow: time.Second, MaxQueue: 4})
+	// "flood" is shed once (over its share) and served 3 from the old list
+	// in the first window: the level of the next is 3.
+	for range 5 {
+		_, _, _ = s.Push(t0, "flood", 0, 1, req{tenant: "flood"})
+	}
+	for range 3 {
+		v, _, ok := s.Pop(t0, math.MaxInt64, nil)
+		require.True(t, ok)
+		require.Equal(t, "flood", v.tenant)
+	}
+	// "big", never shed, is served 4 > 3 from the fresh list in the second.
+	at := t0.Add(time.Second)
+	for range 4 {
+		_, _, err := s.Push(at, "big", 0, 1, req{tenant: "big"})
+		require.NoError(t, err)
+	}
+	for range 4 {
+		v, _, ok := s.Pop(at, math.MaxInt64, nil)
+		require.True(t, ok)
+		require.Equal(t, "big", v.tenant)
+	}
+	st := s.Stats()
+	require.Equal(t, int64(1), st.OverShareByLevel)
+	require.Zero(t, s.Tenant(nil, "big")[0].Shed())
+	// Its bucket, non-empty since it joined, is a standing queue after
+	// QueueDeadline: the next request gets the short deadline.
+	for range 2 {
+		_, _, err := s.Push(at, "big", 0, 1, req{tenant: "big"})
+		require.NoError(t, err)
+	}
+	at = at.Add(long + time.Millisecond)
+	_, dl, err := s.Push(at, "big", 0, 1, req{tenant: "big"})
+	require.NoError(t, err)
+	assert.Equal(t, at.Add(short), dl, "never shed, over its share by the level: StandingDeadline")
+	assert.Zero(t, s.Tenant(nil, "big")[0].Shed())
+}
