@@ -83,9 +83,9 @@
 // the listed tenants that it replaced took 7.7 µs and 4.0-4.3 ms in the same
 // runs, and sweeps come often (the timer is armed for the next head's
 // deadline, usually a few milliseconds away). A request
-// is therefore never served after its deadline, and is shed at its deadline or,
-// if a request with a later deadline is ahead of it in its bucket, when it
-// reaches the head.
+// is therefore never served after its deadline, and is shed at its deadline,
+// which is never earlier than that of the request ahead of it in its bucket
+// (a request queued behind a later deadline waits as long as that one).
 // The decision core, [Scheduler], is a plain single-threaded value that takes now
 // explicitly, so policies can be tested and simulated on a virtual clock
 // (examples/overload runs it for 1,350 tenants).
