@@ -17,6 +17,8 @@
 set -euo pipefail
 mode=$1; N=$2; CL=$3; PL=$4; shift 4
 bins=("$@")
+# Any backend but redis ran on memkv, and its rows read like a Redis run's.
+case $mode in memkv | redis) ;; *) echo "ab: the backend is memkv or redis, not $mode" >&2; exit 2 ;; esac
 source "$(dirname "$0")/harness.sh"
 harness_init
 args=()
