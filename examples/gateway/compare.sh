@@ -169,8 +169,13 @@ for P in ${PIPES:-1 16}; do
 			if [ "$proxy" = gw+cache ] && [ "${CACHE_WARM:-0}" = 1 ] && { [ "$wl" = get ] || [ "$wl" = mget10 ]; }; then
 				# untimed: read every key a few times, so the row measures the
 				# tier's steady state; the count follows the keyspace, not N (3N
-				# GETs at N=20000 would leave more than half the keys unread)
-				bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>&1 || true
+				# GETs at N=20000 would leave more than half the keys unread).
+				# A warm-up that failed would leave the row cold under a warm
+				# label: the row is reported failed instead.
+				if ! bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>"$work/bench.err"; then
+					printf '%-10s %-10s %-3s failed: the warm-up: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo "redis-benchmark failed")"
+					continue
+				fi
 			fi
 			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(settled_ticks "$pid")
