@@ -48,7 +48,10 @@ type op struct {
 type opResult struct {
 	value []byte // opGet: the value
 	found bool   // opGet: key present; opSet: written (false when NX/XX refused); opDel/opExists: key present
-	n     int64  // opIncr: the new value
+	// linear: an opGet sent alone with linearizable_reads on, so that its
+	// fetch left the coalescing group as it was sent (Gateway.flush)
+	linear bool
+	n      int64 // opIncr: the new value
 	// expireAt is the value's expiry (unix ns; 0 none) for an opGet on memkv,
 	// or on Redis with the caching tier on, so the tier can honour TTLs.
 	expireAt int64

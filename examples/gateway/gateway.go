@@ -248,7 +248,8 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	// began later must not get the older value. Joins made until now began
 	// before the read. By default GETs also join a sent fetch: more
 	// coalescing under a hot key, for reads up to one round trip old.
-	if g.linearizable.Load() {
+	lin := g.linearizable.Load()
+	if lin {
 		for _, r := range reqs {
 			if len(r) == 1 && r[0].kind == opGet {
 				g.flights.Forget(r[0].key)
@@ -274,6 +275,9 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	}
 	off := 0
 	for i, r := range reqs {
+		if lin && len(r) == 1 && r[0].kind == opGet {
+			res[off].linear = true
+		}
 		out[i] = batcher.Result[[]opResult]{Resp: res[off : off+len(r) : off+len(r)]}
 		off += len(r)
 	}
@@ -612,12 +616,19 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 			h = g.hot.hash(o.key)
 			g.hot.arrived(h, rd)
 		}
+		lin := g.linearizable.Load()
 		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
 			tr.fetched()
 			g.hot.wait(h)
 			defer g.hot.done(h)
 			return g.submitOne(ctx, grp, o)
 		})
+		if lin && err == nil && !r.linear {
+			// The fetch was sent with linearizable_reads off (turned on
+			// since), so it stayed open to joins after it was sent: this
+			// GET may have joined a read older than itself. Read again.
+			r, err = g.submitOne(ctx, grp, o)
+		}
 		// A GET that joined may have started after the value the fetch read
 		// expired: it reads the key as absent, as a fetch of its own would.
 		if r.found && r.expireAt != 0 && time.Now().UnixNano() >= r.expireAt {
