@@ -95,7 +95,10 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	l.limit = clampF(l.limit, c.limitP.Min, c.limitP.Max)
 	l.rate = clampF(l.rate, c.rateP.Min, c.rateP.Max)
 	if !wasRate && c.MaxRate > 0 { // a bucket enabled now starts at MaxRate, full
-		l.rate, l.tokens, l.refillSet = c.MaxRate, l.burstLocked(), false
+		// the rate first: burstLocked reads it, and one assignment would
+		// size the bucket by the rate before (0 without a bucket: one token)
+		l.rate = c.MaxRate
+		l.tokens, l.refillSet = l.burstLocked(), false
 	}
 	l.recLimit.Mark, l.recRate.Mark = min(l.recLimit.Mark, c.limitP.Max), min(l.recRate.Mark, c.rateP.Max)
 	if !c.Recover {
