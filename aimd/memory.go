@@ -21,14 +21,17 @@ func goMemory() uint64 {
 }
 
 // guard applies the hysteresis: trip at or above high, reset below low.
+// The marks compare as quotients: heap/limit rounds to the mark itself when
+// the heap is exactly at it, whereas mark x limit may round above a whole
+// number of bytes (0.56 x 100000 is 56000.00000000001).
 func guard(tripped bool, heap, limit, high, low float64) bool {
 	if limit <= 0 {
 		return false
 	}
 	if tripped {
-		return heap >= low*limit
+		return heap/limit >= low
 	}
-	return heap >= high*limit
+	return heap/limit >= high
 }
 
 // goMemLimit returns the Go memory limit in force (GOMEMLIMIT, or what
