@@ -244,7 +244,8 @@ func isDir(path string) bool {
 }
 
 // cgroupDir returns mnt joined with this process's cgroup path for the hierarchy
-// whose controller list matches, or mnt if that directory does not exist.
+// whose controller list matches, or mnt if that directory does not exist or is
+// not under mnt.
 func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
 	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
@@ -256,7 +257,12 @@ func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
 		if len(parts) != 3 || !match(parts[1]) {
 			continue
 		}
+		// A cgroup outside the namespace's root reads with ".." components
+		// (cgroup_namespaces(7)): joined, it can leave the mount point.
 		dir := filepath.Join(mnt, parts[2])
+		if !strings.HasPrefix(dir, mnt+string(filepath.Separator)) {
+			return mnt
+		}
 		if _, err := os.Stat(dir); err == nil {
 			return dir
 		}
