@@ -107,9 +107,9 @@ func (c Config) validate() (config, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("aimd: "+format+": %w", append(args, ErrInvalidConfig)...))
 	}
-	bounds := c.checkFields(bad)
+	bounds, marks := c.checkFields(bad)
 	v := c.filled()
-	v.checkFilled(bounds, bad)
+	v.checkFilled(bounds, marks, bad)
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
@@ -120,8 +120,10 @@ func (c Config) validate() (config, error) {
 // checkFields reports each field of c that is wrong on its own, one error
 // per field, and whether Min, Max and Initial are all non-negative (a
 // negative bound is named alone, and the range checks of checkFilled, which
-// it would fail too, are skipped).
-func (c Config) checkFields(bad func(format string, args ...any)) (bounds bool) {
+// it would fail too, are skipped) and whether MemoryHigh and MemoryLow are
+// fractions (the same for their order). A non-finite figure is reported as
+// such, not also as out of its range.
+func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks bool) {
 	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
 		bad("Signal is a nil SignalFunc") // it would panic at every step
 	}
@@ -141,34 +143,46 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds bool) 
 			bounds = false
 		}
 	}
-	if c.Increase < 0 {
-		bad("Increase %v is negative", c.Increase)
-	}
-	if c.RateIncrease < 0 {
-		bad("RateIncrease %v is negative", c.RateIncrease)
+	// finite reports a non-finite figure, and whether v is finite
+	finite := func(name string, v float64) bool {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			bad("%s %v is not a finite number", name, v)
+			return false
+		}
+		return true
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"Increase", c.Increase}, {"Gain", c.Gain}, {"Decrease", c.Decrease}, {"MinRate", c.MinRate},
-		{"MaxRate", c.MaxRate}, {"RateIncrease", c.RateIncrease}, {"MemoryHigh", c.MemoryHigh}, {"MemoryLow", c.MemoryLow}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			bad("%s %v is not a finite number", f.name, f.v)
+	}{{"Increase", c.Increase}, {"RateIncrease", c.RateIncrease}, {"MinRate", c.MinRate}, {"MaxRate", c.MaxRate}} {
+		if finite(f.name, f.v) && f.v < 0 {
+			bad("%s %v is negative", f.name, f.v)
 		}
 	}
-	if c.Decrease < 0 || c.Decrease >= 1 {
+	finite("Gain", c.Gain)
+	if finite("Decrease", c.Decrease) && (c.Decrease < 0 || c.Decrease >= 1) {
 		bad("Decrease %v not in (0, 1)", c.Decrease)
 	}
 	if c.Backoff < 0 || c.Backoff > 1 || math.IsNaN(c.Backoff) {
 		bad("Backoff %v not in [0, 1]", c.Backoff)
 	}
-	if c.MinRate < 0 || c.MaxRate < 0 || (c.MaxRate > 0 && c.MinRate > c.MaxRate) {
+	if c.MinRate >= 0 && c.MaxRate > 0 && c.MinRate > c.MaxRate && !math.IsInf(c.MinRate, 1) {
 		bad("rate bounds [%v, %v] invalid", c.MinRate, c.MaxRate)
 	}
-	if c.MemoryHigh < 0 || c.MemoryHigh > 1 || c.MemoryLow < 0 || c.MemoryLow > 1 {
-		bad("MemoryHigh and MemoryLow must be fractions in [0, 1]")
+	marks = true
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"MemoryHigh", c.MemoryHigh}, {"MemoryLow", c.MemoryLow}} {
+		switch {
+		case !finite(f.name, f.v):
+			marks = false
+		case f.v < 0 || f.v > 1:
+			bad("%s %v not in [0, 1]", f.name, f.v)
+			marks = false
+		}
 	}
-	return bounds
+	return bounds, marks
 }
 
 // filled is c with its zero fields given their defaults.
@@ -190,14 +204,14 @@ func (c Config) filled() config {
 }
 
 // checkFilled reports the fields that are wrong together once defaulted.
-func (v *config) checkFilled(bounds bool, bad func(format string, args ...any)) {
+func (v *config) checkFilled(bounds, marks bool, bad func(format string, args ...any)) {
 	if bounds && v.Min > v.Max {
 		bad("Min %d exceeds Max %d", v.Min, v.Max)
 	}
 	if bounds && v.Min <= v.Max && (v.Initial < v.Min || v.Initial > v.Max) {
 		bad("Initial %d not in [%d, %d]", v.Initial, v.Min, v.Max)
 	}
-	if v.MemoryLow > v.MemoryHigh {
+	if marks && v.MemoryLow > v.MemoryHigh {
 		bad("MemoryLow %v exceeds MemoryHigh %v", v.MemoryLow, v.MemoryHigh)
 	}
 }

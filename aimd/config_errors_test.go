@@ -47,10 +47,11 @@ func invalidConfigs() []struct {
 		{"Backoff negative", aimd.Config{Backoff: -0.1}, "aimd: Backoff -0.1 not in [0, 1]"},
 		{"Backoff over 1", aimd.Config{Backoff: 1.5}, "aimd: Backoff 1.5 not in [0, 1]"},
 		{"Backoff NaN", aimd.Config{Backoff: nan}, "aimd: Backoff NaN not in [0, 1]"},
-		{"MinRate negative", aimd.Config{MinRate: -1}, "aimd: rate bounds [-1, 0] invalid"},
+		{"MinRate negative", aimd.Config{MinRate: -1}, "aimd: MinRate -1 is negative"},
+		{"MaxRate negative", aimd.Config{MaxRate: -1}, "aimd: MaxRate -1 is negative"},
 		{"MinRate over MaxRate", aimd.Config{MinRate: 10, MaxRate: 5}, "aimd: rate bounds [10, 5] invalid"},
-		{"MemoryHigh over 1", aimd.Config{MemoryHigh: 1.5}, "aimd: MemoryHigh and MemoryLow must be fractions in [0, 1]"},
-		{"MemoryLow negative", aimd.Config{MemoryLow: -0.1}, "aimd: MemoryHigh and MemoryLow must be fractions in [0, 1]"},
+		{"MemoryHigh over 1", aimd.Config{MemoryHigh: 1.5}, "aimd: MemoryHigh 1.5 not in [0, 1]"},
+		{"MemoryLow negative", aimd.Config{MemoryLow: -0.1}, "aimd: MemoryLow -0.1 not in [0, 1]"},
 		{"Min over Max", aimd.Config{Min: 10, Max: 5}, "aimd: Min 10 exceeds Max 5"},
 		{"Initial over Max", aimd.Config{Max: 5, Initial: 6}, "aimd: Initial 6 not in [1, 5]"},
 		{"Initial under Min", aimd.Config{Min: 5, Initial: 2}, "aimd: Initial 2 not in [5, 1000]"},
@@ -117,6 +118,21 @@ func TestConfigErrorsOnePerField(t *testing.T) {
 			"aimd: Min -1 is negative: invalid config\naimd: Max -2 is negative: invalid config"},
 		{"Max alone", func(c *aimd.Config) { c.Max = -1 }, "aimd: Max -1 is negative: invalid config"},
 		{"Min over Max", func(c *aimd.Config) { c.Min, c.Max = 10, 5 }, "aimd: Min 10 exceeds Max 5: invalid config"},
+		// an infinite figure is not also out of its range, nor does it
+		// fail the checks against the other fields
+		{"Increase -Inf", func(c *aimd.Config) { c.Increase = math.Inf(-1) },
+			"aimd: Increase -Inf is not a finite number: invalid config"},
+		{"Decrease -Inf", func(c *aimd.Config) { c.Decrease = math.Inf(-1) },
+			"aimd: Decrease -Inf is not a finite number: invalid config"},
+		{"MinRate -Inf", func(c *aimd.Config) { c.MinRate, c.MaxRate = math.Inf(-1), 10 },
+			"aimd: MinRate -Inf is not a finite number: invalid config"},
+		{"MemoryHigh -Inf", func(c *aimd.Config) { c.MemoryHigh = math.Inf(-1) },
+			"aimd: MemoryHigh -Inf is not a finite number: invalid config"},
+		// two wrong fields are two errors, each naming its field
+		{"MinRate and MaxRate", func(c *aimd.Config) { c.MinRate, c.MaxRate = -1, -2 },
+			"aimd: MinRate -1 is negative: invalid config\naimd: MaxRate -2 is negative: invalid config"},
+		{"MemoryHigh and MemoryLow", func(c *aimd.Config) { c.MemoryHigh, c.MemoryLow = 1.5, -0.1 },
+			"aimd: MemoryHigh 1.5 not in [0, 1]: invalid config\naimd: MemoryLow -0.1 not in [0, 1]: invalid config"},
 	} {
 		cfg := base
 		tt.give(&cfg)
