@@ -363,13 +363,24 @@ func (b *BackendConfig) fillRedisDefaults() error {
 	// port on this host), a server the configuration never named. One
 	// with a space around it (-redis "a, b") is dialled as it is, and
 	// fails every call.
-	for _, a := range append(slices.Concat(b.Replicas...), b.Redis...) {
+	//
+	// An address named twice (as written) is refused too: a replica that is
+	// another shard's primary answered that shard's keys for this one's
+	// reads (null for keys just written), one that is its own primary or is
+	// listed twice reads the primary or one replica for two, and a primary
+	// named for two shards holds the keys of both while the server meant
+	// holds none.
+	seen := map[string]bool{}
+	for _, a := range append(slices.Clone(b.Redis), slices.Concat(b.Replicas...)...) {
 		switch {
 		case strings.TrimSpace(a) == "":
 			return errors.New("gateway: backend redis or replicas: an empty address")
 		case strings.TrimSpace(a) != a:
 			return fmt.Errorf("gateway: backend redis or replicas: address %q has a space around it", a)
+		case seen[a]:
+			return fmt.Errorf("gateway: backend redis or replicas: address %q named twice (a shard's primary or replica is one server)", a)
 		}
+		seen[a] = true
 	}
 	return nil
 }
