@@ -97,7 +97,8 @@ type BackendConfig struct {
 	Redis  []string `json:"redis"`  // redis: one address per shard (its primary)
 	// Replicas lists, per shard, replica addresses: batches of reads spread
 	// over them round robin; writes go to the primary. Reads from a replica may
-	// lag the writes acknowledged by the primary.
+	// lag the writes acknowledged by the primary, the connection's own too
+	// (no read-your-writes).
 	Replicas [][]string `json:"replicas"`
 	Pool     int        `json:"pool"` // redis: connections per shard; default 8
 	// Client is the Redis client of the data path: "rueidis" (default;
