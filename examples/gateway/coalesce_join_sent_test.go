@@ -67,31 +67,8 @@ func TestCoalescedGetAfterShardWrite(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("linearizable_reads=%v", tc.linearizable), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				cfg, err := Config{LinearizableReads: tc.linearizable}.withDefaults()
-				require.NoError(t, err)
-				mk, err := newMemkvBackend(1)
-				require.NoError(t, err)
-				b := &holdingBackend{Backend: mk, holds: map[held]chan struct{}{}}
-				g, err := newGateway(cfg, b, nil)
-				require.NoError(t, err)
-				defer func() { _ = g.Close() }()
+				g, fetch, first := sentFetchThenShardWrite(t, Config{LinearizableReads: tc.linearizable})
 				ctx := context.Background()
-				require.NoError(t, g.one(ctx, g.open, op{kind: opSet, key: "k", value: []byte("old")}).err)
-
-				fetch := b.hold(opGet, "k")
-				first := make(chan opResult, 1)
-				go func() { first <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
-				synctest.Wait() // the fetch read "old"; its answer is held
-
-				// Another client of the shard writes "new".
-				res := make([]opResult, 1)
-				require.NoError(t, mk.Do(ctx, 0, []op{{kind: opSet, key: "k", value: []byte("new")}}, res))
-				require.NoError(t, res[0].err)
-
-				rs := g.run(ctx, g.open, []op{{kind: opGet, key: "k"}, {kind: opGet, key: "other"}})
-				require.NoError(t, rs[0].err)
-				require.Equal(t, "new", string(rs[0].value), "the MGET reads the shard's write")
-
 				joins := g.flights.Stats().Joins
 				second := make(chan opResult, 1)
 				go func() { second <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
@@ -105,4 +82,37 @@ func TestCoalescedGetAfterShardWrite(t *testing.T) {
 			})
 		})
 	}
+}
+
+// sentFetchThenShardWrite sets up, inside a synctest bubble, a gateway (cfg)
+// on one memkv shard whose fetch of "k" read "old" and whose answer is held
+// on its way back; another client of the shard then wrote "new", and an MGET
+// (which does not coalesce) read it. It returns the gateway (closed at the
+// test's end), the hold to close, and where the first GET's answer comes.
+func sentFetchThenShardWrite(t *testing.T, cfg Config) (*Gateway, chan struct{}, <-chan opResult) {
+	t.Helper()
+	cfg, err := cfg.withDefaults()
+	require.NoError(t, err)
+	mk, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	b := &holdingBackend{Backend: mk, holds: map[held]chan struct{}{}}
+	g, err := newGateway(cfg, b, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	ctx := context.Background()
+	require.NoError(t, g.one(ctx, g.open, op{kind: opSet, key: "k", value: []byte("old")}).err)
+
+	fetch := b.hold(opGet, "k")
+	first := make(chan opResult, 1)
+	go func() { first <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
+	synctest.Wait() // the fetch read "old"; its answer is held
+
+	// Another client of the shard writes "new".
+	res := make([]opResult, 1)
+	require.NoError(t, mk.Do(ctx, 0, []op{{kind: opSet, key: "k", value: []byte("new")}}, res))
+	require.NoError(t, res[0].err)
+	rs := g.run(ctx, g.open, []op{{kind: opGet, key: "k"}, {kind: opGet, key: "other"}})
+	require.NoError(t, rs[0].err)
+	require.Equal(t, "new", string(rs[0].value), "the MGET reads the shard's write")
+	return g, fetch, first
 }

@@ -20,31 +20,11 @@ import (
 // fetches sent with the knob on leave it as they go), so the GET joined it.
 func TestLinearizableReadsTurnedOnWithFetchInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg, err := Config{}.withDefaults()
-		require.NoError(t, err)
-		mk, err := newMemkvBackend(1)
-		require.NoError(t, err)
-		b := &holdingBackend{Backend: mk, holds: map[held]chan struct{}{}}
-		g, err := newGateway(cfg, b, nil)
-		require.NoError(t, err)
-		defer func() { _ = g.Close() }()
+		g, fetch, first := sentFetchThenShardWrite(t, Config{})
 		reg, err := control.New(control.Config{})
 		require.NoError(t, err)
 		require.NoError(t, g.registerKnobs(reg))
 		ctx := context.Background()
-		require.NoError(t, g.one(ctx, g.open, op{kind: opSet, key: "k", value: []byte("old")}).err)
-
-		fetch := b.hold(opGet, "k")
-		first := make(chan opResult, 1)
-		go func() { first <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
-		synctest.Wait() // the fetch read "old"; its answer is held
-
-		res := make([]opResult, 1)
-		require.NoError(t, mk.Do(ctx, 0, []op{{kind: opSet, key: "k", value: []byte("new")}}, res))
-		require.NoError(t, res[0].err)
-		rs := g.run(ctx, g.open, []op{{kind: opGet, key: "k"}, {kind: opGet, key: "other"}})
-		require.NoError(t, rs[0].err)
-		require.Equal(t, "new", string(rs[0].value), "the MGET reads the shard's write")
 
 		_, err = reg.Apply(control.Request{Who: "test", Changes: []control.Change{
 			{Knob: "gateway.linearizable_reads", Value: control.Bool(true)}}})
