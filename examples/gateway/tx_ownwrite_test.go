@@ -71,12 +71,7 @@ func TestExecAfterOwnWrite(t *testing.T) {
 	} {
 		for _, backend := range []string{"memkv", "redis"} {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				var in *instance
-				if backend == "redis" {
-					in, _ = redisGateway(t, 1, 2)
-				} else {
-					in = startGateway(t, Config{HTTPAddr: "-"})
-				}
+				in := gatewayOn(t, backend)
 				c := client(t, in, &redis.Options{PoolSize: 1})
 				other := client(t, in, nil)
 				err := c.Watch(ctx, func(tx *redis.Tx) error {
@@ -169,4 +164,15 @@ func TestCreateThenDeleteAbortsWatchers(t *testing.T) {
 	}, "{d}b")
 	require.ErrorIs(t, err, redis.TxFailedErr)
 	require.ErrorIs(t, other.Get(ctx, "{d}r").Err(), redis.Nil, "the aborted transaction wrote")
+}
+
+// gatewayOn starts a gateway on backend: "memkv" (embedded), or "redis" (one
+// redis-server shard, two connections).
+func gatewayOn(t *testing.T, backend string) *instance {
+	t.Helper()
+	if backend == "redis" {
+		in, _ := redisGateway(t, 1, 2)
+		return in
+	}
+	return startGateway(t, Config{HTTPAddr: "-"})
 }

@@ -39,12 +39,7 @@ func TestRewatchAfterOtherWrite(t *testing.T) {
 	} {
 		for _, backend := range []string{"memkv", "redis"} {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				var in *instance
-				if backend == "redis" {
-					in, _ = redisGateway(t, 1, 2)
-				} else {
-					in = startGateway(t, Config{HTTPAddr: "-"})
-				}
+				in := gatewayOn(t, backend)
 				c := client(t, in, &redis.Options{PoolSize: 1})
 				other := client(t, in, nil)
 				err := c.Watch(ctx, func(tx *redis.Tx) error {
