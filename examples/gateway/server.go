@@ -108,9 +108,16 @@ func (s *session) user() string {
 }
 
 // auth switches the session to tenant user if pass matches; nil on success.
+// pass is hashed whether or not user names a tenant: skipped for an unknown
+// one, a long password's WRONGPASS came back a millisecond sooner, which
+// told a client which usernames are tenants.
 func (s *session) auth(user, pass string) any {
 	t, ok := s.g.tenants[user]
-	if !ok || (t.cfg.Password != "" && !passwordMatches(t.cfg.Password, pass)) {
+	want := ""
+	if ok {
+		want = t.cfg.Password
+	}
+	if match := passwordMatches(want, pass); !ok || (want != "" && !match) {
 		return respErr("WRONGPASS invalid username-password pair or user is disabled.")
 	}
 	s.tenant = t
