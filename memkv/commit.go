@@ -136,6 +136,14 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 	}
 	s.st.commits.Add(1)
 	s.publishLocked(cfg, evs, v)
+	if cfg.HistoryBytes > 0 {
+		n := int64(0)
+		for _, b := range req.Sets {
+			n += int64(len(b))
+		}
+		s.histLog = append(s.histLog, histEntry{v, n})
+		s.histBytes += n
+	}
 	s.advanceHorizonLocked(cfg, v)
 	if cfg.GCStep > 0 {
 		s.gcStepLocked(cfg.GCStep)

@@ -23,6 +23,14 @@ type Config struct {
 	// Default 1<<20.
 	HistoryVersions uint64
 
+	// HistoryBytes, if positive, also bounds the window by the bytes (keys
+	// and values) its commits wrote: once the commits after the horizon
+	// wrote more, the horizon moves up to the oldest commit that leaves them
+	// within it (at most the newest version). Without it a key overwritten
+	// on every commit holds HistoryVersions copies of its value. Default 0:
+	// no bound.
+	HistoryBytes int64
+
 	// GCStep is how many keys each commit sweeps for garbage (versions older
 	// than the horizon). Default 8; negative disables the incremental sweep
 	// (call [Store.GC] yourself).
@@ -102,6 +110,9 @@ func (c Config) validate() error {
 	}
 	if c.CheckpointEvery < 0 || c.FeedBuffer < 0 || c.MaxCommitBytes < 0 {
 		return invalid("CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative")
+	}
+	if c.HistoryBytes < 0 {
+		return invalid("HistoryBytes must not be negative")
 	}
 	if c.Faults.Delay < 0 {
 		return invalid("Faults.Delay must not be negative")

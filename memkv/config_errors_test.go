@@ -23,6 +23,7 @@ var invalidConfigs = []struct {
 	{"FeedBuffer", memkv.Config{FeedBuffer: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
 	{"MaxCommitBytes", memkv.Config{MaxCommitBytes: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
 	{"Faults.Delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay must not be negative"},
+	{"HistoryBytes", memkv.Config{HistoryBytes: -1}, "memkv: HistoryBytes must not be negative"},
 }
 
 func TestConfigErrorsWrapErrInvalidConfig(t *testing.T) {

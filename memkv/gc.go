@@ -2,7 +2,8 @@ package memkv
 
 import "github.com/tierkit/tierkit/internal/mapshrink"
 
-// advanceHorizonLocked moves the GC horizon to v - HistoryVersions and drops
+// advanceHorizonLocked moves the GC horizon to v - HistoryVersions, or on to
+// keep the bytes the commits after it wrote within HistoryBytes, and drops
 // the range writes and idempotency keys that fell behind it. Caller holds s.mu.
 //
 // The horizon only moves under s.mu, and commit validation holds s.mu while
@@ -10,15 +11,25 @@ import "github.com/tierkit/tierkit/internal/mapshrink"
 // tombstone, a range write newer than the read version) cannot be collected
 // while it runs.
 func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
-	if v <= cfg.HistoryVersions {
-		return
+	h := uint64(0)
+	if v > cfg.HistoryVersions {
+		h = v - cfg.HistoryVersions
 	}
-	h := v - cfg.HistoryVersions
+	if cfg.HistoryBytes <= 0 && s.histLog != nil {
+		s.histLog, s.histBytes = nil, 0 // the bound was lifted (SetConfig)
+	}
+	i := 0
+	for i < len(s.histLog) && (s.histLog[i].ver <= h || s.histBytes > cfg.HistoryBytes) {
+		h = max(h, s.histLog[i].ver)
+		s.histBytes -= s.histLog[i].bytes
+		i++
+	}
+	s.histLog = dropFront(s.histLog, i)
 	if h <= s.horizon.Load() {
 		return
 	}
 	s.horizon.Store(h)
-	i := 0
+	i = 0
 	for i < len(s.rangeLog) && s.rangeLog[i].ver <= h {
 		i++
 	}

@@ -64,6 +64,10 @@ type Store struct {
 	idem      map[string]uint64
 	idemOrder []idemEntry
 	idemPeak  int // the most keys idem held since it was last rebuilt
+	// histLog lists the commits after the horizon and the bytes each wrote,
+	// histBytes their sum, while Config.HistoryBytes bounds them.
+	histLog   []histEntry
+	histBytes int64
 	subs      []*Subscription
 	sinceCkpt int
 	gcShard   int
@@ -82,6 +86,11 @@ type shard struct {
 type rangeWrite struct {
 	begin, end []byte
 	ver        uint64
+}
+
+type histEntry struct {
+	ver   uint64
+	bytes int64
 }
 
 type idemEntry struct {

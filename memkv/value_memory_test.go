@@ -32,3 +32,27 @@ func TestGCFreesOverwrittenValuesOfACommit(t *testing.T) {
 	assert.Less(t, held, int64(commits*size/10), "%d KiB held for %d live bytes", held>>10, size+commits)
 	runtime.KeepAlive(s)
 }
+
+// TestHistoryBytesBoundsOverwrittenValues overwrites one key with a large
+// value again and again, within a window of many versions: without a bound
+// on the window's bytes every version of it stays readable, so memory grows
+// with the writes, not with the data.
+func TestHistoryBytesBoundsOverwrittenValues(t *testing.T) {
+	const commits, size = 400, 64 << 10
+	s := newStore(t, memkv.Config{HistoryVersions: 1 << 16, HistoryBytes: 8 * size})
+	big := make([]byte, size)
+	before := heapAlloc()
+	for range commits {
+		_, err := s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{b("hot"), big}})
+		require.NoError(t, err)
+	}
+	held := heapAlloc() - before
+	assert.LessOrEqual(t, s.Stats().Versions, int64(10))
+	assert.Less(t, held, int64(commits*size/10), "%d KiB held for %d live bytes", held>>10, size)
+	v := s.ReadVersion()
+	_, _, err := s.Get(ctx, v-6, b("hot")) // within the bound
+	require.NoError(t, err)
+	_, _, err = s.Get(ctx, v-8, b("hot")) // behind it
+	require.ErrorIs(t, err, memkv.ErrTooOld)
+	runtime.KeepAlive(s)
+}

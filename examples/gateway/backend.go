@@ -110,6 +110,14 @@ type expirySweep struct {
 
 var _ Backend = (*memkvBackend)(nil)
 
+// memkvHistoryBytes bounds the bytes a shard's history window holds, as well
+// as its 65,536 versions: without it a key overwritten in a loop held a
+// copy of its value per version (144 MiB for 8,192 SETs of 16 KiB to one
+// key, where Redis holds one), up to 64 GiB for values of 1 MiB. A
+// transaction whose snapshot falls behind it answers null at EXEC, as one
+// 65,536 versions old does.
+const memkvHistoryBytes = 32 << 20
+
 func newMemkvBackend(shards int) (*memkvBackend, error) {
 	b := &memkvBackend{now: time.Now, sweeps: make([]expirySweep, shards)}
 	for range shards {
@@ -117,7 +125,7 @@ func newMemkvBackend(shards int) (*memkvBackend, error) {
 		// a command's by max_request_bytes, a transaction's by
 		// max_tx_commands of those. Its default, 10 MiB, failed EXEC of a
 		// transaction that wrote more, which Redis runs.
-		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16, MaxCommitBytes: math.MaxInt})
+		s, err := memkv.New(memkv.Config{HistoryVersions: 1 << 16, HistoryBytes: memkvHistoryBytes, MaxCommitBytes: math.MaxInt})
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +150,10 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		switch o := ops[i]; {
 		case o.kind == opGet || o.kind == opExists:
 			v, ok, exp, err := b.read(ctx, s, rv, o.key, now)
+			if errors.Is(err, memkv.ErrTooOld) { // the window passed rv (memkvHistoryBytes)
+				rv = s.ReadVersion()
+				v, ok, exp, err = b.read(ctx, s, rv, o.key, now)
+			}
 			out[i] = opResult{value: v, found: ok, expireAt: exp, err: err}
 		case i+1 < len(ops) && ops[i+1].joint:
 			// A multi-key write's keys commit as one, as Redis applies
@@ -214,7 +226,7 @@ func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op,
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, memkv.ErrConflict) || attempt > 100 {
+		if !retryable(err) || attempt > 100 {
 			for i := range out {
 				out[i] = opResult{err: err}
 			}
@@ -351,10 +363,17 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 		if err == nil {
 			return res
 		}
-		if !errors.Is(err, memkv.ErrConflict) || attempt > 100 {
+		if !retryable(err) || attempt > 100 {
 			return opResult{err: err}
 		}
 	}
+}
+
+// retryable reports whether a write that failed with err runs again at a
+// new read version: it conflicted, or the history window (memkvHistoryBytes)
+// passed its read version while it ran.
+func retryable(err error) bool {
+	return errors.Is(err, memkv.ErrConflict) || errors.Is(err, memkv.ErrTooOld)
 }
 
 func encodeValue(v []byte, expireAt int64) []byte {
