@@ -283,6 +283,11 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 			sh.keys.Add(1)
 		}
 		sh.versions.Add(1)
+		// Trim the key's own versions behind the horizon: the incremental
+		// sweep comes back to it only after visiting every other key, and a
+		// key written on every commit held a version per commit meanwhile.
+		// The walk from the oldest version reads only what it frees.
+		s.sweepLocked(sh, n, s.horizon.Load())
 		sh.mu.Unlock()
 		if feed {
 			evs = append(evs, Event{Kind: EventWrite, Version: v, Key: n.key, Value: nv.val, Deleted: nv.del})

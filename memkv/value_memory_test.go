@@ -56,3 +56,27 @@ func TestHistoryBytesBoundsOverwrittenValues(t *testing.T) {
 	require.ErrorIs(t, err, memkv.ErrTooOld)
 	runtime.KeepAlive(s)
 }
+
+// TestHotKeyVersionsTrimmedOnWrite: among many keys, a key overwritten on
+// every commit keeps only the versions its window can read. The incremental
+// sweep visits GCStep keys per commit in rotation, so with 10,000 keys it
+// came back to the hot key every 1,250 commits, and the versions that had
+// left the window meanwhile (up to 1,250 copies of its value) stayed in
+// memory until then: HistoryBytes bounded what reads could see, not what the
+// store held. A write now trims its own key's versions behind the horizon.
+func TestHotKeyVersionsTrimmedOnWrite(t *testing.T) {
+	const keys, commits, size = 10_000, 1_000, 1 << 10
+	s := newStore(t, memkv.Config{HistoryVersions: 1 << 16, HistoryBytes: 8 * size})
+	for i := range keys {
+		_, err := s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{b(fmt.Sprintf("k%05d", i)), b("v")}})
+		require.NoError(t, err)
+	}
+	big := make([]byte, size)
+	for range commits {
+		_, err := s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{b("hot"), big}})
+		require.NoError(t, err)
+	}
+	// Each key's newest version, and the hot key's within the window (about
+	// 8 of them) and the one the horizon reads.
+	assert.LessOrEqual(t, s.Stats().Versions, int64(keys+1+10), "versions held")
+}
