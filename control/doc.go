@@ -55,6 +55,7 @@
 //
 // # Errors
 //
+// ErrBadRequest (a body [DecodeRequest] cannot read as a request),
 // ErrUnknownKnob, *ValueError (wrong kind, unparsable duration, value outside
 // an enum), *BoundsError, ErrDuplicateChange and ErrEmptyRequest mean the
 // request is wrong: fix it. *RateLimitError means wait and reconsider.

@@ -37,6 +37,13 @@ var (
 	// stays in force.
 	ErrInvalidConfig = errors.New("invalid config")
 
+	// ErrBadRequest is matched (errors.Is) by the errors of [DecodeRequest],
+	// and of the handler's body decoding, for a body that is not one
+	// well-formed request: not JSON, not an object, an unknown or repeated
+	// member, trailing data, a value that is not a JSON number, string or
+	// bool. The caller should fix the request; sending it again will not help.
+	ErrBadRequest = errors.New("control: bad request")
+
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one
 	// change per knob.
 	ErrDuplicateChange = errors.New("control: knob changed twice in one request")

@@ -185,8 +185,8 @@ func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 // DecodeRequest parses a JSON change request as POST / takes it; anything but
 // an object (null included), unknown fields, a member named twice in one
 // object (names compare without regard to case, as encoding/json matches
-// them) and trailing data are errors. It is the HTTP path minus the
-// transport, for callers that receive requests another way.
+// them) and trailing data are errors matching [ErrBadRequest]. It is the HTTP
+// path minus the transport, for callers that receive requests another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
 	err := decodeStrict(data, &req)
@@ -197,6 +197,9 @@ type badRequest struct{ err error }
 
 func (e badRequest) Error() string { return "control: bad request: " + e.err.Error() }
 func (e badRequest) Unwrap() error { return e.err }
+
+// Is makes errors.Is(err, ErrBadRequest) true.
+func (e badRequest) Is(target error) bool { return target == ErrBadRequest }
 
 // unsupportedMediaType refuses a body not declared as JSON.
 type unsupportedMediaType struct{ ctype string }
