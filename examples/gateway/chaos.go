@@ -37,10 +37,14 @@ type chaosBackend struct {
 	delay atomic.Int64 // ns per call
 }
 
-// Do burns burn per op, waits delay (or until ctx ends), then runs the call.
+// Do burns burn per op, waits delay, then runs the call; the burn and the
+// wait both end when ctx does (the batch's deadline, request_timeout), and
+// then the call is not made.
 func (c *chaosBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	if b := time.Duration(c.burn.Load()); b > 0 {
-		spin(b * time.Duration(len(ops)))
+		if err := spin(ctx, b*time.Duration(len(ops))); err != nil {
+			return err
+		}
 	}
 	if d := time.Duration(c.delay.Load()); d > 0 {
 		t := time.NewTimer(d)
@@ -57,8 +61,11 @@ func (c *chaosBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 // spin keeps the goroutine running until its thread has used d of CPU, so
 // the heat is the same whatever else the machine runs; where the thread's CPU
 // clock cannot be read (not Linux) it spins for d of wall time. A thread
-// starved of CPU stops after 10*d of wall time.
-func spin(d time.Duration) {
+// starved of CPU stops after 10*d of wall time. It returns ctx's error when
+// ctx ends first: a batch of many ops burns seconds, and a burn past the
+// batch's deadline would hold the shard's in-flight slot for a call nobody
+// waits for.
+func spin(ctx context.Context, d time.Duration) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	deadline := time.Now().Add(10 * d)
@@ -66,11 +73,18 @@ func spin(d time.Duration) {
 	if !ok {
 		deadline = time.Now().Add(d)
 	}
+	done := ctx.Done()
 	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
 		if now, ok := threadCPU(); ok && now-start >= d {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // registerChaos wraps the backend with the chaos knobs and registers them. It
