@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,61 +31,111 @@ const (
 )
 
 // chaosBackend is a Backend that burns and sleeps as its knobs say before
-// passing each call on.
+// passing each call on. A knob change reaches the calls already burning or
+// waiting: turned off, the chaos of an experiment ends at once, not up to
+// request_timeout later.
 type chaosBackend struct {
 	Backend
 	burn  atomic.Int64 // ns per op
 	delay atomic.Int64 // ns per call
+
+	mu      sync.Mutex
+	changed chan struct{} // closed when delay changes (nil: no call waits)
 }
 
 // Do burns burn per op, waits delay, then runs the call; the burn and the
 // wait both end when ctx does (the batch's deadline, request_timeout), and
 // then the call is not made.
 func (c *chaosBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
-	if b := time.Duration(c.burn.Load()); b > 0 {
-		if err := spin(ctx, b*time.Duration(len(ops))); err != nil {
+	if c.burn.Load() > 0 {
+		n := time.Duration(len(ops))
+		if err := spin(ctx, func() time.Duration { return time.Duration(c.burn.Load()) * n }); err != nil {
 			return err
 		}
 	}
-	if d := time.Duration(c.delay.Load()); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+	if c.delay.Load() > 0 {
+		if err := c.wait(ctx); err != nil {
+			return err
 		}
 	}
 	return c.Backend.Do(ctx, shard, ops, out)
 }
 
-// spin keeps the goroutine running until its thread has used d of CPU, so
+// wait waits until delay has passed since it began, reading delay again
+// whenever setDelay changes it, or until ctx ends.
+func (c *chaosBackend) wait(ctx context.Context) error {
+	start := time.Now()
+	for {
+		changed := c.delayChanged() // before the read: a change after it wakes us
+		left := time.Duration(c.delay.Load()) - time.Since(start)
+		if left <= 0 {
+			return nil
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-t.C:
+			return nil
+		case <-changed:
+			t.Stop()
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+func (c *chaosBackend) delayChanged() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// setDelay sets delay and wakes the calls waiting, to wait the new one.
+func (c *chaosBackend) setDelay(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.delay.Store(int64(d))
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// spin keeps the goroutine running until its thread has used d() of CPU, so
 // the heat is the same whatever else the machine runs; where the thread's CPU
-// clock cannot be read (not Linux) it spins for d of wall time. A thread
-// starved of CPU stops after 10*d of wall time. It returns ctx's error when
-// ctx ends first: a batch of many ops burns seconds, and a burn past the
-// batch's deadline would hold the shard's in-flight slot for a call nobody
-// waits for.
-func spin(ctx context.Context, d time.Duration) error {
+// clock cannot be read (not Linux) it spins for d() of wall time. A thread
+// starved of CPU stops after 10*d() of wall time. d is read on every turn, so
+// a burn lowered or turned off while it spins ends at its new amount. It
+// returns ctx's error when ctx ends first: a batch of many ops burns seconds,
+// and a burn past the batch's deadline would hold the shard's in-flight slot
+// for a call nobody waits for.
+func spin(ctx context.Context, d func() time.Duration) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	deadline := time.Now().Add(10 * d)
-	start, ok := threadCPU()
-	if !ok {
-		deadline = time.Now().Add(d)
-	}
+	began := time.Now()
+	start, cpuClock := threadCPU()
 	done := ctx.Done()
-	for time.Now().Before(deadline) {
+	for {
 		select {
 		case <-done:
 			return ctx.Err()
 		default:
 		}
-		if now, ok := threadCPU(); ok && now-start >= d {
+		want := d()
+		if cpuClock {
+			if now, ok := threadCPU(); ok && now-start >= want {
+				return nil
+			}
+			if time.Since(began) >= 10*want {
+				return nil
+			}
+		} else if time.Since(began) >= want {
 			return nil
 		}
 	}
-	return nil
 }
 
 // registerChaos wraps the backend with the chaos knobs and registers them. It
@@ -99,6 +150,6 @@ func (g *Gateway) registerChaos(reg *control.Registry) []error {
 			Apply: func(v int64) error { c.burn.Store(int64(time.Duration(v) * time.Microsecond)); return nil }}),
 		reg.RegisterInt(control.IntKnob{Name: "chaos.delay_us", Doc: "microseconds added to each backend call (artificial latency; 0: off)",
 			Min: 0, Max: chaosMaxDelay.Microseconds(), Value: 0,
-			Apply: func(v int64) error { c.delay.Store(int64(time.Duration(v) * time.Microsecond)); return nil }}),
+			Apply: func(v int64) error { c.setDelay(time.Duration(v) * time.Microsecond); return nil }}),
 	}
 }
