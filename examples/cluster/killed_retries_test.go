@@ -45,11 +45,12 @@ func killedRetries(t *testing.T, region string, exceeded bool) {
 			for j := range spec.Gateways {
 				// Never started: the victim counts as dead (kill does
 				// nothing), the others as alive. Nothing listens on
-				// their RESP ports (free a moment ago); HTTP is not used.
+				// their RESP ports (free a moment ago); HTTP is not used
+				// (but, like RESP, must be each gateway's own).
 				port, err := freePort()
 				require.NoError(t, err)
 				g := &gatewayProc{proc: &proc{done: make(chan struct{})}, ID: fmt.Sprintf("%s-%d", r, j+1), Region: r,
-					RESP: fmt.Sprintf("127.0.0.1:%d", port), HTTP: "127.0.0.1:1"}
+					RESP: fmt.Sprintf("127.0.0.1:%d", port), HTTP: fmt.Sprintf("127.0.0.1:%d", 1+len(c.Gateways))}
 				c.Gateways = append(c.Gateways, g)
 				cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: g.ID, Region: r, RESP: g.RESP, HTTP: g.HTTP, Cores: spec.Cores})
 			}

@@ -23,7 +23,7 @@ type Gateway struct {
 	// published ring (client.Routes.Gateways) and in client.Routes.Draining; unique.
 	RESP string `json:"resp"`
 	// HTTP is the host:port of the gateway's HTTP surface: the plane polls
-	// GET http://HTTP/control/ (its state and knobs).
+	// GET http://HTTP/control/ (its state and knobs); unique.
 	HTTP string `json:"http"`
 	// Cores is the gateway's nominal capacity in cores (> 0, at most 1e6): a new gateway starts at
 	// a weight proportional to it, and its utilization is CPU seconds per second over

@@ -31,11 +31,11 @@ var ErrNoHostState = errors.New("controlplane: gateway state has no \"host\" ent
 var ErrBadState = errors.New("controlplane: unusable gateway state")
 
 // ErrDuplicateGateway is wrapped by the *GatewayError of [Plane.AddGateway] for a
-// gateway whose ID or RESP address the plane already has.
+// gateway whose ID, RESP address or HTTP address the plane already has.
 var ErrDuplicateGateway = errors.New("duplicate gateway")
 
-// GatewayError reports a gateway that cannot be added: an empty or duplicate ID or
-// RESP address (then it wraps [ErrDuplicateGateway]), an unknown region, no HTTP
+// GatewayError reports a gateway that cannot be added: an empty or duplicate ID,
+// RESP or HTTP address (a duplicate wraps [ErrDuplicateGateway]), an unknown region, no HTTP
 // address, cores not > 0. Nothing changed; fix the record.
 type GatewayError struct {
 	ID     string

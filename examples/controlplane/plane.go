@@ -323,6 +323,11 @@ func (p *Plane) checkNewLocked(g Gateway) error {
 		if h.gw.RESP == g.RESP {
 			return &GatewayError{ID: g.ID, Reason: "RESP address " + g.RESP + " already used by " + h.gw.ID, Err: ErrDuplicateGateway}
 		}
+		// Polled at one address, both would read one process's state: the
+		// other's CPU and death would go unseen.
+		if h.gw.HTTP == g.HTTP {
+			return &GatewayError{ID: g.ID, Reason: "HTTP address " + g.HTTP + " already used by " + h.gw.ID, Err: ErrDuplicateGateway}
+		}
 	}
 	return nil
 }
