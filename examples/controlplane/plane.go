@@ -70,7 +70,8 @@ type published struct {
 }
 
 // New returns a Plane for cfg with every configured gateway at a capacity-scaled
-// weight (its cores over the median cores of its region) and the routes published
+// weight (its cores over the median cores of its region, within the balancer's
+// MinWeight and MaxWeight) and the routes published
 // at version 1, before any poll. Errors wrap [ErrInvalidConfig], or are a
 // *GatewayError, or come from balancer's, failover's and rollout's config
 // validation (wrapping their ErrInvalidConfig).
@@ -116,9 +117,11 @@ func New(cfg Config) (*Plane, error) {
 		p.order = append(p.order, g.ID)
 		medCores[g.Region] = append(medCores[g.Region], g.Cores)
 	}
-	target := p.balancerConfig().TargetMedian
+	bc := p.balancerConfig()
 	for _, h := range p.hosts {
-		h.weight = h.gw.Cores / median(medCores[h.gw.Region]) * target
+		// Within the balancer's bounds, as AddGateway: outside them its
+		// first run would move the weight with no signal (a new version).
+		h.weight = clampWeight(bc, h.gw.Cores/median(medCores[h.gw.Region])*bc.TargetMedian)
 	}
 	p.table = failover.Table{Now: time.Unix(0, 0).UTC()}
 	p.publishLocked()
@@ -242,8 +245,7 @@ func (p *Plane) AddGateway(g Gateway) error {
 	if len(perCore) > 0 {
 		w = g.Cores * median(perCore) * bc.NewHostFactor
 	}
-	w = math.Min(math.Max(w, bc.MinWeight*bc.TargetMedian), bc.MaxWeight*bc.TargetMedian)
-	p.hosts[g.ID] = &hostTrack{gw: g, weight: w, fresh: true, health: HealthUnknown}
+	p.hosts[g.ID] = &hostTrack{gw: g, weight: clampWeight(bc, w), fresh: true, health: HealthUnknown}
 	p.order = append(p.order, g.ID)
 	p.stats.Added++
 	p.publishLocked()
@@ -355,6 +357,12 @@ func newFlags(cfg rollout.Config) (*rollout.Flags, error) {
 		}
 	}
 	return rollout.New(cfg)
+}
+
+// clampWeight bounds w by the balancer's MinWeight and MaxWeight (relative to
+// its TargetMedian).
+func clampWeight(bc balancer.Config, w float64) float64 {
+	return math.Min(math.Max(w, bc.MinWeight*bc.TargetMedian), bc.MaxWeight*bc.TargetMedian)
 }
 
 func cloneRollout(c rollout.Config) rollout.Config {
