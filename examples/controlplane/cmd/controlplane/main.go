@@ -34,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -196,6 +197,11 @@ func parseArgs(args []string) (fileConfig, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&fc); err != nil {
 			return fc, fmt.Errorf("%s: %w", *file, err)
+		}
+		// One object: anything after it would be ignored (not dec.More,
+		// which reports false before a stray '}' or ']').
+		if _, err := dec.Token(); err != io.EOF {
+			return fc, fmt.Errorf("%s: data after the config object", *file)
 		}
 	}
 	fc.Regions = append(fc.Regions, regions...)
