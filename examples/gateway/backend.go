@@ -146,13 +146,18 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 	rv := s.ReadVersion()
 	now := b.now()
 	writes := 0
+	run, rereads := 0, 0 // the first op read at rv; the runs of reads made again
 	for i := 0; i < len(ops); i++ {
 		switch o := ops[i]; {
 		case o.kind == opGet || o.kind == opExists:
 			v, ok, exp, err := b.read(ctx, s, rv, o.key, now)
-			if errors.Is(err, memkv.ErrTooOld) { // the window passed rv (memkvHistoryBytes)
-				rv = s.ReadVersion()
-				v, ok, exp, err = b.read(ctx, s, rv, o.key, now)
+			if errors.Is(err, memkv.ErrTooOld) && rereads < 100 {
+				// The window passed rv (memkvHistoryBytes): read the whole
+				// run again at the newest version, not this key alone, or
+				// an MGET could see an MSET half applied.
+				rv, rereads = s.ReadVersion(), rereads+1
+				i = run - 1
+				continue
 			}
 			out[i] = opResult{value: v, found: ok, expireAt: exp, err: err}
 		case i+1 < len(ops) && ops[i+1].joint:
@@ -165,10 +170,10 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			b.writeJoint(ctx, s, ops[i:j], out[i:j], now)
 			writes += j - i
 			i = j - 1
-			rv = s.ReadVersion()
+			rv, run = s.ReadVersion(), j
 		default:
 			out[i] = b.write(ctx, s, o, now)
-			rv = s.ReadVersion() // later reads of the batch see this write
+			rv, run = s.ReadVersion(), i+1 // later reads of the batch see this write
 			writes++
 		}
 	}
