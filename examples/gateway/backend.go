@@ -316,6 +316,9 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 		rv := s.ReadVersion()
 		raw, ok, err := s.Get(ctx, rv, k)
 		if err != nil {
+			if retryable(err) && attempt <= 100 {
+				continue // the window passed rv before the read (memkvHistoryBytes)
+			}
 			return opResult{err: err}
 		}
 		var cur []byte

@@ -56,3 +56,17 @@ func TestMemkvMGetTooOldRereadsWholeSnapshot(t *testing.T) {
 		require.Equal(t, out[0].value[0], r.value[0], "key %d read from another version than key 0", i)
 	}
 }
+
+// TestMemkvWriteRetriesTooOldRead: a write reads its key at the newest
+// version, then commits; when the window passed that version before the
+// read (a large commit landed in between), the write failed with ErrTooOld,
+// where a failed commit is retried.
+func TestMemkvWriteRetriesTooOldRead(t *testing.T) {
+	b, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	ctx := &hookCtx{Context: context.Background(), n: 1, hook: func() { bigMSet(t, b, 1) }}
+	out := make([]opResult, 1)
+	require.NoError(t, b.Do(ctx, 0, []op{{kind: opIncr, key: "n", delta: 1}}, out))
+	require.NoError(t, out[0].err)
+	require.EqualValues(t, 1, out[0].n)
+}
