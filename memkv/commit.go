@@ -141,6 +141,14 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 		for _, b := range req.Sets {
 			n += int64(len(b))
 		}
+		// The window holds the bounds of clears and write ranges too
+		// (rangeLog), as long as the values of the sets.
+		for _, b := range req.Clears {
+			n += int64(len(b))
+		}
+		for _, b := range req.WriteRanges {
+			n += int64(len(b))
+		}
 		s.histLog = append(s.histLog, histEntry{v, n})
 		s.histBytes += n
 	}

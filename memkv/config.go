@@ -23,12 +23,13 @@ type Config struct {
 	// Default 1<<20.
 	HistoryVersions uint64
 
-	// HistoryBytes, if positive, also bounds the window by the bytes (keys
-	// and values) its commits wrote: once the commits after the horizon
-	// wrote more, the horizon moves up to the oldest commit that leaves them
-	// within it (at most the newest version). Without it a key overwritten
-	// on every commit holds HistoryVersions copies of its value. Default 0:
-	// no bound.
+	// HistoryBytes, if positive, also bounds the window by the bytes its
+	// commits wrote (the keys and values of Sets, and the bounds of Clears
+	// and WriteRanges, which the window holds): once the commits after the
+	// horizon wrote more, the horizon moves up to the oldest commit that
+	// leaves them within it (at most the newest version). Without it a key
+	// overwritten on every commit holds HistoryVersions copies of its value.
+	// Default 0: no bound.
 	HistoryBytes int64
 
 	// GCStep is how many keys each commit sweeps for garbage (versions older

@@ -13,8 +13,10 @@ import (
 // histBytesOf is what a commit counts against Config.HistoryBytes.
 func histBytesOf(req *CommitRequest) int64 {
 	n := int64(0)
-	for _, b := range req.Sets {
-		n += int64(len(b))
+	for _, r := range [][][]byte{req.Sets, req.Clears, req.WriteRanges} {
+		for _, b := range r {
+			n += int64(len(b))
+		}
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package memkv_test
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"testing"
@@ -79,4 +80,24 @@ func TestHotKeyVersionsTrimmedOnWrite(t *testing.T) {
 	// Each key's newest version, and the hot key's within the window (about
 	// 8 of them) and the one the horizon reads.
 	assert.LessOrEqual(t, s.Stats().Versions, int64(keys+1+10), "versions held")
+}
+
+// TestHistoryBytesCountsRanges: the window holds the bounds of each commit's
+// clears and write ranges (to validate reads against them) as it holds the
+// values of its sets, but HistoryBytes counted the sets only, so commits
+// that clear or mark ranges with long keys held HistoryVersions of them.
+func TestHistoryBytesCountsRanges(t *testing.T) {
+	const size = 1 << 10
+	s := newStore(t, memkv.Config{HistoryVersions: 1 << 16, HistoryBytes: 8 * size})
+	lo, hi := bytes.Repeat(b("a"), size), bytes.Repeat(b("b"), size)
+	for i := range 100 {
+		req := &memkv.CommitRequest{Clears: [][]byte{lo, hi}}
+		if i%2 == 1 {
+			req = &memkv.CommitRequest{WriteRanges: [][]byte{lo, hi}}
+		}
+		_, err := s.Commit(ctx, req)
+		require.NoError(t, err)
+	}
+	// Each commit holds 2 KiB of bounds: about 4 fit in 8 KiB.
+	assert.GreaterOrEqual(t, s.Horizon(), s.ReadVersion()-5, "horizon %d at version %d", s.Horizon(), s.ReadVersion())
 }
