@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tierkit/tierkit/memkv"
 )
 
 // maxScan bounds the pairs one KVSCAN returns.
@@ -51,7 +54,7 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 		tr = traceOf(ctx)
 	}
 	for sh, st := range b.stores {
-		rv, from, n := st.ReadVersion(), begin, 0
+		rv, from, n, first, again := st.ReadVersion(), begin, 0, len(all), 0
 		for { // bounded: each pass starts past the last key of the one before
 			var err error
 			buf, err = st.Scan(ctx, rv, from, end, limit, false, buf[:0])
@@ -59,6 +62,12 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 			// Each scan is a backend call of one op (a failed one touched
 			// its shard too), as the trace of a batched command notes it.
 			tr.note(sh, int32(boolInt(err == nil)), viaBatch)
+			if errors.Is(err, memkv.ErrTooOld) && again < 100 {
+				// The shard's history window passed rv (memkvHistoryBytes):
+				// scan it again whole at its newest version, one snapshot.
+				rv, from, n, all, again = st.ReadVersion(), begin, 0, all[:first], again+1
+				continue
+			}
 			if err != nil {
 				return errReply(err)
 			}
