@@ -39,7 +39,11 @@
 // horizon: reads and commits at such a read version fail with [ErrTooOld]
 // (restart the transaction); the blind writes [Store.Put] and [Store.Delete]
 // take the newest version and never do, nor does a commit with no read keys
-// or ranges to validate. Each commit sweeps Config.GCStep
+// or ranges to validate. Config.HistoryBytes moves the horizon on sooner,
+// once the commits after it wrote more than that many bytes, up to the
+// newest version: then even a read version just taken from
+// [Store.ReadVersion] fails if large commits land before it is used. Each
+// commit sweeps the keys it writes and Config.GCStep other
 // keys; [Store.GC] sweeps everything, and may run beside the commits' sweeps
 // (a key it collects and a later write re-creates is never unlinked again). The horizon moves only under the commit mutex, so
 // validation never races with the collection of a version it needs; readers
