@@ -9,7 +9,9 @@ type Stats struct {
 	Retries uint64 // requests retried on the next host after a host failure
 	// Failures counts calls that returned an error: a request after its retry,
 	// or a call that failed before sending (ErrNoRoutes, ErrNoHost, ErrClosed),
-	// counted once even for an MGet of many keys. Not-found is not one.
+	// counted once even for an MGet of many keys. Not-found is not one, nor
+	// is a Set refused for its ttl (ErrBadTTL): the call's argument, checked
+	// before routing.
 	Failures uint64
 	Skipped  uint64 // keys whose ring owner was draining or ejected, sent to the next host up front (an MGet counts each of its keys)
 	Swaps    uint64 // routes published with SetRoutes
