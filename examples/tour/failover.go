@@ -86,6 +86,14 @@ func tourFailover(w io.Writer) error {
 		share = d.Out
 	}
 	st := router.Stats()
+	// The section's claims are checked, not assumed: it fired before the
+	// demand crossed 90% of capacity, and it started and ended spilling once.
+	if fired < 0 || crossed < 0 || fired > crossed {
+		return fmt.Errorf("failover: spilling started at run %d, the demand crossed 90%% at run %d: it did not fire first", fired, crossed)
+	}
+	if st.SpillStarts != 1 || st.SpillEnds > 1 {
+		return fmt.Errorf("failover: %d spill starts and %d ends over the day: it flapped", st.SpillStarts, st.SpillEnds)
+	}
 	fmt.Fprintf(w, "   b1's demand crossed 90%% of capacity at run %d; spilling started %d runs earlier; b1 peaked at %.2f mean CPU\n",
 		crossed, crossed-fired, peak)
 	fmt.Fprintf(w, "   %d runs: %d spill start(s), %d end(s), %d route on/off changes (no flapping)\n",

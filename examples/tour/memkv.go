@@ -52,6 +52,9 @@ func tourMemkv(w io.Writer) error {
 	fmt.Fprintf(w, "   %d workers x %d transfers over %d accounts: %d commits, %d conflicts caught and %d too-old reads, all retried; %.0f commits/s\n",
 		workers, each, accounts, st.Commits-st0.Commits, st.Conflicts-st0.Conflicts, st.TooOld-st0.TooOld,
 		float64(st.Commits-st0.Commits)/el.Seconds())
+	if total != accounts*100 {
+		return fmt.Errorf("memkv: balances sum to %d after the transfers, not %d: an update was lost", total, accounts*100)
+	}
 	fmt.Fprintf(w, "   sum of balances after the run: %d (started at %d: no update lost)\n", total, accounts*100)
 
 	// The change feed delivered every write in version order.
@@ -59,7 +62,10 @@ func tourMemkv(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "   change feed: %d write events, %d checkpoints, in version order: %v\n", writes, ckpts, ordered)
+	if !ordered {
+		return errors.New("memkv: the change feed delivered writes out of version order")
+	}
+	fmt.Fprintf(w, "   change feed: %d write events, %d checkpoints, in version order\n", writes, ckpts)
 
 	// GC: reads older than the history window fail with ErrTooOld.
 	before := s.Stats().Versions

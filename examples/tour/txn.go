@@ -116,8 +116,12 @@ func tourCounter(w io.Writer) error {
 	drop = sync.Once{}
 	_, errKey2 := txn.Run(ctx, s, txn.Options{IdempotencyKey: []byte("req-43")}, txn.RetryPolicy{}, incr)
 	v, _, _ = s.Get(ctx, s.ReadVersion(), []byte("counter"))
+	if want := strconv.Itoa(workers*each + 3); string(v) != want {
+		return fmt.Errorf("txn: counter %s after the three runs, want %s: a run was applied twice or not at all", v, want)
+	}
 	fmt.Fprintf(w, "   3 more runs, 2 with a lost reply: without idempotency key -> ErrCommitUnknown %v (not retried);\n"+
-		"   with key -> %s, %s (retried, deduplicated); counter = %s (each run applied once)\n",
+		"   with key req-42 (reply kept) -> %s; with key req-43 (reply lost: retried, deduplicated) -> %s;\n"+
+		"   counter = %s (each run applied once)\n",
 		errors.Is(errNoKey, txn.ErrCommitUnknown), errText(errKey), errText(errKey2), v)
 	return nil
 }
