@@ -131,7 +131,10 @@ for p in $gwpid $twpid $gwcpid $gwfpid $gw1pid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
-backend_calls() { # data commands executed on the given shards since the last reset
+backend_calls() { # data commands the given shards have executed, in all
+	# (a row reads them before and after: CONFIG RESETSTAT would clear the
+	# counts gw+cache's caching tier watches for CONFIG SET and flushes, and
+	# the tier empties its cache when they change, undoing CACHE_WARM's pass)
 	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
@@ -177,11 +180,11 @@ for P in ${PIPES:-1 16}; do
 					continue
 				fi
 			fi
-			for p in $shards; do redis-cli -p "$p" config resetstat >/dev/null; done
 			c0=$(settled_ticks "$pid")
+			calls0=$(backend_calls $shards)
 			out=$(bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
 			c1=$(settled_ticks "$pid")
-			calls=$(backend_calls $shards)
+			calls=$(($(backend_calls $shards) - calls0))
 			rps=; p50=; p99=
 			read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true
 			if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
