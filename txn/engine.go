@@ -53,9 +53,13 @@ type Engine interface {
 	// engine and are not modified by callers.
 	Get(ctx context.Context, version uint64, key []byte) (value []byte, found bool, err error)
 	// Scan appends to dst the key, value pairs (flattened) of [begin, end)
-	// at version, ascending or descending, at most limit pairs (limit <= 0:
-	// all). The appended slices must stay valid and unmodified after the
-	// call (the transaction returns them to its caller); dst is reused.
+	// at version, ascending or descending: the first limit pairs in that
+	// order (limit <= 0: all). It must not page: fewer than limit pairs
+	// means the range holds no more, and the transaction takes it as the
+	// end of the range (an engine that returns a shorter page would make
+	// range reads silently miss keys). The appended slices must stay valid
+	// and unmodified after the call (the transaction returns them to its
+	// caller); dst is reused.
 	Scan(ctx context.Context, version uint64, begin, end []byte, limit int, reverse bool, dst [][]byte) ([][]byte, error)
 	// Commit validates and applies req, returning the commit version. The
 	// engine must not keep req or its slices after returning, not even in
