@@ -68,15 +68,8 @@ func TestCoalescedGetAfterShardWrite(t *testing.T) {
 		t.Run(fmt.Sprintf("linearizable_reads=%v", tc.linearizable), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				g, fetch, first := sentFetchThenShardWrite(t, Config{LinearizableReads: tc.linearizable})
-				ctx := context.Background()
 				joins := g.flights.Stats().Joins
-				second := make(chan opResult, 1)
-				go func() { second <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
-				synctest.Wait()
-				close(fetch)
-				assert.Equal(t, "old", string((<-first).value), "the first GET began before the write")
-				r := <-second
-				require.NoError(t, r.err)
+				r := secondGet(t, g, fetch, first)
 				assert.Equal(t, tc.want, string(r.value))
 				assert.Equal(t, tc.joins, g.flights.Stats().Joins-joins, "joins of the second GET")
 			})
@@ -115,4 +108,19 @@ func sentFetchThenShardWrite(t *testing.T, cfg Config) (*Gateway, chan struct{},
 	require.NoError(t, rs[0].err)
 	require.Equal(t, "new", string(rs[0].value), "the MGET reads the shard's write")
 	return g, fetch, first
+}
+
+// secondGet issues a GET of "k" while the held fetch of sentFetchThenShardWrite
+// is still out, then releases that fetch: the first GET answers "old" (it
+// began before the write), and secondGet returns the second GET's answer.
+func secondGet(t *testing.T, g *Gateway, fetch chan struct{}, first <-chan opResult) opResult {
+	t.Helper()
+	second := make(chan opResult, 1)
+	go func() { second <- g.one(context.Background(), g.open, op{kind: opGet, key: "k"}) }()
+	synctest.Wait()
+	close(fetch)
+	assert.Equal(t, "old", string((<-first).value), "the first GET began before the write")
+	r := <-second
+	require.NoError(t, r.err)
+	return r
 }

@@ -30,13 +30,7 @@ func TestLinearizableReadsTurnedOnWithFetchInFlight(t *testing.T) {
 			{Knob: "gateway.linearizable_reads", Value: control.Bool(true)}}})
 		require.NoError(t, err)
 
-		second := make(chan opResult, 1)
-		go func() { second <- g.one(ctx, g.open, op{kind: opGet, key: "k"}) }()
-		synctest.Wait()
-		close(fetch)
-		assert.Equal(t, "old", string((<-first).value), "the first GET began before the write")
-		r := <-second
-		require.NoError(t, r.err)
+		r := secondGet(t, g, fetch, first)
 		assert.Equal(t, "new", string(r.value), "a GET begun with linearizable_reads on reads no older than the MGET")
 
 		// A fetch sent with the knob on is not read again.
