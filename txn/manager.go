@@ -117,8 +117,9 @@ func (m *Manager) SetConfig(cfg ManagerConfig) error {
 }
 
 // Begin starts a transaction and returns its id. It reaps expired
-// transactions first when due, and fails with ErrOverloaded at MaxTxns or
-// over the total memory budget.
+// transactions first when due (a quarter of min(IdleTimeout, MaxAge) after
+// the last reap, or when that reap's now is later than the clock), and
+// fails with ErrOverloaded at MaxTxns or over the total memory budget.
 func (m *Manager) Begin(opt Options) (ID, error) {
 	cfg := m.cfg.Load()
 	if opt.MemoryBudget == 0 {
@@ -126,7 +127,9 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	}
 	now := time.Now()
 	m.mu.Lock()
-	due := now.Sub(m.lastReap) >= min(cfg.IdleTimeout, cfg.MaxAge)/4
+	// A mark ahead of now (Reap called with a later now, a clock set back)
+	// is due too: else lazy reaping would stop until the clock passed it.
+	due := now.Before(m.lastReap) || now.Sub(m.lastReap) >= min(cfg.IdleTimeout, cfg.MaxAge)/4
 	m.mu.Unlock()
 	if due {
 		m.Reap(now)
