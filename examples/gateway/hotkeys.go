@@ -156,6 +156,7 @@ func (k *hotKeys) arrived(h uint64, rd *hotReader) {
 		s.expect.Store(0)
 		s.last.Store(0)
 		s.seen.Store(0)
+		s.late.Store(false) // the old key's wait that ran out
 		s.gets.Store(1)
 		if rd != nil {
 			rd.read(h, s.cycle.Load())

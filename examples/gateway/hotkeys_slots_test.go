@@ -3,8 +3,10 @@ package main
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHotKeysUseEverySlot: keys spread over all hotSlots slots of the table.
@@ -21,4 +23,28 @@ func TestHotKeysUseEverySlot(t *testing.T) {
 	}
 	// 4,096 keys leave a slot empty with a chance of e^-16 each.
 	assert.Greater(t, len(used), hotSlots*7/8, "slots used of %d", hotSlots)
+}
+
+// TestHotKeysTakeoverForgetsTimeout: a key that takes over a slot starts
+// afresh, including the flag of a wait that ran out of time. The flag was
+// kept: the old key's timed-out wait made the new key's first fetch that
+// would wait go at once.
+func TestHotKeysTakeoverForgetsTimeout(t *testing.T) {
+	k := newHotKeys(time.Microsecond)
+	a, b := uint64(7), uint64(7+hotSlots) // same slot
+	for range hotGets + 2 {
+		k.arrived(a, nil)
+	}
+	k.done(a)
+	k.arrived(a, nil)
+	k.wait(a) // a's readers never come: the wait runs out
+	require.Equal(t, int64(1), k.timedOut.Load())
+	// b takes the slot over (a's fetch still in flight) and becomes hot.
+	for range hotGets + 2 {
+		k.arrived(b, nil)
+	}
+	k.done(b)
+	k.arrived(b, nil)
+	need, _ := k.plan(b)
+	assert.Equal(t, needFor(hotGets+2), need, "b's first fetch waits: a's timeout is not b's")
 }
