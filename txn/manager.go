@@ -67,6 +67,10 @@ type Manager struct {
 	eng  Engine
 	cfg  atomic.Pointer[ManagerConfig]
 	acct account
+	// epoch is read at NewManager with the monotonic clock: idle times are
+	// offsets from it, so a step of the wall clock (NTP, an operator) does
+	// not make every transaction idle at once, or none for hours.
+	epoch time.Time
 
 	mu       sync.Mutex // protects txns, next, lastReap
 	txns     map[ID]*held
@@ -79,7 +83,7 @@ type Manager struct {
 type held struct {
 	id       ID
 	begun    time.Time
-	lastUsed atomic.Int64 // unix nanoseconds
+	lastUsed atomic.Int64 // nanoseconds since the manager's epoch
 	inUse    atomic.Int32
 
 	mu sync.Mutex // serializes operations; protects tx and ended
@@ -96,7 +100,7 @@ func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	m := &Manager{eng: eng, txns: map[ID]*held{}}
+	m := &Manager{eng: eng, txns: map[ID]*held{}, epoch: time.Now()}
 	if err := m.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -151,7 +155,7 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	}
 	m.next++
 	h := &held{id: m.next, begun: now, tx: tx}
-	h.lastUsed.Store(now.UnixNano())
+	h.lastUsed.Store(int64(now.Sub(m.epoch)))
 	tx.onDone = func(tx *Tx) { m.done(h, tx) } // before h is visible to Reap and Do
 	m.st.begun.Add(1)
 	m.txns[h.id] = h
@@ -180,7 +184,7 @@ func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
 	err := fn(h.tx)
 	// Idle time counts from the end of the operation: one that ran longer
 	// than IdleTimeout must not leave its transaction to be reaped at once.
-	h.lastUsed.Store(time.Now().UnixNano())
+	h.lastUsed.Store(int64(time.Since(m.epoch)))
 	return err
 }
 
@@ -231,7 +235,7 @@ func (m *Manager) Reap(now time.Time) int {
 		if h.inUse.Load() > 0 {
 			continue
 		}
-		isIdle := now.Sub(time.Unix(0, h.lastUsed.Load())) >= cfg.IdleTimeout
+		isIdle := now.Sub(m.epoch)-time.Duration(h.lastUsed.Load()) >= cfg.IdleTimeout
 		if isIdle || now.Sub(h.begun) >= cfg.MaxAge {
 			delete(m.txns, id)
 			victims = append(victims, h)
