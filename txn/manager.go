@@ -134,11 +134,14 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	// A mark ahead of now (Reap called with a later now, a clock set back)
 	// is due too: else lazy reaping would stop until the clock passed it.
 	due := now.Before(m.lastReap) || now.Sub(m.lastReap) >= min(cfg.IdleTimeout, cfg.MaxAge)/4
+	full := len(m.txns) >= cfg.MaxTxns
 	m.mu.Unlock()
-	if due {
-		m.Reap(now)
+	if due && m.Reap(now) > 0 {
+		full = false
 	}
-	if m.acct.over() {
+	// Refused before Begin builds a transaction: under overload a refusal
+	// costs no allocation and no read of the engine's version.
+	if full || m.acct.over() {
 		m.st.overloaded.Add(1)
 		return 0, ErrOverloaded
 	}
@@ -148,8 +151,9 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	}
 	tx.acct = &m.acct
 	m.mu.Lock()
-	if len(m.txns) >= cfg.MaxTxns {
+	if len(m.txns) >= cfg.MaxTxns { // filled since the check above
 		m.mu.Unlock()
+		tx.Rollback() // its buffers go back to the pool
 		m.st.overloaded.Add(1)
 		return 0, ErrOverloaded
 	}
