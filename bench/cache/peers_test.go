@@ -19,7 +19,7 @@ type kv interface {
 	Get(k uint64) (uint64, bool)
 	Set(k, v uint64)
 	// Len returns the number of entries held now, or -1 if the library cannot
-	// tell cheaply (ristretto).
+	// tell cheaply.
 	Len() int
 }
 
@@ -104,8 +104,13 @@ func newRistretto(capacity int) kv {
 }
 func (r ristrettoKV) Get(k uint64) (uint64, bool) { return r.c.Get(k) }
 func (r ristrettoKV) Set(k, v uint64)             { r.c.Set(k, v, 1) }
-func (r ristrettoKV) Len() int                    { return -1 }
-func (r ristrettoKV) Close()                      { r.c.Close() }
+
+// Len is the cost ristretto's policy has admitted (MaxCost less
+// RemainingCost, one lock): with cost 1 per entry and IgnoreInternalCost,
+// the entries it holds. Sets still in its buffer are not counted; Get cannot
+// find them either.
+func (r ristrettoKV) Len() int { return int(r.c.MaxCost() - r.c.RemainingCost()) }
+func (r ristrettoKV) Close()   { r.c.Close() }
 
 type lruKV struct{ c *lru.Cache[uint64, uint64] }
 

@@ -138,3 +138,21 @@ func TestReplayCountsOnlyStoredValues(t *testing.T) {
 	res = replay(newLRU(1), []uint64{1, 1, 2, 1})
 	require.Equal(t, replayResult{ratio: 25, meanLen: -1, peak: -1}, res)
 }
+
+// TestReplayReportsRistrettoOccupancy: replay samples ristretto's entries
+// held, as it does every other peer's, and they stay within its MaxCost once
+// its buffer is applied.
+func TestReplayReportsRistrettoOccupancy(t *testing.T) {
+	c := newRistretto(100)
+	defer closeKV(c)
+	keys := make([]uint64, 64*50)
+	for i := range keys {
+		keys[i] = uint64(i % 300)
+	}
+	res := replay(c, keys)
+	require.GreaterOrEqual(t, res.peak, 0)
+	require.LessOrEqual(t, res.peak, 100)
+	c.(ristrettoKV).c.Wait()
+	require.Positive(t, c.Len())
+	require.LessOrEqual(t, c.Len(), 100)
+}
