@@ -19,7 +19,8 @@
 //     address, at most [Config.PoolSize] connections; callers beyond that wait
 //     for a free connection within their context, and at most go-redis's pool
 //     timeout (6 s), after which they get redis.ErrPoolTimeout, not retried:
-//     the pool is busy, the host did not fail).
+//     the pool is busy, the host did not fail; nor is redis.ErrPoolExhausted,
+//     go-redis's answer when the pool is at its connection cap).
 //
 // A request whose host fails at the connection level (refused, reset, closed:
 // a killed or draining gateway) or answers "not ready" (LOADING, TRYAGAIN,

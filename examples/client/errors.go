@@ -39,13 +39,15 @@ var (
 // ready. Reply errors about the request itself (wrong type, ACL, quota, shed)
 // are not retried: another host would say the same, and retrying a shed request
 // adds load where there is none to spare. Nor is a wait for a connection of
-// this client's own pool that timed out (redis.ErrPoolTimeout): the pool is
-// busy, the host did not fail, and ejecting it would move all its keys to the
-// next host, whose pool the same burst would then fill. Nothing is retried
-// once ctx is done or its deadline has passed.
+// this client's own pool that timed out (redis.ErrPoolTimeout), or a pool
+// that has reached its connection cap (redis.ErrPoolExhausted; the pool's
+// MaxActiveConns is Config.PoolSize): the pool is busy, the host did not
+// fail, and ejecting it would move all its keys to the next host, whose pool
+// the same burst would then fill. Nothing is retried once ctx is done or its
+// deadline has passed.
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || expired(ctx) || errors.Is(err, redis.Nil) || errors.Is(err, ErrClosed) ||
-		errors.Is(err, ErrBadReply) || errors.Is(err, redis.ErrPoolTimeout) {
+		errors.Is(err, ErrBadReply) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted) {
 		return false
 	}
 	var re redis.Error
