@@ -74,12 +74,29 @@ func noisyCluster(t *testing.T, h http.Handler) *Cluster {
 	spec := Spec{Regions: []string{"eu"}, Tenants: 2}.withDefaults()
 	c := &Cluster{Spec: spec, Tenants: []string{"t00", "t01"},
 		Gateways: []*gatewayProc{{proc: &proc{done: make(chan struct{})}, ID: "eu-1", Region: "eu", HTTP: "eu-1.test"}},
-		hc:       &http.Client{Transport: handlerTransport{h}}}
+		hc:       &http.Client{Transport: handlerTransport{withKnobs(h, gatewayKnobs)}}}
 	var err error
 	c.Load, err = NewLoad(c.loadSpec())
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, c.Load.Close()) })
 	return c
+}
+
+// gatewayKnobs is a gateway's GET /control/knobs answer (the knobs
+// noisy-tenant changes) at the gateway's defaults.
+const gatewayKnobs = `[{"name": "aimd.max", "value": 4096}, {"name": "chaos.burn_us", "value": 800},
+	{"name": "chaos.delay_us", "value": 0}, {"name": "shed.queue_deadline", "value": "100ms"},
+	{"name": "shed.max_queue", "value": 1024}]`
+
+// withKnobs answers GET /control/knobs with knobs, and everything else with h.
+func withKnobs(h http.Handler, knobs string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet && req.URL.Path == "/control/knobs" {
+			fmt.Fprint(w, knobs)
+			return
+		}
+		h.ServeHTTP(w, req)
+	})
 }
 
 // handlerTransport answers every request with its handler, in process.

@@ -25,6 +25,12 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 		return fmt.Errorf("noisy-tenant needs at least 2 tenants, the cluster has %d", len(c.Tenants))
 	}
 	noisy := c.Tenants[0]
+	// The knobs are set back as found (not to the gateway's defaults: a
+	// gateway given with -gateway may have others).
+	saved, err := c.readKnobs(ctx, c.Gateways, "aimd.max", "chaos.burn_us", "chaos.delay_us", "shed.queue_deadline", "shed.max_queue")
+	if err != nil {
+		return err
+	}
 	// Each tenant's queue holds at most 4 requests per gateway (shed.max_queue;
 	// default 1024), so a flood is shed as soon as its queue is full rather
 	// than slowed down; the queue deadline (default 100 ms) is raised to
@@ -47,8 +53,7 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 			c.Load.SetRate(t, "", c.Spec.Rate)
 		}
 		c.Load.SetRate(noisy, "", c.Spec.Rate)
-		rerr := c.SetKnobs(context.WithoutCancel(ctx), c.Gateways, "noisy-tenant: restore", "aimd.max", 4096, "chaos.burn_us", c.Spec.Burn,
-			"chaos.delay_us", 0, "shed.queue_deadline", 100*time.Millisecond, "shed.max_queue", 1024)
+		rerr := c.restoreKnobs(context.WithoutCancel(ctx), c.Gateways, "noisy-tenant: restore", saved)
 		if err == nil {
 			err = rerr
 		}
