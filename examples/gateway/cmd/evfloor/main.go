@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -49,6 +50,12 @@ type loop struct {
 	dirty   []*client // clients with replies to write after this pass
 	free    []*slot   // written slots, for reuse
 	buf     []byte    // read buffer
+	// paused is set while the listener is out of the epoll set, since
+	// pausedAt: accept failed for want of a descriptor (see accept).
+	paused   bool
+	pausedAt time.Time
+	// accept4 is syscall.Accept4; tests replace it.
+	accept4 func(fd, flags int) (int, syscall.Sockaddr, error)
 }
 
 // client is one client connection: its unparsed input, and its replies in
@@ -94,7 +101,8 @@ func newLoop(addr string, shardAddrs []string) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{ep: ep, clients: map[int]*client{}, byFD: map[int]*shard{}, buf: make([]byte, 64<<10)}
+	l := &loop{ep: ep, clients: map[int]*client{}, byFD: map[int]*shard{}, buf: make([]byte, 64<<10),
+		accept4: syscall.Accept4}
 	if l.lfd, err = listen(addr); err != nil {
 		return nil, err
 	}
@@ -120,49 +128,82 @@ func (l *loop) watch(fd int) error {
 	return syscall.EpollCtl(l.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)})
 }
 
-// run serves until an error: wait for events, read what is ready, send each
-// shard what this pass gathered, write the replies that are complete.
+// acceptPause is how long the listener stays out of the epoll set after
+// accept failed for want of a descriptor, unless a client closes first.
+const acceptPause = 100 * time.Millisecond
+
+// run serves until an error: pass after pass. While the listener is paused,
+// a pass waits at most until acceptPause has passed, and the listener is
+// then watched again.
 func (l *loop) run() error {
 	events := make([]syscall.EpollEvent, 256)
 	for {
-		n, err := syscall.EpollWait(l.ep, events, -1)
-		if err == syscall.EINTR {
-			continue
+		timeout := -1
+		if l.paused {
+			left := acceptPause - time.Since(l.pausedAt)
+			if left <= 0 {
+				l.resume()
+				continue
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
 		}
-		if err != nil {
+		if _, err := l.pass(events, timeout); err != nil {
 			return err
 		}
-		for _, ev := range events[:n] {
-			fd := int(ev.Fd)
-			switch {
-			case fd == l.lfd:
-				l.accept()
-			case l.byFD[fd] != nil:
-				if err := l.readShard(l.byFD[fd]); err != nil {
-					return err
-				}
-			default:
-				if c := l.clients[fd]; c != nil {
-					l.readClient(c)
-				}
-			}
-		}
-		for _, s := range l.shards {
-			if err := l.flushShard(s); err != nil {
-				return err
-			}
-		}
-		for _, c := range l.dirty {
-			l.writeClient(c)
-		}
-		l.dirty = l.dirty[:0]
 	}
 }
 
+// pass waits up to timeout ms (-1: no bound) for events, reads what is
+// ready, sends each shard what this pass gathered and writes the replies
+// that are complete. It returns the number of events.
+func (l *loop) pass(events []syscall.EpollEvent, timeout int) (int, error) {
+	n, err := syscall.EpollWait(l.ep, events, timeout)
+	if err == syscall.EINTR {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, ev := range events[:n] {
+		fd := int(ev.Fd)
+		switch {
+		case fd == l.lfd:
+			l.accept()
+		case l.byFD[fd] != nil:
+			if err := l.readShard(l.byFD[fd]); err != nil {
+				return 0, err
+			}
+		default:
+			if c := l.clients[fd]; c != nil {
+				l.readClient(c)
+			}
+		}
+	}
+	for _, s := range l.shards {
+		if err := l.flushShard(s); err != nil {
+			return 0, err
+		}
+	}
+	for _, c := range l.dirty {
+		l.writeClient(c)
+	}
+	l.dirty = l.dirty[:0]
+	return n, nil
+}
+
+// accept accepts the pending connections. When it fails for want of a
+// descriptor (EMFILE, ENFILE) or of memory, the connection stays pending and
+// the level-triggered listener readable: every epoll wait would return at
+// once and the loop spin at 100% CPU. The listener then leaves the epoll
+// set until a client closes or acceptPause has passed (see run).
 func (l *loop) accept() {
 	for {
-		fd, _, err := syscall.Accept4(l.lfd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+		fd, _, err := l.accept4(l.lfd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
 		if err != nil {
+			switch err {
+			case syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM:
+				l.pause()
+			}
 			return // EAGAIN: no more
 		}
 		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
@@ -364,6 +405,29 @@ func (l *loop) closeClient(c *client) {
 	c.closed = true
 	delete(l.clients, c.fd)
 	_ = syscall.Close(c.fd)
+	if l.paused { // a descriptor is free again
+		l.resume()
+	}
+}
+
+// pause takes the listener out of the epoll set.
+func (l *loop) pause() {
+	if !l.paused && syscall.EpollCtl(l.ep, syscall.EPOLL_CTL_DEL, l.lfd, nil) == nil {
+		l.paused, l.pausedAt = true, time.Now()
+	}
+}
+
+// resume puts the listener back in the epoll set; on failure it stays
+// paused, and run tries again after another acceptPause.
+func (l *loop) resume() {
+	if !l.paused {
+		return
+	}
+	if l.watch(l.lfd) == nil {
+		l.paused = false
+	} else {
+		l.pausedAt = time.Now()
+	}
 }
 
 // shardOf routes a key by its FNV-1a hash.
