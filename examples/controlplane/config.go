@@ -78,7 +78,13 @@ type Config struct {
 	// defaults.
 	Failover failover.Config
 
-	// PollTimeout bounds one gateway's poll. Default Cadence/2.
+	// PollTimeout bounds one gateway's poll. Default Cadence/2. Polls run
+	// PollConcurrency at a time, so gateways that accept connections but never
+	// answer make a tick last up to ceil(hung/PollConcurrency) x PollTimeout
+	// (a hung gateway takes a slot for the whole timeout). A tick longer than
+	// Cadence (a PollTimeout above it, which is allowed, or more hung
+	// gateways than PollConcurrency) delays Run's next tick rather than
+	// queueing ticks: the ticker drops those it missed.
 	PollTimeout time.Duration
 	// PollConcurrency bounds the polls in flight during a tick. Default 16.
 	PollConcurrency int
