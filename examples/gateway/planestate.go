@@ -21,7 +21,7 @@ type hostState struct {
 	// so the plane's poll jitter does not enter the utilization.
 	UptimeSeconds float64 `json:"uptime_seconds"`
 	GOMAXPROCS    int     `json:"gomaxprocs"`
-	InFlight      int     `json:"in_flight"` // commands admitted and not yet done
+	InFlight      int     `json:"in_flight"` // admissions held by the limiter: a pipelined run or an MGET holds one however many commands it carries
 	Commands      uint64  `json:"commands"`
 	Errors        uint64  `json:"errors"`
 	Shed          uint64  `json:"shed"`       // rejected by the shedder
