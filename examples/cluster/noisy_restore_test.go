@@ -88,3 +88,36 @@ func TestKnobsReadAndRestored(t *testing.T) {
 	_, err = c.readKnobs(t.Context(), []*gatewayProc{g}, "aimd.max")
 	require.ErrorContains(t, err, "gateway eu-1 has no knob aimd.max")
 }
+
+// TestNoisyTenantRestoresAfterAFailedChange: noisy-tenant set up its restore
+// only after its change succeeded everywhere, so a change that failed on one
+// gateway (and was applied on the others, or on this one before its answer
+// was lost) left the small tier's knobs in place. The restore now comes first.
+func TestNoisyTenantRestoresAfterAFailedChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var posts []control.Request
+		c := noisyCluster(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method != http.MethodPost || req.URL.Path != "/control/" {
+				return
+			}
+			var r control.Request
+			if !assert.NoError(t, json.NewDecoder(req.Body).Decode(&r)) {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			posts = append(posts, r)
+			if len(posts) == 1 { // the change fails; the restore succeeds
+				http.Error(w, `{"error": "lost"}`, http.StatusInternalServerError)
+			}
+		}))
+		err := noisyTenant(t.Context(), c, &Report{Name: "noisy-tenant"})
+		require.ErrorContains(t, err, "500")
+		mu.Lock()
+		defer mu.Unlock()
+		require.Len(t, posts, 2, "the failed change, then the restore")
+		assert.Equal(t, "noisy-tenant: restore", posts[1].Why)
+		assert.Len(t, posts[1].Changes, 5)
+	})
+}

@@ -38,16 +38,8 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	// not shed a tenant under its share.
 	// The baseline CPU burn per command is off: the flood would cost the
 	// shared machine a core.
-	if err := c.SetKnobs(ctx, c.Gateways, "noisy-tenant: a small tier", "aimd.max", limit, "chaos.burn_us", 0,
-		"chaos.delay_us", int(delay/time.Microsecond), "shed.queue_deadline", time.Second, "shed.max_queue", 4); err != nil {
-		return err
-	}
-	// The other tenants send half their usual rate: about 20 requests/s
-	// per gateway, a quarter of the reduced capacity, so that the flood,
-	// not the others, is what exceeds it.
-	for _, t := range c.Tenants[1:] {
-		c.Load.SetRate(t, "", c.Spec.Rate/2)
-	}
+	// The restore is set up before the change: a change that fails on one
+	// gateway has still been applied on the others.
 	defer func() {
 		for _, t := range c.Tenants[1:] {
 			c.Load.SetRate(t, "", c.Spec.Rate)
@@ -58,6 +50,16 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 			err = rerr
 		}
 	}()
+	if err := c.SetKnobs(ctx, c.Gateways, "noisy-tenant: a small tier", "aimd.max", limit, "chaos.burn_us", 0,
+		"chaos.delay_us", int(delay/time.Microsecond), "shed.queue_deadline", time.Second, "shed.max_queue", 4); err != nil {
+		return err
+	}
+	// The other tenants send half their usual rate: about 20 requests/s
+	// per gateway, a quarter of the reduced capacity, so that the flood,
+	// not the others, is what exceeds it.
+	for _, t := range c.Tenants[1:] {
+		c.Load.SetRate(t, "", c.Spec.Rate/2)
+	}
 	// The other tenants' shed and failed requests count at any time until
 	// the restore, not only in the windows below: also while the gateways'
 	// states are read, and from the flood's end on.
