@@ -82,6 +82,21 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}
 	c.Load.SetRate(noisy, "", c.Spec.Rate)
 
+	checkFloodWindow(c, r, noisy, calm, win)
+	after, err := c.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	capacity := float64(limit) / delay.Seconds() // commands/s
+	sheds := checkFloodShed(c, r, noisy, capacity, before, after)
+	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of all the requests offered to the gateway: %v", sheds)
+	checkOthersUnharmed(c, r, c.Load.Snapshot().Sub(from))
+	return nil
+}
+
+// checkFloodWindow checks noisy-tenant's flood window against its calm one:
+// the flooding tenant is shed, the others are not and keep their throughput.
+func checkFloodWindow(c *Cluster, r *Report, noisy string, calm, win Snapshot) {
 	nc := win.Tenant(noisy)
 	r.figure("flood: %s sent %d requests in %.1f s (%.0f/s), %d shed (%.0f%%), %d failed", noisy, nc.Total(), win.Seconds(),
 		float64(nc.Total())/win.Seconds(), nc.Shed, 100*share(nc.Shed, nc.Total()), nc.Failed)
@@ -105,14 +120,11 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	// so the bound is loose: it catches a tier that starves the others, not
 	// a generator that slows down.
 	r.check(floodRate >= 0.5*calmRate, "the other tenants keep >= 50%% of their calm throughput (%.0f/s against %.0f/s)", floodRate, calmRate)
-	after, err := c.Hosts(ctx)
-	if err != nil {
-		return err
-	}
-	capacity := float64(limit) / delay.Seconds() // commands/s
-	sheds := checkFloodShed(c, r, noisy, capacity, before, after)
-	r.figure("the flooding tenant's requests shed per gateway (no other tenant's), of all the requests offered to the gateway: %v", sheds)
-	whole := c.Load.Snapshot().Sub(from)
+}
+
+// checkOthersUnharmed checks that no tenant but the flooding one (the first)
+// was shed or failed over the whole scenario.
+func checkOthersUnharmed(c *Cluster, r *Report, whole Snapshot) {
 	var all Counts
 	lastErr := "none"
 	for _, t := range c.Tenants[1:] {
@@ -125,7 +137,6 @@ func noisyTenant(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}
 	r.check(all.Shed == 0 && all.Failed == 0, "the other tenants: zero shed and zero failed from the calm window to the restore (got %d shed, %d failed of %d; last error %v)",
 		all.Shed, all.Failed, all.Total(), lastErr)
-	return nil
 }
 
 // rolloutRamp ramps the rollout flag 0 -> 50 -> 100% of keys onto the gateway
