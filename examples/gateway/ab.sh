@@ -50,8 +50,9 @@ for i in "${!ports[@]}"; do
 done
 for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins[@]}"; do
 	port=${ports[$i]}; pid=${gpids[$i]}
-	[ "$mode" = redis ] && for rp in $r1 $r2; do redis-cli -p $rp config resetstat >/dev/null; done
 	c0=$(settled_ticks $pid)
+	calls0=0
+	[ "$mode" = redis ] && calls0=$(backend_calls $r1 $r2)
 	case $wl in
 	mget) args=(-r 100000 mget $keys) ;;
 	hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
@@ -60,10 +61,7 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	out=$(bench $pid -p $port -c $c -n $N -d 64 -P $P --csv "${args[@]}" 2>"$work/bench.err" || true)
 	c1=$(settled_ticks $pid)
 	calls=0
-	if [ "$mode" = redis ]; then
-		calls=$(for rp in $r1 $r2; do redis-cli -p $rp info commandstats; done | { grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
-			sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}')
-	fi
+	[ "$mode" = redis ] && calls=$(($(backend_calls $r1 $r2) - calls0))
 	rps=; p50=; p99=
 	read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true
 	if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply

@@ -131,14 +131,6 @@ for p in $gwpid $twpid $gwcpid $gwfpid $gw1pid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done
 
-backend_calls() { # data commands the given shards have executed, in all
-	# (a row reads them before and after: CONFIG RESETSTAT would clear the
-	# counts gw+cache's caching tier watches for CONFIG SET and flushes, and
-	# the tier empties its cache when they change, undoing CACHE_WARM's pass)
-	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
-		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
-		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
-}
 tick=$(getconf CLK_TCK)
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 

@@ -1,5 +1,5 @@
 # Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): set-up and clean-up, the shards, loopback ports, a
-# process's CPU time, redis-benchmark's CSV, twemproxy's configuration.
+# process's CPU time, the shards' command counts, redis-benchmark's CSV, twemproxy's configuration.
 
 # harness_init checks that redis-cli and redis-benchmark are installed (the
 # scripts wait for their servers with the one and measure with the other),
@@ -97,6 +97,17 @@ settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in
 		prev=$cur
 	done
 	echo "$cur"
+}
+# backend_calls SHARD_PORT...: the data commands the shards have executed in
+# all (INFO commandstats); a row reads them before and after itself. Not
+# CONFIG RESETSTAT before the row and the counts after: the reset clears the
+# counts that a gateway's caching tier watches for CONFIG SET and flushes, and
+# the tier empties its cache when they change, so every row started cold.
+backend_calls() {
+	local p
+	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
+		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
+		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
 }
 # bench PID ARG...: redis-benchmark ARG... (its output on stdout) against the
 # proxy whose process is PID, unless that process has exited: then it says so
