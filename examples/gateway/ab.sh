@@ -33,7 +33,7 @@ for b in "${bins[@]}"; do
 	pick_port p
 	"$b" -config "$work/gw.json" -addr 127.0.0.1:$p -http - "${args[@]}" 2>"$work/gw-$p.log" &
 	gpids+=($!); pids+=($!); ports+=($p)
-	wait_port $p
+	wait_port $p $!
 done
 tick=$(getconf CLK_TCK)
 printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req

@@ -120,13 +120,13 @@ nutcracker_conf "$work/nutcracker.yml" "$tw" "$r1" "$r2"
 pick_port tws
 nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
 twpid=$!; pids+=($twpid)
-wait_port "$gw"
-[ -n "$gwc" ] && wait_port "$gwc"
-[ -n "$gwf" ] && wait_port "$gwf"
-[ -n "$gw1" ] && wait_port "$gw1"
-[ -n "$fl" ] && wait_port "$fl"
-[ -n "$ev" ] && wait_port "$ev"
-for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$tw) 2>/dev/null && break; sleep 0.05; done
+wait_port "$gw" "$gwpid"
+[ -n "$gwc" ] && wait_port "$gwc" "$gwcpid"
+[ -n "$gwf" ] && wait_port "$gwf" "$gwfpid"
+[ -n "$gw1" ] && wait_port "$gw1" "$gw1pid"
+[ -n "$fl" ] && wait_port "$fl" "$flpid"
+[ -n "$ev" ] && wait_port "$ev" "$evpid"
+wait_port "$tw" "$twpid" # twemproxy answers PING itself
 for p in $gwpid $twpid $gwcpid $gwfpid $gw1pid; do
 	kill -0 "$p" 2>/dev/null || { echo "compare: a proxy did not start:" >&2; tail -n 3 "$work"/gateway*.log "$work"/nutcracker.log >&2; exit 1; }
 done

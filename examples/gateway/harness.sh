@@ -15,15 +15,19 @@ harness_init() {
 	trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 }
 # start_redis PORT...: a redis-server on each loopback port (no persistence,
-# log in $work), added to $pids; then waits for each to answer.
+# log in $work), added to $pids; then waits for each to answer (itself,
+# not a server that took its port since pick_port: wait_port).
 start_redis() {
-	local p
+	local p i=0 started=()
 	command -v redis-server >/dev/null || { echo "redis-server is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 	for p in "$@"; do
 		redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >"$work/redis-$p.log" 2>&1 &
-		pids+=($!)
+		pids+=($!); started+=($!)
 	done
-	for p in "$@"; do wait_port "$p"; done
+	for p in "$@"; do
+		wait_port "$p" "${started[i]}"
+		i=$((i + 1))
+	done
 }
 
 # The kernel's ephemeral port range, from which it gives client sockets their
@@ -63,15 +67,20 @@ pick_port() { # sets $1 to a loopback port outside the ephemeral range that
 	echo "pick_port: no free port in 1000 tries" >&2
 	exit 1
 }
-# wait_port waits up to 20 s for a server to answer PING on port $1. It
-# fails at once, with the ends of the logs in $work, when a process of $pids
-# has exited (a proxy that rejected its configuration, a port taken since
+# wait_port PORT [PID] waits up to 20 s for a server to answer PING on
+# PORT, and, given PID, for that server to be process PID (listens_on): a
+# port that pick_port saw free can be taken before the script's server
+# binds it (by a server of another run beside this one), and PING then
+# reached the other server while the script's exited, unable to bind, and
+# the script measured, reset and flushed the other run's server. It fails
+# at once, with the ends of the logs in $work, when a process of $pids has
+# exited (a proxy that rejected its configuration, a port taken since
 # pick_port): waiting out the 20 s would only hide why, as the clean-up
 # removes the logs.
 wait_port() {
 	local p
 	for _ in $(seq 400); do
-		redis-cli -p "$1" ping >/dev/null 2>&1 && return
+		redis-cli -p "$1" ping >/dev/null 2>&1 && { [ -z "${2:-}" ] || listens_on "$2" "$1"; } && return
 		for p in "${pids[@]}"; do
 			kill -0 "$p" 2>/dev/null && continue
 			echo "port $1 did not come up: process $p has exited" >&2
@@ -82,6 +91,20 @@ wait_port() {
 	done
 	echo "port $1 did not come up" >&2
 	exit 1
+}
+# listens_on PID PORT: whether process PID has a listening TCP socket on
+# PORT, by the socket's inode in the kernel's table of them (Linux's /proc);
+# true where there is no such table (it cannot tell).
+listens_on() {
+	local hex inode fd
+	[ -r /proc/net/tcp ] || return 0
+	printf -v hex ':%04X' "$2"
+	for inode in $(awk -v p="$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null); do
+		for fd in /proc/"$1"/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = "socket:[$inode]" ] && return 0
+		done
+	done
+	return 1
 }
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in 0.2 s,

@@ -44,7 +44,7 @@ nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker
 twpid=$!; pids+=($twpid)
 # twemproxy answers PING itself: wait_port also fails at once, with the
 # logs, when a proxy exits at start (perf could then attach to nothing).
-wait_port "$gw"; wait_port "$gw1"; wait_port "$tw"
+wait_port "$gw" "$gwpid"; wait_port "$gw1" "$gw1pid"; wait_port "$tw" "$twpid"
 
 case $WL in
 set) args=(-t set -r 100000) ;;
