@@ -116,7 +116,8 @@ func (l *Limiter) SetConfig(cfg Config) error {
 
 // Limit returns the current concurrency limit. It reads one atomic, so a
 // consumer may call it on every decision: a shed.Shedder takes a Limiter as its
-// capacity.
+// capacity. It never steps the loop (only admissions and [Limiter.Tick] do):
+// a Limiter read by a Shedder alone keeps its limit (see the package doc).
 func (l *Limiter) Limit() int { return int(l.limitNow.Load()) }
 
 // TryAcquire admits one unit of work now or fails without waiting: with

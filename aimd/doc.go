@@ -14,6 +14,13 @@
 // with an error wrapping [ErrInvalidConfig]. [Limiter.Limit] is the current concurrency limit,
 // readable with one atomic load, so a *Limiter is the capacity of a shed.Shedder
 // (which declares the one-method interface; neither package imports the other).
+// Reading Limit does not step the loop: a Limiter that only serves as a
+// Shedder's capacity keeps its initial limit whatever the load. Either admit
+// the work through the Limiter as well (TryAcquire once the Shedder admitted
+// it, as examples/gateway does), or set [Config.Manual] and call
+// [Limiter.Tick] every Period (examples/overload); in both cases call the
+// Shedder's Kick after a step that raised the limit, or its queued requests
+// wait for the next release.
 //
 // # Control
 //

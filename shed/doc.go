@@ -11,6 +11,10 @@
 // func to call when the work is done; [Shedder.TryAcquire] never waits. The total
 // cost in flight is bounded by a [Capacity]: [Fixed] for a constant limit, or an
 // adaptive limiter (an *aimd.Limiter satisfies Capacity; shed does not import it).
+// shed only reads an adaptive limit; it does not drive it: an *aimd.Limiter
+// steps on its own admissions or its Tick, not when shed reads its Limit, so
+// admit through it as well or tick it (its package doc says how), and call
+// [Shedder.Kick] after its limit grows.
 //
 // # Policy
 //
