@@ -15,13 +15,17 @@
 // [Registry.RegisterString] (an enum when Values is set); the knob's Apply func
 // typically copies the component's Config, sets one field and calls its
 // SetConfig. [Registry.RegisterState] adds a snapshot such as a Stats method.
+// Keep a knob's bounds off a value the component reads as "use the default"
+// (a zero batcher Linger is DefaultLinger, 2 ms): the registry would report
+// and audit the value asked for (0) while the component runs another.
 //
 //	reg, err := control.New(control.Config{Rate: 1, Burst: 5})
 //	if err != nil {
 //		return err
 //	}
 //	err = reg.RegisterDuration(control.DurationKnob{
-//		Name: "batcher.linger", Doc: "batch window", Max: 50 * time.Millisecond, Value: b.Config().Linger,
+//		Name: "batcher.linger", Doc: "batch window", Value: b.Config().Linger,
+//		Min: time.Microsecond, Max: 50 * time.Millisecond, // not 0: see below
 //		Apply: func(v time.Duration) error { c := b.Config(); c.Linger = v; return b.SetConfig(c) },
 //	})
 //	if err != nil {
