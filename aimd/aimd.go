@@ -114,6 +114,17 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	return nil
 }
 
+// Config returns the configuration in force, as New or the last SetConfig
+// got it (zero fields stay zero: they mean the defaults), so that a knob
+// can change one field: c := l.Config(); c.Target = v; l.SetConfig(c).
+// A nil Signal (the default one) stays nil, and SetConfig keeps the
+// default signal the Limiter has, with its baseline.
+func (l *Limiter) Config() Config {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg.given
+}
+
 // Limit returns the current concurrency limit. It reads one atomic, so a
 // consumer may call it on every decision: a shed.Shedder takes a Limiter as its
 // capacity. It never steps the loop (only admissions and [Limiter.Tick] do):

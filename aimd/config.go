@@ -98,6 +98,8 @@ type config struct {
 	// defaultSig: Signal was nil, so the Limiter uses the default one
 	// (withSignal), which SetConfig keeps across calls.
 	defaultSig bool
+	// given is the Config as New or SetConfig got it, for [Limiter.Config].
+	given Config
 }
 
 // validate applies the defaults to c, or reports every field out of range, as
@@ -187,7 +189,7 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks
 
 // filled is c with its zero fields given their defaults.
 func (c Config) filled() config {
-	v := config{Config: c}
+	v := config{Config: c, given: c}
 	v.Target = orF(c.Target, DefaultTarget)
 	v.Period = or(c.Period, DefaultPeriod)
 	v.Min = min(or(c.Min, DefaultMin), MaxLimit)

@@ -99,7 +99,8 @@
 // tests on explicit time. The lazy schedule counts time by the monotonic
 // reading of time.Now, so a step of the wall clock (NTP, a VM resumed) neither
 // stalls the loop nor hurries it; explicit times without a monotonic reading
-// are counted by their wall reading. [Limiter.SetConfig] swaps every tunable
+// are counted by their wall reading. [Limiter.Config] returns the Config in
+// force, for a change of one field; [Limiter.SetConfig] swaps every tunable
 // atomically, or none.
 //
 // # Stats
