@@ -179,6 +179,12 @@ type config struct {
 	idleStamps       stamp // IdleTimeout in stamp units, rounded up
 }
 
+// clone returns c with a copy of its Weights map.
+func (c Config) clone() Config {
+	c.Weights = maps.Clone(c.Weights)
+	return c
+}
+
 // validate applies the defaults to c, or reports every field out of range, as
 // an errors.Join of errors that each wrap [ErrInvalidConfig].
 func (c Config) validate() (config, error) {

@@ -34,6 +34,10 @@ type Shedder struct {
 	// took it a third time per request. (Per Shedder, not global: a channel
 	// belongs to the synctest bubble that made it.)
 	waiters sync.Pool
+
+	// given is the Config as New or the last SetConfig got it, Weights
+	// copied (for [Shedder.Config]); guarded by mu.
+	given Config
 }
 
 // waiter is a blocked Acquire.
@@ -59,7 +63,7 @@ func New(cfg Config) (*Shedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Shedder{sched: sc, capacity: sc.cfg.capacity}
+	s := &Shedder{sched: sc, capacity: sc.cfg.capacity, given: cfg.clone()}
 	s.waiters.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
 	return s, nil
 }
@@ -83,6 +87,7 @@ func (s *Shedder) SetConfig(cfg Config) error {
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
+	s.given = cfg.clone()
 	now := time.Now()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
@@ -428,6 +433,16 @@ func notify(ready []*waiter) {
 	for _, w := range ready {
 		w.ch <- struct{}{}
 	}
+}
+
+// Config returns the configuration in force, as New or the last SetConfig
+// got it (zero fields stay zero: they mean the defaults; Weights is a
+// copy), so that a knob can change one field:
+// c := s.Config(); c.MaxQueue = v; s.SetConfig(c).
+func (s *Shedder) Config() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.given.clone()
 }
 
 // Kick admits queued requests that fit now. Call it after the limit of the
