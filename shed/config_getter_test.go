@@ -43,3 +43,20 @@ func TestShedderConfigRoundTrip(t *testing.T) {
 	require.ErrorIs(t, s.SetConfig(bad), shed.ErrInvalidConfig)
 	require.Equal(t, 10, s.Config().MaxQueue)
 }
+
+// TestSchedulerConfigRoundTrip: the Scheduler, the deterministic core, gives
+// back its Config as the Shedder does (the Shedder's is the Scheduler's).
+func TestSchedulerConfigRoundTrip(t *testing.T) {
+	cfg := shed.Config{MaxQueue: 5, Weights: map[string]int{"gold": 4}}
+	s, err := shed.NewScheduler[int](cfg)
+	require.NoError(t, err)
+	require.Equal(t, cfg, s.Config())
+	c := s.Config()
+	c.Weights["gold"] = 2
+	require.Equal(t, 4, s.Config().Weights["gold"], "a copy")
+	c.StandingDeadline = time.Millisecond
+	require.NoError(t, s.SetConfig(c))
+	require.Equal(t, c, s.Config())
+	require.ErrorIs(t, s.SetConfig(shed.Config{MaxQueue: -1}), shed.ErrInvalidConfig)
+	require.Equal(t, c, s.Config(), "a refused SetConfig changes nothing")
+}

@@ -121,6 +121,10 @@ type Scheduler[T any] struct {
 	wheel      [wheelSlots]*node[T] // queued requests by deadline (wheel.go)
 	swept      int64                // the wheel slot the last sweep reached
 	dueTenants []*tenantState[T]    // the sweep's scratch
+
+	// given is the Config as NewScheduler or the last SetConfig got it,
+	// Weights copied, for [Scheduler.Config]; last, off the hot fields.
+	given Config
 }
 
 // Handle identifies a queued request, for [Scheduler.Remove]. It is invalid once
@@ -188,8 +192,13 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit)}, nil
+	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit), given: cfg.clone()}, nil
 }
+
+// Config returns the configuration in force, as NewScheduler or the last
+// SetConfig got it (zero fields stay zero: they mean the defaults; Weights is
+// a copy), so that a knob can change one field: copy, set, SetConfig.
+func (s *Scheduler[T]) Config() Config { return s.given.clone() }
 
 // SetConfig validates cfg and applies it, or returns an error wrapping
 // [ErrInvalidConfig] and changes nothing. A lowered QueueDeadline or
@@ -217,6 +226,7 @@ func (s *Scheduler[T]) setConfig(cfg Config) (cut bool, err error) {
 	s.settle()
 	cut = s.queued > 0 && (c.queueDeadline < s.cfg.queueDeadline || c.standingDeadline < s.cfg.standingDeadline)
 	s.cfg = c
+	s.given = cfg.clone()
 	s.evictOver(c.maxTenants, len(s.tenants.slots))
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {

@@ -34,10 +34,6 @@ type Shedder struct {
 	// took it a third time per request. (Per Shedder, not global: a channel
 	// belongs to the synctest bubble that made it.)
 	waiters sync.Pool
-
-	// given is the Config as New or the last SetConfig got it, Weights
-	// copied (for [Shedder.Config]); guarded by mu.
-	given Config
 }
 
 // waiter is a blocked Acquire.
@@ -63,7 +59,7 @@ func New(cfg Config) (*Shedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Shedder{sched: sc, capacity: sc.cfg.capacity, given: cfg.clone()}
+	s := &Shedder{sched: sc, capacity: sc.cfg.capacity}
 	s.waiters.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
 	return s, nil
 }
@@ -87,7 +83,6 @@ func (s *Shedder) SetConfig(cfg Config) error {
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
-	s.given = cfg.clone()
 	now := time.Now()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
@@ -442,7 +437,7 @@ func notify(ready []*waiter) {
 func (s *Shedder) Config() Config {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.given.clone()
+	return s.sched.Config()
 }
 
 // Kick admits queued requests that fit now. Call it after the limit of the
