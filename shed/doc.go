@@ -62,7 +62,8 @@
 // the caller should fail the request or back off, never retry in a loop. A
 // Config out of range is refused by New and SetConfig with an error wrapping
 // [ErrInvalidConfig]: fix the configuration (SetConfig keeps the previous one).
-// [Shedder.Config] returns the Config in force, for a change of one field.
+// [Shedder.Config] and [Scheduler.Config] return the Config in force, for a
+// change of one field.
 //
 // # When not to use it
 //
