@@ -58,7 +58,10 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	}
 	// A reporter whose total lags its per-node counts can read below 0 for a
 	// moment: a bound of 0 fits no node, and every key went to the first member.
-	scale := c * float64(max(lr.Total(), 0)+1)
+	// The +1 is added in floating point: in int64 a total of the largest int64
+	// wrapped, every bound came out negative, and every key went to the most
+	// loaded node.
+	scale := c * (float64(max(lr.Total(), 0)) + 1)
 	fits := func(i int) (bool, float64) {
 		// scale*w/W is exact for integer weights and c = 1, 1.25, 1.5, 2...,
 		// where scale*(w/W) can land just above an integer and let the node take
