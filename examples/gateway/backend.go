@@ -51,7 +51,11 @@ type opResult struct {
 	// linear: an opGet sent alone with linearizable_reads on, so that its
 	// fetch left the coalescing group as it was sent (Gateway.flush)
 	linear bool
-	n      int64 // opIncr: the new value
+	// replica: set on a batch's first result when a replica of the shard
+	// answered the batch (redis_backend.go): its primary was not asked, so
+	// the shard's health (health.go) stays as it is
+	replica bool
+	n       int64 // opIncr: the new value
 	// expireAt is the value's expiry (unix ns; 0 none) for an opGet on memkv,
 	// or on Redis with the caching tier on, so the tier can honour TTLs.
 	expireAt int64

@@ -267,7 +267,9 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 		g.shardFailed(grp.shard, err, time.Now())
 		return fmt.Errorf("ERR backend shard %d: %w", grp.shard, err)
 	}
-	g.shardAnswered(grp.shard, time.Now)
+	if !res[0].replica { // a replica's answer tells nothing of the primary
+		g.shardAnswered(grp.shard, time.Now)
+	}
 	if g.tracer != nil {
 		for i := range res {
 			res[i].batch = int32(n)

@@ -16,7 +16,9 @@ import (
 // shardHealth is what the gateway knows of one backend shard: whether its
 // last batch failed (Backend.Do's error: the shard is unreachable or did not
 // answer within the request timeout), since when, and how many batches
-// failed. The gateway logs the changes, not every failure: a shard that stops
+// failed. A read batch that a replica of the shard answered leaves it as it
+// is: the shard's primary was not asked (the replica has its own health).
+// The gateway logs the changes, not every failure: a shard that stops
 // answering makes one warning, and one line when it answers again, however
 // many requests meet the outage. A shard that flaps (a slow shard whose
 // batches time out now and then) makes at most one warning per

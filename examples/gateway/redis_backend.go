@@ -260,6 +260,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 				cancel()
 				if err == nil {
 					r.answered(b.log)
+					out[0].replica = true // the primary was not asked: its health stays as it is
 					return nil
 				}
 				// The replica is down, hangs, or refuses reads (MASTERDOWN,
