@@ -49,7 +49,7 @@ type Config struct {
 	NoHotLinger       bool     `json:"no_hot_linger"`      // turn the hot-key linger off
 	CacheCapacity     int      `json:"cache_capacity"`     // caching tier entries per shard (memkv or redis); 0: off
 	CacheStaleness    Duration `json:"cache_staleness"`    // bounded staleness of cache hits; default 1s
-	RequestTimeout    Duration `json:"request_timeout"`    // per command; default 5s
+	RequestTimeout    Duration `json:"request_timeout"`    // a data command's backend call, other commands whole; default 5s
 
 	// Procs sets the process's GOMAXPROCS when the gateway runs as a program
 	// (main; a Gateway embedded in another process leaves it alone): 0 keeps
