@@ -92,15 +92,18 @@ func utilization(used, wall time.Duration, cores float64, first bool) float64 {
 type Latency struct {
 	// mu keeps each observation's sum and count in the same window: two
 	// atomics swapped one after the other split an Observe between them.
-	mu    sync.Mutex
-	sum   int64 // nanoseconds
+	mu sync.Mutex
+	// sum is in nanoseconds, a float64: an int64 wraps past some 292 years
+	// (time.Since of a start never set saturates there), and the mean of
+	// the period would read negative ("no reading") or small.
+	sum   float64
 	count int64
 }
 
 // Observe records one latency.
 func (l *Latency) Observe(d time.Duration) {
 	l.mu.Lock()
-	l.sum += int64(d)
+	l.sum += float64(d)
 	l.count++
 	l.mu.Unlock()
 }
@@ -115,5 +118,5 @@ func (l *Latency) Sample(time.Time) (float64, error) {
 	if n == 0 {
 		return math.NaN(), nil
 	}
-	return time.Duration(s / n).Seconds(), nil
+	return s / float64(n) / float64(time.Second), nil
 }
