@@ -63,10 +63,13 @@ func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 	defer c.mu.Unlock()
 	prevUsed, prevWall, prevCores, prevDir := c.lastUsed, c.lastWall, c.lastCores, c.lastDir
 	c.lastUsed, c.lastWall, c.lastCores, c.lastDir = used, now, cores, dir
+	// prevCores is 0 before the first sample (a quota is positive): a
+	// prevWall at the zero time is a sample on an explicit clock that
+	// starts there, not a first one
 	if cores != prevCores || dir != prevDir {
 		return math.NaN(), nil
 	}
-	return utilization(used-prevUsed, now.Sub(prevWall), cores, prevWall.IsZero()), nil
+	return utilization(used-prevUsed, now.Sub(prevWall), cores), nil
 }
 
 // Read returns the cgroup's cumulative CPU usage and its quota in CPUs

@@ -67,18 +67,20 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	}
 	prevCPU, prevWall, prevCores := p.lastCPU, p.lastWall, p.lastCores
 	p.lastCPU, p.lastWall, p.lastCores = cpu, now, cores
-	if cores != prevCores {
+	if cores != prevCores { // also the first sample: prevCores is 0, cores positive
 		return math.NaN(), nil
 	}
-	return utilization(cpu-prevCPU, now.Sub(prevWall), cores, prevWall.IsZero()), nil
+	return utilization(cpu-prevCPU, now.Sub(prevWall), cores), nil
 }
 
-// utilization is used/(wall x cores), NaN without a previous sample or elapsed
-// time, or when the usage counter went backwards (a cgroup recreated when its
-// container restarted): that period's usage is unknown, and 0 would read as
-// an idle period and open the limit by the whole headroom.
-func utilization(used, wall time.Duration, cores float64, first bool) float64 {
-	if first || wall <= 0 || cores <= 0 || used < 0 {
+// utilization is used/(wall x cores), NaN without elapsed time, or when the
+// usage counter went backwards (a cgroup recreated when its container
+// restarted): that period's usage is unknown, and 0 would read as an idle
+// period and open the limit by the whole headroom. The callers tell a first
+// sample by its cores (0 before it), not by a zero time: an explicit clock
+// may start there.
+func utilization(used, wall time.Duration, cores float64) float64 {
+	if wall <= 0 || cores <= 0 || used < 0 {
 		return math.NaN()
 	}
 	return max(0, used.Seconds()/(wall.Seconds()*cores))
