@@ -102,8 +102,13 @@ type Latency struct {
 	count int64
 }
 
-// Observe records one latency.
+// Observe records one latency. A negative one (work timed by wall-clock
+// stamps across a step of the clock back) is no latency and is ignored: it
+// would pull the mean down, or below zero, which reads as "no reading".
 func (l *Latency) Observe(d time.Duration) {
+	if d < 0 {
+		return
+	}
 	l.mu.Lock()
 	l.sum += float64(d)
 	l.count++
