@@ -34,7 +34,8 @@ type Config struct {
 	// cgroup CPU accounting is readable and its quota is no more than the
 	// CPUs the process can run on (runtime.NumCPU), else a [ProcessCPU]
 	// (against GOMAXPROCS, which the runtime caps at those CPUs). A nil
-	// SignalFunc is not nil: it is refused with [ErrInvalidConfig].
+	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as is a
+	// [MaxOf] with a component whose Signal is nil or a nil SignalFunc.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -128,6 +129,9 @@ func (c Config) validate() (config, error) {
 func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks bool) {
 	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
 		bad("Signal is a nil SignalFunc") // it would panic at every step
+	}
+	if m, ok := c.Signal.(MaxOf); ok && m.lacksSignal() {
+		bad("Signal is a MaxOf with a component without a Signal") // the same
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		bad("Target %v is not a finite non-negative number", c.Target)

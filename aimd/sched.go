@@ -2,6 +2,7 @@ package aimd
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"runtime/metrics"
 	"sync"
@@ -94,14 +95,21 @@ type Relative struct {
 // unless goroutines wait more than 20 ms for a thread. Components that return
 // NaN are left out (NaN if all do); the first error is returned with the
 // maximum of the others. Every component is sampled at every call, so that
-// rate signals keep their periods.
+// rate signals keep their periods. A component whose Signal is nil (or a nil
+// SignalFunc) is an error, and [New] refuses such a MaxOf.
 type MaxOf []Relative
 
 // Sample returns the largest Load/Target of the components.
 func (m MaxOf) Sample(now time.Time) (float64, error) {
 	out := math.NaN()
 	var first error
-	for _, r := range m {
+	for i, r := range m {
+		if absent(r.Signal) { // New refuses it; sampled directly, no panic
+			if first == nil {
+				first = fmt.Errorf("aimd: MaxOf component %d has no Signal", i)
+			}
+			continue
+		}
 		v, err := r.Signal.Sample(now)
 		if err != nil {
 			if first == nil {
@@ -117,4 +125,22 @@ func (m MaxOf) Sample(now time.Time) (float64, error) {
 		}
 	}
 	return out, first
+}
+
+// absent reports whether s is no signal: nil, or a nil SignalFunc, whose
+// Sample panics.
+func absent(s Signal) bool {
+	f, isFunc := s.(SignalFunc)
+	return s == nil || isFunc && f == nil
+}
+
+// lacksSignal reports whether a component of m, or of a MaxOf within it, is
+// absent.
+func (m MaxOf) lacksSignal() bool {
+	for _, r := range m {
+		if sub, ok := r.Signal.(MaxOf); ok && sub.lacksSignal() || absent(r.Signal) {
+			return true
+		}
+	}
+	return false
 }
