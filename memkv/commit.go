@@ -10,10 +10,10 @@ import (
 // if none overlaps a read, applies its writes at a new version, which it
 // returns. Errors: *ConflictError (retry the transaction), ErrTooOld (restart
 // at a fresh read version; never for a request without reads to validate),
-// ErrFutureVersion, ErrTooLarge, ErrAlreadyCommitted (with the original
-// version), and under fault injection ErrInjected and ErrCommitUnknown. A
-// commit without writes is validated but creates no version; it returns the
-// current one. The store keeps no reference to req or its slices.
+// ErrFutureVersion, ErrTooLarge, ErrInvalidRequest, ErrAlreadyCommitted (with
+// the original version), and under fault injection ErrInjected and
+// ErrCommitUnknown. A commit without writes is validated but creates no
+// version; it returns the current one. The store keeps no reference to req or its slices.
 func (s *Store) Commit(ctx context.Context, req *CommitRequest) (uint64, error) {
 	return s.commit(ctx, req, false)
 }
@@ -71,6 +71,11 @@ func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitReques
 	if f := cfg.Faults.FailBeforeCommit; f != nil && f(req) {
 		s.st.injected.Add(1)
 		return ErrInjected
+	}
+	if (len(req.ReadRanges)|len(req.Sets)|len(req.Clears)|len(req.WriteRanges))%2 != 0 {
+		// An unpaired key was dropped: a read range left unvalidated (a
+		// lost conflict), a write left out of a commit reported applied.
+		return ErrInvalidRequest
 	}
 	size := 0
 	for _, b := range req.Sets {

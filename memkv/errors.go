@@ -39,6 +39,12 @@ var (
 	// transaction.
 	ErrTooLarge error = tooLargeError{}
 
+	// ErrInvalidRequest: a commit request's ReadRanges, Sets, Clears or
+	// WriteRanges has an odd number of elements, so one key has no pair (a
+	// range without its end, a key without its value). Nothing was applied;
+	// fix the request.
+	ErrInvalidRequest = errors.New("memkv: commit request has an unpaired key")
+
 	// ErrInjected is returned by a commit failed by the Faults.FailBeforeCommit
 	// hook: nothing was applied, and retrying is safe.
 	ErrInjected error = injectedError{}

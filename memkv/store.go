@@ -14,7 +14,9 @@ import (
 // two in step.
 //
 // Ranges are [begin, end) pairs flattened into one slice (R[2i], R[2i+1]); a
-// nil end means no upper bound. The store applies Clears first, then Sets.
+// nil end means no upper bound; a pair slice (ReadRanges, Sets, Clears,
+// WriteRanges) of odd length fails the commit with ErrInvalidRequest. The
+// store applies Clears first, then Sets.
 //
 //   - ReadVersion: the version every read of the transaction was made at.
 //   - ReadKeys: point reads to validate (nothing written to them after
