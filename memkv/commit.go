@@ -31,6 +31,12 @@ func (s *Store) commit(ctx context.Context, req *CommitRequest, blind bool) (uin
 	if blind {
 		req.ReadVersion = s.visible.Load()
 	}
+	// The Config loaded above may be older than the one a commit before
+	// this one applied with (SetConfig ran while the hooks or Delay held
+	// this one): applying with it took a HistoryBytes bound set meanwhile
+	// for lifted and dropped the log the horizon moves by. Loaded under
+	// the sequencer, commits apply with Configs in the order they were set.
+	cfg = s.cfg.Load()
 	v, err := s.commitLocked(cfg, req)
 	s.mu.Unlock()
 	if err != nil {
