@@ -182,6 +182,10 @@ func BenchmarkBatch(b *testing.B) {
 
 // TestPeersAnswer checks, under the race detector in CI, that every
 // implementation of the benchmark answers every caller correctly and batches.
+// Natural batching is the exception with one P: a caller whose batch goes at
+// once runs its flush (which never blocks here) on its own goroutine, so no
+// other caller runs while it is in flight and every batch holds one item, as
+// natural batching means it to (at -cpu 1 the check failed every time).
 func TestPeersAnswer(t *testing.T) {
 	for _, im := range impls {
 		t.Run(im.name, func(t *testing.T) {
@@ -201,6 +205,10 @@ func TestPeersAnswer(t *testing.T) {
 			}
 			wg.Wait()
 			require.Zero(t, bad.Load(), "wrong answers")
+			if im.name == "tierkit-natural" && runtime.GOMAXPROCS(0) == 1 {
+				require.LessOrEqual(t, batches.Load(), int64(callers*20), "more batches than items")
+				return
+			}
 			require.Less(t, batches.Load(), int64(callers*20), "items were batched")
 		})
 	}
