@@ -129,4 +129,9 @@
 // batches, failures, dry runs and rollbacks against 2 readers, 20,000 requests;
 // TIERKIT_LONG=1 for 10^6) checks that readers never see a batch half applied,
 // components agree with the registry and the audit log chains.
+//
+// On the forty-first session's host (a noisy 2-core Intel Xeon VM; raw output in
+// bench/rootpkgs_host41.txt), benchstat medians of 8: Apply 759 ns, from JSON
+// 4.8 us, Get 66 ns against the mutex-guarded map write's 30 ns, change plus
+// rollback 1.44 us.
 package control
