@@ -49,8 +49,10 @@ type Options struct {
 	Deadline time.Time
 	// MemoryBudget bounds the bytes of keys, values, read-set entries and
 	// open savepoints (an entry's overhead each) the transaction holds; a
-	// key written again adds its new value only (and an entry's overhead
-	// for its undo record while a savepoint is open). Over it, read keys and ranges first merge into
+	// key written again adds its new value only (and, while a savepoint is
+	// open, an entry's overhead for its undo record, as a range delete does
+	// per write it deletes, refunded when the savepoint is rolled back to or
+	// the last open one released). Over it, read keys and ranges first merge into
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
 	// ErrTooLarge: it is refused, and the transaction stays usable (roll

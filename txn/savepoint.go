@@ -27,8 +27,9 @@ func (tx *Tx) Savepoint() (Savepoint, error) {
 // since sp stay in the read set: the caller saw their values. The bytes of
 // the undone writes stay in the write buffer (its chunks are append-only:
 // slices handed out stay valid), so they stay charged to MemoryBudget until
-// the transaction ends. It returns ErrNoSavepoint if sp was released or
-// rolled past.
+// the transaction ends; the undo records kept for overwrites and range
+// deletes since sp are refunded. It returns ErrNoSavepoint if sp was
+// released or rolled past.
 func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
@@ -36,12 +37,16 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
-	tx.refund(entryOverhead * (len(tx.c.wb.sps) - sp.depth)) // the nested ones
-	tx.c.wranges = tx.c.wranges[:tx.c.wb.rollbackTo(sp)]
+	nested := len(tx.c.wb.sps) - sp.depth
+	wranges, dropped := tx.c.wb.rollbackTo(sp)
+	tx.refund(entryOverhead * (nested + dropped))
+	tx.c.wranges = tx.c.wranges[:wranges]
 	return nil
 }
 
 // Release closes sp and the savepoints nested in it, keeping their writes.
+// Closing the last open savepoint refunds the undo records kept for
+// overwrites and range deletes.
 func (tx *Tx) Release(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
@@ -49,7 +54,7 @@ func (tx *Tx) Release(sp Savepoint) error {
 	if !tx.c.wb.find(sp) {
 		return ErrNoSavepoint
 	}
-	tx.refund(entryOverhead * (len(tx.c.wb.sps) - sp.depth + 1))
-	tx.c.wb.release(sp)
+	closed := len(tx.c.wb.sps) - sp.depth + 1
+	tx.refund(entryOverhead * (closed + tx.c.wb.release(sp)))
 	return nil
 }

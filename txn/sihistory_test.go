@@ -305,8 +305,9 @@ func runSIWorker(t *testing.T, s *memkv.Store, opt txn.Options, w, n int) []*siT
 			case p < 90:
 				o = siOp{kind: 'S'}
 				var sp txn.Savepoint
-				sp, err = tx.Savepoint()
-				sps = append(sps, sp)
+				if sp, err = tx.Savepoint(); err == nil {
+					sps = append(sps, sp) // not a refused one's zero Savepoint
+				}
 			case len(sps) == 0:
 				continue
 			case p < 97:

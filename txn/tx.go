@@ -243,6 +243,8 @@ func (tx *Tx) Delete(key []byte) error {
 // DeleteRange buffers the deletion of every key in [begin, end) (nil end: no
 // upper bound), including keys the transaction wrote before. An empty or
 // inverted range (end not after begin) deletes no key and adds nothing.
+// While a savepoint is open, each buffered write it deletes is charged an
+// undo record, as an overwrite is.
 func (tx *Tx) DeleteRange(begin, end []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
@@ -250,7 +252,11 @@ func (tx *Tx) DeleteRange(begin, end []byte) error {
 	if emptyRange(begin, end) {
 		return nil
 	}
-	if err := tx.charge(len(begin) + len(end) + entryOverhead); err != nil {
+	n := len(begin) + len(end) + entryOverhead
+	if len(tx.c.wb.sps) > 0 {
+		n += entryOverhead * tx.c.wb.liveIn(begin, end) // their undo records
+	}
+	if err := tx.charge(n); err != nil {
 		return err
 	}
 	tx.c.wb.clearRange(begin, end)

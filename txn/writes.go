@@ -256,20 +256,22 @@ func (w *writes) find(sp Savepoint) bool {
 }
 
 // rollbackTo undoes every write since sp (which stays open) and returns the
-// write-range count to restore.
+// write-range count to restore and the number of undo records of
+// overwrites it dropped (their charge is refunded).
 //
 // Its cost is that of the undo records since sp, not of the whole buffer:
 // the undo log holds new entries in index order, so undoing it backwards
 // removes each from the index newest first (table.removeLast). A sorted
 // order that is still valid stays, minus the entries removed. The clears
 // since sp leave the clear tree one by one too (truncateClears).
-func (w *writes) rollbackTo(sp Savepoint) int {
+func (w *writes) rollbackTo(sp Savepoint) (wranges, dropped int) {
 	m := w.sps[sp.depth-1]
 	n := len(w.ents)
 	for j := len(w.undo) - 1; j >= m.undo; j-- {
 		u := w.undo[j]
 		if u.existed {
 			w.ents[u.i] = u.prev // same key: its slot and sorted place stay
+			dropped++
 			continue
 		}
 		w.idx.removeLast(u.i, w.ents[u.i].hash)
@@ -282,13 +284,43 @@ func (w *writes) rollbackTo(sp Savepoint) int {
 	w.undo = w.undo[:m.undo]
 	w.truncateClears(m.clears / 2)
 	w.sps = w.sps[:sp.depth]
-	return m.wranges
+	return m.wranges, dropped
 }
 
 // release closes sp and the savepoints nested in it, keeping their writes.
-func (w *writes) release(sp Savepoint) {
+// Closing the last drops the undo log; it returns the number of undo
+// records of overwrites dropped.
+func (w *writes) release(sp Savepoint) (dropped int) {
 	w.sps = w.sps[:sp.depth-1]
 	if len(w.sps) == 0 {
+		dropped = w.overwrites(0)
 		w.undo = w.undo[:0]
 	}
+	return dropped
+}
+
+// overwrites counts the undo records from the i-th on that restore an
+// entry (an overwrite's or a range delete's), each charged an entry's
+// overhead while kept; those of new entries are covered by the entry's
+// own charge.
+func (w *writes) overwrites(i int) int {
+	n := 0
+	for _, u := range w.undo[i:] {
+		if u.existed {
+			n++
+		}
+	}
+	return n
+}
+
+// liveIn counts the buffered writes in [begin, end) that are not
+// deletions: those a range delete would keep an undo record for.
+func (w *writes) liveIn(begin, end []byte) int {
+	n := 0
+	for _, i := range w.inRange(begin, end) {
+		if !w.ents[i].del {
+			n++
+		}
+	}
+	return n
 }
