@@ -347,7 +347,11 @@ func (bt *batch[G, Req, Resp]) compact(key func(Req) (string, bool)) (reqs []Req
 	}
 	bt.res = bt.res[:len(bt.reqs)]
 	if bt.live == len(bt.reqs) && (key == nil || bt.live == 1) {
-		return bt.reqs, bt.res, nil
+		// Clipped: a flush that appends to them must not write into the spare
+		// capacity of the pooled slabs, which release does not clear and a
+		// later batch (of any group) reuses as its untouched results.
+		n := len(bt.reqs)
+		return bt.reqs[:n:n], bt.res[:n:n], nil
 	}
 	slotOf = make([]int32, len(bt.reqs))
 	reqs = make([]Req, 0, bt.live)
