@@ -286,7 +286,9 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 	returned := false
 	defer func() {
 		if !returned { // the flush, or Config.Key, called runtime.Goexit
-			err = &PanicError{Value: errGoexit}
+			// The stack still holds the frames the Goexit unwinds: it locates
+			// the call, as a panic's does.
+			err = &PanicError{Value: errGoexit, Stack: debug.Stack()}
 			if out == nil { // in Config.Key: nothing sent, as for a panic there
 				reqs, out, slotOf = nil, bt.res[:bt.live], nil
 			}

@@ -33,7 +33,7 @@ var errGoexit = errors.New("batcher: flush called runtime.Goexit")
 // the caller should treat the batch as failed and report the bug.
 type PanicError struct {
 	Value any    // the value passed to panic
-	Stack []byte // the stack of the flush goroutine at the panic
+	Stack []byte // the stack of the flush goroutine at the panic (or the Goexit)
 }
 
 // Error implements error.
