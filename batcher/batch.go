@@ -318,25 +318,32 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 // for the whole batch, which is then not sent: the panic would otherwise end
 // the flush goroutine (and the process) or leave the batch's waiters stranded.
 func (b *Batcher[G, Req, Resp]) compactSafe(bt *batch[G, Req, Resp], key func(Req) (string, bool)) (reqs []Req, out []Result[Resp], slotOf []int32, err error) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
+		if !returned { // a panic, even panic(nil) under panicnil=1 (recover gives nil), or a Goexit
 			// Nothing sent: one result slot per live item, none handed out.
+			// (After a Goexit, which recover does not stop, runOne's defer
+			// makes its own error.)
 			reqs, out, slotOf = nil, bt.res[:bt.live], nil
-			err = &PanicError{Value: r, Stack: debug.Stack()}
+			err = &PanicError{Value: recover(), Stack: debug.Stack()}
 		}
 	}()
 	reqs, out, slotOf = bt.compact(key)
+	returned = true
 	return reqs, out, slotOf, nil
 }
 
 // call runs the flush func, turning a panic into a *PanicError.
 func (b *Batcher[G, Req, Resp]) call(ctx context.Context, g G, reqs []Req, out []Result[Resp]) (err error) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Value: r, Stack: debug.Stack()}
+		if !returned { // as in compactSafe: a nil recover is a panic(nil) here too
+			err = &PanicError{Value: recover(), Stack: debug.Stack()}
 		}
 	}()
-	return b.flush(ctx, g, reqs, out)
+	err = b.flush(ctx, g, reqs, out)
+	returned = true
+	return err
 }
 
 // compact returns the requests to send and the slice for their results. In the
