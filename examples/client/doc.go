@@ -24,7 +24,8 @@
 //
 // A request whose host fails at the connection level (refused, reset, closed:
 // a killed or draining gateway) or answers "not ready" (LOADING, TRYAGAIN,
-// MASTERDOWN, SHUTDOWN) is retried once on the next host, within the
+// MASTERDOWN, SHUTDOWN, or "ERR server is shutting down", a draining
+// gateway's answer to a new connection) is retried once on the next host, within the
 // caller's context; the failed host is ejected for [Config.EjectFor], so later
 // requests go to the next host up front instead of paying a failed attempt.
 // Hosts listed in [Routes.Draining] are skipped the same way. Requests

@@ -33,10 +33,16 @@ var (
 	ErrBadTTL = errors.New("client: negative ttl")
 )
 
+// notReady are the prefixes of the replies of a host that cannot serve
+// now, whatever the request: Redis's LOADING, TRYAGAIN, MASTERDOWN, and the
+// reference gateway's answer to a connection it accepts while draining
+// (examples/gateway refuses it with "ERR server is shutting down").
+var notReady = []string{"LOADING", "TRYAGAIN", "MASTERDOWN", "SHUTDOWN", "ERR server is shutting down"}
+
 // retryable reports whether err says the host, not the request, failed, so that
 // another host may serve it: a dial refused, a connection reset or closed (a
 // killed or draining gateway), a closed pool, or a server reply saying it is not
-// ready. Reply errors about the request itself (wrong type, ACL, quota, shed)
+// ready (notReady). Reply errors about the request itself (wrong type, ACL, quota, shed)
 // are not retried: another host would say the same, and retrying a shed request
 // adds load where there is none to spare. Nor is a wait for a connection of
 // this client's own pool that timed out (redis.ErrPoolTimeout), or a pool
@@ -53,7 +59,7 @@ func retryable(ctx context.Context, err error) bool {
 	var re redis.Error
 	if errors.As(err, &re) && !errors.Is(err, redis.ErrClosed) {
 		msg := re.Error()
-		for _, p := range []string{"LOADING", "TRYAGAIN", "MASTERDOWN", "SHUTDOWN"} {
+		for _, p := range notReady {
 			if strings.HasPrefix(msg, p) {
 				return true
 			}

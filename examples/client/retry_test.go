@@ -37,6 +37,7 @@ func TestRetryable(t *testing.T) {
 		{"bad reply", context.Background(), fmt.Errorf("%w: short", ErrBadReply), false},
 		{"loading", context.Background(), replyErr("LOADING dataset"), true},
 		{"tryagain", context.Background(), replyErr("TRYAGAIN"), true},
+		{"gateway draining", context.Background(), replyErr("ERR server is shutting down"), true},
 		{"shed", context.Background(), replyErr("BUSY overloaded"), false},
 		{"wrong type", context.Background(), replyErr("WRONGTYPE x"), false},
 		{"deadline passed", done, io.EOF, false},
