@@ -2,24 +2,20 @@ package client_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/examples/internal/childproc"
+	"github.com/tierkit/tierkit/examples/internal/redisproc"
 	"github.com/tierkit/tierkit/hashring"
 )
 
@@ -91,30 +87,18 @@ func (g *gatewayProc) stop(sig syscall.Signal) {
 	_ = g.cmd.Wait()
 }
 
-// startRedis starts a throwaway redis-server on a free loopback port (copied
-// from the gateway's tests) and stops it at cleanup.
+// startRedis starts a throwaway redis-server on a free loopback port, as the
+// gateway's tests do (redisproc: another port if the picked one was taken
+// meanwhile, never another test's server for its own), and stops it at
+// cleanup.
 func startRedis(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := redisproc.StartFree(bin, 5, "", "", redisproc.Ping)
 	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning")
-	require.NoError(t, childproc.Start(cmd)) // dies with this process, cleanups or not
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	for i := 0; ; i++ { // bounded readiness poll: redis-server cannot tell us it listens
-		if c.Ping(context.Background()).Err() == nil {
-			return addr
-		}
-		require.Less(t, i, 200, "redis-server on %s did not start", addr)
-		time.Sleep(10 * time.Millisecond)
-	}
+	t.Cleanup(p.Stop)
+	return p.Addr
 }
 
 // tier is n gateways in front of shared redis-server shards.

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tierkit/tierkit/examples/internal/childproc"
+	"github.com/tierkit/tierkit/examples/internal/redisproc"
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
@@ -47,20 +47,11 @@ func startRedisAs(t testing.TB, user, pass string, extra ...string) *redisServer
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
-	ping := func(c *redis.Client) error { return c.Ping(context.Background()).Err() }
-	for try := 1; ; try++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := ln.Addr().(*net.TCPAddr).Port
-		require.NoError(t, ln.Close())
-		r := &redisServer{addr: "127.0.0.1:" + strconv.Itoa(port), user: user, pass: pass}
-		err = r.tryStart(bin, port, ping, extra...)
-		if err == nil {
-			t.Cleanup(r.stop)
-			return r
-		}
-		require.Less(t, try, 5, "%v", err)
-	}
+	p, err := redisproc.StartFree(bin, 5, user, pass, redisproc.Ping, extra...)
+	require.NoError(t, err)
+	r := &redisServer{addr: p.Addr, user: user, pass: pass, cmd: p.Cmd, exited: p.Exited}
+	t.Cleanup(r.stop)
+	return r
 }
 
 func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string) {
@@ -77,44 +68,19 @@ func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(
 	require.NoError(t, r.tryStart(bin, port, ready, extra...))
 }
 
-// tryStart starts r's server on port and waits until ready answers without
-// error and the server answering is r's own process (INFO's process_id):
-// when the port was taken, ready may be answered by another server, that of
-// another test, while r's exits. It returns an error if r's server exits or
-// is not ready within about 2 s, and then leaves nothing running.
+// tryStart starts r's server on port with redisproc.Start: ready answers
+// without error and the server answering is r's own process, not another
+// test's that took the port while r's exits. It returns an error if r's
+// server exits or is not ready within about 2 s, and then leaves nothing
+// running.
 func (r *redisServer) tryStart(bin string, port int, ready func(*redis.Client) error, extra ...string) error {
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning"}, extra...)
-	r.cmd = exec.Command(bin, args...)
-	if err := childproc.Start(r.cmd); err != nil { // dies with this process, cleanups or not
+	p, err := redisproc.Start(bin, port, r.user, r.pass, ready, extra...)
+	if err != nil {
 		r.cmd = nil
 		return err
 	}
-	r.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) { _ = cmd.Wait(); close(exited) }(r.cmd, r.exited)
-	pid := strconv.Itoa(r.cmd.Process.Pid)
-	// Bounded readiness poll: the server has no way to tell us it listens.
-	c := redis.NewClient(&redis.Options{Addr: r.addr, Username: r.user, Password: r.pass, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	for i := 0; ; i++ {
-		select {
-		case <-r.exited:
-			r.cmd = nil
-			return fmt.Errorf("redis-server on %s exited at start (port taken?)", r.addr)
-		default:
-		}
-		if ready(c) == nil {
-			s, err := c.Info(context.Background(), "server").Result()
-			if err == nil && strings.Contains(s, "\r\nprocess_id:"+pid+"\r\n") {
-				return nil
-			}
-		}
-		if i >= 200 {
-			r.stop()
-			return fmt.Errorf("redis-server on %s did not start", r.addr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	r.cmd, r.exited = p.Cmd, p.Exited
+	return nil
 }
 
 func (r *redisServer) stop() {

@@ -1,0 +1,108 @@
+// Package redisproc starts the throwaway redis-server processes of the
+// examples' tests on loopback ports, with no persistence, so that they do not
+// outlive the test binary (package childproc) and so that a test never takes
+// another test's server for its own.
+//
+// A free port is free when it is picked but not reserved: another process may
+// bind it, or take it as the local port of a connection, before the server
+// does. The server then exits at start while the other one answers on the
+// port; Start tells the two apart by INFO's process_id, and StartFree tries
+// another port.
+package redisproc
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tierkit/tierkit/examples/internal/childproc"
+)
+
+// Proc is a redis-server process started by Start.
+type Proc struct {
+	Addr   string        // 127.0.0.1:port
+	Cmd    *exec.Cmd     // the process
+	Exited chan struct{} // closed once Cmd exited and was reaped
+}
+
+// Ping is the readiness check of a plain server: PING, which a server still
+// loading its dataset refuses.
+func Ping(c *redis.Client) error { return c.Ping(context.Background()).Err() }
+
+// Start starts bin on 127.0.0.1:port (no persistence, extra arguments
+// appended) and waits until ready, given a client that logs in with user and
+// pass ("" for none), answers without error and the server answering is this
+// process (INFO's process_id). It returns an error, and leaves nothing
+// running, if the process exits first (the port was taken) or is not ready
+// within about 2 s.
+func Start(bin string, port int, user, pass string, ready func(*redis.Client) error, extra ...string) (*Proc, error) {
+	p := &Proc{Addr: "127.0.0.1:" + strconv.Itoa(port), Exited: make(chan struct{})}
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning"}, extra...)
+	p.Cmd = exec.Command(bin, args...)
+	if err := childproc.Start(p.Cmd); err != nil { // dies with this process, cleanups or not
+		return nil, err
+	}
+	go func() { _ = p.Cmd.Wait(); close(p.Exited) }()
+	pid := strconv.Itoa(p.Cmd.Process.Pid)
+	// Bounded readiness poll: the server has no way to tell us it listens.
+	c := redis.NewClient(&redis.Options{Addr: p.Addr, Username: user, Password: pass, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	for i := 0; ; i++ {
+		select {
+		case <-p.Exited:
+			return nil, fmt.Errorf("redis-server on %s exited at start (port taken?)", p.Addr)
+		default:
+		}
+		if ready(c) == nil {
+			s, err := c.Info(context.Background(), "server").Result()
+			if err == nil && strings.Contains(s, "\r\nprocess_id:"+pid+"\r\n") {
+				return p, nil
+			}
+		}
+		if i >= 200 {
+			p.Stop()
+			return nil, fmt.Errorf("redis-server on %s did not start", p.Addr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// StartFree is Start on a free loopback port, tried up to tries times (at
+// least once), each time on another port; it returns the last error.
+func StartFree(bin string, tries int, user, pass string, ready func(*redis.Client) error, extra ...string) (*Proc, error) {
+	var err error
+	for range max(tries, 1) {
+		var port int
+		if port, err = FreePort(); err != nil {
+			return nil, err
+		}
+		var p *Proc
+		if p, err = Start(bin, port, user, pass, ready, extra...); err == nil {
+			return p, nil
+		}
+	}
+	return nil, err
+}
+
+// FreePort returns a loopback port that was free when it was picked.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	return port, ln.Close()
+}
+
+// Stop kills p's process and waits until it was reaped. Idempotent.
+func (p *Proc) Stop() {
+	_ = p.Cmd.Process.Kill()
+	<-p.Exited
+}

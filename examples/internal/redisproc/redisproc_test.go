@@ -1,0 +1,48 @@
+package redisproc
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+func bin(t *testing.T) string {
+	t.Helper()
+	b, err := exec.LookPath("redis-server")
+	require.NoError(t, err, "redis-server is needed: run scripts/setup.sh")
+	return b
+}
+
+// A server started on a port another server holds exits at start: Start
+// must say so rather than take the other server, which answers the
+// readiness check, for its own.
+func TestStartOnTakenPort(t *testing.T) {
+	b := bin(t)
+	other, err := StartFree(b, 5, "", "", Ping)
+	require.NoError(t, err)
+	t.Cleanup(other.Stop)
+	port, err := strconv.Atoi(strings.TrimPrefix(other.Addr, "127.0.0.1:"))
+	require.NoError(t, err)
+	p, err := Start(b, port, "", "", Ping)
+	if p != nil {
+		p.Stop()
+	}
+	require.ErrorContains(t, err, "exited at start")
+	c := redis.NewClient(&redis.Options{Addr: other.Addr})
+	defer c.Close()
+	require.NoError(t, c.Ping(context.Background()).Err(), "the other server was stopped")
+}
+
+// StartFree serves on a port of its own, and Stop ends the process.
+func TestStartFreeAndStop(t *testing.T) {
+	p, err := StartFree(bin(t), 1, "", "", Ping)
+	require.NoError(t, err)
+	p.Stop()
+	p.Stop() // idempotent
+	require.NotNil(t, p.Cmd.ProcessState)
+}
