@@ -327,7 +327,7 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 	}
 	h.requests.Add(1)
 	err = fn(ctx, h.rc)
-	if retryable(ctx, err) {
+	if hostFailed(ctx, err) {
 		now := c.now()
 		until := now + int64(cfg.EjectFor)
 		if until < now { // past 292 years: ejected for good, not wrapped into the past

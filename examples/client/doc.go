@@ -25,9 +25,13 @@
 // A request whose host fails at the connection level (refused, reset, closed:
 // a killed or draining gateway) or answers "not ready" (LOADING, TRYAGAIN,
 // MASTERDOWN, SHUTDOWN, or "ERR server is shutting down", a draining
-// gateway's answer to a new connection) is retried once on the next host, within the
-// caller's context; the failed host is ejected for [Config.EjectFor], so later
-// requests go to the next host up front instead of paying a failed attempt.
+// gateway's answer to a new connection) is retried once on the next host,
+// within the caller's context; the failed host is ejected for
+// [Config.EjectFor], so later requests go to the next host up front instead
+// of paying a failed attempt. LOADING, TRYAGAIN and MASTERDOWN eject no
+// host: through a gateway they are the answer of the backend shard behind
+// every gateway, relayed, and ejecting the gateway would move its keys on
+// healthy shards to the other gateways.
 // Hosts listed in [Routes.Draining] are skipped the same way. Requests
 // rejected by the host itself (ACL, quota, shed, wrong type) are not retried:
 // another host would answer the same, and retrying shed work adds load where

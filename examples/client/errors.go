@@ -33,17 +33,23 @@ var (
 	ErrBadTTL = errors.New("client: negative ttl")
 )
 
-// notReady are the prefixes of the replies of a host that cannot serve
-// now, whatever the request: Redis's LOADING, TRYAGAIN, MASTERDOWN, and the
-// reference gateway's answer to a connection it accepts while draining
-// (examples/gateway refuses it with "ERR server is shutting down").
-var notReady = []string{"LOADING", "TRYAGAIN", "MASTERDOWN", "SHUTDOWN", "ERR server is shutting down"}
+// notReady are the prefixes of the replies of a store that cannot serve the
+// request now: Redis's LOADING, TRYAGAIN, MASTERDOWN. Through a gateway they
+// are a backend shard's answer, relayed by every gateway in front of it: the
+// request is retried, but the host that relayed it is not ejected.
+var notReady = []string{"LOADING", "TRYAGAIN", "MASTERDOWN"}
+
+// goingAway are the prefixes of the replies of a host that is shutting down,
+// such as the reference gateway's answer to a connection it accepts while
+// draining (examples/gateway refuses it with "ERR server is shutting down"):
+// retried and ejected, as a host that closed the connection.
+var goingAway = []string{"SHUTDOWN", "ERR server is shutting down"}
 
 // retryable reports whether err says the host, not the request, failed, so that
 // another host may serve it: a dial refused, a connection reset or closed (a
 // killed or draining gateway), a closed pool, or a server reply saying it is not
-// ready (notReady). Reply errors about the request itself (wrong type, ACL, quota, shed)
-// are not retried: another host would say the same, and retrying a shed request
+// ready (notReady, goingAway). Reply errors about the request itself (wrong
+// type, ACL, quota, shed) are not retried: another host would say the same, and retrying a shed request
 // adds load where there is none to spare. Nor is a wait for a connection of
 // this client's own pool that timed out (redis.ErrPoolTimeout), or a pool
 // that has reached its connection cap (redis.ErrPoolExhausted; the pool's
@@ -58,15 +64,29 @@ func retryable(ctx context.Context, err error) bool {
 	}
 	var re redis.Error
 	if errors.As(err, &re) && !errors.Is(err, redis.ErrClosed) {
-		msg := re.Error()
-		for _, p := range notReady {
-			if strings.HasPrefix(msg, p) {
-				return true
-			}
-		}
-		return false
+		return hasPrefix(re.Error(), notReady) || hasPrefix(re.Error(), goingAway)
 	}
 	return true
+}
+
+// hostFailed reports whether err is retryable and says that the host
+// itself failed, so that it is ejected: anything retryable but a notReady
+// reply, which the host answered for the data behind it.
+func hostFailed(ctx context.Context, err error) bool {
+	if !retryable(ctx, err) {
+		return false
+	}
+	var re redis.Error
+	return !errors.As(err, &re) || errors.Is(err, redis.ErrClosed) || !hasPrefix(re.Error(), notReady)
+}
+
+func hasPrefix(msg string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // expired reports whether ctx is done or its deadline has passed. A read

@@ -47,3 +47,16 @@ func TestRetryable(t *testing.T) {
 		assert.Equal(t, tt.want, retryable(tt.ctx, tt.give), tt.name)
 	}
 }
+
+// hostFailed (eject) is retryable minus the not-ready replies a gateway
+// relays from the shard behind it.
+func TestHostFailed(t *testing.T) {
+	bg := context.Background()
+	assert.True(t, hostFailed(bg, io.EOF))
+	assert.True(t, hostFailed(bg, redis.ErrClosed))
+	assert.True(t, hostFailed(bg, replyErr("ERR server is shutting down")))
+	assert.False(t, hostFailed(bg, replyErr("LOADING dataset")))
+	assert.False(t, hostFailed(bg, replyErr("TRYAGAIN")))
+	assert.False(t, hostFailed(bg, replyErr("MASTERDOWN link down")))
+	assert.False(t, hostFailed(bg, redis.ErrPoolTimeout))
+}
