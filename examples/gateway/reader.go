@@ -37,6 +37,12 @@ type respReader struct {
 	end   int
 	err   error // a read or protocol error held back while complete commands before it are served
 
+	// unauth: the connection has not authenticated yet (no open tenant),
+	// and its commands are held to Redis's limits for such a client
+	// (unauthMaxArgs, unauthMaxBulk). The server sets it before each call
+	// of ReadCommands, from the state the commands before left.
+	unauth bool
+
 	cmds  []redcon.Command
 	spans []cmdSpan // per command of the current read
 	marks []int     // argument bounds of multi-bulk commands, as offsets in buf
@@ -87,6 +93,19 @@ const (
 	errBadBulk      = protoError("invalid bulk length")
 	errBadQuotes    = protoError("unbalanced quotes in request")
 	errBigInline    = protoError("too big inline request")
+	errUnauthMulti  = protoError("unauthenticated multibulk length")
+	errUnauthBulk   = protoError("unauthenticated bulk length")
+)
+
+// The most arguments, and bytes of one argument, that a multi-bulk command
+// of a connection that has not authenticated may announce, as Redis limits
+// them (a password is at most a few of them): past that, the request is a
+// protocol error, before its bytes are read. Without them anyone who could
+// connect made a connection buffer max_request_bytes and parse max_args
+// arguments, only to be answered NOAUTH.
+const (
+	unauthMaxArgs = 10
+	unauthMaxBulk = 16 << 10
 )
 
 func newRESPReader(r io.Reader, limit int) *respReader {
@@ -144,7 +163,12 @@ func (rr *respReader) parse() (int, error) {
 		}
 		if err != nil {
 			if len(rr.spans) > 0 { // serve the commands before it first
-				rr.err = err
+				// An unauthenticated limit is checked again once they
+				// ran: an AUTH among them lifts it, as in Redis, which
+				// reads a command only after the one before ran.
+				if err != errUnauthMulti && err != errUnauthBulk {
+					rr.err = err
+				}
 				break
 			}
 			return 0, err
@@ -184,6 +208,9 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		if count > math.MaxInt32 { // as Redis refuses one
 			return -1, errBadMultiBulk
 		}
+		if count > unauthMaxArgs && rr.unauth {
+			return -1, errUnauthMulti
+		}
 		if count <= 0 { // an empty command: Redis skips it and serves the next
 			return j, nil
 		}
@@ -204,6 +231,9 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		}
 		if ok && size < 0 {
 			return -1, errBadBulk
+		}
+		if ok && size > unauthMaxBulk && rr.unauth {
+			return -1, errUnauthBulk
 		}
 		if !ok || size > len(b)-k-2 {
 			rr.suspend(i, count, a, j)

@@ -308,6 +308,7 @@ func (s *Server) serveConn(ss *session) {
 			_ = ss.conn.SetWriteDeadline(readDeadline)
 			writeForRead = true
 		}
+		rd.unauth = ss.tenant == nil
 		cmds, err := rd.ReadCommands()
 		if err != nil {
 			s.readFailed(ss, wr.Writer, err)
