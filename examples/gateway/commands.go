@@ -144,9 +144,9 @@ func init() {
 	// Subcommand arities as Redis 7.2 gives them. CONFIG SET, RESETSTAT
 	// and REWRITE are known so that they get the gateway's refusal, which
 	// points to /control, rather than "unknown subcommand".
-	commands["CLIENT"].subs = map[string]int{"SETNAME": 3, "GETNAME": 2, "SETINFO": 4, "ID": 2, "INFO": 2}
-	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "DOCS": -2, "INFO": -2, "LIST": -2}
-	commands["CONFIG"].subs = map[string]int{"GET": -3, "SET": -4, "RESETSTAT": 2, "REWRITE": 2}
+	commands["CLIENT"].subs = map[string]int{"SETNAME": 3, "GETNAME": 2, "SETINFO": 4, "ID": 2, "INFO": 2, "HELP": 2}
+	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "DOCS": -2, "INFO": -2, "LIST": -2, "HELP": 2}
+	commands["CONFIG"].subs = map[string]int{"GET": -3, "SET": -4, "RESETSTAT": 2, "REWRITE": 2, "HELP": 2}
 	one := func(int) int { return 1 }
 	rest := func(n int) int { return n - 1 }
 	counts := map[string]func(int) int{
@@ -405,6 +405,8 @@ func cmdClient(_ context.Context, s *session, a [][]byte) any {
 		return int64(s.id)
 	case "INFO":
 		return verbatim(fmt.Sprintf("id=%d addr=%s name=%s user=%s resp=%d\n", s.id, s.remote, s.name, s.user(), s.proto))
+	case "HELP":
+		return helpReply("CLIENT", clientHelp)
 	}
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try CLIENT HELP.")
 }
@@ -437,6 +439,8 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 			return respErr("ERR syntax error")
 		}
 		return []any{}
+	case "HELP":
+		return helpReply("COMMAND", commandHelp)
 	}
 	return respErr("ERR unknown subcommand '" + string(a[1]) + "'. Try COMMAND HELP.")
 }
@@ -459,7 +463,9 @@ func configValue(s *session, kv [2]string) string {
 }
 
 func cmdConfig(_ context.Context, s *session, a [][]byte) any {
-	if sub := asciiUpper(a[1]); sub != "GET" {
+	if sub := asciiUpper(a[1]); sub == "HELP" {
+		return helpReply("CONFIG", configHelp)
+	} else if sub != "GET" {
 		return respErr("ERR CONFIG " + sub + " is not supported by the gateway; use its /control endpoint")
 	}
 	out := respMap{}
