@@ -2,15 +2,12 @@ package client_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/examples/client"
-	"github.com/tierkit/tierkit/hashring"
-	"github.com/tierkit/tierkit/rollout"
 )
 
 // A request whose deadline passes while its host is slow is not retried, and
@@ -22,20 +19,8 @@ func TestDeadlineAtSlowHostNotRetried(t *testing.T) {
 	slow := fakeRESP(t, func([]string) string { <-block; return "$1\r\nv\r\n" })
 	t.Cleanup(func() { close(block) }) // runs before fakeRESP's cleanup waits for its handlers
 	fast := fakeRESP(t, func([]string) string { return "$1\r\nv\r\n" })
-	flags, err := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: "s", Percent: 100}}})
-	require.NoError(t, err)
-	ring, err := hashring.New(hashring.Config{}, []hashring.Node{{ID: slow, Weight: 1}, {ID: fast, Weight: 1}})
-	require.NoError(t, err)
-	c, err := client.New(client.Config{Service: "s", Region: "eu"})
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"eu": ring}, Rollout: flags}))
-	key := ""
-	for i := 0; key == ""; i++ {
-		if tg, err := c.Route("k" + strconv.Itoa(i)); err == nil && tg.Host == slow {
-			key = "k" + strconv.Itoa(i)
-		}
-	}
+	c := routedClient(t, client.Config{}, slow, fast)
+	key := keyRouted(t, c, func(tg client.Target) bool { return tg.Host == slow })
 	for i := range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		_, err := c.Get(ctx, key)

@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/hashring"
+	"github.com/tierkit/tierkit/rollout"
 )
 
 // fakeRESP serves RESP on a free loopback port, answering each command with
@@ -100,4 +104,39 @@ func readLen(br *bufio.Reader, prefix byte) (int, error) {
 		return 0, io.ErrUnexpectedEOF
 	}
 	return strconv.Atoi(strings.TrimRight(line[1:], "\r\n"))
+}
+
+// routedClient is a client of service "s" in region "eu" (cfg's other fields
+// as given) whose routes send every key through a ring of hosts, weight 1
+// each. It is closed at cleanup (Close may be called before: it is
+// idempotent).
+func routedClient(t testing.TB, cfg client.Config, hosts ...string) *client.Client {
+	t.Helper()
+	flags, err := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: "s", Percent: 100}}})
+	require.NoError(t, err)
+	nodes := make([]hashring.Node, len(hosts))
+	for i, h := range hosts {
+		nodes[i] = hashring.Node{ID: h, Weight: 1}
+	}
+	ring, err := hashring.New(hashring.Config{}, nodes)
+	require.NoError(t, err)
+	cfg.Service, cfg.Region = "s", "eu"
+	c, err := client.New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"eu": ring}, Rollout: flags}))
+	return c
+}
+
+// keyRouted returns the first key "k0", "k1", ... whose route ok accepts.
+func keyRouted(t testing.TB, c *client.Client, ok func(client.Target) bool) string {
+	t.Helper()
+	for i := range 100_000 {
+		k := "k" + strconv.Itoa(i)
+		if tg, err := c.Route(k); err == nil && ok(tg) {
+			return k
+		}
+	}
+	t.Fatal("no key of 100,000 routed as asked")
+	return ""
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/examples/client"
-	"github.com/tierkit/tierkit/hashring"
-	"github.com/tierkit/tierkit/rollout"
 )
 
 // A gateway relays a backend shard's LOADING to the GETs of that shard's keys
@@ -27,18 +25,7 @@ func TestShardLoadingEjectsNoGateway(t *testing.T) {
 		return "$1\r\nv\r\n"
 	}
 	hosts := []string{fakeRESP(t, reply), fakeRESP(t, reply), fakeRESP(t, reply)}
-	flags, err := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: "s", Percent: 100}}})
-	require.NoError(t, err)
-	nodes := make([]hashring.Node, len(hosts))
-	for i, h := range hosts {
-		nodes[i] = hashring.Node{ID: h, Weight: 1}
-	}
-	ring, err := hashring.New(hashring.Config{}, nodes)
-	require.NoError(t, err)
-	c, err := client.New(client.Config{Service: "s", Region: "eu"})
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetRoutes(client.Routes{Gateways: map[string]*hashring.Ring{"eu": ring}, Rollout: flags}))
+	c := routedClient(t, client.Config{}, hosts...)
 	before := map[string]string{}
 	for i := range 300 {
 		k := "k" + strconv.Itoa(i)
@@ -47,7 +34,7 @@ func TestShardLoadingEjectsNoGateway(t *testing.T) {
 		before[k] = tg.Host
 	}
 
-	_, err = c.Get(context.Background(), loadingKey)
+	_, err := c.Get(context.Background(), loadingKey)
 	require.ErrorContains(t, err, "LOADING")
 	require.Equal(t, uint64(1), c.Stats().Retries, "a not-ready reply is retried once")
 
