@@ -132,7 +132,24 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		fmt.Fprintln(errOut, "overload:", err)
 		return options{}, err
 	}
+	if err := checkFlags(o); err != nil {
+		fmt.Fprintln(errOut, "overload:", err)
+		return options{}, err
+	}
 	return o, nil
+}
+
+// checkFlags refuses the values that leave a run without a window to divide
+// by: a simulation or a measured run of no length has no arrivals and no
+// capacity, and its goodput printed as NaN.
+func checkFlags(o options) error {
+	if o.d <= 0 {
+		return fmt.Errorf("-d %v: the simulation's duration must be positive", o.d)
+	}
+	if o.real.Duration <= 0 {
+		return fmt.Errorf("-rd %v: the measured run's duration must be positive", o.real.Duration)
+	}
+	return nil
 }
 
 // setPriority puts the process in the real-time policy at priority rt and at
@@ -238,7 +255,12 @@ func experiment(d time.Duration) []variant {
 
 // metrics derived from an outcome.
 func (o outcome) normalInDeadline() float64 { return pct(o.InDeadline[0], o.Offered[0]) }
-func (o outcome) goodput() float64          { return 100 * float64(o.UsefulCost) / o.CapacityCost }
+func (o outcome) goodput() float64 {
+	if o.CapacityCost <= 0 {
+		return 0
+	}
+	return 100 * float64(o.UsefulCost) / o.CapacityCost
+}
 func (o outcome) nsPerDecision() float64 {
 	if o.Decisions == 0 {
 		return 0
@@ -247,8 +269,11 @@ func (o outcome) nsPerDecision() float64 {
 }
 
 // cpuShare is the decision time as a share of the served work, at unitCPU per
-// unit of cost.
+// unit of cost (0 when nothing was served).
 func (o outcome) cpuShare() float64 {
+	if o.BusyCost == 0 {
+		return 0
+	}
 	return 100 * float64(o.DecisionNanos) / (float64(o.BusyCost) * float64(unitCPU))
 }
 

@@ -87,7 +87,7 @@ func (r *realResult) print(w io.Writer) {
 	useful := r.usefulUnits()
 	run := r.cfg.Duration.Seconds() // the arrivals' span; wall time adds the drain after the last one
 	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
-		100*useful/run/r.capacity, r.capacity)
+		ratio(100*useful, run*r.capacity), r.capacity)
 	if r.cpuPerReqAfter > 0 {
 		// The capacity the two calibrations give on average, for reading a
 		// run in which the machine changed state; not the judged figure. The
@@ -95,7 +95,7 @@ func (r *realResult) print(w io.Writer) {
 		mean := (r.cpuPerReq + r.cpuPerReqAfter) / 2
 		both := r.cfg.Target * r.cfg.Cores / mean.Seconds()
 		fmt.Fprintf(w, "  goodput against the mean of the calibrations before and after the run: %.2f%% (/ %.0f)\n",
-			100*r.usefulUnitsAt(mean)/run/both, both)
+			ratio(100*r.usefulUnitsAt(mean), run*both), both)
 	}
 	fmt.Fprintf(w, "  warm-up (aimd ramping from a limit of 4, not counted above): normal tenants with a rejection %d / 1344, normal in deadline %.2f%%\n",
 		r.warm.normalRejected(1344), pct(r.warm.inDeadline[0].Load(), r.warm.offered[0].Load()))
@@ -131,4 +131,12 @@ func (r *realResult) usefulUnitsAt(cpuPerReq time.Duration) float64 {
 	cost := float64(p.costInDeadline[0].Load() + p.costInDeadline[1].Load())
 	n := float64(p.inDeadline[0].Load() + p.inDeadline[1].Load())
 	return (cost*work + n*over) / per
+}
+
+// ratio is a / b, or 0 where b is not positive (a measured run of no length).
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
 }
