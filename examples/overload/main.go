@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -149,7 +150,10 @@ func checkFlags(o options) error {
 	if o.real.Duration <= 0 {
 		return fmt.Errorf("-rd %v: the measured run's duration must be positive", o.real.Duration)
 	}
-	return nil
+	if c := o.real.Cores; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return fmt.Errorf("-cores %v: the CPU budget must be a finite number of cores (0: GOMAXPROCS)", c)
+	}
+	return o.real.check()
 }
 
 // setPriority puts the process in the real-time policy at priority rt and at

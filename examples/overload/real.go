@@ -305,6 +305,9 @@ func runReal(cfg realConfig) (*realResult, error) {
 	if cfg.Cores <= 0 {
 		cfg.Cores = float64(runtime.GOMAXPROCS(0))
 	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	t, err := newRealTier(cfg)
 	if err != nil {
 		return nil, err
@@ -425,6 +428,25 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 		}
 	}
 	res.sizes(reqs, s.Normal)
+	return nil
+}
+
+// check refuses a configuration whose nominal capacity, Target x Cores /
+// Work, is not a positive finite rate: the arrivals drawn at it never pass
+// the phase's end (a negative or NaN rate steps the clock backwards), and the
+// generator appended requests until memory ran out.
+func (c realConfig) check() error {
+	if c.Work < 0 {
+		return fmt.Errorf("real mode: Work %v is negative", c.Work)
+	}
+	if math.IsNaN(c.Cores) || math.IsInf(c.Cores, 0) {
+		return fmt.Errorf("real mode: Cores %v is not a finite number", c.Cores)
+	}
+	// aimd refuses such a Target, but not within the MaxOf that SchedTarget
+	// makes, and the nominal capacity is drawn from it before.
+	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
+		return fmt.Errorf("real mode: Target %v is not a finite non-negative number", c.Target)
+	}
 	return nil
 }
 
