@@ -96,6 +96,10 @@ var _ Poller = (*HTTPPoller)(nil)
 // maxStateBody bounds a gateway's /control/ answer.
 const maxStateBody = 8 << 20
 
+// maxStateRest bounds what is read of an answer after its JSON value, so that
+// the connection can be reused.
+const maxStateRest = 4 << 10
+
 // Poll implements [Poller]. Errors: the transport's (the gateway is unreachable),
 // or one wrapping [ErrBadState] (and a *StatusError, a JSON error or
 // [ErrNoHostState]).
@@ -141,6 +145,10 @@ func (p *HTTPPoller) Poll(ctx context.Context, g Gateway) (Sample, error) {
 		}
 		return Sample{}, fmt.Errorf("%w: decoding %s: %w", ErrBadState, url, err)
 	}
+	// The decoder stops after the value, before the newline package control
+	// writes after it: read to the body's end (a bounded rest), or the
+	// transport closes the connection instead of reusing it for the next poll.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxStateRest))
 	if st.State.Host == nil {
 		return Sample{}, fmt.Errorf("%w: %w", ErrBadState, ErrNoHostState)
 	}
