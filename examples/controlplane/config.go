@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -249,6 +250,11 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 		return bad("empty RESP address")
 	case g.HTTP == "":
 		return bad("empty HTTP address")
+	case !hostPort(g.RESP):
+		return bad("RESP address %q is not host:port", g.RESP)
+	case !hostPort(g.HTTP):
+		// it is put into the poll's URL: a path or query would poll another URL
+		return bad("HTTP address %q is not host:port", g.HTTP)
 	case math.IsNaN(g.Cores) || math.IsInf(g.Cores, 0) || g.Cores <= 0:
 		return bad("cores %v not > 0", g.Cores)
 	case g.Cores > maxCores:
@@ -257,4 +263,21 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 		return bad("cores %v above %v", g.Cores, float64(maxCores))
 	}
 	return nil
+}
+
+// hostPort reports whether addr is a host and a port (1 to 65535) that a
+// client can dial and that names only the host in a URL: no path, query,
+// fragment, user or white space.
+func hostPort(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || strings.ContainsAny(host, "/?#@\\") {
+		return false
+	}
+	for _, r := range host {
+		if r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && n > 0
 }

@@ -35,8 +35,8 @@ var ErrBadState = errors.New("controlplane: unusable gateway state")
 var ErrDuplicateGateway = errors.New("duplicate gateway")
 
 // GatewayError reports a gateway that cannot be added: an empty or duplicate ID,
-// RESP or HTTP address (a duplicate wraps [ErrDuplicateGateway]), an unknown region, no HTTP
-// address, cores not > 0. Nothing changed; fix the record.
+// RESP or HTTP address (a duplicate wraps [ErrDuplicateGateway]), an address
+// that is not host:port, an unknown region, cores not > 0. Nothing changed; fix the record.
 type GatewayError struct {
 	ID     string
 	Reason string

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,7 @@ import (
 // change was seen and clients kept the old ring for good.
 func TestFailedPublicationIsRetried(t *testing.T) {
 	gw := func(id, resp string) Gateway {
-		return Gateway{ID: id, Region: "eu", RESP: resp, HTTP: resp + "0", Cores: 1}
+		return Gateway{ID: id, Region: "eu", RESP: resp, HTTP: strings.Replace(resp, ":7", ":8", 1), Cores: 1}
 	}
 	p, err := New(Config{
 		Regions:  []Region{{Name: "eu"}},
