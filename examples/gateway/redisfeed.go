@@ -206,6 +206,11 @@ type markerState struct {
 	// its cache (by the feed's subscription or by mark); nil: unknown, and
 	// the next marker check resets.
 	flushes atomic.Pointer[string]
+	// infoCalls is the shard's count of INFO calls at the last check
+	// (checked: there was one), read by the marker loop only: see
+	// statsZeroed.
+	infoCalls int64
+	checked   bool
 }
 
 // flushCommands are the commands that change keys of database 0 with no
@@ -302,6 +307,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		return
 	}
 	sig := flushSignature(stats.Val())
+	zeroed := m.statsZeroed(stats.Val())
 	switch last := m.flushes.Load(); {
 	case m.off:
 		m.off = false
@@ -309,11 +315,11 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		ct.reset(i)
 		m.flushes.Store(&sig)
 		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
-	case last == nil || *last != sig:
+	case last == nil || *last != sig || zeroed:
 		ct.reset(i)
 		m.flushes.Store(&sig)
 		if last != nil {
-			ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB or CONFIG SET ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+			ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 		}
 	}
 	publishMarker(ctx, c, marker, cut)
