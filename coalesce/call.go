@@ -318,14 +318,10 @@ func (g *Group[K, V]) leaveChan(ctx context.Context, key K, c *call[K, V], w *ch
 // inline says fn runs on the goroutine of the first caller, a Do caller, which reads
 // the result from the return values rather than from c.
 func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func(context.Context) (V, error), inline bool) (val V, err error) {
-	normal := false
+	normal, recovered := false, false
 	defer func() {
 		if !normal {
-			// recover returns nil only for runtime.Goexit: since Go 1.21, panic(nil)
-			// panics with a *runtime.PanicNilError.
-			if r := recover(); r != nil {
-				c.err = newPanicError(r)
-			} else {
+			if !recovered { // runtime.Goexit, which recover does not stop
 				c.err = newGoexitError()
 			}
 			g.panics.Add(1)
@@ -333,8 +329,19 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func
 		val, err = c.val, c.err
 		g.finish(key, c, inline)
 	}()
-	c.val, c.err = fn(ctx)
-	normal = true
+	// A nil recover does not tell a Goexit from panic(nil) under the panicnil=1
+	// setting: only after a panic does the code after this func run. The stack
+	// is taken in the defer, where it still shows where fn panicked.
+	func() {
+		defer func() {
+			if !normal {
+				c.err = newPanicError(recover())
+			}
+		}()
+		c.val, c.err = fn(ctx)
+		normal = true
+	}()
+	recovered = !normal
 	return
 }
 

@@ -23,8 +23,8 @@ var ErrGoexit = errors.New("coalesce: fn called runtime.Goexit")
 //		panic(pe)
 //	}
 type PanicError struct {
-	// Value is the value passed to panic (a *runtime.PanicNilError for panic(nil)).
-	// It is nil when Goexit is set.
+	// Value is the value passed to panic (a *runtime.PanicNilError for panic(nil),
+	// or nil under the panicnil=1 GODEBUG setting). It is nil when Goexit is set.
 	Value any
 	// Stack is the stack of the goroutine running fn, captured when the panic was
 	// recovered, or when the Goexit unwound past the execution.
