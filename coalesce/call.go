@@ -321,17 +321,29 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func
 	normal, recovered := false, false
 	defer func() {
 		if !normal {
-			if !recovered { // runtime.Goexit, which recover does not stop
-				c.err = newGoexitError()
+			if !recovered {
+				// recover returns nil only for runtime.Goexit: since Go 1.21,
+				// panic(nil) panics with a *runtime.PanicNilError, unless the
+				// panicnil=1 setting is in force (then fn ran wrapped, below).
+				if r := recover(); r != nil {
+					c.err = newPanicError(r)
+				} else {
+					c.err = newGoexitError()
+				}
 			}
 			g.panics.Add(1)
 		}
 		val, err = c.val, c.err
 		g.finish(key, c, inline)
 	}()
-	// A nil recover does not tell a Goexit from panic(nil) under the panicnil=1
-	// setting: only after a panic does the code after this func run. The stack
-	// is taken in the defer, where it still shows where fn panicked.
+	if !panicNilRecoversNil {
+		c.val, c.err = fn(ctx)
+		normal = true
+		return
+	}
+	// Under panicnil=1 a nil recover does not tell a Goexit from panic(nil):
+	// only after a panic does the code after this func run. The stack is taken
+	// in the defer, where it still shows where fn panicked.
 	func() {
 		defer func() {
 			if !normal {
@@ -344,6 +356,15 @@ func (g *Group[K, V]) execute(ctx context.Context, key K, c *call[K, V], fn func
 	recovered = !normal
 	return
 }
+
+// panicNilRecoversNil says the panicnil=1 setting is in force (a program
+// declaring a Go version before 1.21, a //go:debug line or GODEBUG): recover
+// then returns nil after panic(nil), as after runtime.Goexit. Read once at
+// start, so that the usual setting pays nothing for telling them apart.
+var panicNilRecoversNil = func() (isNil bool) {
+	defer func() { isNil = recover() == nil }()
+	panic(nil) // on purpose: to read the setting
+}()
 
 // finish publishes c's result: it makes c unreachable for new callers (unless
 // Forget or abandonment already did, and a newer call may own the key), seals it so

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
 	"sync"
 	"testing"
@@ -109,18 +107,7 @@ func TestDoOutcomes(t *testing.T) {
 	}
 }
 
-// TestPanicNil: panic(nil) under the default setting. The package's tests run
-// with panicnil=1 (see panicnil_test.go), so this test runs itself again in a
-// child process with GODEBUG=panicnil=0, which overrides that.
 func TestPanicNil(t *testing.T) {
-	if os.Getenv("COALESCE_PANICNIL_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestPanicNil$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "COALESCE_PANICNIL_CHILD=1", "GODEBUG=panicnil=0")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.Contains(t, string(out), "PASS")
-		return
-	}
 	var g coalesce.Group[int, int]
 	_, err := g.Do(context.Background(), 1, func(context.Context) (int, error) { panic(nil) })
 	var pe *coalesce.PanicError

@@ -1,9 +1,13 @@
 //go:debug panicnil=1
 
-package coalesce_test
+// Package panicniltest runs coalesce under the panicnil=1 setting. The
+// //go:debug line applies to its whole test binary, so it has a directory
+// of its own: coalesce's own tests keep the default setting.
+package panicniltest
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,4 +43,13 @@ func TestPanicNilUnderSetting(t *testing.T) {
 			assert.EqualValues(t, 1, g.Stats().Panics)
 		})
 	}
+}
+
+// TestGoexitUnderSetting: under the same setting a fn that calls
+// runtime.Goexit is still told from a panic: its waiter gets ErrGoexit.
+func TestGoexitUnderSetting(t *testing.T) {
+	var g coalesce.Group[int, int]
+	_, err := g.Do(t.Context(), 1, func(context.Context) (int, error) { runtime.Goexit(); return 0, nil })
+	require.ErrorIs(t, err, coalesce.ErrGoexit)
+	assert.EqualValues(t, 1, g.Stats().Panics)
 }
