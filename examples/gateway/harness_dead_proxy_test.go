@@ -22,24 +22,11 @@ import (
 // one row hung the script at its next). Against a live proxy it is
 // redis-benchmark.
 func TestHarnessBenchDeadProxy(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	if _, err := exec.LookPath("redis-benchmark"); err != nil {
-		t.Skip("redis-benchmark is needed: run scripts/setup.sh")
-	}
+	bash := harnessBash(t, "redis-cli", "redis-benchmark")
 	in := startGateway(t, Config{TargetCPU: 1, MaxLimit: 100_000})
 	_, port, _ := strings.Cut(in.Addr(), ":")
 	run := func(script string) (stdout, stderr string, err error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bash, "-c", "source ./harness.sh; harness_init; "+script)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err = cmd.Run()
-		require.NoError(t, ctx.Err(), "bench did not return: %s", e.String())
-		return o.String(), e.String(), err
+		return runHarness(t, bash, script, 30*time.Second)
 	}
 
 	// The proxy has exited (a process of the script's, already reaped), and

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,29 +20,15 @@ import (
 // measured, reset and flushed the other run's server. Here the port is
 // served by this test's process; the script's "server" never listens.
 func TestHarnessWaitPortOtherServer(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	for _, tool := range []string{"redis-cli", "redis-benchmark"} { // harness_init checks them
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is needed: run scripts/setup.sh")
-		}
-	}
+	bash := harnessBash(t, "redis-cli", "redis-benchmark") // harness_init checks them
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
 		t.Skip("wait_port tells the listening process from /proc/net/tcp (Linux)")
 	}
 	in := startGateway(t, Config{TargetCPU: 1, MaxLimit: 100_000})
 	_, port, _ := strings.Cut(in.Addr(), ":")
 	run := func(script string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bash, "-c", "source ./harness.sh; harness_init; "+script)
-		var e bytes.Buffer
-		cmd.Stderr = &e
-		err := cmd.Run()
-		require.NoError(t, ctx.Err(), "wait_port did not return: %s", e.String())
-		return e.String(), err
+		_, stderr, err := runHarness(t, bash, script, 15*time.Second)
+		return stderr, err
 	}
 
 	// The script's server cannot bind (the port is taken) and exits:

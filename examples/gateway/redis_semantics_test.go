@@ -18,16 +18,7 @@ import (
 // the server wrote before it closed the connection.
 func rawExchange(t *testing.T, in *instance, data string) string {
 	t.Helper()
-	conn, err := net.Dial("tcp", in.Addr())
-	require.NoError(t, err)
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, err = conn.Write([]byte(data))
-	require.NoError(t, err)
-	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
-	out, err := io.ReadAll(conn)
-	require.NoError(t, err)
-	return string(out)
+	return exchangeAt(t, in.Addr(), data)
 }
 
 // A RESP2 connection that pipelines "GET missing" and "HELLO 3" must get
