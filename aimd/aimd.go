@@ -332,7 +332,8 @@ func farOff(at int64) bool { return at < -1<<62 || at > 1<<62 }
 
 // Tick takes one control step at now: it samples the signal and the memory,
 // updates the limit and the rate, and trips or resets the memory guard. It
-// returns the signal's error, if any (the limit is then unchanged). Call it from
+// returns the signal's error, if any (the limit is then unchanged, but for a
+// [MaxOf]'s reading above the target, see there). Call it from
 // your own loop when [Config.Manual] is set, or to drive a Limiter on explicit
 // time in tests and simulations.
 func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
@@ -358,8 +359,14 @@ func (l *Limiter) step(now time.Time) error {
 	l.guardLocked(heap)
 	if err != nil {
 		l.st.signalErrors++
-		l.wakeLocked()
-		return err
+		// A MaxOf's partial reading is a lower bound of the load: above
+		// the target it proves an overload, whatever the failed component
+		// reads, and the loop cuts; otherwise it tells nothing, and the
+		// limit holds, as for any error.
+		if !(load > c.Target) || !isPartial(err) {
+			l.wakeLocked()
+			return err
+		}
 	}
 	if !math.IsNaN(load) { // NaN is "no reading": keep the last one, and keep Stats encodable
 		// An infinity is a reading, stored finite for the same reason.
@@ -397,7 +404,7 @@ func (l *Limiter) step(now time.Time) error {
 	}
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
-	return nil
+	return err
 }
 
 // guardLocked trips or resets the memory guard for a reading of heap bytes

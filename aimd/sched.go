@@ -94,8 +94,11 @@ type Relative struct {
 // For example MaxOf{{&ProcessCPU{}, 0.9}, {&SchedLatency{}, 0.02}}: 90% CPU,
 // unless goroutines wait more than 20 ms for a thread. Components that return
 // NaN are left out (NaN if all do); the first error is returned with the
-// maximum of the others. Every component is sampled at every call, so that
-// rate signals keep their periods. A component whose Signal is nil (or a nil
+// maximum of the others, which is a lower bound of the load: a [Limiter]
+// cuts on it when it is above the target (whatever the failed component
+// reads, the load is above), and otherwise keeps its limit, as for any
+// signal error. Every component is sampled at every call, so that rate
+// signals keep their periods. A component whose Signal is nil (or a nil
 // SignalFunc) is an error, and [New] refuses such a MaxOf.
 type MaxOf []Relative
 
@@ -115,7 +118,9 @@ func (m MaxOf) Sample(now time.Time) (float64, error) {
 			if first == nil {
 				first = err
 			}
-			continue
+			if !isPartial(err) { // a nested MaxOf's partial maximum counts
+				continue
+			}
 		}
 		if math.IsNaN(v) || !(r.Target > 0) {
 			continue
@@ -124,7 +129,24 @@ func (m MaxOf) Sample(now time.Time) (float64, error) {
 			out = v
 		}
 	}
+	if first != nil && !math.IsNaN(out) {
+		first = &partialError{first}
+	}
 	return out, first
+}
+
+// partialError is MaxOf's error when some components failed and others
+// read: the value returned with it is a lower bound of the load.
+type partialError struct{ err error }
+
+func (e *partialError) Error() string { return e.err.Error() }
+func (e *partialError) Unwrap() error { return e.err }
+
+// isPartial reports whether err came with a lower bound of the load (a
+// MaxOf's, also wrapped by a Signal around it).
+func isPartial(err error) bool {
+	var p *partialError
+	return errors.As(err, &p)
 }
 
 // absent reports whether s is no signal: nil, or a nil SignalFunc, whose

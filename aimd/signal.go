@@ -12,7 +12,8 @@ import (
 // the period since the previous call (for a CPU signal, a utilization where 1 is
 // all the CPU the process may use). It returns NaN when it has no information yet
 // (the first call of a rate signal), which leaves the limit unchanged; an error
-// also leaves the limit unchanged and is counted in [Stats].SignalErrors.
+// also leaves the limit unchanged (but for a [MaxOf]'s partial reading above
+// the target) and is counted in [Stats].SignalErrors.
 type Signal interface {
 	Sample(now time.Time) (float64, error)
 }
