@@ -162,7 +162,8 @@ func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 // Limiter is closed, or ctx ends (then it returns ctx.Err() and holds nothing).
 // It waits for a release when the concurrency limit is reached, for the next
 // token when the bucket is empty, and for the next control step while the memory
-// guard is tripped.
+// guard is tripped; in each case it also wakes when the next lazy control step
+// is due, and takes it.
 func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 	for first := true; ; first = false {
 		now := time.Now()
@@ -185,6 +186,7 @@ func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 				wait = time.Duration(sec * float64(time.Second))
 			}
 		}
+		wait = l.untilStep(now, wait)
 		changed := l.changed
 		l.waiting++
 		l.mu.Unlock()
@@ -196,6 +198,22 @@ func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 			return nil, err
 		}
 	}
+}
+
+// untilStep returns wait, or less when the next lazy step is due sooner: a
+// blocked Acquire wakes to take it (it runs on an admission attempt), not up
+// to a period later with the admission or the memory guard's reset it brings.
+// A step due already is being taken by another caller, whose end wakes the
+// waiters; with Manual the steps come from Tick, which wakes them too.
+func (l *Limiter) untilStep(now time.Time, wait time.Duration) time.Duration {
+	next := l.nextStep.Load()
+	if next == stepNow || next == math.MaxInt64 {
+		return wait
+	}
+	if due := next - l.sinceEpoch(now); due > 0 && due < int64(wait) {
+		return time.Duration(due)
+	}
+	return wait
 }
 
 func (l *Limiter) sleep(ctx context.Context, d time.Duration, changed <-chan struct{}) error {
