@@ -39,7 +39,9 @@ type Config struct {
 
 	// CheckpointEvery emits a checkpoint event on the change feed after every
 	// CheckpointEvery commits. Default 16. Call [Store.Checkpoint] to emit one
-	// at any time (from a ticker, say, so an idle store still checkpoints).
+	// at any time (from a ticker, say, so an idle store still checkpoints:
+	// a subscriber that has not taken the last checkpoint gets the new one in
+	// its place, so the ticks never fill its buffer).
 	CheckpointEvery int
 
 	// FeedBuffer bounds the events buffered per subscriber (its buffer grows

@@ -64,7 +64,9 @@
 // [Store.Subscribe] returns a [Subscription] delivering every write after its
 // start version in commit order, with a checkpoint event every
 // Config.CheckpointEvery commits (and on [Store.Checkpoint]): a checkpoint at V
-// promises every write <= V was delivered. Buffering is bounded per
+// promises every write <= V was delivered. A checkpoint still buffered is
+// replaced by the next one if no write came between them, so an idle
+// subscriber holds one checkpoint whatever the ticks. Buffering is bounded per
 // subscriber (Config.FeedBuffer); a subscriber that falls behind is cut off
 // with [ErrOverflow] after receiving everything buffered, and must resubscribe
 // and treat derived state as stale. Commits never block on subscribers.

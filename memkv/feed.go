@@ -14,7 +14,9 @@ const (
 	// EventWrite: Key was set to Value (or deleted) at Version.
 	EventWrite EventKind = iota + 1
 	// EventCheckpoint: every write with a version <= Version has been
-	// delivered before this event.
+	// delivered before this event. Checkpoints with no write between them
+	// reach a subscriber as the newest alone if it had not taken the older
+	// ones yet.
 	EventCheckpoint
 )
 
@@ -39,10 +41,13 @@ type Event struct {
 // version order, interleaved with checkpoints. Events are buffered per
 // subscriber up to Config.FeedBuffer (the buffer grows and shrinks with the
 // events it holds, so an idle subscriber costs little whatever the bound,
-// also after a burst); the commit
-// path never blocks on a slow subscriber. Overflow policy: a subscriber whose buffer is full is cut off;
-// it still receives every event buffered before the cut, then ErrOverflow.
-// Close it when done. Safe for concurrent use.
+// also after a burst); the commit path never blocks on a slow subscriber.
+// Overflow policy: a subscriber whose buffer is full is cut off; it still
+// receives every event buffered before the cut, then ErrOverflow.
+// Checkpoints are coalesced: one pushed while the last event buffered is a
+// checkpoint replaces it (only the newest watermark matters), so checkpoints
+// alone never fill the buffer; a subscriber that reads nothing is cut off
+// only by writes. Close it when done. Safe for concurrent use.
 type Subscription struct {
 	// Start is the version the subscription starts after: it delivers every
 	// write with a version > Start.
@@ -121,6 +126,20 @@ func (sub *Subscription) push(e Event, st *counters) {
 	if sub.closed || sub.overflow {
 		sub.mu.Unlock()
 		return
+	}
+	if e.Kind == EventCheckpoint && sub.n > 0 {
+		// Checkpoints with no write between them say nothing but the
+		// newest: it takes the slot of the one before, whose promise it
+		// includes (its version and cut are no older). Appended, they filled
+		// an idle subscriber's buffer from a ticker (Store.Checkpoint) or
+		// from commits that write nothing, and cut it off with ErrOverflow
+		// although no data changed.
+		if last := &sub.buf[(sub.head+sub.n-1)%len(sub.buf)]; last.Kind == EventCheckpoint {
+			*last = e
+			sub.mu.Unlock()
+			sub.signal()
+			return
+		}
 	}
 	if sub.n == len(sub.buf) && len(sub.buf) < sub.limit {
 		sub.resizeLocked(min(max(2*len(sub.buf), minRing), sub.limit))
