@@ -51,7 +51,8 @@ type Config struct {
 	// FeedBuffer cuts off only the subscribers that fall that far behind
 	// while it pushes them: a subscriber takes events while a commit pushes
 	// them one by one, so one that reads all along may keep up with it.
-	// Default 4096.
+	// SetConfig changes it for the live subscriptions too: lowered below
+	// what one holds, it cuts that one off at the next event. Default 4096.
 	FeedBuffer int
 
 	// MaxCommitBytes bounds the bytes of keys and values in one commit

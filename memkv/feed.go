@@ -58,10 +58,9 @@ type Subscription struct {
 	done   chan struct{} // closed by Close: wakes every pending Next
 
 	mu       sync.Mutex // protects the fields below
-	buf      []Event    // ring, grown by doubling up to limit
+	buf      []Event    // ring, grown by doubling up to Config.FeedBuffer
 	head, n  int
 	peak     int // the most events held since the subscriber last caught up
-	limit    int // Config.FeedBuffer at Subscribe
 	overflow bool
 	closed   bool
 }
@@ -75,7 +74,6 @@ func (s *Store) Subscribe() *Subscription {
 		s:      s,
 		notify: make(chan struct{}, 1),
 		done:   make(chan struct{}),
-		limit:  s.cfg.Load().FeedBuffer,
 	}
 	s.subs = append(s.subs, sub)
 	s.st.subscribers.Add(1)
@@ -98,8 +96,9 @@ func (s *Store) checkpointLocked(v uint64) {
 		return
 	}
 	ev := Event{Kind: EventCheckpoint, Version: v, At: time.Now()}
+	limit := s.cfg.Load().FeedBuffer
 	for _, sub := range s.subs {
-		sub.push(ev, &s.st)
+		sub.push(ev, limit, &s.st)
 	}
 }
 
@@ -111,7 +110,7 @@ func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
 	}
 	for _, sub := range s.subs {
 		for _, e := range evs {
-			sub.push(e, &s.st)
+			sub.push(e, cfg.FeedBuffer, &s.st)
 		}
 	}
 	s.st.feedEvents.Add(uint64(len(evs)))
@@ -121,7 +120,11 @@ func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
 	}
 }
 
-func (sub *Subscription) push(e Event, st *counters) {
+// push buffers e, or cuts sub off if it holds limit events: the
+// Config.FeedBuffer in force, so that SetConfig reaches live subscribers too
+// (each kept the bound in force at Subscribe, and raising it to stop the
+// cut-offs, or lowering it to bound memory, changed none of them).
+func (sub *Subscription) push(e Event, limit int, st *counters) {
 	sub.mu.Lock()
 	if sub.closed || sub.overflow {
 		sub.mu.Unlock()
@@ -141,10 +144,10 @@ func (sub *Subscription) push(e Event, st *counters) {
 			return
 		}
 	}
-	if sub.n == len(sub.buf) && len(sub.buf) < sub.limit {
-		sub.resizeLocked(min(max(2*len(sub.buf), minRing), sub.limit))
+	if sub.n < limit && sub.n == len(sub.buf) {
+		sub.resizeLocked(min(max(2*len(sub.buf), minRing), limit))
 	}
-	if sub.n == len(sub.buf) {
+	if sub.n >= limit {
 		sub.overflow = true
 		st.feedOverflows.Add(1)
 	} else {
