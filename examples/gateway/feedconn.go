@@ -319,6 +319,12 @@ func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Con
 	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	done := func() { stop(); c.Close() }
+	if tc, ok := c.(*tls.Conn); ok {
+		if err := feedHandshake(tc); err != nil {
+			done()
+			return nil, nil, nil, err
+		}
+	}
 	fr := newFeedReader(&deadlineReader{c: c, d: feedReadTimeout})
 	var cmds [][]string
 	if password != "" {
@@ -347,6 +353,21 @@ func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Con
 		}
 	}
 	return c, fr, done, nil
+}
+
+// feedHandshake runs c's TLS handshake within feedReadTimeout. Left to the
+// first write, it ran with no deadline (the reads' deadlines are set by
+// deadlineReader, after it): a shard that accepted the connection and never
+// answered the handshake held the feed, and its redial loop, until the
+// gateway stopped.
+func feedHandshake(c *tls.Conn) error {
+	if err := c.SetDeadline(time.Now().Add(feedReadTimeout)); err != nil {
+		return err
+	}
+	if err := c.Handshake(); err != nil {
+		return fmt.Errorf("caching tier feed: TLS handshake: %w", err)
+	}
+	return c.SetDeadline(time.Time{})
 }
 
 // feedReadTimeout is the longest a subscriber connection may stay silent. The
