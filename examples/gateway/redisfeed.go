@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -195,169 +194,6 @@ func parseExpires(info string) (int, error) {
 	return total, nil
 }
 
-// markerState is what shard i's marker loop knows of the shard's
-// notification settings.
-type markerState struct {
-	off bool // the last check found notifications that do not cover every change
-	// feedUp says the shard's feed is subscribed now; written by the feed's
-	// goroutine (followShard), read by the marker loop's.
-	feedUp atomic.Bool
-	// flushes is the shard's flushSignature read before the latest reset of
-	// its cache (by the feed's subscription or by mark); nil: unknown, and
-	// the next marker check resets.
-	flushes atomic.Pointer[string]
-	// infoCalls is the shard's count of INFO calls at the last check
-	// (checked: there was one), read by the marker loop only: see
-	// statsZeroed.
-	infoCalls int64
-	checked   bool
-}
-
-// flushCommands are the commands that change keys of database 0 with no
-// keyspace notification, as their lines of INFO commandstats start (a
-// renamed command, one run in MULTI or in a script, is counted under its
-// own name). CONFIG SET is one too: notifications turned off, a write, and
-// turned on again between two marker checks (in a MULTI, say) leave flags
-// that cover every change at both checks and a write announced to nobody.
-// Any CONFIG SET counts (the count does not say which parameter it set):
-// a cache that starts over after one is only a cost.
-var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:"}
-
-// flushSignature returns the lines of an INFO commandstats reply that count
-// the flushCommands, in their order: it changes whenever one of them runs
-// (or CONFIG RESETSTAT clears the counts, which only costs a reset).
-func flushSignature(info string) string {
-	var b strings.Builder
-	for _, cmd := range flushCommands {
-		for line := range strings.Lines(info) {
-			if strings.HasPrefix(line, cmd) {
-				b.WriteString(strings.TrimSpace(line))
-				b.WriteByte('\n')
-				break
-			}
-		}
-	}
-	return b.String()
-}
-
-// flushesOf reads shard c's flushSignature.
-func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
-	info, err := c.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return nil, err
-	}
-	sig := flushSignature(info)
-	return &sig, nil
-}
-
-// mark publishes shard i's checkpoint marker on c, once the shard is seen to
-// announce every change still: a client of the shard may set
-// notify-keyspace-events to what it needs itself ("Ex" for expired events
-// only, a common set-up), and a marker published then would vouch for
-// changes that no notification invalidated. The checkpoint is cut before the
-// check, so every change before the cut ran while the flags covered it
-// (flags turned off and on again between two checks are seen by the count
-// of CONFIG SET, below). While they
-// do not cover, no marker goes out, so the cache ages out of the bound, and
-// mark turns them on again, as the feed's subscription does: a feed that
-// still receives the notifications of some classes ("K$") never stays
-// silent for feedReadTimeout, so it would never resubscribe, and its cache
-// would serve no hit for as long as those writes go on. Once they cover again, the
-// shard's cache starts over before the next marker, as after a gap in the
-// feed (the changes in between were announced to nobody), and the shard
-// counts as volatile (expiries given meanwhile were not announced either)
-// until the next resubscription.
-//
-// With the flags, mark reads the shard's counts of FLUSHALL, FLUSHDB and
-// SWAPDB (flushSignature), which Redis announces with no notification, and
-// of CONFIG SET, so that flags turned off and on again between two checks
-// are seen too: when
-// they changed since the latest reset, the shard's cache starts over before
-// the marker goes out, so no marker vouches for a value cached before one
-// of them ran. The counts are read after the cut, and compared with counts
-// read before the reset: every such command before the cut is seen.
-//
-// While the feed is down, mark does nothing: no subscriber would receive a
-// marker, and a shard that restarted has the flags of its own configuration
-// until the feed's next subscription sets them (subscribe), so a check then
-// warned of flags that were about to be set, on top of the feed's loss,
-// already logged.
-func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.Client, marker string, m *markerState) {
-	if !m.feedUp.Load() {
-		return
-	}
-	cut := time.Now()
-	var cfg *redis.MapStringStringCmd
-	var stats *redis.StringCmd
-	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
-		stats = p.Info(ctx, "commandstats")
-		return nil
-	}); err != nil {
-		return // a missed checkpoint: the bound ages
-	}
-	cur := cfg.Val()
-	if flags := cur["notify-keyspace-events"]; !notificationsCover(flags) {
-		if !m.off {
-			m.off = true
-			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; its cache stops serving once the staleness bound passes, until they do",
-				"shard", i, "addr", c.Options().Addr, "flags", flags)
-		}
-		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
-		return
-	}
-	sig := flushSignature(stats.Val())
-	zeroed := m.statsZeroed(stats.Val())
-	switch last := m.flushes.Load(); {
-	case m.off:
-		m.off = false
-		b.volatile[i].Store(true)
-		ct.reset(i)
-		m.flushes.Store(&sig)
-		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
-	case last == nil || *last != sig || zeroed:
-		ct.reset(i)
-		m.flushes.Store(&sig)
-		if last != nil {
-			ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
-		}
-	}
-	publishMarker(ctx, c, marker, cut)
-}
-
-// publishMarker publishes a checkpoint marker on c. The payload is the time
-// the checkpoint was cut (taken before the PUBLISH runs, so never late): the
-// bound counts from it, not from the marker's arrival. A failed publish is a
-// missed checkpoint: the bound ages.
-func publishMarker(ctx context.Context, c *redis.Client, marker string, cut time.Time) {
-	_ = c.Publish(ctx, marker, markerPayload(cut)).Err()
-}
-
-// markerBase is the origin of the markers' cuts. A marker comes back to the
-// gateway that published it (its channel is this process's own), so its cut
-// travels as nanoseconds since markerBase, on the monotonic clock, which the
-// cache's bound is measured on. Sent as wall-clock time (unix ns), a cut came
-// back without a monotonic reading: after the wall clock was set back by
-// more than the bound, every checkpoint was already stale when it arrived,
-// and entries left the cache one bound after their fill, however fresh the
-// feed kept them.
-var markerBase = time.Now()
-
-// markerPayload is the payload of a marker cut at cut.
-func markerPayload(cut time.Time) string {
-	return strconv.FormatInt(int64(cut.Sub(markerBase)), 10)
-}
-
-// markerCut is the cut of a marker's payload (zero: unreadable, and the
-// bound counts from its arrival).
-func markerCut(payload []byte) time.Time {
-	ns, err := strconv.ParseInt(string(payload), 10, 64)
-	if err != nil {
-		return time.Time{}
-	}
-	return markerBase.Add(time.Duration(ns))
-}
-
 // followShard applies shard i's notifications to its cache until ctx ends.
 // It sends nil on ready once the first subscription is whole (PSUBSCRIBE and
 // the marker's SUBSCRIBE confirmed), or, if the shard refuses it first (an
@@ -540,18 +376,8 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 		switch f.kind {
 		case framePSubscribe:
 			apply()
-			// Conservative until INFO says otherwise; frames that arrive
-			// meanwhile wait in the socket and are applied after it, in
-			// order.
-			b.volatile[i].Store(true)
-			sig, _ := flushesOf(ctx, b.shards[i]) // unknown (nil) on error: mark resets
-			ct.reset(i)
-			m.flushes.Store(sig)
-			if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
-				b.volatile[i].Store(false)
-			}
+			ct.psubscribed(ctx, b, i, m)
 			psubscribed = true
-			m.feedUp.Store(true)
 		case frameSubscribe:
 			if psubscribed && since.IsZero() && string(f.channel) == marker {
 				since = time.Now()
@@ -574,6 +400,22 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 			}
 		}
 	}
+}
+
+// psubscribed handles the confirmation of shard i's PSUBSCRIBE: the
+// notifications sent before it are lost, so the shard's cache starts over,
+// with the flush counts read before the reset (mark), and the shard counts
+// as volatile unless INFO shows no key with an expiry. Frames that arrive
+// meanwhile wait in the socket and are applied after it, in order.
+func (ct *cacheTier) psubscribed(ctx context.Context, b *redisBackend, i int, m *markerState) {
+	b.volatile[i].Store(true)             // conservative until INFO says otherwise
+	sig, _ := flushesOf(ctx, b.shards[i]) // unknown (nil) on error: mark resets
+	ct.reset(i)
+	m.flushes.Store(sig)
+	if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
+		b.volatile[i].Store(false)
+	}
+	m.feedUp.Store(true)
 }
 
 // feedApplyBatch bounds the invalidations a feed hands the cache in one call.
