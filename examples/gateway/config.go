@@ -98,7 +98,9 @@ type BackendConfig struct {
 	// Replicas lists, per shard, replica addresses: batches of reads spread
 	// over them round robin; writes go to the primary. Reads from a replica may
 	// lag the writes acknowledged by the primary, the connection's own too
-	// (no read-your-writes).
+	// (no read-your-writes), and without bound while its link to the primary
+	// is down, which no metric shows, unless it runs with
+	// replica-serve-stale-data no (README).
 	Replicas [][]string `json:"replicas"`
 	Pool     int        `json:"pool"` // redis: connections per shard; default 8
 	// Client is the Redis client of the data path: "rueidis" (default;
