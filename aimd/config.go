@@ -33,7 +33,11 @@ type Config struct {
 	// Signal is the load measurement. If nil, a [CgroupCPU] when the process's
 	// cgroup CPU accounting is readable and its quota is no more than the
 	// CPUs the process can run on (runtime.NumCPU), else a [ProcessCPU]
-	// (against GOMAXPROCS, which the runtime caps at those CPUs). A nil
+	// (against GOMAXPROCS, which the runtime caps at those CPUs). That choice
+	// is made when the default is built (New, or a SetConfig that replaces
+	// an explicit Signal with nil) and kept across SetConfig: a quota changed
+	// later (raised above the CPUs, or removed) is not re-detected; set
+	// Signal nil again from a non-nil one, or build a new Limiter. A nil
 	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as is a
 	// [MaxOf] with a component whose Signal is nil or a nil SignalFunc.
 	Signal Signal
