@@ -17,57 +17,22 @@ func init() {
 // router starts and stops spilling, with the region's mean CPU at those moments.
 func tourFailover(w io.Writer) error {
 	names := []string{"a1", "a2", "b1", "b2"}
-	cfg := failover.Config{Tier: "tour"}
-	for _, n := range names {
-		r := failover.Region{Name: n, Mega: map[byte]string{'a': "east", 'b': "west"}[n[0]],
-			Knobs: failover.Knobs{Ring: 100, Mega: 100, Global: 100}}
-		cfg.Regions = append(cfg.Regions, r)
-	}
-	router, err := failover.New(cfg)
+	router, err := newFailoverRouter(names)
 	if err != nil {
 		return err
-	}
-	hostsAt := func(u float64) []float64 {
-		h := make([]float64, 50)
-		for i := range h {
-			h[i] = u * (0.93 + 0.14*float64(i)/49) // p90 about 1.05 x mean
-		}
-		return h
-	}
-	// b1: 55% for 10 runs, +1 point per run up to 95%, hold 30 runs, back down.
-	demand := func(t int) float64 {
-		switch {
-		case t < 10:
-			return 0.55
-		case t < 50:
-			return 0.55 + 0.01*float64(t-10)
-		case t < 80:
-			return 0.95
-		case t < 120:
-			return 0.95 - 0.01*float64(t-80)
-		}
-		return 0.55
 	}
 	served := 0.0
 	share := 0.0
 	var fired, stopped, crossed int = -1, -1, -1
 	peak := 0.0
 	for t := range 160 {
-		u := demand(t)
+		u := failoverDemand(t)
 		served = u * (1 - share)
 		peak = max(peak, served)
 		if crossed < 0 && u >= 0.9 {
 			crossed = t
 		}
-		loads := make([]failover.Load, len(names))
-		for i, n := range names {
-			x := 0.5
-			if n == "b1" {
-				x = served
-			}
-			loads[i] = failover.Load{Region: n, Demand: 1000 * map[bool]float64{true: u, false: 0.5}[n == "b1"], Capacity: 1000, HostCPU: hostsAt(x)}
-		}
-		tab, err := router.Step(time.Unix(int64(t)*60, 0), loads)
+		tab, err := router.Step(time.Unix(int64(t)*60, 0), failoverLoads(names, u, served))
 		if err != nil {
 			return err
 		}
@@ -99,4 +64,56 @@ func tourFailover(w io.Writer) error {
 	fmt.Fprintf(w, "   %d runs: %d spill start(s), %d end(s), %d route on/off changes (no flapping)\n",
 		st.Runs, st.SpillStarts, st.SpillEnds, st.RouteChanges)
 	return nil
+}
+
+// newFailoverRouter builds the section's router: the regions named a* are in
+// mega-region east, b* in west, each with every spill mechanism at 100%.
+func newFailoverRouter(names []string) (*failover.Router, error) {
+	cfg := failover.Config{Tier: "tour"}
+	for _, n := range names {
+		r := failover.Region{Name: n, Mega: map[byte]string{'a': "east", 'b': "west"}[n[0]],
+			Knobs: failover.Knobs{Ring: 100, Mega: 100, Global: 100}}
+		cfg.Regions = append(cfg.Regions, r)
+	}
+	return failover.New(cfg)
+}
+
+// failoverDemand is b1's demand at run t, as a share of its capacity: 55% for 10
+// runs, +1 point per run up to 95%, hold 30 runs, back down.
+func failoverDemand(t int) float64 {
+	switch {
+	case t < 10:
+		return 0.55
+	case t < 50:
+		return 0.55 + 0.01*float64(t-10)
+	case t < 80:
+		return 0.95
+	case t < 120:
+		return 0.95 - 0.01*float64(t-80)
+	}
+	return 0.55
+}
+
+// failoverLoads is one run's input: b1 asks for u of its capacity and its hosts
+// run at served (what it keeps after spilling); every other region sits at 50%.
+func failoverLoads(names []string, u, served float64) []failover.Load {
+	loads := make([]failover.Load, len(names))
+	for i, n := range names {
+		x := 0.5
+		if n == "b1" {
+			x = served
+		}
+		loads[i] = failover.Load{Region: n, Demand: 1000 * map[bool]float64{true: u, false: 0.5}[n == "b1"], Capacity: 1000, HostCPU: failoverHosts(x)}
+	}
+	return loads
+}
+
+// failoverHosts is the CPU of a region's 50 hosts at mean u, spread so the p90 is
+// about 1.05 x the mean.
+func failoverHosts(u float64) []float64 {
+	h := make([]float64, 50)
+	for i := range h {
+		h[i] = u * (0.93 + 0.14*float64(i)/49) // p90 about 1.05 x mean
+	}
+	return h
 }
