@@ -88,26 +88,34 @@ func tourHashring(w io.Writer) error {
 		gone.ID, gone.Weight, 100*float64(moved)/float64(len(keys)), 100*gone.Weight/total, 100*ns.MovedShare, gone.ID, onlyGone)
 
 	// The control plane halves a hot host's weight.
-	hot := hosts[1]
-	rw, err := next.Reweight(hot.ID, hot.Weight/2)
+	rw, err := tourReweight(w, next, hosts[1], keys, after)
 	if err != nil {
 		return err
 	}
-	reweighted, err := route(rw)
+	return tourBoundedLoad(w, rw)
+}
+
+// tourReweight halves hot's weight in r and prints the share of keys that move,
+// comparing where keys routes now with before, where they routed through r.
+func tourReweight(w io.Writer, r *hashring.Ring, hot hashring.Node, keys []uint64, before []string) (*hashring.Ring, error) {
+	rw, err := r.Reweight(hot.ID, hot.Weight/2)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	moved = 0
-	for i := range after {
-		if after[i] != reweighted[i] {
+	after, err := routeKeys(rw, keys)
+	if err != nil {
+		return nil, err
+	}
+	moved := 0
+	for i := range before {
+		if before[i] != after[i] {
 			moved++
 		}
 	}
 	rs := rw.Stats()
 	fmt.Fprintf(w, "   %s reweighted %v -> %v: %.3f%% of keys move (optimum %.3f%%)\n",
 		hot.ID, hot.Weight, hot.Weight/2, 100*float64(moved)/float64(len(keys)), 100*rs.OptimalMovedShare)
-
-	return tourBoundedLoad(w, rw)
+	return rw, nil
 }
 
 // routeKeys returns the host r routes each key hash to.
