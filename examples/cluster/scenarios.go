@@ -154,22 +154,10 @@ func rolloutRamp(ctx context.Context, c *Cluster, r *Report) (err error) {
 			r.check(a.Failed == 0, "no request fails from the first route change to the restore (got %d of %d; last error %v)", a.Failed, a.Total(), firstErr(whole))
 		}
 	}()
-	set := func(p float64, kill bool) error {
-		return c.Plane.SetRollout(rampConfig(p, kill))
-	}
-	has := func(p float64, kill bool) func(client.Routes) bool {
-		return func(rt client.Routes) bool {
-			if rt.Rollout == nil {
-				return false
-			}
-			cfg := rt.Rollout.Config()
-			return cfg.Kill == kill && len(cfg.Rules) == 1 && cfg.Rules[0].Percent == p
-		}
-	}
 	defer func() { // a restore that fails fails the scenario: the next would run on other routes
-		rerr := set(100, false)
+		rerr := c.Plane.SetRollout(rampConfig(100, false))
 		if rerr == nil {
-			rerr = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, has(100, false))
+			rerr = c.WaitRoutes(context.WithoutCancel(ctx), 5*time.Second, rolloutIs(100, false))
 		}
 		if err == nil && rerr != nil {
 			err = fmt.Errorf("rollout: restore: %w", rerr)
@@ -177,43 +165,71 @@ func rolloutRamp(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}()
 	const window = 2 * time.Second
 	for _, p := range []float64{0, 50, 100} {
-		if err := set(p, false); err != nil {
+		if err := rolloutStep(ctx, c, r, p, window); err != nil {
 			return err
 		}
-		start := time.Now()
-		if err := c.WaitRoutes(ctx, 10*time.Second, has(p, false)); err != nil {
-			return fmt.Errorf("rollout %v%%: clients did not get the routes: %w", p, err)
-		}
-		took := time.Since(start)
-		w, err := measure(ctx, c, window)
-		if err != nil {
-			return err
-		}
-		a := w.All()
-		got := share(a.Gateway, a.Gateway+a.Direct)
-		r.figure("rollout %3.0f%%: every client had it after %v; %.3f of %d requests on the gateway path, %d failed",
-			p, took.Round(time.Millisecond), got, a.Gateway+a.Direct, a.Failed)
-		// Keys are drawn uniformly from each tenant's keyspace and every
-		// stream sends at the same rate, so the number of requests on the
-		// gateway path is binomial around the share of the keyspace the rule
-		// takes (computed exactly: 0.506 of the 12,000 keys at 50%). Allow 4
-		// standard deviations: the check runs in every CI run, and at 3 a
-		// correct client fails one run in a few hundred.
-		want, err := keyShare(c, p)
-		if err != nil {
-			return err
-		}
-		n := float64(a.Gateway + a.Direct)
-		tol := 4 * math.Sqrt(want*(1-want)/max(n, 1))
-		r.check(math.Abs(got-want) <= tol, "at %v%% the gateway share is %.3f +- %.3f (the keyspace's share, 4 sd; got %.3f)", p, want, tol, got)
-		r.check(a.Failed == 0, "at %v%% no request fails (got %d; last error %v)", p, a.Failed, firstErr(w))
-		r.check(a.Total() > 0, "at %v%% requests flow", p)
 	}
-	start := time.Now()
-	if err := set(100, true); err != nil {
+	return rolloutKill(ctx, c, r, window)
+}
+
+// rolloutIs reports whether a client's routes carry the ramp's rollout at p
+// percent with the kill switch set to kill.
+func rolloutIs(p float64, kill bool) func(client.Routes) bool {
+	return func(rt client.Routes) bool {
+		if rt.Rollout == nil {
+			return false
+		}
+		cfg := rt.Rollout.Config()
+		return cfg.Kill == kill && len(cfg.Rules) == 1 && cfg.Rules[0].Percent == p
+	}
+}
+
+// rolloutStep is one step of the ramp: it sends p percent of keys to the
+// gateway, waits for every client to have the routes, then measures a window
+// and checks that the gateway path's share of requests is the keyspace's.
+func rolloutStep(ctx context.Context, c *Cluster, r *Report, p float64, window time.Duration) error {
+	if err := c.Plane.SetRollout(rampConfig(p, false)); err != nil {
 		return err
 	}
-	if err := c.WaitRoutes(ctx, 10*time.Second, has(100, true)); err != nil {
+	start := time.Now()
+	if err := c.WaitRoutes(ctx, 10*time.Second, rolloutIs(p, false)); err != nil {
+		return fmt.Errorf("rollout %v%%: clients did not get the routes: %w", p, err)
+	}
+	took := time.Since(start)
+	w, err := measure(ctx, c, window)
+	if err != nil {
+		return err
+	}
+	a := w.All()
+	got := share(a.Gateway, a.Gateway+a.Direct)
+	r.figure("rollout %3.0f%%: every client had it after %v; %.3f of %d requests on the gateway path, %d failed",
+		p, took.Round(time.Millisecond), got, a.Gateway+a.Direct, a.Failed)
+	// Keys are drawn uniformly from each tenant's keyspace and every
+	// stream sends at the same rate, so the number of requests on the
+	// gateway path is binomial around the share of the keyspace the rule
+	// takes (computed exactly: 0.506 of the 12,000 keys at 50%). Allow 4
+	// standard deviations: the check runs in every CI run, and at 3 a
+	// correct client fails one run in a few hundred.
+	want, err := keyShare(c, p)
+	if err != nil {
+		return err
+	}
+	n := float64(a.Gateway + a.Direct)
+	tol := 4 * math.Sqrt(want*(1-want)/max(n, 1))
+	r.check(math.Abs(got-want) <= tol, "at %v%% the gateway share is %.3f +- %.3f (the keyspace's share, 4 sd; got %.3f)", p, want, tol, got)
+	r.check(a.Failed == 0, "at %v%% no request fails (got %d; last error %v)", p, a.Failed, firstErr(w))
+	r.check(a.Total() > 0, "at %v%% requests flow", p)
+	return nil
+}
+
+// rolloutKill flips the kill switch and checks that it reaches every client
+// within its bound and that everything then goes direct, with no failure.
+func rolloutKill(ctx context.Context, c *Cluster, r *Report, window time.Duration) error {
+	start := time.Now()
+	if err := c.Plane.SetRollout(rampConfig(100, true)); err != nil {
+		return err
+	}
+	if err := c.WaitRoutes(ctx, 10*time.Second, rolloutIs(100, true)); err != nil {
 		return fmt.Errorf("kill switch: clients did not get the routes: %w", err)
 	}
 	took := time.Since(start)
