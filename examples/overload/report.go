@@ -27,33 +27,7 @@ func roundTrip() time.Duration {
 
 func (r *realResult) print(w io.Writer) {
 	cores := runtime.GOMAXPROCS(0)
-	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, GOMAXPROCS %d, CPU budget %.2f cores, %v CPU + %v backend wait per request, aimd target %.0f%% of the budget, queue deadline %v\n",
-		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
-	if r.cfg.SchedTarget > 0 {
-		fmt.Fprintf(w, "  and the Go scheduler's 99th-percentile latency held below %v\n", r.cfg.SchedTarget)
-	}
-	if r.cfg.Recover {
-		fmt.Fprintf(w, "  aimd fast recovery on\n")
-	}
-	if r.cfg.Nice != 0 {
-		group := "no autogroups"
-		if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
-			group = "autogroup " + strings.TrimSpace(string(b))
-		}
-		fmt.Fprintf(w, "  run at scheduling niceness %d, %s (other processes, and the injected burst's in a session of its own, at their own: %d when this one started)\n", r.cfg.Nice, group, outsideNice)
-	}
-	if r.cfg.RT != 0 {
-		fmt.Fprintf(w, "  run in the real-time round-robin policy at priority %d (the injected burst's processes in the normal one)\n", r.cfg.RT)
-	}
-	if b := r.cfg.Burst; b.For > 0 {
-		fmt.Fprintf(w, "  injected outside burst: %d busy process(es) for %v, %v into the measured run\n", b.Procs, b.For, b.At)
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
-	}
-	if r.c2c[0] > 0 && r.c2c[1] > 0 {
-		fmt.Fprintf(w, "  core-to-core round trip (a cache line to the other core and back): %v before the warm-up, %v after the measured run\n", r.c2c[0], r.c2c[1])
-	}
+	r.printSetup(w, cores)
 	fmt.Fprintf(w, "  calibration: %v of process CPU per admitted request (work %v); capacity at the target %.0f req/s (work alone: %.0f)\n",
 		r.cpuPerReq.Round(time.Microsecond), r.cfg.Work, r.capacity, r.nominal)
 	if r.cpuPerReqAfter > 0 {
@@ -107,6 +81,38 @@ func (r *realResult) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s)\n",
 			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz), r.cfg.Profile)
+	}
+}
+
+// printSetup prints the run's settings and the machine it ran on: the
+// conditions the figures print gives next were measured under.
+func (r *realResult) printSetup(w io.Writer, cores int) {
+	fmt.Fprintf(w, "\nreal mode: %v warm-up + %v measured, GOMAXPROCS %d, CPU budget %.2f cores, %v CPU + %v backend wait per request, aimd target %.0f%% of the budget, queue deadline %v\n",
+		r.cfg.Warmup, r.cfg.Duration, cores, r.cfg.Cores, r.cfg.Work, r.cfg.Backend, 100*r.cfg.Target, r.cfg.QueueDeadline)
+	if r.cfg.SchedTarget > 0 {
+		fmt.Fprintf(w, "  and the Go scheduler's 99th-percentile latency held below %v\n", r.cfg.SchedTarget)
+	}
+	if r.cfg.Recover {
+		fmt.Fprintf(w, "  aimd fast recovery on\n")
+	}
+	if r.cfg.Nice != 0 {
+		group := "no autogroups"
+		if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+			group = "autogroup " + strings.TrimSpace(string(b))
+		}
+		fmt.Fprintf(w, "  run at scheduling niceness %d, %s (other processes, and the injected burst's in a session of its own, at their own: %d when this one started)\n", r.cfg.Nice, group, outsideNice)
+	}
+	if r.cfg.RT != 0 {
+		fmt.Fprintf(w, "  run in the real-time round-robin policy at priority %d (the injected burst's processes in the normal one)\n", r.cfg.RT)
+	}
+	if b := r.cfg.Burst; b.For > 0 {
+		fmt.Fprintf(w, "  injected outside burst: %d busy process(es) for %v, %v into the measured run\n", b.Procs, b.For, b.At)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
+	}
+	if r.c2c[0] > 0 && r.c2c[1] > 0 {
+		fmt.Fprintf(w, "  core-to-core round trip (a cache line to the other core and back): %v before the warm-up, %v after the measured run\n", r.c2c[0], r.c2c[1])
 	}
 }
 
