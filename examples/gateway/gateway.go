@@ -583,60 +583,9 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 	var err error
 	switch {
 	case o.kind == opGet && g.cache != nil:
-		// The cache coalesces its misses itself (a fill lock per key).
-		// The cache keeps the value it fills, not the call that read it: the
-		// fill notes the call's size for the trace.
-		// A traced GET asks first whether the key is cached: one that
-		// misses and does not run the fill itself joined another caller's
-		// (coalesced), which the cache's answer alone does not tell from a
-		// hit. (A fill or an invalidation between the two lookups may still
-		// name the wrong one.)
-		path := viaCache
-		if tr != nil && !g.cache.contains(grp.shard, o.key) {
-			path = viaCoalescing
-		}
-		r, err = g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
-			tr.fetched()
-			r, err := g.submitOne(ctx, grp, o)
-			tr.carried(r.batch)
-			return r, err
-		})
-		tr.note(grp.shard, r.batch, path)
+		r, err = g.getCached(detached, grp, o, tr)
 	case o.kind == opGet && g.coalesceOn.Load():
-		// Tenants share the key space and the ACL was checked before, so
-		// callers of every tenant with the same key share one fetch: nothing
-		// else changes the result. The fetch is charged to the tenant that
-		// started it.
-		// The wait is bounded by the batcher's FlushTimeout, so the caller
-		// need not be able to leave early: a context that cannot be cancelled
-		// lets the group run the fetch on this goroutine instead of starting
-		// one per fetch (a third of the CPU of a GET in a profile), and lets
-		// the batcher run the flush on it too.
-		// A fetch of a hot key waits a moment for more readers (hotkeys.go).
-		var h uint64
-		if g.hot.linger.Load() != 0 {
-			h = g.hot.hash(o.key)
-			g.hot.arrived(h, rd)
-		}
-		lin := g.linearizable.Load()
-		r, err = g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
-			tr.fetched()
-			g.hot.wait(h)
-			defer g.hot.done(h)
-			return g.submitOne(ctx, grp, o)
-		})
-		if lin && err == nil && !r.linear {
-			// The fetch was sent with linearizable_reads off (turned on
-			// since), so it stayed open to joins after it was sent: this
-			// GET may have joined a read older than itself. Read again.
-			r, err = g.submitOne(ctx, grp, o)
-		}
-		// A GET that joined may have started after the value the fetch read
-		// expired: it reads the key as absent, as a fetch of its own would.
-		if r.found && r.expireAt != 0 && time.Now().UnixNano() >= r.expireAt {
-			r = opResult{batch: r.batch}
-		}
-		tr.note(grp.shard, r.batch, viaCoalescing)
+		r, err = g.getCoalesced(ctx, detached, grp, o, rd, tr)
 	default:
 		r, err = g.submitOne(ctx, grp, o)
 		tr.note(grp.shard, r.batch, viaBatch)
@@ -653,6 +602,72 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 		return opResult{err: err}
 	}
 	return r
+}
+
+// getCached is oneFrom's GET through the caching tier, on detached, the
+// caller's context without its cancellation. The cache coalesces its misses
+// itself (a fill lock per key).
+func (g *Gateway) getCached(detached context.Context, grp group, o op, tr *cmdTrace) (opResult, error) {
+	// The cache keeps the value it fills, not the call that read it: the
+	// fill notes the call's size for the trace.
+	// A traced GET asks first whether the key is cached: one that
+	// misses and does not run the fill itself joined another caller's
+	// (coalesced), which the cache's answer alone does not tell from a
+	// hit. (A fill or an invalidation between the two lookups may still
+	// name the wrong one.)
+	path := viaCache
+	if tr != nil && !g.cache.contains(grp.shard, o.key) {
+		path = viaCoalescing
+	}
+	r, err := g.cache.get(detached, grp.shard, o.key, func(ctx context.Context) (opResult, error) {
+		tr.fetched()
+		r, err := g.submitOne(ctx, grp, o)
+		tr.carried(r.batch)
+		return r, err
+	})
+	tr.note(grp.shard, r.batch, path)
+	return r, err
+}
+
+// getCoalesced is oneFrom's GET through the coalescing group: the fetch runs
+// on detached, the caller's context without its cancellation; a read again
+// for linearizability runs on ctx.
+func (g *Gateway) getCoalesced(ctx, detached context.Context, grp group, o op, rd *hotReader, tr *cmdTrace) (opResult, error) {
+	// Tenants share the key space and the ACL was checked before, so
+	// callers of every tenant with the same key share one fetch: nothing
+	// else changes the result. The fetch is charged to the tenant that
+	// started it.
+	// The wait is bounded by the batcher's FlushTimeout, so the caller
+	// need not be able to leave early: a context that cannot be cancelled
+	// lets the group run the fetch on this goroutine instead of starting
+	// one per fetch (a third of the CPU of a GET in a profile), and lets
+	// the batcher run the flush on it too.
+	// A fetch of a hot key waits a moment for more readers (hotkeys.go).
+	var h uint64
+	if g.hot.linger.Load() != 0 {
+		h = g.hot.hash(o.key)
+		g.hot.arrived(h, rd)
+	}
+	lin := g.linearizable.Load()
+	r, err := g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
+		tr.fetched()
+		g.hot.wait(h)
+		defer g.hot.done(h)
+		return g.submitOne(ctx, grp, o)
+	})
+	if lin && err == nil && !r.linear {
+		// The fetch was sent with linearizable_reads off (turned on
+		// since), so it stayed open to joins after it was sent: this
+		// GET may have joined a read older than itself. Read again.
+		r, err = g.submitOne(ctx, grp, o)
+	}
+	// A GET that joined may have started after the value the fetch read
+	// expired: it reads the key as absent, as a fetch of its own would.
+	if r.found && r.expireAt != 0 && time.Now().UnixNano() >= r.expireAt {
+		r = opResult{batch: r.batch}
+	}
+	tr.note(grp.shard, r.batch, viaCoalescing)
+	return r, err
 }
 
 // Close drains the request path: pending batches are flushed and every flush
