@@ -257,40 +257,9 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		}
 		return v
 	case "MGET":
-		out := make([]any, 0, len(a)-1)
-		for _, k := range a[1:] {
-			v, ok, err := get(k)
-			if err != nil && !errors.Is(err, errWrongType) {
-				return errReply(err)
-			}
-			if ok && err == nil {
-				out = append(out, v)
-			} else {
-				out = append(out, nullReply{})
-			}
-		}
-		return out
+		return txMGet(a, get)
 	case "EXISTS", "DEL", "UNLINK":
-		var n int64
-		for _, k := range a[1:] {
-			_, ok, err := get(k)
-			if err != nil && !errors.Is(err, errWrongType) {
-				return errReply(err)
-			}
-			if ok {
-				n++
-				if name != "EXISTS" {
-					// The delete of a key this transaction created nets out to
-					// no write, which memkv does not version; Redis counts it
-					// as touching the key, and aborts its watchers: the write
-					// conflict says so.
-					if err := errors.Join(tx.Delete(k), tx.AddWriteConflictKey(k)); err != nil {
-						return errReply(err)
-					}
-				}
-			}
-		}
-		return n
+		return s.txExistsDel(name, a, get)
 	case "SET":
 		return s.txSet(ctx, a, now, get)
 	case "UNWATCH":
@@ -313,6 +282,50 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		return spec.fn(ctx, s, a)
 	}
 	return respErr("ERR " + name + " is not supported inside a transaction")
+}
+
+// txMGet is MGET inside a transaction: a key of another type than string is
+// null, as in Redis.
+func txMGet(a [][]byte, get func([]byte) ([]byte, bool, error)) any {
+	out := make([]any, 0, len(a)-1)
+	for _, k := range a[1:] {
+		v, ok, err := get(k)
+		if err != nil && !errors.Is(err, errWrongType) {
+			return errReply(err)
+		}
+		if ok && err == nil {
+			out = append(out, v)
+		} else {
+			out = append(out, nullReply{})
+		}
+	}
+	return out
+}
+
+// txExistsDel is EXISTS, DEL or UNLINK (name) inside a transaction: it counts
+// the keys there, of any type, and DEL and UNLINK delete them.
+func (s *session) txExistsDel(name string, a [][]byte, get func([]byte) ([]byte, bool, error)) any {
+	tx := s.txs.tx
+	var n int64
+	for _, k := range a[1:] {
+		_, ok, err := get(k)
+		if err != nil && !errors.Is(err, errWrongType) {
+			return errReply(err)
+		}
+		if ok {
+			n++
+			if name != "EXISTS" {
+				// The delete of a key this transaction created nets out to
+				// no write, which memkv does not version; Redis counts it
+				// as touching the key, and aborts its watchers: the write
+				// conflict says so.
+				if err := errors.Join(tx.Delete(k), tx.AddWriteConflictKey(k)); err != nil {
+					return errReply(err)
+				}
+			}
+		}
+	}
+	return n
 }
 
 // txIncr is INCR/INCRBY/DECR/DECRBY inside a transaction: like the plain
