@@ -255,58 +255,12 @@ func (s *Server) serveConn(ss *session) {
 	lim := s.cfg.Limits
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
 	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
-	// Deadlines are pushed forward at most every eighth of their timeout (a
-	// connection idle for between 7/8 and all of IdleTimeout is closed):
-	// setting one per command is a timer update per command.
-	idle, wto := time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout)
-	// Over TLS a connection also writes within Read: the handshake and the
-	// answers to KeyUpdate requests. Those writes end with the reads, at the
-	// read deadline, which is also the write deadline while it reads:
-	// without a deadline, a client that asked for KeyUpdates and read
-	// nothing blocked one for ever, out of reach of the read deadline
-	// (crypto/tls asks for both before Read); with the last reply's, long
-	// past on a connection idle for write_timeout, the answer to a client's
-	// KeyUpdate failed, crypto/tls kept that failure for the next write, and
-	// the connection was lost with the reply to the command after it. So a
-	// TLS connection sets its write deadline twice per read that has
-	// replies: write_timeout for them, then back to the read deadline.
-	_, isTLS := ss.conn.(*tls.Conn)
-	var readSet, writeSet, readDeadline time.Time
-	writeForRead := false // the write deadline is readDeadline
-	flush := func() error {
-		if now := time.Now(); writeForRead || now.Sub(writeSet) >= wto/8 {
-			_ = ss.conn.SetWriteDeadline(now.Add(wto))
-			writeSet, writeForRead = now, false
-		}
-		return wr.Flush()
-	}
+	dl := newConnDeadlines(ss.conn, time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout))
+	flush := func() error { return dl.flush(wr) }
 	wr.flush = flush
 	for {
-		// At Shutdown, the commands a read brought that one call of
-		// ReadCommands did not return (past readerMaxScratch) are run and
-		// answered, as the others: they were dropped unanswered. Shutdown
-		// set the read deadline to now, after this connection last pushed
-		// it: a read for more fails at once.
-		pushed := false
-		if now := time.Now(); now.Sub(readSet) >= idle/8 {
-			s.mu.Lock()
-			if s.closing {
-				s.mu.Unlock()
-				if !rd.buffered() {
-					return
-				}
-			} else {
-				readDeadline = now.Add(idle)
-				_ = ss.conn.SetReadDeadline(readDeadline)
-				s.mu.Unlock()
-				readSet, pushed = now, true
-			}
-		} else if s.closed.Load() && !rd.buffered() {
+		if !dl.beforeRead(s, rd) {
 			return
-		}
-		if isTLS && (pushed || !writeForRead) {
-			_ = ss.conn.SetWriteDeadline(readDeadline)
-			writeForRead = true
 		}
 		rd.unauth = ss.tenant == nil
 		cmds, err := rd.ReadCommands()

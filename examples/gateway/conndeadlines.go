@@ -1,0 +1,80 @@
+package main
+
+import (
+	"crypto/tls"
+	"net"
+	"time"
+)
+
+// connDeadlines keeps a connection's read and write deadlines, for serveConn,
+// the one goroutine that reads from the connection and flushes to it.
+//
+// Deadlines are pushed forward at most every eighth of their timeout (a
+// connection idle for between 7/8 and all of IdleTimeout is closed):
+// setting one per command is a timer update per command.
+//
+// Over TLS a connection also writes within Read: the handshake and the
+// answers to KeyUpdate requests. Those writes end with the reads, at the
+// read deadline, which is also the write deadline while it reads:
+// without a deadline, a client that asked for KeyUpdates and read
+// nothing blocked one for ever, out of reach of the read deadline
+// (crypto/tls asks for both before Read); with the last reply's, long
+// past on a connection idle for write_timeout, the answer to a client's
+// KeyUpdate failed, crypto/tls kept that failure for the next write, and
+// the connection was lost with the reply to the command after it. So a
+// TLS connection sets its write deadline twice per read that has
+// replies: write_timeout for them, then back to the read deadline.
+type connDeadlines struct {
+	conn      net.Conn
+	idle, wto time.Duration // IdleTimeout and WriteTimeout
+	isTLS     bool
+
+	readSet, writeSet, readDeadline time.Time
+	writeForRead                    bool // the write deadline is readDeadline
+}
+
+func newConnDeadlines(conn net.Conn, idle, wto time.Duration) *connDeadlines {
+	_, isTLS := conn.(*tls.Conn)
+	return &connDeadlines{conn: conn, idle: idle, wto: wto, isTLS: isTLS}
+}
+
+// flush gives the replies held in wr their write deadline, then flushes them.
+func (d *connDeadlines) flush(wr *replyWriter) error {
+	if now := time.Now(); d.writeForRead || now.Sub(d.writeSet) >= d.wto/8 {
+		_ = d.conn.SetWriteDeadline(now.Add(d.wto))
+		d.writeSet, d.writeForRead = now, false
+	}
+	return wr.Flush()
+}
+
+// beforeRead sets the deadlines for the next read of rd, or reports false
+// when the connection is to end: s is closing and rd holds nothing more.
+func (d *connDeadlines) beforeRead(s *Server, rd *respReader) bool {
+	// At Shutdown, the commands a read brought that one call of
+	// ReadCommands did not return (past readerMaxScratch) are run and
+	// answered, as the others: they were dropped unanswered. Shutdown
+	// set the read deadline to now, after this connection last pushed
+	// it: a read for more fails at once.
+	pushed := false
+	if now := time.Now(); now.Sub(d.readSet) >= d.idle/8 {
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			if !rd.buffered() {
+				return false
+			}
+		} else {
+			d.readDeadline = now.Add(d.idle)
+			_ = d.conn.SetReadDeadline(d.readDeadline)
+			s.mu.Unlock()
+			d.readSet, pushed = now, true
+		}
+	} else if s.closed.Load() && !rd.buffered() {
+		return false
+	}
+	if d.isTLS && (pushed || !d.writeForRead) {
+		_ = d.conn.SetWriteDeadline(d.readDeadline)
+		d.writeForRead = true
+	}
+	return true
+}
