@@ -102,8 +102,8 @@ func printSolve(w io.Writer, f Fleet, target float64) {
 	tw.Flush()
 	if s, ok := solveDensity(f, target, 1e-3, 1e7); ok {
 		f.ShardDensity = s
-		fmt.Fprintf(w, "=> %gx at a density of %.0f shard replicas per host per regional tier (db fan-in %s)\n",
-			target, s, num(gateway(f).DBFanIn))
+		fmt.Fprintf(w, "=> %gx at a density of %s shard replicas per host per regional tier (db fan-in %s)\n",
+			target, densityText(s), num(gateway(f).DBFanIn))
 	} else {
 		fmt.Fprintf(w, "=> %gx is out of reach for this fleet at any density\n", target)
 	}
@@ -125,6 +125,16 @@ func printGrowth(w io.Writer, f Fleet) {
 		return
 	}
 	fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays regions x shard density (operator-owned).")
+}
+
+// densityText formats a solved shard density: whole above 100, where a
+// rounding is within half a percent, and to three significant digits below, so
+// that a solution under one replica per host does not print as 0 or 1.
+func densityText(s float64) string {
+	if s >= 100 {
+		return fmt.Sprintf("%.0f", s)
+	}
+	return fmt.Sprintf("%.3g", s)
 }
 
 // num formats a count with thousands separators, or in scientific notation when huge.
