@@ -221,10 +221,7 @@ func finish(cfg Config, res *Result) {
 		d := &res.Hosts[i]
 		w := rescale(d.New)
 		d.New = math.Min(math.Max(w, lo), hi)
-		if (d.New != w || overflowed[i]) && (d.Reason == ReasonRaised || d.Reason == ReasonLowered) {
-			// the bound cut the correction (or the float64 maximum did, when
-			// MaxWeight x TargetMedian is past it): at the bound already, the
-			// weight did not move at all, and "raised" or "lowered" would say it did
+		if boundSet(d.Reason, d.New != w, overflowed[i]) {
 			d.Reason = ReasonBounded
 		}
 		if d.New != rescale(d.Old) {
@@ -264,4 +261,20 @@ func finish(cfg Config, res *Result) {
 		moved += math.Abs(d.New/newDiv/newSum - d.Old/oldDiv/oldSum)
 	}
 	res.KeyspaceMoved = moved / 2
+}
+
+// boundSet reports whether the bounds, not the reason, decided a weight: they cut a
+// raise or a cut short (or the float64 maximum did, when MaxWeight x TargetMedian is
+// past it), and at the bound already the weight did not move at all, so "raised" or
+// "lowered" would say it did; or they moved a weight the load left alone (one outside
+// bounds that SetConfig narrowed), which "held", "throttled" or "no-signal" would call
+// unchanged.
+func boundSet(r Reason, cut, overflowed bool) bool {
+	switch r {
+	case ReasonRaised, ReasonLowered:
+		return cut || overflowed
+	case ReasonHeld, ReasonThrottled, ReasonNoSignal:
+		return cut
+	}
+	return false
 }

@@ -76,8 +76,10 @@ const (
 	ReasonRaised                      // load below the tier: weight raised
 	ReasonCapacity                    // new host or flat reset: capacity-scaled weight
 	ReasonNoSignal                    // no CPU signal: unchanged
-	// ReasonBounded: the load called for a raise or a cut, but MinWeight or MaxWeight
-	// cut it short; a host already at the bound keeps its weight.
+	// ReasonBounded: MinWeight or MaxWeight set the weight. Either the load called for
+	// a raise or a cut and the bound cut it short (a host already at the bound keeps
+	// its weight), or the host was left alone (held, throttled, no signal) with a
+	// weight outside the bounds (SetConfig narrowed them) and is moved onto the bound.
 	ReasonBounded
 )
 
