@@ -99,7 +99,9 @@ type Decision struct {
 	Old    float64 // weight before the run (0 for a new host)
 	New    float64 // weight to publish
 	Reason Reason
-	// Load is the host's CPU over the tier's mean CPU (1 = average), 0 without signal.
+	// Load is the host's CPU over the tier's mean CPU (1 = average). It is 0 for a host
+	// the run does not read: one without a CPU signal, without a weight, or marked New
+	// (whatever CPU it reports).
 	Load float64
 	// Clamped reports whether the change was cut by the per-run clamp.
 	Clamped bool
@@ -134,7 +136,9 @@ type Result struct {
 	// no input host had a weight (every key takes its first owner). Hosts absent
 	// from the input are not seen: the keys a removed host leaves are not counted.
 	KeyspaceMoved float64
-	// MaxMean is the max over mean CPU of the hosts with a signal (before the run).
+	// MaxMean is the max over mean CPU (before the run) of the hosts the run reads:
+	// those with a CPU signal and a weight, not marked New. A new or weightless host's
+	// CPU is in neither the max nor the mean.
 	MaxMean float64
 	// Recentered reports whether every weight was rescaled onto TargetMedian.
 	Recentered bool
