@@ -67,14 +67,12 @@
 // weighting 0.51-0.55%, a plain proportional controller 0.21-0.25%), a flat-initial
 // tier settled (max/mean <= 1.06) by run 2 with no host above 100%, churn p95
 // max/mean 1.029, and the classifier right in 100% of runs from 3 runs after each
-// change of state. One
-// Step over 200 hosts costs 85 us on a quiet machine and a 135 us benchstat median
-// under heavy contention (`go test -run '^$' -bench Step -count 8 ./balancer/`; the
-// naive proportional step 2-6 us, with none of the guardrails); 2,000 hosts about 1.2
-// ms. At a cadence of seconds to minutes the cost does not matter. The full table and
-// plots are in examples/sim/README.md.
+// change of state. The full table and plots are in examples/sim/README.md.
 //
-// On the forty-first session's host (a noisy 2-core Intel Xeon VM; raw output in
-// bench/rootpkgs_host41.txt), benchstat medians of 8: Step 128 us over 200 hosts
-// (+-30%) and 1.88 ms over 2,000, the naive step 2.2 us and 24 us.
+// Cost of a Step (`go test -run '^$' -bench Step -count 8 ./balancer/`), on the
+// forty-first session's host (a noisy 2-core Intel Xeon VM; raw output in
+// bench/rootpkgs_host41.txt), benchstat medians of 8: 128 us over 200 hosts
+// (+-30%) and 1.88 ms over 2,000; the naive proportional step, with none of
+// the guardrails, 2.2 us and 24 us. At a cadence of seconds to minutes the
+// cost does not matter.
 package balancer
