@@ -33,9 +33,10 @@ func (s *Store) commit(ctx context.Context, req *CommitRequest, blind bool) (uin
 	}
 	// The Config loaded above may be older than the one a commit before
 	// this one applied with (SetConfig ran while the hooks or Delay held
-	// this one): applying with it took a HistoryBytes bound set meanwhile
-	// for lifted and dropped the log the horizon moves by. Loaded under
-	// the sequencer, commits apply with Configs in the order they were set.
+	// this one): applying with it ignored a HistoryBytes bound set
+	// meanwhile (and once dropped the log the horizon moves by). Loaded
+	// under the sequencer, commits apply with Configs in the order they
+	// were set.
 	cfg = s.cfg.Load()
 	v, err := s.commitLocked(cfg, req)
 	s.mu.Unlock()
@@ -147,27 +148,30 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 	}
 	s.st.commits.Add(1)
 	s.publishLocked(cfg, evs, v)
-	if cfg.HistoryBytes > 0 {
-		n := int64(0)
-		for _, b := range req.Sets {
-			n += int64(len(b))
-		}
-		// The window holds the bounds of clears and write ranges too
-		// (rangeLog), as long as the values of the sets.
-		for _, b := range req.Clears {
-			n += int64(len(b))
-		}
-		for _, b := range req.WriteRanges {
-			n += int64(len(b))
-		}
-		s.histLog = append(s.histLog, histEntry{v, n})
-		s.histBytes += n
-	}
+	// Logged with or without a HistoryBytes bound: a bound set later by
+	// SetConfig must count the commits already in the window, or it would
+	// hold only once as many bytes were written again.
+	n := windowBytes(req)
+	s.histLog = append(s.histLog, histEntry{v, n})
+	s.histBytes += n
 	s.advanceHorizonLocked(cfg, v)
 	if cfg.GCStep > 0 {
 		s.gcStepLocked(cfg.GCStep)
 	}
 	return v, nil
+}
+
+// windowBytes returns the bytes req holds in the history window, which
+// Config.HistoryBytes bounds: the keys and values of its sets, and the bounds
+// of its clears and write ranges (rangeLog holds them as long as the values).
+func windowBytes(req *CommitRequest) int64 {
+	n := int64(0)
+	for _, r := range [][][]byte{req.Sets, req.Clears, req.WriteRanges} {
+		for _, b := range r {
+			n += int64(len(b))
+		}
+	}
+	return n
 }
 
 // conflicts reports whether a write committed after req.ReadVersion overlaps a

@@ -29,7 +29,9 @@ type Config struct {
 	// horizon wrote more, the horizon moves up to the oldest commit that
 	// leaves them within it (at most the newest version). Without it a key
 	// overwritten on every commit holds HistoryVersions copies of its value.
-	// Default 0: no bound.
+	// The store counts the bytes of every commit in the window, bound or
+	// not (16 bytes of bookkeeping per commit), so a bound set by SetConfig
+	// holds from the next commit on. Default 0: no bound.
 	HistoryBytes int64
 
 	// GCStep is how many keys each commit sweeps for garbage (versions older

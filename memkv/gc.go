@@ -15,11 +15,9 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 	if v > cfg.HistoryVersions {
 		h = v - cfg.HistoryVersions
 	}
-	if cfg.HistoryBytes <= 0 && s.histLog != nil {
-		s.histLog, s.histBytes = nil, 0 // the bound was lifted (SetConfig)
-	}
+	over := func() bool { return cfg.HistoryBytes > 0 && s.histBytes > cfg.HistoryBytes }
 	i := 0
-	for i < len(s.histLog) && (s.histLog[i].ver <= h || s.histBytes > cfg.HistoryBytes) {
+	for i < len(s.histLog) && (s.histLog[i].ver <= h || over()) {
 		h = max(h, s.histLog[i].ver)
 		s.histBytes -= s.histLog[i].bytes
 		i++

@@ -67,7 +67,8 @@ type Store struct {
 	idemOrder []idemEntry
 	idemPeak  int // the most keys idem held since it was last rebuilt
 	// histLog lists the commits after the horizon and the bytes each wrote,
-	// histBytes their sum, while Config.HistoryBytes bounds them.
+	// histBytes their sum; kept without a Config.HistoryBytes bound too, so
+	// that a bound set at runtime counts the whole window at once.
 	histLog   []histEntry
 	histBytes int64
 	subs      []*Subscription
