@@ -27,6 +27,7 @@ func (s *Store) commit(ctx context.Context, req *CommitRequest, blind bool) (uin
 	if err := s.beforeCommit(ctx, cfg, req); err != nil {
 		return 0, err
 	}
+	size := commitBytes(req) // outside the sequencer; checked under it
 	s.mu.Lock()
 	if blind {
 		req.ReadVersion = s.visible.Load()
@@ -38,7 +39,7 @@ func (s *Store) commit(ctx context.Context, req *CommitRequest, blind bool) (uin
 	// under the sequencer, commits apply with Configs in the order they
 	// were set.
 	cfg = s.cfg.Load()
-	v, err := s.commitLocked(cfg, req)
+	v, err := s.commitLocked(cfg, req, size)
 	s.mu.Unlock()
 	if err != nil {
 		return v, err
@@ -84,6 +85,12 @@ func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitReques
 		// lost conflict), a write left out of a commit reported applied.
 		return ErrInvalidRequest
 	}
+	return nil
+}
+
+// commitBytes returns the bytes of req that Config.MaxCommitBytes bounds: the
+// keys and values of its sets and clears.
+func commitBytes(req *CommitRequest) int {
 	size := 0
 	for _, b := range req.Sets {
 		size += len(b)
@@ -91,14 +98,11 @@ func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitReques
 	for _, b := range req.Clears {
 		size += len(b)
 	}
-	if size > cfg.MaxCommitBytes {
-		s.st.tooLarge.Add(1)
-		return ErrTooLarge
-	}
-	return nil
+	return size
 }
 
-func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
+// commitLocked validates and applies req, whose commitBytes are size.
+func (s *Store) commitLocked(cfg *Config, req *CommitRequest, size int) (uint64, error) {
 	// A repeat of an applied commit is answered before anything else: the
 	// retry of a lost reply resends the same request, whose read version may
 	// have fallen behind the horizon since, and it must learn that the first
@@ -108,6 +112,13 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest) (uint64, error) {
 			s.st.already.Add(1)
 			return v, ErrAlreadyCommitted
 		}
+	}
+	// After the lookup for the same reason: MaxCommitBytes may have been
+	// lowered below the size of an applied commit before its retry, and
+	// ErrTooLarge would tell that caller to split a transaction already done.
+	if size > cfg.MaxCommitBytes {
+		s.st.tooLarge.Add(1)
+		return 0, ErrTooLarge
 	}
 	rv := req.ReadVersion
 	// A commit without reads validates nothing: its read version cannot be
