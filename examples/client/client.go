@@ -119,13 +119,14 @@ func (c *Client) SetRoutes(r Routes) error {
 	return nil
 }
 
-// Routes returns the routes in force and whether any were published.
+// Routes returns the routes in force and whether any were published. Its map
+// and slices are copies: changing them changes nothing in force.
 func (c *Client) Routes() (Routes, bool) {
 	r := c.routes.Load()
 	if r == nil {
 		return Routes{}, false
 	}
-	return r.Routes, true
+	return r.Routes.clone(), true
 }
 
 // Route returns where a request for key goes now, without sending anything:

@@ -3,6 +3,8 @@ package client
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,9 +26,10 @@ var ErrInvalidRoutes = errors.New("invalid routes")
 
 // Routes is what a control plane publishes to clients: the gateway hosts of each
 // region with their weights (a ring), the cross-region failover table, the
-// rollout flags, and the backend shards for direct mode. A Routes value is
-// treated as immutable once given to Client.SetRoutes: do not modify its maps,
-// rings or flags afterwards (rings and tables are immutable by construction;
+// rollout flags, and the backend shards for direct mode. Client.SetRoutes and
+// Client.Routes copy the Gateways map and the Direct and Draining slices, so
+// the caller may change its own afterwards; the rings, table and flags they
+// point to are shared (rings and tables are immutable by construction;
 // publish a new rollout.Flags rather than calling SetConfig on a published one
 // if requests must see a consistent snapshot).
 type Routes struct {
@@ -59,6 +62,7 @@ type compiled struct {
 }
 
 func compile(r Routes) (*compiled, error) {
+	r = r.clone() // validated and kept: the caller's map and slices stay its own
 	c := &compiled{Routes: r, shardOf: map[string]string{}, draining: map[string]bool{}, hosts: map[string]bool{}}
 	for region, ring := range r.Gateways {
 		if ring == nil || ring.Len() == 0 {
@@ -88,9 +92,15 @@ func compile(r Routes) (*compiled, error) {
 	for _, h := range r.Draining {
 		c.draining[h] = true
 	}
-	c.Routes.Draining = append([]string(nil), r.Draining...)
-	c.Routes.Direct = append([]string(nil), r.Direct...)
 	return c, nil
+}
+
+// clone returns r with a copy of its Gateways map and its slices.
+func (r Routes) clone() Routes {
+	r.Gateways = maps.Clone(r.Gateways)
+	r.Direct = slices.Clone(r.Direct)
+	r.Draining = slices.Clone(r.Draining)
+	return r
 }
 
 // Path says how a request reaches the data.
