@@ -301,11 +301,12 @@ func (r *Router) decideLocal(cfg Config, st *regionState, l Load, s Signal, rece
 	}
 	st.phase, st.since, st.share = Spilling, r.run, 0
 	r.stats.SpillStarts++
-	if want <= cfg.MinChange {
+	if want <= cfg.MinChange || want < cfg.DownStep {
 		// Hot hosts with little or no demand excess (or an Enter close to
 		// Target): shed at least DownStep, set directly. The rise rule below
 		// drops a rise of MinChange or less, which left the region spilling
-		// with a share of 0: shedding nothing and refusing spill.
+		// with a share of 0: shedding nothing and refusing spill; and a want
+		// between MinChange and a larger DownStep would pass it unfloored.
 		want = math.Max(want, cfg.DownStep)
 		st.share, st.rose = want, r.run
 	}
