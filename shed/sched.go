@@ -470,40 +470,6 @@ func (s *Scheduler[T]) at(now time.Time) int64 {
 	return int64(now.Sub(s.epoch))
 }
 
-// The drain list a tenant is on.
-const (
-	notListed uint8 = iota
-	inFresh
-	inOld
-)
-
-// unlistHead takes t, empty, off the head of its list; its credit resets.
-func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {
-	if fresh {
-		s.fresh.remove(t)
-	} else {
-		s.old.remove(t)
-	}
-	t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
-}
-
-// requeue moves t, whose turn ended, from the head of its list to the tail of
-// the old list if it is over its share at at, else of the fresh list.
-func (s *Scheduler[T]) requeue(t *tenantState[T], fresh bool, at int64) {
-	if fresh {
-		s.fresh.remove(t)
-	} else {
-		s.old.remove(t)
-	}
-	if t.over(at) {
-		s.old.pushBack(t)
-		t.list = inOld
-	} else {
-		s.fresh.pushBack(t)
-		t.list = inFresh
-	}
-}
-
 // markOver records that t had a request shed at at (or, byLevel, was served
 // more than the share level): it counts as over its share for the next
 // OverShareWindow. A tenant that was under its share is counted in Stats.
@@ -520,17 +486,6 @@ func (s *Scheduler[T]) markOver(t *tenantState[T], at int64, byLevel bool) {
 
 // over reports whether t had a request shed within OverShareWindow before at.
 func (t *tenantState[T]) over(at int64) bool { return at < t.overUntil }
-
-// unlistAll empties both lists once nothing is queued.
-func (s *Scheduler[T]) unlistAll() {
-	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
-		for l.head != nil {
-			t := l.head
-			l.remove(t)
-			t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
-		}
-	}
-}
 
 func mustReason(r Reason) {
 	if int(r) >= numReasons {
@@ -574,35 +529,6 @@ func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
 	v, cost = n.v, n.cost
 	s.Remove(now, Handle[T]{n: n, gen: n.gen}, ReasonClosed)
 	return v, cost, true
-}
-
-// noSkipRounds turns skipRounds off, for the test that checks it changes no
-// decision.
-var noSkipRounds = false
-
-// skipRounds adds to every tenant of the list Pop serves (fresh if any) the
-// quanta of the rounds that would pass before the first of them could serve
-// its head: exactly what visiting them round after round would add.
-func (s *Scheduler[T]) skipRounds() {
-	l := &s.fresh
-	if l.head == nil {
-		l = &s.old
-	}
-	r := int64(math.MaxInt64)
-	for t := l.head; t != nil; t = t.rnext {
-		if t.queued == 0 {
-			return // Pop unlists it next: progress
-		}
-		q := sat(s.cfg.quantum, t.weight)
-		need := t.buckets[t.top()].head.cost - t.deficit
-		r = min(r, (need-1)/q) // rounds that leave it short
-	}
-	if r <= 0 || r == math.MaxInt64 {
-		return
-	}
-	for t := l.head; t != nil; t = t.rnext {
-		t.deficit = satAdd(t.deficit, sat(r, sat(s.cfg.quantum, t.weight)))
-	}
 }
 
 // satAdd returns a+b for b >= 0, saturated at MaxInt64.

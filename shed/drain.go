@@ -1,0 +1,82 @@
+package shed
+
+import "math"
+
+// Moving tenants on and off the two drain lists (the fresh and the old, see
+// Scheduler's "Drain order"): taking an emptied tenant off, requeueing one
+// whose turn ended, emptying both, and skipping the rounds that cannot serve
+// anyone. The list itself (tenantList) is in tenants.go.
+
+// The drain list a tenant is on.
+const (
+	notListed uint8 = iota
+	inFresh
+	inOld
+)
+
+// unlistHead takes t, empty, off the head of its list; its credit resets.
+func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {
+	if fresh {
+		s.fresh.remove(t)
+	} else {
+		s.old.remove(t)
+	}
+	t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
+}
+
+// requeue moves t, whose turn ended, from the head of its list to the tail of
+// the old list if it is over its share at at, else of the fresh list.
+func (s *Scheduler[T]) requeue(t *tenantState[T], fresh bool, at int64) {
+	if fresh {
+		s.fresh.remove(t)
+	} else {
+		s.old.remove(t)
+	}
+	if t.over(at) {
+		s.old.pushBack(t)
+		t.list = inOld
+	} else {
+		s.fresh.pushBack(t)
+		t.list = inFresh
+	}
+}
+
+// unlistAll empties both lists once nothing is queued.
+func (s *Scheduler[T]) unlistAll() {
+	for _, l := range []*tenantList[T]{&s.fresh, &s.old} {
+		for l.head != nil {
+			t := l.head
+			l.remove(t)
+			t.list, t.inTurn, t.visiting, t.deficit = notListed, false, false, 0
+		}
+	}
+}
+
+// noSkipRounds turns skipRounds off, for the test that checks it changes no
+// decision.
+var noSkipRounds = false
+
+// skipRounds adds to every tenant of the list Pop serves (fresh if any) the
+// quanta of the rounds that would pass before the first of them could serve
+// its head: exactly what visiting them round after round would add.
+func (s *Scheduler[T]) skipRounds() {
+	l := &s.fresh
+	if l.head == nil {
+		l = &s.old
+	}
+	r := int64(math.MaxInt64)
+	for t := l.head; t != nil; t = t.rnext {
+		if t.queued == 0 {
+			return // Pop unlists it next: progress
+		}
+		q := sat(s.cfg.quantum, t.weight)
+		need := t.buckets[t.top()].head.cost - t.deficit
+		r = min(r, (need-1)/q) // rounds that leave it short
+	}
+	if r <= 0 || r == math.MaxInt64 {
+		return
+	}
+	for t := l.head; t != nil; t = t.rnext {
+		t.deficit = satAdd(t.deficit, sat(r, sat(s.cfg.quantum, t.weight)))
+	}
+}
