@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -396,8 +397,14 @@ func countKeys(ctx context.Context, s *session, a [][]byte, kind opKind) any {
 	for i, k := range a[1:] {
 		ops[i] = op{kind: kind, key: string(k)}
 	}
+	res := s.g.run(ctx, s.tenant, ops)
+	if kind == opDel {
+		if bad, failed := s.g.writeErr(ops, res); failed {
+			return bad
+		}
+	}
 	var n int64
-	for _, r := range s.g.run(ctx, s.tenant, ops) {
+	for _, r := range res {
 		if r.err != nil {
 			return errReply(r.err)
 		}
@@ -406,6 +413,32 @@ func countKeys(ctx context.Context, s *session, a [][]byte, kind opKind) any {
 		}
 	}
 	return n
+}
+
+// writeErr is the reply of a multi-key write (MSET, DEL) whose results hold
+// an error, the first one's; failed is false when none does. A shard's part
+// refused OVERLOADED (the batcher's in-flight cap, or the shard's share of
+// it) while another part was applied answers "ERR backend shard N:
+// OVERLOADED ...", as a shard that fails does: -OVERLOADED alone is a
+// refusal, which tells the client nothing ran, and the keys of the parts
+// applied were written or deleted. A write refused whole stays -OVERLOADED.
+func (g *Gateway) writeErr(ops []op, res []opResult) (reply respErr, failed bool) {
+	first, applied := -1, false
+	for i, r := range res {
+		if r.err == nil {
+			applied = true
+		} else if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return "", false
+	}
+	err := res[first].err
+	if applied && errors.Is(err, errOverloaded) {
+		err = fmt.Errorf("ERR backend shard %d: %w", g.shard(ops[first].key), err)
+	}
+	return errReply(err), true
 }
 
 func cmdSet(ctx context.Context, s *session, a [][]byte) any {
@@ -432,10 +465,9 @@ func cmdMSet(ctx context.Context, s *session, a [][]byte) any {
 	for i := 1; i < len(a); i += 2 {
 		ops = append(ops, op{kind: opSet, key: string(a[i]), value: a[i+1]})
 	}
-	for _, r := range s.g.run(ctx, s.tenant, ops) {
-		if r.err != nil {
-			return errReply(r.err) // NOTE: unlike Redis, MSET across shards is not atomic (nor DEL)
-		}
+	// NOTE: unlike Redis, MSET across shards is not atomic (nor DEL).
+	if bad, failed := s.g.writeErr(ops, s.g.run(ctx, s.tenant, ops)); failed {
+		return bad
 	}
 	return simple("OK")
 }
