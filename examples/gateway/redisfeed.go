@@ -408,10 +408,10 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 // as volatile unless INFO shows no key with an expiry. Frames that arrive
 // meanwhile wait in the socket and are applied after it, in order.
 func (ct *cacheTier) psubscribed(ctx context.Context, b *redisBackend, i int, m *markerState) {
-	b.volatile[i].Store(true)             // conservative until INFO says otherwise
-	sig, _ := flushesOf(ctx, b.shards[i]) // unknown (nil) on error: mark resets
+	b.volatile[i].Store(true)              // conservative until INFO says otherwise
+	cnt, _ := readCounts(ctx, b.shards[i]) // unknown (nil) on error: mark resets
 	ct.reset(i)
-	m.flushes.Store(sig)
+	m.flushes.Store(cnt)
 	if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
 		b.volatile[i].Store(false)
 	}

@@ -21,15 +21,14 @@ type markerState struct {
 	// feedUp says the shard's feed is subscribed now; written by the feed's
 	// goroutine (followShard), read by the marker loop's.
 	feedUp atomic.Bool
-	// flushes is the shard's flushSignature read before the latest reset of
-	// its cache (by the feed's subscription or by mark); nil: unknown, and
-	// the next marker check resets.
-	flushes atomic.Pointer[string]
-	// infoCalls is the shard's count of INFO calls at the last check
-	// (checked: there was one), read by the marker loop only: see
-	// statsZeroed.
-	infoCalls int64
-	checked   bool
+	// flushes is the shard's counts (run, flushSignature, INFO calls) read
+	// before the latest reset of its cache (by the feed's subscription or by
+	// mark); nil: unknown, and the next marker check resets.
+	flushes atomic.Pointer[shardCounts]
+	// last is the shard's counts at the last check (checked: there was
+	// one), read by the marker loop only: see statsZeroed.
+	last    shardCounts
+	checked bool
 }
 
 // flushCommands are the commands that change keys of database 0 with no
@@ -59,16 +58,6 @@ func flushSignature(info string) string {
 	return b.String()
 }
 
-// flushesOf reads shard c's flushSignature.
-func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
-	info, err := c.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return nil, err
-	}
-	sig := flushSignature(info)
-	return &sig, nil
-}
-
 // mark publishes shard i's checkpoint marker on c, once the shard is seen to
 // announce every change still: a client of the shard may set
 // notify-keyspace-events to what it needs itself ("Ex" for expired events
@@ -94,7 +83,14 @@ func flushesOf(ctx context.Context, c *redis.Client) (*string, error) {
 // they changed since the latest reset, the shard's cache starts over before
 // the marker goes out, so no marker vouches for a value cached before one
 // of them ran. The counts are read after the cut, and compared with counts
-// read before the reset: every such command before the cut is seen.
+// read before the reset: every such command before the cut is seen. A shard
+// that restarted starts its counts from zero, as after a CONFIG RESETSTAT,
+// so mark reads its run_id too (readCounts): counts of another run are no
+// baseline. A restart seen by a check before the feed sees its connection
+// fail (it will) empties the cache as well (the notifications meanwhile
+// went to nobody), the shard counts as volatile until the feed's next
+// subscription reads INFO keyspace, and it is not logged as a flush: the
+// feed logs its loss and its return.
 //
 // While the feed is down, mark does nothing: no subscriber would receive a
 // marker, and a shard that restarted has the flags of its own configuration
@@ -107,10 +103,10 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 	}
 	cut := time.Now()
 	var cfg *redis.MapStringStringCmd
-	var stats *redis.StringCmd
+	var server, stats *redis.StringCmd
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
-		stats = p.Info(ctx, "commandstats")
+		server, stats = p.Info(ctx, "server"), p.Info(ctx, "commandstats")
 		return nil
 	}); err != nil {
 		return // a missed checkpoint: the bound ages
@@ -125,21 +121,28 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
 		return
 	}
-	sig := flushSignature(stats.Val())
-	zeroed := m.statsZeroed(stats.Val())
-	switch last := m.flushes.Load(); {
+	cnt := countsOf(server.Val(), stats.Val())
+	last := m.flushes.Load()
+	zeroed := m.statsZeroed(cnt, last)
+	switch {
 	case m.off:
 		m.off = false
 		b.volatile[i].Store(true)
 		ct.reset(i)
-		m.flushes.Store(&sig)
+		m.flushes.Store(&cnt)
 		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
-	case last == nil || *last != sig || zeroed:
+	case last == nil:
 		ct.reset(i)
-		m.flushes.Store(&sig)
-		if last != nil {
-			ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
-		}
+		m.flushes.Store(&cnt)
+	case last.runID != cnt.runID:
+		b.volatile[i].Store(true) // keys it loaded were announced by no notification
+		ct.reset(i)
+		m.flushes.Store(&cnt)
+		ct.log.Debug("caching tier: a shard restarted before its feed resubscribed; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+	case last.flushes != cnt.flushes || zeroed:
+		ct.reset(i)
+		m.flushes.Store(&cnt)
+		ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 	}
 	publishMarker(ctx, c, marker, cut)
 }
