@@ -154,7 +154,7 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest, size int) (uint64,
 	if len(req.IdempotencyKey) > 0 {
 		k := string(req.IdempotencyKey)
 		s.idem[k] = v
-		s.idemOrder = append(s.idemOrder, idemEntry{k, v})
+		s.idemOrder.push(idemEntry{k, v})
 		s.idemPeak = max(s.idemPeak, len(s.idem))
 	}
 	s.st.commits.Add(1)
@@ -163,7 +163,7 @@ func (s *Store) commitLocked(cfg *Config, req *CommitRequest, size int) (uint64,
 	// SetConfig must count the commits already in the window, or it would
 	// hold only once as many bytes were written again.
 	n := windowBytes(req)
-	s.histLog = append(s.histLog, histEntry{v, n})
+	s.histLog.push(histEntry{v, n})
 	s.histBytes += n
 	s.advanceHorizonLocked(cfg, v)
 	if cfg.GCStep > 0 {
@@ -221,8 +221,9 @@ func (s *Store) conflicts(cfg *Config, req *CommitRequest, ce *ConflictError) bo
 
 // rangeLogAfter returns the range writes committed after rv.
 func (s *Store) rangeLogAfter(rv uint64) []rangeWrite {
-	i := sort.Search(len(s.rangeLog), func(i int) bool { return s.rangeLog[i].ver > rv })
-	return s.rangeLog[i:]
+	log := s.rangeLog.items()
+	i := sort.Search(len(log), func(i int) bool { return log[i].ver > rv })
+	return log[i:]
 }
 
 // keyWrittenAfter returns the newest version after rv that wrote k, or 0.
@@ -273,7 +274,7 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 	c := req.Clears
 	for i := 0; i+1 < len(c); i += 2 {
 		b, e := c[i], c[i+1]
-		s.rangeLog = append(s.rangeLog, rangeWrite{bytes.Clone(b), bytes.Clone(e), v})
+		s.rangeLog.push(rangeWrite{bytes.Clone(b), bytes.Clone(e), v})
 		for si, last := s.shardIndex(b), s.lastShard(e); si <= last; si++ {
 			sh := s.shards[si]
 			sh.mu.Lock()
@@ -291,7 +292,7 @@ func (s *Store) apply(req *CommitRequest, v uint64) []Event {
 	}
 	wr := req.WriteRanges
 	for i := 0; i+1 < len(wr); i += 2 {
-		s.rangeLog = append(s.rangeLog, rangeWrite{bytes.Clone(wr[i]), bytes.Clone(wr[i+1]), v})
+		s.rangeLog.push(rangeWrite{bytes.Clone(wr[i]), bytes.Clone(wr[i+1]), v})
 	}
 	for i := 0; i+1 < len(req.Sets); i += 2 {
 		k, val := req.Sets[i], req.Sets[i+1]

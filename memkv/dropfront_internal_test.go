@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -18,14 +19,14 @@ func TestDropFront(t *testing.T) {
 		wantShare bool
 	}{
 		{"nothing", 8, 8, 0, 8, true},
-		{"one of many: reslice, no copy", 8, 8, 1, 7, true},
-		{"half", 8, 8, 4, 4, true},
-		{"down to a quarter of the array: copied to a smaller one", 8, 16, 6, 5, false},
-		{"all", 8, 8, 8, 1, false},
-		{"one off a full window: reslice, no copy", 1024, 1024, 1, 1023, true},
+		{"one of many: no copy", 8, 8, 1, 8, true},
+		{"half", 8, 8, 4, 8, true},
+		{"down to a quarter of the array: copied to a smaller one", 16, 16, 12, 9, false},
+		{"all of a small array: kept", 8, 8, 8, 8, true},
+		{"all of a large array: let go", 64, 64, 64, 0, false},
+		{"one off a full window: no copy", 1024, 1024, 1, 1024, true},
 		// The window shrank (SetConfig) and the survivors sit at the end of
-		// the array: the capacity left is theirs alone, but the array holds
-		// 1024 entries, which must go.
+		// the array: the array holds 1024 entries, which must go.
 		{"most of a full array: copied so the array can go", 1024, 1024, 1020, 9, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,26 +36,116 @@ func TestDropFront(t *testing.T) {
 				log[i] = &v
 			}
 			orig := log
-			got := dropFront(log, tc.drop)
+			q := fifo[*int]{buf: log}
+			q.dropFront(tc.drop)
+			got := q.items()
 			want := orig[tc.drop:tc.len]
-			if len(got) != len(want) {
-				t.Fatalf("len %d, want %d", len(got), len(want))
+			if len(got) != len(want) || q.len() != len(want) {
+				t.Fatalf("len %d (%d), want %d", len(got), q.len(), len(want))
 			}
 			for i := range got {
 				if *got[i] != tc.drop+i {
 					t.Fatalf("element %d is %d, want %d", i, *got[i], tc.drop+i)
 				}
 			}
-			if tc.wantCap != 0 && cap(got) != tc.wantCap {
-				t.Errorf("cap %d, want %d", cap(got), tc.wantCap)
+			if cap(q.buf) != tc.wantCap {
+				t.Errorf("cap %d, want %d", cap(q.buf), tc.wantCap)
 			}
-			if shares := len(got) > 0 && &got[0] == &orig[tc.drop]; shares != tc.wantShare && len(got) > 0 {
+			if shares := cap(q.buf) > 0 && &q.buf[:1][0] == &orig[0]; shares != tc.wantShare {
 				t.Errorf("shares the array: %v, want %v", shares, tc.wantShare)
 			}
 			if i := slices.IndexFunc(orig[:tc.drop], func(p *int) bool { return p != nil }); i >= 0 {
 				t.Errorf("dropped element %d still referenced by the array", i)
 			}
 		})
+	}
+}
+
+// TestFifoSteadyStateReusesArray appends one entry and drops one, as every
+// commit does once the window is full: after the array has grown to fit
+// the window, it must neither allocate nor grow, and keep the entries in
+// order. Appending to a log trimmed by reslicing allocated a larger array
+// whenever it reached the end of the one it had.
+func TestFifoSteadyStateReusesArray(t *testing.T) {
+	for _, window := range []int{1, 3, 100, 1 << 12} {
+		t.Run(fmt.Sprint(window), func(t *testing.T) {
+			var q fifo[histEntry]
+			next := uint64(1)
+			step := func() {
+				q.push(histEntry{ver: next, bytes: 1})
+				next++
+				if q.len() > window {
+					q.dropFront(q.len() - window)
+				}
+			}
+			for range 4 * window {
+				step()
+			}
+			capBefore := cap(q.buf)
+			// Per window's worth of commits: AllocsPerRun rounds down.
+			if allocs := testing.AllocsPerRun(4, func() {
+				for range window {
+					step()
+				}
+			}); allocs != 0 {
+				t.Errorf("%v allocations per %d commits, want 0", allocs, window)
+			}
+			if cap(q.buf) != capBefore || cap(q.buf) > 2*window+1 {
+				t.Errorf("cap %d, was %d, want at most %d", cap(q.buf), capBefore, 2*window+1)
+			}
+			for i, e := range q.items() {
+				if want := next - uint64(window) + uint64(i); e.ver != want {
+					t.Fatalf("entry %d is version %d, want %d", i, e.ver, want)
+				}
+			}
+			if i := slices.IndexFunc(q.buf[:q.off], func(e histEntry) bool { return e != histEntry{} }); i >= 0 {
+				t.Errorf("dropped slot %d not cleared", i)
+			}
+		})
+	}
+}
+
+// TestFifoCopiesBounded pushes and drops in bursts of random sizes and
+// checks that the entries are right after every step and that the entries
+// copied (to a new array or back to the start of the old one) stay within
+// a small multiple of the entries pushed: the amortized bound of push and
+// dropFront.
+func TestFifoCopiesBounded(t *testing.T) {
+	var q fifo[uint64]
+	first, next := uint64(0), uint64(0)
+	copied, pushed := 0, 0
+	array := func() *uint64 { // the array's first slot
+		if cap(q.buf) == 0 {
+			return nil
+		}
+		return &q.buf[:1][0]
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		for range rng.IntN(200) {
+			arr, off, n := array(), q.off, q.len()
+			q.push(next)
+			next++
+			pushed++
+			if array() != arr || q.off != off {
+				copied += n
+			}
+		}
+		drop := rng.IntN(q.len() + 1)
+		arr, n := array(), q.len()-drop
+		q.dropFront(drop)
+		first += uint64(drop)
+		if array() != arr && n > 0 {
+			copied += n
+		}
+		for i, v := range q.items() {
+			if v != first+uint64(i) {
+				t.Fatalf("entry %d is %d, want %d", i, v, first+uint64(i))
+			}
+		}
+	}
+	if copied > 3*pushed {
+		t.Errorf("%d entries copied for %d pushed", copied, pushed)
 	}
 }
 
@@ -72,16 +163,16 @@ func TestShrunkWindowReleasesLogs(t *testing.T) {
 	}{
 		{"range writes",
 			func(int) *CommitRequest { return &CommitRequest{WriteRanges: [][]byte{[]byte("a"), []byte("b")}} },
-			func(s *Store) int { return len(s.rangeLog) },
-			func(s *Store) int { return cap(s.rangeLog) },
-			func(s *Store, i int) any { return &s.rangeLog[i] }},
+			func(s *Store) int { return s.rangeLog.len() },
+			func(s *Store) int { return cap(s.rangeLog.buf) - s.rangeLog.off },
+			func(s *Store, i int) any { return &s.rangeLog.items()[i] }},
 		{"idempotency keys",
 			func(i int) *CommitRequest {
 				return &CommitRequest{Sets: [][]byte{[]byte("k"), []byte("v")}, IdempotencyKey: fmt.Appendf(nil, "id%d", i)}
 			},
-			func(s *Store) int { return len(s.idemOrder) },
-			func(s *Store) int { return cap(s.idemOrder) },
-			func(s *Store, i int) any { return &s.idemOrder[i] }},
+			func(s *Store) int { return s.idemOrder.len() },
+			func(s *Store) int { return cap(s.idemOrder.buf) - s.idemOrder.off },
+			func(s *Store, i int) any { return &s.idemOrder.items()[i] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(Config{HistoryVersions: 1 << 16, GCStep: -1})
@@ -139,8 +230,8 @@ func TestIdempotencyMapShrinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Key i committed at version i+1: the keys of versions h..keys stay.
-	if got := len(s.idem); got != 4 || len(s.idemOrder) != got {
-		t.Fatalf("%d keys and %d entries left, want 4", got, len(s.idemOrder))
+	if got := len(s.idem); got != 4 || s.idemOrder.len() != got {
+		t.Fatalf("%d keys and %d entries left, want 4", got, s.idemOrder.len())
 	}
 	if reflect.ValueOf(s.idem).UnsafePointer() == before {
 		t.Error("the map that held 4096 keys still holds the 4 left")

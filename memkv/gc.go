@@ -16,29 +16,32 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 		h = v - cfg.HistoryVersions
 	}
 	over := func() bool { return cfg.HistoryBytes > 0 && s.histBytes > cfg.HistoryBytes }
+	hl := s.histLog.items()
 	i := 0
-	for i < len(s.histLog) && (s.histLog[i].ver <= h || over()) {
-		h = max(h, s.histLog[i].ver)
-		s.histBytes -= s.histLog[i].bytes
+	for i < len(hl) && (hl[i].ver <= h || over()) {
+		h = max(h, hl[i].ver)
+		s.histBytes -= hl[i].bytes
 		i++
 	}
-	s.histLog = dropFront(s.histLog, i)
+	s.histLog.dropFront(i)
 	if h <= s.horizon.Load() {
 		return
 	}
 	s.horizon.Store(h)
+	rl := s.rangeLog.items()
 	i = 0
-	for i < len(s.rangeLog) && s.rangeLog[i].ver <= h {
+	for i < len(rl) && rl[i].ver <= h {
 		i++
 	}
-	s.rangeLog = dropFront(s.rangeLog, i)
+	s.rangeLog.dropFront(i)
 	// A commit at h is still in the window (h is readable): keep its key.
+	ids := s.idemOrder.items()
 	j := 0
-	for j < len(s.idemOrder) && s.idemOrder[j].ver < h {
-		delete(s.idem, s.idemOrder[j].key)
+	for j < len(ids) && ids[j].ver < h {
+		delete(s.idem, ids[j].key)
 		j++
 	}
-	s.idemOrder = dropFront(s.idemOrder, j)
+	s.idemOrder.dropFront(j)
 	// A Go map keeps the memory of the most keys it held: rebuild it once a
 	// quarter of them is left (after a burst of retries, or a window shrunk
 	// by SetConfig), which copies at most a third of the keys deleted since.
@@ -51,29 +54,6 @@ func (s *Store) advanceHorizonLocked(cfg *Config, v uint64) {
 // minIdemRebuild is the fewest keys a map of idempotency keys must have held
 // before it is worth rebuilding smaller.
 const minIdemRebuild = 64
-
-// dropFront drops the first n elements of log in amortized constant time per
-// element: it reslices, clearing them so their memory can go, and copies the
-// rest to a new array only once they are at most a quarter of the array as
-// far as it sees it (the n elements dropped and the capacity left). Copying
-// on every drop made each commit cost the window's length once the window
-// was full and every commit dropped one entry (an idempotency key, a range
-// write): 89 and 192 µs per commit with a window of 2^16
-// (bench/memkv/droplog_abba.txt, medians of 6 runs). The capacity left
-// alone is not enough: when the window shrinks (SetConfig) and the few
-// entries left sit at the end of a full array, it is theirs alone, and the
-// whole array stayed alive until as many entries were appended again.
-func dropFront[T any](log []T, n int) []T {
-	if n == 0 {
-		return log
-	}
-	clear(log[:n])
-	log = log[n:]
-	if 4*len(log) <= n+cap(log) {
-		log = append(make([]T, 0, 2*len(log)+1), log...)
-	}
-	return log
-}
 
 // gcStepLocked sweeps up to n keys from the rotating cursor, and stops once
 // it has gone round every shard (n above the number of keys would sweep the

@@ -121,10 +121,11 @@ func TestHistoryBytesAgainstModel(t *testing.T) {
 				}
 				s.mu.Lock()
 				sum := int64(0)
-				for j, e := range s.histLog {
+				hl := s.histLog.items()
+				for j, e := range hl {
 					sum += e.bytes
-					if e.ver <= h || (j > 0 && e.ver <= s.histLog[j-1].ver) {
-						t.Fatalf("commit %d: histLog %v behind horizon %d or out of order", i, s.histLog, h)
+					if e.ver <= h || (j > 0 && e.ver <= hl[j-1].ver) {
+						t.Fatalf("commit %d: histLog %v behind horizon %d or out of order", i, hl, h)
 					}
 				}
 				if sum != s.histBytes {

@@ -62,14 +62,14 @@ type Store struct {
 	mu sync.Mutex // the sequencer; protects the fields below
 	// rangeLog lists committed clears and write ranges in version order;
 	// point writes are validated through the keys' version chains instead.
-	rangeLog  []rangeWrite
+	rangeLog  fifo[rangeWrite]
 	idem      map[string]uint64
-	idemOrder []idemEntry
+	idemOrder fifo[idemEntry]
 	idemPeak  int // the most keys idem held since it was last rebuilt
 	// histLog lists the commits after the horizon and the bytes each wrote,
 	// histBytes their sum; kept without a Config.HistoryBytes bound too, so
 	// that a bound set at runtime counts the whole window at once.
-	histLog   []histEntry
+	histLog   fifo[histEntry]
 	histBytes int64
 	subs      []*Subscription
 	sinceCkpt int
