@@ -93,11 +93,13 @@
 // 70.0/30.0 over uncapped runs. Baselines in the same run: health-only priorities
 // (Envoy) 115 region-minutes above 90% (peak 0.94), a fixed 80%-mean threshold 23
 // (6.1 reversals/hour), a 30-minute epoch table 4 (peak 0.94; its epochs start half
-// an epoch off the hour). One Step over 6 regions of 60 hosts costs about 18 us,
-// 48 regions about 150-210 us, and Table.Pick 45 ns quiet / 82 ns contended, 0
-// allocations (`go test -run '^$' -bench . -count 8 ./failover/`).
+// an epoch off the hour).
 //
-// On the forty-first session's host (a noisy 2-core Intel Xeon VM; raw output in
-// bench/rootpkgs_host41.txt), benchstat medians of 8: Step 18.3 us (6 regions)
-// and 159 us (48), Table.Pick 36 ns.
+// Cost (`go test -run '^$' -bench . -count 8 ./failover/`), benchstat medians of
+// 8; Table.Pick allocates nothing. On the forty-second session's host (a 2-core
+// AMD EPYC VM, otherwise idle; raw output in bench/rootpkgs_host42.txt): Step
+// 8.9 us over 6 regions of 60 hosts and 99.9 us over 48, Table.Pick 22 ns (the
+// naive mean-threshold step 0.79 us and 6.9 us, with none of the guardrails). On
+// the forty-first session's host (a noisy 2-core Intel Xeon VM;
+// bench/rootpkgs_host41.txt): Step 18.3 us and 159 us, Table.Pick 36 ns.
 package failover

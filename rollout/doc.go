@@ -51,20 +51,16 @@
 //
 // # Measured
 //
-// 2 shared cores, Go 1.26, `go test -run '^$' -bench Decide -count 8 ./rollout/`,
-// 0 allocations in every case. On a quiet machine Decide cost 39-41 ns with 100 rules
-// (20 services x 5 prefixes, the linear path) and 45-46 ns with 800 rules (20 x 40, the
-// per-length map path); the naive scan of the raw Config 370 ns and 2,900 ns. Under
-// heavy contention from other builds (load average 15-17 on the 2 cores) the benchstat
-// medians were 198 ns and 147 ns against 1.28 us and 9.5 us naive: the compiled table
-// stays 6-65x ahead, but the absolute 50 ns target only shows on a quiet machine. The
-// share routed at p% is within 1 point of p over 20,000 keys at every step of a
+// 2 shared cores, Go 1.26, `go test -run '^$' -bench 'Decide$' -count 8 ./rollout/`,
+// 0 allocations in every case: 100 rules (20 services x 5 prefixes) take the linear
+// path, 800 rules (20 x 40) the per-length map path. On the forty-second session's
+// host (a 2-core AMD EPYC VM, otherwise idle; raw output in
+// bench/rootpkgs_host42.txt), benchstat medians of 8: 38.4 ns with 100 rules and
+// 46.9 ns with 800, against 300 ns and 1.90 us for the naive scan of the raw Config
+// (8x and 41x). On the forty-first session's host (a noisy 2-core Intel Xeon VM;
+// bench/rootpkgs_host41.txt): 68.8 ns and 66.0 ns, against 500 ns and 3.52 us naive;
+// a first run of 8 there spread 72-172 ns, so the absolute figure follows the host.
+// The share routed at p% is within 1 point of p over 20,000 keys at every step of a
 // 0 -> 100% ramp, and no key leaves the gateway as the percentage rises
-// (TestRampMonotonic). A confirming run on the idle machine, -count 6: 39.5 ns (100
-// rules) and 47.1 ns (800 rules), naive 372 ns and 2.7 us.
-//
-// On the forty-first session's host (a noisy 2-core Intel Xeon VM; raw output
-// in bench/rootpkgs_host41.txt), benchstat medians of 8: 68.8 ns with 100 rules
-// and 66.0 ns with 800, against 500 ns and 3.52 us naive (7x and 53x); a first
-// run of 8 there spread 72-172 ns, so the absolute figure follows the host.
+// (TestRampMonotonic).
 package rollout
