@@ -177,13 +177,37 @@ func classifyErr(err error, commit bool) error {
 		}, ErrTransient},
 		{func(e error) bool { return commit && (timedOut(e) || e == context.Canceled) }, ErrCommitUnknown},
 	} {
-		for e := err; e != nil; e = errors.Unwrap(e) {
-			if m.is(e) {
-				return fmt.Errorf("%w: %w", m.sent, err)
-			}
+		if anyWrapped(err, m.is) {
+			return fmt.Errorf("%w: %w", m.sent, err)
 		}
 	}
 	return err
+}
+
+// anyWrapped reports whether is holds for err or an error it wraps, walking
+// the tree as errors.Is does: an error wrapping several (errors.Join, a
+// fmt.Errorf with more than one %w) has no single Unwrap, and following
+// errors.Unwrap alone stopped at it, so its behaviours went unseen.
+func anyWrapped(err error, is func(error) bool) bool {
+	for err != nil {
+		if is(err) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if anyWrapped(e, is) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // timedOut reports whether e itself (not what it wraps) reports Timeout.
