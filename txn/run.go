@@ -64,9 +64,14 @@ var ErrRetriesExhausted = errors.New("txn: retries exhausted")
 
 // Retryable reports whether err means the whole transaction can be retried
 // safely: a conflict, a too-old read version, or a transient failure before
-// the commit was applied. ErrCommitUnknown is not retryable without an
-// idempotency key.
+// the commit was applied. An error that also matches ErrCommitUnknown is
+// not: [Run]'s error says so when an earlier attempt's outcome was unknown,
+// whatever ended the later ones, and that attempt may have committed (retry
+// only under the same idempotency key, or read back).
 func Retryable(err error) bool {
+	if errors.Is(err, ErrCommitUnknown) {
+		return false
+	}
 	return errors.Is(err, ErrConflict) || errors.Is(err, ErrTooOld) || errors.Is(err, ErrTransient)
 }
 
