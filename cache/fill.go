@@ -23,7 +23,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 		if !ended {
 			c.stats.loadErrors.Add(1)
 			var zero V
-			c.endFill(r, key, zero, false, 0)
+			c.endFill(r, zero, false, 0)
 		}
 	}()
 	// The load's result is at least as fresh as this instant: taken after the
@@ -35,13 +35,17 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 	if err != nil {
 		c.stats.loadErrors.Add(1)
 	}
-	c.endFill(r, key, v, err == nil, startedAt)
+	c.endFill(r, v, err == nil, startedAt)
 	return loaded[V]{val: v, at: startedAt}, err
 }
 
-// fillRecord is a fill registered by startFill: the key's shard, its hash,
-// its fill record and the shard's sequence when it started.
+// fillRecord is a fill registered by startFill: its key, the key's shard, its
+// hash, its fill record and the shard's sequence when it started. It keeps
+// its own copy of the key: a bulk loader may rewrite the slice of keys it was
+// given (a backend's prefix, a scratch buffer), and the value must be stored
+// under the key whose hash and record these are.
 type fillRecord[K comparable, V any] struct {
+	key   K
 	s     *shard[K, V]
 	h     uint64
 	f     *fills
@@ -74,18 +78,18 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		s.fillsPeak = max(s.fillsPeak, int32(len(s.fills)))
 	}
 	f.active++
-	return fillRecord[K, V]{s: s, h: h, f: f, start: s.seq}
+	return fillRecord[K, V]{key: key, s: s, h: h, f: f, start: s.seq}
 }
 
 // endFill ends a fill registered by startFill and, if ok, stores v (fresh at
-// startedAt) unless key was invalidated, Set or deleted since the fill started
-// or is not owned.
-func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt int64) {
+// startedAt) unless its key was invalidated, Set or deleted since the fill
+// started or is not owned.
+func (c *Cache[K, V]) endFill(r fillRecord[K, V], v V, ok bool, startedAt int64) {
 	var (
 		stored *node[K]
 		added  bool
 	)
-	owned := !ok || c.ownsEnding(r, key) // asked only of a value to store
+	owned := !ok || c.ownsEnding(r) // asked only of a value to store
 	r.s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in
@@ -100,7 +104,7 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt
 		// when read, and they asked before the invalidation.
 		c.stats.droppedFills.Add(1)
 	case owned:
-		stored, added = c.storeLocked(r.s, key, r.h, item[V]{val: v, freshAt: startedAt})
+		stored, added = c.storeLocked(r.s, r.key, r.h, item[V]{val: v, freshAt: startedAt})
 	}
 	r.s.mu.Unlock()
 	c.settle(stored, added)
@@ -110,7 +114,7 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], key K, v V, ok bool, startedAt
 // hook is the caller's code, so it is asked outside the shard lock, and if it
 // panics the fill is ended (storing nothing) before the panic goes on: no
 // lock stays held and no fill stays in flight for good.
-func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V], key K) bool {
+func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V]) bool {
 	cfg := c.cfg.Load()
 	if cfg.Owns == nil {
 		return true
@@ -123,7 +127,7 @@ func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V], key K) bool {
 			r.s.mu.Unlock()
 		}
 	}()
-	owns := cfg.Owns(key)
+	owns := cfg.Owns(r.key)
 	asked = true
 	return owns
 }

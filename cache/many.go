@@ -13,7 +13,8 @@ import (
 // Each key is read as Get reads it: a hit is served from memory (if the key is
 // owned and its entry is within the staleness bound); a miss goes to load.
 // load gets the missed keys, in the order of keys (a key given twice is
-// asked twice), and must return their values in that order. Its values are
+// asked twice), and must return their values in that order; it may rewrite
+// that slice (the values are stored under the keys as asked). Its values are
 // stored under the same rule as Get's: not for a key invalidated, Set or
 // deleted after the load started (no stale set), nor for a key not owned.
 //
@@ -95,7 +96,8 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 
 // FillMany is the second half of GetMany: it loads keys (those LookupMany
 // missed) with one call of load and returns their values, in order. It does
-// not look them up first. The values are stored under Get's rule: not for a
+// not look them up first. load gets keys itself and may rewrite it: the
+// values are stored under the keys as they were when FillMany was called. The values are stored under Get's rule: not for a
 // key invalidated, Set or deleted after FillMany started (no stale set), nor
 // for a key not owned. The load is not shared with concurrent Gets. If load
 // returns an error, or a number of values other than len(keys), FillMany
@@ -117,7 +119,7 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 			}
 			var zero V
 			for i := next; i < len(keys); i++ {
-				c.endFill(recs[i], keys[i], zero, false, 0)
+				c.endFill(recs[i], zero, false, 0)
 			}
 		}
 	}()
@@ -130,13 +132,13 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	if err != nil {
 		c.stats.loadErrors.Add(1)
 	}
-	for i, k := range keys {
+	for i, r := range recs { // their keys, not load's: it may have rewritten keys
 		var v V
 		if err == nil {
 			v = vs[i]
 		}
 		next = i + 1 // endFill ends recs[i] even if Owns panics
-		c.endFill(recs[i], k, v, err == nil, startedAt)
+		c.endFill(r, v, err == nil, startedAt)
 	}
 	if err != nil {
 		return nil, err
@@ -154,8 +156,8 @@ func (c *Cache[K, V]) startFills(keys []K) []fillRecord[K, V] {
 	defer func() {
 		if len(recs) < len(keys) {
 			var zero V
-			for i, r := range recs {
-				c.endFill(r, keys[i], zero, false, 0)
+			for _, r := range recs {
+				c.endFill(r, zero, false, 0)
 			}
 		}
 	}()

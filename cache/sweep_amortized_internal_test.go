@@ -64,21 +64,21 @@ func TestSweepShrinksFillsAfterBurst(t *testing.T) {
 		k := key()
 		recs[k] = c.startFill(k)
 	}
-	for k, r := range recs {
-		c.endFill(r, k, 0, false, 0)
+	for _, r := range recs {
+		c.endFill(r, 0, false, 0)
 	}
 	if s.fillsPeak < burst {
 		t.Fatalf("peak %d after a burst of %d", s.fillsPeak, burst)
 	}
 	for before := s.sweeps; s.sweeps == before; {
 		k := key()
-		c.endFill(c.startFill(k), k, 0, false, 0)
+		c.endFill(c.startFill(k), 0, false, 0)
 	}
 	if n := len(s.fills); s.fillsPeak > int32(n) || n > 2 {
 		t.Fatalf("after the sweep: %d records, peak %d; want the in-flight fill's record and at most one more, in a new map", n, s.fillsPeak)
 	}
 	c.Delete(kept) // invalidates the fill in flight
-	c.endFill(inFlight, kept, 7, true, 0)
+	c.endFill(inFlight, 7, true, 0)
 	if v, ok := c.TryGet(kept); ok {
 		t.Fatalf("a fill invalidated while in flight stored %d", v)
 	}
