@@ -30,7 +30,10 @@ type Config[K comparable] struct {
 	// Owns reports whether this host caches key. If nil, it owns every key.
 	// Reads of keys it does not own go to the loader (still coalesced) and are
 	// never stored; Set stores none of them but invalidates them, as Delete
-	// does (ownership may come back after a ring swap). A hashring lookup that compares the
+	// does (ownership may come back after a ring swap). Entries cached while a
+	// key was owned are kept, not dropped, when it no longer is, and are
+	// served again if it comes back (see Ownership in the package doc).
+	// A hashring lookup that compares the
 	// owner with the local host fits. It is called on every read, so it must be
 	// fast and safe for concurrent use.
 	Owns func(key K) bool

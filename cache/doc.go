@@ -127,6 +127,16 @@
 // neither a value cached while the key was owned nor a fill that started
 // before the Set is served if the key comes back (a ring swap and back).
 //
+// NOTE: a change of ownership drops nothing (Owns is a function the cache
+// cannot diff, and a ring may change under it without SetConfig). An entry
+// cached while its key was owned stays, counted in [Cache.Len] until it is
+// evicted, is not served while the key is not owned, and is served again
+// if the key comes back. Only a Set or Delete through this cache, an Apply
+// event or the staleness bound retire it meanwhile: a host whose stream
+// skips keys it does not own (or that has no stream, with B = 0) may serve
+// a value that changed elsewhere while it did not own the key. Such a host
+// should Delete the keys it gives up, or replace the cache on a ring change.
+//
 // # Concurrency
 //
 // All methods are safe for concurrent use. The index is split in 64 shards, each
