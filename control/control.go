@@ -259,7 +259,8 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // MinInterval and the request must fit the registry's change budget
 // (*RateLimitError, errors.Is ErrRateLimited). Only then are the Apply funcs
 // called, in request order; if one fails, the knobs applied before it get their
-// old values back and the error is an *ApplyError. On success every change is
+// old values back and the error is an *ApplyError (if one panics, they get
+// them back as the panic goes on to the caller). On success every change is
 // recorded in the audit log under one batch id. A dry run does everything but
 // call Apply funcs, consume budget and record.
 //
@@ -298,10 +299,16 @@ func (r *Registry) apply(clock func() time.Time, req Request) (Result, error) {
 		r.n.dryRuns.Add(1)
 		return res, nil
 	}
+	applied := false
+	defer func() {
+		if !applied { // an Apply func failed or panicked
+			r.refundTokenLocked()
+		}
+	}()
 	if err := r.applyLocked(plan); err != nil {
-		r.refundTokenLocked()
 		return Result{}, err
 	}
+	applied = true
 	res.Batch = r.publishLocked(now, req.Who, req.Why, plan, 0)
 	return res, nil
 }
@@ -352,25 +359,42 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 }
 
 // applyLocked calls the Apply funcs of plan in order and undoes the applied
-// prefix if one fails.
+// prefix if one fails. If one panics, the prefix is undone as the panic
+// unwinds, and the panicking knob is marked unsure (its component may hold
+// anything): net/http recovers a handler's panic and the process runs on,
+// which must not leave a batch half applied.
 func (r *Registry) applyLocked(plan []Outcome) error {
-	for i, o := range plan {
-		err := r.knobs[o.Knob].apply(o.New)
-		if err == nil {
-			continue
+	i, returned := 0, false
+	defer func() {
+		if !returned {
+			r.knobs[plan[i].Knob].unsure = true
+			r.n.applyFailed.Add(1)
+			r.undoLocked(plan[:i], &ApplyError{Knob: plan[i].Knob})
 		}
-		r.n.applyFailed.Add(1)
-		ae := &ApplyError{Knob: o.Knob, Err: err}
-		for j := i - 1; j >= 0; j-- {
-			p := plan[j]
-			if uerr := r.knobs[p.Knob].apply(p.Old); uerr != nil {
-				r.knobs[p.Knob].unsure = true
-				ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
-			}
+	}()
+	for ; i < len(plan); i++ {
+		if err := r.knobs[plan[i].Knob].apply(plan[i].New); err != nil {
+			returned = true
+			r.n.applyFailed.Add(1)
+			ae := &ApplyError{Knob: plan[i].Knob, Err: err}
+			r.undoLocked(plan[:i], ae)
+			return ae
 		}
-		return ae
 	}
+	returned = true
 	return nil
+}
+
+// undoLocked gives the knobs of applied, newest first, their old values back,
+// recording in ae the restores that fail.
+func (r *Registry) undoLocked(applied []Outcome, ae *ApplyError) {
+	for j := len(applied) - 1; j >= 0; j-- {
+		p := applied[j]
+		if uerr := r.knobs[p.Knob].apply(p.Old); uerr != nil {
+			r.knobs[p.Knob].unsure = true
+			ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
+		}
+	}
 }
 
 // publishLocked makes the applied plan visible: values, audit entries, stats.
@@ -447,82 +471,6 @@ func (r *Registry) trimLocked() {
 				delete(r.undone, b)
 			}
 		}
-	}
-}
-
-// takeTokenLocked charges one request to the change budget (or, for a dry
-// run, only checks that it would fit, leaving the budget as it was: a dry run
-// stamped later than the next real request must not credit it the budget
-// earned by then).
-func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cfg.Rate == 0 {
-		return nil
-	}
-	tokens, at := r.budgetLocked(now)
-	if !dry {
-		r.tokens, r.tokensAt = tokens, at
-	}
-	if tokens < 1 {
-		return &RateLimitError{RetryAfter: r.retryAfterLocked(now, tokens)}
-	}
-	if !dry {
-		r.tokens--
-	}
-	return nil
-}
-
-// retryAfterLocked returns how long after now, when the budget holds tokens,
-// a request would find a whole token: the exact wait, to the nanosecond. The
-// wait is rounded up to the nanosecond, and stepped up past the rounding of
-// the refill's float arithmetic: truncated, it fell short of the token about
-// half the time, and a caller that waited exactly RetryAfter was refused
-// again. The check refills from the budget as stored, as that caller's
-// request will.
-func (r *Registry) retryAfterLocked(now time.Time, tokens float64) time.Duration {
-	w := math.Ceil((1 - tokens) / r.cfg.Rate * float64(time.Second))
-	if w >= float64(math.MaxInt64) {
-		return time.Duration(math.MaxInt64)
-	}
-	wait := max(time.Duration(w), time.Nanosecond)
-	// The step doubles: near the largest Duration a nanosecond no longer
-	// moves the float sum.
-	for step := time.Nanosecond; ; step *= 2 {
-		if b, _ := r.budgetLocked(now.Add(wait)); b >= 1 {
-			return wait
-		}
-		if wait > math.MaxInt64-step {
-			return time.Duration(math.MaxInt64)
-		}
-		wait += step
-	}
-}
-
-// refillLocked adds the change budget earned since the last refill.
-func (r *Registry) refillLocked(now time.Time) { r.tokens, r.tokensAt = r.budgetLocked(now) }
-
-// budgetLocked returns the change budget at now and the time it counts from,
-// without storing them: the budget earned since the last refill at the
-// current Rate, up to the current Burst. A now before the last refill (a
-// clock stepped back, or a caller that read the clock before a later one
-// took the lock) adds nothing.
-func (r *Registry) budgetLocked(now time.Time) (float64, time.Time) {
-	tokens, at := r.tokens, r.tokensAt
-	if el := now.Sub(at); el > 0 || at.IsZero() {
-		if !at.IsZero() {
-			tokens = min(r.cfg.burst(), tokens+el.Seconds()*r.cfg.Rate)
-		}
-		at = now
-	}
-	return tokens, at
-}
-
-func (r *Registry) refundTokenLocked() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cfg.Rate > 0 {
-		r.tokens = min(r.cfg.burst(), r.tokens+1)
 	}
 }
 

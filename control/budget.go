@@ -1,0 +1,82 @@
+package control
+
+import (
+	"math"
+	"time"
+)
+
+// takeTokenLocked charges one request to the change budget (or, for a dry
+// run, only checks that it would fit, leaving the budget as it was: a dry run
+// stamped later than the next real request must not credit it the budget
+// earned by then).
+func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.Rate == 0 {
+		return nil
+	}
+	tokens, at := r.budgetLocked(now)
+	if !dry {
+		r.tokens, r.tokensAt = tokens, at
+	}
+	if tokens < 1 {
+		return &RateLimitError{RetryAfter: r.retryAfterLocked(now, tokens)}
+	}
+	if !dry {
+		r.tokens--
+	}
+	return nil
+}
+
+// retryAfterLocked returns how long after now, when the budget holds tokens,
+// a request would find a whole token: the exact wait, to the nanosecond. The
+// wait is rounded up to the nanosecond, and stepped up past the rounding of
+// the refill's float arithmetic: truncated, it fell short of the token about
+// half the time, and a caller that waited exactly RetryAfter was refused
+// again. The check refills from the budget as stored, as that caller's
+// request will.
+func (r *Registry) retryAfterLocked(now time.Time, tokens float64) time.Duration {
+	w := math.Ceil((1 - tokens) / r.cfg.Rate * float64(time.Second))
+	if w >= float64(math.MaxInt64) {
+		return time.Duration(math.MaxInt64)
+	}
+	wait := max(time.Duration(w), time.Nanosecond)
+	// The step doubles: near the largest Duration a nanosecond no longer
+	// moves the float sum.
+	for step := time.Nanosecond; ; step *= 2 {
+		if b, _ := r.budgetLocked(now.Add(wait)); b >= 1 {
+			return wait
+		}
+		if wait > math.MaxInt64-step {
+			return time.Duration(math.MaxInt64)
+		}
+		wait += step
+	}
+}
+
+// refillLocked adds the change budget earned since the last refill.
+func (r *Registry) refillLocked(now time.Time) { r.tokens, r.tokensAt = r.budgetLocked(now) }
+
+// budgetLocked returns the change budget at now and the time it counts from,
+// without storing them: the budget earned since the last refill at the
+// current Rate, up to the current Burst. A now before the last refill (a
+// clock stepped back, or a caller that read the clock before a later one
+// took the lock) adds nothing.
+func (r *Registry) budgetLocked(now time.Time) (float64, time.Time) {
+	tokens, at := r.tokens, r.tokensAt
+	if el := now.Sub(at); el > 0 || at.IsZero() {
+		if !at.IsZero() {
+			tokens = min(r.cfg.burst(), tokens+el.Seconds()*r.cfg.Rate)
+		}
+		at = now
+	}
+	return tokens, at
+}
+
+func (r *Registry) refundTokenLocked() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cfg.Rate > 0 {
+		r.tokens = min(r.cfg.burst(), r.tokens+1)
+	}
+}
