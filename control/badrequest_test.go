@@ -25,6 +25,9 @@ func TestDecodeRequestErrBadRequest(t *testing.T) {
 		{"duplicate member", `{"who":"a","WHO":"b","changes":[]}`},
 		{"object value", `{"changes":[{"knob":"n","value":{}}]}`},
 		{"wrong type", `{"changes":"n"}`},
+		{"null change", `{"changes":[null]}`},
+		{"change without a knob", `{"changes":[{"value":5}]}`},
+		{"empty knob name", `{"changes":[{"knob":"n","value":5},{"knob":"","value":1}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

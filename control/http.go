@@ -118,7 +118,11 @@ func (r *Registry) Handler() http.Handler {
 
 func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
 	var req Request
-	if err := decode(hr, &req); err != nil {
+	err := decode(hr, &req)
+	if err == nil {
+		err = namedChanges(req)
+	}
+	if err != nil {
 		writeError(w, err)
 		return
 	}
@@ -185,12 +189,27 @@ func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 // DecodeRequest parses a JSON change request as POST / takes it; anything but
 // an object (null included), unknown fields, a member named twice in one
 // object (names compare without regard to case, as encoding/json matches
-// them) and trailing data are errors matching [ErrBadRequest]. It is the HTTP
-// path minus the transport, for callers that receive requests another way.
+// them), trailing data and a change without a knob name (a null change
+// included) are errors matching [ErrBadRequest]. It is the HTTP path minus
+// the transport, for callers that receive requests another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
-	err := decodeStrict(data, &req)
-	return req, err
+	if err := decodeStrict(data, &req); err != nil {
+		return req, err
+	}
+	return req, namedChanges(req)
+}
+
+// namedChanges refuses a change without a knob name as a malformed request:
+// JSON null, or an object without "knob", decodes to one, which Apply would
+// answer as a knob named "" that does not exist (404 over HTTP).
+func namedChanges(req Request) error {
+	for i, c := range req.Changes {
+		if c.Knob == "" {
+			return badRequest{fmt.Errorf("change %d has no knob name", i)}
+		}
+	}
+	return nil
 }
 
 type badRequest struct{ err error }

@@ -43,6 +43,7 @@ func TestHTTP(t *testing.T) {
 		{"audit", "GET", "/control/audit", "", 200, `"who": "op"`},
 		{"stats", "GET", "/control/stats", "", 200, `"Applied": 1`},
 		{"unknown", "POST", "/control/", `{"changes":[{"knob":"zz","value":1}]}`, 404, `"unknown_knob"`},
+		{"null change", "POST", "/control/", `{"changes":[null]}`, 400, `"bad_request"`},
 		{"bounds", "POST", "/control/", `{"strict":true,"changes":[{"knob":"n","value":200}]}`, 422, `"out_of_bounds"`},
 		{"value", "POST", "/control/", `{"changes":[{"knob":"d","value":5}]}`, 400, `"invalid_value"`},
 		{"junk", "POST", "/control/", `{"changes":`, 400, `"bad_request"`},
