@@ -73,13 +73,21 @@ func (q *quota) setBurst(now time.Time, burst float64) {
 	q.setLocked(now, q.rate, burst)
 }
 
+// An unlimited tenant's bucket is full: a quota switched on starts at its
+// burst, as a tenant configured with a quota does (and as aimd's bucket that
+// SetConfig enables), whatever the tenant owed when the quota was switched
+// off. Its calls while unlimited were not charged, so a debt kept from
+// before throttled it at once for calls it made under another quota.
 func (q *quota) setLocked(now time.Time, rate, burst float64) {
 	if q.rate != 0 {
 		q.refillLocked(now)
 	} else {
-		q.at = now // an unlimited tenant's bucket does not fill while unlimited
+		q.at = now
 	}
 	q.rate, q.burst = rate, max(burst, 1)
+	if q.rate == 0 {
+		q.tokens = q.burst
+	}
 	q.tokens = min(q.tokens, q.burst)
 }
 

@@ -11,7 +11,9 @@ import (
 // tokens read (the gateway_quota_tokens gauge) are refilled up to the reading,
 // as admission sees them; before, the gauge showed what the last charge left,
 // so a tenant that stopped read as empty for good. A rate change refills the
-// time before it at the old rate.
+// time before it at the old rate. A quota switched on from unlimited starts
+// full at its burst: it kept the debt it had when switched off, and the
+// tenant, which made no limited call since, was throttled at once.
 func TestQuotaBucket(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -43,13 +45,24 @@ func TestQuotaBucket(t *testing.T) {
 			{1000, "rate", 100, 10, true}, // 1 s at 10/s
 			{1500, "read", 0, 60, true},   // then 0.5 s at 100/s
 		}},
-		{"switched on from unlimited: no refill for the unlimited time", 0, 10, []step{
+		{"switched on from unlimited: starts full", 0, 10, []step{
 			{0, "charge", 50, 10, true}, // unlimited: nothing charged
 			{0, "rate", 1, 10, true},
 			{0, "charge", 10, 0, false},
-			{2000, "rate", 0, 2, true},  // 2 s at 1/s, then unlimited
-			{20000, "rate", 1, 2, true}, // the unlimited 18 s added nothing
-			{21000, "read", 0, 3, true},
+			{2000, "rate", 0, 10, true},  // unlimited: full
+			{20000, "rate", 1, 10, true}, // switched on: full, as configured
+			{21000, "charge", 4, 6, true},
+			{22000, "read", 0, 7, true},
+		}},
+		{"switched off in debt, then on: the debt is not kept", 10, 10, []step{
+			{0, "charge", 30, -20, false}, // a flush took it into debt
+			{0, "rate", 0, 10, true},      // unlimited
+			{1000, "rate", 10, 10, true},  // no limited call since: not throttled
+			{1000, "charge", 10, 0, false},
+		}},
+		{"burst set while unlimited: switched on full at it", 0, 0, []step{
+			{0, "burst", 100, 100, true},
+			{0, "rate", 10, 100, true},
 		}},
 		{"burst cut", 10, 10, []step{
 			{0, "burst", 4, 4, true},
