@@ -100,13 +100,15 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 // they count in the requests and errors (observeQueued) and as a refused
 // run's do; one without data commands counts as one refused command (its
 // EXEC), as the server counts its OVERLOADED.
-// A transaction that calls no backend (no data command, and no key read
-// or watched that a Redis commit checks) runs as its commands (PING,
-// ECHO, INFO) run outside MULTI, without admission: it has no backend
-// call to charge, and a tenant over its quota got THROTTLED for MULTI,
-// PING, EXEC, counted nowhere, while a PING alone was answered.
+// A transaction that calls no backend (no data command, and no WATCH:
+// retry) runs as its commands (PING, ECHO, INFO) run outside MULTI,
+// without admission: it has no backend call to charge, and a tenant over
+// its quota got THROTTLED for MULTI, PING, EXEC, counted nowhere, while a
+// PING alone was answered. One with watched keys is admitted: its commit
+// checks them, on Redis shards with the commit script, on memkv through the
+// store (which was neither admitted nor charged there).
 func (s *session) admitExec(ctx context.Context, retry bool) (done func(bool), release func(), err error) {
-	if _, checked := s.txs.eng.(stateObserver); s.txs.data <= 0 && (retry || !checked) {
+	if s.txs.data <= 0 && retry {
 		return func(bool) {}, func() {}, nil
 	}
 	done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
@@ -158,6 +160,11 @@ func (s *session) runQueued(ctx context.Context) ([]any, error) {
 	}
 	if err == nil {
 		_, err = s.txs.tx.Commit(ctx)
+	}
+	if keys == 0 {
+		// No data command: on memkv the commit still calls the store to
+		// check the watched keys, one call of an op per key checked.
+		keys = len(s.txs.watched)
 	}
 	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
 	return out, err

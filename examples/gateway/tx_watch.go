@@ -229,9 +229,10 @@ func (ss *session) txMark() txMark {
 // since from (a txMark), and counts them and their ops: its round trips on
 // Redis (a read of n keys is n, each of one op; the commit one, an op per
 // key it checks or writes), one on memkv, carrying keys ops (the keys of the
-// commands it ran), and none there for commands without keys (PING inside
-// MULTI): they read and write nothing, and the commit does not call the
-// store.
+// commands it ran, or at EXEC without data commands the watched keys its
+// commit checks in the store), and none there for commands without keys
+// and nothing watched (PING inside MULTI without WATCH): they read and
+// write nothing, and the commit does not call the store.
 func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
 	n, ops := min(keys, 1), keys
 	if from.calls >= 0 {
