@@ -90,7 +90,7 @@ func (s *Scheduler[T]) unlink(n *node[T], at int64) {
 		t.deficit = 0
 	}
 	s.queued--
-	s.queuedCost -= n.cost
+	s.queuedCost.sub(n.cost)
 	// t stays listed even when empty: Pop unlists it when it reaches the head.
 	s.freeNode(n, at)
 }

@@ -2,6 +2,7 @@ package shed
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -110,7 +111,7 @@ type Scheduler[T any] struct {
 	keepNodes keep          // the free list's bound
 
 	queued     int
-	queuedCost int64
+	queuedCost wideSum // exact: a few huge costs queued at once pass MaxInt64
 	total      counters
 	share      shareWindow
 	reclaimed  int64
@@ -340,7 +341,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	}
 	s.queued++
 	s.keepNodes.used(s.queued)
-	s.queuedCost += cost
+	s.queuedCost.add(cost)
 	if t.list == notListed {
 		// A tenant that was not listed joins the fresh list (the old list if
 		// it is over its share) with one quantum of credit.
@@ -529,6 +530,31 @@ func (s *Scheduler[T]) popClosed(now time.Time) (v T, cost int64, ok bool) {
 	v, cost = n.v, n.cost
 	s.Remove(now, Handle[T]{n: n, gen: n.gen}, ReasonClosed)
 	return v, cost, true
+}
+
+// wideSum is an exact sum of costs (each in [1, MaxInt64]) for a gauge that
+// goes down as well as up: saturated like the counters, it would stay wrong
+// after the costs that passed MaxInt64 left; wrapped, it read negative.
+type wideSum struct{ lo, hi uint64 }
+
+func (w *wideSum) add(v int64) {
+	var carry uint64
+	w.lo, carry = bits.Add64(w.lo, uint64(v), 0)
+	w.hi += carry
+}
+
+func (w *wideSum) sub(v int64) {
+	var borrow uint64
+	w.lo, borrow = bits.Sub64(w.lo, uint64(v), 0)
+	w.hi -= borrow
+}
+
+// sat returns the sum, or MaxInt64 if it is beyond.
+func (w wideSum) sat() int64 {
+	if w.hi != 0 || w.lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(w.lo)
 }
 
 // satAdd returns a+b for b >= 0, saturated at MaxInt64.

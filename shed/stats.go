@@ -55,7 +55,7 @@ type Stats struct {
 	WaitTotal         time.Duration
 
 	Queued     int   // requests waiting now
-	QueuedCost int64 // their cost
+	QueuedCost int64 // their cost (MaxInt64 while it is beyond)
 	Tenants    int   // tenants whose state is kept now
 	Active     int   // tenants with requests queued now
 	Reclaimed  int64 // tenant states reclaimed (idle or over MaxTenants)

@@ -257,7 +257,7 @@ func (s *Scheduler[T]) Stats() Stats {
 		ShedBucketFull: b.ShedBucketFull, ShedQueueDeadline: b.ShedQueueDeadline, ShedOnArrival: b.ShedOnArrival,
 		ShedClosed: b.ShedClosed, ShedNoCapacity: b.ShedNoCapacity,
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
-		Queued: s.queued, QueuedCost: s.queuedCost,
+		Queued: s.queued, QueuedCost: s.queuedCost.sat(),
 		Tenants: s.tenants.n, Active: s.active, Reclaimed: s.reclaimed,
 		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: s.levelAt(s.coarse),
 	}
