@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests and demos need on a fresh Debian machine: a C compiler (on
 # Linux, go test -race needs cgo), redis-server and redis-tools (the tests start their
-# own redis-server on free loopback ports), and chromium (the control plane's
-# dashboard test drives it headless).
+# own redis-server on free loopback ports and drive it with redis-cli and
+# redis-benchmark), and chromium (the control plane's dashboard test drives it
+# headless).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
@@ -13,7 +14,13 @@ cc=$(go env CC)
 printf '#include <stdlib.h>\nint main(void) { return 0; }\n' |
 	$cc -x c -o /dev/null - >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
-command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+# redis-tools holds both: the gateway's tests run redis-cli and redis-benchmark.
+for tool in redis-cli redis-benchmark; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		need+=(redis-tools)
+		break
+	}
+done
 [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -gt 0 ] || exit 0
 
