@@ -160,10 +160,26 @@ func classifyErr(err error, commit bool) error {
 	if errors.As(err, &c) {
 		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
 	}
-	for _, m := range []struct {
-		is   func(error) bool
-		sent error
-	}{
+	if commit && unknownBeside(err) {
+		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
+	}
+	for _, m := range matchers(commit) {
+		if anyWrapped(err, m.is) {
+			return fmt.Errorf("%w: %w", m.sent, err)
+		}
+	}
+	return err
+}
+
+// matcher maps the errors is holds for onto sent.
+type matcher struct {
+	is   func(error) bool
+	sent error
+}
+
+// matchers returns classifyErr's matchers, first match first.
+func matchers(commit bool) []matcher {
+	return []matcher{
 		{func(e error) bool { x, ok := e.(interface{ TooOld() bool }); return ok && x.TooOld() }, ErrTooOld},
 		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, ErrCommitUnknown},
 		{func(e error) bool {
@@ -176,12 +192,40 @@ func classifyErr(err error, commit bool) error {
 			return ok && x.Temporary() && !(commit && timedOut(e))
 		}, ErrTransient},
 		{func(e error) bool { return commit && (timedOut(e) || e == context.Canceled) }, ErrCommitUnknown},
-	} {
-		if anyWrapped(err, m.is) {
-			return fmt.Errorf("%w: %w", m.sent, err)
+	}
+}
+
+// unknownBeside reports whether err wraps several errors (errors.Join, a
+// fmt.Errorf with more than one %w) of which one, classified alone, leaves
+// the commit's outcome unknown. Such errors are reports side by side, none
+// vouching for the others: an engine's "applied nothing" (Temporary)
+// joined with a timeout says nothing of the request the timeout lost, and
+// classified as ErrTransient, Run retried a commit that may have been
+// applied, and applied it twice. An error on the way to them that
+// classifies itself (an engine's Temporary error wrapping them all) still
+// decides, as for a single chain.
+func unknownBeside(err error) bool {
+	for err != nil {
+		for _, m := range matchers(true) {
+			if m.is(err) {
+				return false
+			}
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if errors.Is(classifyErr(e, true), ErrCommitUnknown) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
 		}
 	}
-	return err
+	return false
 }
 
 // anyWrapped reports whether is holds for err or an error it wraps, walking
