@@ -51,6 +51,9 @@ type Gateway struct {
 	shardFlights []atomic.Int64 // per shard: its batches in their backend call
 	draining     atomic.Bool    // Close flushes every open batch, shares or not (as the batcher's cap)
 
+	ctlMu   sync.RWMutex // protects closing; a /control change holds it for reading (gateControl)
+	closing bool         // Close has begun: /control changes are refused
+
 	n       gatewayCounters
 	health  []shardHealth // per backend shard (health.go)
 	log     *slog.Logger
@@ -397,7 +400,12 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, cost int64, n int, no
 
 // Close drains the request path: pending batches are flushed and every flush
 // has returned when it returns.
+// From its start, /control changes are refused (gateControl); one being
+// applied finishes first.
 func (g *Gateway) Close() error {
+	g.ctlMu.Lock() // waits for a /control change being applied
+	g.closing = true
+	g.ctlMu.Unlock()
 	g.workers.close() // the server has drained: no command runs any more
 	g.draining.Store(true)
 	err := g.batches.Close()

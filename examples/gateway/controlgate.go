@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// maxControlBody is what gateControl reads of a /control POST body before it
+// passes it on: one byte more than control's own bound (1 MiB), so that the
+// registry still refuses a longer body as it always did.
+const maxControlBody = 1<<20 + 1
+
+// gateControl refuses a /control change (a POST: a change or a rollback) with
+// 503 shutting_down once the gateway has begun to close. The HTTP server
+// outlives the gateway (Shutdown stops it last, so that /metrics and
+// /control's state are served during the drain); a change that came after
+// Close was applied to the closed batcher, shedder and limiter, answered 200
+// and audited, for a gateway that serves no command any more. Changes during
+// the drain, before Close, still apply: the components serve until then.
+//
+// The change runs under ctlMu held for reading, which Close takes for writing
+// to mark the gateway closing: a change is refused, or applied before Close
+// closes anything. The body is read before and the answer written after,
+// outside the lock, so that a slow client does not hold Close.
+func (g *Gateway) gateControl(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxControlBody))
+		if err != nil {
+			writeControlError(w, http.StatusBadRequest, "bad_request", "gateway: reading the body: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := &bufferedResponse{header: http.Header{}}
+		g.ctlMu.RLock()
+		closing := g.closing
+		if !closing {
+			h.ServeHTTP(rec, r)
+		}
+		g.ctlMu.RUnlock()
+		if closing {
+			writeControlError(w, http.StatusServiceUnavailable, "shutting_down",
+				"gateway: shutting down: the change was not applied")
+			return
+		}
+		rec.writeTo(w)
+	})
+}
+
+// writeControlError answers as control's handler does: {"error", "code"}.
+func writeControlError(w http.ResponseWriter, status int, code, msg string) {
+	data, _ := json.Marshal(map[string]string{"error": msg, "code": code})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// bufferedResponse keeps a handler's answer in memory, to be written later.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedResponse) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+// writeTo writes the kept answer to w.
+func (b *bufferedResponse) writeTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(cmp.Or(b.status, http.StatusOK))
+	_, _ = w.Write(b.body.Bytes())
+}
