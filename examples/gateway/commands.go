@@ -416,29 +416,37 @@ func countKeys(ctx context.Context, s *session, a [][]byte, kind opKind) any {
 }
 
 // writeErr is the reply of a multi-key write (MSET, DEL) whose results hold
-// an error, the first one's; failed is false when none does. A shard's part
-// refused OVERLOADED (the batcher's in-flight cap, or the shard's share of
-// it) while another part was applied answers "ERR backend shard N:
-// OVERLOADED ...", as a shard that fails does: -OVERLOADED alone is a
-// refusal, which tells the client nothing ran, and the keys of the parts
-// applied were written or deleted. A write refused whole stays -OVERLOADED.
+// an error; failed is false when none does. A shard's part refused
+// OVERLOADED (the batcher's in-flight cap, or the shard's share of it) is a
+// refusal only when every part was: -OVERLOADED tells the client nothing
+// ran. When another part failed otherwise (a shard's error or a timeout,
+// after which the shard may have applied it), that failure is the reply;
+// when the others were applied, the refused part answers "ERR backend shard
+// N: OVERLOADED ...", as a shard that fails does, since the keys of the
+// parts applied were written or deleted. A write refused whole stays
+// -OVERLOADED.
 func (g *Gateway) writeErr(ops []op, res []opResult) (reply respErr, failed bool) {
-	first, applied := -1, false
+	first, failure, applied := -1, -1, false
 	for i, r := range res {
-		if r.err == nil {
+		switch {
+		case r.err == nil:
 			applied = true
-		} else if first < 0 {
+		case first < 0:
 			first = i
 		}
+		if failure < 0 && r.err != nil && !errors.Is(r.err, errOverloaded) {
+			failure = i
+		}
 	}
-	if first < 0 {
+	switch {
+	case first < 0:
 		return "", false
+	case failure >= 0:
+		return errReply(res[failure].err), true
+	case applied:
+		return errReply(fmt.Errorf("ERR backend shard %d: %w", g.shard(ops[first].key), res[first].err)), true
 	}
-	err := res[first].err
-	if applied && errors.Is(err, errOverloaded) {
-		err = fmt.Errorf("ERR backend shard %d: %w", g.shard(ops[first].key), err)
-	}
-	return errReply(err), true
+	return errReply(res[first].err), true
 }
 
 func cmdSet(ctx context.Context, s *session, a [][]byte) any {
