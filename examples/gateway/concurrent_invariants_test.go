@@ -137,8 +137,21 @@ type invClient struct {
 }
 
 // invRefused reports a refusal under load (OVERLOADED): of a command across
-// shards, some parts may have been applied.
-func invRefused(v rval) bool { return v.typ == '-' && v.errCode() == "OVERLOADED" }
+// shards, some parts may have been applied. An MSET or a DEL of which one
+// shard's part was refused while another's was applied answers "ERR backend
+// shard N: OVERLOADED ..." instead (a partial write, not a refusal), which
+// leaves the model knowing as little.
+func invRefused(v rval) bool {
+	if v.typ != '-' {
+		return false
+	}
+	if v.errCode() == "OVERLOADED" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(v.s, "ERR backend shard ")
+	_, rest, _ = strings.Cut(rest, ": ")
+	return ok && strings.HasPrefix(rest, "OVERLOADED ")
+}
 
 func (c *invClient) token(key string) string {
 	c.seq++
