@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,33 +33,11 @@ func (b *timedOutBackend) Do(ctx context.Context, shard int, ops []op, out []opR
 // whenever the refused key came first in the command, though the other
 // shard's key was written. It answers the failed shard's error instead.
 func TestPartialWriteOverShardShareWithFailedPart(t *testing.T) {
-	const inflight, held = 4, 2 // a shard's share: 2
-	in := startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Shards: 2}, MaxInFlight: inflight, MaxBatch: 1})
-	g := in.gw
-	hb := &hungBackend{Backend: g.backend, hold: 1, entered: make(chan struct{}, held), release: make(chan struct{})}
-	g.backend = &timedOutBackend{hungBackend: hb, fail: 0} // before any traffic
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(hb.release) }) }
-	t.Cleanup(unblock)
-	keyOn := func(sh, skip int) string {
-		for i := 0; ; i++ {
-			if k := fmt.Sprint("k", i); g.shard(k) == sh {
-				if skip == 0 {
-					return k
-				}
-				skip--
-			}
-		}
-	}
+	in, keyOn, finish := holdShard1Share(t, func(hb *hungBackend) Backend {
+		return &timedOutBackend{hungBackend: hb, fail: 0}
+	})
 	k0, k1 := keyOn(0, 0), keyOn(1, 0)
 	ctx := context.Background()
-	got := make(chan error, held)
-	for i := range held { // shard 1's share, held
-		c := client(t, in, &redis.Options{ReadTimeout: -1})
-		k := keyOn(1, 1+i)
-		go func() { got <- c.Get(ctx, k).Err() }()
-		<-hb.entered
-	}
 
 	c := client(t, in, nil)
 	err := c.MSet(ctx, k1, "v", k0, "v").Err() // the refused part first
@@ -71,8 +46,5 @@ func TestPartialWriteOverShardShareWithFailedPart(t *testing.T) {
 	assert.True(t, strings.HasPrefix(err.Error(), "ERR backend shard 0:"), "shard 0's failure: %v", err)
 	require.Equal(t, "v", c.Get(ctx, k0).Val(), "shard 0's key was written")
 
-	unblock()
-	for range held {
-		require.ErrorIs(t, <-got, redis.Nil)
-	}
+	finish()
 }
