@@ -260,9 +260,16 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // (*RateLimitError, errors.Is ErrRateLimited). Only then are the Apply funcs
 // called, in request order; if one fails, the knobs applied before it get their
 // old values back and the error is an *ApplyError (if one panics, they get
-// them back as the panic goes on to the caller). On success every change is
-// recorded in the audit log under one batch id. A dry run does everything but
-// call Apply funcs, consume budget and record.
+// them back as the panic goes on to the caller). Either way the batch's change
+// budget is refunded and nothing is recorded. Every knob applied is given its
+// old value back even if one of those Apply calls fails or panics: such a knob
+// is applied at its next change even if that sets the value the registry
+// reports (as is the knob that panicked), the restore's error or panic is
+// listed in the *ApplyError's Undo, and the caller sees the failure that
+// started the undo (the first error, or the first panic's value), never a
+// later one. On success every change is recorded in the audit log under one
+// batch id. A dry run does everything but call Apply funcs, consume budget and
+// record.
 //
 // The entries are stamped now, or with the time of the entry before them if
 // now is earlier (explicit times out of order, a wall clock stepped back), so
@@ -386,15 +393,35 @@ func (r *Registry) applyLocked(plan []Outcome) error {
 }
 
 // undoLocked gives the knobs of applied, newest first, their old values back,
-// recording in ae the restores that fail.
+// recording in ae the restores that fail and marking their knobs unsure. It
+// does not panic: every knob is tried even if one restore panics, and the
+// failure (an error or a panic) that started the undo stays the one the caller
+// sees.
 func (r *Registry) undoLocked(applied []Outcome, ae *ApplyError) {
 	for j := len(applied) - 1; j >= 0; j-- {
 		p := applied[j]
-		if uerr := r.knobs[p.Knob].apply(p.Old); uerr != nil {
+		if uerr := r.restoreLocked(p); uerr != nil {
 			r.knobs[p.Knob].unsure = true
 			ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
 		}
 	}
+}
+
+// restoreLocked gives p's knob its old value back, turning a panic of its
+// Apply func into an error. Its recover stops only a panic of that call: it
+// runs on restoreLocked's own return, not for a panic that is unwinding
+// through applyLocked's deferred undo.
+func (r *Registry) restoreLocked(p Outcome) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if e, ok := v.(error); ok {
+				err = fmt.Errorf("panic: %w", e)
+			} else {
+				err = fmt.Errorf("panic: %v", v)
+			}
+		}
+	}()
+	return r.knobs[p.Knob].apply(p.Old)
 }
 
 // publishLocked makes the applied plan visible: values, audit entries, stats.

@@ -98,10 +98,13 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // ApplyError reports a change that the component's Apply func refused. The
 // whole batch was undone (the knobs applied before it got their old values
 // back); Undo holds the errors of that undo, if any, in which case the
-// component may be left half-changed and needs an operator. The registry still
-// reports the old values of the knobs it could not restore, and applies the
-// next change of each even if it sets that same value, so that the operator
-// can repair them by sending the values they should have.
+// component may be left half-changed and needs an operator. An Apply func that
+// panicked while giving its knob the old value back is listed there as an
+// error "panic: <value>" (wrapping the value if it is an error), and the knobs
+// after it were still restored. The registry still reports the old values of
+// the knobs it could not restore, and applies the next change of each even if
+// it sets that same value, so that the operator can repair them by sending the
+// values they should have.
 type ApplyError struct {
 	Knob string
 	Err  error   // Apply's error
