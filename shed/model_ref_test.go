@@ -262,11 +262,11 @@ func (m *refModel) push(at int64, name string, prio int, cost int64, id int) (dl
 		// ahead in priority p and above drains in ahead/(level x weight)
 		// windows: shed when that exceeds the time to the deadline.
 		if level := m.levelAt(at); level > 0 {
-			var ahead int64
+			ahead := new(big.Int) // exact: the buckets can each hold up to MaxInt64
 			for _, q := range t.buckets[p:] {
-				ahead += q.cost()
+				ahead.Add(ahead, big.NewInt(q.cost()))
 			}
-			lhs := new(big.Int).Mul(big.NewInt(ahead), big.NewInt(m.cfg.win))
+			lhs := new(big.Int).Mul(ahead, big.NewInt(m.cfg.win))
 			rhs := new(big.Int).Mul(big.NewInt(dl-at), big.NewInt(level*m.weight(name)))
 			if lhs.Cmp(rhs) > 0 {
 				m.shedCount(t, b, shed.ReasonQueueDeadline, at)

@@ -367,13 +367,14 @@ func (s *Scheduler[T]) wouldMiss(t *tenantState[T], p int, at, budget int64) boo
 	if level <= 0 {
 		return false
 	}
-	var ahead int64
-	for q := p; q < len(t.buckets); q++ {
-		ahead += t.buckets[q].cost
-	}
 	// ahead/(level*weight) windows > budget/window, in floating point: the
-	// products overflow int64 for large costs.
-	return float64(ahead)*float64(s.cfg.overShareWindow) > float64(budget)*float64(level)*float64(t.weight)
+	// products overflow int64 for large costs, and so does the sum (an empty
+	// bucket takes a request of any cost, so each can hold up to MaxInt64).
+	var ahead float64
+	for q := p; q < len(t.buckets); q++ {
+		ahead += float64(t.buckets[q].cost)
+	}
+	return ahead*float64(s.cfg.overShareWindow) > float64(budget)*float64(level)*float64(t.weight)
 }
 
 // Pop returns the next request in drain order if its cost fits in avail (pass a
