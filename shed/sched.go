@@ -167,7 +167,7 @@ type tenantState[T any] struct {
 	deficit   int64
 	overUntil int64  // over its share until then: it had a request shed
 	win       uint64 // the share window winCost counts in
-	winCost   int64  // cost served from the queue in that window
+	winCost   int64  // cost served from the queue in that window, saturated at MaxInt64
 	visitAt   int64
 	queued    int
 	inTurn    bool  // the quantum of the current visit was added

@@ -28,7 +28,10 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 	if t.win != w.id {
 		t.win, t.winCost = w.id, 0
 	}
-	t.winCost += cost
+	// Saturated as the other cost counters: an empty bucket takes a request of
+	// any cost, so two served in one window could wrap the sum negative, and
+	// the tenant would neither raise the level nor count as over it.
+	t.winCost = satAdd(t.winCost, cost)
 	if !fresh {
 		w.maxOld = max(w.maxOld, t.winCost/t.weight)
 		return
