@@ -46,3 +46,24 @@ func TestBoundHeldHostReason(t *testing.T) {
 		}
 	}
 }
+
+// Two equal hosts (load 1, in the deadband) with weights 0.0625 and 3: the median
+// (1.53) leaves the recenter band, recentering scales 0.0625 to 0.041, below
+// MinWeight, and the bound sets it to 0.05. The host is reported bounded, not held
+// (its weight moved), and the property checks accept that. Found by FuzzStep.
+func TestHeldHostRecenteredBelowMinWeightIsBounded(t *testing.T) {
+	b, err := balancer.New(balancer.Config{})
+	require.NoError(t, err)
+	hosts := []balancer.Host{
+		{ID: "h0", Cores: 49, CPU: 0.375, Weight: 0.0625, Region: "r0"},
+		{ID: "h1", Cores: 49, CPU: 0.375, Weight: 3, Region: "r0"},
+	}
+	res, err := b.Step(t0, hosts)
+	require.NoError(t, err)
+	require.True(t, res.Recentered)
+	require.Equal(t, balancer.SteadyDrift, res.State)
+	require.Equal(t, balancer.ReasonBounded, res.Hosts[0].Reason)
+	require.Equal(t, b.Config().MinWeight*b.Config().TargetMedian, res.Hosts[0].New)
+	require.Equal(t, balancer.ReasonHeld, res.Hosts[1].Reason)
+	checkResult(t, b.Config(), hosts, res)
+}
