@@ -22,22 +22,8 @@ func TestShedOnArrivalHugeCostAhead(t *testing.T) {
 	const window = time.Second
 	s := newSched(t, shed.Config{QueueDeadline: 100 * time.Millisecond, StandingDeadline: 10 * time.Millisecond,
 		OverShareWindow: window, Priorities: 2, MaxQueue: 10_000, MaxQueueCost: 10_000, ShedOnArrival: true})
-	// B is over its share and backlogged on the old list for a window: a
-	// level of 1,000 per second.
-	h, _, err := s.Push(t0, "B", 0, 1, req{tenant: "B"})
-	require.NoError(t, err)
-	require.True(t, s.Remove(t0, h, shed.ReasonQueueDeadline))
-	for ms := range 1001 {
-		at := t0.Add(time.Duration(ms) * time.Millisecond)
-		_, _, err := s.Push(at, "B", 0, 1, req{tenant: "B"})
-		require.NoError(t, err)
-		_, _, ok := s.Pop(at, math.MaxInt64, nil)
-		require.True(t, ok)
-	}
-	require.Equal(t, int64(1000), s.Stats().ShareLevel)
-
-	start := t0.Add(window)
-	_, _, err = s.Push(start, "A", 0, 1, req{tenant: "A"})
+	start := levelOf1000(t, s) // B, over its share: a level of 1,000 per second
+	_, _, err := s.Push(start, "A", 0, 1, req{tenant: "A"})
 	require.NoError(t, err)
 	_, _, err = s.Push(start, "A", 1, math.MaxInt64, req{tenant: "A", prio: 1})
 	require.NoError(t, err, "an empty bucket takes a request costlier than MaxQueueCost")

@@ -112,24 +112,7 @@ func TestSchedulerShedOnArrivalConditions(t *testing.T) {
 			s := newSched(t, cfg)
 			now := t0
 			if tt.level {
-				// B is over its share and backlogged on the old list for a
-				// window: 1,000 requests served, a level of 1,000 per second.
-				h, _, err := s.Push(now, "B", 0, 1, req{tenant: "B"})
-				require.NoError(t, err)
-				require.True(t, s.Remove(now, h, shed.ReasonQueueDeadline))
-				for ms := range 1000 {
-					at := t0.Add(time.Duration(ms) * time.Millisecond)
-					_, _, err := s.Push(at, "B", 0, 1, req{tenant: "B"})
-					require.NoError(t, err)
-					_, _, ok := s.Pop(at, math.MaxInt64, nil)
-					require.True(t, ok)
-				}
-				now = t0.Add(window) // the next request served opens the next window
-				_, _, err = s.Push(now, "B", 0, 1, req{tenant: "B"})
-				require.NoError(t, err)
-				_, _, ok := s.Pop(now, math.MaxInt64, nil)
-				require.True(t, ok)
-				require.Equal(t, int64(1000), s.Stats().ShareLevel)
+				now = levelOf1000(t, s)
 			}
 			start := now
 			for range tt.ahead {
@@ -161,4 +144,24 @@ func TestSchedulerShedOnArrivalConditions(t *testing.T) {
 			assert.Equal(t, tt.ahead, st.Queued, "the shed request is not queued")
 		})
 	}
+}
+
+// levelOf1000 makes tenant B, over its share and backlogged on the old list,
+// be served 1,000 requests of cost 1 in the OverShareWindow from t0 (s's must
+// be 1 s), then one more at t0 + 1 s, which opens the next window: the share
+// level is then 1,000 per second. It returns t0 + 1 s.
+func levelOf1000(t *testing.T, s *shed.Scheduler[req]) time.Time {
+	t.Helper()
+	h, _, err := s.Push(t0, "B", 0, 1, req{tenant: "B"})
+	require.NoError(t, err)
+	require.True(t, s.Remove(t0, h, shed.ReasonQueueDeadline))
+	for ms := range 1001 { // the last at t0+window
+		at := t0.Add(time.Duration(ms) * time.Millisecond)
+		_, _, err := s.Push(at, "B", 0, 1, req{tenant: "B"})
+		require.NoError(t, err)
+		_, _, ok := s.Pop(at, math.MaxInt64, nil)
+		require.True(t, ok)
+	}
+	require.Equal(t, int64(1000), s.Stats().ShareLevel)
+	return t0.Add(time.Second)
 }
