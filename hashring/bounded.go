@@ -75,7 +75,13 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 		} else {
 			x = scale * (w / r.total)
 		}
+		// The bound is the ceiling of a positive number, so at least 1. x is
+		// 0 where the share underflows (a weight 1e-330 of the total), and a
+		// bound of 0 made such a node never fit, even idle.
 		bound := math.Ceil(x)
+		if !(bound >= 1) {
+			bound = 1
+		}
 		load := float64(lr.Load(r.nodes[i].ID))
 		return load+1 <= bound, load / bound
 	}
