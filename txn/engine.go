@@ -45,7 +45,10 @@ type CommitRequest = struct {
 // whose Timeout() reports true is [ErrCommitUnknown]; and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
 // *[ConflictError]. A commit error wrapping context.Canceled (and no error
-// above claiming otherwise) is [ErrCommitUnknown] too.
+// above claiming otherwise) is [ErrCommitUnknown] too, and so is one that
+// joins several (errors.Join, several %w) of which one alone would be,
+// whatever the others say (a conflict or a transient error beside a
+// timeout does not vouch for the request the timeout lost).
 type Engine interface {
 	// ReadVersion returns the newest version a transaction can read at.
 	ReadVersion() uint64
@@ -153,15 +156,14 @@ func classifyErr(err error, commit bool) error {
 	if err == nil {
 		return nil
 	}
-	var c interface {
-		ConflictKeys() [][]byte
-		ConflictRanges() [][]byte
-	}
-	if errors.As(err, &c) {
-		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
-	}
+	// Before the conflict: a conflict joined with a timeout does not vouch
+	// for the request the timeout lost, as a transient error does not.
 	if commit && unknownBeside(err) {
 		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
+	}
+	var c conflicter
+	if errors.As(err, &c) {
+		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
 	}
 	for _, m := range matchers(commit) {
 		if anyWrapped(err, m.is) {
@@ -169,6 +171,12 @@ func classifyErr(err error, commit bool) error {
 		}
 	}
 	return err
+}
+
+// conflicter is an engine's conflict error.
+type conflicter interface {
+	ConflictKeys() [][]byte
+	ConflictRanges() [][]byte
 }
 
 // matcher maps the errors is holds for onto sent.
@@ -201,11 +209,15 @@ func matchers(commit bool) []matcher {
 // vouching for the others: an engine's "applied nothing" (Temporary)
 // joined with a timeout says nothing of the request the timeout lost, and
 // classified as ErrTransient, Run retried a commit that may have been
-// applied, and applied it twice. An error on the way to them that
-// classifies itself (an engine's Temporary error wrapping them all) still
+// applied, and applied it twice; joined with a conflict, it was a
+// *ConflictError, retried too. An error on the way to them that classifies
+// itself (an engine's Temporary or conflict error wrapping them all) still
 // decides, as for a single chain.
 func unknownBeside(err error) bool {
 	for err != nil {
+		if _, ok := err.(conflicter); ok {
+			return false
+		}
 		for _, m := range matchers(true) {
 			if m.is(err) {
 				return false

@@ -1,0 +1,96 @@
+package txn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/memkv"
+	"github.com/tierkit/tierkit/txn"
+)
+
+// unknownErr is an engine's own "I cannot tell whether it was applied".
+type unknownErr struct{}
+
+func (unknownErr) Error() string       { return "reply lost" }
+func (unknownErr) CommitUnknown() bool { return true }
+
+// TestJoinedConflictLosesToUnknownOutcome: a commit error that joins an
+// engine's conflict with a timeout, a cancellation or an error of unknown
+// outcome (reports side by side, none vouching for the others) may have
+// been applied. It was a *ConflictError, since the conflict was looked for
+// before anything else: Retryable, so Run ran the transaction again and
+// applied it twice. An unknown outcome wins over a conflict as it does
+// over a transient error.
+func TestJoinedConflictLosesToUnknownOutcome(t *testing.T) {
+	conflict := &memkv.ConflictError{Keys: [][]byte{[]byte("k")}}
+	for name, lost := range map[string]error{
+		"join":          errors.Join(conflict, context.DeadlineExceeded),
+		"join reverse":  errors.Join(context.Canceled, conflict),
+		"two %w":        fmt.Errorf("commit: %w (reply: %w)", conflict, context.DeadlineExceeded),
+		"nested":        fmt.Errorf("rpc: %w", errors.Join(conflict, fmt.Errorf("wait: %w", context.Canceled))),
+		"commitunknown": errors.Join(conflict, unknownErr{}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := newStore(t, memkv.Config{})
+				eng := lateReplyEngine{Store: st, err: lost}
+				calls := 0
+				_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+					calls++
+					v, _, err := tx.Get(ctx, b("n"))
+					if err != nil {
+						return err
+					}
+					return tx.Put(b("n"), append(v, 'x'))
+				})
+				require.ErrorIs(t, err, txn.ErrCommitUnknown)
+				assert.ErrorIs(t, err, lost, "the engine's error stays in the chain")
+				assert.False(t, txn.Retryable(err))
+				assert.Equal(t, 1, calls, "a commit that may be applied is not run again")
+				got, _, _ := st.Get(ctx, st.ReadVersion(), b("n"))
+				assert.Equal(t, "x", string(got), "applied once")
+			})
+		})
+	}
+
+	// A conflict error of the engine's own that wraps a timeout classifies
+	// itself, as a Temporary one does: the engine vouches for it.
+	t.Run("conflict wrapping a timeout", func(t *testing.T) {
+		err := classifyOnce(t, &wrappingConflict{err: context.DeadlineExceeded})
+		assert.ErrorIs(t, err, txn.ErrConflict)
+		assert.NotErrorIs(t, err, txn.ErrCommitUnknown)
+	})
+}
+
+// wrappingConflict is an engine conflict error wrapping the wait's error.
+type wrappingConflict struct{ err error }
+
+func (e *wrappingConflict) Error() string            { return "conflict: " + e.err.Error() }
+func (e *wrappingConflict) Unwrap() error            { return e.err }
+func (e *wrappingConflict) ConflictKeys() [][]byte   { return [][]byte{[]byte("k")} }
+func (e *wrappingConflict) ConflictRanges() [][]byte { return nil }
+
+// failingEngine answers every commit with err, applying nothing.
+type failingEngine struct {
+	*memkv.Store
+	err error
+}
+
+func (e failingEngine) Commit(context.Context, *txn.CommitRequest) (uint64, error) { return 0, e.err }
+
+// classifyOnce commits one write against an engine that answers err and
+// returns the transaction's error.
+func classifyOnce(t *testing.T, err error) error {
+	t.Helper()
+	tx, berr := txn.Begin(failingEngine{Store: newStore(t, memkv.Config{}), err: err}, txn.Options{})
+	require.NoError(t, berr)
+	require.NoError(t, tx.Put(b("k"), b("v")))
+	_, cerr := tx.Commit(ctx)
+	return cerr
+}
