@@ -44,7 +44,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.SetOutput(errOut)
 	var o options
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
-	fs.IntVar(&o.runs, "runs", 300, fmt.Sprintf("balancer runs per scenario (at least %d)", minBalRuns()))
+	fs.IntVar(&o.runs, "runs", 300, fmt.Sprintf("balancer runs per scenario (%d to %d)", minBalRuns(), maxBalRuns))
 	fs.StringVar(&o.plots, "plots", "", "directory to write the plots to, SVG and PNG (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -54,7 +54,30 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		fmt.Fprintln(errOut, "sim:", err)
 		return options{}, err
 	}
+	if err := checkRuns(o.runs); err != nil {
+		fmt.Fprintln(errOut, "sim:", err)
+		return options{}, err
+	}
 	return o, nil
+}
+
+// maxBalRuns bounds -runs: a run costs about 3 ms (24 scenario-controller pairs of
+// 200 hosts) and keeps two float64 series per pair, so 20,000 runs take about a
+// minute and a few MB, while an unbounded count (-runs 1e9, a typo) ran for days
+// and grew its series until memory ran out.
+const maxBalRuns = 20_000
+
+// checkRuns rejects a balancer run count the simulation cannot measure (too few
+// for the last shock and a settle window) or would take hours over.
+func checkRuns(runs int) error {
+	if n := minBalRuns(); runs < n {
+		return fmt.Errorf("-runs %d: need at least %d (the last shock starts at run %d, then %d runs to settle)",
+			runs, n, n-settleRuns, settleRuns)
+	}
+	if runs > maxBalRuns {
+		return fmt.Errorf("-runs %d: at most %d (about a minute; each run costs about 3 ms)", runs, maxBalRuns)
+	}
+	return nil
 }
 
 func defaultBal(runs int) balParams {
@@ -82,9 +105,8 @@ func simulateAll(seed uint64, runs, minutes int) results {
 }
 
 func run(w io.Writer, seed uint64, runs int, plots string) error {
-	if n := minBalRuns(); runs < n {
-		return fmt.Errorf("-runs %d: need at least %d (the last shock starts at run %d, then %d runs to settle)",
-			runs, n, n-settleRuns, settleRuns)
+	if err := checkRuns(runs); err != nil {
+		return err
 	}
 	res := simulateAll(seed, runs, 24*60)
 	fmt.Fprintf(w, "tierkit sim, seed %d: balancer 200 hosts x %d runs per scenario; failover 6 regions x 1440 minutes\n\n", seed, runs)
