@@ -132,6 +132,10 @@ func (p *placement) route(i, j int, amount, knob float64, m Mechanism) {
 	// can round one ulp above 1, or underflow to 0 (no route: a table
 	// with a zero share does not decode).
 	share := math.Min(routed/demand, 1)
+	// and with a subnormal demand, Want x Demand has too few bits: 0.75 x 5e-324
+	// rounds to 5e-324 and the share back to 1, more than wanted. A region
+	// never sends away more than its Want.
+	share = math.Min(share, p.t.Regions[i].Want-p.t.Regions[i].Out)
 	if routed <= 0 || share <= 0 {
 		return
 	}

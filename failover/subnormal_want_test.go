@@ -1,0 +1,31 @@
+package failover_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/failover"
+)
+
+// TestSubnormalDemandOutWithinWant: a region's routed share is computed back
+// from absolute demand, Want x Demand / Demand. With a subnormal demand the
+// product has too few bits (0.75 x 5e-324 rounds to 5e-324), so the region
+// sent away all of its demand (Out 1) while it wanted 0.75, against the
+// documented "never sends away more than its wanted share".
+func TestSubnormalDemandOutWithinWant(t *testing.T) {
+	r, err := failover.New(failover.Config{Regions: []failover.Region{
+		{Name: "a", Knobs: failover.Knobs{Global: 100}},
+		{Name: "b"},
+	}})
+	require.NoError(t, err)
+	tab, err := r.Step(t0, []failover.Load{
+		{Region: "a", Demand: 5e-324, Capacity: 5e-324, HostCPU: []float64{0, 0, 0.9}},
+		{Region: "b", Demand: 1, Capacity: 1e300},
+	})
+	require.NoError(t, err)
+	a := tab.Regions[0]
+	require.Equal(t, failover.Spilling, a.Phase)
+	assert.LessOrEqual(t, a.Out, a.Want, "%+v", a)
+}
