@@ -37,13 +37,13 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-// TestDeterministic: the same seed prints the same table twice; another seed differs.
+// TestDeterministic: another seed prints another table. That the same seed
+// prints the same table, run after run, TestREADMEFromRawOutput shows: seed 1
+// must print the committed output byte for byte.
 func TestDeterministic(t *testing.T) {
-	var a, b, c bytes.Buffer
+	var a, c bytes.Buffer
 	printAll(&a, simulateAll(7, 40, 600))
-	printAll(&b, simulateAll(7, 40, 600))
 	printAll(&c, simulateAll(8, 40, 600))
-	assert.Equal(t, a.String(), b.String())
 	assert.NotEqual(t, a.String(), c.String())
 }
 
