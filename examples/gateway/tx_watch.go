@@ -78,9 +78,12 @@ func (s *session) rebase() error {
 // from its snapshot. The new one reads from now and validates them too,
 // from now, so the two cover each of them to the commit, as rebase's do;
 // the new keys are validated from now, this WATCH's version. An expired
-// new key is deleted first, as at the first WATCH (expireWatched).
+// new key is deleted first, as at the first WATCH (expireWatched), after
+// the connection's own write too: there the new keys are checked from the
+// store's version after this WATCH (noteWatched), and the expiry sweep's
+// later deletion of one aborted EXEC, where Redis 7 commits.
 func (s *session) advance(ctx context.Context, keys []string) error {
-	if _, ok := s.txs.eng.(*memkv.Store); !ok || s.txs.wrote {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok {
 		return nil
 	}
 	var added []string
@@ -93,6 +96,9 @@ func (s *session) advance(ctx context.Context, keys []string) error {
 		return nil // each key is validated from its WATCH already
 	}
 	s.expireWatched(ctx, added)
+	if s.txs.wrote {
+		return nil // reads are live, and EXEC rebases
+	}
 	tx, err := txn.Begin(s.txs.eng, txOptions)
 	if err != nil {
 		return err
@@ -377,8 +383,8 @@ func (s *session) noteWatched(keys []string, fresh bool) {
 // that had already expired at WATCH is deleted after it (absent then,
 // absent now), and on memkv that deletion (the expiry sweep's) is a
 // version of the key, which the transaction validates. The first WATCH's
-// keys, and the new keys of a later one that moves the transaction on
-// (advance): each is validated from a version after the deletion. Redis
+// keys, and the new keys of a later one (advance): each is validated from
+// a version after the deletion. Redis
 // shards delete expired keys as they read them.
 func (s *session) expireWatched(ctx context.Context, keys []string) {
 	b, ok := asMemkv(s.g.backend)

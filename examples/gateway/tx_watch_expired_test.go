@@ -58,3 +58,37 @@ func TestWatchOfExpiredKeyIgnoresItsDeletion(t *testing.T) {
 	require.ErrorIs(t, err, redis.TxFailedErr, "a write of the expired key since WATCH aborts EXEC")
 	require.Equal(t, "other", c.Get(ctx, k).Val())
 }
+
+// TestWatchOfExpiredKeyAfterOwnWrite: a key that had already expired when a
+// later WATCH named it, after the connection's own write outside MULTI, is
+// no change either when the expiry sweep deletes it before EXEC: Redis 7
+// commits (absent then, absent now). On memkv that WATCH checked the key
+// from the store's version then, and only the first WATCH and one before
+// the connection's write deleted an expired key first: the sweep's
+// deletion aborted EXEC.
+func TestWatchOfExpiredKeyAfterOwnWrite(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-"})
+	m := mustMemkv(t, in.gw.backend)
+	ctx := context.Background()
+	const a, b, k = "{w}a", "{w}b", "{w}k"
+	sh := in.gw.shard(k)
+	st := m.stores[sh]
+	cn := client(t, in, nil).Conn()
+	defer cn.Close()
+	require.NoError(t, cn.Do(ctx, "WATCH", a).Err())
+	require.NoError(t, cn.Do(ctx, "SET", b, "x").Err(), "the connection's own write")
+	_, err := st.Commit(ctx, &memkv.CommitRequest{ReadVersion: st.ReadVersion(),
+		Sets: [][]byte{[]byte(k), encodeValue([]byte("old"), 1)}}) // expired long ago, not yet deleted
+	require.NoError(t, err)
+	require.NoError(t, cn.Do(ctx, "WATCH", k).Err())
+	m.sweeps[sh].owed.Store(sweepBatch) // as the writes to the shard make it
+	m.sweep(ctx, sh, time.Now())
+	_, found, err := st.Get(ctx, st.ReadVersion(), []byte(k))
+	require.NoError(t, err)
+	require.False(t, found, "the expired key is deleted by now")
+	require.NoError(t, cn.Do(ctx, "MULTI").Err())
+	require.Equal(t, "QUEUED", cn.Do(ctx, "SET", k, "new").Val())
+	res, err := cn.Do(ctx, "EXEC").Result()
+	require.NoError(t, err, "the key had expired at its WATCH: its deletion is no change")
+	require.Equal(t, []any{"OK"}, res)
+}
