@@ -31,8 +31,8 @@ func TestHelloInPipelineKeepsEarlierRepliesRESP2(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "$-1\r\n%7\r\n"), "got %q", out)
 }
 
-// UNWATCH inside MULTI is queued by Redis (EXEC then answers it with OK);
-// the gateway refuses it and so aborts the whole transaction.
+// UNWATCH inside MULTI is queued by Redis (EXEC then answers it with OK),
+// and by the gateway: the transaction runs, its other commands applied.
 func TestUnwatchInsideMulti(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
 	ctx := context.Background()
