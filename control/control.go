@@ -267,7 +267,8 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // reports (as is the knob that panicked), the restore's error or panic is
 // listed in the *ApplyError's Undo, and the caller sees the failure that
 // started the undo (the first error, or the first panic's value), never a
-// later one. On success every change is recorded in the audit log under one
+// later one. A panic carries no Undo: [Info.Unsure] marks every such knob
+// until its next change. On success every change is recorded in the audit log under one
 // batch id. A dry run does everything but call Apply funcs, consume budget and
 // record.
 //
@@ -374,7 +375,7 @@ func (r *Registry) applyLocked(plan []Outcome) error {
 	i, returned := 0, false
 	defer func() {
 		if !returned {
-			r.knobs[plan[i].Knob].unsure = true
+			r.markUnsure(plan[i].Knob)
 			r.n.applyFailed.Add(1)
 			r.undoLocked(plan[:i], &ApplyError{Knob: plan[i].Knob})
 		}
@@ -401,10 +402,20 @@ func (r *Registry) undoLocked(applied []Outcome, ae *ApplyError) {
 	for j := len(applied) - 1; j >= 0; j-- {
 		p := applied[j]
 		if uerr := r.restoreLocked(p); uerr != nil {
-			r.knobs[p.Knob].unsure = true
+			r.markUnsure(p.Knob)
 			ae.Undo = append(ae.Undo, fmt.Errorf("restore %q to %v: %w", p.Knob, p.Old, uerr))
 		}
 	}
+}
+
+// markUnsure marks a knob whose component may hold another value than the
+// one reported, where readers see it (Info.Unsure): when a panic fails the
+// batch, the caller sees only that panic, not the undos that failed with it.
+// The caller holds r.change.
+func (r *Registry) markUnsure(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.knobs[name].unsure = true
 }
 
 // restoreLocked gives p's knob its old value back, turning a panic of its

@@ -65,7 +65,8 @@
 // request is wrong: fix it. *RateLimitError means wait and reconsider.
 // *ApplyError means a component refused: nothing changed unless its Undo
 // errors are set (then send the knobs it names the values they should have:
-// such a change is applied even if the registry reports that value already).
+// such a change is applied even if the registry reports that value already;
+// [Info.Unsure] marks those knobs, also after a panic, which carries no Undo).
 // ErrNothingToRollback means the log holds nothing to undo.
 // An error wrapping ErrInvalidConfig, from New or SetConfig, means the
 // registry's own Config is out of range: fix it (SetConfig keeps the previous

@@ -104,7 +104,9 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // after it were still restored. The registry still reports the old values of
 // the knobs it could not restore, and applies the next change of each even if
 // it sets that same value, so that the operator can repair them by sending the
-// values they should have.
+// values they should have. [Registry.Knobs] marks them Unsure until then,
+// also when the batch failed by a panic, which reaches the caller without
+// an ApplyError.
 type ApplyError struct {
 	Knob string
 	Err  error   // Apply's error

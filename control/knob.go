@@ -82,6 +82,13 @@ type Info struct {
 	Values      []string      `json:"values,omitempty"`          // a string enum's values
 	MinInterval time.Duration `json:"min_interval_ns,omitempty"` // least time between two changes
 	LastChange  time.Time     `json:"last_change,omitzero"`      // zero if never changed since registration
+	// Unsure is set when the knob's component may hold another value than
+	// Value: a batch failed and giving the knob its old value back failed or
+	// panicked, or its own Apply panicked. The caller of that batch may not
+	// have been told (a panic reaches it with the first panic's value only):
+	// send the knob the value it should have, which is applied even if it
+	// equals Value, and clears the mark.
+	Unsure bool `json:"unsure,omitempty"`
 }
 
 // knob is the registry's kind-independent view of a knob.
@@ -101,7 +108,7 @@ type knob struct {
 	// unsure is set when giving the knob its old value back failed (see
 	// [ApplyError]): its component may hold another value than the one
 	// reported, so its next change is applied even if it sets that value.
-	// Guarded by Registry.change.
+	// Written with Registry.change and Registry.mu held, read with either.
 	unsure bool
 }
 
@@ -173,7 +180,7 @@ func (k *knob) check(v Value, strict bool) (Value, error) {
 
 func (k *knob) info() Info {
 	in := Info{Name: k.name, Doc: k.doc, Kind: k.kind, Value: k.value, Values: slices.Clone(k.values),
-		MinInterval: k.minInterval, LastChange: k.lastChange}
+		MinInterval: k.minInterval, LastChange: k.lastChange, Unsure: k.unsure}
 	if k.min.IsValid() {
 		lo, hi := k.min, k.max
 		in.Min, in.Max = &lo, &hi

@@ -1,7 +1,10 @@
 package control_test
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -101,4 +104,37 @@ func TestUndoPanicDuringApplyError(t *testing.T) {
 	require.Len(t, ae.Undo, 1)
 	assert.ErrorContains(t, ae.Undo[0], `restore "b" to 1: panic: b cannot go back`)
 	g.check(t)
+}
+
+// When a panic fails a batch, the caller sees only that panic: the undo whose
+// Apply panicked too is recorded nowhere the caller or an operator can read
+// (no *ApplyError, nothing audited), so b was left in an unknown state
+// (its component may hold 2, the registry reports 1) and nothing said so.
+// GET /knobs now marks b, and c that panicked, as unsure until repaired.
+func TestUndoPanicDuringApplyPanicIsReported(t *testing.T) {
+	g := newUndoPanicRig(t, func() { panic("c broke") })
+	require.PanicsWithValue(t, "c broke", func() { _, _ = g.batch() })
+
+	unsure := func() map[string]bool {
+		rec := httptest.NewRecorder()
+		g.reg.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/knobs", nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+		var infos []map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &infos))
+		out := map[string]bool{}
+		for _, in := range infos {
+			if in["unsure"] == true {
+				out[in["name"].(string)] = true
+			}
+		}
+		return out
+	}
+	assert.Equal(t, map[string]bool{"b": true, "c": true}, unsure(),
+		"b's undo panicked and c panicked: their components may hold anything")
+
+	g.undoBroken = false
+	_, err := g.reg.ApplyAt(g.t0, control.Request{Who: "operator", Why: "repair", Changes: []control.Change{
+		{Knob: "b", Value: control.Int(1)}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"c": true}, unsure(), "the repair clears b's mark")
 }
