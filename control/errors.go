@@ -40,8 +40,8 @@ var (
 	// ErrBadRequest is matched (errors.Is) by the errors of [DecodeRequest],
 	// and of the handler's body decoding, for a body that is not one
 	// well-formed request: not JSON, not an object, an unknown or repeated
-	// member, trailing data, a value that is not a JSON number, string or
-	// bool. The caller should fix the request; sending it again will not help.
+	// member, a member whose value is null (leave it out instead), trailing
+	// data, a value that is not a JSON number, string or bool. The caller should fix the request; sending it again will not help.
 	ErrBadRequest = errors.New("control: bad request")
 
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one

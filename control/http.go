@@ -189,9 +189,11 @@ func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 // DecodeRequest parses a JSON change request as POST / takes it; anything but
 // an object (null included), unknown fields, a member named twice in one
 // object (names compare without regard to case, as encoding/json matches
-// them), trailing data and a change without a knob name (a null change
-// included) are errors matching [ErrBadRequest]. It is the HTTP path minus
-// the transport, for callers that receive requests another way.
+// them), a member whose value is null ("dry_run": null would otherwise read
+// as false and apply the change), trailing data and a change without a knob
+// name (a null change included) are errors matching [ErrBadRequest]. It is
+// the HTTP path minus the transport, for callers that receive requests
+// another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
 	if err := decodeStrict(data, &req); err != nil {
@@ -271,6 +273,10 @@ func decodeStrict(data []byte, v any) error {
 // duplicateKey refuses an object with two members of one name: encoding/json
 // keeps the last, matching names to fields without regard to case, so
 // {"dry_run": true, ..., "DRY_RUN": false} applied what reads as a preview.
+// It refuses a member whose value is null too: encoding/json leaves the
+// field as it was, so "dry_run": null (a template's unset variable) applied
+// the change it meant to preview, and "strict": null clamped a value it
+// meant to have refused.
 // data is valid JSON (decoded already, so its objects hold only the fields
 // of Request and Change and a duplicate comes early): a member name follows
 // a '{' or a ',' of an object.
@@ -308,11 +314,22 @@ func duplicateKey(data []byte) error {
 					}
 				}
 				l.names, l.key = append(l.names, name), false
+				if nullValue(data[j+1:]) {
+					return badRequest{fmt.Errorf("member %q is null: leave it out for its default", name)}
+				}
 			}
 			i = j
 		}
 	}
 	return nil
+}
+
+// nullValue reports whether rest, the JSON after a member name, holds the
+// value null: in valid JSON, a value that starts with 'n' is null.
+func nullValue(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	rest = bytes.TrimLeft(bytes.TrimPrefix(rest, []byte(":")), " \t\r\n")
+	return len(rest) > 0 && rest[0] == 'n'
 }
 
 func writeError(w http.ResponseWriter, err error) {
