@@ -38,19 +38,27 @@ func (g *Gateway) gateControl(h http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &bufferedResponse{header: http.Header{}}
-		g.ctlMu.RLock()
-		closing := g.closing
-		if !closing {
-			h.ServeHTTP(rec, r)
-		}
-		g.ctlMu.RUnlock()
-		if closing {
+		if closing := g.serveGated(h, rec, r); closing {
 			writeControlError(w, http.StatusServiceUnavailable, "shutting_down",
 				"gateway: shutting down: the change was not applied")
 			return
 		}
 		rec.writeTo(w)
 	})
+}
+
+// serveGated serves r into rec under ctlMu held for reading, unless the
+// gateway is closing. The unlock is deferred: a knob's Apply func that panics
+// goes on as a panic (control undoes its batch first), which net/http
+// recovers, and a lock left held there kept Close waiting for good.
+func (g *Gateway) serveGated(h http.Handler, rec *bufferedResponse, r *http.Request) (closing bool) {
+	g.ctlMu.RLock()
+	defer g.ctlMu.RUnlock()
+	if g.closing {
+		return true
+	}
+	h.ServeHTTP(rec, r)
+	return false
 }
 
 // writeControlError answers as control's handler does: {"error", "code"}.
