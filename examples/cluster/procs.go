@@ -149,7 +149,8 @@ func (p *proc) signal(sig syscall.Signal, grace time.Duration) {
 }
 
 // freePort returns a free loopback port. Another process may take it before
-// it is used; redis-server then fails to start and startRedis tries again.
+// it is used; redis-server then fails to start (waitRedis tells it from
+// another server answering there) and startRedis tries again.
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -174,7 +175,7 @@ func startRedis(ctx context.Context) (*redisShard, error) {
 	}
 	var last error
 	for range 3 { // the free port may be taken between freePort and the listen
-		port, err := freePort()
+		port, err := redisPort()
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +193,14 @@ func startRedis(ctx context.Context) (*redisShard, error) {
 	return nil, last
 }
 
-// waitRedis polls addr with PING until it answers, the process exits, or 5 s pass.
+// redisPort picks the port of a new shard (a test seam: freePort).
+var redisPort = freePort
+
+// waitRedis polls addr until p answers there, p exits, or 5 s pass. An answer
+// to PING is not enough: when another process took the port between freePort
+// and the listen, p fails to bind and exits, but the other process (another
+// cluster's shard, say) may answer first. The answering server's process_id
+// must be p's.
 func waitRedis(ctx context.Context, addr string, p *proc) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer c.Close()
@@ -200,8 +208,26 @@ func waitRedis(ctx context.Context, addr string, p *proc) error {
 		if !p.alive() {
 			return false, fmt.Errorf("cluster: redis-server on %s exited: %s", addr, p.lastLines())
 		}
-		return c.Ping(ctx).Err() == nil, nil
+		info, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			return false, nil
+		}
+		if pid := redisPID(info); pid != p.cmd.Process.Pid {
+			return false, fmt.Errorf("cluster: %s is answered by another process (pid %d), not the redis-server started there", addr, pid)
+		}
+		return true, nil
 	})
+}
+
+// redisPID reads process_id from the text of INFO server (0 if absent).
+func redisPID(info string) int {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(line, "process_id:"); ok {
+			pid, _ := strconv.Atoi(strings.TrimSpace(v))
+			return pid
+		}
+	}
+	return 0
 }
 
 // poll calls cond every interval until it returns true or an error, ctx ends,
