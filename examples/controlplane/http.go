@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tierkit/tierkit/rollout"
@@ -157,7 +161,90 @@ func decodeBody(r *http.Request, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("controlplane: bad JSON: trailing data")
 	}
+	// A null member decodes as a no-op too: "Kill": null would switch the
+	// kill switch off, "Percent": null route 0%. Only a list, map or pointer
+	// may be null (GET /api/state serves an empty list so).
+	var tree any
+	if err := json.Unmarshal(data, &tree); err != nil {
+		return fmt.Errorf("controlplane: bad JSON: %w", err)
+	}
+	if at := nullAt(tree, reflect.TypeOf(v).Elem(), ""); at != "" {
+		return fmt.Errorf("controlplane: bad JSON: null at %s", at)
+	}
 	return nil
+}
+
+// nullAt returns the path of the first null in tree (a decoded JSON value)
+// where t, the Go type it decodes into, has no null (a string, number,
+// boolean or struct), or "" for none. Members t lacks are not checked: the
+// decoder refused them already.
+func nullAt(tree any, t reflect.Type, path string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	check := func(v any, t reflect.Type, path string) string {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			if v == nil {
+				return ""
+			}
+		}
+		if v == nil {
+			return path
+		}
+		return nullAt(v, t, path)
+	}
+	switch x := tree.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			var ft reflect.Type
+			switch t.Kind() {
+			case reflect.Map:
+				ft = t.Elem()
+			case reflect.Struct:
+				f, ok := jsonField(t, k)
+				if !ok {
+					continue
+				}
+				ft = f.Type
+			default:
+				continue
+			}
+			if at := check(x[k], ft, path+"."+k); at != "" {
+				return at
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return ""
+		}
+		for i, v := range x {
+			if at := check(v, t.Elem(), path+"["+strconv.Itoa(i)+"]"); at != "" {
+				return at
+			}
+		}
+	}
+	return ""
+}
+
+// jsonField returns the field of the struct type t that encoding/json
+// decodes the member name into: its tag's name, or its own name, either
+// matched without regard to case.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if strings.EqualFold(tag, name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
