@@ -23,8 +23,8 @@ func (b *BackendConfig) fillDefaults() error {
 		// Redis settings here are a file that forgot the kind: ignored, the
 		// gateway would serve from process memory what the file meant for
 		// Redis.
-		if len(b.Redis) > 0 || len(b.Replicas) > 0 || b.Client != "" || b.Username != "" || b.Password != "" || b.PasswordEnv != "" {
-			return errors.New(`gateway: backend redis, replicas, client, username or password set on the memkv backend: add "kind": "redis" (or use -redis)`)
+		if set := b.redisSettings(); len(set) > 0 {
+			return fmt.Errorf(`gateway: backend %s set on the memkv backend: add "kind": "redis" (or use -redis)`, strings.Join(set, ", "))
 		}
 		return nil
 	case "redis":
@@ -32,6 +32,27 @@ func (b *BackendConfig) fillDefaults() error {
 	default:
 		return fmt.Errorf("gateway: unknown backend %q", b.Kind)
 	}
+}
+
+// redisSettings names the Redis-only settings b has, so that the error
+// refusing them on memkv names the ones the file (or a flag) gave: it listed
+// five fields whatever was set, password_env not among them, and a
+// -redis-client on memkv was refused as a "client" setting.
+func (b *BackendConfig) redisSettings() []string {
+	var set []string
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{
+		{"redis", len(b.Redis) > 0}, {"replicas", len(b.Replicas) > 0},
+		{"client (-redis-client)", b.Client != ""}, {"username", b.Username != ""},
+		{"password", b.Password != ""}, {"password_env", b.PasswordEnv != ""},
+	} {
+		if f.on {
+			set = append(set, f.name)
+		}
+	}
+	return set
 }
 
 // fillRedisDefaults fills the Redis backend's client and checks its

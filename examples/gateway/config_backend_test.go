@@ -26,6 +26,18 @@ func TestConfigBackendRedisNeedsKind(t *testing.T) {
 			require.ErrorContains(t, err, `"kind": "redis"`)
 		})
 	}
+	// The error names the settings given, each of them, password_env too
+	// (it listed five fields whatever was set, and not password_env).
+	for js, want := range map[string]string{
+		`{"backend": {"password_env": "SHARD_PASSWORD"}}`:                  `backend password_env set on the memkv backend`,
+		`{"backend": {"client": "go-redis", "username": "u"}}`:             `backend client (-redis-client), username set on the memkv backend`,
+		`{"backend": {"redis": ["127.0.0.1:7001"], "password": "secret"}}`: `backend redis, password set on the memkv backend`,
+	} {
+		c, err := decodeConfig([]byte(js))
+		require.NoError(t, err)
+		_, err = c.withDefaults()
+		require.ErrorContains(t, err, want, js)
+	}
 	// The same settings with the kind said are accepted.
 	c, err := decodeConfig([]byte(`{"backend": {"kind": "redis", "redis": ["127.0.0.1:7001"], "replicas": [["127.0.0.1:7101"]], "client": "go-redis"}}`))
 	require.NoError(t, err)
