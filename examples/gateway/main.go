@@ -87,7 +87,7 @@ func main() {
 // settingFlags defines on fs the flags that set a configuration field.
 func settingFlags(fs *flag.FlagSet) {
 	fs.String("addr", "", "RESP listen address (default 127.0.0.1:6380)")
-	fs.String("http", "", "HTTP address for /control and /debug/pprof (default 127.0.0.1:6381; - disables)")
+	fs.String("http", "", "HTTP address for /control, /metrics and /debug/pprof (default 127.0.0.1:6381; - disables)")
 	fs.Int("shards", 0, "memkv shards (default 4)")
 	fs.String("tls-cert", "", "PEM certificate: serve RESP over TLS (with -tls-key)")
 	fs.String("tls-key", "", "PEM private key for -tls-cert")
