@@ -137,6 +137,24 @@ func TestDashboardInChromium(t *testing.T) {
 	waitText("#host-us-3", func(s string) bool { return !strings.Contains(s, "drained") }, nil)
 	_, v = p.Routes()
 	require.Empty(t, p.State().Draining)
+	// A cleared percent field is refused on the page: Number("") is 0, which
+	// would send every rule's traffic direct. One script run sets the field,
+	// clicks and reads what the click did (the handler runs synchronously, so no
+	// poll can clear the message in between), with fetch counted meanwhile.
+	refused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		let posts = 0;
+		const f = window.fetch;
+		window.fetch = (...a) => { posts++; return f(...a); };
+		try {
+			for (const v of ["", "  ", "101", "-1"]) {
+				document.querySelector("#percent").value = v;
+				document.querySelector("#percent-set").click();
+			}
+		} finally { window.fetch = f; }
+		return posts + " posts: " + document.querySelector("#error").textContent;
+	})()`))
+	require.NoError(t, err)
+	require.Equal(t, "0 posts: percent: give a number from 0 to 100", refused)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#kill-toggle"))))
 	waitText("#kill", func(s string) bool { return strings.HasPrefix(s, "ON") }, nil)
 	require.True(t, p.State().Rollout.Kill)

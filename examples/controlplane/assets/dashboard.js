@@ -186,7 +186,14 @@ function wire() {
   });
   $("percent-set").addEventListener("click", () => {
     if (!last) return;
-    const pc = Number($("percent").value);
+    // A cleared or out-of-range field is refused here: Number("") is 0, which
+    // would send every rule's traffic direct.
+    const raw = $("percent").value.trim();
+    const pc = Number(raw);
+    if (raw === "" || !Number.isFinite(pc) || pc < 0 || pc > 100) {
+      $("error").textContent = "percent: give a number from 0 to 100";
+      return;
+    }
     const rules = (last.rollout.Rules || []).map((r) => Object.assign({}, r, { Percent: pc }));
     post("api/rollout", { Rules: rules, Kill: last.rollout.Kill });
   });
