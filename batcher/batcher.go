@@ -206,7 +206,12 @@ func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg 
 // and closes it, so that one batch can go out larger than the new MaxItems
 // (and the in-flight items exceed MaxInFlight x MaxItems) for a while. A
 // lower MaxBytes differs: an item that does not fit closes the open batch
-// without joining it.
+// without joining it. A switch to FlushNatural does not see the flushes
+// already in flight: a batch dispatched under FlushOnLinger is not counted as
+// a flush of its group (counting it would cost every batch a lock at its
+// return), so until it returns the next item of its group finds no flush in
+// flight and goes at once beside it, two flushes of one group (within
+// MaxInFlight).
 func (b *Batcher[G, Req, Resp]) SetConfig(cfg Config[Req]) error {
 	if err := cfg.validate(); err != nil {
 		return err
