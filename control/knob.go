@@ -179,8 +179,11 @@ func (k *knob) check(v Value, strict bool) (Value, error) {
 }
 
 func (k *knob) info() Info {
-	in := Info{Name: k.name, Doc: k.doc, Kind: k.kind, Value: k.value, Values: slices.Clone(k.values),
+	in := Info{Name: k.name, Doc: k.doc, Kind: k.kind, Value: k.value,
 		MinInterval: k.minInterval, LastChange: k.lastChange, Unsure: k.unsure}
+	if len(k.values) > 0 { // nil, not empty, as JSON without "values" decodes
+		in.Values = slices.Clone(k.values)
+	}
 	if k.min.IsValid() {
 		lo, hi := k.min, k.max
 		in.Min, in.Max = &lo, &hi
