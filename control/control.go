@@ -70,6 +70,7 @@ type Result struct {
 // Outcome is the effect of one change.
 type Outcome struct {
 	Knob      string `json:"knob"`
+	Kind      Kind   `json:"kind,omitzero"` // the knob's kind, which the JSON of Old, New and Requested does not tell
 	Old       Value  `json:"old"`
 	New       Value  `json:"new"`
 	Requested Value  `json:"requested"`
@@ -85,6 +86,7 @@ type Entry struct {
 	Who        string    `json:"who"`
 	Why        string    `json:"why"`
 	Knob       string    `json:"knob"`
+	Kind       Kind      `json:"kind,omitzero"` // the knob's kind, which the JSON of Old and New does not tell
 	Old        Value     `json:"old"`
 	New        Value     `json:"new"`
 	Clamped    bool      `json:"clamped,omitempty"`
@@ -344,7 +346,7 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 			return Result{}, nil, err
 		}
 		requested, _ := coerce(k.kind, c.Value)
-		o := Outcome{Knob: k.name, Old: k.value, New: v, Requested: requested, Clamped: v != requested,
+		o := Outcome{Knob: k.name, Kind: k.kind, Old: k.value, New: v, Requested: requested, Clamped: v != requested,
 			Unchanged: v == k.value && !k.unsure}
 		res.Changes = append(res.Changes, o)
 		if o.Unchanged {
@@ -457,7 +459,7 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 		}
 		r.seq++
 		r.log = append(r.log, Entry{Seq: r.seq, Batch: r.batch, Time: stamp, Who: who, Why: why, Knob: o.Knob,
-			Old: o.Old, New: o.New, Clamped: o.Clamped, RollbackOf: rollbackOf})
+			Kind: k.kind, Old: o.Old, New: o.New, Clamped: o.Clamped, RollbackOf: rollbackOf})
 		if o.Clamped {
 			r.n.clamped.Add(1)
 		}
@@ -542,7 +544,7 @@ func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, er
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		k := r.knobs[e.Knob]
-		plan = append(plan, Outcome{Knob: e.Knob, Old: k.value, New: e.Old, Requested: e.Old})
+		plan = append(plan, Outcome{Knob: e.Knob, Kind: k.kind, Old: k.value, New: e.Old, Requested: e.Old})
 	}
 	if err := r.applyLocked(plan); err != nil {
 		return Result{}, err

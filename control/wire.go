@@ -31,10 +31,8 @@ func (in *Info) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	for _, v := range []*Value{&p.Value, p.Min, p.Max} {
-		if err := settle(p.Kind, v); err != nil {
-			return fmt.Errorf("control: knob %q: %w", p.Name, err)
-		}
+	if err := settleAll(p.Name, p.Kind, &p.Value, p.Min, p.Max); err != nil {
+		return err
 	}
 	*in = Info(p)
 	return nil
@@ -50,5 +48,50 @@ func settle(k Kind, v *Value) error {
 		return fmt.Errorf("value %s: %s", clip(v.String(), maxQuote), why)
 	}
 	*v = c
+	return nil
+}
+
+// UnmarshalJSON decodes an audit entry as GET /audit encodes it. Its Old and
+// New take the kind the JSON names; an entry without "kind" (from a registry
+// that did not send it) leaves them as [Value.UnmarshalJSON] does, waiting for
+// their knob.
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	type plain Entry // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if err := settleAll(p.Knob, p.Kind, &p.Old, &p.New); err != nil {
+		return err
+	}
+	*e = Entry(p)
+	return nil
+}
+
+// UnmarshalJSON decodes an outcome as POST / and POST /rollback encode it; its
+// values take their kind as an [Entry]'s do.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	type plain Outcome // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if err := settleAll(p.Knob, p.Kind, &p.Old, &p.New, &p.Requested); err != nil {
+		return err
+	}
+	*o = Outcome(p)
+	return nil
+}
+
+// settleAll settles vs to kind k, unless k is 0 (the JSON named no kind).
+func settleAll(knob string, k Kind, vs ...*Value) error {
+	if k == 0 {
+		return nil
+	}
+	for _, v := range vs {
+		if err := settle(k, v); err != nil {
+			return fmt.Errorf("control: knob %q: %w", knob, err)
+		}
+	}
 	return nil
 }
