@@ -538,6 +538,7 @@ func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, er
 
 	target, entries := r.lastForwardLocked()
 	if target == 0 {
+		r.n.rejected.Add(1) // every request has an outcome counter: see Stats
 		return Result{}, ErrNothingToRollback
 	}
 	plan := make([]Outcome, 0, len(entries))

@@ -117,8 +117,9 @@
 // # Stats
 //
 // [Registry.Stats] counts requests, applied batches and changes, no-ops, dry
-// runs, rejections, rate-limit refusals, Apply failures, clamps, rollbacks and
-// audit evictions.
+// runs, rejections (a rollback with nothing to undo included), rate-limit
+// refusals, Apply failures, clamps, rollbacks and audit evictions; each request
+// counts in one outcome.
 //
 // # Cost
 //

@@ -3,7 +3,10 @@ package control
 import "sync/atomic"
 
 // Stats is a snapshot of a Registry's counters. Counters are monotonic since the
-// registry was created; Knobs, States and AuditLen are gauges.
+// registry was created; Knobs, States and AuditLen are gauges. Each request
+// counts in Requests and in one outcome: Applied, NoOps, DryRuns, Rejected,
+// RateLimited or ApplyFailed, so with no request in flight they add up to
+// Requests (a snapshot taken during one may see it in Requests only).
 type Stats struct {
 	Knobs    int // registered knobs
 	States   int // registered state snapshots
@@ -14,7 +17,7 @@ type Stats struct {
 	Changes     uint64 // knob changes applied (rollbacks included)
 	NoOps       uint64 // requests that changed nothing (every value already set)
 	DryRuns     uint64 // dry runs that passed validation and would change something (one that would not counts in NoOps)
-	Rejected    uint64 // requests refused by validation (unknown knob, value, bounds)
+	Rejected    uint64 // requests refused by validation (empty, unknown knob, value, bounds) and rollbacks with nothing to undo
 	RateLimited uint64 // requests refused by a MinInterval or the change budget
 	ApplyFailed uint64 // requests a component's Apply refused (batch undone)
 	Clamped     uint64 // changes whose value was clamped into the knob's bounds
