@@ -84,21 +84,42 @@ func (s Spec) withDefaults() Spec {
 	return s
 }
 
+// Bounds of the spec's flag-settable numbers. A cadence under 100 ms has the
+// plane poll every gateway (GOMAXPROCS=1 on a shared machine, each allowed a
+// whole cadence to answer) so often that late answers count as down, and the
+// plane refuses one under 1 ms only after everything was built and started;
+// over 1 s, the scenarios' fixed bounds (a killed gateway drained within 5 s,
+// DrainAfter 3 ticks) are missed by design. The tenants are named t00..t99,
+// and each starts Workers goroutines and a client per region: a huge count
+// starts that many. Over 1000 requests/s per tenant and region (gateways
+// serve a few dozen each) the pacing no longer paces: the workers' cap on
+// requests in flight alone sets the load.
+const (
+	minCadence = 100 * time.Millisecond
+	maxCadence = time.Second
+	maxTenants = 100
+	maxRate    = 1000
+)
+
 // validate refuses a spec whose regions are not distinct, non-empty names
 // (a region named twice would start two gateways with one ID and one
 // configuration file) or whose counts, rate or periods are out of range (a
 // zero takes the default in withDefaults; a negative one was taken as is).
 func (s Spec) validate() error {
 	for _, c := range []struct {
-		name string
-		bad  bool
+		name, want string
+		bad        bool
 	}{
-		{"Gateways", s.Gateways < 1}, {"Shards", s.Shards < 1}, {"Tenants", s.Tenants < 1},
-		{"Workers", s.Workers < 1}, {"Rate", !(s.Rate > 0)}, {"Cores", !(s.Cores > 0)},
-		{"Burn", s.Burn < 0}, {"Cadence", s.Cadence <= 0}, {"Follow", s.Follow <= 0},
+		{"Gateways", ">= 1", s.Gateways < 1}, {"Shards", ">= 1", s.Shards < 1},
+		{"Tenants", fmt.Sprintf("1 to %d", maxTenants), s.Tenants < 1 || s.Tenants > maxTenants},
+		{"Workers", ">= 1", s.Workers < 1},
+		{"Rate", fmt.Sprintf("> 0 and <= %d", maxRate), !(s.Rate > 0 && s.Rate <= maxRate)},
+		{"Cores", "> 0", !(s.Cores > 0)}, {"Burn", ">= 0", s.Burn < 0},
+		{"Cadence", fmt.Sprintf("%v to %v", minCadence, maxCadence), s.Cadence < minCadence || s.Cadence > maxCadence},
+		{"Follow", "> 0", s.Follow <= 0},
 	} {
 		if c.bad {
-			return fmt.Errorf("cluster: %s out of range", c.name)
+			return fmt.Errorf("cluster: %s out of range (want %s)", c.name, c.want)
 		}
 	}
 	seen := map[string]bool{}

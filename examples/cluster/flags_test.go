@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"testing"
@@ -36,4 +37,39 @@ func TestStrayArgumentsRefused(t *testing.T) {
 	assert.True(t, errors.Is(err, flag.ErrHelp), "-h is help (exit 0), not an error: %v", err)
 	_, err = parseFlags([]string{"-rate", "x"}, &bytes.Buffer{})
 	assert.Error(t, err)
+}
+
+// TestFlagBounds: -cadence, -rate and -tenants had a lower bound only. A 1 ns
+// cadence was refused by the plane only after the gateway was built and every
+// process started (and one of a few ms had it poll the gateways without a
+// pause), -tenants 1000000 started two million clients, and a rate beyond
+// what the workers can send no longer paced anything. Start refuses them
+// before anything starts, naming the range. Found by a review.
+func TestFlagBounds(t *testing.T) {
+	for _, tt := range []struct {
+		give []string
+		want string
+	}{
+		{[]string{"-cadence", "1ns"}, "cluster: Cadence out of range (want 100ms to 1s)"},
+		{[]string{"-cadence", "5ms"}, "cluster: Cadence out of range (want 100ms to 1s)"},
+		{[]string{"-cadence", "1h"}, "cluster: Cadence out of range (want 100ms to 1s)"},
+		{[]string{"-tenants", "1000000"}, "cluster: Tenants out of range (want 1 to 100)"},
+		{[]string{"-tenants", "101"}, "cluster: Tenants out of range (want 1 to 100)"},
+		{[]string{"-rate", "1e9"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+		{[]string{"-rate", "+Inf"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+	} {
+		o, err := parseFlags(tt.give, &bytes.Buffer{})
+		require.NoError(t, err, "%q", tt.give)
+		// An unusable binary: were the spec taken, Start would fail later
+		// with another error.
+		o.spec.GatewayBin = t.TempDir() + "/no-gateway"
+		o.spec.HTTP = "127.0.0.1:0"
+		_, err = Start(context.Background(), o.spec)
+		assert.EqualError(t, err, tt.want, "%q", tt.give)
+	}
+	for _, args := range [][]string{{"-cadence", "100ms"}, {"-cadence", "1s"}, {"-tenants", "100"}, {"-rate", "1000"}} {
+		o, err := parseFlags(args, &bytes.Buffer{})
+		require.NoError(t, err)
+		assert.NoError(t, o.spec.withDefaults().validate(), "%q", args)
+	}
 }

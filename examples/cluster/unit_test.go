@@ -239,16 +239,16 @@ func TestSpecValidate(t *testing.T) {
 		give Spec
 		want string
 	}{
-		{Spec{Tenants: -1}, "cluster: Tenants out of range"},
-		{Spec{Gateways: -2}, "cluster: Gateways out of range"},
-		{Spec{Shards: -1}, "cluster: Shards out of range"},
-		{Spec{Workers: -1}, "cluster: Workers out of range"},
-		{Spec{Rate: -1}, "cluster: Rate out of range"},
-		{Spec{Rate: math.NaN()}, "cluster: Rate out of range"},
-		{Spec{Cores: -0.5}, "cluster: Cores out of range"},
-		{Spec{Burn: -1}, "cluster: Burn out of range"},
-		{Spec{Cadence: -time.Second}, "cluster: Cadence out of range"},
-		{Spec{Follow: -time.Second}, "cluster: Follow out of range"},
+		{Spec{Tenants: -1}, "cluster: Tenants out of range (want 1 to 100)"},
+		{Spec{Gateways: -2}, "cluster: Gateways out of range (want >= 1)"},
+		{Spec{Shards: -1}, "cluster: Shards out of range (want >= 1)"},
+		{Spec{Workers: -1}, "cluster: Workers out of range (want >= 1)"},
+		{Spec{Rate: -1}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+		{Spec{Rate: math.NaN()}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+		{Spec{Cores: -0.5}, "cluster: Cores out of range (want > 0)"},
+		{Spec{Burn: -1}, "cluster: Burn out of range (want >= 0)"},
+		{Spec{Cadence: -time.Second}, "cluster: Cadence out of range (want 100ms to 1s)"},
+		{Spec{Follow: -time.Second}, "cluster: Follow out of range (want > 0)"},
 	} {
 		assert.EqualError(t, tt.give.withDefaults().validate(), tt.want)
 	}
