@@ -28,11 +28,17 @@ func tourAIMD(w io.Writer) error {
 	return aimdCost(w)
 }
 
-// aimdCapacityDoubles drives a Limiter with Tick on explicit time against a
+// aimdCapacityDoubles drives a Limiter against a server whose capacity
+// doubles at 10 s (aimdCapacityStep).
+func aimdCapacityDoubles(w io.Writer) error { return aimdCapacityStep(w, 100, 200, 100) }
+
+// aimdCapacityStep drives a Limiter with Tick on explicit time against a
 // CPU-bound server whose utilization is the previous period's limit over its
-// capacity; the capacity doubles at 10 s.
-func aimdCapacityDoubles(w io.Writer) error {
-	capacity := 100.0
+// capacity: 100 periods at capacity from, then ticks periods at capacity to.
+// It reports when the limit came to stay within 10% of the new equilibrium
+// (90% of to), or that it did not by the end.
+func aimdCapacityStep(w io.Writer, from, to float64, ticks int) error {
+	capacity := from
 	var l *aimd.Limiter
 	prev := 0.0
 	sig := aimd.SignalFunc(func(time.Time) (float64, error) {
@@ -47,10 +53,11 @@ func aimdCapacityDoubles(w io.Writer) error {
 	prev = 1
 	now := time.Unix(0, 0)
 	const period = 100 * time.Millisecond
+	eq := 0.9 * to
 	settled, peak := time.Duration(-1), 0.0
-	for i := 1; i <= 200; i++ {
+	for i := 1; i <= 100+ticks; i++ {
 		if i == 101 {
-			capacity = 200
+			capacity = to
 		}
 		now = now.Add(period)
 		if err := l.Tick(now); err != nil {
@@ -59,15 +66,23 @@ func aimdCapacityDoubles(w io.Writer) error {
 		lim := float64(l.Limit())
 		if i > 100 {
 			peak = math.Max(peak, lim)
-			if math.Abs(lim-180) > 18 {
+			if math.Abs(lim-eq) > eq/10 {
 				settled = -1
 			} else if settled < 0 {
 				settled = time.Duration(i-100) * period
 			}
 		}
 	}
-	fmt.Fprintf(w, "   capacity 100 -> 200 (equilibrium limit 90 -> 180): within 10%% after %v of control time, peak %.0f (%.1f%% overshoot), final %d\n",
-		settled, peak, 100*(peak/180-1), l.Limit())
+	verdict := fmt.Sprintf("within 10%% after %v of control time", settled)
+	if settled < 0 {
+		verdict = fmt.Sprintf("not within 10%% by the end of %v of control time", time.Duration(ticks)*period)
+	}
+	over := "no overshoot" // a peak below the equilibrium is no negative overshoot
+	if peak > eq {
+		over = fmt.Sprintf("%.1f%% overshoot", 100*(peak/eq-1))
+	}
+	fmt.Fprintf(w, "   capacity %.0f -> %.0f (equilibrium limit %.0f -> %.0f): %s, peak %.0f (%s), final %d\n",
+		from, to, 0.9*from, eq, verdict, peak, over, l.Limit())
 	return nil
 }
 
