@@ -89,6 +89,11 @@ func Retryable(err error) bool {
 // failing on the retry, ...) also matches ErrCommitUnknown: that attempt may
 // have committed.
 //
+// When Run gives up (ErrRetriesExhausted) after ctx ended, in a backoff or
+// in the last attempt, its error also matches ctx.Err()
+// (context.DeadlineExceeded or context.Canceled), whatever error the engine
+// gave for it; retries that ran out while ctx was live do not.
+//
 // fn must not commit or roll back tx itself (Run does; a commit made by fn
 // makes Run's own fail with ErrDone). A panic in fn rolls the attempt back
 // and propagates; it is not retried.
@@ -140,7 +145,15 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 			return fail(err)
 		}
 	}
-	return fail(fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, time.Since(start).Round(time.Millisecond), err))
+	el := time.Since(start).Round(time.Millisecond)
+	// The context may have ended in the last attempt, and the engine said
+	// so with an error of its own (a connection's deadline set from ctx):
+	// the caller tells its own deadline from retries running out by ctx's
+	// error, as on the backoff path above.
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fail(fmt.Errorf("%w after %v: the context ended: %w: %w", ErrRetriesExhausted, el, cerr, err))
+	}
+	return fail(fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, el, err))
 }
 
 func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error) (uint64, error) {
