@@ -73,3 +73,14 @@ func TestFlagBounds(t *testing.T) {
 		assert.NoError(t, o.spec.withDefaults().validate(), "%q", args)
 	}
 }
+
+// The command printed "cluster: cluster: ..." for errors of Start and the
+// cluster's methods, which carry the prefix already; the others get it once.
+func TestErrLinePrefixedOnce(t *testing.T) {
+	for _, c := range []struct{ give, want string }{
+		{"cluster: tenants out of range (want 1 to 100)", "cluster: tenants out of range (want 1 to 100)"},
+		{"2 of 5 scenarios failed", "cluster: 2 of 5 scenarios failed"},
+	} {
+		assert.Equal(t, c.want, errLine(errors.New(c.give)))
+	}
+}

@@ -28,7 +28,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o.scenario, o.spec, o.keep, o.quiet); err != nil {
-		fmt.Fprintln(os.Stderr, "cluster:", err)
+		fmt.Fprintln(os.Stderr, errLine(err))
 		os.Exit(1)
 	}
 }
@@ -65,6 +65,15 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return options{}, err
 	}
 	return o, nil
+}
+
+// errLine is err as the command prints it: prefixed "cluster: " once, since
+// errors from Start and the cluster's methods already carry the prefix.
+func errLine(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "cluster: ") {
+		return msg
+	}
+	return "cluster: " + err.Error()
 }
 
 func names() []string {
