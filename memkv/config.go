@@ -31,7 +31,7 @@ type Config struct {
 	// overwritten on every commit holds HistoryVersions copies of its value.
 	// The store counts the bytes of every commit in the window, bound or
 	// not (16 bytes of bookkeeping per commit), so a bound set by SetConfig
-	// holds from the next commit on. Default 0: no bound.
+	// holds at once. Default 0: no bound.
 	HistoryBytes int64
 
 	// GCStep is how many keys each commit sweeps for garbage (versions older

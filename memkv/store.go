@@ -117,8 +117,11 @@ func New(cfg Config) (*Store, error) {
 }
 
 // SetConfig swaps the tunables atomically. Splits cannot change: pass nil or
-// the same cuts. For an invalid cfg (a change of Splits included) it returns
-// an error wrapping [ErrInvalidConfig] and changes nothing.
+// the same cuts. A smaller history window (HistoryVersions, HistoryBytes)
+// moves the horizon at once, so that [Store.GC] frees what fell behind it
+// even if no commit follows. For an invalid cfg (a change of Splits
+// included) it returns an error wrapping [ErrInvalidConfig] and changes
+// nothing.
 func (s *Store) SetConfig(cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
@@ -128,7 +131,13 @@ func (s *Store) SetConfig(cfg Config) error {
 	}
 	c := cfg.withDefaults()
 	c.Splits = s.splits
+	// Under the sequencer: the horizon moves only there, and the window
+	// shrunk here must hold for reads before the next commit does (that
+	// commit moved it alone, so an idle store kept the old window for good).
+	s.mu.Lock()
 	s.cfg.Store(&c)
+	s.advanceHorizonLocked(&c, s.visible.Load())
+	s.mu.Unlock()
 	return nil
 }
 
