@@ -22,7 +22,7 @@ import (
 // cpu.cfs_period_us and cpuacct.usage. The kernel enforces the quota of every
 // ancestor too, so the quota is the smallest on the way up to the mount point,
 // and the usage is that of the cgroup whose quota it is (its siblings share
-// it). Without a quota the cgroup may use every CPU of the machine
+// it; of equal quotas, the highest cgroup's, whose usage counts the others'). Without a quota the cgroup may use every CPU of the machine
 // (runtime.NumCPU). A quota above the CPUs the cgroup can
 // run on (its cpuset, or the machine) is used as it is, so the reading stays
 // below 1 even when those CPUs are saturated; use [ProcessCPU] with
@@ -98,14 +98,15 @@ func readV2(root, mnt string) (time.Duration, float64, string, error) {
 	leaf := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
 	// The kernel enforces the quota of every ancestor too: the one that binds
 	// is the smallest on the way up to the mount point, and its usage, which
-	// counts the siblings that share it, is what it is measured against.
+	// counts the siblings that share it, is what it is measured against. Of
+	// equal quotas the highest binds: its usage is at least its descendants'.
 	cores, dir, quota := float64(runtime.NumCPU()), leaf, false
 	for _, d := range upTo(leaf, mnt) {
 		c, ok, err := quotaV2(d)
 		if err != nil {
 			return 0, 0, "", err
 		}
-		if ok && (!quota || c < cores) {
+		if ok && (!quota || c <= cores) {
 			cores, dir, quota = c, d, true
 		}
 	}
@@ -186,7 +187,7 @@ func readV1(root, mnt string) (time.Duration, float64, string, error) {
 				return 0, 0, "", err
 			}
 			seen = true
-			if ok && (!quota || c < cores) {
+			if ok && (!quota || c <= cores) { // the highest of equal quotas, as in readV2
 				r, _ := filepath.Rel(cpuMnt, dir)
 				cores, rel, quota = c, r, true
 			}

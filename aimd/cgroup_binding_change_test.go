@@ -6,7 +6,7 @@ import (
 
 // TestCgroupCPUBindingCgroupChange: the usage is read from the cgroup whose
 // quota binds, so when that cgroup changes between two samples (the
-// service's own quota is removed and its slice's, of the same size, binds
+// slice's quota is removed and the service's own, of the same size, binds
 // now; the process is moved to another cgroup) the two usage readings come
 // from different counters, and their difference is no measure of the period:
 // the slice's counter holds every sibling's CPU since it was made. The quota
@@ -23,7 +23,7 @@ func TestCgroupCPUBindingCgroupChange(t *testing.T) {
 		base   int64 // its reading at the change, in µs
 	}{
 		{
-			name: "v2, own quota removed, the parent's equal one binds",
+			name: "v2, the parent's quota removed, the own equal one binds",
 			files: map[string]string{
 				"proc/self/cgroup":                     "0::/app.slice/svc\n",
 				"sys/fs/cgroup/cgroup.controllers":     "cpu\n",
@@ -33,13 +33,13 @@ func TestCgroupCPUBindingCgroupChange(t *testing.T) {
 				"sys/fs/cgroup/app.slice/svc/cpu.stat": "usage_usec 10000000\n",
 			},
 			change: func(write func(name, content string)) {
-				write("sys/fs/cgroup/app.slice/svc/cpu.max", "max 100000\n")
+				write("sys/fs/cgroup/app.slice/cpu.max", "max 100000\n")
 				write("sys/fs/cgroup/app.slice/svc/cpu.stat", "usage_usec 11000000\n")
 				write("sys/fs/cgroup/app.slice/cpu.stat", "usage_usec 3601000000\n")
 			},
-			stat:  "sys/fs/cgroup/app.slice/cpu.stat",
+			stat:  "sys/fs/cgroup/app.slice/svc/cpu.stat",
 			usage: func(u int64) string { return "usage_usec " + itoa(u) + "\n" },
-			base:  3_601_000_000,
+			base:  11_000_000,
 		},
 		{
 			name: "v2, moved to another cgroup",
@@ -59,7 +59,7 @@ func TestCgroupCPUBindingCgroupChange(t *testing.T) {
 			base:  500_000_000,
 		},
 		{
-			name: "v1, own quota removed, the parent's equal one binds",
+			name: "v1, the parent's quota removed, the own equal one binds",
 			files: map[string]string{
 				"proc/self/cgroup": "3:cpu,cpuacct:/docker/abc/sub\n",
 				"sys/fs/cgroup/cpu,cpuacct/docker/abc/sub/cpuacct.usage":     "10000000000\n",
@@ -70,11 +70,11 @@ func TestCgroupCPUBindingCgroupChange(t *testing.T) {
 				"sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us":     "100000\n",
 			},
 			change: func(write func(name, content string)) {
-				write("sys/fs/cgroup/cpu,cpuacct/docker/abc/sub/cpu.cfs_quota_us", "-1\n")
+				write("sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n")
 			},
-			stat:  "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpuacct.usage",
+			stat:  "sys/fs/cgroup/cpu,cpuacct/docker/abc/sub/cpuacct.usage",
 			usage: func(u int64) string { return itoa(u*1000) + "\n" },
-			base:  3_600_000_000,
+			base:  10_000_000,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -123,7 +123,7 @@ func wantV2(leafMax, parentMax, stat string) cgroupReading {
 	if !ok1 || !ok2 {
 		return cgroupReading{}
 	}
-	if parent.quota && (!leaf.quota || parent.cores < leaf.cores) {
+	if parent.quota && (!leaf.quota || parent.cores <= leaf.cores) { // a tie: the parent's binds
 		return cgroupReading{known: true, used: 5 * time.Second, cores: parent.cores}
 	}
 	cores := float64(runtime.NumCPU())
