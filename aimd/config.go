@@ -39,7 +39,8 @@ type Config struct {
 	// later (raised above the CPUs, or removed) is not re-detected; set
 	// Signal nil again from a non-nil one, or build a new Limiter. A nil
 	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as is a
-	// [MaxOf] with a component whose Signal is nil or a nil SignalFunc.
+	// [MaxOf] with a component whose Signal is nil or a nil SignalFunc, or
+	// whose Target is not a positive finite number.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -136,6 +137,9 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks
 	}
 	if m, ok := c.Signal.(MaxOf); ok && m.lacksSignal() {
 		bad("Signal is a MaxOf with a component without a Signal") // the same
+	}
+	if m, ok := c.Signal.(MaxOf); ok && m.badTarget() {
+		bad("Signal is a MaxOf with a component whose Target is not a positive finite number") // never counted
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		bad("Target %v is not a finite non-negative number", c.Target)

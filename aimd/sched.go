@@ -99,7 +99,10 @@ type Relative struct {
 // reads, the load is above), and otherwise keeps its limit, as for any
 // signal error. Every component is sampled at every call, so that rate
 // signals keep their periods. A component whose Signal is nil (or a nil
-// SignalFunc) is an error, and [New] refuses such a MaxOf.
+// SignalFunc) is an error, and [New] refuses such a MaxOf. So does it one
+// with a component whose Target is not a positive finite number, which
+// Sample would leave out (or read as 0, for an infinite Target): the
+// signal would never count.
 type MaxOf []Relative
 
 // Sample returns the largest Load/Target of the components.
@@ -161,6 +164,17 @@ func absent(s Signal) bool {
 func (m MaxOf) lacksSignal() bool {
 	for _, r := range m {
 		if sub, ok := r.Signal.(MaxOf); ok && sub.lacksSignal() || absent(r.Signal) {
+			return true
+		}
+	}
+	return false
+}
+
+// badTarget reports whether a component of m, or of a MaxOf within it, has a
+// Target that is not a positive finite number.
+func (m MaxOf) badTarget() bool {
+	for _, r := range m {
+		if sub, ok := r.Signal.(MaxOf); ok && sub.badTarget() || !(r.Target > 0) || math.IsInf(r.Target, 1) {
 			return true
 		}
 	}

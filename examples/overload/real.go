@@ -442,8 +442,8 @@ func (c realConfig) check() error {
 	if math.IsNaN(c.Cores) || math.IsInf(c.Cores, 0) {
 		return fmt.Errorf("real mode: Cores %v is not a finite number", c.Cores)
 	}
-	// aimd refuses such a Target, but not within the MaxOf that SchedTarget
-	// makes, and the nominal capacity is drawn from it before.
+	// aimd refuses such a Target, in the MaxOf that SchedTarget makes too,
+	// but the nominal capacity is drawn from it before.
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		return fmt.Errorf("real mode: Target %v is not a finite non-negative number", c.Target)
 	}
