@@ -75,7 +75,9 @@
 //
 // Config.Faults delays commits, fails them before validation ([ErrInjected])
 // or drops the reply after applying them ([ErrCommitUnknown]); an
-// idempotency key lets the retry learn the outcome ([ErrAlreadyCommitted]).
+// idempotency key lets the retry of a commit with writes learn the outcome
+// ([ErrAlreadyCommitted]; a read-only commit records no key and is validated
+// again).
 // Config.Bugs weakens validation on purpose (ignore read keys, read ranges, or
 // the history window); txn's proofs show each is caught.
 //

@@ -32,7 +32,11 @@ import (
 //     conflict as if they had been written.
 //   - IdempotencyKey: if non-empty, a second commit with the same key within
 //     the history window is not applied and returns ErrAlreadyCommitted with
-//     the first commit's version.
+//     the first commit's version. Only a commit with writes (Sets, Clears or
+//     WriteRanges) records its key: a read-only one applies nothing, and its
+//     keys would pile up with no bound, since it creates no version and so
+//     never moves the window on. Its retry is validated again, and may fail
+//     (a conflict, ErrTooOld) although the first attempt committed.
 type CommitRequest = struct {
 	ReadVersion    uint64
 	ReadKeys       [][]byte

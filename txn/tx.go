@@ -339,8 +339,9 @@ func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit i
 // come from one snapshot) unless it added explicit read conflicts
 // ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), which the engine
 // checks, or has a non-empty Options.IdempotencyKey: the engine then
-// validates its reads too, and answers the retry of a commit that was
-// applied with ErrAlreadyCommitted and that commit's version.
+// validates its reads too (memkv records no key for a commit without
+// writes, so the retry of a read-only one is validated again, not answered
+// with ErrAlreadyCommitted).
 func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
 	if err := tx.check(ctx); err != nil {
 		return 0, err
