@@ -46,7 +46,8 @@ type Config struct {
 	// its place, so the ticks never fill its buffer).
 	CheckpointEvery int
 
-	// FeedBuffer bounds the events buffered per subscriber (its buffer grows
+	// FeedBuffer bounds the events buffered per subscriber, plus one
+	// checkpoint (checkpoints never cut a subscriber off; its buffer grows
 	// and shrinks with what it holds, up to this: it is cut when the subscriber
 	// catches up from a backlog small against it). A subscriber that falls further behind
 	// is cut off with ErrOverflow. A commit that writes more keys than

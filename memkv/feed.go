@@ -42,12 +42,13 @@ type Event struct {
 // subscriber up to Config.FeedBuffer (the buffer grows and shrinks with the
 // events it holds, so an idle subscriber costs little whatever the bound,
 // also after a burst); the commit path never blocks on a slow subscriber.
-// Overflow policy: a subscriber whose buffer is full is cut off; it still
-// receives every event buffered before the cut, then ErrOverflow.
-// Checkpoints are coalesced: one pushed while the last event buffered is a
-// checkpoint replaces it (only the newest watermark matters), so checkpoints
-// alone never fill the buffer; a subscriber that reads nothing is cut off
-// only by writes. Close it when done. Safe for concurrent use.
+// Overflow policy: a subscriber whose buffer is full is cut off by the next
+// write; it still receives every event buffered before the cut, then
+// ErrOverflow. Checkpoints are coalesced: one pushed while the last event
+// buffered is a checkpoint replaces it (only the newest watermark matters),
+// and one pushed into a full buffer takes one slot past the bound, so
+// checkpoints alone never fill the buffer; a subscriber that reads nothing
+// is cut off only by writes. Close it when done. Safe for concurrent use.
 type Subscription struct {
 	// Start is the version the subscription starts after: it delivers every
 	// write with a version > Start.
@@ -120,10 +121,11 @@ func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
 	}
 }
 
-// push buffers e, or cuts sub off if it holds limit events: the
-// Config.FeedBuffer in force, so that SetConfig reaches live subscribers too
-// (each kept the bound in force at Subscribe, and raising it to stop the
-// cut-offs, or lowering it to bound memory, changed none of them).
+// push buffers e, or cuts sub off if e is a write and sub holds limit
+// events: the Config.FeedBuffer in force, so that SetConfig reaches live
+// subscribers too (each kept the bound in force at Subscribe, and raising it
+// to stop the cut-offs, or lowering it to bound memory, changed none of
+// them).
 func (sub *Subscription) push(e Event, limit int, st *counters) {
 	sub.mu.Lock()
 	if sub.closed || sub.overflow {
@@ -144,10 +146,19 @@ func (sub *Subscription) push(e Event, limit int, st *counters) {
 			return
 		}
 	}
-	if sub.n < limit && sub.n == len(sub.buf) {
-		sub.resizeLocked(min(max(2*len(sub.buf), minRing), limit))
+	bound := limit
+	if e.Kind == EventCheckpoint {
+		// Only writes cut a subscriber off: one holding limit writes (or
+		// more, after SetConfig lowered the limit) is not behind on data
+		// yet, and was cut off by a ticker's checkpoint. The checkpoint
+		// takes one slot past the bound; the next one replaces it (above),
+		// the next write cuts the subscriber off.
+		bound = max(limit, sub.n+1)
 	}
-	if sub.n >= limit {
+	if sub.n < bound && sub.n == len(sub.buf) {
+		sub.resizeLocked(min(max(2*len(sub.buf), minRing), bound))
+	}
+	if sub.n >= bound {
 		sub.overflow = true
 		st.feedOverflows.Add(1)
 	} else {
