@@ -55,7 +55,8 @@ type Config struct {
 	// while it pushes them: a subscriber takes events while a commit pushes
 	// them one by one, so one that reads all along may keep up with it.
 	// SetConfig changes it for the live subscriptions too: lowered below
-	// what one holds, it cuts that one off at the next event. Default 4096.
+	// what one holds, it cuts that one off at its next write (a checkpoint
+	// never cuts a subscriber off). Default 4096.
 	FeedBuffer int
 
 	// MaxCommitBytes bounds the bytes of keys and values in one commit

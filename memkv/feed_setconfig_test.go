@@ -46,3 +46,40 @@ func TestFeedBufferSetConfigReachesLiveSubscribers(t *testing.T) {
 		assert.Equal(t, uint64(1), s.Stats().FeedOverflows)
 	})
 }
+
+// TestFeedBufferLoweredCutsOffAtNextWrite: lowered below what a subscriber
+// holds, FeedBuffer cuts it off at its next write, not at its next event (as
+// the doc said): a checkpoint replaces the one buffered last, or takes one
+// slot past the bound, and never cuts a subscriber off.
+func TestFeedBufferLoweredCutsOffAtNextWrite(t *testing.T) {
+	for _, lastCkpt := range []bool{true, false} {
+		t.Run(fmt.Sprint("last event a checkpoint: ", lastCkpt), func(t *testing.T) {
+			s := newStore(t, memkv.Config{FeedBuffer: 64, CheckpointEvery: 1 << 20})
+			sub := s.Subscribe()
+			defer sub.Close()
+			for i := range 4 {
+				put(t, s, fmt.Sprint("k", i), "v")
+			}
+			want := 4
+			if lastCkpt {
+				s.Checkpoint()
+				want++
+			}
+			require.NoError(t, s.SetConfig(memkv.Config{FeedBuffer: 2, CheckpointEvery: 1 << 20}))
+			s.Checkpoint()
+			if !lastCkpt {
+				want++
+			}
+			assert.Equal(t, uint64(0), s.Stats().FeedOverflows, "cut off by a checkpoint")
+			put(t, s, "x", "v")
+			assert.Equal(t, uint64(1), s.Stats().FeedOverflows, "not cut off by a write")
+			for range want {
+				_, ok, err := sub.TryNext()
+				require.NoError(t, err)
+				require.True(t, ok)
+			}
+			_, _, err := sub.TryNext()
+			assert.ErrorIs(t, err, memkv.ErrOverflow)
+		})
+	}
+}
