@@ -3,6 +3,7 @@ package memkv
 import (
 	"bytes"
 	"context"
+	"math"
 	"sort"
 )
 
@@ -89,16 +90,27 @@ func (s *Store) beforeCommit(ctx context.Context, cfg *Config, req *CommitReques
 }
 
 // commitBytes returns the bytes of req that Config.MaxCommitBytes bounds: the
-// keys and values of its sets and clears.
+// keys and values of its sets and clears, or math.MaxInt if they are more.
+// The sum saturates because a request may repeat one slice by reference at
+// no cost in memory: where int has 32 bits, a few references to a large
+// value wrapped the sum below the bound, and the commit copied each of them.
 func commitBytes(req *CommitRequest) int {
 	size := 0
 	for _, b := range req.Sets {
-		size += len(b)
+		size = addLen(size, len(b))
 	}
 	for _, b := range req.Clears {
-		size += len(b)
+		size = addLen(size, len(b))
 	}
 	return size
+}
+
+// addLen returns size + n (both >= 0), or math.MaxInt if that overflows.
+func addLen(size, n int) int {
+	if n > math.MaxInt-size {
+		return math.MaxInt
+	}
+	return size + n
 }
 
 // commitLocked validates and applies req, whose commitBytes are size.
