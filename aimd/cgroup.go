@@ -16,13 +16,16 @@ import (
 )
 
 // CgroupCPU is the CPU utilization of this process's cgroup against its CPU quota,
-// read correctly inside a container: utilization = CPU time used by the cgroup /
-// (wall time x quota in CPUs). With cgroup v2 it reads cpu.max (quota and period)
-// and cpu.stat usage_usec; with cgroup v1 it reads cpu.cfs_quota_us,
+// read correctly inside a container: utilization = CPU time used by a cgroup /
+// (wall time x its quota in CPUs). With cgroup v2 it reads cpu.max (quota and
+// period) and cpu.stat usage_usec; with cgroup v1 it reads cpu.cfs_quota_us,
 // cpu.cfs_period_us and cpuacct.usage. The kernel enforces the quota of every
-// ancestor too, so the quota is the smallest on the way up to the mount point,
-// and the usage is that of the cgroup whose quota it is (its siblings share
-// it; of equal quotas, the highest cgroup's, whose usage counts the others'). Without a quota the cgroup may use every CPU of the machine
+// ancestor too, and throttles the process when any of them has used its own,
+// so the reading is the highest over every cgroup with a quota on the way up
+// to the mount point of its usage over its quota: a parent with a larger
+// quota that its other children nearly use up binds before the process's
+// own smaller one (its usage counts the siblings that share it). Without a
+// quota anywhere the process's cgroup may use every CPU of the machine
 // (runtime.NumCPU). A quota above the CPUs the cgroup can
 // run on (its cpuset, or the machine) is used as it is, so the reading stays
 // below 1 even when those CPUs are saturated; use [ProcessCPU] with
@@ -37,91 +40,142 @@ type CgroupCPU struct {
 	// proc/self/cgroup and sys/fs/cgroup/...). Empty means "/".
 	Root string
 
-	mu        sync.Mutex
-	lastUsed  time.Duration
-	lastWall  time.Time
-	lastCores float64
-	lastDir   string // the cgroup the usage was read from
+	mu       sync.Mutex
+	last     []cgLevel // the levels read by the previous sample
+	lastWall time.Time
+	sampled  bool // last holds a sample: an explicit clock may start at the zero time
 }
 
-// Sample returns the cgroup's utilization of its quota since the previous call,
-// NaN on the first call, when the usage counter went backwards (the cgroup
-// was recreated, as when its container restarts) and when the quota changed
-// since the previous call (the container was resized): when in the period
-// the quota changed is unknown, so is the capacity the usage is measured
-// against, and neither quota alone gives a true reading (against the new one,
-// a cut reads above 1 and a raise reads low). The next period is measured
-// against the new quota. So is a period across a change of the cgroup the
-// usage is read from (another one's quota binds now, or the process moved):
-// the two readings are of different counters.
+// cgLevel is a cgroup whose quota the kernel enforces on the process (or,
+// without a quota anywhere, the process's own cgroup against every CPU).
+type cgLevel struct {
+	dir   string        // the cgroup its usage is read from
+	rel   string        // v1: its path in the cpu hierarchy ("" for no quota)
+	cores float64       // its quota in CPUs
+	used  time.Duration // its cumulative usage
+}
+
+// Sample returns the cgroup's utilization of its quota since the previous call:
+// the highest, over the cgroups with a quota on the way up, of usage over
+// quota (see [CgroupCPU]). It is NaN on the first call, when a usage counter
+// went backwards (the cgroup was recreated, as when its container restarts)
+// and when a quota changed since the previous call (the container was
+// resized): when in the period the quota changed is unknown, so is the
+// capacity the usage is measured against, and neither quota alone gives a
+// true reading (against the new one, a cut reads above 1 and a raise reads
+// low). The next period is measured against the new quota. So is a period
+// across a change of the cgroups with a quota (one's quota was set or
+// removed, or the process moved): the readings are of different counters.
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
-	used, cores, dir, err := c.read()
+	levels, err := c.read(nil)
 	if err != nil {
 		return math.NaN(), err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	prevUsed, prevWall, prevCores, prevDir := c.lastUsed, c.lastWall, c.lastCores, c.lastDir
-	c.lastUsed, c.lastWall, c.lastCores, c.lastDir = used, now, cores, dir
-	// prevCores is 0 before the first sample (a quota is positive): a
-	// prevWall at the zero time is a sample on an explicit clock that
-	// starts there, not a first one
-	if cores != prevCores || dir != prevDir {
+	prev, wall, first := c.last, now.Sub(c.lastWall), !c.sampled
+	c.last, c.lastWall, c.sampled = levels, now, true
+	if first || !sameLevels(prev, levels) {
 		return math.NaN(), nil
 	}
-	return utilization(used-prevUsed, now.Sub(prevWall), cores), nil
+	load := 0.0
+	for i := range levels {
+		u := utilization(levels[i].used-prev[i].used, wall, levels[i].cores)
+		if math.IsNaN(u) { // a counter reset: the period's load is unknown
+			return math.NaN(), nil
+		}
+		load = max(load, u)
+	}
+	return load, nil
 }
 
-// Read returns the cgroup's cumulative CPU usage and its quota in CPUs
-// (runtime.NumCPU when there is no quota: no cpu.max file, a quota of "max" or
-// of -1 in v1). A file that cannot be read or holds what the kernel never
-// writes (a period of 0, a quota of 0) is an error, not "no quota".
+// sameLevels reports whether a and b are the same cgroups with the same quotas.
+func sameLevels(a, b []cgLevel) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].dir != b[i].dir || a[i].cores != b[i].cores {
+			return false
+		}
+	}
+	return true
+}
+
+// Read returns the cumulative CPU usage and the quota in CPUs of the cgroup
+// with the smallest quota on the way up (of equal quotas, the highest
+// cgroup's: its usage counts the others'), or of the process's cgroup and
+// runtime.NumCPU when there is no quota (no cpu.max file, a quota of "max" or
+// of -1 in v1). Sample reads every cgroup with a quota, as a larger one can
+// bind when its other children use it. A file that cannot be read or holds
+// what the kernel never writes (a period of 0, a quota of 0) is an error, not
+// "no quota".
 func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
-	used, cores, _, err = c.read()
-	return used, cores, err
+	levels, err := c.read(nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	min := levels[0]
+	for _, l := range levels[1:] { // from the process's cgroup up
+		if l.cores <= min.cores {
+			min = l
+		}
+	}
+	return min.used, min.cores, nil
 }
 
-// read is Read that also returns the cgroup directory the usage was read from.
-func (c *CgroupCPU) read() (used time.Duration, cores float64, dir string, err error) {
+// read appends to buf the levels whose quota the kernel enforces on the
+// process, from its own cgroup up, with their usage: at least one.
+func (c *CgroupCPU) read(buf []cgLevel) ([]cgLevel, error) {
 	root := c.Root
 	if root == "" {
 		root = "/"
 	}
 	mnt := filepath.Join(root, "sys/fs/cgroup")
 	if _, err := os.Stat(filepath.Join(mnt, "cgroup.controllers")); err == nil {
-		return readV2(root, mnt)
+		return readV2(root, mnt, buf)
 	}
-	return readV1(root, mnt)
+	return readV1(root, mnt, buf)
 }
 
-func readV2(root, mnt string) (time.Duration, float64, string, error) {
+func readV2(root, mnt string, buf []cgLevel) ([]cgLevel, error) {
 	leaf := cgroupDir(root, mnt, func(ctrl string) bool { return ctrl == "" })
-	// The kernel enforces the quota of every ancestor too: the one that binds
-	// is the smallest on the way up to the mount point, and its usage, which
-	// counts the siblings that share it, is what it is measured against. Of
-	// equal quotas the highest binds: its usage is at least its descendants'.
-	cores, dir, quota := float64(runtime.NumCPU()), leaf, false
 	for _, d := range upTo(leaf, mnt) {
 		c, ok, err := quotaV2(d)
 		if err != nil {
-			return 0, 0, "", err
+			return nil, err
 		}
-		if ok && (!quota || c <= cores) {
-			cores, dir, quota = c, d, true
+		if ok {
+			buf = append(buf, cgLevel{dir: d, cores: c})
 		}
 	}
+	if len(buf) == 0 {
+		buf = append(buf, cgLevel{dir: leaf, cores: float64(runtime.NumCPU())})
+	}
+	for i := range buf {
+		used, err := usageV2(buf[i].dir)
+		if err != nil {
+			return nil, err
+		}
+		buf[i].used = used
+	}
+	return buf, nil
+}
+
+// usageV2 reads dir's cpu.stat usage_usec.
+func usageV2(dir string) (time.Duration, error) {
 	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
-		return 0, 0, "", fmt.Errorf("aimd: cgroup v2: %w", err)
+		return 0, fmt.Errorf("aimd: cgroup v2: %w", err)
 	}
 	usec, err := field(stat, "usage_usec")
 	if err != nil {
-		return 0, 0, "", err
+		return 0, err
 	}
 	if usec < 0 || usec > math.MaxInt64/int64(time.Microsecond) {
-		return 0, 0, "", fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
+		return 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
 	}
-	return time.Duration(usec) * time.Microsecond, cores, dir, nil
+	return time.Duration(usec) * time.Microsecond, nil
 }
 
 // quotaV2 reads dir's cpu.max: its quota in CPUs, and false for none (no
@@ -169,11 +223,10 @@ func upTo(dir, mnt string) []string {
 	return dirs
 }
 
-func readV1(root, mnt string) (time.Duration, float64, string, error) {
-	// The quota that binds is the smallest on the way up to the cpu
-	// hierarchy's mount point (see readV2); rel is its cgroup's path, whose
-	// usage is read in the cpuacct hierarchy when it has that cgroup.
-	cores, rel, quota := float64(runtime.NumCPU()), "", false
+func readV1(root, mnt string, buf []cgLevel) ([]cgLevel, error) {
+	// The levels with a quota on the way up to the cpu hierarchy's mount
+	// point (see readV2), by their path there, where the cpuacct hierarchy
+	// reads their usage when it has that cgroup.
 	for _, d := range []string{"cpu", "cpu,cpuacct", "cpuacct,cpu"} {
 		cpuMnt := filepath.Join(mnt, d)
 		leaf := cgroupDir(root, cpuMnt, hasController("cpu"))
@@ -184,40 +237,59 @@ func readV1(root, mnt string) (time.Duration, float64, string, error) {
 				continue
 			}
 			if err != nil {
-				return 0, 0, "", err
+				return nil, err
 			}
 			seen = true
-			if ok && (!quota || c <= cores) { // the highest of equal quotas, as in readV2
+			if ok {
 				r, _ := filepath.Rel(cpuMnt, dir)
-				cores, rel, quota = c, r, true
+				buf = append(buf, cgLevel{rel: r, cores: c})
 			}
 		}
 		if seen {
 			break
 		}
 	}
+	if len(buf) == 0 {
+		buf = append(buf, cgLevel{cores: float64(runtime.NumCPU())})
+	}
 	for _, d := range []string{"cpuacct", "cpu,cpuacct", "cpuacct,cpu"} {
 		acctMnt := filepath.Join(mnt, d)
-		dir := cgroupDir(root, acctMnt, hasController("cpuacct"))
-		if quota {
-			if bound := filepath.Join(acctMnt, rel); isDir(bound) {
+		ok, err := usagesV1(acctMnt, cgroupDir(root, acctMnt, hasController("cpuacct")), buf)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return buf, nil
+		}
+	}
+	return nil, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+}
+
+// usagesV1 reads the cpuacct.usage under acctMnt of each level: of its own
+// cgroup there, or of the process's (own) when the hierarchy has no such
+// cgroup. It returns false when a file is missing or unreadable there.
+func usagesV1(acctMnt, own string, levels []cgLevel) (bool, error) {
+	for i := range levels {
+		dir := own
+		if levels[i].rel != "" {
+			if bound := filepath.Join(acctMnt, levels[i].rel); isDir(bound) {
 				dir = bound
 			}
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
 		if err != nil {
-			continue
+			return false, nil
 		}
 		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		if err == nil && ns < 0 {
 			err = errors.New("negative")
 		}
 		if err != nil {
-			return 0, 0, "", fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
+			return false, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
 		}
-		return time.Duration(ns), cores, dir, nil
+		levels[i].dir, levels[i].used = dir, time.Duration(ns)
 	}
-	return 0, 0, "", errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+	return true, nil
 }
 
 // quotaV1 reads dir's CFS quota and period: the quota in CPUs, and false for

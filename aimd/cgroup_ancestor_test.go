@@ -17,6 +17,9 @@ import (
 // read: with "max" there, the reading was against every CPU, NumCPU/quota
 // times too low, while the cgroup was throttled (found by a review). The
 // usage is read where the binding quota is, since the siblings share it.
+// Every cgroup has a cpu.stat (the kernel writes one whether or not the
+// controller is enabled there), and Read reads those of every level with a
+// quota, as Sample takes the highest of their readings.
 func TestCgroupCPUAncestorQuota(t *testing.T) {
 	ncpu := float64(runtime.NumCPU())
 	for _, tc := range []struct {
@@ -40,6 +43,7 @@ func TestCgroupCPUAncestorQuota(t *testing.T) {
 			"sys/fs/cgroup/kubepods/cpu.max":           "25000 100000\n",
 			"sys/fs/cgroup/kubepods/cpu.stat":          "usage_usec 700\n",
 			"sys/fs/cgroup/kubepods/pod1/cpu.max":      "50000 100000\n",
+			"sys/fs/cgroup/kubepods/pod1/cpu.stat":     "usage_usec 300\n",
 			"sys/fs/cgroup/kubepods/pod1/app/cpu.max":  "150000 100000\n",
 			"sys/fs/cgroup/kubepods/pod1/app/cpu.stat": "usage_usec 100\n",
 		}, 0.25, 700},
@@ -47,6 +51,7 @@ func TestCgroupCPUAncestorQuota(t *testing.T) {
 			"proc/self/cgroup":                         "0::/kubepods/pod1/app\n",
 			"sys/fs/cgroup/cgroup.controllers":         "cpu\n",
 			"sys/fs/cgroup/kubepods/pod1/cpu.max":      "300000 100000\n",
+			"sys/fs/cgroup/kubepods/pod1/cpu.stat":     "usage_usec 200\n",
 			"sys/fs/cgroup/kubepods/pod1/app/cpu.max":  "150000 100000\n",
 			"sys/fs/cgroup/kubepods/pod1/app/cpu.stat": "usage_usec 100\n",
 		}, 1.5, 100},

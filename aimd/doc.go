@@ -34,7 +34,8 @@
 // worth of work. Signals: [ProcessCPU]
 // (getrusage over GOMAXPROCS, or over a budget of [ProcessCPU.Cores]), [CgroupCPU] (cgroup v2 cpu.max and cpu.stat
 // usage_usec, v1 cpu.cfs_quota_us and cpuacct.usage: correct inside a container
-// with a CPU quota; a period across a change of the quota, or of GOMAXPROCS
+// with a CPU quota, and the highest usage over quota of every cgroup with a
+// quota on the way up, as the kernel throttles at whichever binds; a period across a change of the quota, or of GOMAXPROCS
 // for ProcessCPU, reads NaN, as its capacity is unknown), [Latency] (mean latency of observed work),
 // [SchedLatency] (a quantile of the Go scheduler's latency: it sees a process
 // starved of CPU, which a CPU signal reads as idle), [MaxOf] (several signals,
