@@ -42,6 +42,7 @@ type CgroupCPU struct {
 
 	mu       sync.Mutex
 	last     []cgLevel // the levels read by the previous sample
+	spare    []cgLevel // the slice before last, reused by the next read
 	lastWall time.Time
 	sampled  bool // last holds a sample: an explicit clock may start at the zero time
 }
@@ -66,15 +67,25 @@ type cgLevel struct {
 // low). The next period is measured against the new quota. So is a period
 // across a change of the cgroups with a quota (one's quota was set or
 // removed, or the process moved): the readings are of different counters.
+//
+// A call whose now is before the previous call's (it took its time, then
+// lost the race for the lock to a newer sample) reads NaN and leaves the
+// newer reading in place: stored last, its older time would be paired with
+// the newer usage and skew the next period.
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
-	levels, err := c.read(nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sampled && now.Before(c.lastWall) {
+		return math.NaN(), nil
+	}
+	// Read under the lock: overlapping samples store their readings in the
+	// order they were taken. The slice of the sample before last is reused.
+	levels, err := c.read(c.spare[:0])
 	if err != nil {
 		return math.NaN(), err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	prev, wall, first := c.last, now.Sub(c.lastWall), !c.sampled
-	c.last, c.lastWall, c.sampled = levels, now, true
+	c.last, c.spare, c.lastWall, c.sampled = levels, prev, now, true
 	if first || !sameLevels(prev, levels) {
 		return math.NaN(), nil
 	}

@@ -55,13 +55,23 @@ type ProcessCPU struct {
 // and when the cores measured against changed since the previous call
 // (GOMAXPROCS, which the runtime moves with a container's quota): as with
 // [CgroupCPU], when in the period it changed is unknown.
+//
+// A call whose now is before the previous call's (it took its time, then
+// lost the race for the lock to a newer sample) reads NaN and leaves the
+// newer reading in place: stored last, its older time would be paired with
+// the newer CPU time and skew the next period.
 func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
-	cpu, err := processCPUTime()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lastCores != 0 && now.Before(p.lastWall) {
+		return math.NaN(), nil
+	}
+	// Read under the lock: overlapping samples store their readings in the
+	// order they were taken.
+	cpu, err := readCPUTime()
 	if err != nil {
 		return math.NaN(), err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	cores := p.Cores
 	if cores <= 0 || math.IsNaN(cores) || math.IsInf(cores, 0) {
 		cores = float64(runtime.GOMAXPROCS(0))
@@ -73,6 +83,9 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	}
 	return utilization(cpu-prevCPU, now.Sub(prevWall), cores), nil
 }
+
+// readCPUTime is processCPUTime, swapped by tests for a counter they set.
+var readCPUTime = processCPUTime
 
 // utilization is used/(wall x cores), NaN without elapsed time, or when the
 // usage counter went backwards (a cgroup recreated when its container
