@@ -150,7 +150,10 @@ func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
 func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 	l.maybeStep(now)
 	l.mu.Lock()
-	err = l.tryLocked(now, true)
+	refused, err := l.tryLocked(now)
+	if refused != nil {
+		*refused++
+	}
 	l.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -163,13 +166,15 @@ func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 // It waits for a release when the concurrency limit is reached, for the next
 // token when the bucket is empty, and for the next control step while the memory
 // guard is tripped; in each case it also wakes when the next lazy control step
-// is due, and takes it.
+// is due, and takes it. In [Stats] it counts once: as an admission if it gets
+// in, or, if ctx ends first, as a rejection by the cause of its last refusal.
 func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
-	for first := true; ; first = false {
+	for {
 		now := time.Now()
 		l.maybeStep(now)
 		l.mu.Lock()
-		err = l.tryLocked(now, first)
+		var refused *int64
+		refused, err = l.tryLocked(now)
 		if err == nil || err == ErrClosed {
 			l.mu.Unlock()
 			if err != nil {
@@ -193,6 +198,9 @@ func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 		err = l.sleep(ctx, max(wait, time.Microsecond), changed)
 		l.mu.Lock()
 		l.waiting--
+		if err != nil {
+			*refused++ // it gives up: its refusal is final
+		}
 		l.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -228,34 +236,29 @@ func (l *Limiter) sleep(ctx context.Context, d time.Duration, changed <-chan str
 	return nil
 }
 
-// tryLocked admits one unit at now or says why not; count says whether a refusal
-// is counted (a blocked Acquire counts only its first).
-func (l *Limiter) tryLocked(now time.Time, count bool) error {
-	n := int64(0)
-	if count {
-		n = 1
-	}
+// tryLocked admits one unit at now or says why not, with the Stats counter
+// of the refusal (nil for ErrClosed), which the caller counts when the
+// refusal is final: a blocked Acquire that gets in later is an admission
+// only, so that admissions plus rejections are the calls that ended.
+func (l *Limiter) tryLocked(now time.Time) (refused *int64, err error) {
 	switch {
 	case l.closed:
-		return ErrClosed
+		return nil, ErrClosed
 	case l.memHigh:
-		l.st.rejectedMemory += n
-		return ErrMemory
+		return &l.st.rejectedMemory, ErrMemory
 	case l.inflight >= int(l.limit):
-		l.st.rejectedLimit += n
-		return ErrLimitExceeded
+		return &l.st.rejectedLimit, ErrLimitExceeded
 	}
 	if l.cfg.MaxRate > 0 {
 		l.refillLocked(now)
 		if l.tokens < 1 {
-			l.st.rejectedRate += n
-			return ErrLimitExceeded
+			return &l.st.rejectedRate, ErrLimitExceeded
 		}
 		l.tokens--
 	}
 	l.inflight++
 	l.st.admitted++
-	return nil
+	return nil, nil
 }
 
 // refillLocked adds the tokens earned since the last refill, keeping at most one

@@ -108,7 +108,8 @@
 //
 // [Limiter.Stats] returns admissions, outcomes, rejections by cause, control
 // steps (increases, decreases, signal errors), memory trips, and the current
-// limit, rate, load and heap.
+// limit, rate, load and heap. Each admission call counts once, as admitted or
+// rejected: a blocked Acquire that waits and gets in is no rejection.
 //
 // # Cost
 //

@@ -1,13 +1,19 @@
 package aimd
 
 // Stats is a snapshot of a [Limiter]: monotonic counters and current gauges.
+//
+// Each admission call that ended counts once: in Admitted if it got in, or
+// in one Rejected counter if it was refused. A blocked [Limiter.Acquire]
+// that waits and gets in is an admission only; one whose context ends while
+// it waits is a rejection by the cause of its last refusal. Calls that fail
+// with ErrClosed count in neither.
 type Stats struct {
 	Admitted       int64 // admissions
 	Succeeded      int64 // done(true) calls
 	Failed         int64 // done(false) calls
-	RejectedLimit  int64 // ErrLimitExceeded: concurrency limit reached
-	RejectedRate   int64 // ErrLimitExceeded: token bucket empty
-	RejectedMemory int64 // ErrMemory
+	RejectedLimit  int64 // refused for the concurrency limit (ErrLimitExceeded from TryAcquire)
+	RejectedRate   int64 // refused for an empty token bucket (ErrLimitExceeded from TryAcquire)
+	RejectedMemory int64 // refused by the memory guard (ErrMemory from TryAcquire)
 	Steps          int64 // control steps taken
 	Increases      int64 // steps that raised the limit
 	Decreases      int64 // steps that lowered the limit
@@ -23,7 +29,7 @@ type Stats struct {
 	MemoryLimit float64 // the limit the guard watches (0: no guard)
 }
 
-// Rejected returns the admissions refused for any reason.
+// Rejected returns the admission calls refused for any reason.
 func (s Stats) Rejected() int64 { return s.RejectedLimit + s.RejectedRate + s.RejectedMemory }
 
 type counters struct {
