@@ -97,6 +97,14 @@ func plainToken(a string) bool {
 // inline command. It stops at the first read error, returning the replies
 // read so far.
 func (rc *respConn) do(cmds [][]string, inline bool) ([]rval, error) {
+	if err := rc.send(cmds, inline); err != nil {
+		return nil, err
+	}
+	return rc.recv(len(cmds))
+}
+
+// send is do's write: the commands in one write, their replies not read.
+func (rc *respConn) send(cmds [][]string, inline bool) error {
 	var b []byte
 	for _, c := range cmds {
 		if inline && !slices.ContainsFunc(c, func(a string) bool { return !plainToken(a) }) {
@@ -107,11 +115,14 @@ func (rc *respConn) do(cmds [][]string, inline bool) ([]rval, error) {
 		b = appendCommand(b, c)
 	}
 	_ = rc.c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := rc.c.Write(b); err != nil {
-		return nil, err
-	}
-	out := make([]rval, 0, len(cmds))
-	for range cmds {
+	_, err := rc.c.Write(b)
+	return err
+}
+
+// recv is do's read: n replies, or those read before the first error.
+func (rc *respConn) recv(n int) ([]rval, error) {
+	out := make([]rval, 0, n)
+	for range n {
 		v, err := readRESP(rc.br, 0)
 		if err != nil {
 			return out, err

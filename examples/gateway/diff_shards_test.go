@@ -131,8 +131,7 @@ func crossStandIn(c []string) []string {
 // its stand-in to Redis, which must accept it.
 func (p *diffPair) doCross(c []string, g *diffGen) string {
 	sub := crossStandIn(c)
-	want, werr := p.redis.do([][]string{sub}, false)
-	got, gerr := p.gw.do([][]string{c}, false)
+	want, got, werr, gerr := p.both([][]string{sub}, [][]string{c}, false)
 	switch {
 	case werr != nil:
 		return fmt.Sprintf("redis: %v", werr)

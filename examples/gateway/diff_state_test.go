@@ -88,8 +88,7 @@ func exactReply(cmd []string, queued [][]string, want, got rval) string {
 // doExact sends cmds to both servers of p in one write and compares the
 // replies with exactReply; g, if not nil, follows them (connection A).
 func (p *diffPair) doExact(cmds [][]string, g *diffGen) string {
-	want, werr := p.redis.do(cmds, false)
-	got, gerr := p.gw.do(cmds, false)
+	want, got, werr, gerr := p.both(cmds, cmds, false)
 	if werr != nil {
 		return fmt.Sprintf("redis: %v", werr)
 	}
