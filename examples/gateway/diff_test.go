@@ -26,9 +26,9 @@ package main
 //   - on Redis shards a watched key back in its state at WATCH (rewritten
 //     with the same value and expiry, deleted again, incremented back) does
 //     not abort EXEC: there, while A watches, writes of a watched key
-//     outside MULTI change its value (a value not used before; INCRBY by 0
-//     becomes 1), though a DEL, or increments that add up to 0, can
-//     still bring one back (diff_state_test.go's noReturn avoids those);
+//     outside MULTI are SETs of a value not used before (noReturn in
+//     diff_state_test.go), since a DEL, or increments that add up to 0,
+//     could bring one back;
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
 //   - malformed RESP closes the connection (TestRESPLengthsAsRedis and
@@ -319,21 +319,24 @@ func (g *diffGen) next() []string {
 // MULTI): a write of another key after WATCH, by either connection, would
 // make the gateway's EXEC fail where Redis's does not, if the transaction
 // reads that key (it validates every key it reads, at the snapshot taken
-// at WATCH).
+// at WATCH). On Redis shards it is a SET of a new value (noReturn).
 func (g *diffGen) watchedWrite(queued bool) []string {
 	c := g.write()
 	if len(g.watched) == 0 || queued {
 		return c
 	}
 	w := g.pick(g.watched)
+	if g.shardOf != nil {
+		return g.noReturn([]string{"SET", w}, false)
+	}
 	switch strings.ToUpper(c[0]) {
 	case "MSET":
-		return g.changing([]string{"SET", w, g.value()})
+		return []string{"SET", w, g.value()}
 	case "DEL", "UNLINK":
 		return []string{c[0], w}
 	}
 	c[1] = w
-	return g.changing(c)
+	return c
 }
 
 // observe follows connection A's state from Redis's reply to cmd.
