@@ -100,7 +100,10 @@ type Config struct {
 	// share: meanwhile it is served after every tenant that is not, and
 	// StandingDeadline applies to it. A tenant neither shed nor served past
 	// the level for this long is under its share: it is served first and
-	// always gets QueueDeadline. Default 1s.
+	// always gets QueueDeadline. A SetConfig that lowers it applies at once
+	// to the tenants already marked: each counts as over its share until the
+	// new window has passed since its last mark. One that raises it extends
+	// no mark already made. Default 1s.
 	OverShareWindow time.Duration
 
 	// FreshArrivalOrder serves the tenants under their share (the fresh list)

@@ -182,6 +182,7 @@ type tenantState[T any] struct {
 	// Read and written once per request or less.
 	counts       []counters // by priority, as buckets
 	name         string
+	overAt       int64                          // when markOver last set overUntil, for a SetConfig that shortens the window
 	fast         [lanes]struct{ n, cost int64 } // direct admissions folded from the slot; the fast path touches the tenant's slot (table.go), not this state
 	inlineCounts [2]counters
 }
@@ -211,7 +212,9 @@ func (s *Scheduler[T]) Config() Config { return s.given.clone() }
 // next [Scheduler.Expire], or when Pop meets them. A raised deadline applies
 // to arrivals only: it never extends a queued request's.
 // Tenant weights change immediately; bucket bounds apply to the next Push; a
-// lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]).
+// lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]); a
+// lower OverShareWindow shortens the over-share marks already made (see
+// [Config.OverShareWindow]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	_, err := s.setConfig(cfg)
 	return err
@@ -226,12 +229,19 @@ func (s *Scheduler[T]) setConfig(cfg Config) (cut bool, err error) {
 	}
 	s.settle()
 	cut = s.queued > 0 && (c.queueDeadline < s.cfg.queueDeadline || c.standingDeadline < s.cfg.standingDeadline)
+	shorter := c.overShareWindow < s.cfg.overShareWindow
 	s.cfg = c
 	s.given = cfg.clone()
 	s.evictOver(c.maxTenants, len(s.tenants.slots))
 	for i := range s.tenants.slots {
 		if sl := &s.tenants.slots[i]; sl.h != 0 {
 			sl.t.weight = c.weight(sl.key())
+			if shorter {
+				// Over its share for the new window from its last mark:
+				// a tenant shed long ago is not held back for the rest
+				// of the old one. (A longer window extends no mark.)
+				sl.t.overUntil = min(sl.t.overUntil, satAdd(sl.t.overAt, c.overShareWindow))
+			}
 			if cut && sl.t.queued > 0 {
 				s.cutDeadlines(sl.t)
 			}
@@ -483,7 +493,7 @@ func (s *Scheduler[T]) markOver(t *tenantState[T], at int64, byLevel bool) {
 			s.overByShed++
 		}
 	}
-	t.overUntil = satAdd(at, s.cfg.overShareWindow)
+	t.overUntil, t.overAt = satAdd(at, s.cfg.overShareWindow), at
 }
 
 // over reports whether t had a request shed within OverShareWindow before at.

@@ -78,7 +78,7 @@ func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
 	s.evictOver(s.cfg.maxTenants-1, evictProbe)
 	// Never shed: under its share at any time, before the epoch too (a
 	// caller's clock that stepped back gives a negative one).
-	t := &tenantState[T]{name: name, weight: s.cfg.weight(name), overUntil: math.MinInt64}
+	t := &tenantState[T]{name: name, weight: s.cfg.weight(name), overUntil: math.MinInt64, overAt: math.MinInt64}
 	if p := s.cfg.priorities; p <= len(t.inline) {
 		t.buckets, t.counts = t.inline[:p], t.inlineCounts[:p]
 	} else {
