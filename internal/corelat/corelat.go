@@ -21,7 +21,7 @@ import (
 )
 
 type line struct {
-	v atomic.Int64
+	v atomic.Uint64
 	_ [120]byte // the words of a and b never share a line, nor its neighbour (adjacent-line prefetch)
 }
 
@@ -54,14 +54,16 @@ var echoStart func()
 // last pass or when the round is abandoned (stop), so none is left spinning.
 func round(passes int) (time.Duration, bool) {
 	var a, b, stop line
-	n := int64(passes) + 1 // pass 1 is the untimed one
+	// Pass 1 is the untimed one. Unsigned, passes+1 cannot wrap: in int64 it
+	// did for math.MaxInt, and a round of no pass reported 1 ns.
+	n := uint64(passes) + 1
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if echoStart != nil {
 			echoStart()
 		}
-		for i := int64(1); i <= n; i++ {
+		for i := uint64(1); i <= n; i++ {
 			for a.v.Load() != i {
 				if stop.v.Load() != 0 {
 					return
@@ -73,9 +75,15 @@ func round(passes int) (time.Duration, bool) {
 	deadline := time.Now().Add(time.Second)
 	var start time.Time
 	ok := true
-	for i := int64(1); i <= n && ok; i++ {
+	for i := uint64(1); i <= n && ok; i++ {
 		if i == 2 {
 			start = time.Now()
+		}
+		// Every 4,096 passes a look at the clock, so a round of short waits
+		// (none long enough to look) still ends by its deadline.
+		if i&0xfff == 0 && time.Now().After(deadline) {
+			ok = false
+			break
 		}
 		a.v.Store(i)
 		for spins := 0; b.v.Load() != i; spins++ {
@@ -87,9 +95,8 @@ func round(passes int) (time.Duration, bool) {
 	}
 	end := time.Now()
 	d := end.Sub(start)
-	// A wait looks at the clock only after 65,536 spins: a round of many short
-	// waits, or one that lost its core between two looks, can end past its
-	// deadline unseen.
+	// The looks at the clock are spaced (65,536 spins of a wait, 4,096
+	// passes): a round can end past its deadline between two looks.
 	ok = ok && !end.After(deadline)
 	stop.v.Store(1)
 	<-done
