@@ -107,8 +107,10 @@ func round(passes int) (time.Duration, bool) {
 // call it before the loop and the func it returns right after it. Neither
 // measurement is timed: Report stops the timer for its own and starts it again,
 // and the func stops it for good. It reports them as c2c-ns and c2c-end-ns
-// (nothing when RoundTrip cannot measure), and skips the calibration runs of
-// few iterations, which the benchmark framework does not report.
+// (nothing when RoundTrip cannot measure). A run of fewer than 1,000
+// iterations is skipped, its func doing nothing (the timer keeps running):
+// that spares the calibration runs two measurements each, but also leaves
+// out a reported run that short (a slow benchmark, or -benchtime=100x).
 func Report(b *testing.B) (stop func()) {
 	if b.N < 1000 {
 		return func() {}
