@@ -81,7 +81,10 @@
 // ETag; a request with If-None-Match of the current ETag is answered 304, so an
 // idle [Follow] costs one small request per period. [DecodeRoutes] checks every
 // part (ring checksums and invariants, route shares, rollout rules) before a
-// client applies it.
+// client applies it, and refuses a document missing a part the plane always
+// sends (epoch, version, gateways, failover, rollout; none may be null): a
+// follower keeps its last good routes rather than read a partial document as
+// "everything direct".
 //
 // # When not to use it
 //

@@ -15,7 +15,7 @@ var ErrUnknownGateway = errors.New("controlplane: unknown gateway")
 
 // ErrBadRoutes is wrapped by [DecodeRoutes] and [FetchRoutes] for a routes document
 // that cannot be applied (bad JSON, a corrupt ring, an invalid failover table or
-// rollout config). The caller should keep the routes in force and fetch again.
+// rollout config, a required part missing or null). The caller should keep the routes in force and fetch again.
 var ErrBadRoutes = errors.New("controlplane: bad routes")
 
 // ErrNoHostState is returned by [HTTPPoller] when a gateway's control state has no

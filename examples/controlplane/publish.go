@@ -44,8 +44,9 @@ func (p *Plane) publishLocked() {
 		Direct:   slices.Clone(p.cfg.Direct),
 		Draining: draining,
 	}
+	roll := cloneRollout(p.roll)
 	w := wireRoutes{Epoch: p.epoch, Version: next.version, Gateways: make(map[string][]byte, len(p.rings)),
-		Failover: &table, Rollout: cloneRollout(p.roll), Direct: next.routes.Direct, Draining: draining}
+		Failover: &table, Rollout: &roll, Direct: next.routes.Direct, Draining: draining}
 	for name, r := range p.rings {
 		next.routes.Gateways[name] = r
 		b, err := r.MarshalBinary()

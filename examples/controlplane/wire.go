@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/tierkit/tierkit/examples/client"
@@ -29,8 +30,8 @@ type wireRoutes struct {
 	Epoch    int64             `json:"epoch"`
 	Version  uint64            `json:"version"`
 	Gateways map[string][]byte `json:"gateways"`
-	Failover *failover.Table   `json:"failover,omitempty"`
-	Rollout  rollout.Config    `json:"rollout"`
+	Failover *failover.Table   `json:"failover"`
+	Rollout  *rollout.Config   `json:"rollout"`
 	Direct   []string          `json:"direct,omitempty"`
 	Draining []string          `json:"draining,omitempty"`
 }
@@ -40,8 +41,13 @@ const maxRoutesBody = 64 << 20
 
 // DecodeRoutes parses a routes document as GET /api/routes serves it and returns the
 // routes and their version. Every ring is checked by hashring.Unmarshal, the failover
-// table by its own decoder, the rollout flags by rollout.New. Errors wrap
-// [ErrBadRoutes].
+// table by its own decoder, the rollout flags by rollout.New. Every part the plane
+// always sends is required: a positive epoch and version, and the gateways, failover
+// and rollout members, none of them null, nor a null member inside the rollout
+// ("Kill": null). A document without one is refused, not read as "no routes, no
+// failover, everything direct": a plane bug or a cut answer that still parses would
+// otherwise flip every follower's traffic. Errors wrap [ErrBadRoutes]; the caller
+// keeps the routes in force, as [Follow] does.
 func DecodeRoutes(data []byte) (client.Routes, uint64, error) {
 	w, err := decodeWire(data)
 	if err != nil {
@@ -64,7 +70,36 @@ func decodeWire(data []byte) (wireRoutes, error) {
 	if w.Version == 0 {
 		return w, fmt.Errorf("%w: no version", ErrBadRoutes)
 	}
+	if err := w.complete(data); err != nil {
+		return w, fmt.Errorf("%w: %w", ErrBadRoutes, err)
+	}
 	return w, nil
+}
+
+// complete reports a required part that w lacks. A missing or null member decodes
+// as its zero value without an error, which reads as no gateways, no failover
+// and no rollout rules (everything direct).
+func (w wireRoutes) complete(data []byte) error {
+	switch {
+	case w.Epoch <= 0:
+		return errors.New("no epoch")
+	case w.Gateways == nil:
+		return errors.New("no gateways")
+	case w.Failover == nil:
+		return errors.New("no failover table")
+	case w.Rollout == nil:
+		return errors.New("no rollout")
+	}
+	var doc struct {
+		Rollout any `json:"rollout"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	if at := nullAt(doc.Rollout, reflect.TypeFor[rollout.Config](), "rollout"); at != "" {
+		return fmt.Errorf("null at %s", at)
+	}
+	return nil
 }
 
 func (w wireRoutes) routes() (client.Routes, error) {
@@ -85,7 +120,7 @@ func (w wireRoutes) routes() (client.Routes, error) {
 			return client.Routes{}, fmt.Errorf("%w: direct shard %d has no address", ErrBadRoutes, i)
 		}
 	}
-	flags, err := rollout.New(w.Rollout)
+	flags, err := rollout.New(*w.Rollout)
 	if err != nil {
 		return client.Routes{}, fmt.Errorf("%w: %w", ErrBadRoutes, err)
 	}

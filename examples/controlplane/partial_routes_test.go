@@ -1,0 +1,98 @@
+package controlplane_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/rollout"
+)
+
+// partialOf returns the plane's routes document with member name replaced by
+// value (JSON), or removed when value is "".
+func partialOf(t *testing.T, doc []byte, name, value string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc, &m))
+	if value == "" {
+		delete(m, name)
+	} else {
+		m[name] = json.RawMessage(value)
+	}
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return out
+}
+
+// DecodeRoutes read a missing or null "rollout", "gateways" or "failover" (and a
+// null "Kill") as their zero values: no rules (everything direct), no gateway
+// rings, no failover, kill switch off. A partial document (a plane bug, a cut
+// answer that still parses) then flipped every follower's traffic. A document
+// without a required part is refused, and Follow keeps the routes in force.
+func TestPartialRoutesRefused(t *testing.T) {
+	p, _ := twoRegions(t, 1.5)
+	require.NoError(t, p.SetRollout(rollout.Config{Rules: []rollout.Rule{{Service: "s", Percent: 100}}, Kill: true}))
+	good := wireOf(t, p)
+	_, _, err := controlplane.DecodeRoutes(good)
+	require.NoError(t, err)
+
+	type edit struct{ name, value string }
+	var bad [][]byte
+	for _, e := range []edit{
+		{"rollout", "null"}, {"rollout", ""},
+		{"rollout", `{"Rules": [{"Service": "s", "Percent": 100}], "Kill": null}`},
+		{"rollout", `{"Rules": [{"Service": "s", "Percent": null}], "Kill": true}`},
+		{"gateways", "null"}, {"gateways", ""},
+		{"failover", "null"}, {"failover", ""},
+		{"epoch", ""}, {"epoch", "0"}, {"epoch", "null"},
+	} {
+		doc := partialOf(t, good, e.name, e.value)
+		_, _, err := controlplane.DecodeRoutes(doc)
+		require.ErrorIs(t, err, controlplane.ErrBadRoutes, "%s: %s", e.name, e.value)
+		bad = append(bad, doc)
+	}
+
+	// A follower that got the good document keeps it through every partial one.
+	var n atomic.Int32
+	last := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		switch {
+		case i == 0:
+			_, _ = w.Write(good)
+		case i <= len(bad):
+			w.Header().Set("ETag", `"bad"`)
+			_, _ = w.Write(bad[i-1])
+		case i == len(bad)+1: // every partial answer has been handled
+			close(last)
+			fallthrough
+		default:
+			w.WriteHeader(http.StatusNotModified)
+		}
+	}))
+	defer srv.Close()
+	c, err := client.New(client.Config{Service: "s", Region: "eu"})
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- controlplane.Follow(ctx, srv.URL, c, time.Millisecond) }()
+	<-last
+	cancel()
+	require.NoError(t, <-done)
+	r, ok := c.Routes()
+	require.True(t, ok)
+	require.Equal(t, uint64(1), c.Stats().Swaps, "a partial document replaced the routes")
+	require.True(t, r.Rollout.Config().Kill)
+	require.Len(t, r.Rollout.Config().Rules, 1)
+	require.Len(t, r.Gateways, 2)
+	require.NotNil(t, r.Failover)
+}
