@@ -96,7 +96,10 @@
 //     Poller, or run balancer and failover directly).
 //   - Consensus: the plane is one process. Several planes over one tier would
 //     publish rings with different histories, and clients would disagree on
-//     placement; run one. While it is down, clients keep the last routes they
+//     placement; run one. If an old and a new process answer at once (a
+//     restart behind a load balancer), [Follow] keeps to the later-started
+//     one: it orders documents by (epoch, version), the epoch being the
+//     process's start on its wall clock, so keep the plane hosts' clocks in step. While it is down, clients keep the last routes they
 //     got. It keeps nothing on disk: a restarted plane publishes its
 //     configuration afresh (capacity-scaled weights, the configured rollout
 //     and kill switch, no drains, the configured gateways), and

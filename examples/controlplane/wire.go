@@ -24,8 +24,9 @@ import (
 //	 "failover": failover.Table JSON, "rollout": rollout.Config,
 //	 "direct": [addr...], "draining": [addr...]}
 //
-// epoch identifies the plane process, so a client following a restarted plane
-// (whose versions start again at 1) still sees the change.
+// epoch identifies the plane process (its start time in Unix nanoseconds), so a
+// client following a restarted plane (whose versions start again at 1) still sees
+// the change; Follow orders documents by (epoch, version).
 type wireRoutes struct {
 	Epoch    int64             `json:"epoch"`
 	Version  uint64            `json:"version"`
@@ -183,9 +184,19 @@ const followFetchTimeout = time.Second
 // Follow keeps c on the routes published at url (a plane's base URL +
 // "/api/routes"): it fetches them at once and then every `every`, and calls
 // c.SetRoutes only when the plane published a new version (the plane answers 304
-// Not Modified otherwise, so an idle follower costs one small request per period):
-// a higher version of the same epoch, or any version of another epoch (a restarted
-// plane); an older version of the epoch in force is a stale answer and is ignored.
+// Not Modified otherwise, so an idle follower costs one small request per period).
+// Documents are ordered by (epoch, version): one applies when its epoch is higher
+// than the one in force (a restarted plane, whose versions start again at 1), or
+// equal with a higher version. An older version is a stale answer, and an older
+// epoch an older plane process (still answering during a restart behind a load
+// balancer): both are ignored, so a follower does not flip between two planes.
+//
+// WARNING: the epoch is the plane's start time on its wall clock. A plane
+// restarted with a clock set back past its predecessor's start (or on a host
+// whose clock is behind) publishes a lower epoch, which followers that saw the
+// predecessor ignore until they restart: keep plane hosts' clocks synchronized.
+// Run one plane (see the package doc); the ordering only bounds the damage of an
+// overlap, it does not make several planes agree.
 // Each fetch is bounded by the period (at least followFetchTimeout), so a plane
 // that never answers does not stop the following. Fetch and SetRoutes failures
 // are retried at the next period with the routes in force unchanged. It returns nil when ctx ends, and an error at once for a
@@ -196,19 +207,20 @@ func Follow(ctx context.Context, url string, c *client.Client, every time.Durati
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	var have string       // ETag of the routes in force
-	var applied [2]uint64 // their epoch and version
+	var have string     // ETag of the routes in force
+	var applied wireKey // their epoch and version
 	for {
 		fctx, cancel := context.WithTimeout(ctx, max(every, followFetchTimeout))
 		w, tag, err := fetch(fctx, url, have)
 		cancel()
 		// Same epoch: only a newer version (a stale answer must not roll the
-		// client back). Another epoch is a restarted plane: its versions start over.
-		if key := [2]uint64{uint64(w.Epoch), w.Version}; err == nil && (key[0] != applied[0] || key[1] > applied[1]) {
+		// client back). A higher epoch is a restarted plane: its versions start
+		// over. A lower one is an older plane still answering.
+		if err == nil && newer(w.Epoch, w.Version, applied) {
 			var r client.Routes
 			if r, err = w.routes(); err == nil {
 				if err = c.SetRoutes(r); err == nil {
-					have, applied = tag, key
+					have, applied = tag, wireKey{w.Epoch, w.Version}
 				}
 			}
 		}
@@ -218,4 +230,15 @@ func Follow(ctx context.Context, url string, c *client.Client, every time.Durati
 		case <-t.C:
 		}
 	}
+}
+
+// wireKey is the (epoch, version) of a routes document.
+type wireKey struct {
+	epoch   int64
+	version uint64
+}
+
+// newer reports whether a document of epoch and version follows the one in force.
+func newer(epoch int64, version uint64, in wireKey) bool {
+	return epoch > in.epoch || epoch == in.epoch && version > in.version
 }
