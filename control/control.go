@@ -47,8 +47,8 @@ type Registry struct {
 // Request is a batch of changes applied all or nothing, as [Registry.Apply] and
 // POST /control take it.
 type Request struct {
-	Who     string   `json:"who"`               // operator, cron job or agent; recorded in the audit (its first KiB)
-	Why     string   `json:"why"`               // reason; recorded in the audit (its first KiB)
+	Who     string   `json:"who"`               // operator, cron job or agent; recorded in the audit (its first KiB); valid UTF-8
+	Why     string   `json:"why"`               // reason; recorded in the audit (its first KiB); valid UTF-8
 	DryRun  bool     `json:"dry_run,omitempty"` // validate and report; change nothing
 	Strict  bool     `json:"strict,omitempty"`  // reject out-of-bounds values (*BoundsError) instead of clamping
 	Changes []Change `json:"changes"`
@@ -133,8 +133,8 @@ func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
 }
 
 // RegisterInt adds an integer knob. It returns ErrDuplicateKnob for a taken name
-// and an error for an invalid description (no name, no Apply, Min > Max, an
-// initial value out of bounds).
+// and an error for an invalid description (no name, a name, Doc or Values not
+// valid UTF-8, no Apply, Min > Max, an initial value out of bounds).
 func (r *Registry) RegisterInt(k IntKnob) error { return r.register(fromInt(k)) }
 
 // RegisterFloat adds a float knob; see [Registry.RegisterInt].
@@ -288,6 +288,10 @@ func (r *Registry) apply(clock func() time.Time, req Request) (Result, error) {
 	if len(req.Changes) == 0 {
 		r.n.rejected.Add(1)
 		return Result{}, ErrEmptyRequest
+	}
+	if err := checkNotes(req.Who, req.Why); err != nil {
+		r.n.rejected.Add(1)
+		return Result{}, err
 	}
 	r.change.Lock()
 	defer r.change.Unlock()
@@ -474,6 +478,19 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 	return r.batch
 }
 
+// checkNotes refuses a who or a why that is not valid UTF-8: JSON would
+// replace its bytes with U+FFFD, and the audit log would not say who did what.
+// (An HTTP request's are UTF-8 already: its JSON decoder made them so.)
+func checkNotes(who, why string) error {
+	switch {
+	case !utf8.ValidString(who):
+		return fmt.Errorf("%w: who is not valid UTF-8", ErrBadRequest)
+	case !utf8.ValidString(why):
+		return fmt.Errorf("%w: why is not valid UTF-8", ErrBadRequest)
+	}
+	return nil
+}
+
 // maxNote bounds the who and the why an audit entry keeps, in bytes: the log
 // is bounded in memory, not only in entries.
 const maxNote = 1 << 10
@@ -533,6 +550,10 @@ func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
 // rollback is RollbackAt with the clock read under the lock.
 func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, error) {
 	r.n.requests.Add(1)
+	if err := checkNotes(who, why); err != nil {
+		r.n.rejected.Add(1)
+		return Result{}, err
+	}
 	r.change.Lock()
 	defer r.change.Unlock()
 

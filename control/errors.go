@@ -41,7 +41,10 @@ var (
 	// and of the handler's body decoding, for a body that is not one
 	// well-formed request: not JSON, not an object, an unknown or repeated
 	// member, a member whose value is null (leave it out instead), trailing
-	// data, a value that is not a JSON number, string or bool. The caller should fix the request; sending it again will not help.
+	// data, a value that is not a JSON number, string or bool. [Registry.Apply]
+	// and [Registry.Rollback] (and their …At forms) return it wrapped for a Who
+	// or Why that is not valid UTF-8, which the audit log's JSON could not
+	// carry. The caller should fix the request; sending it again will not help.
 	ErrBadRequest = errors.New("control: bad request")
 
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one
@@ -50,7 +53,7 @@ var (
 )
 
 // ValueError reports a value a knob cannot take: the wrong kind, a duration that
-// does not parse, a non-finite float, a string outside an enum. The caller
+// does not parse, a non-finite float, a string outside an enum or not valid UTF-8. The caller
 // should fix the value.
 type ValueError struct {
 	Knob   string

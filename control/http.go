@@ -357,7 +357,7 @@ func writeError(w http.ResponseWriter, err error) {
 		}
 	case errors.As(err, &um):
 		status, code = http.StatusUnsupportedMediaType, "unsupported_media_type"
-	case errors.As(err, &br), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
+	case errors.As(err, &br), errors.Is(err, ErrBadRequest), errors.Is(err, ErrEmptyRequest), errors.Is(err, ErrDuplicateChange):
 		status, code = http.StatusBadRequest, "bad_request"
 	case errors.Is(err, ErrUnknownKnob):
 		status, code = http.StatusNotFound, "unknown_knob"

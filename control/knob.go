@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // IntKnob describes an integer knob for [Registry.RegisterInt].
@@ -116,6 +117,9 @@ func (k *knob) validate() error {
 	if k.name == "" || strings.TrimSpace(k.name) != k.name || strings.ContainsAny(k.name, "\n\r\t \"") {
 		return fmt.Errorf("control: knob name %q is empty or has spaces or quotes", k.name)
 	}
+	if !utf8.ValidString(k.name) || !utf8.ValidString(k.doc) || slices.ContainsFunc(k.values, notUTF8) {
+		return fmt.Errorf("control: knob %q has a name, Doc or Values that are not valid UTF-8", k.name)
+	}
 	if k.apply == nil {
 		return fmt.Errorf("control: knob %q has no Apply func", k.name)
 	}
@@ -153,6 +157,11 @@ func (k *knob) check(v Value, strict bool) (Value, error) {
 	}
 	switch k.kind {
 	case KindString:
+		// JSON replaces each byte of a string that is not UTF-8 with U+FFFD:
+		// the knob list and the audit log could not show the value set.
+		if !utf8.ValidString(c.s) {
+			return Value{}, &ValueError{Knob: k.name, Value: clip(c.s, maxQuote), Reason: "not valid UTF-8"}
+		}
 		if len(k.values) > 0 && !slices.Contains(k.values, c.s) {
 			return Value{}, &ValueError{Knob: k.name, Value: clip(c.s, maxQuote), Reason: "not one of " + strings.Join(k.values, ", ")}
 		}
@@ -198,6 +207,8 @@ func less(a, b Value) bool {
 	}
 	return a.i < b.i
 }
+
+func notUTF8(s string) bool { return !utf8.ValidString(s) }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
