@@ -138,9 +138,11 @@
 // cache misses instead of taking them one after the other; every reader
 // (stats, a queued request, a config change) applies what is pending first.
 // Shedding a flooding tenant's request (bucket
-// full) costs about 66 ns and allocates nothing. Against peers in the same run
-// (bench/shed): 0.38x the CPU of a per-tenant golang.org/x/time/rate Allow and
-// 0.15x that of go-concurrency-limits' per-tenant partitions.
+// full) allocates nothing. Against peers in the same run (bench/shed, raw
+// output in bench/shed/peers_host43.txt, CPU time per decision): an admission
+// costs 0.51x the CPU of a per-tenant golang.org/x/time/rate Allow and
+// 0.12-0.13x that of go-concurrency-limits' per-tenant partitions; a
+// rejection is level with both (1.08x and 0.99x).
 //
 // In the overload experiment (examples/overload: 1,344 normal tenants at 75%
 // of capacity, 6 noisy at 10% each), no normal tenant sees a rejection and
