@@ -224,9 +224,10 @@
 //   - Stale sets (cd bench && TIERKIT_LONG=1 go test -run TestStaleSets -v ./cache/):
 //     10^7 operations of fills racing write and checkpoint events, with silent
 //     stream phases of 4x the bound: 0 stale sets and no read over a 1 ms bound
-//     (worst staleness 990 µs). At CI size (10^6 operations,
-//     bench/cache/stale_peers_1e6.txt): otter 0 stale sets but 12,518 reads
-//     over 1 ms (it has no bound); golang-lru + singleflight 4 stale sets.
+//     (worst staleness 990 µs). The peers in the same harness, 10^7
+//     operations each (bench/cache/stale_all_1e7.txt): otter 0 stale sets but
+//     221,945 reads over 1 ms (it has no bound); golang-lru + singleflight 96
+//     stale sets.
 //   - A herd of 1,000 concurrent misses on one key makes 1 load (go run
 //     ./examples/tour cache, and TestHerdMakesOneLoad).
 //   - Throughput, 2 goroutines, Zipf keys, uint64 values (cd bench && go test
