@@ -137,9 +137,13 @@ func (t Table) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a table written by [Table.MarshalJSON] and checks its routes
 // as [NewTable] does; they must also already be in the table's order, so the decoded
-// table picks exactly as the encoded one did. On error t is unchanged and the error
-// wraps [ErrInvalidTable] (or is the JSON syntax error). A JSON null leaves t as
-// it is, as encoding/json does for other types.
+// table picks exactly as the encoded one did. The "routes" member is required and
+// must not be null (MarshalJSON writes [] for no routes): a document without it
+// would otherwise read as "no failover" and send every region's spill home. A null
+// route, or a null member of one, reads as a zero value that the route checks
+// refuse. On error t is unchanged and the error wraps [ErrInvalidTable] (or is the
+// JSON syntax error). A JSON null as the whole table leaves t as it is, as
+// encoding/json does for other types.
 func (t *Table) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil // encoding/json's convention: null leaves the value as it is
@@ -147,6 +151,10 @@ func (t *Table) UnmarshalJSON(data []byte) error {
 	var w wireTable
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
+	}
+	// encoding/json decodes [] as an empty slice, a missing or null member as nil.
+	if w.Routes == nil {
+		return fmt.Errorf("%w: no routes member (or null)", ErrInvalidTable)
 	}
 	rs := make([]Route, len(w.Routes))
 	for i, r := range w.Routes {

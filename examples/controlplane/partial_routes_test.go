@@ -33,7 +33,7 @@ func partialOf(t *testing.T, doc []byte, name, value string) []byte {
 }
 
 // DecodeRoutes read a missing or null "rollout", "gateways" or "failover" (and a
-// null "Kill") as their zero values: no rules (everything direct), no gateway
+// null "Kill", or a failover table without "routes") as their zero values: no rules (everything direct), no gateway
 // rings, no failover, kill switch off. A partial document (a plane bug, a cut
 // answer that still parses) then flipped every follower's traffic. A document
 // without a required part is refused, and Follow keeps the routes in force.
@@ -52,6 +52,8 @@ func TestPartialRoutesRefused(t *testing.T) {
 		{"rollout", `{"Rules": [{"Service": "s", "Percent": null}], "Kill": true}`},
 		{"gateways", "null"}, {"gateways", ""},
 		{"failover", "null"}, {"failover", ""},
+		{"failover", `{"now": "2026-01-01T00:00:00Z", "run": 1}`},
+		{"failover", `{"now": "2026-01-01T00:00:00Z", "run": 1, "routes": null}`},
 		{"epoch", ""}, {"epoch", "0"}, {"epoch", "null"},
 	} {
 		doc := partialOf(t, good, e.name, e.value)
