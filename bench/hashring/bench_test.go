@@ -2,11 +2,18 @@ package hashringbench
 
 import (
 	"fmt"
-	"github.com/tierkit/tierkit/bench/internal/cputime"
+	"sync/atomic"
 	"testing"
+
+	"github.com/tierkit/tierkit/bench/internal/cputime"
 )
 
 var sink string
+
+// parallelSink takes each RunParallel goroutine's last lookup after its loop, as
+// sink does for the one-goroutine benchmarks: a result nothing reads is work a
+// compiler may drop. Atomic, because the goroutines store concurrently.
+var parallelSink atomic.Pointer[string]
 
 // benchKeys are the lookup keys: 1<<14 distinct strings, cycled, so every
 // implementation hashes the same strings.
@@ -56,7 +63,7 @@ func BenchmarkLookupParallel(b *testing.B) {
 						id = r.lookup(benchKeys[i&(len(benchKeys)-1)])
 						i++
 					}
-					_ = id
+					parallelSink.Store(&id)
 				})
 				done()
 			})
