@@ -123,11 +123,13 @@
 //
 // # Cost
 //
-// Measured on 2 shared cores (AMD EPYC, Go 1.26), go test -run '^$' -bench .
-// ./control/: a validated, audited change of one knob (Apply) about 1.2-1.6 us
-// and 3 allocations; the same from JSON (DecodeRequest then Apply) 3.6-4.9 us;
-// Get 35-60 ns under RunParallel, in line with a mutex-guarded map write
-// (38-44 ns); change plus rollback 2.1-3.1 us. The stress test (4 writers with
+// Measured on an idle 2-core AMD EPYC VM (Go 1.26; raw output, this code
+// alternating with the code before the forty-third session's changes, in
+// bench/control_ab43.txt: go test -run '^$' -bench 'Apply|Rollback'
+// ./control/): a validated, audited change of one knob (Apply) 0.61-0.70 us
+// and 3 allocations; the same from JSON (DecodeRequest then Apply) 3.9-5.2 us;
+// change plus rollback 1.17-1.47 us; the code before, in the same run, took
+// as long (0.65-0.79, 3.9-5.3 and 1.19-1.71 us). The stress test (4 writers with
 // batches, failures, dry runs and rollbacks against 2 readers, 20,000 requests;
 // TIERKIT_LONG=1 for 10^6) checks that readers never see a batch half applied,
 // components agree with the registry and the audit log chains.
