@@ -3,6 +3,8 @@ package hashring_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -127,5 +129,61 @@ func checkUnmarshal(t *testing.T, data []byte) {
 		require.NoError(t, err)
 		require.True(t, got.Contains(id))
 		checkStep(t, &hashring.Ring{}, got)
+	}
+}
+
+// FuzzMarshalRoundTrip builds rings through arbitrary histories with arbitrary
+// weights (any float64 bits; the ones New or Add reject are skipped) and checks the
+// wire-format promise: Unmarshal(MarshalBinary(r)) accepts the bytes and places
+// every key as r does (each slot's owner, and the replicas of LookupN), with the
+// same members and Config.
+func FuzzMarshalRoundTrip(f *testing.F) {
+	f.Add(uint8(0), []byte{1, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 2, 0, 0, 0, 0, 0, 0, 0, 0x40})
+	f.Add(uint8(10), []byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xef, 0x7f})
+	f.Add(uint8(2), []byte{3, 0x9a, 0x99, 0x99, 0x99, 0x99, 0x99, 0xb9, 0x3f, 7, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0xd3, 0x3f})
+	f.Fuzz(func(t *testing.T, logSlots uint8, ops []byte) {
+		r, err := hashring.New(hashring.Config{Slots: 1 << (8 + logSlots%5)}, nil)
+		require.NoError(t, err)
+		ops = ops[:min(len(ops), 9*32)] // 32 steps
+		for step := 0; len(ops) >= 9; step++ {
+			op, w := ops[0], math.Float64frombits(binary.LittleEndian.Uint64(ops[1:9]))
+			ops = ops[9:]
+			var child *hashring.Ring
+			nodes := r.Nodes()
+			switch {
+			case op%3 == 0 || len(nodes) == 0:
+				child, err = r.Add(hashring.Node{ID: fmt.Sprint("n", step), Weight: w})
+			case op%3 == 1:
+				child, err = r.Reweight(nodes[int(op/3)%len(nodes)].ID, w)
+			default:
+				child, err = r.Remove(nodes[int(op/3)%len(nodes)].ID)
+			}
+			if err != nil {
+				continue // a weight New rejects: the ring stays as it was
+			}
+			r = child
+			checkRoundTrip(t, r)
+		}
+	})
+}
+
+func checkRoundTrip(t *testing.T, r *hashring.Ring) {
+	data, err := r.MarshalBinary()
+	require.NoError(t, err)
+	got, err := hashring.Unmarshal(data)
+	require.NoError(t, err, "Unmarshal refused what MarshalBinary wrote for %v", r.Nodes())
+	require.Equal(t, r.Nodes(), got.Nodes())
+	require.Equal(t, r.Config(), got.Config())
+	if r.Len() == 0 {
+		return
+	}
+	require.Equal(t, owners(t, r), owners(t, got), "a key changes owner across the wire")
+	for i := range 64 {
+		key := fmt.Sprint("k", i)
+		want, err := r.LookupN(key, 3)
+		require.NoError(t, err)
+		have, err := got.LookupN(key, 3)
+		require.NoError(t, err)
+		require.Equal(t, want, have, key)
 	}
 }
