@@ -29,10 +29,13 @@ type Balancer struct {
 
 // Stats is a snapshot of a Balancer's counters.
 type Stats struct {
-	Runs        uint64 // completed runs
-	Changed     uint64 // host weight changes published
-	Throttled   uint64 // host-runs outside the deadband left alone by the throttle
-	NewHosts    uint64 // hosts given a capacity-scaled weight
+	Runs      uint64 // completed runs
+	Changed   uint64 // host weight changes published
+	Throttled uint64 // host-runs outside the deadband left alone by the throttle
+	// NewHosts counts host-runs whose Reason is ReasonCapacity: a host marked New or
+	// weighing 0 (once per run it is so), and every host of a FlatInitial run. It is
+	// not the number of hosts that joined.
+	NewHosts    uint64
 	Recenters   uint64 // runs that rescaled every weight onto the target median
 	Rejected    uint64 // runs rejected for bad input
 	LastState   State

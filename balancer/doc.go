@@ -56,8 +56,11 @@
 //
 // # Stats
 //
-// [Balancer.Stats] counts runs, weight changes, throttled host-runs, new hosts,
-// recenters, rejected inputs, runs per state and the cumulative keyspace moved.
+// [Balancer.Stats] counts runs, weight changes, throttled host-runs, capacity
+// resets (host-runs given a capacity-scaled weight: a host marked New or weighing 0,
+// in every run it is so, and every host of a [FlatInitial] run, so NewHosts is not
+// a count of hosts that joined), recenters, rejected inputs, runs per state and the
+// cumulative keyspace moved.
 //
 // # Measured
 //
