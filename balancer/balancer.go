@@ -29,9 +29,13 @@ type Balancer struct {
 
 // Stats is a snapshot of a Balancer's counters.
 type Stats struct {
-	Runs      uint64 // completed runs
-	Changed   uint64 // host weight changes published
-	Throttled uint64 // host-runs outside the deadband left alone by the throttle
+	Runs    uint64 // completed runs
+	Changed uint64 // host weight changes published
+	// Throttled counts host-runs whose Reason is ReasonThrottled: outside the
+	// deadband and left alone by the throttle. A throttled host whose weight was
+	// outside the bounds is moved onto the bound and reports ReasonBounded: it is
+	// not counted here (nor does any counter count bound hits).
+	Throttled uint64
 	// NewHosts counts host-runs whose Reason is ReasonCapacity: a host marked New or
 	// weighing 0 (once per run it is so), and every host of a FlatInitial run. It is
 	// not the number of hosts that joined.
