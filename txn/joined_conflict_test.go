@@ -37,25 +37,7 @@ func TestJoinedConflictLosesToUnknownOutcome(t *testing.T) {
 		"commitunknown": errors.Join(conflict, unknownErr{}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				st := newStore(t, memkv.Config{})
-				eng := lateReplyEngine{Store: st, err: lost}
-				calls := 0
-				_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
-					calls++
-					v, _, err := tx.Get(ctx, b("n"))
-					if err != nil {
-						return err
-					}
-					return tx.Put(b("n"), append(v, 'x'))
-				})
-				require.ErrorIs(t, err, txn.ErrCommitUnknown)
-				assert.ErrorIs(t, err, lost, "the engine's error stays in the chain")
-				assert.False(t, txn.Retryable(err))
-				assert.Equal(t, 1, calls, "a commit that may be applied is not run again")
-				got, _, _ := st.Get(ctx, st.ReadVersion(), b("n"))
-				assert.Equal(t, "x", string(got), "applied once")
-			})
+			synctest.Test(t, func(t *testing.T) { requireAppliedOnceUnknown(t, lost) })
 		})
 	}
 

@@ -39,24 +39,7 @@ func TestCommitTimeoutIsUnknown(t *testing.T) {
 		"context deadline": fmt.Errorf("commit: %w", context.DeadlineExceeded),
 		"i/o deadline":     fmt.Errorf("read reply: %w", os.ErrDeadlineExceeded),
 	} {
-		t.Run(name, func(t *testing.T) {
-			eng := lateReplyEngine{Store: newStore(t, memkv.Config{}), err: timeout}
-			calls := 0
-			_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
-				calls++
-				v, _, err := tx.Get(ctx, b("n"))
-				if err != nil {
-					return err
-				}
-				return tx.Put(b("n"), append(v, 'x'))
-			})
-			require.ErrorIs(t, err, txn.ErrCommitUnknown)
-			assert.ErrorIs(t, err, timeout, "the engine's error stays in the chain")
-			assert.False(t, txn.Retryable(err))
-			assert.Equal(t, 1, calls, "not retried blindly")
-			got, _, _ := eng.Get(ctx, eng.ReadVersion(), b("n"))
-			assert.Equal(t, "x", string(got), "applied once")
-		})
+		t.Run(name, func(t *testing.T) { requireAppliedOnceUnknown(t, timeout) })
 	}
 }
 
@@ -106,4 +89,28 @@ func TestCommitCanceledInFlightIsUnknown(t *testing.T) {
 	st := m.Stats()
 	assert.Equal(t, uint64(1), st.Unknown)
 	assert.Zero(t, st.Failed)
+}
+
+// requireAppliedOnceUnknown runs one read-modify-write through Run on an
+// engine that applies the commit and then reports lost: the outcome must be
+// ErrCommitUnknown with lost in its chain, not Retryable, and the
+// transaction must have run (and been applied) exactly once.
+func requireAppliedOnceUnknown(t *testing.T, lost error) {
+	t.Helper()
+	eng := lateReplyEngine{Store: newStore(t, memkv.Config{}), err: lost}
+	calls := 0
+	_, err := txn.Run(ctx, eng, txn.Options{}, txn.RetryPolicy{}, func(tx *txn.Tx) error {
+		calls++
+		v, _, err := tx.Get(ctx, b("n"))
+		if err != nil {
+			return err
+		}
+		return tx.Put(b("n"), append(v, 'x'))
+	})
+	require.ErrorIs(t, err, txn.ErrCommitUnknown)
+	assert.ErrorIs(t, err, lost, "the engine's error stays in the chain")
+	assert.False(t, txn.Retryable(err))
+	assert.Equal(t, 1, calls, "a commit that may be applied is not run again")
+	got, _, _ := eng.Get(ctx, eng.ReadVersion(), b("n"))
+	assert.Equal(t, "x", string(got), "applied once")
 }
