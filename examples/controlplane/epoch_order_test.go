@@ -1,18 +1,12 @@
 package controlplane_test
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/examples/client"
-	"github.com/tierkit/tierkit/examples/controlplane"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -43,38 +37,19 @@ func TestFollowIgnoresOlderEpoch(t *testing.T) {
 		{doc(300, 1, 40), 40}, // a later restart
 		{doc(200, 5, 90), 40},
 	}
-	var n atomic.Int32
-	got := make(chan float64) // the percent in force, after each step
-	var c *client.Client
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		i := int(n.Add(1)) - 1
-		if i > 0 && i <= len(steps) { // the previous answer has been handled
-			rr, ok := c.Routes()
-			pct := -1.0
-			if ok {
-				pct = rr.Rollout.Config().Rules[0].Percent
-			}
-			got <- pct
-		}
-		if i < len(steps) {
-			w.Header().Set("ETag", strconv.Quote(strconv.Itoa(i)))
-			_, _ = w.Write(steps[i].doc)
-			return
-		}
-		w.WriteHeader(http.StatusNotModified)
-	}))
-	defer srv.Close()
-	var err error
-	c, err = client.New(client.Config{Service: "s", Region: "eu"})
-	require.NoError(t, err)
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- controlplane.Follow(ctx, srv.URL, c, time.Millisecond) }()
+	docs := make([][]byte, len(steps))
 	for i, s := range steps {
-		require.Equal(t, s.want, <-got, "after answer %d", i)
+		docs[i] = s.doc
 	}
-	cancel()
-	require.NoError(t, <-done)
+	got := make([]float64, len(steps)) // the percent in force after each answer
+	c := followAnswers(t, docs, func(i int, c *client.Client) {
+		got[i] = -1
+		if rr, ok := c.Routes(); ok {
+			got[i] = rr.Rollout.Config().Rules[0].Percent
+		}
+	})
+	for i, s := range steps {
+		require.Equal(t, s.want, got[i], "after answer %d", i)
+	}
 	require.Equal(t, uint64(3), c.Stats().Swaps)
 }

@@ -1,17 +1,11 @@
 package controlplane_test
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
 	"github.com/tierkit/tierkit/rollout"
 )
@@ -63,33 +57,7 @@ func TestPartialRoutesRefused(t *testing.T) {
 	}
 
 	// A follower that got the good document keeps it through every partial one.
-	var n atomic.Int32
-	last := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		i := int(n.Add(1)) - 1
-		switch {
-		case i == 0:
-			_, _ = w.Write(good)
-		case i <= len(bad):
-			w.Header().Set("ETag", `"bad"`)
-			_, _ = w.Write(bad[i-1])
-		case i == len(bad)+1: // every partial answer has been handled
-			close(last)
-			fallthrough
-		default:
-			w.WriteHeader(http.StatusNotModified)
-		}
-	}))
-	defer srv.Close()
-	c, err := client.New(client.Config{Service: "s", Region: "eu"})
-	require.NoError(t, err)
-	defer c.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- controlplane.Follow(ctx, srv.URL, c, time.Millisecond) }()
-	<-last
-	cancel()
-	require.NoError(t, <-done)
+	c := followAnswers(t, append([][]byte{good}, bad...), nil)
 	r, ok := c.Routes()
 	require.True(t, ok)
 	require.Equal(t, uint64(1), c.Stats().Swaps, "a partial document replaced the routes")
