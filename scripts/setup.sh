@@ -4,10 +4,22 @@
 # own redis-server on free loopback ports and drive it with redis-cli and
 # redis-benchmark), and chromium (the control plane's dashboard test drives it
 # headless).
+# Arguments name extra tools to install when missing; only nutcracker (twemproxy,
+# which examples/gateway/compare.sh measures against) is known:
+#   scripts/setup.sh nutcracker
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 need=()
+for extra in "$@"; do
+	case $extra in
+	nutcracker) command -v nutcracker >/dev/null 2>&1 || need+=(nutcracker) ;;
+	*)
+		echo "setup: unknown extra tool $extra (known: nutcracker)" >&2
+		exit 2
+		;;
+	esac
+done
 # cgo needs libc's headers and start files too (libc6-dev), which gcc only
 # recommends: compile and link a C program with the compiler go env CC names.
 cc=$(go env CC)

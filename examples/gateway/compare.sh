@@ -46,8 +46,8 @@
 #       # gateway's batching (cmd/evfloor, Linux), the least an event-loop
 #       # front end would cost
 #
-# Needs redis-server, redis-benchmark (scripts/setup.sh) and nutcracker
-# (apt-get install nutcracker); loopback only.
+# Needs redis-server, redis-benchmark and nutcracker, which it installs when
+# missing (scripts/setup.sh nutcracker: root or sudo); loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000}
@@ -58,7 +58,7 @@ ROWS=${ROWS:-set get hot mget10}
 for wl in $ROWS; do
 	case $wl in set | get | hot | mget10) ;; *) echo "compare: ROWS takes set, get, hot and mget10, not $wl" >&2; exit 2 ;; esac
 done
-command -v nutcracker >/dev/null || { echo "compare: nutcracker (twemproxy) is not installed" >&2; exit 1; }
+scripts/setup.sh nutcracker >&2 || { echo "compare: scripts/setup.sh could not install what it needs (nutcracker, redis)" >&2; exit 1; }
 source examples/gateway/harness.sh
 harness_init
 
