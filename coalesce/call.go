@@ -376,7 +376,13 @@ var panicNilRecoversNil = func() (isNil bool) {
 // is), and a caller on the locked path would need the lock finish holds. c goes
 // back to the free list without being sealed, so a key without contention costs no
 // allocation and no extra atomic operation.
+//
+// fn has returned: the execution stops counting in Stats.InFlight before anyone
+// can see its result. A waiter whose ctx ends as the result arrives takes the
+// lock, finds c sealed and returns the result at once; counted after the
+// unlock, a Stats call made on its return could still count c in flight.
 func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
+	g.completed.Add(1)
 	g.mu.Lock()
 	if g.m[key] == c { // unlinkLocked, written out for the path of every cold key
 		delete(g.m, key)
@@ -393,7 +399,6 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 			g.free = append(g.free, c)
 		}
 		g.mu.Unlock()
-		g.completed.Add(1)
 		return
 	}
 	shared := c.state.Or(sealed)&joinsMask != 0
@@ -401,7 +406,9 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 	c.chans = nil
 	done := c.done
 	g.mu.Unlock()
-	g.completed.Add(1)
+	if testHookSealed != nil {
+		testHookSealed()
+	}
 	if done != nil {
 		close(done)
 	}
@@ -415,6 +422,10 @@ func (g *Group[K, V]) finish(key K, c *call[K, V], inline bool) {
 		w.ch <- Result[V]{Val: c.val, Err: c.err, Shared: shared}
 	}
 }
+
+// testHookSealed, if set, runs in finish after c is sealed and the lock released,
+// before any waiter is woken: tests set it to hold the result there.
+var testHookSealed func()
 
 // reset clears a finished call that nobody joined for the free list. Its state
 // stays 1, that of a call with one waiter: ready for the caller that will start it.
