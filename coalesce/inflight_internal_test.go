@@ -3,6 +3,7 @@ package coalesce
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,4 +48,33 @@ func TestInFlightAfterResultWins(t *testing.T) {
 	assert.Equal(t, 7, r.v)
 	assert.Zero(t, r.inFlight, "fn has returned and its caller holds the result")
 	assert.Zero(t, g.Stats().InFlight)
+}
+
+// TestInFlightAfterAbandon pins what Stats.InFlight documents: when every caller
+// of an execution left through its ctx, they have all returned, yet the
+// execution counts in flight until its fn returns.
+func TestInFlightAfterAbandon(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var g Group[string, int]
+		ctx, cancel := context.WithCancel(context.Background())
+		release := make(chan struct{})
+		returned := make(chan struct{})
+		go func() {
+			defer close(returned)
+			_, err := g.Do(ctx, "k", func(context.Context) (int, error) {
+				<-release // ignores its context, as a slow backend call may
+				return 1, nil
+			})
+			assert.ErrorIs(t, err, context.Canceled)
+		}()
+		synctest.Wait()
+		cancel()
+		<-returned // every caller has returned
+		st := g.Stats()
+		assert.EqualValues(t, 1, st.Abandoned)
+		assert.EqualValues(t, 1, st.InFlight, "fn of the abandoned execution still runs")
+		close(release)
+		synctest.Wait()
+		assert.Zero(t, g.Stats().InFlight)
+	})
 }

@@ -24,7 +24,12 @@ type Stats struct {
 	Forgets uint64
 	// InFlight is the number of executions whose fn has started and not yet
 	// returned (a gauge, not monotonic). Forgotten and abandoned executions count
-	// until their fn returns.
+	// until their fn returns. So InFlight need not be 0 once every caller has
+	// returned: a caller that leaves through its ctx does not wait for fn, and
+	// when every caller of an execution left, its fn goes on, on its own
+	// goroutine, until it sees its context cancelled and returns. An execution
+	// whose result a caller got (even one whose ctx ended as it arrived) no
+	// longer counts.
 	InFlight uint64
 }
 
