@@ -81,8 +81,9 @@
 // The contract, with MaxStaleness = B > 0:
 //
 //   - A read at time t is served from memory only if t - T <= B. Otherwise it
-//     reads through (a stale bypass, counted in [Stats.StaleBypass]) and the new
-//     load vouches for the value again. So when the stream stops checkpointing,
+//     reads through (a stale bypass, counted in [Stats.StaleBypass]; TryGet
+//     and LookupMany, which never load, count it too and report a miss) and
+//     the new load vouches for the value again. So when the stream stops checkpointing,
 //     hits degrade to reads bounded like a TTL of B, never to unbounded staleness.
 //   - Hence a value served at t reflects every change committed before t - B, as
 //     far as the stream delivers checkpoints honestly: a change missing from the

@@ -38,7 +38,10 @@ type Stats struct {
 	// (such a read is also a Miss), or it joined another caller's load that
 	// had started more than the bound before it, and loaded again (a read
 	// not owned, which is no Miss, can count here too). One read can count
-	// both ways: StaleBypass is not a part of Misses.
+	// both ways: StaleBypass is not a part of Misses. TryGet, LookupMany and
+	// LookupManyValid, which never load, count a key beyond the bound here
+	// too (and as a Miss): the read-through is their caller's to make, if
+	// any (FillMany). Contains counts nothing.
 	StaleBypass uint64
 	// NotOwned counts reads of keys this host does not own.
 	NotOwned uint64
