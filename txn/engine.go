@@ -48,7 +48,11 @@ type CommitRequest = struct {
 // above claiming otherwise) is [ErrCommitUnknown] too, and so is one that
 // joins several (errors.Join, several %w) of which one alone would be,
 // whatever the others say (a conflict or a transient error beside a
-// timeout does not vouch for the request the timeout lost).
+// timeout does not vouch for the request the timeout lost). CommitUnknown,
+// AlreadyCommitted, a timeout and context.Canceled say something of a
+// commit only, and are ignored on a read's error: no commit was made (a
+// read that also reports Temporary is [ErrTransient]; else its error is
+// the engine's).
 type Engine interface {
 	// ReadVersion returns the newest version a transaction can read at.
 	ReadVersion() uint64
@@ -185,22 +189,39 @@ type matcher struct {
 	sent error
 }
 
-// matchers returns classifyErr's matchers, first match first.
+// matchers returns classifyErr's matchers, first match first. A read's
+// error is matched against the read's classes only: an engine's error type
+// shared by its reads and commits may report CommitUnknown or
+// AlreadyCommitted on a read, where no commit was made (Run took the
+// latter for success, and returned version 0 for writes never sent).
 func matchers(commit bool) []matcher {
+	if !commit {
+		return []matcher{
+			{isTooOld, ErrTooOld},
+			{isTooLarge, ErrTooLarge},
+			{isTemporary, ErrTransient},
+		}
+	}
 	return []matcher{
-		{func(e error) bool { x, ok := e.(interface{ TooOld() bool }); return ok && x.TooOld() }, ErrTooOld},
+		{isTooOld, ErrTooOld},
 		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, ErrCommitUnknown},
 		{func(e error) bool {
 			x, ok := e.(interface{ AlreadyCommitted() bool })
 			return ok && x.AlreadyCommitted()
 		}, ErrAlreadyCommitted},
-		{func(e error) bool { x, ok := e.(interface{ TooLarge() bool }); return ok && x.TooLarge() }, ErrTooLarge},
-		{func(e error) bool {
-			x, ok := e.(interface{ Temporary() bool })
-			return ok && x.Temporary() && !(commit && timedOut(e))
-		}, ErrTransient},
-		{func(e error) bool { return commit && (timedOut(e) || e == context.Canceled) }, ErrCommitUnknown},
+		{isTooLarge, ErrTooLarge},
+		{func(e error) bool { return isTemporary(e) && !timedOut(e) }, ErrTransient},
+		{func(e error) bool { return timedOut(e) || e == context.Canceled }, ErrCommitUnknown},
 	}
+}
+
+func isTooOld(e error) bool { x, ok := e.(interface{ TooOld() bool }); return ok && x.TooOld() }
+
+func isTooLarge(e error) bool { x, ok := e.(interface{ TooLarge() bool }); return ok && x.TooLarge() }
+
+func isTemporary(e error) bool {
+	x, ok := e.(interface{ Temporary() bool })
+	return ok && x.Temporary()
 }
 
 // unknownBeside reports whether err wraps several errors (errors.Join, a
