@@ -142,8 +142,44 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 // Unwrap returns the engine's error.
 func (e *ConflictError) Unwrap() error { return e.Err }
 
-// classify maps an engine read error onto the package's errors.
-func classify(err error) error { return classifyErr(err, false) }
+// classify maps an engine read error onto the package's errors, as a
+// *readError that says a read failed.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	c := classifyErr(err, false)
+	if c == err {
+		return &readError{err: err}
+	}
+	return &readError{class: c, err: err}
+}
+
+// readError is a failed read's error. It matches its class (ErrTooOld,
+// ErrTransient, ...) and the engine's error with errors.Is and errors.As,
+// and says that a read failed: ErrTransient's own text names a commit,
+// and the engine's error alone may not say what it failed.
+type readError struct {
+	class error // the classified error (wrapping err), or nil
+	err   error // the engine's error
+}
+
+func (e *readError) Error() string {
+	switch {
+	case e.class == nil:
+		return "txn: read failed: " + e.err.Error()
+	case errors.Is(e.class, ErrTransient):
+		return "txn: read failed, transient: " + e.err.Error()
+	}
+	return "txn: read failed: " + e.class.Error()
+}
+
+func (e *readError) Unwrap() error {
+	if e.class == nil {
+		return e.err
+	}
+	return e.class
+}
 
 // classifyCommit maps an engine commit error onto the package's errors. A
 // timeout (an error whose Timeout reports true: context.DeadlineExceeded,

@@ -2,6 +2,9 @@ package txn_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +67,37 @@ func TestReadErrorIsNoCommitOutcome(t *testing.T) {
 			assert.NotErrorIs(t, err, txn.ErrCommitUnknown)
 		})
 	}
+}
+
+// TestReadErrorSaysRead: a read's error said "transient commit failure"
+// (ErrTransient's text) although no commit was made. It now says a read
+// failed, and still matches its class and the engine's error.
+func TestReadErrorSaysRead(t *testing.T) {
+	for name, give := range map[string]error{
+		"timeout":   fmt.Errorf("get: %w", os.ErrDeadlineExceeded),
+		"too old":   memkv.ErrTooOld,
+		"unmatched": errors.New("engine: broken"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			eng := failingReads{Store: newStore(t, memkv.Config{}), err: give}
+			tx := begin(t, eng, 0)
+			_, _, err := tx.Get(ctx, b("k"))
+			require.ErrorIs(t, err, give)
+			assert.Contains(t, err.Error(), "read")
+			assert.NotContains(t, err.Error(), "commit")
+
+			tx = begin(t, eng, 0)
+			_, err = tx.GetRange(ctx, b("a"), nil, 3, true)
+			require.ErrorIs(t, err, give)
+			assert.Contains(t, err.Error(), "read")
+			assert.NotContains(t, err.Error(), "commit")
+		})
+	}
+	tx := begin(t, failingReads{Store: newStore(t, memkv.Config{}), err: os.ErrDeadlineExceeded}, 0)
+	_, _, err := tx.Get(ctx, b("k"))
+	assert.ErrorIs(t, err, txn.ErrTransient, "a read that timed out is safe to retry")
+	assert.True(t, txn.Retryable(err))
+	tx = begin(t, failingReads{Store: newStore(t, memkv.Config{}), err: memkv.ErrTooOld}, 0)
+	_, _, err = tx.Get(ctx, b("k"))
+	assert.ErrorIs(t, err, txn.ErrTooOld)
 }
