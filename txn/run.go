@@ -132,16 +132,19 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 			}
 		}
 		var v uint64
-		v, err = runOnce(ctx, eng, opt, fn)
+		var sent bool
+		v, sent, err = runOnce(ctx, eng, opt, fn)
 		switch {
 		case err == nil:
 			return v, nil
+		case !sent: // fn's or Begin's error, whatever it wraps: no commit was made
 		case errors.Is(err, ErrAlreadyCommitted):
 			return v, nil
 		case errors.Is(err, ErrCommitUnknown) && len(opt.IdempotencyKey) > 0:
 			unknown = true
 			continue // the engine deduplicates the retry
-		case !Retryable(err):
+		}
+		if !Retryable(err) {
 			return fail(err)
 		}
 	}
@@ -156,18 +159,22 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 	return fail(fmt.Errorf("%w after %v: %w", ErrRetriesExhausted, el, err))
 }
 
-func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error) (uint64, error) {
+// runOnce runs one attempt. sent reports whether err is Commit's: only
+// then can it tell a commit's outcome (ErrAlreadyCommitted,
+// ErrCommitUnknown); fn's error is fn's, whatever it wraps.
+func runOnce(ctx context.Context, eng Engine, opt Options, fn func(tx *Tx) error) (v uint64, sent bool, err error) {
 	tx, err := Begin(eng, opt)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	// Rollback is a no-op once Commit finished the transaction; it ends
 	// the attempt when fn fails or panics, or Commit's context was done.
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return tx.Commit(ctx)
+	v, err = tx.Commit(ctx)
+	return v, true, err
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
