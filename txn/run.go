@@ -89,10 +89,11 @@ func Retryable(err error) bool {
 // failing on the retry, ...) also matches ErrCommitUnknown: that attempt may
 // have committed.
 //
-// When Run gives up (ErrRetriesExhausted) after ctx ended, in a backoff or
-// in the last attempt, its error also matches ctx.Err()
-// (context.DeadlineExceeded or context.Canceled), whatever error the engine
-// gave for it; retries that ran out while ctx was live do not.
+// When ctx ends in a backoff, or in the last attempt, Run gives up with an
+// error matching ErrRetriesExhausted, ctx.Err() (context.DeadlineExceeded
+// or context.Canceled, whatever error the engine gave for it) and the last
+// attempt's error; retries that ran out while ctx was live do not match
+// ctx.Err().
 //
 // fn must not commit or roll back tx itself (Run does; a commit made by fn
 // makes Run's own fail with ErrDone). A panic in fn rolls the attempt back
@@ -128,7 +129,7 @@ func Run(ctx context.Context, eng Engine, opt Options, pol RetryPolicy, fn func(
 					ErrRetriesExhausted, context.DeadlineExceeded, err))
 			}
 			if werr := sleep(ctx, d); werr != nil {
-				return fail(werr)
+				return fail(fmt.Errorf("%w: the context ended in the backoff: %w: %w", ErrRetriesExhausted, werr, err))
 			}
 		}
 		var v uint64
