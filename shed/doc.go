@@ -85,9 +85,10 @@
 // them on a deadline wheel (every queued request is on the list of its
 // deadline's millisecond slot), so a sweep visits the slots since the last one
 // and not every tenant: BenchmarkSchedulerExpire, a sweep that sheds nothing,
-// takes 1.5-2.3 µs with 1,350 or 100,000 tenants queued, where the walk over
-// the listed tenants that it replaced took 7.7 µs and 4.0-4.3 ms in the same
-// runs, and sweeps come often (the timer is armed for the next head's
+// takes 1.4-2.0 µs with 1,350 or 100,000 tenants queued, where the walk over
+// the listed tenants that it replaced took 9.0-11.7 µs and 4.9-7.6 ms in the
+// same runs (raw output in bench/shed/expire_wheel_abab.txt), and sweeps
+// come often (the timer is armed for the next head's
 // deadline, usually a few milliseconds away). A request
 // is therefore never served after its deadline, and is shed at its deadline,
 // which is never earlier than that of the request ahead of it in its bucket
