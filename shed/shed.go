@@ -472,6 +472,9 @@ func (s *Shedder) Close() {
 		w.err = errClosed
 		ready = append(ready, w)
 	}
+	// As dispatchLocked once the queue empties: the tenant popClosed emptied
+	// last stays listed otherwise, and a listed tenant is never reclaimed.
+	s.sched.unlistAll()
 	s.mu.Unlock()
 	notify(ready)
 }
