@@ -19,8 +19,7 @@ func TestMain(m *testing.M) {
 	before := leak.Snapshot()
 	code := m.Run()
 	if _, child := os.LookupEnv(mainArgsEnv); code == 0 && !child {
-		// Goroutines on their way out (the HTTP server's Serve, which
-		// Shutdown does not wait for, a refused connection closing) get
+		// Goroutines on their way out (a refused connection closing) get
 		// 5 s to end.
 		left := leak.Leaked(before)
 		for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = leak.Leaked(before) {

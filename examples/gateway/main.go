@@ -165,6 +165,11 @@ type instance struct {
 	// profile or trace in progress (/debug/pprof/profile?seconds=30) would
 	// otherwise hold Shutdown until its context ends.
 	httpStop context.CancelFunc
+	// httpDone is closed when the HTTP server's Serve has returned:
+	// Shutdown waits for it. (http.Server's Shutdown does not when Serve's
+	// goroutine had not begun yet: it closed the listener, after Shutdown,
+	// once it did.)
+	httpDone chan struct{}
 	serveErr chan error
 
 	shutdownOnce sync.Once
@@ -272,8 +277,16 @@ func (in *instance) serveHTTP() {
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
-	go func() { _ = in.http.Serve(in.httpLn) }()
+	in.httpDone = make(chan struct{})
+	goServe(func() {
+		defer close(in.httpDone)
+		_ = in.http.Serve(in.httpLn)
+	})
 }
+
+// goServe runs the HTTP server's Serve on a goroutine; tests replace it to
+// hold Serve back.
+var goServe = func(f func()) { go f() }
 
 // stopGrace is how long a response in progress when the HTTP server stops
 // (httpStop) may take to be written: a cut profile is small.
@@ -326,6 +339,11 @@ func (in *instance) Shutdown(ctx context.Context) error {
 		if in.http != nil {
 			in.httpStop()
 			err = errors.Join(err, in.http.Shutdown(ctx))
+			select {
+			case <-in.httpDone:
+			case <-ctx.Done():
+				err = errors.Join(err, fmt.Errorf("the HTTP server still serving: %w", ctx.Err()))
+			}
 		}
 		if serr := <-in.serveErr; serr != nil {
 			err = errors.Join(err, serr)
