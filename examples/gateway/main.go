@@ -171,6 +171,7 @@ type instance struct {
 	// once it did.)
 	httpDone chan struct{}
 	serveErr chan error
+	log      *slog.Logger
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -192,7 +193,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 		_ = backend.Close()
 		return nil, err
 	}
-	in := &instance{cfg: cfg, gw: gw, srv: newServer(gw, cfg), serveErr: make(chan error, 1)}
+	in := &instance{cfg: cfg, gw: gw, srv: newServer(gw, cfg), serveErr: make(chan error, 1), log: log}
 	if err := in.listen(); err != nil {
 		_ = gw.Close()
 		return nil, err
@@ -280,7 +281,13 @@ func (in *instance) serveHTTP() {
 	in.httpDone = make(chan struct{})
 	goServe(func() {
 		defer close(in.httpDone)
-		_ = in.http.Serve(in.httpLn)
+		// Serve returns ErrServerClosed after Shutdown, and any other error
+		// when its listener fails for good (it retries passing ones): the
+		// RESP side keeps serving, so say that the HTTP side stopped.
+		if err := in.http.Serve(in.httpLn); !errors.Is(err, http.ErrServerClosed) {
+			in.log.Error("HTTP server stopped; /metrics, /control and /debug/pprof no longer answer",
+				"http", in.httpLn.Addr().String(), "err", err)
+		}
 	})
 }
 
