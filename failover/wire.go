@@ -15,8 +15,8 @@ import (
 // ErrInvalidTable is wrapped by the errors of [NewTable] and [Table.UnmarshalJSON]
 // for routes a client must not apply (a share outside (0, 1], a route to itself, a
 // region name that is not UTF-8, shares of one region summing above 1, an unknown
-// mechanism, routes out of order); [Table.MarshalJSON] wraps it for a name that is
-// not UTF-8.
+// mechanism, routes out of order, a member of the wrong type); [Table.MarshalJSON]
+// wraps it for a name that is not UTF-8.
 // The caller should keep the table in force and fetch or build the table again.
 var ErrInvalidTable = errors.New("failover: invalid table")
 
@@ -142,7 +142,8 @@ func (t Table) MarshalJSON() ([]byte, error) {
 // would otherwise read as "no failover" and send every region's spill home. A null
 // route, or a null member of one, reads as a zero value that the route checks
 // refuse. On error t is unchanged and the error wraps [ErrInvalidTable] (or is the
-// JSON syntax error). A JSON null as the whole table leaves t as it is, as
+// JSON syntax error), also for a member of the wrong type (a string share, a
+// negative run, a time that does not parse), which wraps the decoder's error too. A JSON null as the whole table leaves t as it is, as
 // encoding/json does for other types.
 func (t *Table) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
@@ -150,7 +151,14 @@ func (t *Table) UnmarshalJSON(data []byte) error {
 	}
 	var w wireTable
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, ErrInvalidTable) {
+			return err
+		}
+		// Well-formed JSON whose members have the wrong type (a string share, an
+		// object for routes, a run below 0, a time that does not parse) is a table
+		// the client must not apply, as a bad share is: errors.Is must say so.
+		return fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
 	// encoding/json decodes [] as an empty slice, a missing or null member as nil.
 	if w.Routes == nil {
