@@ -480,7 +480,7 @@ func (r *Registry) publishLocked(now time.Time, who, why string, plan []Outcome,
 
 // checkNotes refuses a who or a why that is not valid UTF-8: JSON would
 // replace its bytes with U+FFFD, and the audit log would not say who did what.
-// (An HTTP request's are UTF-8 already: its JSON decoder made them so.)
+// (The handler and DecodeRequest refuse a body that is not UTF-8 already.)
 func checkNotes(who, why string) error {
 	switch {
 	case !utf8.ValidString(who):

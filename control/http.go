@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxBody bounds a request body of the HTTP API.
@@ -186,8 +187,8 @@ type headWriter struct{ http.ResponseWriter }
 
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
-// DecodeRequest parses a JSON change request as POST / takes it; anything but
-// an object (null included), unknown fields, a member named twice in one
+// DecodeRequest parses a JSON change request as POST / takes it; a body that
+// is not valid UTF-8, anything but an object (null included), unknown fields, a member named twice in one
 // object (names compare without regard to case, as encoding/json matches
 // them), a member whose value is null ("dry_run": null would otherwise read
 // as false and apply the change), trailing data and a change without a knob
@@ -253,6 +254,12 @@ func decode(hr *http.Request, v any) error {
 func decodeStrict(data []byte, v any) error {
 	if len(data) == 0 {
 		return badRequest{errors.New("empty body")}
+	}
+	// JSON is UTF-8, and encoding/json replaces each byte that is not with
+	// U+FFFD: a string knob would be set to a value the client never sent,
+	// and the audit would keep a who or why the Go API refuses.
+	if !utf8.Valid(data) {
+		return badRequest{errors.New("the body is not valid UTF-8")}
 	}
 	// JSON null decodes into a struct as a no-op: without this check a
 	// rollback of null ran as one of {}.
