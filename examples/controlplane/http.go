@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tierkit/tierkit/rollout"
 )
@@ -44,7 +45,7 @@ const maxBody = 1 << 20
 // gives.
 //
 // Every error, the router's included, answers {"error": message} with 400 (bad
-// JSON or values), 403 (a Host not in Config.AllowedHosts, whatever the path),
+// JSON, a body that is not UTF-8, or bad values), 403 (a Host not in Config.AllowedHosts, whatever the path),
 // 404 (no such path, or an unknown gateway), 405 (a method the path does not
 // serve, with an Allow header), 409 (a gateway that conflicts with one the
 // plane has) or 415 (a POST not declared as JSON).
@@ -146,6 +147,11 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	if len(data) > maxBody {
 		return fmt.Errorf("controlplane: body over %d bytes", maxBody)
+	}
+	// encoding/json replaces each byte that is not UTF-8 with U+FFFD: a
+	// rollout rule or a gateway ID would apply as something never sent.
+	if !utf8.Valid(data) {
+		return errors.New("controlplane: bad JSON: not valid UTF-8")
 	}
 	// JSON null decodes into any struct as a no-op: it would read as the zero
 	// value (for a rollout, no rules at all) rather than as the error it is.
