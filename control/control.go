@@ -234,7 +234,9 @@ func (r *Registry) Stats() Stats {
 	r.mu.RLock()
 	s := Stats{Knobs: len(r.knobs), States: len(r.states), AuditLen: len(r.log)}
 	r.mu.RUnlock()
-	s.Requests = r.n.requests.Load()
+	// Requests last: a request counts in Requests before its outcome, so
+	// every outcome read here has its request counted by then. Read first,
+	// it missed the requests that started and ended during this snapshot.
 	s.Applied = r.n.applied.Load()
 	s.Changes = r.n.changes.Load()
 	s.NoOps = r.n.noops.Load()
@@ -245,6 +247,7 @@ func (r *Registry) Stats() Stats {
 	s.Clamped = r.n.clamped.Load()
 	s.Rollbacks = r.n.rollbacks.Load()
 	s.Evicted = r.n.evicted.Load()
+	s.Requests = r.n.requests.Load()
 	return s
 }
 
