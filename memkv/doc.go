@@ -69,7 +69,9 @@
 // subscriber holds one checkpoint whatever the ticks. Buffering is bounded per
 // subscriber (Config.FeedBuffer); a subscriber that falls behind is cut off
 // with [ErrOverflow] after receiving everything buffered, and must resubscribe
-// and treat derived state as stale. Commits never block on subscribers.
+// and treat derived state as stale; the cut detaches it from the store, so
+// commits no longer visit it even before its owner closes it. Commits never
+// block on subscribers.
 //
 // # Faults and bugs for tests
 //

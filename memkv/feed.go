@@ -48,7 +48,11 @@ type Event struct {
 // buffered is a checkpoint replaces it (only the newest watermark matters),
 // and one pushed into a full buffer takes one slot past the bound, so
 // checkpoints alone never fill the buffer; a subscriber that reads nothing
-// is cut off only by writes. Close it when done. Safe for concurrent use.
+// is cut off only by writes. The cut detaches it from the store: commits no
+// longer visit it, Stats.Subscribers no longer counts it, and it frees its
+// buffer once drained, whether or not its owner closes it. Close it when done
+// (Close after a cut-off makes every later call return ErrClosed). Safe for
+// concurrent use.
 type Subscription struct {
 	// Start is the version the subscription starts after: it delivers every
 	// write with a version > Start.
@@ -109,11 +113,26 @@ func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
 	if len(s.subs) == 0 {
 		return
 	}
+	// A subscriber cut off here gets nothing more: it leaves the list, so
+	// that commits stop visiting it (one lock per event each, for good) and
+	// Stats.Subscribers stops counting it, whether or not its owner closes
+	// it.
+	kept := s.subs[:0]
 	for _, sub := range s.subs {
+		cut := false
 		for _, e := range evs {
-			sub.push(e, cfg.FeedBuffer, &s.st)
+			if cut = sub.push(e, cfg.FeedBuffer, &s.st); cut {
+				break
+			}
 		}
+		if cut {
+			s.st.subscribers.Add(-1)
+			continue
+		}
+		kept = append(kept, sub)
 	}
+	clear(s.subs[len(kept):])
+	s.subs = kept
 	s.st.feedEvents.Add(uint64(len(evs)))
 	s.sinceCkpt++
 	if s.sinceCkpt >= cfg.CheckpointEvery {
@@ -125,12 +144,12 @@ func (s *Store) publishLocked(cfg *Config, evs []Event, v uint64) {
 // events: the Config.FeedBuffer in force, so that SetConfig reaches live
 // subscribers too (each kept the bound in force at Subscribe, and raising it
 // to stop the cut-offs, or lowering it to bound memory, changed none of
-// them).
-func (sub *Subscription) push(e Event, limit int, st *counters) {
+// them). It reports whether this push cut sub off.
+func (sub *Subscription) push(e Event, limit int, st *counters) (cut bool) {
 	sub.mu.Lock()
 	if sub.closed || sub.overflow {
 		sub.mu.Unlock()
-		return
+		return false
 	}
 	if e.Kind == EventCheckpoint && sub.n > 0 {
 		// Checkpoints with no write between them say nothing but the
@@ -143,7 +162,7 @@ func (sub *Subscription) push(e Event, limit int, st *counters) {
 			*last = e
 			sub.mu.Unlock()
 			sub.signal()
-			return
+			return false
 		}
 	}
 	bound := limit
@@ -159,7 +178,7 @@ func (sub *Subscription) push(e Event, limit int, st *counters) {
 		sub.resizeLocked(min(max(2*len(sub.buf), minRing), bound))
 	}
 	if sub.n >= bound {
-		sub.overflow = true
+		sub.overflow, cut = true, true
 		st.feedOverflows.Add(1)
 	} else {
 		sub.buf[(sub.head+sub.n)%len(sub.buf)] = e
@@ -168,6 +187,7 @@ func (sub *Subscription) push(e Event, limit int, st *counters) {
 	}
 	sub.mu.Unlock()
 	sub.signal()
+	return cut
 }
 
 // resizeLocked moves the events into a ring of size slots (>= sub.n),
@@ -218,7 +238,9 @@ func (sub *Subscription) TryNext() (e Event, ok bool, err error) {
 		sub.head = (sub.head + 1) % len(sub.buf)
 		sub.n--
 		if sub.n == 0 {
-			if len(sub.buf) > minRing && sub.peak <= len(sub.buf)/4 {
+			if sub.overflow {
+				sub.buf = nil // cut off and drained: it never holds an event again
+			} else if len(sub.buf) > minRing && sub.peak <= len(sub.buf)/4 {
 				sub.resizeLocked(max(2*sub.peak, minRing))
 			}
 			sub.peak = 0

@@ -25,7 +25,7 @@ type Stats struct {
 	Keys        int64  // gauge: keys held (including deletion markers)
 	Versions    int64  // gauge: versions held
 	Shards      int    // number of range shards
-	Subscribers int    // gauge: open change-feed subscriptions
+	Subscribers int    // gauge: change-feed subscriptions open and not cut off
 }
 
 // ConflictRate returns Conflicts / (Commits + Conflicts), or 0.
