@@ -96,9 +96,10 @@
 //
 // # Stats
 //
-// [Batcher.Stats] returns items, batches, mean fill, de-duplicated, cancelled and
-// rejected items, evicted and live groups, pending and in-flight gauges, and flush
-// latency (sum and max; see [Stats.MeanFlushLatency]).
+// [Batcher.Stats] returns items, requests sent (after de-duplication), batches,
+// failed flushes, mean fill, de-duplicated, cancelled and rejected items, evicted
+// and live groups, pending and in-flight gauges, and flush latency (sum and max;
+// see [Stats.MeanFlushLatency]).
 //
 // # Why there is no TryDo
 //
