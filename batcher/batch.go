@@ -210,11 +210,14 @@ func (b *Batcher[G, Req, Resp]) launch(bt *batch[G, Req, Resp], force bool) {
 }
 
 // start admits a closed batch to flight and reports whether it did; if
-// MaxInFlight batches are already in flight (and not force), it answers every
-// item ErrOverloaded instead.
+// MaxInFlight batches are already in flight (and not force, and Close has not
+// begun), it answers every item ErrOverloaded instead. Once Close has begun,
+// every batch is forced: one sealed before Close but started after it (its
+// sealing item's goroutine, a linger timer, a MaxBytes split) was refused for
+// the slots of the batches Close had just forced past the cap.
 func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool {
 	switch {
-	case force:
+	case force || b.closed.Load():
 		b.inflight.Add(1) // Close flushes beyond the cap
 	case !b.takeSlot(int64(b.cfg.Load().MaxInFlight)):
 		b.c.rejected.Add(uint64(bt.live))

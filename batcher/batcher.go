@@ -232,7 +232,9 @@ func (b *Batcher[G, Req, Resp]) Config() Config[Req] { return *b.cfg.Load() }
 func (b *Batcher[G, Req, Resp]) EvictIdle() int { return b.sweep(b.now()) }
 
 // Close stops accepting items (Do returns [ErrClosed]), flushes every open batch at
-// once (ignoring MaxInFlight), and returns when every flush has returned and every
+// once, and every batch closed before it but not yet dispatched, ignoring
+// MaxInFlight (no item accepted before Close is answered ErrOverloaded for a
+// cap that Close's own flushes took), and returns when every flush has returned and every
 // goroutine and timer of the batcher is gone. It is safe to call more than once;
 // every call waits. It always returns nil.
 func (b *Batcher[G, Req, Resp]) Close() error {

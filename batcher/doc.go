@@ -64,7 +64,7 @@
 // returns [ErrOverloaded] at once, and a batch that closes while the cap is
 // reached is answered ErrOverloaded rather than sent; items are never queued
 // without bound, and at most MaxInFlight x MaxItems items are in the backend,
-// except while [Batcher.Close] sends every open batch whatever the cap, or
+// except while [Batcher.Close] sends every batch not yet dispatched whatever the cap, or
 // after SetConfig lowered the cap below the batches then in flight.
 //
 // Optional de-duplication ([Config.Key]) sends identical items of one batch once
