@@ -3,6 +3,7 @@ package shed_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,4 +39,39 @@ func TestAcquireEndedContext(t *testing.T) {
 	assert.Zero(t, b[0].Admitted)
 	release()
 	assert.Zero(t, s.Stats().InFlight)
+}
+
+// TestAcquireEndedContextFullBucket: a request whose context had already
+// ended is counted canceled, not shed, also when its bucket is full (it would
+// not have queued but been shed with ReasonBucketFull): the ended context is
+// checked first, and a caller that gave up marks no tenant over its share.
+// BucketStats.Canceled said such a request "would have queued".
+func TestAcquireEndedContextFullBucket(t *testing.T) {
+	s := newShedder(t, shed.Config{Capacity: shed.Fixed(1), MaxQueue: 1})
+	release, err := s.Acquire(context.Background(), "A", 0, 1)
+	require.NoError(t, err)
+	queued := make(chan error, 1)
+	go func() {
+		rel, err := s.Acquire(context.Background(), "A", 0, 1)
+		if err == nil {
+			rel()
+		}
+		queued <- err
+	}()
+	require.Eventually(t, func() bool { return s.Stats().Queued == 1 }, 10*time.Second, time.Millisecond)
+
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = s.Acquire(ended, "A", 0, 1) // A's bucket is full
+	require.ErrorIs(t, err, context.Canceled)
+	st := s.Stats()
+	assert.Equal(t, int64(1), st.Canceled)
+	assert.Zero(t, st.ShedBucketFull)
+
+	_, err = s.Acquire(context.Background(), "A", 0, 1) // the same, with a live context
+	require.ErrorIs(t, err, shed.ErrShed)
+	assert.Equal(t, int64(1), s.Stats().ShedBucketFull, "the bucket was full")
+
+	release()
+	require.NoError(t, <-queued)
 }

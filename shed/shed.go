@@ -116,7 +116,9 @@ func (s *Shedder) SetConfig(cfg Config) error {
 // If the request is shed, err is a *ShedError (errors.Is(err, ErrShed)): fail
 // or back off. If ctx ends first, err is ctx.Err() and nothing is held, and the
 // request counts in [Stats].Canceled; so does a request whose ctx had already
-// ended when it would have queued (it is not queued). A request admitted (or
+// ended when the fast path could not admit it: it is neither queued nor shed,
+// even if its bucket was full or [Config.ShedOnArrival] would have shed it
+// (only a closed Shedder's refusal comes first). A request admitted (or
 // shed) as its ctx ends keeps that decision, counted once: with a nil err,
 // release must be called even though ctx is done. A ctx that had already
 // ended does not stop an admission on the fast path below, as with

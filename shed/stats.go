@@ -17,7 +17,11 @@ type BucketStats struct {
 	ShedOnArrival     int64 // of ShedQueueDeadline, those shed on arrival (Config.ShedOnArrival)
 	ShedClosed        int64 // shed with ReasonClosed
 	ShedNoCapacity    int64 // TryAcquire refusals (ReasonNoCapacity)
-	Canceled          int64 // ended by their context before admission: left the queue, or arrived with it ended and would have queued
+	// Canceled counts requests ended by their context before admission:
+	// they left the queue, or arrived with it ended and were refused without
+	// queueing (Shedder.Acquire past its fast path, Scheduler.Refuse with
+	// reason zero), then counted in no shed reason even if the bucket was full.
+	Canceled int64
 
 	Queued     int   // requests waiting now
 	QueuedCost int64 // their total cost
