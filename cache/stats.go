@@ -18,8 +18,13 @@ type Stats struct {
 	// loading: in a herd of n concurrent misses, n-1. A Get that joined a
 	// load slower than the staleness bound and loaded again (StaleBypass)
 	// counts by that new load: in Loads if it led it, here if it joined
-	// another bypassing Get's: every Get not served from memory, and whose
-	// caller stayed, counts once in Loads or Coalesced.
+	// another bypassing Get's. A Get not served from memory counts at most
+	// once in the two: in Loads if it started the load, whether or not its
+	// caller stayed for the result (the load goes on for those who joined
+	// it), here if it joined another's load and stayed, in neither if it
+	// left a load it joined. So Loads + Coalesced is not the number of Gets
+	// that waited for a loaded value: a load whose leader left while others
+	// waited counts one more.
 	Coalesced uint64
 	// Invalidations counts entries removed by Write/Delete events, Delete or
 	// a Set of a key not owned, and by GetValid or LookupManyValid when their
