@@ -89,11 +89,16 @@ func Retryable(err error) bool {
 // failing on the retry, ...) also matches ErrCommitUnknown: that attempt may
 // have committed.
 //
-// When ctx ends in a backoff, or in the last attempt, Run gives up with an
-// error matching ErrRetriesExhausted, ctx.Err() (context.DeadlineExceeded
-// or context.Canceled, whatever error the engine gave for it) and the last
-// attempt's error; retries that ran out while ctx was live do not match
-// ctx.Err().
+// A ctx that has ended when an attempt is to commit stops Run at once, in any
+// attempt, with Commit's error for it, which matches ctx.Err() and says that
+// the commit was not sent (it matches ErrCommitUnknown only if an earlier
+// attempt's did).
+//
+// When ctx ends in a backoff, or in the last attempt (failing it as
+// retryable), Run gives up with an error matching ErrRetriesExhausted,
+// ctx.Err() (context.DeadlineExceeded or context.Canceled, whatever error the
+// engine gave for it) and the last attempt's error; retries that ran out
+// while ctx was live do not match ctx.Err().
 //
 // fn must not commit or roll back tx itself (Run does; a commit made by fn
 // makes Run's own fail with ErrDone). A panic in fn rolls the attempt back

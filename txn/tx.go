@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -335,6 +336,9 @@ func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit i
 // ErrTooLarge, ErrTransient (retry the transaction), ErrCommitUnknown (do not
 // retry blindly), ErrAlreadyCommitted (an earlier attempt with the same
 // idempotency key committed: done), ErrDone, ErrDeadline, or a context error.
+// If ctx had ended before the call, the error matches ctx.Err(), says that the
+// commit was not sent, and does not match ErrCommitUnknown; the transaction
+// stays active (Commit again with a live context, or Rollback).
 // A transaction without writes commits without calling the engine (its reads
 // come from one snapshot) unless it added explicit read conflicts
 // ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), which the engine
@@ -343,8 +347,13 @@ func (s SnapshotReader) GetRange(ctx context.Context, begin, end []byte, limit i
 // writes, so the retry of a read-only one is validated again, not answered
 // with ErrAlreadyCommitted).
 func (tx *Tx) Commit(ctx context.Context) (uint64, error) {
-	if err := tx.check(ctx); err != nil {
+	if err := tx.checkOp(); err != nil {
 		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		// The bare context error read like a commit cut short in the
+		// engine, whose outcome is unknown: this one was never sent.
+		return 0, fmt.Errorf("txn: commit not sent, the context had ended: %w", err)
 	}
 	if tx.c.wb.empty() && len(tx.c.wranges) == 0 && !tx.c.validate && tx.opt.IdempotencyKey == nil {
 		tx.finish(committed)
