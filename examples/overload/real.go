@@ -294,17 +294,7 @@ func realScenario(d time.Duration, capacity float64, noisyCost int64) scenario {
 }
 
 func runReal(cfg realConfig) (*realResult, error) {
-	cfg.Work = or(cfg.Work, 200*time.Microsecond)
-	cfg.Warmup = or(cfg.Warmup, 5*time.Second)
-	cfg.Backend = or(cfg.Backend, 10*time.Millisecond)
-	cfg.QueueDeadline = or(cfg.QueueDeadline, defaultQueueDeadline)
-	if cfg.Target == 0 {
-		cfg.Target = 0.9
-	}
-	cfg.NoisyCost = max(cfg.NoisyCost, 1)
-	if cfg.Cores <= 0 {
-		cfg.Cores = float64(runtime.GOMAXPROCS(0))
-	}
+	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -431,10 +421,38 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 	return nil
 }
 
+// withDefaults is c with every zero field that has a default set to it.
+func (c realConfig) withDefaults() realConfig {
+	c.Work = or(c.Work, 200*time.Microsecond)
+	c.Warmup = or(c.Warmup, 5*time.Second)
+	c.Backend = or(c.Backend, 10*time.Millisecond)
+	c.QueueDeadline = or(c.QueueDeadline, defaultQueueDeadline)
+	if c.Target == 0 {
+		c.Target = 0.9
+	}
+	c.NoisyCost = max(c.NoisyCost, 1)
+	if c.Cores <= 0 {
+		c.Cores = float64(runtime.GOMAXPROCS(0))
+	}
+	return c
+}
+
+// maxRealArrivalsPerCore bounds the requests the real mode draws before its
+// warm-up (the warm-up's, the measured run's and the recalibration's, all at
+// 135% of the nominal capacity) per core of its CPU budget: the default run
+// draws about 150,000 per core, a 60 s measured run about 360,000.
+const maxRealArrivalsPerCore = 2_500_000
+
 // check refuses a configuration whose nominal capacity, Target x Cores /
 // Work, is not a positive finite rate: the arrivals drawn at it never pass
 // the phase's end (a negative or NaN rate steps the clock backwards), and the
-// generator appended requests until memory ran out.
+// generator appended requests until memory ran out. It refuses one whose
+// rate, over the phases' lengths, draws more than maxRealArrivalsPerCore
+// requests per core of the budget, and a budget of more cores than
+// GOMAXPROCS, whose target the process cannot reach: -target 90 (a
+// percentage for the fraction 0.9), -work 1ns or -cores 1000 drew tens of
+// millions to billions of them up front, each later a goroutine, and ran
+// out of memory before the warm-up began.
 func (c realConfig) check() error {
 	if c.Work < 0 {
 		return fmt.Errorf("real mode: Work %v is negative", c.Work)
@@ -446,6 +464,16 @@ func (c realConfig) check() error {
 	// but the nominal capacity is drawn from it before.
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		return fmt.Errorf("real mode: Target %v is not a finite non-negative number", c.Target)
+	}
+	d := c.withDefaults()
+	if procs := runtime.GOMAXPROCS(0); d.Cores > float64(procs) {
+		return fmt.Errorf("real mode: a CPU budget of %v cores is more than the process can use (GOMAXPROCS %d)", d.Cores, procs)
+	}
+	nominal := d.Target * d.Cores / d.Work.Seconds()
+	span := max(d.Warmup, 0) + max(d.Duration, 0) + max(d.Recal, 0)
+	if n := 1.35 * nominal * span.Seconds(); n > maxRealArrivalsPerCore*d.Cores {
+		return fmt.Errorf("real mode: a nominal capacity of %.0f requests/s (target %v x %v cores / %v of work) over %v draws about %.0f arrivals, at most %d per core",
+			nominal, d.Target, d.Cores, d.Work, span, n, maxRealArrivalsPerCore)
 	}
 	return nil
 }
