@@ -465,7 +465,18 @@ func (c realConfig) check() error {
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		return fmt.Errorf("real mode: Target %v is not a finite non-negative number", c.Target)
 	}
+	if c.NoisyCost < 0 {
+		return fmt.Errorf("real mode: NoisyCost %d is negative", c.NoisyCost)
+	}
 	d := c.withDefaults()
+	// A noisy request burns NoisyCost x Work of CPU once admitted, and the
+	// measured run ends when its last request has: a cost whose work
+	// outlasts the client's deadline serves nothing in time and, large
+	// enough, keeps the run going for hours (or overflows to no work).
+	if deadline := defaultScenario(0, 1).Deadline; d.NoisyCost > int64(deadline/d.Work) {
+		return fmt.Errorf("real mode: a noisy request of cost %d burns %d x %v, more than the client's deadline of %v",
+			d.NoisyCost, d.NoisyCost, d.Work, deadline)
+	}
 	if procs := runtime.GOMAXPROCS(0); d.Cores > float64(procs) {
 		return fmt.Errorf("real mode: a CPU budget of %v cores is more than the process can use (GOMAXPROCS %d)", d.Cores, procs)
 	}

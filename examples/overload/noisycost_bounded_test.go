@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNoisyCostBounded: -noisycost was not checked. A negative cost was
+// taken as 1 without a word, and a large one made every admitted noisy
+// request burn cost x -work of CPU: -noisycost 1000000 burned 200 s per
+// request, and the measured run, which ends when its last request has,
+// ran for hours. A cost whose work outlasts the client's 100 ms deadline
+// is refused. Found by a review.
+func TestNoisyCostBounded(t *testing.T) {
+	for _, args := range [][]string{
+		{"-real", "-noisycost", "-4"}, {"-real", "-noisycost", "1000000"},
+		{"-real", "-noisycost", "501"}, {"-real", "-work", "50ms", "-noisycost", "4"},
+		{"-real", "-noisycost", "9223372036854775807"},
+	} {
+		var errOut bytes.Buffer
+		_, err := parseFlags(args, &errOut)
+		require.Error(t, err, "%q", args)
+		assert.Contains(t, errOut.String(), "real mode: ", "%q", args)
+	}
+	for _, args := range [][]string{{"-real", "-noisycost", "4"}, {"-real", "-noisycost", "500"}, {"-real", "-noisycost", "0"}} {
+		_, err := parseFlags(args, &bytes.Buffer{})
+		require.NoError(t, err, "%q", args)
+	}
+}
