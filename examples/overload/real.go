@@ -465,6 +465,18 @@ func (c realConfig) check() error {
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		return fmt.Errorf("real mode: Target %v is not a finite non-negative number", c.Target)
 	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"Warmup", c.Warmup}, {"Recal", c.Recal}, {"Backend", c.Backend}, {"QueueDeadline", c.QueueDeadline}, {"SchedTarget", c.SchedTarget}} {
+		// each was read as "none" or passed on as is, without a word
+		if f.d < 0 {
+			return fmt.Errorf("real mode: %s %v is negative", f.name, f.d)
+		}
+	}
+	if c.ProfileHz < 0 {
+		return fmt.Errorf("real mode: ProfileHz %d is negative", c.ProfileHz)
+	}
 	if c.NoisyCost < 0 {
 		return fmt.Errorf("real mode: NoisyCost %d is negative", c.NoisyCost)
 	}
