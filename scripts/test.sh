@@ -38,6 +38,20 @@ for mod in . examples bench; do
 	(cd "$mod" && gotest 900 -race -count=1 ./...) || status=1
 done
 
+echo "== go test -run '^\$' -bench . -benchtime 1x ./... in . examples bench"
+# Each benchmark once: the peer harnesses check their answers inside the
+# benchmark loop, which go test without -bench never runs, so a harness that
+# broke (or stopped doing its work) would pass CI until someone measured.
+# About two minutes in all; the benchmarks' lines are shown only on failure.
+for mod in . examples bench; do
+	if out=$(cd "$mod" && gotest 600 -count=1 -run '^$' -bench . -benchtime 1x ./... 2>&1); then
+		printf '%s\n' "$out" | grep -E '^(ok|FAIL|---)' || true
+	else
+		printf '%s\n' "$out"
+		status=1
+	fi
+done
+
 echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
 # Some kernels cannot run 32-bit binaries (no IA32 emulation: "exec format
 # error"), and the Go runtime does not run under qemu-user. There the root
