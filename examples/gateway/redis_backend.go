@@ -34,7 +34,8 @@ type redisBackend struct {
 	// fillTTL is set when the caching tier is on: GETs are its fills, so
 	// they read the primary (replicas may lag behind the invalidations it
 	// announces), and on a shard that may hold keys with an expiry
-	// (volatile, kept by the feed) fetch each key's PTTL in the same round
+	// (volatile, kept by the feed, and set by a write through the gateway
+	// that gives a key an expiry) fetch each key's PTTL in the same round
 	// trip.
 	fillTTL  atomic.Bool
 	volatile []atomic.Bool // per shard
@@ -217,9 +218,26 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		// sequential SETs would.
 		return p.mset(ctx, ops, out)
 	}
+	b.givesExpiry(shard, ops)
 	// A batch of one tenant and shard mixes the caching tier's fills with
 	// writes: those GETs need their expiry too.
 	return p.pipeline(ctx, ops, out, b.fillTTL.Load() && b.volatile[shard].Load())
+}
+
+// givesExpiry makes shard count as volatile (its fills fetch PTTL) before
+// ops give a key an expiry (SET with EX or PX): the feed marks it so only
+// when it delivers the key's expire notification, and a GET that the
+// client sends once the write is answered may fill before then. Such a fill
+// read no PTTL and cached the key with no expiry, so the client read its
+// own expired key back for as long as the feed lagged (up to the staleness
+// bound).
+func (b *redisBackend) givesExpiry(shard int, ops []op) {
+	for _, o := range ops {
+		if o.kind == opSet && o.ttl > 0 {
+			b.volatile[shard].Store(true)
+			return
+		}
+	}
 }
 
 // goredisData is the go-redis data path: a pooled connection, a write and a

@@ -51,7 +51,10 @@ import (
 // notification), and from the first notification that can give a key one
 // (expire, rename_to, move_to, restore, copy_to) until the next
 // resubscription; that notification also invalidates the fills of its key
-// in flight, so no fill that skipped PTTL stores a key that has an expiry.
+// in flight, and the entries filled before it. A write through the gateway
+// that gives a key an expiry makes the shard volatile before it is sent
+// (redisBackend.givesExpiry): its client's next GET may fill before the feed
+// delivers the notification, and would cache the key with no expiry.
 //
 // Not announced by Redis: FLUSHDB, FLUSHALL and SWAPDB. The marker loop
 // sees them run in the shard's command counts (INFO commandstats, read with

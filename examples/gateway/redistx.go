@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -53,6 +54,10 @@ type redisTxEngine struct {
 	// ops the keys they carried (one per read; the commit's checked and
 	// written keys).
 	calls, ops int
+	// volatile, if not nil, is set before a commit that gives a key an
+	// expiry: the caching tier's fills of the shard then fetch PTTL
+	// (redisBackend.givesExpiry).
+	volatile *atomic.Bool
 }
 
 // keyState is a key's state as the commit script checks it.
@@ -323,6 +328,9 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 			px = e.seen[string(req.Sets[i])].expireMs // the transaction read it (INCR)
 		case exp > 0:
 			px = (exp + 999_999) / 1e6 // round up: never expire before the client asked
+		}
+		if px > 0 && e.volatile != nil {
+			e.volatile.Store(true)
 		}
 		args = append(args, v[8:], strconv.FormatInt(px, 10))
 	}

@@ -64,7 +64,9 @@ func (g *Gateway) txEngine(shard int) txn.Engine {
 		return b.stores[shard]
 	}
 	if b, ok := asRedis(g.backend); ok {
-		return newRedisTxEngine(b.shards[shard])
+		e := newRedisTxEngine(b.shards[shard])
+		e.volatile = &b.volatile[shard]
+		return e
 	}
 	return nil
 }
