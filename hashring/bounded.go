@@ -128,6 +128,11 @@ var _ LoadReporter = (*Loads)(nil)
 
 // Acquire counts one more request in flight on node id.
 func (l *Loads) Acquire(id string) {
+	// The total and the call count go up before the node's counter: a Release
+	// that finds the node counted then always has an increment to undo, so
+	// neither Total nor Stats ever reads below 0 (or Releases above Acquires).
+	l.acquires.Add(1)
+	l.total.Add(1)
 	for {
 		c := l.counter(id)
 		v := c.Load()
@@ -141,9 +146,14 @@ func (l *Loads) Acquire(id string) {
 			break
 		}
 	}
-	l.total.Add(1)
-	l.acquires.Add(1)
+	if testHookAcquired != nil {
+		testHookAcquired(id)
+	}
 }
+
+// testHookAcquired, if set, runs in Acquire once the node's counter has gone up:
+// tests set it to release the request there, before Acquire returns.
+var testHookAcquired func(id string)
 
 // Release counts the end of a request on node id that [Loads.Acquire] counted.
 // Releasing more than was acquired is a caller bug; the count is then clamped at 0.
@@ -213,10 +223,13 @@ type LoadStats struct {
 
 // Stats returns a snapshot of the counters.
 func (l *Loads) Stats() LoadStats {
+	// Releases first: an Acquire counted before its Release, so reading in this
+	// order never shows more Releases than Acquires.
+	releases := l.releases.Load()
 	return LoadStats{
 		InFlight: l.total.Load(),
 		Acquires: l.acquires.Load(),
-		Releases: l.releases.Load(),
+		Releases: releases,
 		// A Forget can delete a counter before its creator has counted it.
 		Nodes: int(max(l.nodes.Load(), 0)),
 	}
