@@ -30,7 +30,7 @@ type Balancer struct {
 // Stats is a snapshot of a Balancer's counters.
 type Stats struct {
 	Runs    uint64 // completed runs
-	Changed uint64 // host weight changes published
+	Changed uint64 // hosts moved, summed over runs (see [Result.Changed])
 	// Throttled counts host-runs whose Reason is ReasonThrottled: outside the
 	// deadband and left alone by the throttle. A throttled host whose weight was
 	// outside the bounds is moved onto the bound and reports ReasonBounded: it is

@@ -129,7 +129,11 @@ type Result struct {
 	Policy   Policy
 	// Hosts has one Decision per input host, in input order.
 	Hosts []Decision
-	// Changed is the number of hosts whose weight share changed.
+	// Changed is the number of hosts whose own weight the run moved: whose New
+	// differs from Old times the recenter factor (1 unless Recentered). It counts
+	// moves, not shares: moving one host changes every host's share but counts 1,
+	// and a recenter alone rescales every weight, changes no share and counts 0.
+	// A host that joins with Old 0 counts.
 	Changed int
 	// KeyspaceMoved is the share of the keyspace whose owner changes with the new
 	// weights under ideal weighted consistent hashing: half the sum of the absolute
