@@ -143,8 +143,17 @@ func (t Table) MarshalJSON() ([]byte, error) {
 // route, or a null member of one, reads as a zero value that the route checks
 // refuse. On error t is unchanged and the error wraps [ErrInvalidTable] (or is the
 // JSON syntax error), also for a member of the wrong type (a string share, a
-// negative run, a time that does not parse), which wraps the decoder's error too. A JSON null as the whole table leaves t as it is, as
-// encoding/json does for other types.
+// negative run, a time that does not parse), which wraps the decoder's error too.
+// A JSON null as the whole table leaves t as it is, as encoding/json does for
+// other types.
+//
+// Members it does not know, in the table or in a route, are ignored (and names
+// match as encoding/json matches them, case-insensitively): a control plane
+// upgraded before its clients may add members without every older client refusing
+// its tables and keeping a stale one in force. A misspelt member is unknown too: a
+// misspelt "routes" is refused as missing and a misspelt route member leaves a
+// zero value the route checks refuse, but a misspelt "now", "run" or "regions"
+// reads as its zero value.
 func (t *Table) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil // encoding/json's convention: null leaves the value as it is
