@@ -207,8 +207,15 @@ func (r *Registry) Knobs() []Info {
 }
 
 // State calls every registered state func (with no lock held) and returns the
-// results by name.
+// results by name. A state func's panic goes on to the caller.
 func (r *Registry) State() map[string]any {
+	var running string
+	return r.state(&running)
+}
+
+// state is State, keeping in *running the name of the state func it calls, so
+// that a caller recovering a panic can say whose it is.
+func (r *Registry) state(running *string) map[string]any {
 	r.mu.RLock()
 	fns := make(map[string]func() any, len(r.states))
 	for n, f := range r.states {
@@ -217,6 +224,7 @@ func (r *Registry) State() map[string]any {
 	r.mu.RUnlock()
 	out := make(map[string]any, len(fns))
 	for n, f := range fns {
+		*running = n
 		out[n] = f()
 	}
 	return out
@@ -227,28 +235,6 @@ func (r *Registry) Audit() []Entry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return slices.Clone(r.log)
-}
-
-// Stats returns a snapshot of the registry's counters.
-func (r *Registry) Stats() Stats {
-	r.mu.RLock()
-	s := Stats{Knobs: len(r.knobs), States: len(r.states), AuditLen: len(r.log)}
-	r.mu.RUnlock()
-	// Requests last: a request counts in Requests before its outcome, so
-	// every outcome read here has its request counted by then. Read first,
-	// it missed the requests that started and ended during this snapshot.
-	s.Applied = r.n.applied.Load()
-	s.Changes = r.n.changes.Load()
-	s.NoOps = r.n.noops.Load()
-	s.DryRuns = r.n.dryRuns.Load()
-	s.Rejected = r.n.rejected.Load()
-	s.RateLimited = r.n.rateLimited.Load()
-	s.ApplyFailed = r.n.applyFailed.Load()
-	s.Clamped = r.n.clamped.Load()
-	s.Rollbacks = r.n.rollbacks.Load()
-	s.Evicted = r.n.evicted.Load()
-	s.Requests = r.n.requests.Load()
-	return s
 }
 
 // Apply is shorthand for ApplyAt(time.Now(), req), except that the clock is

@@ -74,7 +74,8 @@
 //
 // Over HTTP every error is a JSON body {"error": message, "code": code} whose
 // code names the case: bad_request, invalid_value, unknown_knob,
-// out_of_bounds, rate_limited (with Retry-After), apply_failed,
+// out_of_bounds, rate_limited (with Retry-After), apply_failed, state_failed
+// (a state func panicked while GET / or GET /state read it),
 // nothing_to_rollback, unsupported_media_type (a POST not sent as
 // application/json, which keeps web pages from posting cross-site), and the
 // router's own forbidden_host (a Host not in Config.AllowedHosts), not_found
@@ -119,7 +120,8 @@
 // [Registry.Stats] counts requests, applied batches and changes, no-ops, dry
 // runs, rejections (a rollback with nothing to undo included), rate-limit
 // refusals, Apply failures, clamps, rollbacks and audit evictions; each request
-// counts in one outcome.
+// counts in one outcome. StatePanics counts state funcs that panicked under
+// the HTTP handler.
 //
 // # Cost
 //

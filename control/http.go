@@ -47,8 +47,10 @@ const maxMessage = 512
 // (a Host not in Config.AllowedHosts), 404 not_found (no such path) or
 // unknown_knob, 405 method_not_allowed (with an Allow header), 409
 // nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds, 429
-// rate_limited (with Retry-After), 500 apply_failed; a body over 1 MiB is a
-// bad_request. A request without "who" is recorded as the client's address.
+// rate_limited (with Retry-After), 500 apply_failed or state_failed (a state
+// func panicked: the panic goes on once the answer is sent, as an Apply
+// func's does, for the server to log); a body over 1 MiB is a bad_request. A
+// request without "who" is recorded as the client's address.
 //
 // WARNING: the handler does no authentication, and by default it answers
 // any Host. Loopback alone does not keep web pages out: by DNS rebinding, a
@@ -62,10 +64,12 @@ func (r *Registry) Handler() http.Handler {
 	routes := map[string]route{
 		"/": {
 			http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
-				writeJSON(w, http.StatusOK, struct {
-					Knobs []Info         `json:"knobs"`
-					State map[string]any `json:"state"`
-				}{r.Knobs(), encodable(r.State())})
+				r.serveState(w, func(state map[string]any) any {
+					return struct {
+						Knobs []Info         `json:"knobs"`
+						State map[string]any `json:"state"`
+					}{r.Knobs(), state}
+				})
 			},
 			http.MethodPost: r.serveApply,
 		},
@@ -73,7 +77,7 @@ func (r *Registry) Handler() http.Handler {
 			writeJSON(w, http.StatusOK, r.Knobs())
 		}},
 		"/state": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
-			writeJSON(w, http.StatusOK, encodable(r.State()))
+			r.serveState(w, func(state map[string]any) any { return state })
 		}},
 		"/audit": {http.MethodGet: func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, http.StatusOK, r.Audit())
@@ -115,6 +119,39 @@ func (r *Registry) Handler() http.Handler {
 		}
 		h(w, hr)
 	})
+}
+
+// serveState answers body(state) for GET / and GET /state. A state func that
+// panics answers 500 state_failed, as every error answers, and is counted in
+// Stats.StatePanics; the panic then goes on with its value, as a panicking
+// Apply func's does, so that the server (or a middleware) logs it. The answer
+// is flushed first: net/http drops the connection of a panicking handler, and
+// without it the client got no answer at all.
+func (r *Registry) serveState(w http.ResponseWriter, body func(state map[string]any) any) {
+	var running string
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		r.n.statePanics.Add(1)
+		writeError(w, &stateError{name: running, value: v})
+		_ = http.NewResponseController(w).Flush()
+		panic(v)
+	}()
+	state := r.state(&running)
+	running = ""
+	writeJSON(w, http.StatusOK, body(encodable(state)))
+}
+
+// stateError reports a state func that panicked while the handler served it.
+type stateError struct {
+	name  string
+	value any
+}
+
+func (e *stateError) Error() string {
+	return fmt.Sprintf("control: state %q panicked: %v", e.name, e.value)
 }
 
 func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
@@ -186,6 +223,9 @@ func (e *routeError) Error() string { return "control: " + e.msg }
 type headWriter struct{ http.ResponseWriter }
 
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // DecodeRequest parses a JSON change request as POST / takes it; a body that
 // is not valid UTF-8, anything but an object (null included), unknown fields, a member named twice in one
@@ -349,6 +389,7 @@ func writeError(w http.ResponseWriter, err error) {
 		br badRequest
 		re *routeError
 		um unsupportedMediaType
+		se *stateError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -383,6 +424,8 @@ func writeError(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
 	case errors.Is(err, ErrNothingToRollback):
 		status, code = http.StatusConflict, "nothing_to_rollback"
+	case errors.As(err, &se):
+		status, code = http.StatusInternalServerError, "state_failed"
 	}
 	// Cut: the message may quote the client (an unknown knob or field), and
 	// JSON writes some bytes as six.
@@ -398,9 +441,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		data, _ = json.Marshal(map[string]string{"error": "control: encode: " + err.Error(), "code": "internal"})
 	}
+	data = append(data, '\n')
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(data)
 }
 
 // encodable replaces each state JSON cannot encode (a NaN or infinite float, a
