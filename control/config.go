@@ -37,8 +37,9 @@ type Config struct {
 	// against DNS rebinding, where a page of the attacker's domain, resolved
 	// anew to 127.0.0.1, sends same-origin requests with that domain as Host.
 	// Names compare without the port and case-insensitively, IPv6 addresses
-	// without brackets: {"localhost", "127.0.0.1", "::1"}. Empty means any
-	// Host, as before the field existed.
+	// without brackets: {"localhost", "127.0.0.1", "::1"}. There are no
+	// wildcards: an entry with "*" is an error. Empty means any Host, as
+	// before the field existed.
 	AllowedHosts []string
 }
 
@@ -59,7 +60,11 @@ func (c Config) validate() error {
 		return bad("Burst %d without a Rate", c.Burst)
 	}
 	for _, h := range c.AllowedHosts {
-		// A port or brackets would never match: Host is compared without them.
+		// A wildcard, a port or brackets would never match: Host is compared
+		// whole, without them. "*" read as "any Host" refused every request.
+		if strings.Contains(h, "*") {
+			return bad("AllowedHosts entry %q is a wildcard, which matches no Host (leave AllowedHosts empty to answer any)", h)
+		}
 		if h == "" || net.ParseIP(h) == nil && strings.ContainsAny(h, ":[]/ \t") {
 			return bad("AllowedHosts entry %q is not a host name or IP address without port", h)
 		}

@@ -32,6 +32,12 @@ var invalidConfigs = []struct {
 		`control: AllowedHosts entry "localhost:8080" is not a host name or IP address without port`},
 	{"AllowedHosts brackets", control.Config{AllowedHosts: []string{"[::1]"}},
 		`control: AllowedHosts entry "[::1]" is not a host name or IP address without port`},
+	// A wildcard was accepted and matched no Host, so "*" (meant as "any")
+	// refused every request with 403; the control plane refuses it.
+	{"AllowedHosts wildcard", control.Config{AllowedHosts: []string{"localhost", "*"}},
+		`control: AllowedHosts entry "*" is a wildcard, which matches no Host (leave AllowedHosts empty to answer any)`},
+	{"AllowedHosts wildcard domain", control.Config{AllowedHosts: []string{"*.example.com"}},
+		`control: AllowedHosts entry "*.example.com" is a wildcard, which matches no Host (leave AllowedHosts empty to answer any)`},
 }
 
 func TestConfigErrorsWrapErrInvalidConfig(t *testing.T) {

@@ -32,9 +32,9 @@ var (
 	// ErrInvalidConfig is wrapped by the errors of [New] and
 	// [Registry.SetConfig] (SetConfigAt) for a Config out of range (a negative
 	// AuditSize or Burst, a Rate that is negative or not finite, a Burst
-	// without a Rate, an AllowedHosts entry with a port). The caller should
-	// fix the configuration; SetConfig then changes nothing, the previous one
-	// stays in force.
+	// without a Rate, an AllowedHosts entry with a port or a wildcard). The
+	// caller should fix the configuration; SetConfig then changes nothing, the
+	// previous one stays in force.
 	ErrInvalidConfig = errors.New("invalid config")
 
 	// ErrBadRequest is matched (errors.Is) by the errors of [DecodeRequest],
