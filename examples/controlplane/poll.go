@@ -86,7 +86,8 @@ type HTTPPoller struct {
 	Client *http.Client
 }
 
-// noRedirects is the client of an HTTPPoller without one.
+// noRedirects is the client of an HTTPPoller without one, and of FetchRoutes
+// and Follow.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
 	return http.ErrUseLastResponse
 }}

@@ -131,7 +131,9 @@ func (w wireRoutes) routes() (client.Routes, error) {
 
 // FetchRoutes GETs a routes document from url (a plane's base URL + "/api/routes")
 // and decodes it. Errors: the transport's, a *StatusError, or one wrapping
-// [ErrBadRoutes].
+// [ErrBadRoutes]. A redirect is not followed, as [HTTPPoller] follows none: a
+// plane's handler never redirects, and one that did would have another URL's
+// routes taken for the plane's; it is a *StatusError with the 3xx status.
 func FetchRoutes(ctx context.Context, url string) (client.Routes, uint64, error) {
 	w, _, err := fetch(ctx, url, "")
 	if err != nil {
@@ -154,7 +156,10 @@ func fetch(ctx context.Context, url, etag string) (wireRoutes, string, error) {
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Not http.DefaultClient: like the poller, do not follow a redirect. A
+	// plane's handler never redirects, and following one applied whatever
+	// routes the target served (another plane's, another fleet's gateways).
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		return wireRoutes{}, "", err
 	}
@@ -199,8 +204,9 @@ const followFetchTimeout = time.Second
 // overlap, it does not make several planes agree.
 // Each fetch is bounded by the period (at least followFetchTimeout), so a plane
 // that never answers does not stop the following. Fetch and SetRoutes failures
-// are retried at the next period with the routes in force unchanged. It returns nil when ctx ends, and an error at once for a
-// period <= 0.
+// (a redirect included, which is not followed, as in [FetchRoutes]) are retried
+// at the next period with the routes in force unchanged. It returns nil when ctx
+// ends, and an error at once for a period <= 0.
 func Follow(ctx context.Context, url string, c *client.Client, every time.Duration) error {
 	if every <= 0 {
 		return fmt.Errorf("controlplane: Follow period %v not > 0", every)
