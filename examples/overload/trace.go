@@ -175,19 +175,23 @@ func writeTrace(w io.Writer, ps []period) error {
 }
 
 // explain prints what the periods with normal rejections had in common with
-// the periods just before them, against all periods: the answer to "why were
-// normal tenants rejected".
+// the quiet periods just before them, against all periods: the answer to
+// "why were normal tenants rejected". A period counts as just before the
+// rejections when it had none itself and the next one had some: in a run of
+// consecutive periods with rejections, the earlier ones belong with the
+// rejections, not with what led up to them.
 func explain(w io.Writer, ps []period) {
 	if len(ps) == 0 {
 		return
 	}
 	var hit, before []period
 	for i, p := range ps {
-		if p.normalShed[0]+p.normalShed[1]+p.normalShed[2] > 0 {
-			hit = append(hit, p)
-			if i > 0 {
-				before = append(before, ps[i-1])
-			}
+		if !p.rejected() {
+			continue
+		}
+		hit = append(hit, p)
+		if i > 0 && !ps[i-1].rejected() {
+			before = append(before, ps[i-1])
 		}
 	}
 	fmt.Fprintf(w, "  periods with a normal rejection: %d of %d\n", len(hit), len(ps))
@@ -195,7 +199,7 @@ func explain(w io.Writer, ps []period) {
 		if len(s) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "    %-28s load median %5.1f%% max %5.1f%%  limit median %3d  sched p99 median %6v  mutex wait median %6v  GC cycles %d  others median %.2f cores  steal max %.2f  over-share marks (shed/level) %d/%d\n",
+		fmt.Fprintf(w, "    %-30s load median %5.1f%% max %5.1f%%  limit median %3d  sched p99 median %6v  mutex wait median %6v  GC cycles %d  others median %.2f cores  steal max %.2f  over-share marks (shed/level) %d/%d\n",
 			name, 100*medianF(s, func(p period) float64 { return p.load }), 100*maxF(s, func(p period) float64 { return p.load }),
 			int(medianF(s, func(p period) float64 { return float64(p.limit) })),
 			time.Duration(medianF(s, func(p period) float64 { return float64(p.schedP99) })).Round(time.Microsecond),
@@ -206,7 +210,12 @@ func explain(w io.Writer, ps []period) {
 	}
 	row("all periods", ps)
 	row("periods with a rejection", hit)
-	row("the periods just before them", before)
+	row("quiet periods just before them", before)
+}
+
+// rejected reports whether a normal request was shed in the period.
+func (p period) rejected() bool {
+	return p.normalShed[0]+p.normalShed[1]+p.normalShed[2] > 0
 }
 
 func medianF(ps []period, f func(period) float64) float64 {
