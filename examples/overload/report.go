@@ -34,8 +34,8 @@ func (r *realResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  calibration after the measured run (-recal): %v of process CPU per admitted request (%+.1f%%)\n",
 			r.cpuPerReqAfter.Round(time.Microsecond), 100*(r.cpuPerReqAfter.Seconds()/r.cpuPerReq.Seconds()-1))
 	}
-	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s, noisy requests cost %d (%d%% of the capacity)\n",
-		r.capacity, r.cfg.NoisyCost, 75+60*r.cfg.NoisyCost)
+	fmt.Fprintf(w, "  offered: 1,344 normal tenants at 75%% + 6 noisy at 10%% each of %.0f req/s, noisy requests cost %d (%.0f%% of the capacity, a request of cost c counted as c x work + the calibration's overhead)\n",
+		r.capacity, r.cfg.NoisyCost, 75+60*r.requestUnits(r.cfg.NoisyCost))
 	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
 		100*r.cpuMean, 100*r.cpuStd, 100*r.cfg.Target, r.within3, r.cpuSamples, pct(int64(r.within3), int64(r.cpuSamples)), r.secWithin3, r.secs)
 	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
@@ -123,6 +123,19 @@ func (r *realResult) printSetup(w io.Writer, cores int) {
 // pays the overhead once. Counted as c, a cost-4 run's goodput read about a
 // point high.
 func (r *realResult) usefulUnits() float64 { return r.usefulUnitsAt(r.cpuPerReq) }
+
+// requestUnits is a request of cost c in calibrated requests, as usefulUnits
+// counts it: (c x Work + overhead) / cpuPerReq, where the overhead is paid
+// once per request. A noisy request of cost 4 offers less than 4 of them, so
+// the noisy tenants' share of the capacity is less than 4 x 60%.
+func (r *realResult) requestUnits(c int64) float64 {
+	per := r.cpuPerReq.Seconds()
+	if per <= 0 {
+		return float64(c)
+	}
+	work := r.cfg.Work.Seconds()
+	return (float64(c)*work + max(per-work, 0)) / per
+}
 
 // usefulUnitsAt is usefulUnits in the unit of a calibration of cpuPerReq per
 // request (its overhead is cpuPerReq less the work).
