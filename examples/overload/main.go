@@ -71,7 +71,7 @@ func command() int {
 		fmt.Fprintln(os.Stderr, "overload:", err)
 		return 2
 	}
-	if code := simulate(o); code != 0 {
+	if code := simulate(o, os.Stdout); code != 0 {
 		return code
 	}
 	if o.realMode {
@@ -197,21 +197,21 @@ func setPriority(rt, nice int) (undo func(), err error) {
 	}, nil
 }
 
-// simulate runs the simulation and prints its table, writes its plot and, with
-// -loop, runs the closed-loop model. It returns the exit code.
-func simulate(o options) int {
+// simulate runs the simulation and prints its table to w, writes its plot
+// and, with -loop, runs the closed-loop model. It returns the exit code.
+func simulate(o options, w io.Writer) int {
 	res := experiment(o.d)
-	printTable(os.Stdout, res)
-	fmt.Printf("\nresult hash (deterministic part): %x\n", resultHash(res))
+	printTable(w, res)
+	fmt.Fprintf(w, "\nresult hash (deterministic part): %x\n", resultHash(res))
 	if o.plotPath != "" {
 		if err := plotResults(o.plotPath, res); err != nil {
 			fmt.Fprintln(os.Stderr, "overload: plot:", err)
 			return 1
 		}
-		fmt.Println("plot written to", o.plotPath)
+		fmt.Fprintln(w, "plot written to", o.plotPath)
 	}
 	if o.loop {
-		if err := loopTable(os.Stdout, o.loopSeed); err != nil {
+		if err := loopTable(w, o.loopSeed); err != nil {
 			fmt.Fprintln(os.Stderr, "overload: closed loop:", err)
 			return 1
 		}
