@@ -95,9 +95,9 @@ func (c *Client) Del(ctx context.Context, key string) (bool, error) {
 	return n > 0, err
 }
 
-// MGet returns the values of keys, in order. Keys are grouped by target (path
-// and host): one MGET per group, groups sent one after the other, each with its
-// own retry. The first group error is returned with the values read so far.
+// MGet returns the values of keys, in order. Keys are grouped by path, host
+// and retry host: one MGET per group, groups sent one after the other, each
+// with its own retry. The first group error is returned with the values read so far.
 // A reply that is not one value or null per key is an error, never a miss: an
 // error element is returned as the reply error it is, any other wrong shape
 // wraps ErrBadReply.
@@ -107,8 +107,15 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 		t   Target
 		idx []int
 	}
+	// Keys go together when they are sent to the same host and retried on
+	// the same one; why the rollout chose the path (Target.Reason) does not
+	// change where they go.
+	type dest struct {
+		path       Path
+		host, next string
+	}
 	var groups []*group
-	byTarget := map[Target]*group{}
+	byDest := map[dest]*group{}
 	var cfg *Config
 	for i, k := range keys {
 		t, kcfg, err := c.start(k)
@@ -116,10 +123,11 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 			return out, err
 		}
 		cfg = kcfg
-		g := byTarget[t]
+		d := dest{path: t.Path, host: t.Host, next: t.Next}
+		g := byDest[d]
 		if g == nil {
 			g = &group{t: t}
-			byTarget[t] = g
+			byDest[d] = g
 			groups = append(groups, g)
 		}
 		g.idx = append(g.idx, i)
