@@ -86,6 +86,7 @@ type table struct {
 	kill     bool
 	services map[string]*service
 	rules    int
+	swaps    uint64 // configurations accepted up to this one, itself included
 }
 
 type service struct {

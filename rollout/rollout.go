@@ -12,9 +12,9 @@ import (
 // The zero Flags routes nothing (every decision is ReasonNoRule) until SetConfig.
 // A Flags must not be copied after first use.
 type Flags struct {
-	table atomic.Pointer[table] // the compiled table and the Config it came from
-
-	swaps    atomic.Uint64
+	// table is the compiled table, the Config it came from and the number
+	// of configurations accepted up to it: one load reads them together.
+	table    atomic.Pointer[table]
 	rejected atomic.Uint64
 }
 
@@ -67,7 +67,9 @@ type Decision struct {
 }
 
 // Stats is a snapshot of a Flags' counters. Decisions are not counted, so the decision
-// path writes no shared memory; count them at the caller if needed.
+// path writes no shared memory; count them at the caller if needed. Its figures are
+// of one moment, also under a concurrent SetConfig: Rules and Killed are those of
+// the Swaps-th configuration accepted.
 type Stats struct {
 	Swaps    uint64 // configurations accepted, including the one given to New
 	Rejected uint64 // configurations rejected by SetConfig
@@ -98,9 +100,18 @@ func (f *Flags) SetConfig(cfg Config) error {
 	}
 	t := compile(c)
 	t.cfg = &c
-	f.table.Store(t)
-	f.swaps.Add(1)
-	return nil
+	// The count travels with the table, so that Stats reads them in one load:
+	// a counter added to after the store would lag the table it counts.
+	for {
+		old := f.table.Load()
+		t.swaps = 1
+		if old != nil {
+			t.swaps = old.swaps + 1
+		}
+		if f.table.CompareAndSwap(old, t) {
+			return nil
+		}
+	}
 }
 
 // Config returns a copy of the configuration in force.
@@ -152,12 +163,14 @@ func (f *Flags) Use(q Query) bool { return f.Decide(q).Use }
 
 // Stats returns a snapshot of f's counters.
 func (f *Flags) Stats() Stats {
-	t := f.load()
-	return Stats{
-		Swaps:    f.swaps.Load(),
-		Rejected: f.rejected.Load(),
-		Rules:    t.rules,
-		Killed:   t.kill,
+	for {
+		t := f.load()
+		rejected := f.rejected.Load()
+		// The table was t when rejected was read if it still is: a table is
+		// stored once, and t, held here, cannot be freed and its address reused.
+		if f.load() == t {
+			return Stats{Swaps: t.swaps, Rejected: rejected, Rules: t.rules, Killed: t.kill}
+		}
 	}
 }
 
