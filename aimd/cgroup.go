@@ -345,11 +345,15 @@ func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
 			continue
 		}
 		// A cgroup outside the namespace's root reads with ".." components
-		// (cgroup_namespaces(7)): joined, it can leave the mount point.
-		dir := filepath.Join(mnt, parts[2])
-		if !strings.HasPrefix(dir, mnt+string(filepath.Separator)) {
+		// (cgroup_namespaces(7)). Cleaned on its own, such a path starts
+		// with "..": joined to the mount point first, it could leave it, or
+		// come back in by the mount point's name ("/../cgroup/a") and name
+		// the namespace's own cgroup a.
+		rel := filepath.Clean(strings.TrimLeft(parts[2], "/"))
+		if rel == ".." || strings.HasPrefix(rel, "../") {
 			return mnt
 		}
+		dir := filepath.Join(mnt, rel)
 		if _, err := os.Stat(dir); err == nil {
 			return dir
 		}
