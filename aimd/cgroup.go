@@ -331,8 +331,8 @@ func isDir(path string) bool {
 }
 
 // cgroupDir returns mnt joined with this process's cgroup path for the hierarchy
-// whose controller list matches, or mnt if that directory does not exist or is
-// not under mnt.
+// whose controller list matches, or mnt if that path names no directory under
+// mnt.
 func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
 	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
@@ -353,8 +353,9 @@ func cgroupDir(root, mnt string, match func(ctrl string) bool) string {
 		if rel == ".." || strings.HasPrefix(rel, "../") {
 			return mnt
 		}
-		dir := filepath.Join(mnt, rel)
-		if _, err := os.Stat(dir); err == nil {
+		// A file is no cgroup: its quota and usage files are not there
+		// (ENOTDIR, not ENOENT), and the read would fail.
+		if dir := filepath.Join(mnt, rel); isDir(dir) {
 			return dir
 		}
 		return mnt
