@@ -38,9 +38,10 @@ type Config struct {
 	// an explicit Signal with nil) and kept across SetConfig: a quota changed
 	// later (raised above the CPUs, or removed) is not re-detected; set
 	// Signal nil again from a non-nil one, or build a new Limiter. A nil
-	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as is a
-	// [MaxOf] with a component whose Signal is nil or a nil SignalFunc, or
-	// whose Target is not a positive finite number.
+	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as are a
+	// nil *MaxOf and a [MaxOf] (or *MaxOf) with a component whose Signal is
+	// nil, a nil SignalFunc or a nil *MaxOf, or whose Target is not a
+	// positive finite number.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -135,10 +136,13 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks
 	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
 		bad("Signal is a nil SignalFunc") // it would panic at every step
 	}
-	if m, ok := c.Signal.(MaxOf); ok && m.lacksSignal() {
+	if p, ok := c.Signal.(*MaxOf); ok && p == nil {
+		bad("Signal is a nil *MaxOf") // the same
+	}
+	if m, ok := asMaxOf(c.Signal); ok && m.lacksSignal() {
 		bad("Signal is a MaxOf with a component without a Signal") // the same
 	}
-	if m, ok := c.Signal.(MaxOf); ok && m.badTarget() {
+	if m, ok := asMaxOf(c.Signal); ok && m.badTarget() {
 		bad("Signal is a MaxOf with a component whose Target is not a positive finite number") // never counted
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {

@@ -99,8 +99,8 @@ type Relative struct {
 // reads, the load is above), and otherwise keeps its limit, as for any
 // signal error. Every component is sampled at every call, so that rate
 // signals keep their periods. A component whose Signal is nil (or a nil
-// SignalFunc) is an error, and [New] refuses such a MaxOf. So does it one
-// with a component whose Target is not a positive finite number, which
+// SignalFunc or nil *MaxOf) is an error, and [New] refuses such a MaxOf,
+// also through a pointer (a *MaxOf is a Signal too). So does it one with a component whose Target is not a positive finite number, which
 // Sample would leave out (or read as 0, for an infinite Target): the
 // signal would never count.
 type MaxOf []Relative
@@ -152,18 +152,33 @@ func isPartial(err error) bool {
 	return errors.As(err, &p)
 }
 
-// absent reports whether s is no signal: nil, or a nil SignalFunc, whose
-// Sample panics.
+// absent reports whether s is no signal: nil, or a nil SignalFunc or nil
+// *MaxOf, whose Sample panics.
 func absent(s Signal) bool {
 	f, isFunc := s.(SignalFunc)
-	return s == nil || isFunc && f == nil
+	p, isPtr := s.(*MaxOf)
+	return s == nil || isFunc && f == nil || isPtr && p == nil
+}
+
+// asMaxOf returns the MaxOf s is, held as a value or through a non-nil
+// pointer (whose method set has Sample too), and whether it is one.
+func asMaxOf(s Signal) (MaxOf, bool) {
+	switch m := s.(type) {
+	case MaxOf:
+		return m, true
+	case *MaxOf:
+		if m != nil {
+			return *m, true
+		}
+	}
+	return nil, false
 }
 
 // lacksSignal reports whether a component of m, or of a MaxOf within it, is
 // absent.
 func (m MaxOf) lacksSignal() bool {
 	for _, r := range m {
-		if sub, ok := r.Signal.(MaxOf); ok && sub.lacksSignal() || absent(r.Signal) {
+		if sub, ok := asMaxOf(r.Signal); ok && sub.lacksSignal() || absent(r.Signal) {
 			return true
 		}
 	}
@@ -174,7 +189,7 @@ func (m MaxOf) lacksSignal() bool {
 // Target that is not a positive finite number.
 func (m MaxOf) badTarget() bool {
 	for _, r := range m {
-		if sub, ok := r.Signal.(MaxOf); ok && sub.badTarget() || !(r.Target > 0) || math.IsInf(r.Target, 1) {
+		if sub, ok := asMaxOf(r.Signal); ok && sub.badTarget() || !(r.Target > 0) || math.IsInf(r.Target, 1) {
 			return true
 		}
 	}
