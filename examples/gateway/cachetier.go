@@ -49,6 +49,10 @@ type cacheTier struct {
 	// feedWait, if not nil, is the Redis feeds' wait of d before they dial
 	// again (false: ctx ended); nil: a timer (tests record the waits).
 	feedWait func(ctx context.Context, d time.Duration) bool
+	// expiriesRead, if not nil, is called by a Redis feed's subscription
+	// once it has read whether shard holds keys with an expiry (psubscribed):
+	// tests write through the gateway there.
+	expiriesRead func(shard int)
 }
 
 // retiring is a cache replaced by reset, and the timer that moves its stats

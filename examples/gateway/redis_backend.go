@@ -38,7 +38,7 @@ type redisBackend struct {
 	// that gives a key an expiry) fetch each key's PTTL in the same round
 	// trip.
 	fillTTL  atomic.Bool
-	volatile []atomic.Bool // per shard
+	volatile []expiryFlag // per shard
 	closers  []func() error
 }
 
@@ -70,7 +70,7 @@ type redisAuth struct{ user, password string }
 // auth.
 func newRedisBackend(addrs []string, replicas [][]string, pool int, client string, auth redisAuth) *redisBackend {
 	b := &redisBackend{dataReplicas: make([][]*replica, len(addrs)), next: make([]atomic.Uint32, len(addrs)),
-		volatile: make([]atomic.Bool, len(addrs)), log: discardLogger}
+		volatile: make([]expiryFlag, len(addrs)), log: discardLogger}
 	dial := func(a string) dataClient {
 		if client == "go-redis" {
 			c := newShardClient(a, pool, auth)
@@ -176,7 +176,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			keys[i] = o.key
 		}
 		fill := b.fillTTL.Load() // GETs are the caching tier's fills
-		if fill && b.volatile[shard].Load() {
+		if fill && b.volatile[shard].isSet() {
 			return p.getsWithTTL(ctx, keys, out)
 		}
 		if len(b.dataReplicas[shard]) > 0 && !fill {
@@ -218,26 +218,29 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		// sequential SETs would.
 		return p.mset(ctx, ops, out)
 	}
-	b.givesExpiry(shard, ops)
+	if opsGiveExpiry(ops) {
+		defer b.volatile[shard].writing()()
+	}
 	// A batch of one tenant and shard mixes the caching tier's fills with
 	// writes: those GETs need their expiry too.
-	return p.pipeline(ctx, ops, out, b.fillTTL.Load() && b.volatile[shard].Load())
+	return p.pipeline(ctx, ops, out, b.fillTTL.Load() && b.volatile[shard].isSet())
 }
 
-// givesExpiry makes shard count as volatile (its fills fetch PTTL) before
-// ops give a key an expiry (SET with EX or PX): the feed marks it so only
-// when it delivers the key's expire notification, and a GET that the
-// client sends once the write is answered may fill before then. Such a fill
-// read no PTTL and cached the key with no expiry, so the client read its
-// own expired key back for as long as the feed lagged (up to the staleness
-// bound).
-func (b *redisBackend) givesExpiry(shard int, ops []op) {
+// opsGiveExpiry reports whether ops give a key an expiry (SET with EX or PX).
+// Do then makes the shard count as volatile (its fills fetch PTTL) before
+// they are sent, until they are answered (expiryFlag.writing): the feed
+// marks it so only when it delivers the key's expire notification, and a
+// GET that the client sends once the write is answered may fill before
+// then. Such a fill read no PTTL and cached the key with no expiry, so the
+// client read its own expired key back for as long as the feed lagged (up
+// to the staleness bound).
+func opsGiveExpiry(ops []op) bool {
 	for _, o := range ops {
 		if o.kind == opSet && o.ttl > 0 {
-			b.volatile[shard].Store(true)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // goredisData is the go-redis data path: a pooled connection, a write and a

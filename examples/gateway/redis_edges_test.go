@@ -31,7 +31,7 @@ func TestFillInMixedBatchKeepsTTL(t *testing.T) {
 	require.NoError(t, direct.Set(ctx, "tk", "v", 700*time.Millisecond).Err())
 	syncFeed(t, in)
 	rb, _ := asRedis(g.backend)
-	require.True(t, rb.volatile[0].Load())
+	require.True(t, rb.volatile[0].isSet())
 
 	// A GET (cache miss: a fill) and a SET of another key, in one batch.
 	var wg sync.WaitGroup

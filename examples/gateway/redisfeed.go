@@ -53,7 +53,7 @@ import (
 // resubscription; that notification also invalidates the fills of its key
 // in flight, and the entries filled before it. A write through the gateway
 // that gives a key an expiry makes the shard volatile before it is sent
-// (redisBackend.givesExpiry): its client's next GET may fill before the feed
+// (opsGiveExpiry, expiryFlag): its client's next GET may fill before the feed
 // delivers the notification, and would cache the key with no expiry.
 //
 // Not announced by Redis: FLUSHDB, FLUSHALL and SWAPDB. The marker loop
@@ -411,12 +411,18 @@ func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, mark
 // as volatile unless INFO shows no key with an expiry. Frames that arrive
 // meanwhile wait in the socket and are applied after it, in order.
 func (ct *cacheTier) psubscribed(ctx context.Context, b *redisBackend, i int, m *markerState) {
-	b.volatile[i].Store(true)              // conservative until INFO says otherwise
+	// Volatile until INFO says otherwise, and then only if nothing marked
+	// the shard since, nor was on its way (expiryFlag).
+	before, clearable := b.volatile[i].snapshot()
 	cnt, _ := readCounts(ctx, b.shards[i]) // unknown (nil) on error: mark resets
 	ct.reset(i)
 	m.flushes.Store(cnt)
-	if n, err := keysWithExpiry(ctx, b.shards[i]); err == nil && n == 0 {
-		b.volatile[i].Store(false)
+	n, err := keysWithExpiry(ctx, b.shards[i])
+	if ct.expiriesRead != nil {
+		ct.expiriesRead(i)
+	}
+	if err == nil && n == 0 && clearable {
+		b.volatile[i].clearIf(before)
 	}
 	m.feedUp.Store(true)
 }
@@ -442,7 +448,7 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 		return cache.Event[string, cached]{}, false
 	}
 	if givesExpiry[string(payload)] {
-		b.volatile[i].Store(true) // before the invalidation, so later fills fetch PTTL
+		b.volatile[i].set() // before the invalidation, so later fills fetch PTTL
 	}
 	return cache.Event[string, cached]{Kind: cache.Write, Key: argString(key), Version: seq}, true
 }

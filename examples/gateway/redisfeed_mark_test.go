@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ func TestMarkWaitsForTheFeed(t *testing.T) {
 	ct, err := newCacheTier(1, 100, time.Second)
 	require.NoError(t, err)
 	ct.log = slog.New(slog.NewJSONHandler(&logs, nil))
-	b := &redisBackend{volatile: make([]atomic.Bool, 1)}
+	b := &redisBackend{volatile: make([]expiryFlag, 1)}
 	var m markerState
 	tests := []struct {
 		name    string

@@ -127,7 +127,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 	switch {
 	case m.off:
 		m.off = false
-		b.volatile[i].Store(true)
+		b.volatile[i].set()
 		ct.reset(i)
 		m.flushes.Store(&cnt)
 		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
@@ -135,7 +135,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		ct.reset(i)
 		m.flushes.Store(&cnt)
 	case last.runID != cnt.runID:
-		b.volatile[i].Store(true) // keys it loaded were announced by no notification
+		b.volatile[i].set() // keys it loaded were announced by no notification
 		ct.reset(i)
 		m.flushes.Store(&cnt)
 		ct.log.Debug("caching tier: a shard restarted before its feed resubscribed; its cache was emptied", "shard", i, "addr", c.Options().Addr)

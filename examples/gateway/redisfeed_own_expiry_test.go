@@ -153,7 +153,7 @@ func TestRedisCachingTierOwnExpiry(t *testing.T) {
 				CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 			b, ok := asRedis(in.gw.backend)
 			require.True(t, ok)
-			eventually(t, "an empty shard still counts as volatile", func() bool { return !b.volatile[0].Load() })
+			eventually(t, "an empty shard still counts as volatile", func() bool { return !b.volatile[0].isSet() })
 			direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
 			defer direct.Close()
 			ctx := context.Background()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +26,7 @@ func TestMarkSeesResetstatBeforeSameFlush(t *testing.T) {
 	ct, err := newCacheTier(1, 100, time.Minute)
 	require.NoError(t, err)
 	defer ct.Close()
-	b := &redisBackend{volatile: make([]atomic.Bool, 1)}
+	b := &redisBackend{volatile: make([]expiryFlag, 1)}
 	var m markerState
 	m.feedUp.Store(true)
 	for range 3 { // the checks of a shard that ran a while

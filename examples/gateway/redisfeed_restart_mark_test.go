@@ -122,7 +122,7 @@ func TestMarkAfterShardRestart(t *testing.T) {
 		require.False(t, run.ct.contains(0, "rk"), "a value cached before the restart is still vouched for")
 		require.Equal(t, uint64(2), run.ct.resets.Load())
 		require.NotContains(t, run.logs.String(), flushLine, "a restart logged as a flush")
-		require.True(t, run.b.volatile[0].Load(), "volatile until the feed reads INFO keyspace")
+		require.True(t, run.b.volatile[0].isSet(), "volatile until the feed reads INFO keyspace")
 
 		run.mark(t, r.addr)
 		require.Equal(t, uint64(2), run.ct.resets.Load(), "a check with nothing run since resets nothing")

@@ -81,7 +81,7 @@ func TestRedisCachingTier(t *testing.T) {
 
 	// No key has an expiry yet: fills skip PTTL.
 	rb, _ := asRedis(in.gw.backend)
-	assert.False(t, rb.volatile[0].Load())
+	assert.False(t, rb.volatile[0].isSet())
 	info, err := direct.Info(ctx, "commandstats").Result()
 	require.NoError(t, err)
 	assert.NotContains(t, info, "cmdstat_pttl")
@@ -94,7 +94,7 @@ func TestRedisCachingTier(t *testing.T) {
 	require.Equal(t, "x", c.Get(ctx, "ttl").Val())
 	v, ok := in.gw.cache.caches[0].Load().TryGet("ttl")
 	require.True(t, ok)
-	assert.True(t, rb.volatile[0].Load(), "the expire notification marks the shard volatile")
+	assert.True(t, rb.volatile[0].isSet(), "the expire notification marks the shard volatile")
 	assert.Positive(t, v.expireAt, "the fill carries the key's expiry")
 	assert.LessOrEqual(t, v.expireAt, time.Now().Add(1500*time.Millisecond).UnixNano())
 	eventuallyWithin(t, 5000, "a cached value outlived its TTL", func() bool { return c.Get(ctx, "ttl").Err() == redis.Nil })
@@ -258,7 +258,7 @@ func TestRedisCachingTierVolatileAtStart(t *testing.T) {
 	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2},
 		CacheCapacity: 100, CacheStaleness: Duration(time.Minute)})
 	rb, _ := asRedis(in.gw.backend)
-	assert.True(t, rb.volatile[0].Load())
+	assert.True(t, rb.volatile[0].isSet())
 	require.Equal(t, "v", client(t, in, nil).Get(ctx, "old").Val())
 	v, ok := in.gw.cache.caches[0].Load().TryGet("old")
 	require.True(t, ok)

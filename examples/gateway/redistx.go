@@ -11,7 +11,6 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -54,10 +53,10 @@ type redisTxEngine struct {
 	// ops the keys they carried (one per read; the commit's checked and
 	// written keys).
 	calls, ops int
-	// volatile, if not nil, is set before a commit that gives a key an
-	// expiry: the caching tier's fills of the shard then fetch PTTL
-	// (redisBackend.givesExpiry).
-	volatile *atomic.Bool
+	// volatile, if not nil, is marked before a commit that gives a key an
+	// expiry, until it is answered: the caching tier's fills of the shard
+	// then fetch PTTL (opsGiveExpiry, expiryFlag).
+	volatile *expiryFlag
 }
 
 // keyState is a key's state as the commit script checks it.
@@ -305,6 +304,7 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 		return 0, nil
 	}
 	nr := len(e.seen)
+	gives := false // a key gets an expiry
 	keys := make([]string, 0, nr+len(req.Sets)/2)
 	args := make([]any, 1, 1+2*nr+len(req.Sets))
 	args[0] = nr
@@ -329,10 +329,11 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 		case exp > 0:
 			px = (exp + 999_999) / 1e6 // round up: never expire before the client asked
 		}
-		if px > 0 && e.volatile != nil {
-			e.volatile.Store(true)
-		}
+		gives = gives || px > 0
 		args = append(args, v[8:], strconv.FormatInt(px, 10))
+	}
+	if gives && e.volatile != nil {
+		defer e.volatile.writing()()
 	}
 	e.calls++
 	e.ops += len(keys)

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// upHoldProxy forwards one Redis connection at a time and, once armed, holds
+// the next bytes a client sends until released: a command on its way that
+// has not reached the server yet.
+type upHoldProxy struct {
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	armed   bool
+	arrived chan struct{} // closed when held bytes arrived
+	release chan struct{} // closed to let them through
+	conns   []net.Conn
+	wg      sync.WaitGroup
+}
+
+func startUpHoldProxy(t *testing.T, target string) *upHoldProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &upHoldProxy{ln: ln, target: target, arrived: make(chan struct{}), release: make(chan struct{})}
+	p.wg.Go(p.accept)
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *upHoldProxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		p.wg.Go(func() { p.copy(s, c, true) })
+		p.wg.Go(func() { p.copy(c, s, false) })
+	}
+}
+
+func (p *upHoldProxy) copy(dst, src net.Conn, up bool) {
+	defer dst.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && up {
+			p.mu.Lock()
+			armed := p.armed
+			p.armed = false
+			p.mu.Unlock()
+			if armed {
+				close(p.arrived)
+				<-p.release
+			}
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *upHoldProxy) arm() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed = true
+}
+
+func (p *upHoldProxy) close() {
+	select {
+	case <-p.release:
+	default:
+		close(p.release)
+	}
+	p.ln.Close()
+	p.mu.Lock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// TestRedisVolatileSurvivesResubscription: a write through the gateway that
+// gives a key an expiry marks its shard volatile (expiryFlag.writing) so that the
+// next fill fetches PTTL; the feed's (re)subscription reads INFO keyspace and
+// marks the shard not volatile when it shows no key with an expiry. A write
+// that reached the shard after that INFO was read, but was marked before the
+// subscription cleared the flag, lost its mark: the shard counted as holding
+// no key with an expiry, a fill cached the key with none, and the client read
+// it back after it expired, for as long as the feed lagged. Either order of
+// the mark against the INFO is checked: the write marked and sent after INFO
+// was read, and the write marked before, still on its way while INFO was
+// read.
+func TestRedisVolatileSurvivesResubscription(t *testing.T) {
+	for _, when := range []string{"after INFO", "in flight across INFO"} {
+		t.Run(when, func(t *testing.T) {
+			shard := startRedis(t)
+			p := startUpHoldProxy(t, shard.addr)
+			ctx := context.Background()
+			// The data path goes through p; INFO goes to the shard directly.
+			b := newRedisBackend([]string{p.ln.Addr().String()}, nil, 1, "go-redis", redisAuth{})
+			t.Cleanup(func() { _ = b.Close() })
+			direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+			t.Cleanup(func() { _ = direct.Close() })
+			b.shards[0] = direct
+			b.fillTTL.Store(true)
+			ct, err := newCacheTier(1, 100, time.Minute)
+			require.NoError(t, err)
+			t.Cleanup(ct.Close)
+
+			set := []op{{kind: opSet, key: "k", value: []byte("v"), ttl: time.Minute}}
+			var wrote sync.WaitGroup
+			switch when {
+			case "after INFO":
+				ct.expiriesRead = func(int) {
+					require.NoError(t, b.Do(ctx, 0, set, make([]opResult, 1)))
+				}
+			default:
+				p.arm()
+				wrote.Go(func() { assert.NoError(t, b.Do(ctx, 0, set, make([]opResult, 1))) })
+				<-p.arrived // marked and sent; not yet run
+				ct.expiriesRead = func(int) {
+					close(p.release)
+					wrote.Wait()
+				}
+			}
+			ct.psubscribed(ctx, b, 0, new(markerState))
+			wrote.Wait()
+			n, err := direct.Exists(ctx, "k").Result()
+			require.NoError(t, err)
+			require.Equal(t, int64(1), n)
+
+			out := make([]opResult, 1)
+			require.NoError(t, b.Do(ctx, 0, []op{{kind: opGet, key: "k"}}, out))
+			require.True(t, out[0].found)
+			assert.NotZero(t, out[0].expireAt, "the fill of a key with an expiry read none: the shard lost its volatile mark")
+		})
+	}
+}
