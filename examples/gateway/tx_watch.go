@@ -160,7 +160,8 @@ func (s *session) ownWrite() {
 // other commands do. It reports false, having answered nothing, once the
 // snapshot has left the shard's history window (txTooOld): the read then
 // runs as outside a transaction, as Redis's reads after WATCH do, and EXEC
-// answers null. So it does once the transaction has read max_args keys:
+// answers null; a read that met the window during its run is charged, and
+// its run outside is charged again. So it does once the transaction has read max_args keys:
 // each is held until EXEC (on Redis shards its state, which the commit
 // checks), and a connection's reads after WATCH are bounded as the keys it
 // watches are; the later ones are not validated at EXEC, as Redis validates
@@ -198,10 +199,14 @@ func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (an
 	from := ss.txMark()
 	r := ss.txCommand(tctx, args, now)
 	returned = true
+	// Charged before anything else: a read that failed is charged, as a
+	// failed batch or KVSCAN's failed scan is; one that met the snapshot too
+	// old read the store too, and its run outside the transaction is
+	// charged again.
+	ss.chargeTx(now, from, n)
 	if ss.txTooOld() { // the store's GC passed the snapshot during the read
 		return nil, false
 	}
-	ss.chargeTx(now, from, n)
 	_, failed = r.(respErr)
 	if failed {
 		g.n.errors.Add(1)
