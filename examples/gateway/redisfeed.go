@@ -107,6 +107,14 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 		if err := ensureNotifications(ctx, c, ct.log); err != nil {
 			return err
 		}
+		// Every marker check reads these: a shard that refuses them (an
+		// ACL user without INFO) would have the check fail each time, no
+		// marker go out, and its cache serve a key only within one bound
+		// of its fill, without a word. The start fails instead, as for the
+		// flags and the subscriptions.
+		if _, _, err := readMarkerCheck(ctx, c); err != nil {
+			return fmt.Errorf("caching tier: shard %s refused the checks its checkpoint markers need (an ACL needs CONFIG GET and INFO): %w", c.Options().Addr, err)
+		}
 	}
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])

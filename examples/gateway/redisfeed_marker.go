@@ -18,6 +18,8 @@ import (
 // notification settings.
 type markerState struct {
 	off bool // the last check found notifications that do not cover every change
+	// refused: the last check's read was refused (an error reply: NOPERM)
+	refused bool
 	// feedUp says the shard's feed is subscribed now; written by the feed's
 	// goroutine (followShard), read by the marker loop's.
 	feedUp atomic.Bool
@@ -102,17 +104,19 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		return
 	}
 	cut := time.Now()
-	var cfg *redis.MapStringStringCmd
-	var server, stats *redis.StringCmd
-	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
-		server, stats = p.Info(ctx, "server"), p.Info(ctx, "commandstats")
-		return nil
-	}); err != nil {
-		return // a missed checkpoint: the bound ages
+	flags, cnt, err := readMarkerCheck(ctx, c)
+	if err != nil {
+		// A missed checkpoint: the bound ages. A refusal (the shard's ACL
+		// changed since the start checked it) lasts: warned of once.
+		if isReplyError(err) && !m.refused {
+			m.refused = true
+			ct.log.Warn("caching tier: a shard refuses the checks its checkpoint markers need; its cache stops serving once the staleness bound passes, until it allows them",
+				"shard", i, "addr", c.Options().Addr, "err", err)
+		}
+		return
 	}
-	cur := cfg.Val()
-	if flags := cur["notify-keyspace-events"]; !notificationsCover(flags) {
+	m.refused = false
+	if !notificationsCover(flags) {
 		if !m.off {
 			m.off = true
 			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; its cache stops serving once the staleness bound passes, until they do",
@@ -121,7 +125,6 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
 		return
 	}
-	cnt := countsOf(server.Val(), stats.Val())
 	last := m.flushes.Load()
 	zeroed := m.statsZeroed(cnt, last)
 	switch {
@@ -145,6 +148,22 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 	}
 	publishMarker(ctx, c, marker, cut)
+}
+
+// readMarkerCheck reads in one round trip what mark checks before a marker:
+// shard c's notification flags (CONFIG GET) and its counts (INFO server and
+// commandstats).
+func readMarkerCheck(ctx context.Context, c *redis.Client) (flags string, cnt shardCounts, err error) {
+	var cfg *redis.MapStringStringCmd
+	var server, stats *redis.StringCmd
+	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
+		server, stats = p.Info(ctx, "server"), p.Info(ctx, "commandstats")
+		return nil
+	}); err != nil {
+		return "", shardCounts{}, err
+	}
+	return cfg.Val()["notify-keyspace-events"], countsOf(server.Val(), stats.Val()), nil
 }
 
 // publishMarker publishes a checkpoint marker on c. The payload is the time
