@@ -34,9 +34,9 @@ type Stats struct {
 	Refills uint64
 	// DroppedFills counts loaded values not stored because their key was
 	// invalidated, Set or deleted while the load ran (stale sets prevented):
-	// one per key, so a bulk load (GetMany, FillMany), which counts once in
-	// Loads, counts here once for each of its keys dropped, and DroppedFills
-	// may exceed Loads.
+	// one per key position, so a bulk load (GetMany, FillMany), which counts
+	// once in Loads, counts here once for each of its keys dropped (a key
+	// given twice, twice), and DroppedFills may exceed Loads.
 	DroppedFills uint64
 	// StaleBypass counts the times a read would have been served staler than
 	// the bound and read through instead: it found the key beyond the bound
