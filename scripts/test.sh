@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 # in the run still ends with its goroutine dump within CI's budget: go test's
 # -timeout counts from each binary's start, so one computed when a go test of
 # many packages starts does not bound a package that starts late. Never under
-# a minute: -timeout 0 would mean none.
+# a minute (-timeout 0 would mean none), nor above CAP; CAP 0 means no cap.
 testexec="'$(pwd)/scripts/testexec.sh'"
 gotest() {
 	local cap=$1
