@@ -12,7 +12,8 @@
 #   GWCONF='"cache_capacity": 50000' examples/gateway/ab.sh ...   # more config fields
 #
 # args: backend (memkv|redis), requests per row, client counts, pipeline
-# depths, binaries. Build a binary of an older revision with
+# depths, binaries. A row redis-benchmark could not finish is shown as
+# failed and the others still run; the script then exits 1. Build a binary of an older revision with
 #   d=$(mktemp -d); git archive REV | tar -x -C "$d"; (cd "$d/examples" && go build -o "$d/gw" ./gateway)
 set -euo pipefail
 mode=$1; N=$2; CL=$3; PL=$4; shift 4
@@ -36,6 +37,7 @@ for b in "${bins[@]}"; do
 	wait_port $p $!
 done
 tick=$(getconf CLK_TCK)
+failed=0
 printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10s %12s\n' bin cmd c P ops/s p50_ms p99_ms cpu_us/op backend/req
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
 # Most keys that GET and MGET read exist (about 86%: 200,000 random SETs over
@@ -67,8 +69,13 @@ for c in $CL; do for P in $PL; do for wl in ${WL:-get set}; do for i in "${!bins
 	if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
 		printf '%-16s %-4s %-4s %-3s failed: %s\n' "$(basename "${bins[$i]}")" $wl $c $P \
 			"$(grep -m1 -i error "$work/bench.err" || echo "no CSV row with rps, p50 and p99 in ms")"
+		failed=$((failed + 1))
 		continue
 	fi
 	printf '%-16s %-4s %-4s %-3s %10s %8s %8s %10.2f %12.3f\n' "$(basename "${bins[$i]}")" $wl $c $P "$rps" "$p50" "$p99" \
 		"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')" "$(echo "$calls $N" | awk '{print $1/$2}')"
 done; done; done; done
+if [ "$failed" -gt 0 ]; then
+	echo "ab: $failed row(s) failed" >&2
+	exit 1
+fi

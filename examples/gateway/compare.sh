@@ -46,6 +46,9 @@
 #       # gateway's batching (cmd/evfloor, Linux), the least an event-loop
 #       # front end would cost
 #
+# A row redis-benchmark could not finish (or whose warm-up failed) is shown
+# as failed and the others still run; the script then exits 1.
+#
 # Needs redis-server, redis-benchmark and nutcracker, which it installs when
 # missing (scripts/setup.sh nutcracker: root or sudo); loopback only.
 set -euo pipefail
@@ -133,6 +136,7 @@ done
 
 tick=$(getconf CLK_TCK)
 keys=""; for _ in $(seq 10); do keys="$keys key:__rand_int__"; done
+failed=0
 
 # The time a cache line takes between the two cores moves within minutes on
 # the VMs this runs on (cmd/c2c), and the gateway's hand-offs between
@@ -169,6 +173,7 @@ for P in ${PIPES:-1 16}; do
 				# label: the row is reported failed instead.
 				if ! bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>"$work/bench.err"; then
 					printf '%-10s %-10s %-3s failed: the warm-up: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo "redis-benchmark failed")"
+					failed=$((failed + 1))
 					continue
 				fi
 			fi
@@ -181,6 +186,7 @@ for P in ${PIPES:-1 16}; do
 			read -r rps p50 p99 <<<"$(echo "$out" | bench_fields)" || true
 			if [ -z "$rps" ]; then # redis-benchmark stops at the first error reply
 				printf '%-10s %-10s %-3s failed: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo "no CSV row with rps, p50 and p99 in ms")"
+				failed=$((failed + 1))
 				continue
 			fi
 			printf '%-10s %-10s %-3s %12s %8s %8s %14.3f %14.2f\n' "$proxy" "$wl" "$P" "$rps" "$p50" "$p99" \
@@ -190,3 +196,7 @@ for P in ${PIPES:-1 16}; do
 	done
 done
 echo "after the rows: $("$work/c2c" || echo "core-to-core round trip: not measured")"
+if [ "$failed" -gt 0 ]; then
+	echo "compare: $failed row(s) failed" >&2
+	exit 1
+fi

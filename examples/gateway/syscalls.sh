@@ -57,6 +57,7 @@ for s in read write writev readv recvfrom sendto epoll_wait epoll_pwait epoll_ct
 	events="$events${events:+,}syscalls:sys_enter_$s"
 done
 tick=$(getconf CLK_TCK)
+failed=0
 echo "$WL at pipeline $P, 50 clients, N=$N; system calls per request (only those made)"
 for proxy in twemproxy gateway gw-1P; do
 	case $proxy in
@@ -72,6 +73,7 @@ for proxy in twemproxy gateway gw-1P; do
 	c1=$(settled_ticks "$pid")
 	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
 	read -r rps _ _ <<<"$(echo "$out" | bench_fields)" || true
+	[ -n "$rps" ] || failed=$((failed + 1)) # shown as "?": the script exits 1
 	printf '%-10s ops/s %10s  cpu_us/op %6.2f\n' "$proxy" "${rps:-?}" "$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
 	awk -F, -v n="$N" '$3 ~ /syscalls:sys_enter_/ && $1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); printf "    %-12s %7.3f\n", $3, $1 / n }' "$work/perf.txt"
 	[ "${SPLIT:-0}" = 1 ] || continue
@@ -83,3 +85,7 @@ for proxy in twemproxy gateway gw-1P; do
 	echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
 	perf script -i "$work/perf.data" 2>/dev/null | awk -v n="$N" -f examples/gateway/cpusplit.awk
 done
+if [ "$failed" -gt 0 ]; then
+	echo "syscalls: redis-benchmark failed on $failed proxy(ies)" >&2
+	exit 1
+fi
