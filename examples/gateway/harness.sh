@@ -76,11 +76,13 @@ pick_port() { # sets $1 to a loopback port outside the ephemeral range that
 # at once, with the ends of the logs in $work, when a process of $pids has
 # exited (a proxy that rejected its configuration, a port taken since
 # pick_port): waiting out the 20 s would only hide why, as the clean-up
-# removes the logs.
+# removes the logs. Each PING has a second (timeout: redis-cli has none): a
+# server that accepts and never answers, wedged or stopped, held redis-cli,
+# and so the script, for ever.
 wait_port() {
-	local p
-	for _ in $(seq 400); do
-		redis-cli -p "$1" ping >/dev/null 2>&1 && { [ -z "${2:-}" ] || listens_on "$2" "$1"; } && return
+	local p end=$((SECONDS + 20))
+	while [ "$SECONDS" -lt "$end" ]; do
+		timeout 1 redis-cli -p "$1" ping >/dev/null 2>&1 && { [ -z "${2:-}" ] || listens_on "$2" "$1"; } && return
 		for p in "${pids[@]}"; do
 			kill -0 "$p" 2>/dev/null && continue
 			echo "port $1 did not come up: process $p has exited" >&2

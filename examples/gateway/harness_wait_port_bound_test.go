@@ -1,0 +1,55 @@
+package main
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHarnessWaitPortSilentServer: wait_port waits up to 20 s, its comment
+// says; but each poll ran redis-cli ping, which has no timeout, so a server
+// that accepts connections and never answers (wedged, or stopped with
+// Ctrl-Z in another terminal) held it, and the script, for ever. Here this
+// test's process is that server: wait_port must give up, saying so.
+func TestHarnessWaitPortSilentServer(t *testing.T) {
+	bash := harnessBash(t, "redis-cli", "redis-benchmark", "timeout") // harness_init checks the first two
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	_, port, _ := strings.Cut(ln.Addr().String(), ":")
+
+	start := time.Now()
+	_, stderr, err := runHarness(t, bash, `wait_port `+port+` `+strconv.Itoa(os.Getpid()), 45*time.Second)
+	require.Error(t, err, "wait_port accepted a server that never answered")
+	assert.Contains(t, stderr, "did not come up")
+	assert.Less(t, time.Since(start), 30*time.Second, "its 20 s and a last PING's second")
+}
