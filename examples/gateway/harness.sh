@@ -128,9 +128,15 @@ settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in
 # CONFIG RESETSTAT before the row and the counts after: the reset clears the
 # counts that a gateway's caching tier watches for CONFIG SET and flushes, and
 # the tier empties its cache when they change, so every row started cold.
+# It fails when a shard does not answer: in the command substitutions that
+# call it set -e is off and the loop's status is its last redis-cli's, so a
+# shard other than the last one that did not answer was left out of the
+# sum, and the row showed fewer backend commands.
 backend_calls() {
 	local p
-	for p in "$@"; do redis-cli -p "$p" info commandstats; done |
+	for p in "$@"; do
+		redis-cli -p "$p" info commandstats || { echo "backend_calls: shard $p did not answer INFO" >&2; exit 1; }
+	done |
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
 }
