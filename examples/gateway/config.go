@@ -328,6 +328,12 @@ func upperCommands(tenant string, cmds []string) error {
 func (c *Config) defaultBatching() error {
 	c.Linger = or(c.Linger, Duration(200*time.Microsecond))
 	c.HotLinger = or(c.HotLinger, Duration(defaultHotLinger))
+	// Checked before no_hot_linger zeroes it: a negative or oversized
+	// hot_linger beside no_hot_linger passed, where every other bad
+	// duration is refused (cache_staleness too with the tier off).
+	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
+		return fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
+	}
 	if c.NoHotLinger {
 		c.HotLinger = 0
 	}
@@ -395,12 +401,9 @@ const maxPool = 1 << 16
 // settings): unchecked, a negative limit refused every connection or command,
 // a negative timeout closed every connection at once, no memkv shard left
 // nothing to route to. It runs after the defaults, so a zero here is a
-// default already (or, for hot_linger, no_hot_linger) and only out-of-range
-// values remain.
+// default already and only out-of-range values remain (hot_linger is checked
+// with its defaults, before no_hot_linger zeroes it).
 func (c Config) checkRanges() error {
-	if c.HotLinger < 0 || c.HotLinger > Duration(maxHotLinger) {
-		return fmt.Errorf("gateway: hot_linger %v: want 0 (the default, %v) to %v", time.Duration(c.HotLinger), defaultHotLinger, maxHotLinger)
-	}
 	if !(c.OTelSample > 0 && c.OTelSample <= 1) { // NaN too (-otel-sample parses it)
 		return fmt.Errorf("gateway: otel_sample %v: want 0 < r <= 1", c.OTelSample)
 	}
