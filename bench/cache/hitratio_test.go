@@ -56,12 +56,12 @@ func keepsBound(name string) bool {
 }
 
 // hitRatioImpls are the caches of the hit-ratio tables: every library, plus
-// otter and theine with a strictly enforced bound, and golang-lru's ARC and
-// 2Q as reference policies (peers_test.go).
+// otter and theine with a strictly enforced bound, ristretto waiting for each
+// Set, and golang-lru's ARC and 2Q as reference policies (peers_test.go).
 var hitRatioImpls = append(impls[:3:3],
 	impl{"otter-strict", newOtterStrict},
 	impl{"theine-strict", newTheineStrict},
-	impls[3], impls[4],
+	impls[3], impl{"ristretto-strict", newRistrettoStrict}, impls[4],
 	impl{"arc", newARC},
 	impl{"2q", new2Q})
 

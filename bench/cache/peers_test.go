@@ -183,6 +183,19 @@ func newTheineStrict(capacity int) kv {
 }
 func (t theineStrictKV) Set(k, v uint64) { t.c.Set(k, v, 1); t.c.Wait() }
 
+// ristrettoStrictKV waits after each Set until ristretto's set buffer has
+// been applied (Cache.Wait, which its docs give as the way to make a Set
+// visible to the next Get), as theine-strict does for theine. As shipped,
+// ristretto applies Sets on its own goroutine, so in a replay a lookup soon
+// after a Set misses and stores again; ristretto still never holds more than
+// its MaxCost.
+type ristrettoStrictKV struct{ ristrettoKV }
+
+func newRistrettoStrict(capacity int) kv {
+	return ristrettoStrictKV{newRistretto(capacity).(ristrettoKV)}
+}
+func (r ristrettoStrictKV) Set(k, v uint64) { r.c.Set(k, v, 1); r.c.Wait() }
+
 // closeKV stops c's background goroutines, if its library starts any (theine
 // and ristretto do), so that they cannot run into the next measurement.
 func closeKV(c kv) {

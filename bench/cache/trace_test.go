@@ -156,3 +156,20 @@ func TestReplayReportsRistrettoOccupancy(t *testing.T) {
 	require.Positive(t, c.Len())
 	require.LessOrEqual(t, c.Len(), 100)
 }
+
+// TestRistrettoStrictSeesEachSet: ristretto-strict makes each Set visible to
+// the next lookup, as ristretto's Wait promises, so a replay through it counts
+// the hits ristretto's policy earns and not its buffer's delay: with room for
+// every key, each key misses only once.
+func TestRistrettoStrictSeesEachSet(t *testing.T) {
+	c := newRistrettoStrict(1000)
+	defer closeKV(c)
+	keys := make([]uint64, 0, 2000)
+	for i := range 2000 {
+		keys = append(keys, uint64(i%100))
+	}
+	res := replay(c, keys)
+	require.Zero(t, res.wrong)
+	require.InDelta(t, 95.0, res.ratio, 1e-9, "100 keys, 2000 requests: 100 cold misses")
+	require.LessOrEqual(t, res.peak, 1000)
+}
