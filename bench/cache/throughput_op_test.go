@@ -58,3 +58,24 @@ func TestThroughputBytesOpChecksHitsAgainstTheirKey(t *testing.T) {
 		}
 	}
 }
+
+// TestStringKeysLookupChecksTheKeysValue: BenchmarkStringKeys counts a hit
+// that returns another key's value as bad, and the key's own value as good.
+func TestStringKeysLookupChecksTheKeysValue(t *testing.T) {
+	keys := []string{"key:0", "key:1", "key:2", "key:3"}
+	stored := map[string][]byte{}
+	for i, k := range keys {
+		stored[k] = stringKeysValue(i)
+	}
+	own := func(k string) ([]byte, bool) { v, ok := stored[k]; return v, ok }
+	always2 := func(string) ([]byte, bool) { return stored["key:2"], true } // key 2's value for any key
+	for i := range keys {
+		hit, ok := stringKeysLookup(own, keys, i)
+		require.True(t, hit && ok, "key %d's own value", i)
+		hit, ok = stringKeysLookup(always2, keys, i)
+		require.True(t, hit, "key %d", i)
+		require.Equal(t, i == 2, ok, "key %d given key 2's value", i)
+	}
+	hit, ok := stringKeysLookup(func(string) ([]byte, bool) { return nil, false }, keys, 0)
+	require.False(t, hit || ok)
+}
