@@ -62,7 +62,9 @@ type hostTrack struct {
 	last    Sample // previous sample
 	hasUtil bool   // util holds a measurement
 	restart bool   // the next measurement starts util over; until then util is the last one, not a signal
+	idled   bool   // draining at some point since the last sample: the next one covers time clients skipped it
 	util    float64
+	base    float64 // the live share util refers to (see rebaseLocked); 0 before any
 	raw     float64 // last unsmoothed utilization
 	rate    float64 // commands per second, last tick
 	shed    float64 // shed per second, last tick
@@ -147,9 +149,19 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		return
 	}
 	h.raw = u
-	if h.hasUtil && !h.restart {
+	switch {
+	case h.idled:
+		// Clients skipped it for part of the interval (drained by hand, or
+		// down long enough to drain): its CPU then says nothing about its
+		// weight. Averaged in, the idle reading would read as a cold gateway
+		// once it is back and the balancer would raise its weight. The
+		// average from before the drain missed what changed since (routes
+		// that scale the whole region): start over at the next interval, as
+		// after a restart. Its rates and counters still count.
+		h.restart = true
+	case h.hasUtil && !h.restart:
 		h.util = smoothing*u + (1-smoothing)*h.util
-	} else {
+	default:
 		h.util, h.hasUtil, h.restart = u, true, false
 	}
 	h.rate = rate
@@ -188,8 +200,10 @@ func (p *Plane) decideLocked(now time.Time, results map[string]pollResult) {
 			p.stats.PollErrors++
 		}
 		h.observe(res, p.cfg.Smoothing)
+		h.idled = h.draining(p.cfg.DrainAfter)
 	}
 	p.balanceLocked(now)
+	p.rebaseLocked()
 	p.failoverLocked(now)
 	p.tenantsLocked()
 }
@@ -222,28 +236,44 @@ func (p *Plane) balanceLocked(now time.Time) {
 			continue
 		}
 		p.lastRes[reg.Name] = res
-		oldSum, newSum := 0.0, 0.0
-		next := make([]float64, len(hs))
 		for i, d := range res.Hosts {
 			h := hs[i]
 			h.fresh, h.decision = false, d
-			next[i] = h.weight
 			if d.New > 0 && !math.IsInf(d.New, 0) {
-				next[i] = d.New
+				h.weight = d.New
 			}
-			oldSum += h.weight
-			newSum += next[i]
 		}
-		for i, h := range hs {
-			// Rebase the average on the new weights: a gateway's CPU follows its
-			// share of the ring, so the average predicts its CPU under the new
-			// weights. Averaging CPU measured under the old weights as it is would
-			// make the balancer correct the same imbalance again on the next ticks.
-			if h.hasUtil && h.weight > 0 && oldSum > 0 && newSum > 0 {
-				h.util *= (next[i] / newSum) / (h.weight / oldSum)
-			}
-			h.weight = next[i]
+	}
+}
+
+// rebaseLocked rescales each gateway's utilization average to the routes about
+// to be published. A gateway's CPU follows its live share: its weight over the
+// weights of its region's gateways not draining (clients skip the draining
+// ones), so an average measured at the old share predicts its CPU at the new
+// one times new over old. Averaged as it is, CPU measured under old weights
+// would make the balancer correct the same imbalance again on the next ticks,
+// and a gateway back from a drain would be compared with peers whose averages
+// still hold the load it left them. A draining gateway's average stays at the
+// share it had, for when it returns. Call it after every change of weights,
+// drains or membership.
+func (p *Plane) rebaseLocked() {
+	live := map[string]float64{}
+	for _, id := range p.order {
+		if h := p.hosts[id]; !h.draining(p.cfg.DrainAfter) {
+			live[h.gw.Region] += h.weight
 		}
+	}
+	for _, id := range p.order {
+		h := p.hosts[id]
+		sum := live[h.gw.Region]
+		if h.draining(p.cfg.DrainAfter) || sum <= 0 {
+			continue
+		}
+		share := h.weight / sum
+		if h.hasUtil && h.base > 0 {
+			h.util *= share / h.base
+		}
+		h.base = share
 	}
 }
 

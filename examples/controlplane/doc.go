@@ -20,11 +20,16 @@
 //     deltas on the gateway's own clock, so poll jitter does not enter and a
 //     process with GOMAXPROCS=1 and Cores=1 (or a fractional Cores) reads
 //     meaningfully on a shared machine. It is averaged over ticks
-//     (Config.Smoothing), and when the balancer changes a region's weights each
-//     gateway's average is rebased by its new share over its old one (its CPU
-//     follows its share), so CPU measured under the old weights is not corrected
-//     a second time. (Failover routes scale a whole region, which the balancer's
-//     per-region normalization ignores.) An uptime that goes back means the
+//     (Config.Smoothing), and when a region's weights, drains or members change
+//     each gateway's average is rebased by its new share over its old one, its
+//     share of the gateways not draining (its CPU follows that share), so CPU
+//     measured under the old weights is not corrected a second time, nor is a
+//     gateway back from a drain compared with peers whose averages still hold
+//     the load it left them. A reading over an interval in which the gateway
+//     drained (by hand or down) is not averaged in: clients skipped it, so it
+//     reads idle; its average starts over at the next one, as after a restart.
+//     (Failover routes scale a whole region, which the balancer's per-region
+//     normalization ignores.) An uptime that goes back means the
 //     process restarted: its measurement starts over, as it does after a
 //     utilization above a million (a garbled sample). Until the next
 //     measurement the balancer gets no signal from it, and the failover signal

@@ -124,6 +124,7 @@ func New(cfg Config) (*Plane, error) {
 		h.weight = clampWeight(bc, h.gw.Cores/median(medCores[h.gw.Region])*bc.TargetMedian)
 	}
 	p.table = failover.Table{Now: time.Unix(0, 0).UTC()}
+	p.rebaseLocked()
 	p.publishLocked()
 	return p, nil
 }
@@ -248,6 +249,7 @@ func (p *Plane) AddGateway(g Gateway) error {
 	p.hosts[g.ID] = &hostTrack{gw: g, weight: clampWeight(bc, w), fresh: true, health: HealthUnknown}
 	p.order = append(p.order, g.ID)
 	p.stats.Added++
+	p.rebaseLocked()
 	p.publishLocked()
 	return nil
 }
@@ -264,6 +266,7 @@ func (p *Plane) RemoveGateway(id string) error {
 	delete(p.hosts, id)
 	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
 	p.stats.Removed++
+	p.rebaseLocked()
 	p.publishLocked()
 	return nil
 }
@@ -285,6 +288,8 @@ func (p *Plane) setDrained(id string, v bool) error {
 		return ErrUnknownGateway
 	}
 	h.drained = v
+	h.idled = h.idled || v // the next sample's interval includes time drained
+	p.rebaseLocked()
 	p.publishLocked()
 	return nil
 }
