@@ -227,8 +227,13 @@
 //     stream phases of 4x the bound: 0 stale sets and no read over a 1 ms bound
 //     (worst staleness 990 µs). The peers in the same harness, 10^7
 //     operations each (bench/cache/stale_all_1e7.txt): otter 0 stale sets but
-//     221,945 reads over 1 ms (it has no bound); golang-lru + singleflight 96
-//     stale sets.
+//     221,945 reads over 1 ms (no expiry configured); golang-lru + singleflight
+//     96 stale sets. otter with the bound its docs offer (ExpiryWriting(1 ms)
+//     on the harness clock) shows 0 stale sets and no read over the bound too;
+//     it drops each entry a bound after its write, where this cache keeps one
+//     while checkpoints vouch for it, and in one run of 9,090,908 reads each
+//     it made 1,223,902 loads against this cache's 1,089,703 (12% more;
+//     hits 86.6% against 88.0%; bench/cache/stale_hits_1e7.txt).
 //   - A herd of 1,000 concurrent misses on one key makes 1 load (go run
 //     ./examples/tour cache, and TestHerdMakesOneLoad).
 //   - Throughput, 2 goroutines, Zipf keys, uint64 values (cd bench && go test

@@ -34,6 +34,13 @@ import (
 //     before the read started, the read's staleness is the time from that
 //     supersession to the read's start, on the harness's fake clock (the cache's
 //     clock where it takes one).
+//   - hits and loads: the harness counts the calls of the loader it passes to
+//     Get (loads, i.e. backend reads) and the reads whose own loader ran; the
+//     other reads are hits, served without a load of their own. That is the
+//     same for every implementation, whatever its own counters call a hit. A
+//     read that waited for another read's load of its key (a coalesced read)
+//     counts as a hit: the harness cannot tell it from one served from memory
+//     without asking the implementation.
 //
 // The fake clock advances by tick per producer step; the stream checkpoints
 // every few steps, except in silent phases longer than the bound.
@@ -181,11 +188,18 @@ type harnessResult struct {
 	staleSets    int   // distinct (key, version) pairs among those
 	maxStaleness time.Duration
 	overBound    int64 // reads staler than the bound
+	loads        int64 // calls of the harness's loader: backend reads
+	loadedReads  int64 // reads whose own loader ran
 }
 
+// hits is the reads served without a load of their own.
+func (r harnessResult) hits() int64 { return r.reads - r.loadedReads }
+
 func (r harnessResult) String() string {
-	return fmt.Sprintf("ops %d, stale sets %d (stale reads %d), worst staleness %v, reads over the %v bound %d",
-		r.ops, r.staleSets, r.staleReads, r.maxStaleness, harnessBound, r.overBound)
+	return fmt.Sprintf("ops %d, stale sets %d (stale reads %d), worst staleness %v, reads over the %v bound %d; "+
+		"reads %d, hits %d, loads %d",
+		r.ops, r.staleSets, r.staleReads, r.maxStaleness, harnessBound, r.overBound,
+		r.reads, r.hits(), r.loads)
 }
 
 // harness is one run: the target, the store, the clock and the pacing.
@@ -228,6 +242,8 @@ func runHarness(t testing.TB, newTarget func(cache.Clock) harnessTarget, ops int
 		total.reads += r.reads
 		total.staleReads += r.staleReads
 		total.overBound += r.overBound
+		total.loads += r.loads
+		total.loadedReads += r.loadedReads
 		total.maxStaleness = max(total.maxStaleness, r.maxStaleness)
 		for p := range stales[i] {
 			all[p] = true
@@ -297,7 +313,9 @@ func (h *harness) read(id int) (res harnessResult, stale map[[2]uint64]bool) {
 		t0 := h.clock.ns.Load()
 		applied := h.store.applied[k].Load()
 		current := h.store.version[k].Load()
+		var loads atomic.Int64 // atomic: an implementation may load on another goroutine
 		v, err := h.target.Get(ctx, k, func(context.Context) (uint64, error) {
+			loads.Add(1)
 			if r.Uint32()&7 == 0 {
 				runtime.Gosched() // widen the load window
 			}
@@ -308,6 +326,10 @@ func (h *harness) read(id int) (res harnessResult, stale map[[2]uint64]bool) {
 			return res, stale
 		}
 		res.reads++
+		if n := loads.Load(); n > 0 {
+			res.loads += n
+			res.loadedReads++
+		}
 		if res.reads%8 == 0 {
 			h.readsSoFar.Add(8)
 		}
@@ -384,4 +406,25 @@ func TestStaleSetsOtterBounded(t *testing.T) {
 	require.Zero(t, res.staleSets, "stale sets")
 	require.Zero(t, res.overBound, "reads over the bound")
 	require.LessOrEqual(t, res.maxStaleness, harnessBound)
+}
+
+// TestStaleSetsCountsHits: the harness's own counts of loads and hits, taken
+// at the loader it passes, agree with tierkit's Stats, which counts the same
+// things inside the cache: a load per loader call, and a read served without
+// its own load either from memory (Hits) or by another read's load
+// (Coalesced; no read here leaves a load, its context never ends).
+func TestStaleSetsCountsHits(t *testing.T) {
+	var c *cache.Cache[uint64, uint64]
+	res := runHarness(t, func(clock cache.Clock) harnessTarget {
+		target := newTierkitTarget(clock)
+		c = target.(tierkitTarget).c
+		return target
+	}, 20_000, 3)
+	st := c.Stats()
+	t.Logf("tierkit: %v; Stats: hits %d, coalesced %d, loads %d", res, st.Hits, st.Coalesced, st.Loads)
+	require.Positive(t, res.loads)
+	require.Positive(t, res.hits())
+	require.Equal(t, st.Loads, uint64(res.loads), "loads")
+	require.Equal(t, st.Loads, uint64(res.loadedReads), "reads that loaded")
+	require.Equal(t, st.Hits+st.Coalesced, uint64(res.hits()), "hits")
 }
