@@ -397,17 +397,23 @@ func TestStaleSets(t *testing.T) {
 }
 
 // TestStaleSetsOtterBounded: otter configured as its docs say for a staleness
-// bound (ExpiryWriting on the harness's clock) serves no read staler than the
-// bound and, like otter without it, no stale set, so the harness's otter row
-// without expiry shows otter's defaults, not a limit of the library. That
-// holds for the harness's loads, fast on its clock; a load slower than the
-// bound passes it (TestOtterExpiryCountsFromWrite).
+// bound (ExpiryWriting on the harness's clock) makes, like otter without it,
+// no stale set, and serves reads within the bound while its loads are fast on
+// the harness's clock (the committed 10^7 run: none over it), so the harness's
+// otter row without expiry shows otter's defaults, not a limit of the
+// library; a load slower than the bound passes it
+// (TestOtterExpiryCountsFromWrite).
 func TestStaleSetsOtterBounded(t *testing.T) {
 	res := runHarness(t, newOtterBoundedTarget, harnessOps()/4, 2)
 	t.Logf("otter+expiry: %v", res)
 	require.Zero(t, res.staleSets, "stale sets")
-	require.Zero(t, res.overBound, "reads over the bound")
-	require.LessOrEqual(t, res.maxStaleness, harnessBound)
+	// Reads over the bound are logged, not asserted: otter counts an entry's
+	// age from its store, not from its load's read (TestOtterExpiryCountsFromWrite),
+	// so a reader descheduled mid-load while the stream's clock moves on can
+	// store a value already near the bound; one 10^6 run of a draft saw 23
+	// such reads (2.49 ms) where the committed 10^7 run saw none. This is a
+	// peer's behaviour, not a check of tierkit's, and must not make CI flaky.
+	t.Logf("otter+expiry: %d reads over the bound, worst staleness %v", res.overBound, res.maxStaleness)
 }
 
 // TestStaleSetsCountsHits: the harness's own counts of loads and hits, taken
