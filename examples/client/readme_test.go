@@ -57,6 +57,21 @@ func TestREADMEFiguresFromRawOutput(t *testing.T) {
 // the spread it quotes, against the raw output.
 func checkBenchFigures(t *testing.T, readme, raw string) {
 	t.Helper()
+	medians, all := routeMedians(t, raw)
+	for name, med := range medians {
+		want := fmt.Sprintf(`(?m)^Route/%s\s+%.0fn\s+%.0f\s+%.0f$`, regexp.QuoteMeta(name), med[0], med[1], med[2])
+		assert.Regexp(t, want, readme, "README medians of %s", name)
+	}
+	m := find(t, readme, `the runs spread from (\d+) to (\d+) ns`)
+	assert.Equal(t, m[1], strconv.Itoa(int(math.Round(slices.Min(all)))))
+	assert.Equal(t, m[2], strconv.Itoa(int(math.Round(slices.Max(all)))))
+}
+
+// routeMedians reads the Route benchmark's runs from raw: the medians of
+// ns/op, B/op and allocs/op per sub-benchmark (6 runs each), and every
+// run's ns/op.
+func routeMedians(t *testing.T, raw string) (map[string][3]float64, []float64) {
+	t.Helper()
 	line := regexp.MustCompile(`(?m)^BenchmarkRoute/(\S+)\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op$`)
 	runs := map[string][][3]float64{}
 	var all []float64
@@ -69,6 +84,7 @@ func checkBenchFigures(t *testing.T, readme, raw string) {
 		all = append(all, r[0])
 	}
 	require.Len(t, runs, 2)
+	medians := map[string][3]float64{}
 	for name, rs := range runs {
 		require.Len(t, rs, 6, name)
 		var med [3]float64
@@ -80,12 +96,9 @@ func checkBenchFigures(t *testing.T, readme, raw string) {
 			slices.Sort(col)
 			med[i] = (col[2] + col[3]) / 2
 		}
-		want := fmt.Sprintf(`(?m)^Route/%s\s+%.0fn\s+%.0f\s+%.0f$`, regexp.QuoteMeta(name), med[0], med[1], med[2])
-		assert.Regexp(t, want, readme, "README medians of %s", name)
+		medians[name] = med
 	}
-	m := find(t, readme, `the runs spread from (\d+) to (\d+) ns`)
-	assert.Equal(t, m[1], strconv.Itoa(int(math.Round(slices.Min(all)))))
-	assert.Equal(t, m[2], strconv.Itoa(int(math.Round(slices.Max(all)))))
+	return medians, all
 }
 
 func readFile(t *testing.T, path string) string {
