@@ -57,7 +57,8 @@
 // when Projected is below Config.Exit (0.68, under Target and Enter) after MinHold runs
 // and its hot share no longer fires (while it does, the share does not wind down,
 // and a region still spilling with a share wound down below DownStep sheds DownStep
-// again, as a Local region with those hosts would fire),
+// again, as a Local region with those hosts would fire; so it does when its
+// Projected reaches Enter again),
 // neither now nor at home demand: each host's CPU plus the share the region sends
 // away, spread evenly (out x Demand/Capacity). The relief its own spill brings does
 // not end the spill, so hosts hot with their demand at home keep at least DownStep

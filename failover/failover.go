@@ -327,8 +327,8 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 	// share a fresh firing would set (DownStep) and stop the recovery.
 	homeHot := hotAtHome(cfg, l, st.out) >= cfg.HotShare && !receiving
 	// Held MinHold runs since it fired and since its share last rose: hot
-	// hosts that fire a parked region again (below) hold it as long as they
-	// hold a Local region they fire, not one run.
+	// hosts (or a Projected at Enter) that fire a parked region again (below)
+	// hold it as long as they hold a Local region they fire, not one run.
 	held := r.run-st.since >= uint64(cfg.MinHold) && r.run-st.rose >= uint64(cfg.MinHold)
 	if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
 		st.phase, st.since, st.share = Local, r.run, 0
@@ -337,17 +337,18 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 			100*cfg.Percentile, s.Projected, cfg.Exit)
 		return want, true
 	}
+	if st.share < cfg.DownStep && (hot || s.Projected >= cfg.Enter) {
+		// Parked (wound down to less than DownStep, its home load between Exit
+		// and Target) when its hosts got hot or its Projected reached Enter: that
+		// fires it as it would a Local region, shedding at least DownStep at once,
+		// which the rise rule below (by more than MinChange) would not do: a want
+		// of MinChange or less (Enter close to Target) shed nothing.
+		want = math.Max(want, cfg.DownStep)
+		st.share, st.rose = want, r.run
+	}
 	switch {
 	case hot:
 		want = math.Max(want, st.share) // no winding down while the hosts are hot
-		if st.share < cfg.DownStep {
-			// Parked (wound down to less than DownStep, its home load between
-			// Exit and Target) when its hosts got hot: they fire it as they would
-			// a Local region, shedding at least DownStep at once, which the rise
-			// rule below (by more than MinChange) would not do.
-			want = math.Max(want, cfg.DownStep)
-			st.share, st.rose = want, r.run
-		}
 	case homeHot:
 		want = math.Max(want, math.Min(st.share, cfg.DownStep))
 	}
