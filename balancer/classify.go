@@ -14,12 +14,15 @@ import (
 // a bimodal tier keeps bimodal weights per core, hot outliers keep needing less weight.
 func classify(cfg Config, v *view) (State, string) {
 	n := len(v.hosts)
+	// the cores of the same hosts as the weights: a host without a weight (one
+	// joining a tier of identical, equally weighted hosts) says nothing of whether
+	// those weights were set by capacity
 	var weights, cores []float64
 	for _, h := range v.hosts {
 		if h.Weight > 0 {
 			weights = append(weights, h.Weight)
+			cores = append(cores, h.Cores)
 		}
-		cores = append(cores, h.Cores)
 	}
 	if len(weights) >= 2 && len(weights)*2 >= n {
 		if wcv, ccv := cv(weights), cv(cores); wcv < 0.005 && ccv > 0.05 {
