@@ -46,11 +46,20 @@ func run(w io.Writer, only []string) error {
 			return fmt.Errorf("no section %q (have: %s)", o, strings.Join(names, ", "))
 		}
 	}
-	fmt.Fprintf(w, "tierkit tour: %d section(s): %s\n", len(sections), strings.Join(names, ", "))
+	// The header names the sections that run, in the order they run; asked for
+	// a few, it says how many of the tour's they are.
+	var picked []section
 	for _, s := range sections {
-		if len(only) > 0 && !slices.Contains(only, s.name) {
-			continue
+		if len(only) == 0 || slices.Contains(only, s.name) {
+			picked = append(picked, s)
 		}
+	}
+	if len(picked) == len(sections) {
+		fmt.Fprintf(w, "tierkit tour: %d section(s): %s\n", len(sections), strings.Join(names, ", "))
+	} else {
+		fmt.Fprintf(w, "tierkit tour: %d of %d section(s): %s\n", len(picked), len(sections), sectionNames(picked))
+	}
+	for _, s := range picked {
 		fmt.Fprintf(w, "\n== %s: %s\n", s.name, s.title)
 		start := time.Now()
 		if err := s.run(w); err != nil {
@@ -59,4 +68,13 @@ func run(w io.Writer, only []string) error {
 		fmt.Fprintf(w, "   (section took %v)\n", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// sectionNames joins the names of ss with commas.
+func sectionNames(ss []section) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,4 +24,20 @@ func TestTourRejectsUnknownSection(t *testing.T) {
 	err := run(&out, []string{"no-such-package"})
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "no section"), err.Error())
+}
+
+// TestTourHeaderNamesWhatRuns: asked for one section, the tour printed
+// "tierkit tour: 12 section(s): coalesce, batcher, ..." above the one it ran,
+// as if the other eleven had run too. Found by a review.
+func TestTourHeaderNamesWhatRuns(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(&out, []string{"failover", "aimd"}))
+	header, _, _ := strings.Cut(out.String(), "\n")
+	require.Equal(t, fmt.Sprintf("tierkit tour: 2 of %d section(s): aimd, failover", len(sections)), header)
+	require.NotContains(t, out.String(), "== coalesce:")
+
+	out.Reset()
+	require.NoError(t, run(&out, nil))
+	header, _, _ = strings.Cut(out.String(), "\n")
+	require.True(t, strings.HasPrefix(header, fmt.Sprintf("tierkit tour: %d section(s): coalesce, batcher, ", len(sections))), header)
 }
