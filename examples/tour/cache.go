@@ -57,9 +57,21 @@ func cacheHerd(w io.Writer) error {
 	close(release)
 	wg.Wait()
 	s := c.Stats()
+	if err := verify(cacheHerdClaims(herd, s, loads.Load())...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   %d concurrent reads of one missing key -> %d backend load(s): %d callers shared it, %d hit the filled entry\n",
 		herd, loads.Load(), s.Coalesced, s.Hits)
 	return nil
+}
+
+// cacheHerdClaims is what the herd line and the section's title state: one
+// load for the storm, every other read shared it or hit the entry it filled.
+func cacheHerdClaims(herd int, s cache.Stats, loads int64) []claim {
+	return []claim{
+		{loads == 1 && s.Loads == 1, fmt.Sprintf("a storm of %d misses makes 1 backend load, not %d (Stats.Loads %d)", herd, loads, s.Loads)},
+		{s.Coalesced+s.Hits == uint64(herd-1), fmt.Sprintf("the other %d reads shared the load or hit, not %d + %d", herd-1, s.Coalesced, s.Hits)},
+	}
 }
 
 // cacheZipf replays a Zipf workload through a small cache.

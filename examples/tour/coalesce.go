@@ -62,10 +62,23 @@ func coalesceStampede(w io.Writer) error {
 		return fmt.Errorf("%d readers got a wrong result", wrong.Load())
 	}
 	st := g.Stats()
+	if err := verify(coalesceStampedeClaims(readers, st, fetches.Load())...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   %d concurrent reads of one hot key -> %d backend %s; join ratio %.2f%%, %v\n",
 		st.Calls, fetches.Load(), coalescePlural(fetches.Load(), "fetch", "fetches"), 100*st.JoinRatio(),
 		time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// coalesceStampedeClaims is what the stampede line and the section's title
+// state: every reader called, and all of them shared one backend fetch.
+func coalesceStampedeClaims(readers int, st coalesce.Stats, fetches int64) []claim {
+	return []claim{
+		{st.Calls == uint64(readers), fmt.Sprintf("%d reads counted, %d made", st.Calls, readers)},
+		{fetches == 1, fmt.Sprintf("%d concurrent reads of one key share 1 backend fetch, not %d", readers, fetches)},
+		{st.Joins == uint64(readers-1), fmt.Sprintf("%d of %d reads joined the fetch, not %d", readers-1, readers, st.Joins)},
+	}
 }
 
 // coalesceOpenArrivals: the same 10,000 reads arrive over time from 100 clients
@@ -189,6 +202,10 @@ func coalescePanic(w io.Writer) error {
 		if err := <-errs; errors.As(err, &pe) && pe.Value == "backend client bug" {
 			got++
 		}
+	}
+	if err := verify(claim{got == waiters, fmt.Sprintf("%d of %d waiters got the *PanicError", got, waiters)},
+		claim{g.Stats().Panics == 1, fmt.Sprintf("1 panic counted, not %d", g.Stats().Panics)}); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "   fn panicked: %d of %d waiters got a *PanicError (value and stack), process still up; panics counted: %d\n",
 		got, waiters, g.Stats().Panics)
