@@ -146,11 +146,26 @@ func tourOverload(w io.Writer) error {
 	if err := b.Close(); err != nil {
 		return err
 	}
+	if err := verify(batcherOverloadClaims(maxIF, maxItems, extra, inFlight, rejected, served.Load())...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   backend stalls: %d batches (%d items) in flight = MaxInFlight; next %s requests -> %s rejected with ErrOverloaded, %v each, none queued\n",
 		inFlight.InFlightBatches, inFlight.InFlightItems, commas(extra), commas(rejected),
 		(rejectTook / extra).Round(time.Nanosecond))
 	fmt.Fprintf(w, "   backend recovers: %d of the %d items in flight served\n", served.Load(), inFlight.InFlightItems)
 	return nil
+}
+
+// batcherOverloadClaims is what the overload lines state: the stalled
+// backend holds MaxInFlight full batches, every later request is refused
+// (none queued), and every item held is served once the backend recovers.
+func batcherOverloadClaims(maxIF, maxItems, extra int, inFlight batcher.Stats, rejected int, served int64) []claim {
+	return []claim{
+		{inFlight.InFlightBatches == maxIF && inFlight.InFlightItems == maxIF*maxItems,
+			fmt.Sprintf("%d full batches in flight = MaxInFlight, not %d batches of %d items", maxIF, inFlight.InFlightBatches, inFlight.InFlightItems)},
+		{rejected == extra, fmt.Sprintf("all %d requests past the cap rejected, none queued, not %d", extra, rejected)},
+		{served == int64(maxIF*maxItems), fmt.Sprintf("all %d items in flight served after the stall, not %d", maxIF*maxItems, served)},
+	}
 }
 
 // tourEviction: a burst over 10,000 groups, then idle eviction gives the memory
@@ -177,6 +192,11 @@ func tourEviction(w io.Writer) error {
 	}
 	evicted := b.EvictIdle()
 	after := heapAlloc()
+	if err := verify(claim{live == groups && evicted == groups && b.Stats().LiveGroups == 0,
+		fmt.Sprintf("a burst over %d groups leaves %d live entries, idle eviction removes them all: %d live, %d removed, %d left",
+			groups, groups, live, evicted, b.Stats().LiveGroups)}); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   burst over %s groups -> %s live entries, heap %+d KiB; IdleTTL lowered, idle eviction removes %s -> %d live, heap %+d KiB vs before the burst\n",
 		commas(groups), commas(live), (int64(peak)-int64(before))>>10, commas(evicted), b.Stats().LiveGroups,
 		(int64(after)-int64(before))>>10)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/batcher"
 	"github.com/tierkit/tierkit/cache"
 	"github.com/tierkit/tierkit/coalesce"
 )
@@ -28,4 +29,18 @@ func TestOneFetchClaimsAreChecked(t *testing.T) {
 	err = verify(cacheHerdClaims(1000, cache.Stats{Loads: 2, Coalesced: 990, Hits: 8}, 2)...)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "makes 1 backend load, not 2")
+}
+
+// TestBatcherOverloadClaimsAreChecked: the batcher section printed "N
+// batches in flight = MaxInFlight; next 2,000 requests -> N rejected ...,
+// none queued" and "N of the M items in flight served" with no check that N
+// was MaxInFlight, 2,000 or M. Found by a review.
+func TestBatcherOverloadClaimsAreChecked(t *testing.T) {
+	full := batcher.Stats{InFlightBatches: 4, InFlightItems: 128}
+	require.NoError(t, verify(batcherOverloadClaims(4, 32, 2000, full, 2000, 128)...))
+	err := verify(batcherOverloadClaims(4, 32, 2000, full, 1990, 128)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "none queued, not 1990")
+	require.Error(t, verify(batcherOverloadClaims(4, 32, 2000, batcher.Stats{InFlightBatches: 3, InFlightItems: 96}, 2000, 96)...))
+	require.Error(t, verify(batcherOverloadClaims(4, 32, 2000, full, 2000, 127)...))
 }
