@@ -44,3 +44,16 @@ func TestBatcherOverloadClaimsAreChecked(t *testing.T) {
 	require.Error(t, verify(batcherOverloadClaims(4, 32, 2000, batcher.Stats{InFlightBatches: 3, InFlightItems: 96}, 2000, 96)...))
 	require.Error(t, verify(batcherOverloadClaims(4, 32, 2000, full, 2000, 127)...))
 }
+
+// TestRolloutRampClaimsAreChecked: the rollout section printed "N keys left
+// the gateway" at each step of a ramp its title calls monotonic, and "kill
+// switch on -> N keys routed", without failing when N was not 0. Found by a
+// review.
+func TestRolloutRampClaimsAreChecked(t *testing.T) {
+	require.NoError(t, verify(rolloutRampClaims(5, 0, 3660, 73334)...))
+	require.NoError(t, verify(rolloutRampClaims(100, 0, 73334, 73334)...))
+	err := verify(rolloutRampClaims(25, 12, 18321, 73334)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "moves no routed key back to the gateway, not 12")
+	require.Error(t, verify(rolloutRampClaims(100, 0, 73333, 73334)...))
+}

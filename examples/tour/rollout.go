@@ -56,6 +56,9 @@ func tourRollout(w io.Writer) error {
 				n++
 			}
 		}
+		if err := verify(rolloutRampClaims(pct, left, n, eligible)...); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "   %5.1f%% -> %6d of %d eligible keys routed (%.2f%%), %d keys left the gateway\n",
 			pct, n, eligible, 100*float64(n)/float64(eligible), left)
 	}
@@ -68,6 +71,9 @@ func tourRollout(w io.Writer) error {
 		if flags.Use(q) {
 			n++
 		}
+	}
+	if err := verify(claim{n == 0, fmt.Sprintf("kill switch on routes no key, not %d", n)}); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "   kill switch on -> %d keys routed\n", n)
 	cfg.Kill = false
@@ -90,4 +96,14 @@ func tourRollout(w io.Writer) error {
 		"   (the <= 50 ns target is the benchmark's, on a cache-resident query set; -race slows this)\n",
 		decisions, keys, el.Round(time.Millisecond), float64(el.Nanoseconds())/decisions, after.Mallocs-before.Mallocs)
 	return nil
+}
+
+// rolloutRampClaims is what a ramp step's line and the title's "monotonic
+// ramp" state: raising the percentage moves no routed key back to the
+// gateway, and at 100% every eligible key is routed.
+func rolloutRampClaims(pct float64, left, routed, eligible int) []claim {
+	return []claim{
+		{left == 0, fmt.Sprintf("a ramp to %.1f%% moves no routed key back to the gateway, not %d", pct, left)},
+		{pct < 100 || routed == eligible, fmt.Sprintf("at 100%% all %d eligible keys routed, not %d", eligible, routed)},
+	}
 }
