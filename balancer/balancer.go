@@ -36,9 +36,10 @@ type Stats struct {
 	// outside the bounds is moved onto the bound and reports ReasonBounded: it is
 	// not counted here (nor does any counter count bound hits).
 	Throttled uint64
-	// NewHosts counts host-runs whose Reason is ReasonCapacity: a host marked New or
-	// weighing 0 (once per run it is so), and every host of a FlatInitial run. It is
-	// not the number of hosts that joined.
+	// NewHosts counts host-runs given a capacity-scaled weight: a host marked New or
+	// weighing 0 (once per run it is so), and every host of a FlatInitial run, whose
+	// Reason is ReasonCapacity, or ReasonBounded when MinWeight or MaxWeight then set
+	// the weight. It is not the number of hosts that joined.
 	NewHosts    uint64
 	Recenters   uint64 // runs that rescaled every weight onto the target median
 	Rejected    uint64 // runs rejected for bad input
@@ -108,7 +109,7 @@ func (b *Balancer) Step(now time.Time, hosts []Host) (Result, error) {
 	b.markHot(v, state == HotOutliers)
 	res := apply(b.cfg, v, state)
 	res.Now, res.Run, res.State, res.Evidence = now, b.run, state, evidence
-	b.record(res)
+	b.record(res, hosts)
 	return res, nil
 }
 
@@ -184,7 +185,8 @@ func (b *Balancer) markHot(v *view, outliers bool) {
 	}
 }
 
-func (b *Balancer) record(res Result) {
+// record counts res in the stats; hosts is the run's input.
+func (b *Balancer) record(res Result, hosts []Host) {
 	s := &b.stats
 	s.Runs++
 	s.LastState = res.State
@@ -194,11 +196,13 @@ func (b *Balancer) record(res Result) {
 	if res.Recentered {
 		s.Recenters++
 	}
-	for _, d := range res.Hosts {
-		switch d.Reason {
-		case ReasonThrottled:
+	for i, d := range res.Hosts {
+		if d.Reason == ReasonThrottled {
 			s.Throttled++
-		case ReasonCapacity:
+		}
+		// by the input, not the reason: a capacity weight a bound set reports
+		// ReasonBounded and is still a capacity reset
+		if res.State == FlatInitial || needsCapacity(hosts[i]) {
 			s.NewHosts++
 		}
 	}

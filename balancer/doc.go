@@ -20,9 +20,9 @@
 //     never drift toward zero (rescaling every weight moves no keys);
 //   - bounds (Config.MinWeight, Config.MaxWeight); a correction they cut short reports
 //     [ReasonBounded], not raised or lowered (at the bound, the weight does not move),
-//     and so does a weight outside them (after SetConfig narrowed them, or once
-//     recentering scaled it past one) that they move onto the bound while the load
-//     left the host alone;
+//     and so does a capacity weight outside them (a new host, a flat reset) or a
+//     weight outside them (after SetConfig narrowed them, or once recentering scaled
+//     it past one) that they move onto the bound while the load left the host alone;
 //   - new hosts start from capacity: cores times the tier's median weight per core,
 //     times Config.NewHostFactor (below 1: a host of unknown efficiency starts cool).
 //

@@ -185,11 +185,17 @@ func placeNew(cfg Config, v *view, ds []Decision) {
 		per = median(wpc)
 	}
 	for i, h := range v.hosts {
-		if h.New || h.Weight == 0 {
+		if needsCapacity(h) {
 			ds[i].New = h.Cores * per * cfg.NewHostFactor
 			ds[i].Reason = ReasonCapacity
 		}
 	}
+}
+
+// needsCapacity reports whether h takes a capacity weight whatever the state: a
+// host marked New or without a weight.
+func needsCapacity(h Host) bool {
+	return h.New || h.Weight == 0
 }
 
 // finish clamps, recenters and measures the run.
@@ -266,12 +272,14 @@ func finish(cfg Config, res *Result) {
 // boundSet reports whether the bounds, not the reason, decided a weight: they cut a
 // raise or a cut short (or the float64 maximum did, when MaxWeight x TargetMedian is
 // past it), and at the bound already the weight did not move at all, so "raised" or
-// "lowered" would say it did; or they moved a weight the load left alone (one outside
-// bounds that SetConfig narrowed), which "held", "throttled" or "no-signal" would call
-// unchanged.
+// "lowered" would say it did; they cut a capacity weight (a new host of many or few
+// cores, a flat reset of a tier of very uneven hosts), which "capacity" would call
+// cores times the weight per core; or they moved a weight the load left alone (one
+// outside bounds that SetConfig narrowed), which "held", "throttled" or "no-signal"
+// would call unchanged.
 func boundSet(r Reason, cut, overflowed bool) bool {
 	switch r {
-	case ReasonRaised, ReasonLowered:
+	case ReasonRaised, ReasonLowered, ReasonCapacity:
 		return cut || overflowed
 	case ReasonHeld, ReasonThrottled, ReasonNoSignal:
 		return cut

@@ -132,10 +132,15 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 	// the steady and bimodal states (no young hosts, no outliers, no region factors)
 	if !res.Policy.Wide && (res.State == balancer.SteadyDrift || res.State == balancer.BimodalLoad) {
 		moves := 0
-		for _, d := range res.Hosts {
+		for i, d := range res.Hosts {
+			// a new or weightless host's capacity weight is no correction, also
+			// when a bound set it (ReasonBounded)
+			capacity := in[i].New || in[i].Weight == 0
 			switch d.Reason {
 			case balancer.ReasonLowered, balancer.ReasonRaised, balancer.ReasonBounded:
-				moves++
+				if !capacity {
+					moves++
+				}
 			}
 			// In the deadband a host is held, unless recentering pushed its weight
 			// past a bound and the bound set it (ReasonBounded, at the bound).

@@ -78,9 +78,10 @@ const (
 	ReasonNoSignal                    // no CPU signal: unchanged
 	// ReasonBounded: MinWeight or MaxWeight set the weight. Either the load called for
 	// a raise or a cut and the bound cut it short (a host already at the bound keeps
-	// its weight), or the host was left alone (held, throttled, no signal) with a
-	// weight outside the bounds (SetConfig narrowed them, or recentering scaled it past
-	// one) and is moved onto the bound.
+	// its weight), or a new host's (or a flat reset's) capacity weight fell outside
+	// the bounds and is moved onto the bound, or the host was left alone (held,
+	// throttled, no signal) with a weight outside the bounds (SetConfig narrowed
+	// them, or recentering scaled it past one) and is moved onto the bound.
 	ReasonBounded
 )
 
