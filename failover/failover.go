@@ -284,7 +284,15 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 	case want > st.share+cfg.MinChange:
 		st.share, st.rose = want, r.run
 	case (want < st.share-2*cfg.MinChange || want == 0) && st.share > 0 && r.run-st.rose >= uint64(cfg.MinHold):
-		st.share = math.Max(want, st.share-cfg.DownStep)
+		// A share wound down by DownStep steps carries their rounding: 0.1 less
+		// 0.02 five times leaves 7.6e-17, not 0, and that dust would be published
+		// as routes of a share around 1e-17 (no client would ever pick them).
+		// What is left within a billionth of the share is 0.
+		next := st.share - cfg.DownStep
+		if next <= 1e-9*st.share {
+			next = 0
+		}
+		st.share = math.Max(want, next)
 	}
 	d.Phase, d.Want = Spilling, st.share
 }
