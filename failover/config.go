@@ -3,6 +3,7 @@ package failover
 import (
 	"fmt"
 	"math"
+	"unicode/utf8"
 )
 
 // Config describes one tier's regions, how they back each other up, and the signal.
@@ -55,7 +56,8 @@ type Config struct {
 
 // Region is one region of the tier.
 type Region struct {
-	// Name identifies the region. Required, unique.
+	// Name identifies the region. Required, unique, valid UTF-8 (the JSON form of a
+	// [Table] must carry it unchanged).
 	Name string
 	// Mega is the mega-region: regions with the same non-empty Mega are one locality,
 	// and overflow spills among them before going global.
@@ -149,6 +151,11 @@ func (c Config) validate() error {
 	for _, r := range c.Regions {
 		if r.Name == "" {
 			return bad("region with an empty name")
+		}
+		if !utf8.ValidString(r.Name) {
+			// a table's JSON could not carry it: its routes would not marshal,
+			// and its decision would silently name another region (U+FFFD)
+			return bad("region name %q not UTF-8", r.Name)
 		}
 		if names[r.Name] {
 			return bad("region %q listed twice", r.Name)

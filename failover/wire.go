@@ -16,7 +16,7 @@ import (
 // for routes a client must not apply (a share outside (0, 1], a route to itself, a
 // region name that is not UTF-8, shares of one region summing above 1, an unknown
 // mechanism, routes out of order, a member of the wrong type); [Table.MarshalJSON]
-// wraps it for a name that is not UTF-8.
+// wraps it for a name that is not UTF-8, in a route or a region decision.
 // The caller should keep the table in force and fetch or build the table again.
 var ErrInvalidTable = errors.New("failover: invalid table")
 
@@ -105,14 +105,22 @@ type wireTable struct {
 //	 "regions": [RegionDecision...]}
 //
 // with mechanisms and phases by name. The region decisions (signals, reasons) travel
-// for display; a client needs only the routes. A route naming a region that is not
-// valid UTF-8 is an error wrapping [ErrInvalidTable]: JSON would change the name.
+// for display; a client needs only the routes. A route or a region decision naming a
+// region that is not valid UTF-8 is an error wrapping [ErrInvalidTable]: JSON would
+// change the name.
 func (t Table) MarshalJSON() ([]byte, error) {
 	// JSON would replace the bytes of a name that is not UTF-8 with U+FFFD, and the
 	// decoded table would route other regions than this one.
 	for _, r := range t.Routes {
 		if !utf8.ValidString(r.From) || !utf8.ValidString(r.To) {
 			return nil, fmt.Errorf("%w: route %q -> %q: region name not UTF-8", ErrInvalidTable, r.From, r.To)
+		}
+	}
+	// Nor a decision's (a Router refuses such a name in its Config; a table built
+	// by hand may hold one): the decoded one would explain another region.
+	for _, d := range t.Regions {
+		if !utf8.ValidString(d.Name) {
+			return nil, fmt.Errorf("%w: region decision %q: name not UTF-8", ErrInvalidTable, d.Name)
 		}
 	}
 	w := wireTable{Now: t.Now, Run: t.Run, Routes: make([]wireRoute, len(t.Routes)), Regions: slices.Clone(t.Regions)}

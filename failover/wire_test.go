@@ -202,21 +202,29 @@ func TestTableNonUTF8NamesDoNotRoundTripSilently(t *testing.T) {
 	_, err = failover.NewTable(t0, 1, routes)
 	require.ErrorIs(t, err, failover.ErrInvalidTable)
 
-	// A Router with such a region name does not publish a table that decodes differently.
+	// A Router refuses such a region name where it comes in, in its Config (see
+	// TestNonUTF8RegionNameRefusedByConfig).
+}
+
+// TestNonUTF8RegionNameRefusedByConfig: a Router's region names come from its
+// Config. One that is not UTF-8 was accepted: the table's routes then refused to
+// marshal while its region decisions marshaled with the name silently changed to
+// U+FFFD (a decision for "b\ufffd", a region of no Config). The Config now refuses
+// the name, and MarshalJSON a hand-built decision with one, as it does a route.
+func TestNonUTF8RegionNameRefusedByConfig(t *testing.T) {
 	cfg := six()
 	cfg.Regions[3].Name = "b\xff"
-	r := mustNew(t, cfg)
-	ls := loads(0.4, map[string]float64{"b1": 0.95})
-	ls[3].Region = "b\xff"
-	tab, err = r.Step(t0, ls)
-	require.NoError(t, err)
-	require.NotEmpty(t, tab.Out("b\xff"))
-	data, err = json.Marshal(tab)
-	if err == nil {
-		var back failover.Table
-		require.NoError(t, json.Unmarshal(data, &back))
-		require.Equal(t, tab.Routes, back.Routes)
-	}
+	_, err := failover.New(cfg)
+	require.ErrorIs(t, err, failover.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "not UTF-8")
+	r := mustNew(t, six())
+	require.ErrorIs(t, r.SetConfig(cfg), failover.ErrInvalidConfig)
+	assert.Equal(t, "b1", r.Config().Regions[3].Name)
+
+	// a hand-built table with such a decision does not marshal either
+	tab := failover.Table{Run: 1, Regions: []failover.RegionDecision{{Name: "b\xff", Phase: failover.Local}}}
+	_, err = json.Marshal(tab)
+	require.ErrorIs(t, err, failover.ErrInvalidTable)
 }
 
 // TestUnmarshalNullKeepsTable: a JSON null, as a whole payload or as a field,
