@@ -11,7 +11,10 @@ import (
 // each receiver capped by its headroom (ReceiverMax minus its own projected home
 // percentile, at its imbalance, minus what it already took). A mechanism's knob p routes p% of
 // what the mechanism could place; the other (100-p)% stays home, and what found no room
-// passes to the next mechanism. Regions that want more spill place theirs first.
+// passes to the next mechanism. Regions place theirs in the order of the share of
+// their demand they want away (RegionDecision.Want), the largest first, ties in
+// declared order: by share, not by amount, so a region wanting 30% of a small demand
+// takes the receivers' room before one wanting 20% of a demand ten times larger.
 func (r *Router) place(cfg Config, loads map[string]Load, k []float64, t *Table) {
 	p := newPlacement(cfg, loads, k, t)
 	for _, i := range p.spillOrder() {
@@ -56,7 +59,8 @@ func newPlacement(cfg Config, loads map[string]Load, k []float64, t *Table) *pla
 }
 
 // spillOrder returns the regions that spill and want a share, the largest
-// want first (ties in declared order).
+// want first (a share of the region's demand, not an amount; ties in declared
+// order).
 func (p *placement) spillOrder() []int {
 	t := p.t
 	var order []int
