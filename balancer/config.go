@@ -14,7 +14,8 @@ type Config struct {
 	// RecenterBand is how far (relative) the median weight may wander from
 	// TargetMedian before every weight is rescaled. Rescaling moves no keys (shares are
 	// unchanged) but touches every host's published weight, so it is done rarely.
-	// Default 0.05.
+	// Default 0.05. Zero takes the default, so the band cannot be 0: to recenter
+	// whenever the median moves at all, set a tiny band such as 1e-12.
 	RecenterBand float64
 	// Gain is the damping of the steady policy: a host at normalized load L has its
 	// weight multiplied by L^-Gain (1 would correct the whole error in one run).
@@ -25,7 +26,8 @@ type Config struct {
 	MaxStep float64
 	// Deadband is the normalized-load band around 1 inside which a host is left alone,
 	// so measurement noise does not move keys. It should exceed the CPU noise relative
-	// to the mean, times about 3. Default 0.03.
+	// to the mean, times about 3. Default 0.03. Zero takes the default, so the
+	// deadband cannot be 0: for none, set a tiny band such as 1e-12.
 	Deadband float64
 	// MaxMoveShare is the change throttle of the steady policy: at most this share of
 	// the hosts (the most imbalanced first, at least one) change weight per run.

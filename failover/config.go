@@ -31,6 +31,8 @@ type Config struct {
 	// TrendAlpha is the EWMA weight of the per-run change of the percentile. Default 0.3.
 	TrendAlpha float64
 	// LeadRuns is how many runs ahead the rising trend is projected. Default 5.
+	// Zero takes the default, so it cannot be 0: to read Home without the trend,
+	// set a tiny value such as 1e-12.
 	LeadRuns float64
 	// Enter is the projected percentile CPU at which a region starts spilling.
 	// Default 0.80.
@@ -51,6 +53,8 @@ type Config struct {
 	DownStep float64
 	// MinChange is the smallest rise of a spill share worth publishing; a share falls
 	// only when the wanted share is more than 2*MinChange below it. Default 0.02.
+	// Zero takes the default, so it cannot be 0: to publish every rise, set a tiny
+	// value such as 1e-12.
 	MinChange float64
 }
 
