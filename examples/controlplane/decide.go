@@ -106,16 +106,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	h.tenants = nil
 	h.rate, h.shed = 0, 0
 	if res.err != nil {
-		h.err = res.err.Error()
-		h.failures++
-		if errors.Is(res.err, ErrBadState) {
-			// It answered: it is alive and clients may use it. No signal (the
-			// balancer keeps its weight), no step toward draining.
-			h.health, h.downTicks = HealthBadState, 0
-			return
-		}
-		h.health = HealthDown
-		h.downTicks++
+		h.observeErr(res.err)
 		return
 	}
 	s := res.sample
@@ -168,7 +159,27 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	if s.Shed >= prev.Shed {
 		h.shed = float64(s.Shed-prev.Shed) / dt
 	}
-	h.tenants = make(map[string]tenantRate, len(s.Tenants))
+	h.tenants = tenantRates(prev, s, dt)
+}
+
+// observeErr folds a failed poll into h.
+func (h *hostTrack) observeErr(err error) {
+	h.err = err.Error()
+	h.failures++
+	if errors.Is(err, ErrBadState) {
+		// It answered: it is alive and clients may use it. No signal (the
+		// balancer keeps its weight), no step toward draining.
+		h.health, h.downTicks = HealthBadState, 0
+		return
+	}
+	h.health = HealthDown
+	h.downTicks++
+}
+
+// tenantRates returns each tenant's requests and sheds between two samples
+// dt seconds apart (a counter that went back counts 0).
+func tenantRates(prev, s Sample, dt float64) map[string]tenantRate {
+	out := make(map[string]tenantRate, len(s.Tenants))
 	for name, t := range s.Tenants {
 		p := prev.Tenants[name]
 		var r tenantRate
@@ -179,8 +190,9 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 			r.shed = t.Shed - p.Shed
 		}
 		r.reqRate, r.rate = float64(r.requests)/dt, float64(r.shed)/dt
-		h.tenants[name] = r
+		out[name] = r
 	}
+	return out
 }
 
 // decideLocked folds the poll results into the hosts and runs the balancers and the

@@ -42,20 +42,7 @@ func tourRollout(w io.Writer) error {
 		if err := flags.SetConfig(cfg); err != nil {
 			return err
 		}
-		n, left, eligible := 0, 0, 0
-		for i, q := range qs {
-			d := flags.Decide(q)
-			if d.Reason != rollout.ReasonRegion {
-				eligible++
-			}
-			if routed[i] && !d.Use {
-				left++
-			}
-			routed[i] = d.Use
-			if d.Use {
-				n++
-			}
-		}
+		n, left, eligible := rampStep(flags, qs, routed)
 		if err := verify(rolloutRampClaims(pct, left, n, eligible)...); err != nil {
 			return err
 		}
@@ -80,6 +67,33 @@ func tourRollout(w io.Writer) error {
 	if err := flags.SetConfig(cfg); err != nil {
 		return err
 	}
+	decideTimed(w, flags, qs)
+	return nil
+}
+
+// rampStep decides every query at the percentage in force: n routed of
+// eligible (not refused by region), left of those routed at the step before
+// (routed, updated).
+func rampStep(flags *rollout.Flags, qs []rollout.Query, routed []bool) (n, left, eligible int) {
+	for i, q := range qs {
+		d := flags.Decide(q)
+		if d.Reason != rollout.ReasonRegion {
+			eligible++
+		}
+		if routed[i] && !d.Use {
+			left++
+		}
+		routed[i] = d.Use
+		if d.Use {
+			n++
+		}
+	}
+	return n, left, eligible
+}
+
+// decideTimed prints the time and allocations of 2M decisions over qs.
+func decideTimed(w io.Writer, flags *rollout.Flags, qs []rollout.Query) {
+	keys := len(qs)
 	const decisions = 2_000_000
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -95,7 +109,6 @@ func tourRollout(w io.Writer) error {
 	fmt.Fprintf(w, "   %d decisions over %d distinct queries in %v: %.0f ns each, %d allocations\n"+
 		"   (the <= 50 ns target is the benchmark's, on a cache-resident query set; -race slows this)\n",
 		decisions, keys, el.Round(time.Millisecond), float64(el.Nanoseconds())/decisions, after.Mallocs-before.Mallocs)
-	return nil
 }
 
 // rolloutRampClaims is what a ramp step's line and the title's "monotonic
