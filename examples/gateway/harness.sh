@@ -145,14 +145,24 @@ backend_calls() {
 # on stderr and fails at once. redis-benchmark does not fail at a port nobody
 # listens on: its clients fail to connect and it waits for their replies for
 # ever, so a proxy that died in one row would hang the script at its next.
+# Nor does it give up on a proxy that accepts and never answers, or one that
+# dies after the check: each run has BENCH_TIMEOUT seconds (default 600, some
+# hundred times a 100,000-request row at the slowest rate recorded), then it
+# fails with an error line on stderr. --foreground keeps redis-benchmark in
+# the terminal's process group, so Ctrl-C still reaches it.
 bench() {
-	local pid=$1
+	local pid=$1 limit=${BENCH_TIMEOUT:-600} rc=0
 	shift
 	if ! kill -0 "$pid" 2>/dev/null; then
 		echo "error: the proxy (process $pid) has exited; see its log" >&2
 		return 1
 	fi
-	redis-benchmark "$@"
+	timeout --foreground -k 5 "$limit" redis-benchmark "$@" || rc=$?
+	case $rc in
+	0) ;;
+	124 | 137) echo "error: redis-benchmark did not finish in $limit s (BENCH_TIMEOUT): the proxy (process $pid) did not answer" >&2 ;;
+	esac
+	return "$rc"
 }
 bench_fields() { # ops/s, p50 and p99 (ms) of redis-benchmark --csv output, by the
 	# header's column names; nothing if there is no header or no row after it

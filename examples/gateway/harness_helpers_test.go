@@ -35,6 +35,10 @@ func runHarness(t *testing.T, bash, script string, timeout time.Duration) (stdou
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", "source ./harness.sh; harness_init; "+script)
+	// A child the script left running (a redis-benchmark that never ends)
+	// holds the output pipes open after the timeout kills bash: stop
+	// waiting for them, so the test fails instead of hanging.
+	cmd.WaitDelay = 5 * time.Second
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
