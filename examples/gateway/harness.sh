@@ -131,11 +131,13 @@ settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in
 # It fails when a shard does not answer: in the command substitutions that
 # call it set -e is off and the loop's status is its last redis-cli's, so a
 # shard other than the last one that did not answer was left out of the
-# sum, and the row showed fewer backend commands.
+# sum, and the row showed fewer backend commands. Each INFO has 5 s
+# (timeout: redis-cli has none): a shard that accepts and never answers
+# held the row, and the script, for ever.
 backend_calls() {
 	local p
 	for p in "$@"; do
-		redis-cli -p "$p" info commandstats || { echo "backend_calls: shard $p did not answer INFO" >&2; exit 1; }
+		timeout 5 redis-cli -p "$p" info commandstats || { echo "backend_calls: shard $p did not answer INFO" >&2; exit 1; }
 	done |
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'

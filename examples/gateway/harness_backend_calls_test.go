@@ -35,3 +35,20 @@ echo "dead $calls"`, 30*time.Second)
 	assert.Contains(t, stdout, "live 1\n", "%s", stderr)
 	assert.Contains(t, stderr, "shard "+closed+" did not answer")
 }
+
+// TestHarnessBackendCallsSilentShard: backend_calls ran redis-cli INFO with
+// no timeout, so a shard that accepts and never answers (wedged, stopped
+// with Ctrl-Z) held the row, and the script, for ever. It must fail, naming
+// the shard, within its bound.
+func TestHarnessBackendCallsSilentShard(t *testing.T) {
+	bash := harnessBash(t, "redis-cli", "redis-benchmark", "timeout")
+	silent := silentServer(t)
+	start := time.Now()
+	stdout, stderr, err := runHarness(t, bash, `set -euo pipefail # as the scripts run
+calls=$(backend_calls `+silent+`)
+echo "calls $calls"`, 30*time.Second)
+	require.Error(t, err, "a shard that never answered: %s", stdout)
+	assert.NotContains(t, stdout, "calls")
+	assert.Contains(t, stderr, "shard "+silent+" did not answer")
+	assert.Less(t, time.Since(start), 20*time.Second)
+}
