@@ -16,6 +16,12 @@
 # failed and the others still run; the script then exits 1. Build a binary of an older revision with
 #   d=$(mktemp -d); git archive REV | tar -x -C "$d"; (cd "$d/examples" && go build -o "$d/gw" ./gateway)
 set -euo pipefail
+# Four arguments and at least one binary: without a binary the run printed
+# its table's header alone and exited 0, having measured nothing.
+if [ $# -lt 5 ]; then
+	echo "usage: ab.sh memkv|redis REQUESTS CLIENTS PIPELINES BINARY..." >&2
+	exit 2
+fi
 mode=$1; N=$2; CL=$3; PL=$4; shift 4
 bins=("$@")
 # Any backend but redis ran on memkv, and its rows read like a Redis run's.
