@@ -61,12 +61,15 @@ ROWS=${ROWS:-set get hot mget10}
 for wl in $ROWS; do
 	case $wl in set | get | hot | mget10) ;; *) echo "compare: ROWS takes set, get, hot and mget10, not $wl" >&2; exit 2 ;; esac
 done
+# CACHE too: -gt on a value that is not a number (CACHE=50k) only warns and
+# is false, and the run went on without the gw+cache rows asked for.
+CACHE=${CACHE:-0}
+case $CACHE in '' | *[!0-9]*) echo "compare: CACHE is a number of entries (0: no caching tier), not '$CACHE'" >&2; exit 2 ;; esac
 scripts/setup.sh nutcracker >&2 || { echo "compare: scripts/setup.sh could not install what it needs (nutcracker, redis)" >&2; exit 1; }
 source examples/gateway/harness.sh
 harness_init
 
 pick_port r1; pick_port r2
-CACHE=${CACHE:-0}
 r3=; r4=
 if [ "$CACHE" -gt 0 ]; then pick_port r3; pick_port r4; fi
 start_redis $r1 $r2 $r3 $r4
