@@ -56,6 +56,19 @@ events=""
 for s in read write writev readv recvfrom sendto epoll_wait epoll_pwait epoll_ctl futex nanosleep sched_yield getpeername; do
 	events="$events${events:+,}syscalls:sys_enter_$s"
 done
+# stop_perf PID ends the perf of a row (SIGINT: it writes what it counted)
+# and waits for it; it fails when perf had exited already (it could not
+# attach, or the proxy it watched exited), its counts covering part of the
+# row or none. The bare kill failed there, and set -e ended the script
+# partway through its table.
+stop_perf() {
+	if kill -INT "$1" 2>/dev/null; then
+		wait "$1" 2>/dev/null || true
+		return 0
+	fi
+	wait "$1" 2>/dev/null || true
+	return 1
+}
 tick=$(getconf CLK_TCK)
 failed=0
 echo "$WL at pipeline $P, 50 clients, N=$N; system calls per request (only those made)"
@@ -65,27 +78,37 @@ for proxy in twemproxy gateway gw-1P; do
 	gateway) port=$gw pid=$gwpid ;;
 	gw-1P) port=$gw1 pid=$gw1pid ;;
 	esac
+	rm -f "$work/perf.txt" # not the row before's counts if this perf writes none
 	perf stat -x, -e "$events" -p "$pid" -o "$work/perf.txt" &
 	perfpid=$!
 	sleep 0.3 # perf attaches
 	c0=$(cpu_ticks "$pid")
 	out=$(bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>/dev/null || true)
 	c1=$(settled_ticks "$pid")
-	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
+	perfok=1
+	stop_perf "$perfpid" || perfok=0
 	read -r rps _ _ <<<"$(echo "$out" | bench_fields)" || true
 	[ -n "$rps" ] || failed=$((failed + 1)) # shown as "?": the script exits 1
 	printf '%-10s ops/s %10s  cpu_us/op %6.2f\n' "$proxy" "${rps:-?}" "$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
-	awk -F, -v n="$N" '$3 ~ /syscalls:sys_enter_/ && $1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); printf "    %-12s %7.3f\n", $3, $1 / n }' "$work/perf.txt"
+	[ -f "$work/perf.txt" ] && awk -F, -v n="$N" '$3 ~ /syscalls:sys_enter_/ && $1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); printf "    %-12s %7.3f\n", $3, $1 / n }' "$work/perf.txt"
+	if [ "$perfok" = 0 ]; then
+		echo "    perf exited before the row ended: its counts cover part of the row or none"
+		failed=$((failed + 1))
+	fi
 	[ "${SPLIT:-0}" = 1 ] || continue
+	rm -f "$work/perf.data"
 	perf record -q -e cpu-clock -F 2000 -g -p "$pid" -o "$work/perf.data" 2>/dev/null &
 	perfpid=$!
 	sleep 0.3
 	bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" >/dev/null 2>&1 || true
-	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
+	stop_perf "$perfpid" || {
+		echo "    perf record exited before the pass ended: its samples cover part of it or none"
+		failed=$((failed + 1))
+	}
 	echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
 	perf script -i "$work/perf.data" 2>/dev/null | awk -v n="$N" -f examples/gateway/cpusplit.awk
 done
 if [ "$failed" -gt 0 ]; then
-	echo "syscalls: redis-benchmark failed on $failed proxy(ies)" >&2
+	echo "syscalls: redis-benchmark or perf failed on $failed row(s)" >&2
 	exit 1
 fi
