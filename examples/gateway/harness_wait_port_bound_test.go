@@ -1,11 +1,8 @@
 package main
 
 import (
-	"net"
 	"os"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,32 +17,7 @@ import (
 // test's process is that server: wait_port must give up, saying so.
 func TestHarnessWaitPortSilentServer(t *testing.T) {
 	bash := harnessBash(t, "redis-cli", "redis-benchmark", "timeout") // harness_init checks the first two
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // held open, never answered
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	_, port, _ := strings.Cut(ln.Addr().String(), ":")
+	port := silentServer(t)
 
 	start := time.Now()
 	_, stderr, err := runHarness(t, bash, `wait_port `+port+` `+strconv.Itoa(os.Getpid()), 45*time.Second)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -12,72 +11,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// upHoldProxy forwards one Redis connection at a time and, once armed, holds
-// the next bytes a client sends until released: a command on its way that
-// has not reached the server yet.
+// upHoldProxy forwards Redis connections and, once armed, holds the next
+// bytes a client sends until released: a command on its way that has not
+// reached the server yet.
 type upHoldProxy struct {
-	ln      net.Listener
-	target  string
+	*pipeProxy
 	mu      sync.Mutex
 	armed   bool
 	arrived chan struct{} // closed when held bytes arrived
 	release chan struct{} // closed to let them through
-	conns   []net.Conn
-	wg      sync.WaitGroup
 }
 
 func startUpHoldProxy(t *testing.T, target string) *upHoldProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &upHoldProxy{ln: ln, target: target, arrived: make(chan struct{}), release: make(chan struct{})}
-	p.wg.Go(p.accept)
-	t.Cleanup(p.close)
+	p := &upHoldProxy{arrived: make(chan struct{}), release: make(chan struct{})}
+	p.pipeProxy = startPipeProxy(t, target, p.before)
+	t.Cleanup(p.unblock) // before the proxy's close
 	return p
 }
 
-func (p *upHoldProxy) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		p.wg.Go(func() { p.copy(s, c, true) })
-		p.wg.Go(func() { p.copy(c, s, false) })
+func (p *upHoldProxy) before(up bool, _ []byte, _ *pipePair) {
+	if !up {
+		return
 	}
-}
-
-func (p *upHoldProxy) copy(dst, src net.Conn, up bool) {
-	defer dst.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 && up {
-			p.mu.Lock()
-			armed := p.armed
-			p.armed = false
-			p.mu.Unlock()
-			if armed {
-				close(p.arrived)
-				<-p.release
-			}
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
+	p.mu.Lock()
+	armed := p.armed
+	p.armed = false
+	p.mu.Unlock()
+	if armed {
+		close(p.arrived)
+		<-p.release
 	}
 }
 
@@ -87,19 +50,12 @@ func (p *upHoldProxy) arm() {
 	p.armed = true
 }
 
-func (p *upHoldProxy) close() {
+func (p *upHoldProxy) unblock() {
 	select {
 	case <-p.release:
 	default:
 		close(p.release)
 	}
-	p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
 }
 
 // TestRedisVolatileSurvivesResubscription: a write through the gateway that
@@ -120,7 +76,7 @@ func TestRedisVolatileSurvivesResubscription(t *testing.T) {
 			p := startUpHoldProxy(t, shard.addr)
 			ctx := context.Background()
 			// The data path goes through p; INFO goes to the shard directly.
-			b := newRedisBackend([]string{p.ln.Addr().String()}, nil, 1, "go-redis", redisAuth{})
+			b := newRedisBackend([]string{p.addr()}, nil, 1, "go-redis", redisAuth{})
 			t.Cleanup(func() { _ = b.Close() })
 			direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
 			t.Cleanup(func() { _ = direct.Close() })

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,90 +17,37 @@ import (
 // connection (the one that sent PSUBSCRIBE): the feed lags, as a busy one
 // does, and every other connection goes on as before.
 type feedHoldProxy struct {
-	ln      net.Listener
-	target  string
+	*pipeProxy
 	mu      sync.Mutex
 	held    bool
 	release chan struct{} // closed by resume
-	conns   []net.Conn
-	wg      sync.WaitGroup
 }
 
 func startFeedHoldProxy(t *testing.T, target string) *feedHoldProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &feedHoldProxy{ln: ln, target: target, release: make(chan struct{})}
-	p.wg.Go(p.accept)
-	t.Cleanup(p.close)
+	p := &feedHoldProxy{release: make(chan struct{})}
+	p.pipeProxy = startPipeProxy(t, target, p.before)
+	t.Cleanup(p.resume) // before the proxy's close
 	return p
 }
 
-func (p *feedHoldProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *feedHoldProxy) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
+// before notes a subscriber connection on its way up, and holds what the
+// server sends it while held.
+func (p *feedHoldProxy) before(up bool, chunk []byte, pair *pipePair) {
+	if up {
+		if bytes.Contains(chunk, []byte("PSUBSCRIBE")) {
+			pair.feed.Store(true)
 		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		var feed atomic.Bool
-		p.wg.Go(func() { p.up(c, s, &feed) })
-		p.wg.Go(func() { p.down(s, c, &feed) })
+		return
 	}
-}
-
-// up copies client to server, noting a subscriber connection.
-func (p *feedHoldProxy) up(c, s net.Conn, feed *atomic.Bool) {
-	defer s.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			if bytes.Contains(buf[:n], []byte("PSUBSCRIBE")) {
-				feed.Store(true)
-			}
-			if _, werr := s.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
+	if !pair.feed.Load() {
+		return
 	}
-}
-
-// down copies server to client, waiting while held if the connection is
-// the feed's.
-func (p *feedHoldProxy) down(s, c net.Conn, feed *atomic.Bool) {
-	defer c.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := s.Read(buf)
-		if n > 0 {
-			if feed.Load() {
-				p.mu.Lock()
-				held, release := p.held, p.release
-				p.mu.Unlock()
-				if held {
-					<-release
-				}
-			}
-			if _, werr := c.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
+	p.mu.Lock()
+	held, release := p.held, p.release
+	p.mu.Unlock()
+	if held {
+		<-release
 	}
 }
 
@@ -122,17 +67,6 @@ func (p *feedHoldProxy) resume() {
 		close(p.release)
 		p.release = make(chan struct{})
 	}
-}
-
-func (p *feedHoldProxy) close() {
-	p.resume()
-	p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
 }
 
 // TestRedisCachingTierOwnExpiry: a key the gateway itself gives an expiry
