@@ -25,15 +25,10 @@ func TestMaxOfNilComponentRefused(t *testing.T) {
 		"nested SignalFunc": {{Signal: aimd.MaxOf{{Signal: half, Target: 1}, {Signal: aimd.SignalFunc(nil), Target: 1}}, Target: 1}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := aimd.Config{Signal: sig, Manual: true, MemoryLimit: -1}
-			_, err := aimd.New(cfg)
-			require.ErrorIs(t, err, aimd.ErrInvalidConfig)
-			l, err := aimd.New(aimd.Config{Signal: half, Manual: true, MemoryLimit: -1})
-			require.NoError(t, err)
-			require.ErrorIs(t, l.SetConfig(cfg), aimd.ErrInvalidConfig)
-			require.NoError(t, l.Tick(time.Now()))
+			requireSignalRefused(t, sig)
 
 			var v float64
+			var err error
 			require.NotPanics(t, func() { v, err = sig.Sample(time.Now()) })
 			require.Error(t, err)
 			if name == "nil" {
@@ -43,4 +38,19 @@ func TestMaxOfNilComponentRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requireSignalRefused checks that New and SetConfig refuse sig with
+// ErrInvalidConfig, and that a Limiter whose SetConfig refused it keeps
+// stepping on the Signal it had.
+func requireSignalRefused(t *testing.T, sig aimd.Signal) {
+	t.Helper()
+	half := aimd.SignalFunc(func(time.Time) (float64, error) { return 0.5, nil })
+	cfg := aimd.Config{Signal: sig, Manual: true, MemoryLimit: -1}
+	_, err := aimd.New(cfg)
+	require.ErrorIs(t, err, aimd.ErrInvalidConfig)
+	l, err := aimd.New(aimd.Config{Signal: half, Manual: true, MemoryLimit: -1})
+	require.NoError(t, err)
+	require.ErrorIs(t, l.SetConfig(cfg), aimd.ErrInvalidConfig)
+	require.NoError(t, l.Tick(time.Now()))
 }
