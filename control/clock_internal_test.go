@@ -20,9 +20,9 @@ func TestClockReadUnderLock(t *testing.T) {
 		require.False(t, reg.change.TryLock(), "clock read without the lock")
 		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	_, err = reg.apply(clock, Request{Changes: []Change{{Knob: "x", Value: Int(1)}}})
+	_, err = reg.apply(clock, Request{Changes: []Change{{Knob: "x", Value: Int(1)}}}, nil)
 	require.NoError(t, err)
-	_, err = reg.rollback(clock, "t", "")
+	_, err = reg.rollback(clock, "t", "", nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, reads)
 	require.Equal(t, int64(0), x)

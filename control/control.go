@@ -240,7 +240,7 @@ func (r *Registry) Audit() []Entry {
 // Apply is shorthand for ApplyAt(time.Now(), req), except that the clock is
 // read once the registry's lock is held, so concurrent changes are stamped in
 // the order they apply.
-func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now, req) }
+func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now, req, nil) }
 
 // ApplyAt validates req and applies its changes all or nothing at time now.
 //
@@ -267,12 +267,13 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // now is earlier (explicit times out of order, a wall clock stepped back), so
 // the audit log's times never decrease in log order. Rate limits go by now.
 func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
-	return r.apply(func() time.Time { return now }, req)
+	return r.apply(func() time.Time { return now }, req, nil)
 }
 
 // apply is ApplyAt with the clock read under the lock: a time read before it
-// could be older than that of a change that took the lock first.
-func (r *Registry) apply(clock func() time.Time, req Request) (Result, error) {
+// could be older than that of a change that took the lock first. If an Apply
+// func panics, the name of its knob is left in *panicked (if not nil).
+func (r *Registry) apply(clock func() time.Time, req Request, panicked *string) (Result, error) {
 	r.n.requests.Add(1)
 	if len(req.Changes) == 0 {
 		r.n.rejected.Add(1)
@@ -308,7 +309,7 @@ func (r *Registry) apply(clock func() time.Time, req Request) (Result, error) {
 			r.refundTokenLocked()
 		}
 	}()
-	if err := r.applyLocked(plan); err != nil {
+	if err := r.applyLocked(plan, panicked); err != nil {
 		return Result{}, err
 	}
 	applied = true
@@ -365,11 +366,15 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 // prefix if one fails. If one panics, the prefix is undone as the panic
 // unwinds, and the panicking knob is marked unsure (its component may hold
 // anything): net/http recovers a handler's panic and the process runs on,
-// which must not leave a batch half applied.
-func (r *Registry) applyLocked(plan []Outcome) error {
+// which must not leave a batch half applied. The panicking knob's name is
+// left in *panicked (if not nil), for the handler's answer.
+func (r *Registry) applyLocked(plan []Outcome, panicked *string) error {
 	i, returned := 0, false
 	defer func() {
 		if !returned {
+			if panicked != nil {
+				*panicked = plan[i].Knob
+			}
 			r.markUnsure(plan[i].Knob)
 			r.n.applyFailed.Add(1)
 			r.undoLocked(plan[:i], &ApplyError{Knob: plan[i].Knob})
@@ -420,11 +425,7 @@ func (r *Registry) markUnsure(name string) {
 func (r *Registry) restoreLocked(p Outcome) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if e, ok := v.(error); ok {
-				err = fmt.Errorf("panic: %w", e)
-			} else {
-				err = fmt.Errorf("panic: %v", v)
-			}
+			err = panicError(v)
 		}
 	}()
 	return r.knobs[p.Knob].apply(p.Old)
@@ -522,7 +523,9 @@ func (r *Registry) trimLocked() {
 
 // Rollback is shorthand for RollbackAt(time.Now(), who, why), except that the
 // clock is read once the registry's lock is held, as in [Registry.Apply].
-func (r *Registry) Rollback(who, why string) (Result, error) { return r.rollback(time.Now, who, why) }
+func (r *Registry) Rollback(who, why string) (Result, error) {
+	return r.rollback(time.Now, who, why, nil)
+}
 
 // RollbackAt undoes the most recent forward batch not yet undone: its knobs get
 // back the values they had before it. Calling it again undoes the batch before
@@ -533,11 +536,12 @@ func (r *Registry) Rollback(who, why string) (Result, error) { return r.rollback
 // undone and the error is an *ApplyError. Its entries are stamped as in
 // [Registry.ApplyAt].
 func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
-	return r.rollback(func() time.Time { return now }, who, why)
+	return r.rollback(func() time.Time { return now }, who, why, nil)
 }
 
-// rollback is RollbackAt with the clock read under the lock.
-func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, error) {
+// rollback is RollbackAt with the clock read under the lock; panicked is as
+// in apply.
+func (r *Registry) rollback(clock func() time.Time, who, why string, panicked *string) (Result, error) {
 	r.n.requests.Add(1)
 	if err := checkNotes(who, why); err != nil {
 		r.n.rejected.Add(1)
@@ -557,7 +561,7 @@ func (r *Registry) rollback(clock func() time.Time, who, why string) (Result, er
 		k := r.knobs[e.Knob]
 		plan = append(plan, Outcome{Knob: e.Knob, Kind: k.kind, Old: k.value, New: e.Old, Requested: e.Old})
 	}
-	if err := r.applyLocked(plan); err != nil {
+	if err := r.applyLocked(plan, panicked); err != nil {
 		return Result{}, err
 	}
 	b := r.publishLocked(clock(), who, why, plan, target)

@@ -74,8 +74,10 @@
 //
 // Over HTTP every error is a JSON body {"error": message, "code": code} whose
 // code names the case: bad_request, invalid_value, unknown_knob,
-// out_of_bounds, rate_limited (with Retry-After), apply_failed, state_failed
-// (a state func panicked while GET / or GET /state read it),
+// out_of_bounds, rate_limited (with Retry-After), apply_failed (an Apply
+// func refused or panicked; the batch was undone), state_failed (a state func
+// panicked while GET / or GET /state read it; after either panic's answer the
+// panic goes on, for the server to log),
 // nothing_to_rollback, unsupported_media_type (a POST not sent as
 // application/json, which keeps web pages from posting cross-site), and the
 // router's own forbidden_host (a Host not in Config.AllowedHosts), not_found

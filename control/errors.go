@@ -110,7 +110,7 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // it sets that same value, so that the operator can repair them by sending the
 // values they should have. [Registry.Knobs] marks them Unsure until then,
 // also when the batch failed by a panic, which reaches the caller without
-// an ApplyError.
+// an ApplyError (the HTTP handler answers apply_failed for it all the same).
 type ApplyError struct {
 	Knob string
 	Err  error   // Apply's error
@@ -128,6 +128,15 @@ func (e *ApplyError) Error() string {
 
 // Unwrap returns the component's error.
 func (e *ApplyError) Unwrap() error { return e.Err }
+
+// panicError turns the value of an Apply func's panic into an error "panic:
+// <value>", wrapping the value if it is an error.
+func panicError(v any) error {
+	if e, ok := v.(error); ok {
+		return fmt.Errorf("panic: %w", e)
+	}
+	return fmt.Errorf("panic: %v", v)
+}
 
 // unknown wraps ErrUnknownKnob with the name.
 func unknown(name string) error { return fmt.Errorf("%w %q", ErrUnknownKnob, name) }

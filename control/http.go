@@ -47,10 +47,12 @@ const maxMessage = 512
 // (a Host not in Config.AllowedHosts), 404 not_found (no such path) or
 // unknown_knob, 405 method_not_allowed (with an Allow header), 409
 // nothing_to_rollback, 415 unsupported_media_type, 422 out_of_bounds, 429
-// rate_limited (with Retry-After), 500 apply_failed or state_failed (a state
-// func panicked: the panic goes on once the answer is sent, as an Apply
-// func's does, for the server to log); a body over 1 MiB is a bad_request. A
-// request without "who" is recorded as the client's address.
+// rate_limited (with Retry-After), 500 apply_failed (a knob's Apply func
+// refused or panicked, in a change or a rollback: the batch is undone) or
+// state_failed (a state func panicked); a body over 1 MiB is a bad_request.
+// After a panic's answer is sent and flushed, the panic goes on with its
+// value, for the server (or a middleware) to log. A request without "who" is
+// recorded as the client's address.
 //
 // WARNING: the handler does no authentication, and by default it answers
 // any Host. Loopback alone does not keep web pages out: by DNS rebinding, a
@@ -167,7 +169,9 @@ func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
 	if req.Who == "" {
 		req.Who = "http:" + hr.RemoteAddr
 	}
-	res, err := r.Apply(req)
+	var panicked string
+	defer answerApplyPanic(w, &panicked)
+	res, err := r.apply(time.Now, req, &panicked)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -184,12 +188,33 @@ func (r *Registry) serveRollback(w http.ResponseWriter, hr *http.Request) {
 	if req.Who == "" {
 		req.Who = "http:" + hr.RemoteAddr
 	}
-	res, err := r.Rollback(req.Who, req.Why)
+	var panicked string
+	defer answerApplyPanic(w, &panicked)
+	res, err := r.rollback(time.Now, req.Who, req.Why, &panicked)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// answerApplyPanic, deferred by POST / and POST /rollback, answers a batch
+// failed by a panicking Apply func as 500 apply_failed naming the knob (the
+// registry has undone the batch and marked the knob Unsure by then), then
+// lets the panic go on with its value, as serveState does for a state func,
+// so that the server (or a middleware) logs it. The answer is flushed first:
+// net/http drops the connection of a panicking handler. A panic that did not
+// come from an Apply func (*knob is empty) only goes on.
+func answerApplyPanic(w http.ResponseWriter, knob *string) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if *knob != "" {
+		writeError(w, &ApplyError{Knob: *knob, Err: panicError(v)})
+		_ = http.NewResponseController(w).Flush()
+	}
+	panic(v)
 }
 
 // route is one path of the HTTP API: its handler by method.
