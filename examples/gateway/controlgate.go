@@ -38,6 +38,18 @@ func (g *Gateway) gateControl(h http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &bufferedResponse{header: http.Header{}}
+		// A knob's Apply func that panics: control answers 500 apply_failed,
+		// then lets the panic go on. The answer is kept in rec: write it
+		// (serveGated has unlocked), then let the panic go on for net/http
+		// to log, rather than leave the client a dropped connection.
+		defer func() {
+			if v := recover(); v != nil {
+				if rec.status != 0 {
+					rec.writeTo(w)
+				}
+				panic(v)
+			}
+		}()
 		if closing := g.serveGated(h, rec, r); closing {
 			writeControlError(w, http.StatusServiceUnavailable, "shutting_down",
 				"gateway: shutting down: the change was not applied")
