@@ -57,3 +57,20 @@ func TestRolloutRampClaimsAreChecked(t *testing.T) {
 	assert.Contains(t, err.Error(), "moves no routed key back to the gateway, not 12")
 	require.Error(t, verify(rolloutRampClaims(100, 0, 73333, 73334)...))
 }
+
+// TestHashringClaimsAreChecked: the hashring section printed "every moved key
+// was on gw-097: %v" and "fullest host at %.3f of its bound ... (never above
+// 1)" whatever the figures: a ring that moved other hosts' keys printed
+// "false" and a bounded lookup that overfilled a host printed "1.040 ...
+// (never above 1)", and the tour still exited 0. Found by a review.
+func TestHashringClaimsAreChecked(t *testing.T) {
+	require.NoError(t, verify(hashringRemoveClaims("gw-097", 0)...))
+	err := verify(hashringRemoveClaims("gw-097", 3)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "every moved key was on gw-097, not 3 moved from other hosts")
+
+	require.NoError(t, verify(hashringBoundClaims(1)...))
+	err = verify(hashringBoundClaims(1.04)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "never above 1 of its bound, not 1.040")
+}

@@ -75,17 +75,9 @@ func tourHashring(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	moved, onlyGone := 0, true
-	for i := range before {
-		if before[i] != after[i] {
-			moved++
-			onlyGone = onlyGone && before[i] == gone.ID
-		}
+	if err := tourRemoved(w, gone, before, after, st.TotalWeight, next.Stats()); err != nil {
+		return err
 	}
-	total := st.TotalWeight
-	ns := next.Stats()
-	fmt.Fprintf(w, "   %s (%v cores) leaves: %.3f%% of keys move (optimum %.3f%%; exact from the table %.3f%%); every moved key was on %s: %v\n",
-		gone.ID, gone.Weight, 100*float64(moved)/float64(len(keys)), 100*gone.Weight/total, 100*ns.MovedShare, gone.ID, onlyGone)
 
 	// The control plane halves a hot host's weight.
 	rw, err := tourReweight(w, next, hosts[1], keys, after)
@@ -93,6 +85,39 @@ func tourHashring(w io.Writer) error {
 		return err
 	}
 	return tourBoundedLoad(w, rw)
+}
+
+// tourRemoved prints the share of keys that moved when gone left the ring,
+// comparing where each key routed before and after, and checks that every
+// moved key was one gone owned.
+func tourRemoved(w io.Writer, gone hashring.Node, before, after []string, total float64, ns hashring.Stats) error {
+	moved, notGone := 0, 0
+	for i := range before {
+		if before[i] != after[i] {
+			moved++
+			if before[i] != gone.ID {
+				notGone++
+			}
+		}
+	}
+	if err := verify(hashringRemoveClaims(gone.ID, notGone)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   %s (%v cores) leaves: %.3f%% of keys move (optimum %.3f%%; exact from the table %.3f%%); every moved key was on %s: %v\n",
+		gone.ID, gone.Weight, 100*float64(moved)/float64(len(before)), 100*gone.Weight/total, 100*ns.MovedShare, gone.ID, notGone == 0)
+	return nil
+}
+
+// hashringRemoveClaims is what the removal line states: every key that
+// moved when gone left was on gone (notGone is how many were not).
+func hashringRemoveClaims(gone string, notGone int) []claim {
+	return []claim{{notGone == 0, fmt.Sprintf("every moved key was on %s, not %d moved from other hosts", gone, notGone)}}
+}
+
+// hashringBoundClaims is what the bounded-load line states: no host holds
+// more than its bound (worst is the fullest host's load over its bound).
+func hashringBoundClaims(worst float64) []claim {
+	return []claim{{worst <= 1, fmt.Sprintf("fullest host never above 1 of its bound, not %.3f", worst)}}
 }
 
 // tourReweight halves hot's weight in r and prints the share of keys that move,
@@ -159,6 +184,9 @@ func tourBoundedLoad(w io.Writer, r *hashring.Ring) error {
 	for _, n := range r.Nodes() {
 		bound := math.Ceil(1.25 * burst * n.Weight / r.Stats().TotalWeight)
 		worst = math.Max(worst, float64(loads.Load(n.ID))/bound)
+	}
+	if err := verify(hashringBoundClaims(worst)...); err != nil {
+		return err
 	}
 	ownerShare := float64(loads.Load(owner)) / burst
 	fmt.Fprintf(w, "   %d in-flight requests, half on one hot key: its owner holds %.2f%% of them, %d hot requests spilled to other hosts;\n",
