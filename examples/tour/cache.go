@@ -110,6 +110,9 @@ func cacheCDC(w io.Writer) error {
 	cached, _ := c.Get(ctx, "user:1", read)
 	c.Apply(cache.Event[string, int]{Kind: cache.Write, Key: "user:1", Version: 2}) // ... and the stream says so
 	after, _ := c.Get(ctx, "user:1", read)
+	if err := verify(cacheCDCClaims(before, cached, after)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   read v%d; store commits v2: cached read still v%d; CDC write applied -> next read v%d\n",
 		before, cached, after)
 
@@ -132,9 +135,50 @@ func cacheCDC(w io.Writer) error {
 	close(release)
 	racer := <-done
 	next, _ := c.Get(ctx, "user:1", read)
+	if err := verify(cacheRacingFillClaims(racer, c.Stats().DroppedFills, next)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   a load that read v%d ends after the v3 invalidation: not stored (dropped fills %d), next read v%d\n",
 		racer, c.Stats().DroppedFills, next)
 	return nil
+}
+
+// cacheCDCClaims is what the first CDC line states: the entry read at v1
+// still serves v1 after the store commits v2, and the stream's write of v2
+// makes the next read load v2.
+func cacheCDCClaims(before, cached, after int) []claim {
+	return []claim{
+		{before == 1, fmt.Sprintf("the first read loads v1, not v%d", before)},
+		{cached == 1, fmt.Sprintf("cached read still v1 before the stream says so, not v%d", cached)},
+		{after == 2, fmt.Sprintf("CDC write applied -> next read v2, not v%d", after)},
+	}
+}
+
+// cacheRacingFillClaims is what the racing-load line states: the load read
+// v2, its fill was dropped (not stored) because the v3 write came first, and
+// the next read loads v3.
+func cacheRacingFillClaims(racer int, dropped uint64, next int) []claim {
+	return []claim{
+		{racer == 2, fmt.Sprintf("the racing load read v2, not v%d", racer)},
+		{dropped == 1 && next == 3, fmt.Sprintf("a fill older than the v3 write is not stored: 1 dropped fill and next read v3, not %d and v%d", dropped, next)},
+	}
+}
+
+// staleReads is what one pass over the cache's keys saw.
+type staleReads struct{ hits, bypass uint64 }
+
+// cacheStalenessClaims is what the staleness line states for n entries: a
+// stream inside the bound serves every read from the cache, a stream silent
+// past it bypasses (and reloads) every read, and a checkpoint serves them
+// from the cache again.
+func cacheStalenessClaims(n int, fresh, silent staleReads, reloads int64, checked staleReads) []claim {
+	all, none := staleReads{hits: uint64(n)}, staleReads{bypass: uint64(n)}
+	return []claim{
+		{fresh == all, fmt.Sprintf("stream inside the bound -> %d hits, 0 bypasses, not %d, %d", n, fresh.hits, fresh.bypass)},
+		{silent == none && reloads == int64(n), fmt.Sprintf("stream silent past the bound -> 0 hits, %d bypasses and reloads, not %d, %d, %d",
+			n, silent.hits, silent.bypass, reloads)},
+		{checked == all, fmt.Sprintf("checkpoint -> %d hits, 0 bypasses, not %d, %d", n, checked.hits, checked.bypass)},
+	}
 }
 
 // manualClock is a clock the tour moves by hand.
@@ -145,36 +189,39 @@ func (m *manualClock) Now() time.Time { return m.now }
 // cacheStaleness silences the stream past the bound and counts bypasses.
 func cacheStaleness(w io.Writer) error {
 	clock := &manualClock{now: time.Unix(0, 0)}
-	const bound = 2 * time.Second
+	const bound, entries = 2 * time.Second, 50
 	c, err := cache.New[int, int](cache.Config[int]{Capacity: 100, MaxStaleness: bound, Clock: clock})
 	if err != nil {
 		return err
 	}
 	// Entries refilled from the stream are vouched for by checkpoints only.
-	for k := range 50 {
+	for k := range entries {
 		c.Set(k, 0)
 		c.Apply(cache.Event[int, int]{Kind: cache.Write, Key: k, Version: 1, Value: 1, Refill: true})
 	}
 	c.Apply(cache.Event[int, int]{Kind: cache.Checkpoint, Version: 1})
 	var loads atomic.Int64
 	load := func(context.Context) (int, error) { loads.Add(1); return 1, nil }
-	readAll := func() (hits, bypass uint64) {
+	readAll := func() staleReads {
 		s0 := c.Stats()
-		for k := range 50 {
+		for k := range entries {
 			_, _ = c.Get(context.Background(), k, load)
 		}
 		s1 := c.Stats()
-		return s1.Hits - s0.Hits, s1.StaleBypass - s0.StaleBypass
+		return staleReads{s1.Hits - s0.Hits, s1.StaleBypass - s0.StaleBypass}
 	}
 	clock.now = clock.now.Add(time.Second)
-	h1, b1 := readAll()
+	r1 := readAll()
 	clock.now = clock.now.Add(2 * time.Second) // silent for 3 s > the 2 s bound
-	h2, b2 := readAll()
+	r2 := readAll()
 	loadsSilent := loads.Load()
 	clock.now = clock.now.Add(time.Second)
 	c.Apply(cache.Event[int, int]{Kind: cache.Checkpoint, Version: 2})
-	h3, b3 := readAll()
+	r3 := readAll()
+	if err := verify(cacheStalenessClaims(entries, r1, r2, loadsSilent, r3)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   bound %v: stream 1 s old -> %d hits, %d bypasses; silent 3 s -> %d hits, %d bypasses (%d reloads); checkpoint -> %d hits, %d bypasses\n",
-		bound, h1, b1, h2, b2, loadsSilent, h3, b3)
+		bound, r1.hits, r1.bypass, r2.hits, r2.bypass, loadsSilent, r3.hits, r3.bypass)
 	return nil
 }

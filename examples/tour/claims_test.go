@@ -74,3 +74,31 @@ func TestHashringClaimsAreChecked(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "never above 1 of its bound, not 1.040")
 }
+
+// TestCacheFreshnessClaimsAreChecked: the cache section printed "cached read
+// still v1; CDC write applied -> next read v2", "not stored (dropped fills
+// N), next read vM" and the hit and bypass counts of its staleness bound
+// with no check: a cache that kept serving v1 after the stream's write,
+// stored a fill older than the invalidation, or served reads past the bound
+// would have been printed as such under a title promising CDC freshness and
+// bounded staleness, and the tour exited 0. Found by a review.
+func TestCacheFreshnessClaimsAreChecked(t *testing.T) {
+	require.NoError(t, verify(cacheCDCClaims(1, 1, 2)...))
+	err := verify(cacheCDCClaims(1, 1, 1)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "CDC write applied -> next read v2, not v1")
+	require.Error(t, verify(cacheCDCClaims(1, 2, 2)...), "the read before the stream's write reloaded")
+
+	require.NoError(t, verify(cacheRacingFillClaims(2, 1, 3)...))
+	err = verify(cacheRacingFillClaims(2, 0, 2)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is not stored: 1 dropped fill and next read v3, not 0 and v2")
+
+	all, none := staleReads{hits: 50}, staleReads{bypass: 50}
+	require.NoError(t, verify(cacheStalenessClaims(50, all, none, 50, all)...))
+	err = verify(cacheStalenessClaims(50, all, staleReads{hits: 50}, 0, all)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stream silent past the bound -> 0 hits, 50 bypasses and reloads, not 50, 0, 0")
+	require.Error(t, verify(cacheStalenessClaims(50, none, none, 50, all)...))
+	require.Error(t, verify(cacheStalenessClaims(50, all, none, 50, staleReads{hits: 49, bypass: 1})...))
+}
