@@ -9,6 +9,7 @@ import (
 	"github.com/tierkit/tierkit/batcher"
 	"github.com/tierkit/tierkit/cache"
 	"github.com/tierkit/tierkit/coalesce"
+	"github.com/tierkit/tierkit/txn"
 )
 
 // TestOneFetchClaimsAreChecked: the coalesce and cache sections printed
@@ -101,4 +102,20 @@ func TestCacheFreshnessClaimsAreChecked(t *testing.T) {
 	assert.Contains(t, err.Error(), "stream silent past the bound -> 0 hits, 50 bypasses and reloads, not 50, 0, 0")
 	require.Error(t, verify(cacheStalenessClaims(50, none, none, 50, all)...))
 	require.Error(t, verify(cacheStalenessClaims(50, all, none, 50, staleReads{hits: 49, bypass: 1})...))
+}
+
+// TestTxnWriteSkewClaimsAreChecked: the txn section printed "write skew at
+// serializable: commits ok / conflict ... -> N doctor(s) left on call" under
+// a title promising serializable validation, but exited 0 for any N: a txn
+// that let both doctors go off call (N = 0, the write skew serializable
+// exists to stop) would have been printed, not caught. Found by a review.
+func TestTxnWriteSkewClaimsAreChecked(t *testing.T) {
+	conflict := &txn.ConflictError{Ranges: [][]byte{[]byte("oncall/")}}
+	require.NoError(t, verify(txnWriteSkewClaims(nil, conflict, 1)...))
+	err := verify(txnWriteSkewClaims(nil, nil, 0)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "leaves exactly 1 doctor on call, not 0")
+	assert.Contains(t, err.Error(), "the second conflicts, not ok / ok")
+	require.Error(t, verify(txnWriteSkewClaims(nil, conflict, 2)...))
+	require.Error(t, verify(txnWriteSkewClaims(conflict, conflict, 2)...))
 }

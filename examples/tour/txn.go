@@ -37,27 +37,55 @@ func tourWriteSkew(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, _ = s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{
-			[]byte("oncall/alice"), []byte("y"), []byte("oncall/bob"), []byte("y")}})
+		if _, err := s.Commit(ctx, &memkv.CommitRequest{Sets: [][]byte{
+			[]byte("oncall/alice"), []byte("y"), []byte("oncall/bob"), []byte("y")}}); err != nil {
+			return err
+		}
 		var txs []*txn.Tx
 		for _, me := range []string{"alice", "bob"} {
-			tx, _ := txn.Begin(s, txn.Options{Isolation: iso})
+			tx, err := txn.Begin(s, txn.Options{Isolation: iso})
+			if err != nil {
+				return err
+			}
 			kvs, err := tx.GetRange(ctx, []byte("oncall/"), []byte("oncall0"), 0, false)
 			if err != nil {
 				return err
 			}
 			if len(kvs) == 2 {
-				_ = tx.Delete([]byte("oncall/" + me))
+				if err := tx.Delete([]byte("oncall/" + me)); err != nil {
+					return err
+				}
 			}
 			txs = append(txs, tx)
 		}
 		_, err1 := txs[0].Commit(ctx)
 		_, err2 := txs[1].Commit(ctx)
-		left, _ := s.Scan(ctx, s.ReadVersion(), []byte("oncall/"), []byte("oncall0"), 0, false, nil)
+		left, err := s.Scan(ctx, s.ReadVersion(), []byte("oncall/"), []byte("oncall0"), 0, false, nil)
+		if err != nil {
+			return err
+		}
+		if iso == txn.Serializable {
+			if err := verify(txnWriteSkewClaims(err1, err2, len(left)/2)...); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(w, "   write skew at %-13s commits %s / %s -> %d doctor(s) left on call\n",
 			iso.String()+":", errText(err1), errText(err2), len(left)/2)
 	}
 	return nil
+}
+
+// txnWriteSkewClaims is what the serializable write-skew line and the
+// section's title state: serializable validation lets the first doctor go
+// off call, refuses the second with a conflict, and leaves exactly 1 doctor
+// on call.
+func txnWriteSkewClaims(err1, err2 error, left int) []claim {
+	var ce *txn.ConflictError
+	return []claim{
+		{err1 == nil && errors.As(err2, &ce), fmt.Sprintf("at serializable the first commit succeeds and the second conflicts, not %s / %s",
+			errText(err1), errText(err2))},
+		{left == 1, fmt.Sprintf("write skew at serializable leaves exactly 1 doctor on call, not %d", left)},
+	}
 }
 
 func errText(err error) string {
