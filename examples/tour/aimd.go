@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tierkit/tierkit/aimd"
@@ -95,25 +98,55 @@ func aimdMemoryGuard(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(w, "   memory guard (limit 1000 B, trip 90%, reset 80%): heap ")
+	heaps := []uint64{500, 920, 850, 790, 850}
+	verdicts := make([]string, len(heaps))
 	now := time.Unix(0, 0)
-	for _, h := range []uint64{500, 920, 850, 790, 850} {
+	for i, h := range heaps {
 		heap = h
 		now = now.Add(100 * time.Millisecond)
 		if err := l.Tick(now); err != nil {
 			return err
 		}
 		done, err := l.TryAcquire()
-		verdict := "admit"
-		if err != nil {
-			verdict = "reject"
-		} else {
+		switch {
+		case err == nil:
+			verdicts[i] = "admit"
 			done(true)
+		case errors.Is(err, aimd.ErrMemory):
+			verdicts[i] = "reject"
+		default:
+			verdicts[i] = err.Error()
 		}
-		fmt.Fprintf(w, "%d:%s ", h, verdict)
+	}
+	if err := verify(aimdMemoryGuardClaims(heaps, verdicts)...); err != nil {
+		return err
+	}
+	fmt.Fprint(w, "   memory guard (limit 1000 B, trip 90%, reset 80%): heap ")
+	for i, h := range heaps {
+		fmt.Fprintf(w, "%d:%s ", h, verdicts[i])
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// aimdMemoryGuardClaims is what the memory-guard line and the section's
+// title state: with a limit of 1000 B the guard trips above 900 B and
+// rejects with ErrMemory until the heap falls below 800 B (hysteresis), so
+// heaps 500, 920, 850, 790, 850 read admit, reject, reject, admit, admit.
+func aimdMemoryGuardClaims(heaps []uint64, verdicts []string) []claim {
+	want := []string{"admit", "reject", "reject", "admit", "admit"}
+	seq := func(vs []string) string {
+		var b strings.Builder
+		for i, v := range vs {
+			if i < len(heaps) {
+				fmt.Fprintf(&b, "%d:", heaps[i])
+			}
+			b.WriteString(v + " ")
+		}
+		return strings.TrimSpace(b.String())
+	}
+	return []claim{{slices.Equal(verdicts, want),
+		fmt.Sprintf("memory guard with hysteresis reads %s, not %s", seq(want), seq(verdicts))}}
 }
 
 // aimdCost measures TryAcquire + done.

@@ -119,3 +119,18 @@ func TestTxnWriteSkewClaimsAreChecked(t *testing.T) {
 	require.Error(t, verify(txnWriteSkewClaims(nil, conflict, 2)...))
 	require.Error(t, verify(txnWriteSkewClaims(conflict, conflict, 2)...))
 }
+
+// TestAIMDMemoryGuardClaimsAreChecked: the aimd section printed the memory
+// guard's verdict for each heap reading ("500:admit 920:reject 850:reject
+// 790:admit 850:admit") under a title promising hysteresis, but exited 0
+// whatever the verdicts were, and printed any refusal, a concurrency limit
+// as much as the guard, as "reject". A guard that reset at once (850:admit
+// after 920) would have been printed, not caught. Found by a review.
+func TestAIMDMemoryGuardClaimsAreChecked(t *testing.T) {
+	heaps := []uint64{500, 920, 850, 790, 850}
+	require.NoError(t, verify(aimdMemoryGuardClaims(heaps, []string{"admit", "reject", "reject", "admit", "admit"})...))
+	err := verify(aimdMemoryGuardClaims(heaps, []string{"admit", "reject", "admit", "admit", "admit"})...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "reads 500:admit 920:reject 850:reject 790:admit 850:admit, not 500:admit 920:reject 850:admit 790:admit 850:admit")
+	require.Error(t, verify(aimdMemoryGuardClaims(heaps, []string{"admit", "aimd: limit exceeded", "reject", "admit", "admit"})...))
+}
