@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,4 +135,37 @@ func TestAIMDMemoryGuardClaimsAreChecked(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "reads 500:admit 920:reject 850:reject 790:admit 850:admit, not 500:admit 920:reject 850:admit 790:admit 850:admit")
 	require.Error(t, verify(aimdMemoryGuardClaims(heaps, []string{"admit", "aimd: limit exceeded", "reject", "admit", "admit"})...))
+}
+
+// TestControlClaimsAreChecked: the control section printed "POST /control
+// asked shed.limit=50000 -> %s (clamped to its bound)" whatever the value
+// was, and "a second change 0 s later: refused, retry after %v" with the
+// "0 s" written into the format string, not measured. A registry that
+// stored 50000, or one whose MinInterval counted from the wrong change,
+// would have been printed as such with exit status 0. The clamp is now
+// verified, and the refusal line prints the measured gap and checks the
+// retry time against it. Found by a review.
+func TestControlClaimsAreChecked(t *testing.T) {
+	require.NoError(t, verify(controlClampClaims(200, 10_000, 10_000, 1)...))
+	err := verify(controlClampClaims(200, 50_000, 50_000, 0)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "shed.limit=50000 clamped to its bound 10000, not 50000 (component 50000)")
+	require.Error(t, verify(controlClampClaims(200, 10_000, 100, 1)...), "the component did not get the value")
+	require.Error(t, verify(controlClampClaims(400, 10_000, 10_000, 1)...))
+
+	gap := 3 * time.Millisecond
+	require.NoError(t, verify(controlRetryClaims(gap, 10*time.Second-time.Millisecond)...))
+	err = verify(controlRetryClaims(gap, 5*time.Second)...)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "must wait out the rest of the 10s MinInterval, not 5s")
+	require.Error(t, verify(controlRetryClaims(gap, 11*time.Second)...))
+}
+
+// TestControlRefusalGapIsMeasured: the refusal line said "0 s later" as a
+// fixed label. Found by a review.
+func TestControlRefusalGapIsMeasured(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(&out, []string{"control"}))
+	assert.NotContains(t, out.String(), "0 s later")
+	assert.Regexp(t, `a second change [0-9.]+(ns|µs|ms|s) after the POST was sent: refused, retry after 10s`, out.String())
 }

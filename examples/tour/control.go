@@ -18,6 +18,13 @@ func init() {
 		title: "typed knobs with bounds, rate limits, audit and rollback, in Go and over HTTP", run: tourControl})
 }
 
+// controlMinInterval is shed.limit's MinInterval: the least time between two
+// changes of the knob.
+const controlMinInterval = 10 * time.Second
+
+// controlMaxLimit is shed.limit's upper bound.
+const controlMaxLimit = 10_000
+
 func tourControl(w io.Writer) error {
 	reg, err := control.New(control.Config{})
 	if err != nil {
@@ -31,8 +38,8 @@ func tourControl(w io.Writer) error {
 	var mu sync.Mutex
 	cur := cfg{limit: 100, linger: 2 * time.Millisecond}
 	set := func(f func(*cfg)) error { mu.Lock(); defer mu.Unlock(); f(&cur); return nil }
-	if err := reg.RegisterInt(control.IntKnob{Name: "shed.limit", Doc: "requests in flight", Min: 1, Max: 10_000,
-		Value: cur.limit, MinInterval: 10 * time.Second,
+	if err := reg.RegisterInt(control.IntKnob{Name: "shed.limit", Doc: "requests in flight", Min: 1, Max: controlMaxLimit,
+		Value: cur.limit, MinInterval: controlMinInterval,
 		Apply: func(v int64) error { return set(func(c *cfg) { c.limit = v }) }}); err != nil {
 		return err
 	}
@@ -44,23 +51,10 @@ func tourControl(w io.Writer) error {
 	srv := httptest.NewServer(http.StripPrefix("/control", reg.Handler()))
 	defer srv.Close()
 
-	// An agent asks for more than the bounds allow: the change is clamped.
-	body := `{"who":"agent-7","why":"queue growing","changes":[{"knob":"shed.limit","value":50000},{"knob":"batcher.linger","value":"5ms"}]}`
-	resp, err := http.Post(srv.URL+"/control/", "application/json", strings.NewReader(body))
-	if err != nil {
+	limit := func() int64 { mu.Lock(); defer mu.Unlock(); return cur.limit }
+	if err := controlAgent(w, reg, srv.URL, limit); err != nil {
 		return err
 	}
-	resp.Body.Close()
-	v, _ := reg.Get("shed.limit")
-	fmt.Fprintf(w, "   POST /control asked shed.limit=50000 -> %s (clamped to its bound), HTTP %d\n", v, resp.StatusCode)
-
-	// The same agent tries again at once: the knob's MinInterval refuses.
-	_, err = reg.Apply(control.Request{Who: "agent-7", Changes: []control.Change{{Knob: "shed.limit", Value: control.Int(9000)}}})
-	var rl *control.RateLimitError
-	if !errors.As(err, &rl) {
-		return fmt.Errorf("expected a rate limit, got %v", err)
-	}
-	fmt.Fprintf(w, "   a second change 0 s later: refused, retry after %v\n", rl.RetryAfter.Round(time.Second))
 
 	// Timing: many validated, audited changes, then reads.
 	const n = 20_000
@@ -88,4 +82,61 @@ func tourControl(w io.Writer) error {
 	fmt.Fprintf(w, "   stats: %d requests, %d applied, %d clamped, %d rate limited, %d rollback(s)\n",
 		s.Requests, s.Applied, s.Clamped, s.RateLimited, s.Rollbacks)
 	return nil
+}
+
+// controlAgent has an agent ask over HTTP for more than shed.limit's bound,
+// then change it again at once, and checks both outcomes before printing
+// them; limit reads the component's current limit.
+func controlAgent(w io.Writer, reg *control.Registry, url string, limit func() int64) error {
+	body := `{"who":"agent-7","why":"queue growing","changes":[{"knob":"shed.limit","value":50000},{"knob":"batcher.linger","value":"5ms"}]}`
+	posted := time.Now()
+	resp, err := http.Post(url+"/control/", "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	v, err := reg.Get("shed.limit")
+	if err != nil {
+		return err
+	}
+	if err := verify(controlClampClaims(resp.StatusCode, v.Int(), limit(), reg.Stats().Clamped)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   POST /control asked shed.limit=50000 -> %s (clamped to its bound), HTTP %d\n", v, resp.StatusCode)
+
+	// The same agent tries again at once: the knob's MinInterval refuses.
+	at := time.Now()
+	_, err = reg.ApplyAt(at, control.Request{Who: "agent-7", Changes: []control.Change{{Knob: "shed.limit", Value: control.Int(9000)}}})
+	var rl *control.RateLimitError
+	if !errors.As(err, &rl) {
+		return fmt.Errorf("expected a rate limit, got %v", err)
+	}
+	// The first change was applied between posted and at: at most gap ago.
+	gap := at.Sub(posted)
+	if err := verify(controlRetryClaims(gap, rl.RetryAfter)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   a second change %v after the POST was sent: refused, retry after %v\n",
+		gap.Round(time.Microsecond), rl.RetryAfter.Round(time.Second))
+	return nil
+}
+
+// controlClampClaims is what the POST line states: the request succeeded,
+// shed.limit (read from the registry and from the component) is clamped to
+// its bound, and one change was counted as clamped.
+func controlClampClaims(status int, got, component int64, clamped uint64) []claim {
+	return []claim{
+		{status == http.StatusOK, fmt.Sprintf("POST /control answers HTTP 200, not %d", status)},
+		{got == controlMaxLimit && component == controlMaxLimit,
+			fmt.Sprintf("shed.limit=50000 clamped to its bound %d, not %d (component %d)", controlMaxLimit, got, component)},
+		{clamped == 1, fmt.Sprintf("1 change counted as clamped, not %d", clamped)},
+	}
+}
+
+// controlRetryClaims is what the refusal line states: a change gap after the
+// first is refused until the knob's MinInterval has passed since the first,
+// which was applied within that gap.
+func controlRetryClaims(gap, retryAfter time.Duration) []claim {
+	return []claim{{retryAfter >= controlMinInterval-gap && retryAfter <= controlMinInterval,
+		fmt.Sprintf("a change %v after the first must wait out the rest of the %v MinInterval, not %v", gap, controlMinInterval, retryAfter)}}
 }
