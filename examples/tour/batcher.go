@@ -129,8 +129,11 @@ func tourOverload(w io.Writer) error {
 			}
 		})
 	}
-	for entered.Load() < maxIF {
-		runtime.Gosched() // until the stalled backend holds every batch
+	// Until the stalled backend holds every batch.
+	if err := waitFor(tourWait, fmt.Sprintf("the stalled backend to hold %d batches", maxIF),
+		func() bool { return entered.Load() >= maxIF }); err != nil {
+		close(gate)
+		return err
 	}
 	inFlight := b.Stats()
 	start := time.Now()
@@ -142,7 +145,9 @@ func tourOverload(w io.Writer) error {
 	}
 	rejectTook := time.Since(start)
 	close(gate) // the backend recovers
-	wg.Wait()
+	if err := waitGroupWithin(tourWait, "the held items to be served", &wg); err != nil {
+		return err
+	}
 	if err := b.Close(); err != nil {
 		return err
 	}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"time"
 )
 
 // claim is a fact a section prints as an outcome ("-> 1 backend fetch",
@@ -26,4 +30,44 @@ func verify(cs ...claim) error {
 		return nil
 	}
 	return errors.New("claim does not hold: " + strings.Join(failed, "; "))
+}
+
+// tourWait bounds every wait of the tour on a package under demonstration:
+// a package that never does what a section waits for fails the section with
+// what it waited for instead of hanging the tour.
+const tourWait = 5 * time.Second
+
+// waitFor yields until cond holds, or returns an error naming what it waited
+// for once d has passed.
+func waitFor(d time.Duration, what string, cond func() bool) error {
+	for deadline := time.Now().Add(d); !cond(); {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waited %v for %s", d, what)
+		}
+		runtime.Gosched()
+	}
+	return nil
+}
+
+// recvWithin receives from ch, or returns an error naming what it waited for
+// once d has passed.
+func recvWithin[T any](d time.Duration, what string, ch <-chan T) (T, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-t.C:
+		var zero T
+		return zero, fmt.Errorf("waited %v for %s", d, what)
+	}
+}
+
+// waitGroupWithin waits for wg, or returns an error naming what it waited
+// for once d has passed (the goroutines it waited for are left running).
+func waitGroupWithin(d time.Duration, what string, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	_, err := recvWithin(d, what, done)
+	return err
 }

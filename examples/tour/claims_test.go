@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +169,41 @@ func TestControlRefusalGapIsMeasured(t *testing.T) {
 	require.NoError(t, run(&out, []string{"control"}))
 	assert.NotContains(t, out.String(), "0 s later")
 	assert.Regexp(t, `a second change [0-9.]+(ns|µs|ms|s) after the POST was sent: refused, retry after 10s`, out.String())
+}
+
+// TestTourWaitsAreBounded: the coalesce sections yielded in loops until the
+// group counted every reader, waiter or join, and the batcher's overload step
+// until the stalled backend held MaxInFlight batches, with no bound; the
+// channel receives around them had none either. A package that never got
+// there (a Group that stopped counting calls, a batcher that dispatched 3 of
+// 4 batches) hung `go run ./examples/tour` for ever instead of failing it.
+// Every such wait now gives up after tourWait with what it waited for.
+// Found by a review.
+func TestTourWaitsAreBounded(t *testing.T) {
+	const d = 20 * time.Millisecond
+	err := waitFor(d, "4 batches", func() bool { return false })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "waited 20ms for 4 batches")
+	require.NoError(t, waitFor(d, "nothing", func() bool { return true }))
+
+	_, err = recvWithin(d, "the fetch to start", make(chan int))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "waited 20ms for the fetch to start")
+	ready := make(chan int, 1)
+	ready <- 7
+	v, err := recvWithin(d, "a value", ready)
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+
+	var wg sync.WaitGroup
+	stuck := make(chan struct{})
+	defer close(stuck)
+	wg.Go(func() { <-stuck })
+	err = waitGroupWithin(d, "the held items to be served", &wg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "waited 20ms for the held items to be served")
+	var none sync.WaitGroup
+	require.NoError(t, waitGroupWithin(d, "nothing", &none))
+	assert.GreaterOrEqual(t, tourWait, time.Second, "a loaded machine must not fail a healthy package")
+	assert.LessOrEqual(t, tourWait, 10*time.Second, "a few seconds")
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,10 +39,14 @@ func coalesceStampede(w io.Writer) error {
 	const readers = 10_000
 	var g coalesce.Group[string, string]
 	var fetches atomic.Int64
+	var waitErr atomic.Pointer[error]
 	fetch := func(ctx context.Context) (string, error) {
 		fetches.Add(1)
-		for g.Stats().Calls < readers {
-			runtime.Gosched() // the backend round trip, long enough for all readers
+		// The backend round trip, long enough for all readers.
+		if err := waitFor(tourWait, fmt.Sprintf("%d readers to call", readers),
+			func() bool { return g.Stats().Calls >= readers }); err != nil {
+			waitErr.Store(&err)
+			return "", err
 		}
 		return "profile-of-user-42", nil
 	}
@@ -58,6 +61,9 @@ func coalesceStampede(w io.Writer) error {
 		})
 	}
 	wg.Wait()
+	if err := waitErr.Load(); err != nil {
+		return *err
+	}
 	if wrong.Load() != 0 {
 		return fmt.Errorf("%d readers got a wrong result", wrong.Load())
 	}
@@ -145,33 +151,60 @@ func coalesceCancel(w io.Writer) error {
 		}
 	}
 	impatientCtx, giveUp := context.WithCancel(context.Background())
+	defer giveUp()
 	impatient := make(chan error, 1)
 	go func() { _, err := g.Do(impatientCtx, "k", slow); impatient <- err }()
-	fctx := <-fetchCtx
+	fctx, err := recvWithin(tourWait, "the fetch to start", fetchCtx)
+	if err != nil {
+		return err
+	}
 	patientCtx, cancelPatient := context.WithCancel(context.Background())
 	defer cancelPatient()
 	patient := g.DoChan(patientCtx, "k", slow)
-	for g.Stats().Joins < 1 {
-		runtime.Gosched()
+	if err := waitFor(tourWait, "the patient caller to join", func() bool { return g.Stats().Joins >= 1 }); err != nil {
+		return err
 	}
 	start := time.Now()
 	giveUp()
-	err := <-impatient
+	impatientErr, err := recvWithin(tourWait, "the impatient caller to return", impatient)
+	if err != nil {
+		return err
+	}
 	left := time.Since(start)
 	fmt.Fprintf(w, "   impatient caller cancelled: returned %v after %v; shared fetch's context still live: %v\n",
-		err, left.Round(time.Microsecond), fctx.Err() == nil)
+		impatientErr, left.Round(time.Microsecond), fctx.Err() == nil)
 	close(release)
-	r := <-patient
+	r, err := recvWithin(tourWait, "the patient caller's result", patient)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   patient caller got %q (shared: %v)\n", r.Val, r.Shared)
+	return coalesceAbandon(w, &g)
+}
 
-	// Now everyone leaves before the fetch answers.
-	release = make(chan struct{})
+// coalesceAbandon: every caller of a fetch leaves before it answers; the
+// fetch is cancelled and the next caller starts afresh.
+func coalesceAbandon(w io.Writer, g *coalesce.Group[string, string]) error {
+	fetchCtx := make(chan context.Context, 1)
+	hang := func(ctx context.Context) (string, error) { // answers only when cancelled
+		fetchCtx <- ctx
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
 	a, cancelA := context.WithCancel(context.Background())
-	ch := g.DoChan(a, "k2", slow)
-	fctx = <-fetchCtx
+	defer cancelA()
+	ch := g.DoChan(a, "k2", hang)
+	fctx, err := recvWithin(tourWait, "the fetch of k2 to start", fetchCtx)
+	if err != nil {
+		return err
+	}
 	cancelA()
-	<-ch
-	<-fctx.Done()
+	if _, err := recvWithin(tourWait, "the cancelled caller to return", ch); err != nil {
+		return err
+	}
+	if _, err := recvWithin(tourWait, "the abandoned fetch's context to end", fctx.Done()); err != nil {
+		return err
+	}
 	v, err := g.Do(context.Background(), "k2", func(ctx context.Context) (string, error) { return "fresh", ctx.Err() })
 	st := g.Stats()
 	fmt.Fprintf(w, "   all callers left: fetch context %v; next caller started a fresh fetch -> %q, %v (abandoned %d, cancelled waiters %d)\n",
@@ -192,14 +225,18 @@ func coalescePanic(w io.Writer) error {
 	for range waiters {
 		go func() { _, err := g.Do(context.Background(), "k", boom); errs <- err }()
 	}
-	for g.Stats().Calls < waiters {
-		runtime.Gosched()
+	if err := waitFor(tourWait, fmt.Sprintf("%d waiters to call", waiters),
+		func() bool { return g.Stats().Calls >= waiters }); err != nil {
+		return err
 	}
 	close(release)
 	got := 0
 	for range waiters {
-		var pe *coalesce.PanicError
-		if err := <-errs; errors.As(err, &pe) && pe.Value == "backend client bug" {
+		err, werr := recvWithin(tourWait, "every waiter of the panicking fetch to return", errs)
+		if werr != nil {
+			return werr
+		}
+		if pe := (*coalesce.PanicError)(nil); errors.As(err, &pe) && pe.Value == "backend client bug" {
 			got++
 		}
 	}
