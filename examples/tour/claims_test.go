@@ -207,3 +207,13 @@ func TestTourWaitsAreBounded(t *testing.T) {
 	assert.GreaterOrEqual(t, tourWait, time.Second, "a loaded machine must not fail a healthy package")
 	assert.LessOrEqual(t, tourWait, 10*time.Second, "a few seconds")
 }
+
+// TestErrTextPointConflict: errText named a conflict by ce.Ranges[0], and a
+// conflict on a point read (the counter's Get) has no ranges: it panicked
+// with an index out of range instead of printing the conflict. Found by a
+// review.
+func TestErrTextPointConflict(t *testing.T) {
+	assert.Equal(t, `conflict on "counter"`, errText(&txn.ConflictError{Keys: [][]byte{[]byte("counter")}}))
+	assert.Equal(t, `conflict on "oncall/"...`, errText(&txn.ConflictError{Ranges: [][]byte{[]byte("oncall/"), []byte("oncall0")}}))
+	assert.NotPanics(t, func() { errText(&txn.ConflictError{}) })
+}

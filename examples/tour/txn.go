@@ -93,8 +93,10 @@ func errText(err error) string {
 	switch {
 	case err == nil:
 		return "ok"
-	case errors.As(err, &ce):
+	case errors.As(err, &ce) && len(ce.Ranges) > 0:
 		return "conflict on " + strconv.Quote(string(ce.Ranges[0])) + "..."
+	case errors.As(err, &ce) && len(ce.Keys) > 0:
+		return "conflict on " + strconv.Quote(string(ce.Keys[0]))
 	}
 	return err.Error()
 }
