@@ -95,7 +95,8 @@
 // (a request queued behind a later deadline waits as long as that one).
 // The decision core, [Scheduler], is a plain single-threaded value that takes now
 // explicitly, so policies can be tested and simulated on a virtual clock
-// (examples/overload runs it for 1,350 tenants).
+// (examples/overload runs it for 1,350 tenants); that clock should not step
+// back far (see [Scheduler]).
 //
 // Tenant state is bounded: [Config.MaxTenants] caps it (sampled-LRU eviction of
 // idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily. The

@@ -12,6 +12,16 @@ import (
 // lock, a capacity source and blocking waits; simulations and policy tests drive it
 // directly on a virtual clock (examples/overload does).
 //
+// NOTE: every now is read as given, also one before a now given earlier (a
+// clock that stepped back, or readings taken before the caller's lock and
+// passed out of order): a request pushed at it gets its deadline from it (or
+// the one ahead of it in its bucket, as always).
+// What was set at the later time stays there: over-share marks, the share
+// level and the deadlines of the requests queued before a step back run out
+// only once the clock is back past the times they were set for, so a step
+// back of an hour holds them for that hour. Pass a monotonic clock (as
+// time.Now's reading is, which the Shedder uses).
+//
 // # Drain order
 //
 // Tenants are served by deficit round robin by cost (Shreedhar and Varghese,
