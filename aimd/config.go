@@ -38,10 +38,11 @@ type Config struct {
 	// an explicit Signal with nil) and kept across SetConfig: a quota changed
 	// later (raised above the CPUs, or removed) is not re-detected; set
 	// Signal nil again from a non-nil one, or build a new Limiter. A nil
-	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as are a
-	// nil *MaxOf and a [MaxOf] (or *MaxOf) with a component whose Signal is
-	// nil, a nil SignalFunc or a nil *MaxOf, or whose Target is not a
-	// positive finite number.
+	// SignalFunc is not nil: it is refused with [ErrInvalidConfig], as are
+	// nil pointers of this package's signal types (*ProcessCPU, *CgroupCPU,
+	// *Latency, *SchedLatency, *MaxOf), whose Sample would panic at every
+	// step, and a [MaxOf] (or *MaxOf) with a component whose Signal is nil
+	// or one of those, or whose Target is not a positive finite number.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -133,11 +134,8 @@ func (c Config) validate() (config, error) {
 // fractions (the same for their order). A non-finite figure is reported as
 // such, not also as out of its range.
 func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks bool) {
-	if f, ok := c.Signal.(SignalFunc); ok && f == nil {
-		bad("Signal is a nil SignalFunc") // it would panic at every step
-	}
-	if p, ok := c.Signal.(*MaxOf); ok && p == nil {
-		bad("Signal is a nil *MaxOf") // the same
+	if name := nilSignal(c.Signal); name != "" {
+		bad("Signal is a nil %s", name) // it would panic at every step
 	}
 	if m, ok := asMaxOf(c.Signal); ok && m.lacksSignal() {
 		bad("Signal is a MaxOf with a component without a Signal") // the same

@@ -99,7 +99,8 @@ type Relative struct {
 // reads, the load is above), and otherwise keeps its limit, as for any
 // signal error. Every component is sampled at every call, so that rate
 // signals keep their periods. A component whose Signal is nil (or a nil
-// SignalFunc or nil *MaxOf) is an error, and [New] refuses such a MaxOf,
+// value of this package's signal types, such as a nil SignalFunc or a nil
+// *ProcessCPU) is an error, and [New] refuses such a MaxOf,
 // also through a pointer (a *MaxOf is a Signal too). So does it one with a component whose Target is not a positive finite number, which
 // Sample would leave out (or read as 0, for an infinite Target): the
 // signal would never count.
@@ -152,12 +153,39 @@ func isPartial(err error) bool {
 	return errors.As(err, &p)
 }
 
-// absent reports whether s is no signal: nil, or a nil SignalFunc or nil
-// *MaxOf, whose Sample panics.
-func absent(s Signal) bool {
-	f, isFunc := s.(SignalFunc)
-	p, isPtr := s.(*MaxOf)
-	return s == nil || isFunc && f == nil || isPtr && p == nil
+// absent reports whether s is no signal: nil, or a nil value of one of the
+// package's own signal types, whose Sample panics.
+func absent(s Signal) bool { return s == nil || nilSignal(s) != "" }
+
+// nilSignal returns the name of s's type if s is a nil value of one of the
+// package's own signal types (a nil SignalFunc, or a nil pointer whose Sample
+// locks its mutex), whose Sample panics; "" otherwise, nil itself included.
+// A Signal of another type that is a nil pointer is the caller's to refuse:
+// its Sample may well work.
+func nilSignal(s Signal) string {
+	switch v := s.(type) {
+	case SignalFunc:
+		return ifNil(v == nil, "SignalFunc")
+	case *MaxOf:
+		return ifNil(v == nil, "*MaxOf")
+	case *ProcessCPU:
+		return ifNil(v == nil, "*ProcessCPU")
+	case *CgroupCPU:
+		return ifNil(v == nil, "*CgroupCPU")
+	case *Latency:
+		return ifNil(v == nil, "*Latency")
+	case *SchedLatency:
+		return ifNil(v == nil, "*SchedLatency")
+	}
+	return ""
+}
+
+// ifNil returns name if isNil, else "".
+func ifNil(isNil bool, name string) string {
+	if isNil {
+		return name
+	}
+	return ""
 }
 
 // asMaxOf returns the MaxOf s is, held as a value or through a non-nil
