@@ -378,20 +378,24 @@ func (l *Limiter) step(now time.Time) error {
 		c.memLimit = goLimit
 	}
 	l.guardLocked(heap)
+	partial := err != nil && isPartial(err)
+	if !math.IsNaN(load) && (err == nil || partial) {
+		// NaN is "no reading": keep the last one, and keep Stats
+		// encodable; an infinity is a reading, stored finite for the same
+		// reason. A MaxOf's partial reading is one too (a lower bound),
+		// below the target as well; a plain error's number is not.
+		l.st.load = max(-math.MaxFloat64, min(load, math.MaxFloat64))
+	}
 	if err != nil {
 		l.st.signalErrors++
 		// A MaxOf's partial reading is a lower bound of the load: above
 		// the target it proves an overload, whatever the failed component
 		// reads, and the loop cuts; otherwise it tells nothing, and the
 		// limit holds, as for any error.
-		if !(load > c.Target) || !isPartial(err) {
+		if !(load > c.Target) || !partial {
 			l.wakeLocked()
 			return err
 		}
-	}
-	if !math.IsNaN(load) { // NaN is "no reading": keep the last one, and keep Stats encodable
-		// An infinity is a reading, stored finite for the same reason.
-		l.st.load = max(-math.MaxFloat64, min(load, math.MaxFloat64))
 	}
 	prev := l.limit
 	switch {
