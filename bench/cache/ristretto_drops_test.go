@@ -34,6 +34,7 @@ func BenchmarkThroughputRistrettoDrops(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/reads=%d/impl=ristretto", fit.name, reads), func(b *testing.B) {
 			var hits, lookups, sets, dropped atomic.Int64
 			var seed atomic.Uint64
+			b.ReportAllocs()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				i := rand.New(rand.NewPCG(seed.Add(1), 0)).IntN(len(keys))
