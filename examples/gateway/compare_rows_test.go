@@ -33,20 +33,30 @@ func onlyDirname(t *testing.T) string {
 // and printed that row's figures under the unknown name. It must stop, before
 // building or starting anything, and name the rows it knows.
 func TestCompareRefusesUnknownRow(t *testing.T) {
+	out := scriptRefuses(t, []string{"ROWS=get mget", "PIPES=1", "N=100"}, "compare.sh")
+	assert.Contains(t, out, "not mget")
+}
+
+// scriptRefuses runs one of this folder's scripts with args, env added to
+// the test's and a PATH of onlyDirname, and requires it to stop within 30 s
+// with exit status 2 (a usage or argument error); it returns what the
+// script printed.
+func scriptRefuses(t *testing.T, env []string, script string, args ...string) string {
+	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bash, "compare.sh")
-	cmd.Env = append(os.Environ(), "ROWS=get mget", "PIPES=1", "N=100", "PATH="+onlyDirname(t))
-	var e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &e, &e
+	cmd := exec.CommandContext(ctx, bash, append([]string{script}, args...)...)
+	cmd.Env = append(append(os.Environ(), env...), "PATH="+onlyDirname(t))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	require.NoError(t, ctx.Err(), "compare.sh ran on: %s", e.String())
+	require.NoError(t, ctx.Err(), "%s ran on: %s", script, out.String())
 	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "compare.sh: %v: %s", err, e.String())
-	assert.Equal(t, 2, exit.ExitCode(), "%s", e.String())
-	assert.Contains(t, e.String(), "not mget")
+	require.True(t, errors.As(err, &exit), "%s %q: %v: %s", script, args, err, out.String())
+	require.Equal(t, 2, exit.ExitCode(), "%s %q: %s", script, args, out.String())
+	return out.String()
 }
