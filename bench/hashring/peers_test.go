@@ -53,7 +53,7 @@ var impls = []impl{
 	{"groupcache", false, "50 replicas (groupcache's HTTPPool default), crc32", buildGroupcache},
 	{"go-jump", false, "xxhash then jump; can only add or remove the last bucket", buildJump},
 	{"go-rendezvous", false, "xxhash; O(n) per lookup", buildRendezvous},
-	{"go-maglev", false, "M=65537 (655373 at 1000 nodes, M >= 100n); siphash of xxhash", buildMaglev},
+	{"go-maglev", false, "M=65537 (655373 at 1000 nodes, M >= 100n); xxhash key (siphash names the nodes)", buildMaglev},
 	{"lafikl", false, "bounded-load ring, plain Get, blake2b, 10 replicas", buildLafikl},
 }
 
