@@ -309,7 +309,7 @@ func (b *Batcher[G, Req, Resp]) runOne(bt *batch[G, Req, Resp]) (next *batch[G, 
 	dl := now + min(int64(cfg.FlushTimeout), math.MaxInt64-now-int64(time.Millisecond))
 	// Not part of the pooled batch: a flush may keep its context after it
 	// returns (a context derived from it watches it from a goroutine).
-	ctx := &flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, now, cfg.FlushTimeout)}
+	ctx := &flushCtx{deadline: b.epoch.Add(time.Duration(dl)), done: b.doneAt(dl, cfg.FlushTimeout)}
 	if err == nil { // Config.Key did not panic
 		err = b.call(ctx, bt.key, reqs, out)
 	}

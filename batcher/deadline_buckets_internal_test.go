@@ -78,3 +78,45 @@ func TestFlushContextDoneAtRoundedDeadline(t *testing.T) {
 		})
 	}
 }
+
+// The flush context's Deadline is FlushTimeout after dispatch, and Done must
+// close at that deadline rounded up to a bucket, however long Config.Key took
+// before the flush func was called: the bucket's timer was armed for the time
+// left as of dispatch, counted from the moment it was armed, so every
+// millisecond spent in Key (many items, an expensive key) was added to the
+// moment Done closed, for this flush and for every later one sharing the
+// bucket.
+func TestFlushContextDoneAtDeadlineAfterSlowKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const keyTook = 50 * time.Millisecond
+		kept := make(chan context.Context, 1)
+		b, err := New(Config[int]{
+			MaxItems:     2, // Key is not called for a batch of one
+			FlushTimeout: 10 * time.Millisecond,
+			Key: func(r int) (string, bool) {
+				time.Sleep(keyTook) // Key's own work, in virtual time
+				return "k", true
+			},
+		}, func(ctx context.Context, _ int, _ []int, _ []Result[int]) error { kept <- ctx; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		p := b.Start(context.Background(), 0, 0)
+		if _, err := b.Do(context.Background(), 0, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		ctx := <-kept
+		dl, _ := ctx.Deadline()
+		time.Sleep(time.Until(dl) + time.Millisecond + time.Nanosecond)
+		synctest.Wait()
+		select {
+		case <-ctx.Done():
+		default:
+			t.Fatalf("flush context not done a millisecond after its deadline (Key took %v)", keyTook)
+		}
+	})
+}

@@ -65,9 +65,8 @@ type deadlineBucket struct {
 
 // doneAt returns the channel closed once now() reaches deadline (ns since
 // New) rounded up to its bucket, whose width is a millisecond or timeout
-// (FlushTimeout) over deadlineSlots, whichever is longer. now is now() at the
-// call.
-func (b *Batcher[G, Req, Resp]) doneAt(deadline, now int64, timeout time.Duration) <-chan struct{} {
+// (FlushTimeout) over deadlineSlots, whichever is longer.
+func (b *Batcher[G, Req, Resp]) doneAt(deadline int64, timeout time.Duration) <-chan struct{} {
 	d := &b.deadlines
 	width := max(int64(time.Millisecond), int64(timeout)/deadlineSlots)
 	at := deadline - deadline%width
@@ -92,7 +91,10 @@ func (b *Batcher[G, Req, Resp]) doneAt(deadline, now int64, timeout time.Duratio
 		d.buckets = make(map[int64]*deadlineBucket)
 	}
 	bk := &deadlineBucket{ch: ch}
-	bk.timer = time.AfterFunc(time.Duration(at-now), func() {
+	// Read now, not at dispatch: the time since (Config.Key, a busy
+	// machine) would otherwise be added to when the bucket closes. A bucket
+	// already due closes at once.
+	bk.timer = time.AfterFunc(time.Duration(at-b.now()), func() {
 		d.mu.Lock()
 		if d.buckets[at] == bk {
 			delete(d.buckets, at)
