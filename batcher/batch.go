@@ -213,13 +213,20 @@ func (b *Batcher[G, Req, Resp]) launch(bt *batch[G, Req, Resp], force bool) {
 // MaxInFlight batches are already in flight (and not force, and Close has not
 // begun), it answers every item ErrOverloaded instead. Once Close has begun,
 // every batch is forced: one sealed before Close but started after it (its
-// sealing item's goroutine, a linger timer, a MaxBytes split) was refused for
-// the slots of the batches Close had just forced past the cap.
+// sealing item's goroutine, a linger timer, a MaxBytes split), or while Close
+// began, was refused for the slots of the batches Close had just forced past
+// the cap.
 func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool {
 	switch {
 	case force || b.closed.Load():
 		b.inflight.Add(1) // Close flushes beyond the cap
-	case !b.takeSlot(int64(b.cfg.Load().MaxInFlight)):
+	case b.takeSlot(int64(b.cfg.Load().MaxInFlight)):
+	case b.closed.Load():
+		// Close began since the check above, and its forced flushes may hold
+		// the slots: they are counted only after closed is set, so seeing
+		// them full means seeing closed here.
+		b.inflight.Add(1)
+	default:
 		b.c.rejected.Add(uint64(bt.live))
 		if bt.counted {
 			// The group's open batch, if any, was armed (it opened while this
@@ -243,6 +250,9 @@ func (b *Batcher[G, Req, Resp]) start(bt *batch[G, Req, Resp], force bool) bool 
 // reports whether it did. A refused batch is never counted, not even for a
 // moment: the gauge is what Stats reports and what admission checks.
 func (b *Batcher[G, Req, Resp]) takeSlot(limit int64) bool {
+	if testHookTakeSlot != nil {
+		testHookTakeSlot()
+	}
 	for {
 		n := b.inflight.Load()
 		if n >= limit {
@@ -253,6 +263,10 @@ func (b *Batcher[G, Req, Resp]) takeSlot(limit int64) bool {
 		}
 	}
 }
+
+// testHookTakeSlot, if set, runs as takeSlot begins: tests set it to run
+// Close between start's check for Close and its claim of a slot.
+var testHookTakeSlot func()
 
 // run flushes bt and, under FlushNatural, the batches of its group that
 // gathered meanwhile: on this goroutine if it is a flush goroutine, on a new

@@ -64,3 +64,51 @@ func TestCloseSendsBatchSealedBeforeIt(t *testing.T) {
 		t.Fatalf("after Close: %d items, %d rejected; want 3, 0", s.Items, s.Rejected)
 	}
 }
+
+// The same promise when Close begins while the sealed batch is already being
+// started: start had seen Close not begun and went on to claim a slot, which
+// Close's forced flush of another group had just taken, and answered the
+// accepted item ErrOverloaded.
+func TestCloseDuringStartSendsSealedBatch(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	b, err := New(Config[int]{MaxItems: 2, MaxInFlight: 1, Linger: time.Hour},
+		func(_ context.Context, g int, _ []int, _ []Result[int]) error {
+			if g == 1 {
+				close(started)
+				<-release
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	open := b.Start(ctx, 1, 10) // group 1: an open batch, for Close to force
+	first := b.Start(ctx, 0, 0)
+	_, bt, slot, own, err := b.add(ctx, 0, 1) // fills and seals group 0's batch
+	if err != nil || !own {
+		t.Fatalf("add: own %v, %v; want the batch sealed by this item", own, err)
+	}
+	closed := make(chan struct{})
+	testHookTakeSlot = func() {
+		testHookTakeSlot = nil
+		go func() { _ = b.Close(); close(closed) }()
+		<-started // Close forced group 1's batch: it holds the only slot
+	}
+	defer func() { testHookTakeSlot = nil }()
+	b.launch(bt, false)
+	if _, err := b.wait(ctx, bt, slot); err != nil {
+		t.Errorf("item accepted before Close: %v; Close sends it whatever the cap", err)
+	}
+	if _, err := first.Wait(); err != nil {
+		t.Errorf("its batch mate: %v", err)
+	}
+	close(release)
+	<-closed
+	if _, err := open.Wait(); err != nil {
+		t.Errorf("group 1: %v", err)
+	}
+	if s := b.Stats(); s.Items != 3 || s.Rejected != 0 {
+		t.Errorf("after Close: %d items, %d rejected; want 3, 0", s.Items, s.Rejected)
+	}
+}
