@@ -25,6 +25,8 @@
 // Coalescing shares one result among callers, so everything that changes the
 // result (tenant, authorization scope, consistency level, the request's options)
 // must be part of the key; two callers with different rights must never share a key.
+// Every caller of one execution gets the same value: a slice, map or pointer in it
+// is shared, so callers must treat it as read-only (or copy it before changing it).
 // It does not cache: a caller arriving after an execution finished starts a new one
 // (put a cache in front, such as tierkit's cache package, which builds on this one).
 // It is not for writes or any call with side effects that each caller expects to

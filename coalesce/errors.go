@@ -25,6 +25,9 @@ var ErrGoexit = errors.New("coalesce: fn called runtime.Goexit")
 type PanicError struct {
 	// Value is the value passed to panic (a *runtime.PanicNilError for panic(nil),
 	// or nil under the panicnil=1 GODEBUG setting). It is nil when Goexit is set.
+	// The setting is read once, when the package initializes: a program that turns
+	// panicnil=1 on later (os.Setenv of GODEBUG) gets a panic(nil) in fn reported
+	// as a Goexit.
 	Value any
 	// Stack is the stack of the goroutine running fn, captured when the panic was
 	// recovered, or when the Goexit unwound past the execution.
