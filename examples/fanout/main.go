@@ -100,7 +100,7 @@ func printSolve(w io.Writer, f Fleet, target float64) {
 		fmt.Fprintf(tw, "%g\t%s\t%.1fx\t\n", s, num(gateway(f).DBFanIn), reduction(f))
 	}
 	tw.Flush()
-	if s, ok := solveDensity(f, target, 1e-3, 1e7); ok {
+	if s, ok := solveDensity(f, target, densityMin, densityMax); ok {
 		f.ShardDensity = s
 		fmt.Fprintf(w, "=> %gx at a density of %s shard replicas per host per regional tier (db fan-in %s)\n",
 			target, densityText(s), num(gateway(f).DBFanIn))

@@ -116,21 +116,34 @@ func gateway(f Fleet) Gateway {
 // reduction is the factor by which the gateway cuts total persistent connections.
 func reduction(f Fleet) float64 { return direct(f).Total / gateway(f).Total }
 
+// densityMin and densityMax are the ends of the density range the command
+// solves over: every positive density that matters. At densityMin the gateway
+// total is its client-side connections to within a float64's precision, and at
+// densityMax every proxy of a region owns some replica of each host, so the
+// reduction there is its bound at density 0+ and at infinity: a target
+// outside [at densityMax, at densityMin] is out of reach at any density.
+const (
+	densityMin = 1e-300
+	densityMax = 1e300
+)
+
 // solveDensity finds the shard density at which the model gives the target reduction,
-// by bisection: the reduction falls as the density rises. ok is false when the target
-// is out of reach within [lo, hi], and for a NaN target, which no density gives.
+// by bisection: the reduction falls as the density rises. The range is halved on
+// a log scale, so that a range of 600 orders of magnitude narrows as fast as one
+// of a few. ok is false when the target is out of reach within [lo, hi], and for
+// a NaN target, which no density gives.
 func solveDensity(f Fleet, target, lo, hi float64) (density float64, ok bool) {
 	at := func(s float64) float64 { f.ShardDensity = s; return reduction(f) }
 	if !(at(lo) >= target && at(hi) <= target) { // written so that NaN fails it
 		return 0, false
 	}
 	for range 200 {
-		mid := (lo + hi) / 2
+		mid := math.Sqrt(lo) * math.Sqrt(hi)
 		if at(mid) > target {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return (lo + hi) / 2, true
+	return math.Sqrt(lo) * math.Sqrt(hi), true
 }
