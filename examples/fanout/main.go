@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +20,9 @@ import (
 
 func main() {
 	f, target, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) { // asked for the usage, which is printed
+		return
+	}
 	if err != nil {
 		os.Exit(2)
 	}
