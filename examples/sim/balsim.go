@@ -141,7 +141,7 @@ func (t *tier) churn() {
 	}
 }
 
-// drift moves every efficiency by a small log-normal step, reflected into [0.6, 1.3].
+// drift moves every efficiency by a small log-normal step, clamped to [0.6, 1.3].
 func (t *tier) drift() {
 	for i := range t.hosts {
 		h := &t.hosts[i]
