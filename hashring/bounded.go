@@ -15,7 +15,8 @@ import (
 type LoadReporter interface {
 	// Load returns the requests in flight on node id (0 for an unknown id).
 	Load(id string) int64
-	// Total returns the requests in flight on all nodes.
+	// Total returns the requests in flight on all nodes. The bounds scale with
+	// it: count only the ring's members in it for a bound on their average.
 	Total() int64
 }
 
@@ -41,6 +42,14 @@ type LoadReporter interface {
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
 // at most the number of callers racing for it. A nil lr counts as no load at all,
 // and a Total below 0 as 0.
+//
+// Total is whatever lr reports, and a [Loads] counts every node it was given,
+// members or not: requests still in flight on a node that left the ring (or on
+// the nodes of another ring sharing the Loads) raise every member's bound, so
+// while they drain, the bound is c x (the members' load + the departed load)
+// shared among the members, not ceil(c x average), and a hot key can pile up on
+// its owner. To keep the bound during a drain, pass a [LoadReporter] whose Total
+// counts the ring's members only.
 func (r *Ring) LookupBounded(key string, c float64, lr LoadReporter) (string, error) {
 	return r.LookupBoundedHash(xxhash.Sum64String(key), c, lr)
 }
@@ -188,7 +197,8 @@ func (l *Loads) Load(id string) int64 {
 	return 0
 }
 
-// Total returns the requests in flight on all nodes.
+// Total returns the requests in flight on all nodes l counts, including nodes that
+// have left the ring and not yet drained.
 func (l *Loads) Total() int64 {
 	if l == nil {
 		return 0

@@ -16,7 +16,8 @@
 // at once, as a control plane publishes it) return a new immutable [Ring].
 // [Ring.LookupBounded] adds consistent hashing with bounded loads: with a [Loads]
 // tracker (Acquire/Release per request), no node is given a request that takes it
-// above ceil(c x its weighted share of the requests in flight).
+// above ceil(c x its weighted share of the requests in flight) (requests still in
+// flight on nodes that left the ring count too: see LookupBounded).
 //
 // # Design
 //
