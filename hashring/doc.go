@@ -17,7 +17,8 @@
 // [Ring.LookupBounded] adds consistent hashing with bounded loads: with a [Loads]
 // tracker (Acquire/Release per request), no node is given a request that takes it
 // above ceil(c x its weighted share of the requests in flight) (requests still in
-// flight on nodes that left the ring count too: see LookupBounded).
+// flight on nodes that left the ring count too; computed in floating point, the
+// bound can come out one higher with fractional weights: see LookupBounded).
 //
 // # Design
 //
