@@ -36,7 +36,7 @@ func FuzzRing(f *testing.F) {
 			case op == 1:
 				child, err = r.Remove(nodes[int(arg)%len(nodes)].ID)
 			case op == 2:
-				child, err = r.Reweight(nodes[int(arg)%len(nodes)].ID, float64(arg)/3+0.01)
+				child, err = r.Reweight(nodes[int(arg)%len(nodes)].ID, fuzzWeight(arg))
 			default:
 				nodes[int(arg)%len(nodes)].Weight *= 2
 				child, err = r.Update(append(nodes, hashring.Node{ID: fmt.Sprint("u", next), Weight: 1}))
@@ -47,6 +47,16 @@ func FuzzRing(f *testing.F) {
 			r = child
 		}
 	})
+}
+
+// fuzzWeight maps a byte to a reweight: even bytes to the everyday range
+// 0.01-85, odd ones to powers of two from 2^-127 to 2^127, so that tiny and
+// huge weights meet ordinary ones on one ring.
+func fuzzWeight(arg byte) float64 {
+	if arg%2 == 1 {
+		return math.Ldexp(1, int(arg)-128)
+	}
+	return float64(arg)/3 + 0.01
 }
 
 func checkStep(t *testing.T, parent, child *hashring.Ring) {
