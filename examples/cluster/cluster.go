@@ -280,12 +280,8 @@ func (c *Cluster) listen() error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("cluster: dashboard address: %w", err)
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && !ip.IsLoopback() {
-		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", addr)
+	if err := checkLoopbackLiteral(addr); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -296,6 +292,24 @@ func (c *Cluster) listen() error {
 		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", ln.Addr())
 	}
 	c.ln = ln
+	return nil
+}
+
+// checkLoopbackLiteral refuses a dashboard address that is malformed, has
+// an empty host (every interface) or an IP literal that is not loopback; ""
+// (a free loopback port) and names pass, the names checked once they are
+// listened on (listen).
+func checkLoopbackLiteral(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("cluster: dashboard address: %w", err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && !ip.IsLoopback() {
+		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", addr)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,13 +59,23 @@ func TestFlagBounds(t *testing.T) {
 		{[]string{"-rate", "1e9"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
 		{[]string{"-rate", "+Inf"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
 	} {
-		o, err := parseFlags(tt.give, &bytes.Buffer{})
-		require.NoError(t, err, "%q", tt.give)
+		// The command refuses them as usage errors (parseFlags), Start as
+		// a Spec it cannot run.
+		var errOut bytes.Buffer
+		_, err := parseFlags(tt.give, &errOut)
+		assert.EqualError(t, err, tt.want, "%q", tt.give)
+		assert.Equal(t, tt.want+"\n", errOut.String(), "%q", tt.give)
+		fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+		var spec Spec
+		fs.IntVar(&spec.Tenants, "tenants", 0, "")
+		fs.Float64Var(&spec.Rate, "rate", 0, "")
+		fs.DurationVar(&spec.Cadence, "cadence", 0, "")
+		require.NoError(t, fs.Parse(tt.give))
 		// An unusable binary: were the spec taken, Start would fail later
 		// with another error.
-		o.spec.GatewayBin = t.TempDir() + "/no-gateway"
-		o.spec.HTTP = "127.0.0.1:0"
-		_, err = Start(context.Background(), o.spec)
+		spec.GatewayBin = t.TempDir() + "/no-gateway"
+		spec.HTTP = "127.0.0.1:0"
+		_, err = Start(context.Background(), spec)
 		assert.EqualError(t, err, tt.want, "%q", tt.give)
 	}
 	for _, args := range [][]string{{"-cadence", "100ms"}, {"-cadence", "1s"}, {"-tenants", "100"}, {"-rate", "1000"}} {
@@ -82,5 +93,35 @@ func TestErrLinePrefixedOnce(t *testing.T) {
 		{"2 of 5 scenarios failed", "cluster: 2 of 5 scenarios failed"},
 	} {
 		assert.Equal(t, c.want, errLine(errors.New(c.give)))
+	}
+}
+
+// TestBadFlagValuesAreUsageErrors: an unknown -scenario, a non-loopback
+// -http and -tenants, -rate or -cadence out of range passed parseFlags and
+// were refused by run or Start, so the command exited 1, the status of a
+// failed scenario, instead of 2, that of bad usage (and an unknown scenario
+// only after -h's flag checks). parseFlags refuses them now. Found by a review.
+func TestBadFlagValuesAreUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		give []string
+		want string
+	}{
+		{[]string{"-scenario", "nope"}, `unknown scenario "nope"`},
+		{[]string{"-scenario", "rollout,hot"}, `unknown scenario "hot"`},
+		{[]string{"-http", "0.0.0.0:7070"}, "not a loopback address"},
+		{[]string{"-http", ":7070"}, "not a loopback address"},
+		{[]string{"-http", "7070"}, "dashboard address"},
+		{[]string{"-tenants", "-1"}, "Tenants out of range"},
+	} {
+		var errOut bytes.Buffer
+		_, err := parseFlags(tt.give, &errOut)
+		require.Error(t, err, "%q", tt.give)
+		assert.ErrorContains(t, err, tt.want, "%q", tt.give)
+		assert.Contains(t, errOut.String(), tt.want, "%q", tt.give)
+		assert.True(t, strings.HasPrefix(errOut.String(), "cluster: "), "%q: %s", tt.give, errOut.String())
+	}
+	for _, args := range [][]string{{"-scenario", "all"}, {"-scenario", "rollout,killed-gateway"}, {"-http", "localhost:0"}, {"-http", "[::1]:0"}} {
+		_, err := parseFlags(args, &bytes.Buffer{})
+		assert.NoError(t, err, "%q", args)
 	}
 }

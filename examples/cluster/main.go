@@ -64,7 +64,39 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		fmt.Fprintln(errOut, "cluster:", err)
 		return options{}, err
 	}
+	// A value out of range is a usage error too (exit 2), refused before
+	// anything is built or started; Start and run check the same.
+	err := o.spec.withDefaults().validate()
+	if err == nil {
+		_, err = scenarioList(o.scenario)
+	}
+	if err == nil {
+		err = checkLoopbackLiteral(o.spec.HTTP)
+	}
+	if err != nil {
+		fmt.Fprintln(errOut, errLine(err))
+		return options{}, err
+	}
 	return o, nil
+}
+
+// scenarioList returns the scenarios -scenario names, in order: none for "",
+// every one for "all", else the comma-separated names, each a known one.
+func scenarioList(name string) ([]string, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case "all":
+		return names(), nil
+	}
+	var todo []string
+	for _, n := range strings.Split(name, ",") {
+		if !slices.Contains(names(), n) {
+			return nil, fmt.Errorf("unknown scenario %q (want one of %s, a comma-separated list, or all)", n, strings.Join(names(), ", "))
+		}
+		todo = append(todo, n)
+	}
+	return todo, nil
 }
 
 // errLine is err as the command prints it: prefixed "cluster: " once, since
@@ -85,17 +117,9 @@ func names() []string {
 }
 
 func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
-	var todo []string
-	switch {
-	case name == "all":
-		todo = names()
-	case name != "":
-		for _, n := range strings.Split(name, ",") {
-			if !slices.Contains(names(), n) {
-				return fmt.Errorf("unknown scenario %q (want one of %s, a comma-separated list, or all)", n, strings.Join(names(), ", "))
-			}
-			todo = append(todo, n)
-		}
+	todo, err := scenarioList(name)
+	if err != nil {
+		return err
 	}
 	if !quiet {
 		spec.Logf = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
