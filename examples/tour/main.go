@@ -17,6 +17,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,10 +38,34 @@ type section struct {
 var sections []section
 
 func main() {
-	if err := run(os.Stdout, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "tour:", err)
-		os.Exit(1)
+	os.Exit(command(os.Stdout, os.Stderr, os.Args[1:]))
+}
+
+// errUsage is wrapped by run's error for arguments that name no section.
+var errUsage = errors.New("usage")
+
+// command runs the tour for args and returns the exit status: 0, 1 when a
+// section failed, 2 for bad usage (an argument that names no section), as
+// the other example commands. -h prints the sections and returns 0.
+func command(out, errOut io.Writer, args []string) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintf(out, "usage: tour [section ...]\nsections: %s\n", sectionNames(sorted()))
+		return 0
 	}
+	if err := run(out, args); err != nil {
+		fmt.Fprintln(errOut, "tour:", err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// sorted returns the sections in tour order.
+func sorted() []section {
+	slices.SortFunc(sections, func(a, b section) int { return a.order - b.order })
+	return sections
 }
 
 func run(w io.Writer, only []string) error {
@@ -51,7 +76,7 @@ func run(w io.Writer, only []string) error {
 	}
 	for _, o := range only {
 		if !slices.Contains(names, o) {
-			return fmt.Errorf("no section %q (have: %s)", o, strings.Join(names, ", "))
+			return fmt.Errorf("%w: no section %q (have: %s)", errUsage, o, strings.Join(names, ", "))
 		}
 	}
 	// The header names the sections that run, in the order they run; asked for

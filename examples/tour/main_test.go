@@ -41,3 +41,20 @@ func TestTourHeaderNamesWhatRuns(t *testing.T) {
 	header, _, _ = strings.Cut(out.String(), "\n")
 	require.True(t, strings.HasPrefix(header, fmt.Sprintf("tierkit tour: %d section(s): coalesce, batcher, ", len(sections))), header)
 }
+
+// TestTourUsageExitStatus: an argument naming no section (a typo, -h) made
+// the tour exit 1, the status of a section that failed, where the other
+// example commands exit 2 for bad usage and 0 for -h. Found by a review.
+func TestTourUsageExitStatus(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, command(&out, &errOut, []string{"no-such-package"}))
+	require.Contains(t, errOut.String(), `no section "no-such-package"`)
+	require.Empty(t, out.String(), "nothing runs")
+
+	out.Reset()
+	errOut.Reset()
+	require.Equal(t, 0, command(&out, &errOut, []string{"-h"}))
+	require.Contains(t, out.String(), "usage: tour [section ...]")
+	require.Contains(t, out.String(), "coalesce, batcher")
+	require.Empty(t, errOut.String())
+}
