@@ -101,7 +101,7 @@ const (
 	maxRate    = 1000
 )
 
-// validate refuses a spec whose regions are not distinct, non-empty names
+// validate refuses a spec whose regions are not distinct, non-empty, plain names
 // (a region named twice would start two gateways with one ID and one
 // configuration file) or whose counts, rate or periods are out of range (a
 // zero takes the default in withDefaults; a negative one was taken as is).
@@ -129,10 +129,28 @@ func (s Spec) validate() error {
 			return errors.New("cluster: empty region name")
 		case seen[r]:
 			return fmt.Errorf("cluster: region %q is named twice", r)
+		case !plainName(r):
+			return fmt.Errorf("cluster: region %q: want letters, digits, '-', '_' or '.', not first", r)
 		}
 		seen[r] = true
 	}
 	return nil
+}
+
+// plainName reports whether a region name is safe where the cluster puts it:
+// in a gateway's ID and its configuration file's name (a "/" or a leading "."
+// would place the file outside the cluster's directory) and in the load's
+// per-stream keys, tenant + "/" + region (a "/" in it would count its clients
+// in another region as well).
+func plainName(r string) bool {
+	for i, c := range r {
+		ok := c == '-' || c == '_' || (c == '.' && i > 0) ||
+			('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func or[T comparable](v, def T) T {

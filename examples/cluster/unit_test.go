@@ -218,8 +218,8 @@ func TestCheckAddrs(t *testing.T) {
 }
 
 // TestSpecValidate: a region named twice (its gateways would share IDs and
-// configuration files) or an empty region name is refused before anything
-// starts.
+// configuration files), an empty region name or one that is not a plain name
+// is refused before anything starts.
 func TestSpecValidate(t *testing.T) {
 	require.NoError(t, DefaultSpec().validate())
 	tests := []struct {
@@ -228,6 +228,12 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{[]string{"eu", "us", "eu"}, `cluster: region "eu" is named twice`},
 		{[]string{"eu", ""}, "cluster: empty region name"},
+		// A "/" counted the region's clients in another too (Snapshot.Region
+		// matches the key's suffix) and, like a leading ".", placed a gateway's
+		// configuration file outside the cluster's directory (found by a review).
+		{[]string{"eu", "us/east"}, `cluster: region "us/east": want letters, digits, '-', '_' or '.', not first`},
+		{[]string{"../etc"}, `cluster: region "../etc": want letters, digits, '-', '_' or '.', not first`},
+		{[]string{"eu west"}, `cluster: region "eu west": want letters, digits, '-', '_' or '.', not first`},
 	}
 	for _, tt := range tests {
 		assert.EqualError(t, Spec{Regions: tt.give}.withDefaults().validate(), tt.want)
