@@ -165,7 +165,8 @@ func (t *tier) cpu() []float64 {
 	return out
 }
 
-// observe adds measurement noise and the 100% ceiling a real CPU reading has.
+// observe caps the true CPU at 100% and adds measurement noise after the cap,
+// so a saturated host reads around 100%, a point or two above at times.
 func (t *tier) observe(cpu []float64) []float64 {
 	out := make([]float64, len(cpu))
 	for i, c := range cpu {
