@@ -278,7 +278,18 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 		}
 		out[i] = fastResult(ops[i].kind, r)
 		if ttl && ops[i].kind == opGet && out[i].found {
-			out[i].expireAt = pttlExpiry(now, res[j+1])
+			// As getsWithTTL: a PTTL lost with the connection fails the
+			// batch, and its error reply fails its GET. Read as "expire at
+			// once", either made the GET of a key that exists answer null.
+			p := res[j+1]
+			if err := p.Error(); err != nil {
+				if !isRueidisReplyErr(err) {
+					return err // the connection was lost after the GET: the whole batch fails
+				}
+				out[i] = opResult{err: err}
+				continue
+			}
+			out[i].expireAt = pttlExpiry(now, p)
 		}
 	}
 	return nil
