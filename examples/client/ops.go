@@ -26,16 +26,25 @@ func (c *Client) start(key string) (Target, *Config, error) {
 }
 
 func (c *Client) startRoute(key string) (Target, *Config, error) {
+	r, cfg, err := c.inForce()
+	if err != nil {
+		return Target{}, nil, err
+	}
+	t, err := c.route(r, cfg, key, true)
+	return t, cfg, err
+}
+
+// inForce returns the routes and the config in force, read once so that
+// every key of one call is routed on the same publication.
+func (c *Client) inForce() (*compiled, *Config, error) {
 	if c.closed.Load() {
-		return Target{}, nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	r := c.routes.Load()
 	if r == nil {
-		return Target{}, nil, ErrNoRoutes
+		return nil, nil, ErrNoRoutes
 	}
-	cfg := c.cfg.Load()
-	t, err := c.route(r, cfg, key, true)
-	return t, cfg, err
+	return r, c.cfg.Load(), nil
 }
 
 // Get returns the value of key, or ErrNotFound. Other errors come from the
@@ -116,13 +125,19 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 	}
 	var groups []*group
 	byDest := map[dest]*group{}
-	var cfg *Config
+	// One publication for every key: routes or a config published while
+	// the keys are grouped would otherwise split one call over both.
+	r, cfg, err := c.inForce()
+	if err != nil {
+		c.failures.Add(1)
+		return out, err
+	}
 	for i, k := range keys {
-		t, kcfg, err := c.start(k)
+		t, err := c.route(r, cfg, k, true)
 		if err != nil {
+			c.failures.Add(1)
 			return out, err
 		}
-		cfg = kcfg
 		d := dest{path: t.Path, host: t.Host, next: t.Next}
 		g := byDest[d]
 		if g == nil {
