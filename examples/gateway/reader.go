@@ -93,6 +93,8 @@ const (
 	errBadBulk      = protoError("invalid bulk length")
 	errBadQuotes    = protoError("unbalanced quotes in request")
 	errBigInline    = protoError("too big inline request")
+	errBigMulti     = protoError("too big mbulk count string")
+	errBigBulk      = protoError("too big bulk count string")
 	errUnauthMulti  = protoError("unauthenticated multibulk length")
 	errUnauthBulk   = protoError("unauthenticated bulk length")
 )
@@ -262,10 +264,20 @@ func (rr *respReader) suspend(i, count, args, j int) {
 
 // readCount reads the decimal number that ends with "\r\n" at buf[i:], and
 // returns it with the offset after the "\r\n"; ok is false if the line is
-// not complete yet. A line that is not a number is bad.
+// not complete yet. A line that is not a number is bad. A line still
+// incomplete past maxInline bytes from its '*' or '$' is too big, as Redis
+// refuses it ("too big mbulk count string", "too big bulk count string"):
+// unbounded, it was read up to max_request_bytes, which a connection that
+// must still authenticate could then hold.
 func (rr *respReader) readCount(i int, bad error) (n, next int, ok bool, err error) {
 	nl := rr.lineEnd(i)
 	if nl < 0 {
+		if rr.end-(i-1) > maxInline {
+			if bad == errBadMultiBulk {
+				return 0, 0, false, errBigMulti
+			}
+			return 0, 0, false, errBigBulk
+		}
 		return 0, 0, false, nil
 	}
 	nl -= i

@@ -65,8 +65,9 @@ func cpuSince(start float64) time.Duration {
 // its end once, not from its start on every read. Searched from its start,
 // an inline SET of a 2 MiB value in 8-byte reads took 8 s of CPU, within
 // every limit of the front end. An inline line is now refused past 64 KiB
-// (maxInline), as Redis refuses it; the inline case checks that a line of
-// that size is still searched once.
+// (maxInline), as Redis refuses it, and so is a multi-bulk count or bulk
+// length line; the cases of that size check that such a line is still
+// searched once.
 func TestRESPReaderLongLineInSmallReads(t *testing.T) {
 	const size = 2 << 20
 	for _, tt := range []struct {
@@ -75,8 +76,10 @@ func TestRESPReaderLongLineInSmallReads(t *testing.T) {
 	}{
 		{"inline", "SET k " + strings.Repeat("v", maxInline-8) + "\r\nPING\r\n", io.EOF},
 		{"inline past the bound", "SET k " + strings.Repeat("v", size) + "\r\nPING\r\n", errBigInline},
-		{"multi-bulk count", "*" + strings.Repeat("1", size) + "\r\n", errBadMultiBulk},
-		{"bulk length", "*1\r\n$" + strings.Repeat("1", size) + "\r\n", errBadBulk},
+		{"multi-bulk count", "*" + strings.Repeat("1", maxInline-1) + "\r\n", errBadMultiBulk},
+		{"bulk length", "*1\r\n$" + strings.Repeat("1", maxInline-1) + "\r\n", errBadBulk},
+		{"multi-bulk count past the bound", "*" + strings.Repeat("1", size) + "\r\n", errBigMulti},
+		{"bulk length past the bound", "*1\r\n$" + strings.Repeat("1", size) + "\r\n", errBigBulk},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rr := newRESPReader(&chunkReader{data: []byte(tt.give), n: 8}, 4<<20)
