@@ -41,6 +41,10 @@ type txState struct {
 	// transactions a later WATCH moved on from (advance). EXEC commits them
 	// before the transaction.
 	checks []*txn.Tx
+	// readErr: a read of EXEC's commands failed on its way (the shard, the
+	// snapshot too old; not WRONGTYPE, a reply of its command): EXEC then
+	// commits nothing and answers it (runQueued).
+	readErr error
 }
 
 // txOptions are the options of the gateway's transactions: no memory

@@ -144,13 +144,23 @@ func (s *session) runQueued(ctx context.Context) ([]any, error) {
 	now := time.Now()
 	from := s.txMark()
 	keys := 0
+	s.txs.readErr = nil
 	for i, c := range s.txs.queued {
 		out[i] = s.txCommand(ctx, c.Args, now)
 		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
 			keys += spec.nkeys(len(c.Args))
 		}
+		if s.txs.readErr != nil {
+			// On Redis shards each read is a round trip of its own: one
+			// that failed answered its command alone, and the commit
+			// applied the others' writes (half the transaction).
+			break
+		}
 	}
-	err := s.checkReads()
+	err := s.txs.readErr
+	if err == nil {
+		err = s.checkReads()
+	}
 	if err == nil {
 		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
 			if _, err = c.Commit(ctx); err != nil {
@@ -242,7 +252,7 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 	tx := s.txs.tx
 	// get reads k: found with errWrongType for a key of another type.
 	get := func(k []byte) ([]byte, bool, error) {
-		raw, ok, err := tx.Get(ctx, k)
+		raw, ok, err := s.txGet(ctx, k)
 		if errors.Is(err, errWrongType) {
 			return nil, true, err
 		}
@@ -289,6 +299,17 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 		return spec.fn(ctx, s, a)
 	}
 	return respErr("ERR " + name + " is not supported inside a transaction")
+}
+
+// txGet reads k through the transaction. An error other than
+// errWrongType (a reply of the command that read) is the read's own
+// failure, noted in readErr: EXEC then commits nothing.
+func (s *session) txGet(ctx context.Context, k []byte) ([]byte, bool, error) {
+	raw, ok, err := s.txs.tx.Get(ctx, k)
+	if err != nil && !errors.Is(err, errWrongType) && s.txs.readErr == nil {
+		s.txs.readErr = err
+	}
+	return raw, ok, err
 }
 
 // txMGet is MGET inside a transaction: a key of another type than string is
@@ -352,7 +373,7 @@ func (s *session) txIncr(ctx context.Context, name string, a [][]byte, now time.
 		}
 		delta = -delta
 	}
-	raw, ok, err := s.txs.tx.Get(ctx, a[1])
+	raw, ok, err := s.txGet(ctx, a[1])
 	if err != nil {
 		return errReply(err)
 	}
