@@ -153,6 +153,12 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 		s.txs.aborted = true
 		return respErr("ERR command not allowed inside a transaction")
 	}
+	if s.txs.aborted {
+		// EXEC will answer EXECABORT: as Redis, answer QUEUED and keep
+		// nothing (an aborted transaction holds no memory, and never meets
+		// the limit below where Redis would answer QUEUED).
+		return simple("QUEUED")
+	}
 	if limit := s.g.cfg.Limits.MaxTxCommands; len(s.txs.queued) >= limit {
 		// A bound on what one connection can make the gateway hold.
 		s.txs.aborted = true
