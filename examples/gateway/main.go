@@ -59,6 +59,14 @@ func main() {
 		os.Exit(2)
 	}
 	cfg = applyFlags(flag.CommandLine, cfg)
+	// A setting refused (out of range, unknown, contradicting another) is a
+	// usage error, as a file that does not parse is: status 2, not the 1 of
+	// a gateway that failed while serving. start checks it again (run is
+	// also called without main); the checks are idempotent.
+	if _, err := cfg.withDefaults(); err != nil {
+		log.Error("config", "err", err)
+		os.Exit(2)
+	}
 	setProcs(cfg.Procs)
 
 	ctx, cancel := context.WithCancel(context.Background())
