@@ -16,10 +16,15 @@ import (
 // fit its kind.
 func (b *BackendConfig) fillDefaults() error {
 	b.Kind = or(b.Kind, "memkv")
-	b.Shards = or(b.Shards, 4)
+	if b.Kind == "redis" && b.Shards != 0 {
+		// The Redis backend's shards are its addresses: a count here was
+		// ignored, where the reverse (Redis settings on memkv) is refused.
+		return fmt.Errorf("gateway: backend shards (-shards) %d set on the redis backend: its shards are the redis addresses", b.Shards)
+	}
 	b.Pool = or(b.Pool, 8)
 	switch b.Kind {
 	case "memkv":
+		b.Shards = or(b.Shards, 4)
 		// Redis settings here are a file that forgot the kind: ignored, the
 		// gateway would serve from process memory what the file meant for
 		// Redis.

@@ -44,6 +44,18 @@ func TestConfigBackendRedisNeedsKind(t *testing.T) {
 	c, err = c.withDefaults()
 	require.NoError(t, err)
 	require.Equal(t, "redis", c.Backend.Kind)
+	_, err = c.withDefaults() // main checks the settings, then start again
+	require.NoError(t, err)
+}
+
+// TestConfigShardsOnRedisRefused: a shard count (backend.shards, -shards)
+// with the Redis backend, whose shards are its addresses, was ignored,
+// where Redis settings on memkv are refused; it is refused too.
+func TestConfigShardsOnRedisRefused(t *testing.T) {
+	c, err := decodeConfig([]byte(`{"backend": {"kind": "redis", "redis": ["127.0.0.1:7001"], "shards": 8}}`))
+	require.NoError(t, err)
+	_, err = c.withDefaults()
+	require.ErrorContains(t, err, "backend shards (-shards) 8 set on the redis backend")
 }
 
 // TestConfigACLCommandNames: a tenant's command list naming a command the
