@@ -212,7 +212,9 @@ func (p *Plane) decideLocked(now time.Time, results map[string]pollResult) {
 			p.stats.PollErrors++
 		}
 		h.observe(res, p.cfg.Smoothing)
-		h.idled = h.draining(p.cfg.DrainAfter)
+		// A failed poll takes no sample: the next one still covers the
+		// time drained before it.
+		h.idled = h.idled && res.err != nil || h.draining(p.cfg.DrainAfter)
 	}
 	p.balanceLocked(now)
 	p.rebaseLocked()

@@ -39,6 +39,7 @@ type fakeGW struct {
 	skew        float64 // CPU cost factor: 1.5 = 50% more CPU per request
 	util        float64 // fixed utilization when >= 0
 	down        bool
+	badState    bool // answers, with a state the plane cannot use
 	uptime, cpu float64
 	commands    uint64
 	lastUtil    float64
@@ -155,6 +156,9 @@ func (f *fakeTier) Poll(_ context.Context, g controlplane.Gateway) (controlplane
 	fg := f.gws[g.ID]
 	if fg == nil || fg.down {
 		return controlplane.Sample{}, errDown
+	}
+	if fg.badState {
+		return controlplane.Sample{}, fmt.Errorf("fake: %w", controlplane.ErrBadState)
 	}
 	s := controlplane.Sample{CPUSeconds: fg.cpu, UptimeSeconds: fg.uptime, Commands: fg.commands,
 		Tenants: map[string]controlplane.TenantSample{}}
