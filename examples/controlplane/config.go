@@ -96,7 +96,8 @@ type Config struct {
 	// moving average, in (0, 1]; 1 disables smoothing. Default 0.5.
 	Smoothing float64
 	// MinCPU is the utilization below which a gateway gives the balancer no signal (it
-	// keeps its weight): an idle tier's CPU is mostly noise. Default 0.02.
+	// keeps its weight): an idle tier's CPU is mostly noise. Default 0.02, which a
+	// zero takes: to give the balancer every reading, set a tiny positive value (1e-9).
 	MinCPU float64
 	// ShareStep is the resolution of published failover shares: shares are rounded to
 	// a multiple of it, and the published routes stay while every share is within a
