@@ -157,6 +157,9 @@ func (p *apfPolicy) enqueue(now time.Duration, r *request) bool {
 	r.apfQueue, r.apfR = best, p.r
 	q.waiting.push(r)
 	p.queued++
+	// As timeoutOldRequestsAndRejectOrEnqueueLocked does: a queue that only
+	// had requests executing may have fallen behind R meanwhile.
+	p.bound(q)
 	return true
 }
 
