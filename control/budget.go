@@ -34,9 +34,14 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 // the refill's float arithmetic: truncated, it fell short of the token about
 // half the time, and a caller that waited exactly RetryAfter was refused
 // again. The check refills from the budget as stored, as that caller's
-// request will.
+// request will. A now before the last refill (explicit times out of order)
+// earns nothing until that refill's time, so the wait counts from there:
+// stepped up from now instead, it overshot by up to the gap's length.
 func (r *Registry) retryAfterLocked(now time.Time, tokens float64) time.Duration {
 	w := math.Ceil((1 - tokens) / r.cfg.Rate * float64(time.Second))
+	if _, at := r.budgetLocked(now); at.After(now) {
+		w += float64(at.Sub(now))
+	}
 	if w >= float64(math.MaxInt64) {
 		return time.Duration(math.MaxInt64)
 	}
