@@ -141,9 +141,9 @@ func (r *Registry) serveState(w http.ResponseWriter, body func(state map[string]
 		_ = http.NewResponseController(w).Flush()
 		panic(v)
 	}()
-	state := r.state(&running)
+	state := encodable(r.state(&running), &running)
 	running = ""
-	writeJSON(w, http.StatusOK, body(encodable(state)))
+	writeJSON(w, http.StatusOK, body(state))
 }
 
 // stateError reports a state func that panicked while the handler served it.
@@ -475,9 +475,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // encodable replaces each state JSON cannot encode (a NaN or infinite float, a
 // channel, a cycle) by {"error": message}, so one component's bad snapshot
-// does not turn the whole answer into a 500 for whoever polls it.
-func encodable(states map[string]any) map[string]any {
+// does not turn the whole answer into a 500 for whoever polls it. It keeps
+// in *running the name of the state it encodes: a snapshot whose MarshalJSON
+// panics is that state's panic, and the answer must name it.
+func encodable(states map[string]any, running *string) map[string]any {
 	for name, v := range states {
+		*running = name
 		if _, err := json.Marshal(v); err != nil {
 			states[name] = map[string]string{"error": err.Error()}
 		}
