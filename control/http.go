@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tierkit/tierkit/internal/jsonesc"
 )
 
 // maxBody bounds a request body of the HTTP API.
@@ -338,6 +340,11 @@ func decodeStrict(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest{errors.New("trailing data after the JSON object")}
+	}
+	// Valid UTF-8 can still escape half a surrogate pair, which
+	// encoding/json decodes as U+FFFD as it does a byte that is not UTF-8.
+	if i := jsonesc.LoneSurrogate(data); i >= 0 {
+		return badRequest{fmt.Errorf("a string escapes half a surrogate pair at offset %d", i)}
 	}
 	return duplicateKey(data)
 }

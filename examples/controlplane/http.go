@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tierkit/tierkit/internal/jsonesc"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -169,7 +170,7 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	// Nor may an escape stand for half a surrogate pair ("\ud800"), which
 	// the decoder replaces with U+FFFD as it does a byte that is not UTF-8.
-	if at := loneSurrogate(data); at >= 0 {
+	if at := jsonesc.LoneSurrogate(data); at >= 0 {
 		return fmt.Errorf("controlplane: bad JSON: escape at offset %d is half a surrogate pair, not a character", at)
 	}
 	// A null member decodes as a no-op too: "Kill": null would switch the
@@ -189,38 +190,6 @@ func decodeBody(r *http.Request, v any) error {
 		return fmt.Errorf("controlplane: bad JSON: member %q appears twice in one object", name)
 	}
 	return nil
-}
-
-// loneSurrogate returns the offset of the first \u escape in data (valid
-// JSON, in which every backslash begins an escape within a string) that is a
-// surrogate not paired with the next one, or -1 for none.
-func loneSurrogate(data []byte) int {
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\\' {
-			continue
-		}
-		if data[i+1] != 'u' {
-			i++ // a one-character escape: skip its character ('\\' included)
-			continue
-		}
-		r, _ := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
-		switch {
-		case r >= 0xdc00 && r <= 0xdfff:
-			return i
-		case r >= 0xd800 && r <= 0xdbff:
-			if len(data) < i+12 || data[i+6] != '\\' || data[i+7] != 'u' {
-				return i
-			}
-			lo, _ := strconv.ParseUint(string(data[i+8:i+12]), 16, 16)
-			if lo < 0xdc00 || lo > 0xdfff {
-				return i
-			}
-			i += 11
-		default:
-			i += 5
-		}
-	}
-	return -1
 }
 
 // repeatedMember returns the first member name that appears twice in one
