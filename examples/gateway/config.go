@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/tierkit/tierkit/batcher"
+	"github.com/tierkit/tierkit/internal/jsonesc"
 )
 
 // Config is the gateway's configuration: one JSON file (-config) plus flags.
@@ -183,6 +185,15 @@ func decodeConfig(data []byte) (Config, error) {
 	}
 	if err := duplicateField(json.NewDecoder(bytes.NewReader(data))); err != nil {
 		return Config{}, err
+	}
+	// encoding/json decodes a byte that is not UTF-8, and an escape of half
+	// a surrogate pair, as U+FFFD: a password or key prefix written in
+	// another encoding would be one no client can send.
+	if !utf8.Valid(data) {
+		return Config{}, errors.New("the configuration is not valid UTF-8")
+	}
+	if at := jsonesc.LoneSurrogate(data); at >= 0 {
+		return Config{}, fmt.Errorf("a string escapes half a surrogate pair at offset %d", at)
 	}
 	return c, nil
 }
