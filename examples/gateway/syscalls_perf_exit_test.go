@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,19 +26,7 @@ func TestSyscallsPerfExited(t *testing.T) {
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
 		t.Skip("the stand-ins are checked through /proc (Linux)")
 	}
-	stubs := t.TempDir()
-	write := func(name, body string) {
-		require.NoError(t, os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+body), 0o755))
-	}
-	const server = `exec redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning >&2` + "\n"
-	write("perf", "exit 0\n")
-	write("nutcracker", `conf=$2; port=$(sed -n 's/.*listen: 127.0.0.1://p' "$conf")`+"\n"+server)
-	write("go", `out=$3; cat >"$out" <<'EOS'
-#!/bin/sh
-while [ $# -gt 0 ]; do case $1 in -addr) port=${2##*:}; shift ;; esac; shift; done
-`+server+`EOS
-chmod +x "$out"
-`)
+	stubs := syscallsStubs(t, "exit 0\n")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
