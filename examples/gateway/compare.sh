@@ -65,8 +65,8 @@ done
 # is false, and the run went on without the gw+cache rows asked for.
 CACHE=${CACHE:-0}
 case $CACHE in '' | *[!0-9]*) echo "compare: CACHE is a number of entries (0: no caching tier), not '$CACHE'" >&2; exit 2 ;; esac
+source examples/gateway/harness.sh # before setup.sh: it adds the sbin folders to PATH
 scripts/setup.sh nutcracker >&2 || { echo "compare: scripts/setup.sh could not install what it needs (nutcracker, redis)" >&2; exit 1; }
-source examples/gateway/harness.sh
 harness_init
 
 pick_port r1; pick_port r2

@@ -1,6 +1,13 @@
 # Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): set-up and clean-up, the shards, loopback ports, a
 # process's CPU time, the shards' command counts, redis-benchmark's CSV, twemproxy's configuration.
 
+# Debian installs nutcracker (and some tools of its kind) in /usr/sbin, which
+# is not in the PATH of a user other than root: the scripts, and the
+# scripts/setup.sh they run, look there too.
+for sbin in /usr/local/sbin /usr/sbin /sbin; do
+	case ":$PATH:" in *":$sbin:"*) ;; *) PATH=$PATH:$sbin ;; esac
+done
+
 # harness_init checks that redis-cli and redis-benchmark are installed (the
 # scripts wait for their servers with the one and measure with the other),
 # makes the scratch folder $work and the list $pids of the processes

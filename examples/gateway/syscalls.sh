@@ -23,11 +23,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-50000} P=${P:-1} WL=${WL:-get}
+source examples/gateway/harness.sh # first: it adds the sbin folders to PATH
 for c in nutcracker perf redis-benchmark redis-server; do
 	command -v "$c" >/dev/null || { echo "syscalls: $c is not installed" >&2; exit 1; }
 done
 perf stat -e syscalls:sys_enter_read true >/dev/null 2>&1 || { echo "syscalls: perf cannot read the syscalls tracepoints here" >&2; exit 1; }
-source examples/gateway/harness.sh
 harness_init
 
 pick_port r1; pick_port r2
