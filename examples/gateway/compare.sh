@@ -50,7 +50,9 @@
 # as failed and the others still run; the script then exits 1.
 #
 # Needs redis-server, redis-benchmark and nutcracker, which it installs when
-# missing (scripts/setup.sh nutcracker: root or sudo); loopback only.
+# missing (scripts/setup.sh nutcracker: root or sudo; like every run of setup.sh
+# it also installs what the tests need when missing, gcc and chromium among
+# them); loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000}
