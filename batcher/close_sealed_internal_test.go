@@ -6,6 +6,72 @@ import (
 	"time"
 )
 
+// sealedRace is a batcher of one in-flight slot with group 1's batch open
+// (for Close to force: its flush holds the slot until release closes) and
+// group 0's batch sealed by an item whose dispatch has not begun: Do's first
+// step (add) taken, its launch not yet.
+type sealedRace struct {
+	b               *Batcher[int, int, int]
+	release         chan struct{}
+	started, closed chan struct{}
+	open, first     Pending[int, int, int]
+	bt              *batch[int, int, int]
+	slot            int
+}
+
+func newSealedRace(t *testing.T) *sealedRace {
+	r := &sealedRace{release: make(chan struct{}), started: make(chan struct{}), closed: make(chan struct{})}
+	var err error
+	r.b, err = New(Config[int]{MaxItems: 2, MaxInFlight: 1, Linger: time.Hour},
+		func(_ context.Context, g int, _ []int, _ []Result[int]) error {
+			if g == 1 {
+				close(r.started)
+				<-r.release
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r.open = r.b.Start(ctx, 1, 10)
+	r.first = r.b.Start(ctx, 0, 0)
+	var own bool
+	_, r.bt, r.slot, own, err = r.b.add(ctx, 0, 1) // fills and seals group 0's batch
+	if err != nil || !own {
+		t.Fatalf("add: own %v, %v; want the batch sealed by this item", own, err)
+	}
+	return r
+}
+
+// closeForcing runs Close and returns once Close has forced group 1's batch,
+// which then holds the only slot.
+func (r *sealedRace) closeForcing() {
+	go func() { _ = r.b.Close(); close(r.closed) }()
+	<-r.started
+}
+
+// launchAndCheck takes Do's next step for the item that sealed its batch
+// and checks that every item accepted before Close was sent.
+func (r *sealedRace) launchAndCheck(t *testing.T) {
+	t.Helper()
+	r.b.launch(r.bt, false)
+	if _, err := r.b.wait(context.Background(), r.bt, r.slot); err != nil {
+		t.Errorf("item accepted before Close: %v; Close sends it whatever the cap", err)
+	}
+	if _, err := r.first.Wait(); err != nil {
+		t.Errorf("its batch mate: %v", err)
+	}
+	close(r.release)
+	<-r.closed
+	if _, err := r.open.Wait(); err != nil {
+		t.Errorf("group 1: %v", err)
+	}
+	if s := r.b.Stats(); s.Items != 3 || s.Rejected != 0 {
+		t.Errorf("after Close: %d items, %d rejected; want 3, 0", s.Items, s.Rejected)
+	}
+}
+
 // TestCloseSendsBatchSealedBeforeIt: an item accepted before Close, whose
 // batch it filled (sealed) while no flush was in flight, but whose dispatch
 // had not started when Close ran, was answered ErrOverloaded: Close forced
@@ -14,55 +80,12 @@ import (
 // promises to flush what was accepted whatever the cap. The test takes Do's
 // steps one by one (add, then launch) to run Close between them.
 func TestCloseSendsBatchSealedBeforeIt(t *testing.T) {
-	release, started := make(chan struct{}), make(chan struct{})
-	b, err := New(Config[int]{MaxItems: 2, MaxInFlight: 1, Linger: time.Hour},
-		func(_ context.Context, g int, _ []int, _ []Result[int]) error {
-			if g == 1 {
-				close(started)
-				<-release
-			}
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	}()
-	ctx := context.Background()
-	open := b.Start(ctx, 1, 10) // group 1: an open batch, for Close to force
-	first := b.Start(ctx, 0, 0)
-	_, bt, slot, own, err := b.add(ctx, 0, 1) // fills and seals group 0's batch
-	if err != nil || !own {
-		t.Fatalf("add: own %v, %v; want the batch sealed by this item", own, err)
-	}
-	if n := b.inflight.Load(); n != 0 {
+	r := newSealedRace(t)
+	if n := r.b.inflight.Load(); n != 0 {
 		t.Fatalf("%d batches in flight at the seal, want 0", n)
 	}
-
-	closed := make(chan struct{})
-	go func() { _ = b.Close(); close(closed) }()
-	<-started // Close forced group 1's batch: it holds the only slot
-
-	b.launch(bt, false) // Do's next step for the item that sealed its batch
-	if _, err := b.wait(ctx, bt, slot); err != nil {
-		t.Fatalf("item accepted before Close: %v; Close sends it whatever the cap", err)
-	}
-	if _, err := first.Wait(); err != nil {
-		t.Fatalf("its batch mate: %v", err)
-	}
-	close(release)
-	<-closed
-	if _, err := open.Wait(); err != nil {
-		t.Fatalf("group 1: %v", err)
-	}
-	if s := b.Stats(); s.Items != 3 || s.Rejected != 0 {
-		t.Fatalf("after Close: %d items, %d rejected; want 3, 0", s.Items, s.Rejected)
-	}
+	r.closeForcing()
+	r.launchAndCheck(t)
 }
 
 // The same promise when Close begins while the sealed batch is already being
@@ -70,45 +93,11 @@ func TestCloseSendsBatchSealedBeforeIt(t *testing.T) {
 // Close's forced flush of another group had just taken, and answered the
 // accepted item ErrOverloaded.
 func TestCloseDuringStartSendsSealedBatch(t *testing.T) {
-	release, started := make(chan struct{}), make(chan struct{})
-	b, err := New(Config[int]{MaxItems: 2, MaxInFlight: 1, Linger: time.Hour},
-		func(_ context.Context, g int, _ []int, _ []Result[int]) error {
-			if g == 1 {
-				close(started)
-				<-release
-			}
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	open := b.Start(ctx, 1, 10) // group 1: an open batch, for Close to force
-	first := b.Start(ctx, 0, 0)
-	_, bt, slot, own, err := b.add(ctx, 0, 1) // fills and seals group 0's batch
-	if err != nil || !own {
-		t.Fatalf("add: own %v, %v; want the batch sealed by this item", own, err)
-	}
-	closed := make(chan struct{})
+	r := newSealedRace(t)
 	testHookTakeSlot = func() {
 		testHookTakeSlot = nil
-		go func() { _ = b.Close(); close(closed) }()
-		<-started // Close forced group 1's batch: it holds the only slot
+		r.closeForcing()
 	}
 	defer func() { testHookTakeSlot = nil }()
-	b.launch(bt, false)
-	if _, err := b.wait(ctx, bt, slot); err != nil {
-		t.Errorf("item accepted before Close: %v; Close sends it whatever the cap", err)
-	}
-	if _, err := first.Wait(); err != nil {
-		t.Errorf("its batch mate: %v", err)
-	}
-	close(release)
-	<-closed
-	if _, err := open.Wait(); err != nil {
-		t.Errorf("group 1: %v", err)
-	}
-	if s := b.Stats(); s.Items != 3 || s.Rejected != 0 {
-		t.Errorf("after Close: %d items, %d rejected; want 3, 0", s.Items, s.Rejected)
-	}
+	r.launchAndCheck(t)
 }

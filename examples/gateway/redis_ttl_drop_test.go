@@ -22,6 +22,28 @@ import (
 // rueidis's path gave each GET the connection's error as if the shard had
 // answered it, and the shard was counted as answering.
 func TestGetsWithTTLConnectionLostAfterMGet(t *testing.T) {
+	lostBeforePTTL(t, 2, func(d dataClient, out []opResult) error {
+		return d.getsWithTTL(context.Background(), []string{"a", "b"}, out)
+	})
+}
+
+// TestPipelineConnectionLostBeforePTTL: a mixed batch whose connection is
+// lost after the shard answered a GET and before the PTTL that follows it
+// (the caching tier's fill on a shard with expiries) fails the whole batch,
+// as getsWithTTL does and as go-redis's pipeline does. Before, rueidis's
+// pipeline read the lost PTTL as "expire at once": the GET, whose key
+// exists, answered null, and the shard was counted as answering.
+func TestPipelineConnectionLostBeforePTTL(t *testing.T) {
+	ops := []op{{kind: opSet, key: "a", value: []byte("1")}, {kind: opGet, key: "b"}}
+	lostBeforePTTL(t, len(ops), func(d dataClient, out []opResult) error {
+		return d.pipeline(context.Background(), ops, out, true)
+	})
+}
+
+// lostBeforePTTL runs call, with n results, on a rueidis and a go-redis
+// client of a fakeShard that closes the connection at the first PTTL, and
+// checks that each fails with an error that is not the shard's reply.
+func lostBeforePTTL(t *testing.T, n int, call func(d dataClient, out []opResult) error) {
 	addr := fakeShard(t, "PTTL", 0)
 	fast, slow := newFastShard(addr, 1, redisAuth{}), newShardClient(addr, 1, redisAuth{})
 	defer fast.close()
@@ -34,8 +56,8 @@ func TestGetsWithTTLConnectionLostAfterMGet(t *testing.T) {
 		{"go-redis", goredisData{slow}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := make([]opResult, 2)
-			err := tc.d.getsWithTTL(context.Background(), []string{"a", "b"}, out)
+			out := make([]opResult, n)
+			err := call(tc.d, out)
 			assert.Error(t, err, "results: %+v", out)
 			if err != nil {
 				assert.False(t, tc.d.replyErr(err), "%v", err)
