@@ -27,20 +27,29 @@ func TestStrayArgumentsRefused(t *testing.T) {
 		{[]string{"-v", "false"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-			defer cancel()
-			cmd, stderr := startMain(ctx, t, append([]string{"-addr", "127.0.0.1:0", "-http", "-"}, tc.args...))
-			var out []string
-			for sc := bufio.NewScanner(stderr); sc.Scan(); { // ends when the child exits or is killed
-				out = append(out, sc.Text())
-				if strings.Contains(sc.Text(), `msg="gateway serving"`) {
-					_ = cmd.Process.Kill()
-				}
-			}
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			require.True(t, errors.As(err, &ee) && ee.ExitCode() == 2, "want exit status 2, got %v:\n%s", err, strings.Join(out, "\n"))
-			require.Contains(t, strings.Join(out, "\n"), tc.args[len(tc.args)-1], "the error names the argument")
+			out := mainUsageError(t, tc.args)
+			require.Contains(t, out, tc.args[len(tc.args)-1], "the error names the argument")
 		})
 	}
+}
+
+// mainUsageError runs main in a child process (this test binary) with args
+// after a loopback -addr and no HTTP, requires exit status 2 (a child that
+// serves instead is killed) and returns what it logged.
+func mainUsageError(t *testing.T, args []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	cmd, stderr := startMain(ctx, t, append([]string{"-addr", "127.0.0.1:0", "-http", "-"}, args...))
+	var out []string
+	for sc := bufio.NewScanner(stderr); sc.Scan(); { // ends when the child exits or is killed
+		out = append(out, sc.Text())
+		if strings.Contains(sc.Text(), `msg="gateway serving"`) {
+			_ = cmd.Process.Kill()
+		}
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee) && ee.ExitCode() == 2, "want exit status 2, got %v:\n%s", err, strings.Join(out, "\n"))
+	return strings.Join(out, "\n")
 }
