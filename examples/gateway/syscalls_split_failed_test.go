@@ -36,10 +36,19 @@ script) exit 0 ;;
 esac
 exec timeout 120 sleep 120
 `)
+	checkSyscallsRowsFail(t, bash, stubs, "the pass failed", "SPLIT=1")
+}
+
+// checkSyscallsRowsFail runs syscalls.sh (N=200, env added) with the
+// stand-ins in stubs first on PATH, and checks that every proxy's row is
+// shown, each saying want, and that the script exits 1.
+func checkSyscallsRowsFail(t *testing.T, bash, stubs, want string, env ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "syscalls.sh")
-	cmd.Env = append(os.Environ(), "N=200", "SPLIT=1", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "N=200", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.WaitDelay = 5 * time.Second
 	var o bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &o
@@ -49,7 +58,7 @@ exec timeout 120 sleep 120
 	for _, proxy := range []string{"twemproxy", "gateway", "gw-1P"} {
 		assert.Regexp(t, `(?m)^`+proxy+` +ops/s +[0-9]`, out, "the %s row", proxy)
 	}
-	assert.Equal(t, 3, strings.Count(out, "the pass failed"), "%s", out)
+	assert.Equal(t, 3, strings.Count(out, want), "%s", out)
 	var exit *exec.ExitError
 	require.True(t, errors.As(err, &exit), "syscalls.sh: %v: %s", err, out)
 	assert.Equal(t, 1, exit.ExitCode(), "%s", out)
