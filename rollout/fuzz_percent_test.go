@@ -21,7 +21,7 @@ func FuzzPercent(f *testing.F) {
 	f.Add(99.995, 1e-300, "x", "")
 	f.Add(math.Inf(1), 1.0, "k", "")
 	f.Add(math.NaN(), 0.5, "k", "")
-	f.Add(-0.0, 100.0, "", "")
+	f.Add(math.Copysign(0, -1), 100.0, "", "")
 	f.Add(100.00000000000001, 0.0, "k", "")
 	f.Fuzz(func(t *testing.T, pct, raise float64, key, unit string) {
 		base := rollout.Config{Rules: []rollout.Rule{{Service: "s", Percent: 25}}}
