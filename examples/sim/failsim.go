@@ -11,7 +11,8 @@ import (
 
 // Failover simulation: 6 regions in 2 mega-regions, one run per minute. Each region's
 // demand follows a diurnal curve (the two mega-regions 6 hours apart) with seeded
-// bursts that ramp up over 8 minutes; region a2 loses 30% of its capacity for 4 hours.
+// bursts (40-79 minutes) that ramp up over 8 minutes and down over the last 10;
+// region a2 loses 30% of its capacity for 4 hours.
 // A region's mean CPU is what it serves over its capacity; each of its 60 hosts runs
 // at that times a fixed residual imbalance (sd 4%) plus 1-point noise. A table
 // computed from run t's loads carries run t+1's traffic.
