@@ -42,7 +42,9 @@ type CommitRequest = struct {
 // [ErrTooOld]; CommitUnknown() [ErrCommitUnknown]; AlreadyCommitted()
 // [ErrAlreadyCommitted]; TooLarge() [ErrTooLarge]; Temporary() (the commit
 // was not applied, retry is safe) [ErrTransient], except that a commit error
-// whose Timeout() reports true is [ErrCommitUnknown]; and an error with methods
+// whose Timeout() reports true is [ErrCommitUnknown], and so is one whose
+// Temporary errors are all wrapped inside such a timeout (only a Temporary
+// outside it vouches that nothing was applied); and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
 // *[ConflictError]. A commit error wrapping context.Canceled (and no error
 // above claiming otherwise) is [ErrCommitUnknown] too, and so is one that
@@ -206,7 +208,7 @@ func classifyErr(err error, commit bool) error {
 		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
 	}
 	for _, m := range matchers(commit) {
-		if anyWrapped(err, m.is) {
+		if anyWrapped(err, m.is, m.stop) {
 			return fmt.Errorf("%w: %w", m.sent, err)
 		}
 	}
@@ -219,9 +221,11 @@ type conflicter interface {
 	ConflictRanges() [][]byte
 }
 
-// matcher maps the errors is holds for onto sent.
+// matcher maps the errors is holds for onto sent. If stop is not nil, the
+// errors wrapped by one that stop holds for are not looked at.
 type matcher struct {
 	is   func(error) bool
+	stop func(error) bool
 	sent error
 }
 
@@ -233,21 +237,24 @@ type matcher struct {
 func matchers(commit bool) []matcher {
 	if !commit {
 		return []matcher{
-			{isTooOld, ErrTooOld},
-			{isTooLarge, ErrTooLarge},
-			{isTemporary, ErrTransient},
+			{isTooOld, nil, ErrTooOld},
+			{isTooLarge, nil, ErrTooLarge},
+			{isTemporary, nil, ErrTransient},
 		}
 	}
 	return []matcher{
-		{isTooOld, ErrTooOld},
-		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, ErrCommitUnknown},
+		{isTooOld, nil, ErrTooOld},
+		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, nil, ErrCommitUnknown},
 		{func(e error) bool {
 			x, ok := e.(interface{ AlreadyCommitted() bool })
 			return ok && x.AlreadyCommitted()
-		}, ErrAlreadyCommitted},
-		{isTooLarge, ErrTooLarge},
-		{func(e error) bool { return isTemporary(e) && !timedOut(e) }, ErrTransient},
-		{func(e error) bool { return timedOut(e) || e == context.Canceled }, ErrCommitUnknown},
+		}, nil, ErrAlreadyCommitted},
+		{isTooLarge, nil, ErrTooLarge},
+		// A Temporary inside a timeout (a client's "gave up waiting" keeping
+		// its last attempt's answer) does not vouch for the attempts before:
+		// only one outside every timeout says that nothing was applied.
+		{func(e error) bool { return isTemporary(e) && !timedOut(e) }, timedOut, ErrTransient},
+		{func(e error) bool { return timedOut(e) || e == context.Canceled }, nil, ErrCommitUnknown},
 	}
 }
 
@@ -300,18 +307,22 @@ func unknownBeside(err error) bool {
 // anyWrapped reports whether is holds for err or an error it wraps, walking
 // the tree as errors.Is does: an error wrapping several (errors.Join, a
 // fmt.Errorf with more than one %w) has no single Unwrap, and following
-// errors.Unwrap alone stopped at it, so its behaviours went unseen.
-func anyWrapped(err error, is func(error) bool) bool {
+// errors.Unwrap alone stopped at it, so its behaviours went unseen. The
+// walk does not go below an error that stop (if not nil) holds for.
+func anyWrapped(err error, is, stop func(error) bool) bool {
 	for err != nil {
 		if is(err) {
 			return true
+		}
+		if stop != nil && stop(err) {
+			return false
 		}
 		switch u := err.(type) {
 		case interface{ Unwrap() error }:
 			err = u.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, e := range u.Unwrap() {
-				if anyWrapped(e, is) {
+				if anyWrapped(e, is, stop) {
 					return true
 				}
 			}
