@@ -287,10 +287,17 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 		// A share wound down by DownStep steps carries their rounding: 0.1 less
 		// 0.02 five times leaves 7.6e-17, not 0, and that dust would be published
 		// as routes of a share around 1e-17 (no client would ever pick them).
-		// What is left within a billionth of the share is 0.
+		// What is left within a billionth of the share is 0. The same
+		// rounding leaves a share meant to be DownStep a few ulps off it,
+		// which the checks against DownStep (recovery at share <= DownStep,
+		// parked below it) read as the other side: within a billionth of
+		// DownStep it is DownStep.
 		next := st.share - cfg.DownStep
-		if next <= 1e-9*st.share {
+		switch {
+		case next <= 1e-9*st.share:
 			next = 0
+		case math.Abs(next-cfg.DownStep) <= 1e-9*cfg.DownStep:
+			next = cfg.DownStep
 		}
 		st.share = math.Max(want, next)
 	}
