@@ -43,8 +43,9 @@ type CommitRequest = struct {
 // [ErrAlreadyCommitted]; TooLarge() [ErrTooLarge]; Temporary() (the commit
 // was not applied, retry is safe) [ErrTransient], except that a commit error
 // whose Timeout() reports true is [ErrCommitUnknown], and so is one whose
-// Temporary errors are all wrapped inside such a timeout (only a Temporary
-// outside it vouches that nothing was applied); and an error with methods
+// Temporary, TooOld or conflict errors are all wrapped inside such a timeout
+// (they are the last attempt's answer; only one outside it vouches that
+// nothing was applied); and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
 // *[ConflictError]. A commit error wrapping context.Canceled (and no error
 // above claiming otherwise) is [ErrCommitUnknown] too, and so is one that
@@ -203,8 +204,7 @@ func classifyErr(err error, commit bool) error {
 	if commit && unknownBeside(err) {
 		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 	}
-	var c conflicter
-	if errors.As(err, &c) {
+	if c, ok := findConflict(err, commit); ok {
 		return &ConflictError{Keys: c.ConflictKeys(), Ranges: c.ConflictRanges(), Err: err}
 	}
 	for _, m := range matchers(commit) {
@@ -213,6 +213,27 @@ func classifyErr(err error, commit bool) error {
 		}
 	}
 	return err
+}
+
+// findConflict finds an engine's conflict error in err's tree, as
+// errors.As does. For a commit it does not look below an error that reports
+// Timeout: a conflict kept inside a timeout is the last attempt's answer,
+// and that attempt may have conflicted with an earlier one that was applied
+// before its reply was lost.
+func findConflict(err error, commit bool) (conflicter, bool) {
+	var c conflicter
+	if !commit {
+		return c, errors.As(err, &c)
+	}
+	found := anyWrapped(err, func(e error) bool {
+		if x, ok := e.(conflicter); ok {
+			c = x
+			return true
+		}
+		x, ok := e.(interface{ As(any) bool })
+		return ok && x.As(&c)
+	}, timedOut)
+	return c, found
 }
 
 // conflicter is an engine's conflict error.
@@ -243,7 +264,9 @@ func matchers(commit bool) []matcher {
 		}
 	}
 	return []matcher{
-		{isTooOld, nil, ErrTooOld},
+		// A too-old answer inside a timeout is the last attempt's: an
+		// earlier one may have been applied (see the Temporary below).
+		{isTooOld, timedOut, ErrTooOld},
 		{func(e error) bool { x, ok := e.(interface{ CommitUnknown() bool }); return ok && x.CommitUnknown() }, nil, ErrCommitUnknown},
 		{func(e error) bool {
 			x, ok := e.(interface{ AlreadyCommitted() bool })
