@@ -22,8 +22,9 @@ type Stats struct {
 	Panics uint64
 	// Forgets counts calls to Forget that removed an in-flight execution.
 	Forgets uint64
-	// InFlight is the number of executions whose fn has started and not yet
-	// returned (a gauge, not monotonic). Forgotten and abandoned executions count
+	// InFlight is the number of executions started (counted when the first
+	// caller registers one, before its fn runs) whose fn has not yet returned
+	// (a gauge, not monotonic). Forgotten and abandoned executions count
 	// until their fn returns. So InFlight need not be 0 once every caller has
 	// returned: a caller that leaves through its ctx does not wait for fn, and
 	// when every caller of an execution left, its fn goes on, on its own
