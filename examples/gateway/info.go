@@ -72,6 +72,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		fmt.Sprintf("admission_load:%.3f", ls.Load),
 		fmt.Sprintf("shed_total:%d", g.n.shed.Load()), // commands, as gateway_shed_total and the tenants' shed=
 		fmt.Sprintf("throttled_total:%d", g.n.throttled.Load()),
+		fmt.Sprintf("overloaded_total:%d", g.n.overloaded.Load()), // commands, as gateway_overloaded_total
 		fmt.Sprintf("denied_total:%d", g.n.denied.Load()),
 	}
 	if srv != nil {

@@ -71,4 +71,8 @@ func TestOverloadedCountsCommands(t *testing.T) {
 	require.NoError(t, <-done)
 	require.Equal(t, 8, refused)
 	require.Equal(t, uint64(refused), g.n.overloaded.Load(), "commands answered OVERLOADED vs the overloaded counter")
+	// INFO's stats had shed_total, throttled_total and denied_total but no
+	// count of these refusals, which /metrics and /control show (found by a
+	// review).
+	require.Contains(t, client(t, in, nil).Info(ctx, "stats").Val(), fmt.Sprintf("overloaded_total:%d\r\n", refused))
 }
