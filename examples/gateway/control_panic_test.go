@@ -24,7 +24,7 @@ func TestControlPanicReleasesGate(t *testing.T) {
 	require.NoError(t, reg.RegisterInt(control.IntKnob{Name: "boom", Value: 1,
 		Apply: func(int64) error { panic("component bug") }}))
 	g := &Gateway{}
-	h := g.gateControl(reg.Handler())
+	h := g.gateControl(control.Config{}, reg.Handler())
 
 	hr := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"who":"t","changes":[{"knob":"boom","value":2}]}`))
 	hr.Header.Set("Content-Type", "application/json")

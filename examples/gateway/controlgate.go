@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+
+	"github.com/tierkit/tierkit/control"
 )
 
 // maxControlBody is what gateControl reads of a /control POST body before it
@@ -25,9 +27,15 @@ const maxControlBody = 1<<20 + 1
 // to mark the gateway closing: a change is refused, or applied before Close
 // closes anything. The body is read before and the answer written after,
 // outside the lock, so that a slow client does not hold Close.
-func (g *Gateway) gateControl(h http.Handler) http.Handler {
+//
+// Only a change is gated: a POST from a Host that guard (control's own
+// AllowedHosts) refuses, or to a path that is no change, goes to h as it is,
+// for control's 403, 404 or 405. The gate answered 503 to those too, and
+// told a page that reached /control by DNS rebinding that the gateway was
+// shutting down.
+func (g *Gateway) gateControl(guard control.Config, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
+		if r.Method != http.MethodPost || !isControlChange(r.URL.Path) || !guard.AllowsHost(r.Host) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -57,6 +65,12 @@ func (g *Gateway) gateControl(h http.Handler) http.Handler {
 		}
 		rec.writeTo(w)
 	})
+}
+
+// isControlChange reports whether path, below /control, is one of control's
+// change routes: a change ("/", or "" after StripPrefix) or a rollback.
+func isControlChange(path string) bool {
+	return path == "" || path == "/" || path == "/rollback"
 }
 
 // serveGated serves r into rec under ctlMu held for reading, unless the

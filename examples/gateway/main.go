@@ -266,8 +266,8 @@ func isLoopback(a net.Addr) bool {
 // serveHTTP serves /control, /metrics and /debug/pprof on the HTTP listener.
 func (in *instance) serveHTTP() {
 	mux := http.NewServeMux()
-	mux.Handle("/control/", http.StripPrefix("/control", in.gw.gateControl(in.reg.Handler())))
 	guard := control.Config{AllowedHosts: in.cfg.controlHosts(isLoopback(in.httpLn.Addr()))}
+	mux.Handle("/control/", http.StripPrefix("/control", in.gw.gateControl(guard, in.reg.Handler())))
 	mux.Handle("/metrics", allowHosts(guard, in.gw.metrics.handler()))
 	// Each handler net/http/pprof registers on the default mux: Index
 	// serves the runtime's profiles alone, and answered 404 for the
