@@ -52,9 +52,13 @@ func Start(bin string, port int, user, pass string, ready func(*redis.Client) er
 	go func() { _ = p.Cmd.Wait(); close(p.Exited) }()
 	pid := strconv.Itoa(p.Cmd.Process.Pid)
 	// Bounded readiness poll: the server has no way to tell us it listens.
-	c := redis.NewClient(&redis.Options{Addr: p.Addr, Username: user, Password: pass, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	// Each check is bounded too: on a port held by another process that
+	// accepts and never answers, a check waited out go-redis's 3 s read
+	// timeout, and Start took that long to see the exit.
+	c := redis.NewClient(&redis.Options{Addr: p.Addr, Username: user, Password: pass, MaxRetries: -1,
+		DialTimeout: checkTimeout, ReadTimeout: checkTimeout, WriteTimeout: checkTimeout})
 	defer c.Close()
-	for i := 0; ; i++ {
+	for deadline := time.Now().Add(startTimeout); ; {
 		select {
 		case <-p.Exited:
 			return nil, fmt.Errorf("redis-server on %s exited at start (port taken?)", p.Addr)
@@ -66,13 +70,20 @@ func Start(bin string, port int, user, pass string, ready func(*redis.Client) er
 				return p, nil
 			}
 		}
-		if i >= 200 {
+		if time.Now().After(deadline) {
 			p.Stop()
 			return nil, fmt.Errorf("redis-server on %s did not start", p.Addr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// startTimeout bounds Start's wait for a server to get ready; checkTimeout
+// bounds each readiness check's dial, write and read.
+const (
+	startTimeout = 2 * time.Second
+	checkTimeout = 250 * time.Millisecond
+)
 
 // StartFree is Start on a free loopback port, tried up to tries times (at
 // least once), each time on another port; it returns the last error.

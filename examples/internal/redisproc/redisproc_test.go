@@ -2,10 +2,12 @@ package redisproc
 
 import (
 	"context"
+	"net"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -45,4 +47,41 @@ func TestStartFreeAndStop(t *testing.T) {
 	p.Stop()
 	p.Stop() // idempotent
 	require.NotNil(t, p.Cmd.ProcessState)
+}
+
+// A port held by a listener that accepts and never answers: the server
+// exits at start, but the readiness check's PING waited out go-redis's
+// default 3 s read timeout before Start looked at the exit (found by a
+// review). Each check is bounded by checkTimeout now.
+func TestStartOnSilentPortReturnsPromptly(t *testing.T) {
+	b := bin(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	defer func() {
+		_ = ln.Close()
+		for c := range accepted {
+			_ = c.Close()
+		}
+	}()
+	start := time.Now()
+	p, err := Start(b, ln.Addr().(*net.TCPAddr).Port, "", "", Ping)
+	if p != nil {
+		p.Stop()
+	}
+	took := time.Since(start)
+	require.ErrorContains(t, err, "exited at start")
+	// One check's bound plus the exit: well under the 3 s it took.
+	require.Less(t, took, checkTimeout+time.Second, "Start on a silent port")
 }
