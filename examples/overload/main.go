@@ -160,6 +160,9 @@ func checkFlags(o options) error {
 	if o.real.Duration <= 0 {
 		return fmt.Errorf("-rd %v: the measured run's duration must be positive", o.real.Duration)
 	}
+	if c := o.real.NoisyCost; c == 0 { // realConfig takes 0 for its default, 1; the flag has no such meaning
+		return errors.New("-noisycost 0: a request costs at least 1")
+	}
 	if c := o.real.Cores; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("-cores %v: the CPU budget must be a finite number of cores (0: GOMAXPROCS)", c)
 	}

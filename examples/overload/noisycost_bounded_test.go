@@ -25,8 +25,19 @@ func TestNoisyCostBounded(t *testing.T) {
 		require.Error(t, err, "%q", args)
 		assert.Contains(t, errOut.String(), "real mode: ", "%q", args)
 	}
-	for _, args := range [][]string{{"-real", "-noisycost", "4"}, {"-real", "-noisycost", "500"}, {"-real", "-noisycost", "0"}} {
+	for _, args := range [][]string{{"-real", "-noisycost", "4"}, {"-real", "-noisycost", "500"}, {"-real", "-noisycost", "1"}} {
 		_, err := parseFlags(args, &bytes.Buffer{})
 		require.NoError(t, err, "%q", args)
 	}
+}
+
+// TestNoisyCostZeroRefused: -noisycost 0 ran at cost 1 without a word (the
+// run's config takes a zero cost for its default), and the report then
+// printed cost 1 for a run asked at 0. The flag has no "0: default"; a cost
+// below 1 is refused as a negative one is. Found by a review.
+func TestNoisyCostZeroRefused(t *testing.T) {
+	var errOut bytes.Buffer
+	_, err := parseFlags([]string{"-real", "-noisycost", "0"}, &errOut)
+	require.Error(t, err)
+	assert.Contains(t, errOut.String(), "-noisycost 0")
 }
