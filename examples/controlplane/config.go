@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tierkit/tierkit/balancer"
 	"github.com/tierkit/tierkit/failover"
@@ -203,6 +204,16 @@ func (c Config) validate() error {
 		if d == "" {
 			return bad("direct shard %d has no address", i)
 		}
+		if !utf8.ValidString(d) {
+			return bad("direct shard %d's address %q is not UTF-8, which the routes document (JSON) cannot carry", i, d)
+		}
+	}
+	for _, r := range c.Regions {
+		// JSON carries each byte that is not UTF-8 as U+FFFD: followers
+		// would read another name, and two such names as one.
+		if !utf8.ValidString(r.Name) || !utf8.ValidString(r.Mega) {
+			return bad("region %q (mega %q) is not UTF-8, which the routes document (JSON) cannot carry", r.Name, r.Mega)
+		}
 	}
 	for _, h := range c.AllowedHosts {
 		// A port, brackets or a wildcard would never match: Host is compared
@@ -247,6 +258,11 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 		return bad("empty ID")
 	case !regions[g.Region]:
 		return bad("region %q is not configured", g.Region)
+	case !utf8.ValidString(g.ID) || !utf8.ValidString(g.RESP) || !utf8.ValidString(g.HTTP):
+		// JSON (the routes document, the state) carries each byte that is
+		// not UTF-8 as U+FFFD: followers would dial an address never
+		// given, and take two such IDs for one.
+		return bad("ID or address not UTF-8 (RESP %q, HTTP %q)", g.RESP, g.HTTP)
 	case g.RESP == "":
 		return bad("empty RESP address")
 	case g.HTTP == "":
