@@ -40,7 +40,7 @@ func Ping(c *redis.Client) error { return c.Ping(context.Background()).Err() }
 // pass ("" for none), answers without error and the server answering is this
 // process (INFO's process_id). It returns an error, and leaves nothing
 // running, if the process exits first (the port was taken) or is not ready
-// within about 2 s.
+// within 5 s.
 func Start(bin string, port int, user, pass string, ready func(*redis.Client) error, extra ...string) (*Proc, error) {
 	p := &Proc{Addr: "127.0.0.1:" + strconv.Itoa(port), Exited: make(chan struct{})}
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -81,7 +81,7 @@ func Start(bin string, port int, user, pass string, ready func(*redis.Client) er
 // startTimeout bounds Start's wait for a server to get ready; checkTimeout
 // bounds each readiness check's dial, write and read.
 const (
-	startTimeout = 2 * time.Second
+	startTimeout = 5 * time.Second // generous: a loaded CI machine starts processes slowly
 	checkTimeout = 250 * time.Millisecond
 )
 

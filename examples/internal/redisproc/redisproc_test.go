@@ -82,6 +82,7 @@ func TestStartOnSilentPortReturnsPromptly(t *testing.T) {
 	}
 	took := time.Since(start)
 	require.ErrorContains(t, err, "exited at start")
-	// One check's bound plus the exit: well under the 3 s it took.
-	require.Less(t, took, checkTimeout+time.Second, "Start on a silent port")
+	// One check's bound plus the exit, with room for a loaded machine:
+	// under the 3 s read timeout it waited out before.
+	require.Less(t, took, 10*checkTimeout, "Start on a silent port")
 }
