@@ -163,10 +163,35 @@ func checkFlags(o options) error {
 	if c := o.real.NoisyCost; c == 0 { // realConfig takes 0 for its default, 1; the flag has no such meaning
 		return errors.New("-noisycost 0: a request costs at least 1")
 	}
+	if err := zeroRefused(o.real); err != nil {
+		return err
+	}
 	if c := o.real.Cores; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("-cores %v: the CPU budget must be a finite number of cores (0: GOMAXPROCS)", c)
 	}
 	return o.real.check()
+}
+
+// zeroRefused refuses a zero for the flags whose realConfig field takes 0 for
+// its default: -work 0 ran 200µs of work, -backend 0 waited 10 ms, and the
+// report printed the defaults for a run asked at zero. None of these flags
+// has a "0: default".
+func zeroRefused(r realConfig) error {
+	for _, f := range []struct {
+		flag, what string
+		zero       bool
+	}{
+		{"-work", "a request burns some CPU", r.Work == 0},
+		{"-warmup", "the warm-up calibrates the capacity", r.Warmup == 0},
+		{"-backend", "the modeled backend waits", r.Backend == 0},
+		{"-qd", "the shedder's queue deadline is positive", r.QueueDeadline == 0},
+		{"-target", "aimd holds a positive CPU utilization", r.Target == 0},
+	} {
+		if f.zero {
+			return fmt.Errorf("%s 0: %s (the flag has no \"0: default\")", f.flag, f.what)
+		}
+	}
+	return nil
 }
 
 // setPriority puts the process in the real-time policy at priority rt and at

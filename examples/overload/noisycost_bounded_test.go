@@ -41,3 +41,15 @@ func TestNoisyCostZeroRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, errOut.String(), "-noisycost 0")
 }
+
+// TestZeroDefaultsRefused: like -noisycost, -work, -warmup, -backend, -qd
+// and -target took 0 for their defaults without a word (-backend 0 waited
+// 10 ms). Each is refused, naming the flag. Found by a review.
+func TestZeroDefaultsRefused(t *testing.T) {
+	for _, flag := range []string{"-work", "-warmup", "-backend", "-qd", "-target"} {
+		var errOut bytes.Buffer
+		_, err := parseFlags([]string{"-real", flag, "0"}, &errOut)
+		require.Error(t, err, flag)
+		assert.Contains(t, errOut.String(), flag+" 0:")
+	}
+}
