@@ -103,7 +103,15 @@ type Config struct {
 	// always gets QueueDeadline. A SetConfig that lowers it applies at once
 	// to the tenants already marked: each counts as over its share until the
 	// new window has passed since its last mark. One that raises it extends
-	// no mark already made. Default 1s.
+	// no mark already made. One that changes it keeps the share level's rate
+	// (ShedOnArrival and the marks on the level read the same rate as
+	// before): the level, a cost per window, is scaled to the new length
+	// (at least 1 if it was positive), and the current window restarts at
+	// the latest time the Scheduler was given (a request's arrival,
+	// admission, refusal or service; a Shedder's SetConfig reads the clock),
+	// so that the next level is measured over the new length. What tenants
+	// were served in the window in progress no longer counts toward the
+	// next level or against the current one. Default 1s.
 	OverShareWindow time.Duration
 
 	// FreshArrivalOrder serves the tenants under their share (the fresh list)

@@ -27,6 +27,7 @@ type refModel struct {
 	winStart          int64
 	maxOld, maxFresh  int64 // most cost per unit of weight one tenant got, by list
 	level             int64
+	lastServed        int64 // the latest time a request was served
 	overShed, overLvl int64
 	total             shed.BucketStats
 	reclaimed         int64
@@ -90,6 +91,7 @@ type refTenant struct {
 	buckets   []*refBucket
 	deficit   int64
 	overUntil int64
+	overAt    int64 // the latest mark
 	win       int
 	winCost   int64
 	listed    bool
@@ -108,9 +110,36 @@ func newRefModel(c shed.Config) *refModel {
 // never below the deadline of the request ahead of it in its bucket. A
 // change that lowers neither deadline leaves every queued deadline alone,
 // even one raised to that of a request ahead that has left since.
+//
+// A changed OverShareWindow keeps the level's rate: the level is scaled to the
+// new length (at least 1 if positive) and the window restarts at the latest
+// arrival, admission, refusal or serve, after closing a window that had run
+// its old length. A lowered one ends each mark at its time plus the new window.
 func (m *refModel) setConfig(c shed.Config) {
 	prev := m.cfg
-	m.cfg = refConfigOf(c)
+	next := refConfigOf(c)
+	if next.win != prev.win && m.winID != 0 {
+		at := max(m.latest, m.lastServed)
+		if at-m.winStart >= prev.win {
+			m.closeWindow(at)
+		}
+		if m.level > 0 {
+			l := new(big.Int).Mul(big.NewInt(m.level), big.NewInt(next.win))
+			l.Quo(l, big.NewInt(prev.win))
+			m.level = math.MaxInt64
+			if l.IsInt64() {
+				m.level = max(1, l.Int64())
+			}
+		}
+		m.winID++
+		m.winStart, m.maxOld, m.maxFresh = at, 0, 0
+	}
+	if next.win < prev.win {
+		for _, t := range m.tenants {
+			t.overUntil = min(t.overUntil, t.overAt+next.win)
+		}
+	}
+	m.cfg = next
 	if m.cfg.queueDL >= prev.queueDL && m.cfg.standingDL >= prev.standingDL {
 		return
 	}
@@ -185,7 +214,7 @@ func (m *refModel) markOver(t *refTenant, at int64, byLevel bool) {
 			m.overShed++
 		}
 	}
-	t.overUntil = at + m.cfg.win
+	t.overUntil, t.overAt = at+m.cfg.win, at
 }
 
 func (m *refModel) shedCount(t *refTenant, b *refBucket, r shed.Reason, at int64) {
@@ -442,19 +471,9 @@ func (m *refModel) pop(at, avail int64) (id int, cost int64, ok bool, expired []
 // tenant served more than the level over its share.
 func (m *refModel) served(t *refTenant, cost, at int64, fresh bool) {
 	if m.winID == 0 || at-m.winStart >= m.cfg.win {
-		switch {
-		case m.winID == 0 || at-m.winStart >= 2*m.cfg.win:
-			m.level = 0 // the previous window served nothing
-		case m.maxOld > 0:
-			m.level = m.maxOld
-		case m.oldBacklogged():
-			m.level = max(m.maxFresh/2, 1)
-		default:
-			m.level = 0
-		}
-		m.winID++
-		m.winStart, m.maxOld, m.maxFresh = at, 0, 0
+		m.closeWindow(at)
 	}
+	m.lastServed = max(m.lastServed, at)
 	if t.win != m.winID {
 		t.win, t.winCost = m.winID, 0
 	}
@@ -468,6 +487,23 @@ func (m *refModel) served(t *refTenant, cost, at int64, fresh bool) {
 	if m.level > 0 && t.winCost > m.level*w {
 		m.markOver(t, at, true)
 	}
+}
+
+// closeWindow opens the share window at at, with the level measured in the
+// one it closes.
+func (m *refModel) closeWindow(at int64) {
+	switch {
+	case m.winID == 0 || at-m.winStart >= 2*m.cfg.win:
+		m.level = 0 // the previous window served nothing
+	case m.maxOld > 0:
+		m.level = m.maxOld
+	case m.oldBacklogged():
+		m.level = max(m.maxFresh/2, 1)
+	default:
+		m.level = 0
+	}
+	m.winID++
+	m.winStart, m.maxOld, m.maxFresh = at, 0, 0
 }
 
 // oldBacklogged: the old list was backlogged when the window closed. The doc

@@ -190,7 +190,7 @@ func runModel(t *testing.T, seed uint64, reclaim bool) {
 			}
 		default: // a configuration change
 			c := x.cfg
-			switch r.IntN(6) {
+			switch r.IntN(7) {
 			case 0:
 				c.Weights = map[string]int{}
 				for i := range ntenants {
@@ -210,6 +210,8 @@ func runModel(t *testing.T, seed uint64, reclaim bool) {
 				c.QueueDeadline = time.Duration(5+r.IntN(60)) * time.Millisecond
 				c.StandingDeadline = time.Duration(1+r.IntN(60)) * time.Millisecond
 				c.StandingDeadline = min(c.StandingDeadline, c.QueueDeadline)
+			case 6:
+				c.OverShareWindow = time.Duration(10+r.IntN(150)) * time.Millisecond
 			}
 			x.log = append(x.log, fmt.Sprintf("%d @%v config %+v", step, time.Duration(at), c))
 			if err := s.SetConfig(c); err != nil {

@@ -223,8 +223,9 @@ func (s *Scheduler[T]) Config() Config { return s.given.clone() }
 // to arrivals only: it never extends a queued request's.
 // Tenant weights change immediately; bucket bounds apply to the next Push; a
 // lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]); a
-// lower OverShareWindow shortens the over-share marks already made (see
-// [Config.OverShareWindow]).
+// lower OverShareWindow shortens the over-share marks already made, and a
+// changed one keeps the share level's rate and restarts the share window at
+// the latest time the Scheduler was given (see [Config.OverShareWindow]).
 func (s *Scheduler[T]) SetConfig(cfg Config) error {
 	_, err := s.setConfig(cfg)
 	return err
@@ -240,6 +241,7 @@ func (s *Scheduler[T]) setConfig(cfg Config) (cut bool, err error) {
 	s.settle()
 	cut = s.queued > 0 && (c.queueDeadline < s.cfg.queueDeadline || c.standingDeadline < s.cfg.standingDeadline)
 	shorter := c.overShareWindow < s.cfg.overShareWindow
+	s.rescale(c.overShareWindow)
 	s.cfg = c
 	s.given = cfg.clone()
 	s.evictOver(c.maxTenants, len(s.tenants.slots))

@@ -1,6 +1,9 @@
 package shed
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // shareWindow estimates the fair share of a backlogged tenant, the max-min
 // level: over a window of OverShareWindow, the most cost per unit of weight
@@ -16,6 +19,7 @@ type shareWindow struct {
 	maxOld   int64 // most cost served in the window per unit of weight to a tenant served from the old list
 	maxFresh int64 // most cost served to one tenant from the fresh list, per unit of weight
 	level    int64 // previous window's level per unit of weight; 0 for none
+	last     int64 // the latest time a request was served, for rescale
 }
 
 // served accounts cost served from the queue to t at at, from the fresh list
@@ -25,6 +29,7 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 	if w.id == 0 || at-w.start >= s.cfg.overShareWindow {
 		s.nextWindow(at)
 	}
+	w.last = max(w.last, at)
 	if t.win != w.id {
 		t.win, t.winCost = w.id, 0
 	}
@@ -64,6 +69,44 @@ func (s *Scheduler[T]) nextWindow(at int64) {
 	}
 	w.id++
 	w.start, w.maxOld, w.maxFresh = at, 0, 0
+}
+
+// rescale adapts the share window to a new OverShareWindow (s.cfg still holds
+// the old one). The level is a cost per window: read at the new length it
+// claimed a rate new/old times the one measured, so it is rescaled to the
+// same rate. The window in progress restarts at the latest time known (an
+// arrival, admission, refusal or serve), so that the next level is measured
+// over the new length: left running, a window shortened below the time it had
+// already run closed at the next serve with a maximum taken over more than a
+// window. A window that had run its old length is closed first, as the next
+// serve would have closed it (its maximum becomes the level, or none after a
+// gap).
+func (s *Scheduler[T]) rescale(window int64) {
+	w, old := &s.share, s.cfg.overShareWindow
+	if w.id == 0 || window == old {
+		return
+	}
+	at := max(s.coarse, w.last)
+	if at-w.start >= old {
+		s.nextWindow(at)
+	}
+	w.level = mulDiv(w.level, window, old)
+	w.id++ // the tenants' cost within the window starts again
+	w.start, w.maxOld, w.maxFresh = at, 0, 0
+}
+
+// mulDiv returns v*a/b for v >= 0 and a, b >= 1, saturated at MaxInt64, and
+// at least 1 if v is: a level does not vanish because the window shrank.
+func mulDiv(v, a, b int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(v), uint64(a))
+	if hi >= uint64(b) {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(b))
+	return int64(min(max(q, 1), math.MaxInt64))
 }
 
 // levelAt is the share level in force at at: the current window's, or none

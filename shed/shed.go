@@ -75,15 +75,20 @@ func New(cfg Config) (*Shedder, error) {
 // new Capacity takes effect at once: the queued requests that fit in it are
 // admitted before SetConfig returns (as with [Shedder.Kick]); one that
 // shrinks below the cost in flight admits nothing until enough is released.
+// A changed OverShareWindow keeps the share level's rate and restarts the
+// share window at the time of the call (see [Config.OverShareWindow]).
 func (s *Shedder) SetConfig(cfg Config) error {
 	s.mu.Lock()
+	now := time.Now()
+	// A changed OverShareWindow restarts the share window at the latest
+	// time seen: now, not the coarse clock of the fast path.
+	s.sched.observe(s.sched.at(now))
 	cut, err := s.sched.setConfig(cfg)
 	if err != nil {
 		s.mu.Unlock()
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
-	now := time.Now()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
 	if cut {

@@ -73,8 +73,9 @@ type Stats struct {
 	// weight a tenant may be served from the fresh list within one
 	// OverShareWindow before it counts as over its share (0: none, nothing
 	// was backlogged over its share in the previous window), as of the latest
-	// arrival or direct admission seen (a Scheduler's Stats takes no time;
-	// Pop, Expire and Remove do not advance that clock).
+	// arrival or direct admission seen, or a Shedder's SetConfig (a
+	// Scheduler's Stats takes no time; Pop, Expire and Remove do not advance
+	// that clock).
 	ShareLevel int64
 
 	InFlight int64 // cost admitted and not yet released (Shedder only)
