@@ -66,6 +66,7 @@ type hostTrack struct {
 	util    float64
 	base    float64 // the live share util refers to (see rebaseLocked); 0 before any
 	raw     float64 // last unsmoothed utilization
+	rawNow  bool    // raw was measured over the interval that ended at this tick
 	rate    float64 // commands per second, last tick
 	shed    float64 // shed per second, last tick
 	tenants map[string]tenantRate
@@ -105,6 +106,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	h.polls++
 	h.tenants = nil
 	h.rate, h.shed = 0, 0
+	h.rawNow = false
 	if res.err != nil {
 		h.observeErr(res.err)
 		return
@@ -139,7 +141,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		h.restart = true
 		return
 	}
-	h.raw = u
+	h.raw, h.rawNow = u, true
 	switch {
 	case h.idled:
 		// Clients skipped it for part of the interval (drained by hand, or
@@ -313,12 +315,19 @@ func (p *Plane) failoverLocked(now time.Time) {
 		// serves the clients that route to it: it counts with its last
 		// measurement, so one late answer does not cut its region's capacity.
 		h := p.hosts[id]
-		if !h.hasUtil || h.draining(p.cfg.DrainAfter) {
+		r := h.gw.Region
+		live := h.hasUtil && !h.draining(p.cfg.DrainAfter)
+		// A gateway drained since the last tick is no capacity, but the
+		// interval just measured still saw it serve the clients that had not
+		// followed the drain yet (and a drained one keeps serving those that
+		// never do): that is its region's demand.
+		if live || h.rawNow {
+			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
+		}
+		if !live {
 			continue
 		}
-		r := h.gw.Region
 		cpus[r] = append(cpus[r], h.util)
-		served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
 		p.capacity[r] += h.gw.Cores
 	}
 	if !p.routerStarted {

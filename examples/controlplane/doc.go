@@ -47,7 +47,9 @@
 //  4. Fail over. The region's own demand, in cores, is estimated from the CPU its
 //     gateways served in the last interval and the routes then in force (served =
 //     own x (1 - out) + received), then smoothed; unlike the observed CPU it does
-//     not drop when the region spills, so spilling does not switch itself off. It
+//     not drop when the region spills, so spilling does not switch itself off. A
+//     gateway drained since the last tick counts in it (clients that had not
+//     followed the drain yet sent it their work), not in the capacity. It
 //     is the [failover.Load] Demand, the region's live cores its Capacity, and its
 //     gateways' utilizations the HostCPU. A region's Backups form its failover
 //     ring (weights 1, 1/2, 1/4... in order of preference), enabled at 100% unless
