@@ -310,6 +310,7 @@ func (p *Plane) failoverLocked(now time.Time) {
 		p.capacity[reg.Name] = 0
 	}
 	cpus := map[string][]float64{}
+	unmeasured := map[string]bool{}
 	for _, id := range p.order {
 		// A gateway that missed a poll or two but is not draining yet still
 		// serves the clients that route to it: it counts with its last
@@ -325,6 +326,10 @@ func (p *Plane) failoverLocked(now time.Time) {
 			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
 		}
 		if !live {
+			// Joined since the last tick (or not polled yet): clients send it
+			// its share of the ring, and its first sample measures nothing.
+			unmeasured[r] = unmeasured[r] || !h.rawNow && !h.draining(p.cfg.DrainAfter) &&
+				(h.health == HealthUp || h.health == HealthUnknown)
 			continue
 		}
 		cpus[r] = append(cpus[r], h.util)
@@ -342,7 +347,7 @@ func (p *Plane) failoverLocked(now time.Time) {
 		}
 		p.routerStarted = true
 	}
-	demand := estimateDemand(p.regionNames(), served, p.capacity, p.table.Routes, p.demand)
+	demand := estimateDemand(p.regionNames(), served, p.capacity, unmeasured, p.table.Routes, p.demand)
 	loads := make([]failover.Load, 0, len(p.cfg.Regions))
 	for _, reg := range p.cfg.Regions {
 		n := reg.Name
@@ -400,13 +405,18 @@ func (p *Plane) regionNames() []string {
 // capacity (every gateway down or without a signal yet) keeps its last estimate:
 // its clients still want service, and the failover router then spills what it can.
 // So does a region sending (nearly) all of its clients away: what its gateways
-// serve then says nothing of its demand.
-func estimateDemand(regions []string, served, capacity map[string]float64, routes []failover.Route, last map[string]float64) map[string]float64 {
+// serve then says nothing of its demand. So does, once it has an estimate, a
+// region with a gateway serving clients but not measured yet (unmeasured): what
+// the others serve is only part of its demand.
+func estimateDemand(regions []string, served, capacity map[string]float64, unmeasured map[string]bool,
+	routes []failover.Route, last map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range routes {
 		out[r.From] += r.Share
 	}
-	blind := func(r string) bool { return capacity[r] == 0 || out[r] >= 0.999 }
+	blind := func(r string) bool {
+		return capacity[r] == 0 || out[r] >= 0.999 || unmeasured[r] && last[r] > 0
+	}
 	d := make(map[string]float64, len(regions))
 	for _, r := range regions {
 		d[r] = served[r]

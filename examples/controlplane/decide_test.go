@@ -15,12 +15,13 @@ func TestEstimateDemand(t *testing.T) {
 		return failover.Route{From: from, To: to, Share: s, Mechanism: failover.MechRing}
 	}
 	tests := []struct {
-		name     string
-		served   map[string]float64
-		capacity map[string]float64
-		routes   []failover.Route
-		last     map[string]float64
-		want     map[string]float64
+		name       string
+		served     map[string]float64
+		capacity   map[string]float64
+		unmeasured map[string]bool
+		routes     []failover.Route
+		last       map[string]float64
+		want       map[string]float64
 	}{
 		{
 			name:     "no routes: demand is what each region serves",
@@ -63,6 +64,16 @@ func TestEstimateDemand(t *testing.T) {
 			want:     map[string]float64{"eu": 3, "us": 1, "ap": 1},
 		},
 		{
+			// eu-4 joined: it serves a quarter of eu's clients with no
+			// measurement yet, and the other three serve 1.5 x 3/4.
+			name:       "a region with a gateway not measured yet keeps its last estimate",
+			served:     map[string]float64{"eu": 1.125, "us": 1, "ap": 1},
+			capacity:   map[string]float64{"eu": 3, "us": 3, "ap": 3},
+			unmeasured: map[string]bool{"eu": true},
+			last:       map[string]float64{"eu": 1.5, "us": 2},
+			want:       map[string]float64{"eu": 1.5, "us": 1, "ap": 1},
+		},
+		{
 			name:     "never negative",
 			served:   map[string]float64{"eu": 2, "us": 0.1, "ap": 1},
 			capacity: map[string]float64{"eu": 3, "us": 3, "ap": 3},
@@ -72,7 +83,7 @@ func TestEstimateDemand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := estimateDemand(regions, tt.served, tt.capacity, tt.routes, tt.last)
+			got := estimateDemand(regions, tt.served, tt.capacity, tt.unmeasured, tt.routes, tt.last)
 			for _, r := range regions {
 				assert.InDelta(t, tt.want[r], got[r], 1e-9, r)
 			}

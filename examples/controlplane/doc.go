@@ -49,7 +49,9 @@
 //     own x (1 - out) + received), then smoothed; unlike the observed CPU it does
 //     not drop when the region spills, so spilling does not switch itself off. A
 //     gateway drained since the last tick counts in it (clients that had not
-//     followed the drain yet sent it their work), not in the capacity. It
+//     followed the drain yet sent it their work), not in the capacity; a region
+//     with a gateway that serves clients but has no measurement yet (it joined
+//     since the last tick) keeps its last estimate for that tick. It
 //     is the [failover.Load] Demand, the region's live cores its Capacity, and its
 //     gateways' utilizations the HostCPU. A region's Backups form its failover
 //     ring (weights 1, 1/2, 1/4... in order of preference), enabled at 100% unless
