@@ -15,15 +15,7 @@ import (
 // capacity, no host CPUs: k = 1) keeps spilling; just below, it stops.
 func TestExitIsStrict(t *testing.T) {
 	r := mustNew(t, six())
-	step := func(u float64) failover.RegionDecision {
-		ls := loads(0.5, map[string]float64{"b1": u})
-		for i := range ls {
-			ls[i].HostCPU = nil
-		}
-		tab, err := r.Step(t0, ls)
-		require.NoError(t, err)
-		return decision(tab, "b1")
-	}
+	step := func(u float64) failover.RegionDecision { return decision(stepNoHosts(t, r, u), "b1") }
 	require.Equal(t, failover.Spilling, step(0.95).Phase)
 	for run := range 40 { // past MinHold, the share wound down to 0
 		d := step(0.68)

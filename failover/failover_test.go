@@ -59,6 +59,20 @@ func mustNew(t testing.TB, cfg failover.Config) *failover.Router {
 	return r
 }
 
+// stepNoHosts runs r once with every region at capacity 1000 and util 0.5
+// but b1 at u, with no host CPUs (k = 1: the projection is the demand's),
+// and returns the table.
+func stepNoHosts(t testing.TB, r *failover.Router, u float64) failover.Table {
+	t.Helper()
+	ls := loads(0.5, map[string]float64{"b1": u})
+	for i := range ls {
+		ls[i].HostCPU = nil
+	}
+	tab, err := r.Step(t0, ls)
+	require.NoError(t, err)
+	return tab
+}
+
 func decision(tab failover.Table, name string) failover.RegionDecision {
 	for _, d := range tab.Regions {
 		if d.Name == name {

@@ -35,12 +35,7 @@ func TestWindDownLeavesNoDust(t *testing.T) {
 				if run == 0 {
 					u = tc.fire
 				}
-				ls := loads(0.5, map[string]float64{"b1": u})
-				for i := range ls {
-					ls[i].HostCPU = nil
-				}
-				tab, err := r.Step(t0, ls)
-				require.NoError(t, err)
+				tab := stepNoHosts(t, r, u)
 				d := decision(tab, "b1")
 				require.Equal(t, failover.Spilling, d.Phase, "run %d: %s", run, d.Reason)
 				assert.True(t, d.Want == 0 || d.Want > 1e-9, "run %d: want %v", run, d.Want)

@@ -19,15 +19,7 @@ func TestWindDownRecoversAtDownStep(t *testing.T) {
 	for _, want := range []float64{0.1, 0.12, 0.22, 0.24, 0.3, 0.5} {
 		t.Run(fmt.Sprint(want), func(t *testing.T) {
 			r := mustNew(t, six())
-			step := func(u float64) failover.RegionDecision {
-				ls := loads(0.5, map[string]float64{"b1": u})
-				for i := range ls {
-					ls[i].HostCPU = nil
-				}
-				tab, err := r.Step(t0, ls)
-				require.NoError(t, err)
-				return decision(tab, "b1")
-			}
+			step := func(u float64) failover.RegionDecision { return decision(stepNoHosts(t, r, u), "b1") }
 			d := step(0.75 / (1 - want))
 			require.Equal(t, failover.Spilling, d.Phase)
 			require.InDelta(t, want, d.Want, 1e-12)
