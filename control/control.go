@@ -322,6 +322,10 @@ func (r *Registry) apply(clock func() time.Time, req Request, panicked *string) 
 func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, error) {
 	res := Result{DryRun: req.DryRun, Changes: make([]Outcome, 0, len(req.Changes))}
 	var plan []Outcome
+	// The longest MinInterval wait of the batch: refused for the first knob
+	// found too recent, a caller that waited its RetryAfter was refused again
+	// by the next. A value error found later still comes first: fix it.
+	var limited *RateLimitError
 	seen := make(map[string]bool, len(req.Changes))
 	for _, c := range req.Changes {
 		k, ok := r.knobs[c.Knob] // knobs change only under r.change, which we hold
@@ -353,11 +357,16 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 					// Overflow: now is centuries before the last change.
 					wait = math.MaxInt64
 				}
-				r.n.rateLimited.Add(1)
-				return Result{}, nil, &RateLimitError{Knob: k.name, RetryAfter: wait}
+				if limited == nil || wait > limited.RetryAfter {
+					limited = &RateLimitError{Knob: k.name, RetryAfter: wait}
+				}
 			}
 		}
 		plan = append(plan, o)
+	}
+	if limited != nil {
+		r.n.rateLimited.Add(1)
+		return Result{}, nil, limited
 	}
 	return res, plan, nil
 }
