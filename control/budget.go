@@ -59,6 +59,28 @@ func (r *Registry) retryAfterLocked(now time.Time, tokens float64) time.Duration
 	}
 }
 
+// budgetWaitLocked returns wait, a knob's MinInterval wait from now,
+// extended to when the change budget holds a whole token if it will not by
+// then: told the knob's wait alone, a caller that waited it was refused by
+// the budget. The caller holds r.change.
+func (r *Registry) budgetWaitLocked(now time.Time, wait time.Duration) time.Duration {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.cfg.Rate == 0 || wait == math.MaxInt64 {
+		return wait
+	}
+	at := now.Add(wait)
+	tokens, _ := r.budgetLocked(at)
+	if tokens >= 1 {
+		return wait
+	}
+	more := r.retryAfterLocked(at, tokens)
+	if more > math.MaxInt64-wait {
+		return math.MaxInt64
+	}
+	return wait + more
+}
+
 // refillLocked adds the change budget earned since the last refill.
 func (r *Registry) refillLocked(now time.Time) { r.tokens, r.tokensAt = r.budgetLocked(now) }
 

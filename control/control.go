@@ -322,9 +322,8 @@ func (r *Registry) apply(clock func() time.Time, req Request, panicked *string) 
 func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, error) {
 	res := Result{DryRun: req.DryRun, Changes: make([]Outcome, 0, len(req.Changes))}
 	var plan []Outcome
-	// The longest MinInterval wait of the batch: refused for the first knob
-	// found too recent, a caller that waited its RetryAfter was refused again
-	// by the next. A value error found later still comes first: fix it.
+	// The longest MinInterval wait (the first knob's alone was refused again
+	// by the next); a value error found later still comes first: fix it.
 	var limited *RateLimitError
 	seen := make(map[string]bool, len(req.Changes))
 	for _, c := range req.Changes {
@@ -365,6 +364,7 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 		plan = append(plan, o)
 	}
 	if limited != nil {
+		limited.RetryAfter = r.budgetWaitLocked(now, limited.RetryAfter)
 		r.n.rateLimited.Add(1)
 		return Result{}, nil, limited
 	}
