@@ -64,7 +64,7 @@ type BoolKnob struct {
 type StringKnob struct {
 	Name, Doc   string
 	Values      []string // allowed values; empty means any string up to MaxLen
-	MaxLen      int      // longest accepted string in bytes; 0 means 256
+	MaxLen      int      // longest accepted string in bytes; 0 means 256; negative is refused
 	Value       string
 	Apply       func(v string) error
 	MinInterval time.Duration
@@ -133,6 +133,9 @@ func (k *knob) validate() error {
 		return fmt.Errorf("control: knob %q has non-finite bounds", k.name)
 	}
 	if k.kind == KindString {
+		if k.maxLen < 0 {
+			return fmt.Errorf("control: knob %q has a negative MaxLen", k.name)
+		}
 		if slices.Contains(k.values, "") && len(k.values) == 1 {
 			return fmt.Errorf("control: knob %q has only the empty value", k.name)
 		}
@@ -264,7 +267,7 @@ func fromString(k StringKnob) *knob {
 		apply = func(v Value) error { return k.Apply(v.s) }
 	}
 	maxLen := k.MaxLen
-	if maxLen <= 0 {
+	if maxLen == 0 { // a negative one is refused by validate
 		maxLen = 256
 	}
 	return &knob{name: k.Name, doc: k.Doc, kind: KindString, values: slices.Clone(k.Values), maxLen: maxLen,
