@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -146,7 +147,11 @@ func TestConcurrentDeleteRewriteGC(t *testing.T) {
 }
 
 // gcUntil runs full GCs back to back on a goroutine of wg until done closes,
-// so that concurrent readers and writers meet GC at every point.
+// so that concurrent readers and writers meet GC at every point. It yields
+// after each GC: a loop that never blocks keeps its P until the scheduler
+// preempts it (10 ms), so under GOMAXPROCS=1 every runtime.Gosched of the
+// workers handed the CPU to it for a whole slice, and TestConcurrentAgainstModel
+// took about two minutes instead of seconds.
 func gcUntil(wg *sync.WaitGroup, s *memkv.Store, done <-chan struct{}) {
 	wg.Go(func() {
 		for {
@@ -155,6 +160,7 @@ func gcUntil(wg *sync.WaitGroup, s *memkv.Store, done <-chan struct{}) {
 				return
 			default:
 				s.GC()
+				runtime.Gosched()
 			}
 		}
 	})
