@@ -118,7 +118,7 @@ func ExampleConfig_dedup() {
 // returns at once, Do sends the second, then Wait collects the first; both
 // travel at the same time, without a goroutine per shard. Here shard 1's
 // backend call waits until shard 2's has started, which two Do calls in a
-// row would never let happen (it gives up after a second and says so).
+// row would never let happen (it gives up after 10 s and says so).
 func ExampleBatcher_Start() {
 	shard2 := make(chan struct{})
 	together := false
@@ -128,7 +128,7 @@ func ExampleBatcher_Start() {
 			select {
 			case <-shard2:
 				together = true
-			case <-time.After(time.Second):
+			case <-time.After(10 * time.Second):
 			}
 		case 2:
 			close(shard2)
