@@ -214,7 +214,10 @@ func (m *Manager) Delete(id ID, key []byte) error {
 	return m.Do(id, func(tx *Tx) error { return tx.Delete(key) })
 }
 
-// Commit is [Tx.Commit] on transaction id; the manager forgets id after it.
+// Commit is [Tx.Commit] on transaction id; the manager forgets id after it,
+// unless ctx had ended before the call: that commit was not sent, and the
+// transaction stays held and active (Commit again with a live context, or
+// Rollback; else it holds its memory until it is reaped).
 func (m *Manager) Commit(ctx context.Context, id ID) (v uint64, err error) {
 	err = m.Do(id, func(tx *Tx) error { v, err = tx.Commit(ctx); return err })
 	return v, err
