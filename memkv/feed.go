@@ -2,6 +2,7 @@ package memkv
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -284,7 +285,7 @@ func (sub *Subscription) Close() {
 	s.mu.Lock()
 	for i, x := range s.subs {
 		if x == sub {
-			s.subs = append(s.subs[:i], s.subs[i+1:]...)
+			s.subs = slices.Delete(s.subs, i, i+1) // zeroes the freed slot, as the cut-off's detach does
 			s.st.subscribers.Add(-1)
 			break
 		}
