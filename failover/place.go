@@ -93,7 +93,10 @@ func (p *placement) spill(i int) {
 	// what is left found no receiver, even when its mechanisms have no members
 	// (a ring knob without a Ring, a mega knob without a Mega): not dropped silently.
 	if l.Demand > 0 {
-		p.t.Regions[i].Unplaced = rem / l.Demand
+		// capped as route caps a share: with a subnormal demand, Want x Demand
+		// has too few bits and rem / Demand reads more than the region wanted
+		d := &p.t.Regions[i]
+		d.Unplaced = max(0, min(rem/l.Demand, d.Want-d.Out))
 	}
 }
 

@@ -29,3 +29,24 @@ func TestSubnormalDemandOutWithinWant(t *testing.T) {
 	require.Equal(t, failover.Spilling, a.Phase)
 	assert.LessOrEqual(t, a.Out, a.Want, "%+v", a)
 }
+
+// TestSubnormalDemandUnplacedWithinWant: what found no receiver is computed back
+// from absolute demand too, and with a subnormal demand Want x Demand / Demand
+// read 1: a region wanting 0.75 away reported all of its demand unplaced, more
+// than it wanted to send.
+func TestSubnormalDemandUnplacedWithinWant(t *testing.T) {
+	r, err := failover.New(failover.Config{Regions: []failover.Region{
+		{Name: "a", Knobs: failover.Knobs{Global: 100}},
+		{Name: "b"},
+	}})
+	require.NoError(t, err)
+	tab, err := r.Step(t0, []failover.Load{
+		{Region: "a", Demand: 5e-324, Capacity: 5e-324, HostCPU: []float64{0, 0, 0.9}},
+		{Region: "b", Demand: 1, Capacity: 0}, // down: no room anywhere
+	})
+	require.NoError(t, err)
+	a := tab.Regions[0]
+	require.Equal(t, failover.Spilling, a.Phase)
+	require.InDelta(t, 0.75, a.Want, 1e-12)
+	assert.LessOrEqual(t, a.Out+a.Unplaced, a.Want, "%+v", a)
+}
