@@ -203,14 +203,13 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 	if len(l.HostCPU) > 0 {
 		xs := slices.Clone(l.HostCPU)
 		slices.Sort(xs)
-		sum, hot := 0.0, 0
+		hot := 0
 		for _, x := range xs {
-			sum += x
 			if x > cfg.HotCPU {
 				hot++
 			}
 		}
-		s.Mean = sum / float64(len(xs))
+		s.Mean = mean(xs)
 		s.P = xs[percentileIndex(cfg.Percentile, len(xs))]
 		s.HotShare = float64(hot) / float64(len(xs))
 		if s.Mean > 0 {
@@ -232,6 +231,24 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 	s.Trend = st.trend
 	s.Projected = s.Home + cfg.LeadRuns*math.Max(st.trend, 0)
 	return s, k
+}
+
+// mean returns the mean of xs, sorted. CPUs near the float64 maximum overflow
+// their sum: they are then averaged over the largest, so the mean stays the
+// finite one, and with it the imbalance P/Mean.
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	if top := xs[len(xs)-1]; math.IsInf(sum, 1) {
+		sum = 0
+		for _, x := range xs {
+			sum += x / top
+		}
+		return sum / float64(len(xs)) * top
+	}
+	return sum / float64(len(xs))
 }
 
 // percentileIndex returns floor(p x n) capped at n-1, the index Config.Percentile
