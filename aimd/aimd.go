@@ -27,6 +27,10 @@ type Limiter struct {
 	// refillSet: refilled holds a refill's time. Not refilled.IsZero: an
 	// explicit clock may start at the zero time.Time.
 	refillSet bool
+	// earnedCap, when positive, caps the next refill: the burst before a
+	// SetConfig that enlarged the bucket. That refill credits the time since
+	// the last one, which ran (partly) under the smaller bucket.
+	earnedCap float64
 	inflight  int
 	memHigh   bool
 	above     int // consecutive steps with the load above the target
@@ -76,7 +80,9 @@ func New(cfg Config) (*Limiter, error) {
 // SetConfig validates cfg and applies it atomically, or returns an error
 // wrapping [ErrInvalidConfig] and changes nothing. The current limit and rate
 // are clamped into the new bounds, and the memory guard is tripped or reset for
-// the last memory reading under the new limit and marks.
+// the last memory reading under the new limit and marks. A longer Period
+// enlarges the token bucket from the swap on: the tokens earned before it
+// stay within the previous bucket.
 func (l *Limiter) SetConfig(cfg Config) error {
 	c, err := cfg.validate()
 	if err != nil {
@@ -84,7 +90,7 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	}
 	l.mu.Lock()
 	c.withSignal(&l.cfg)
-	wasRate := l.cfg.MaxRate > 0
+	wasRate, oldBurst := l.cfg.MaxRate > 0, l.burstLocked()
 	if l.cfg.Manual && !c.Manual || c.Period < l.cfg.Period {
 		// The lazy loop was parked (Manual) or waits out a longer period:
 		// the next admission steps and re-arms it. Other changes keep the
@@ -98,7 +104,12 @@ func (l *Limiter) SetConfig(cfg Config) error {
 		// the rate first: burstLocked reads it, and one assignment would
 		// size the bucket by the rate before (0 without a bucket: one token)
 		l.rate = c.MaxRate
-		l.tokens, l.refillSet = l.burstLocked(), false
+		l.tokens, l.refillSet, l.earnedCap = l.burstLocked(), false, 0
+	} else if c.MaxRate > 0 && l.refillSet && l.burstLocked() > oldBurst {
+		// A longer Period (a larger bucket): the tokens earned since the last
+		// refill were earned under the smaller one, and the next refill,
+		// which credits them all, must not read them under the larger.
+		l.earnedCap = min(oldBurst, or(l.earnedCap, oldBurst))
 	}
 	l.recLimit.Mark, l.recRate.Mark = min(l.recLimit.Mark, c.limitP.Max), min(l.recRate.Mark, c.rateP.Max)
 	if !c.Recover {
@@ -272,6 +283,9 @@ func (l *Limiter) refillLocked(now time.Time) {
 		l.refilled, l.refillSet = now, true
 	}
 	l.tokens = min(l.tokens, l.burstLocked())
+	if l.earnedCap > 0 {
+		l.tokens, l.earnedCap = min(l.tokens, l.earnedCap), 0
+	}
 }
 
 func (l *Limiter) burstLocked() float64 { return max(1, l.rate*l.cfg.Period.Seconds()) }
