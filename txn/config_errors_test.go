@@ -105,3 +105,18 @@ func TestRetryPolicyErrorsWrapErrInvalidConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestManagerBeginInvalidBeforeOverloaded: a full Manager answered an
+// invalid Options with ErrOverloaded, a retryable refusal, where the input
+// can never succeed. Bad input is refused first. Found by a review.
+func TestManagerBeginInvalidBeforeOverloaded(t *testing.T) {
+	m, err := txn.NewManager(newStore(t, memkv.Config{}), txn.ManagerConfig{MaxTxns: 1})
+	require.NoError(t, err)
+	_, err = m.Begin(txn.Options{})
+	require.NoError(t, err)
+	_, err = m.Begin(txn.Options{})
+	require.ErrorIs(t, err, txn.ErrOverloaded, "full")
+	_, err = m.Begin(txn.Options{Isolation: 99})
+	require.ErrorIs(t, err, txn.ErrInvalidConfig)
+	assert.NotErrorIs(t, err, txn.ErrOverloaded)
+}

@@ -125,6 +125,11 @@ func (m *Manager) SetConfig(cfg ManagerConfig) error {
 // the last reap, or when that reap's now is later than the clock), and
 // fails with ErrOverloaded at MaxTxns or over the total memory budget.
 func (m *Manager) Begin(opt Options) (ID, error) {
+	// Bad input first: under overload an invalid Options was answered
+	// ErrOverloaded, and a client retried what could never succeed.
+	if err := opt.validate(); err != nil {
+		return 0, err
+	}
 	cfg := m.cfg.Load()
 	if opt.MemoryBudget == 0 {
 		opt.MemoryBudget = cfg.TxBudget
