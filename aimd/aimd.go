@@ -157,7 +157,9 @@ func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
 // stamps each request once saves a clock read per admission; tests and
 // simulations pass explicit time). now should not go backwards by more than a
 // control period between calls: the token bucket refills from the latest now
-// it has seen and ignores an earlier one.
+// it has seen and ignores an earlier one, and the control loop takes its next
+// step only once now reaches the step after the latest it took (a clock set
+// back by an hour stops the loop for that hour).
 func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 	l.maybeStep(now)
 	l.mu.Lock()
