@@ -183,7 +183,7 @@
 // The allocation columns above were measured when the flush context lived in
 // the pooled batch. It is now one small allocation per batch (a flush may keep
 // its context after it returns, and a reused one changed under it): 1/128 of
-// an allocation per item at full batches (still 0 allocs/op, 2 B/op), one more
+// an allocation per item at full batches (still 0 allocs/op, 1 B/op), one more
 // per batch where batches are small.
 //
 // # Runtime tuning
