@@ -216,6 +216,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	r.figure("published spill share peaked at %.2f; %.1f%% of %s's gateway requests were served in %s up to the end of the peak",
 		sm.maxOut, 100*share(spilled, sent), region, backup)
 	r.figure("the backup %s was itself spilling (so it could not receive) in %d of the ticks", backup, sm.backupSpilled)
+	r.check(sm.backupSpilled == 0, "the backup %s never spills itself, so it can receive (it spilled in %d of %d ticks)", backup, sm.backupSpilled, len(rr.ticks))
 	r.figure("route changes: %d spill start(s); the route to %s turned on or off %d times; the published share changed %d times (the backup's room caps it each tick); on the way back home the wanted share reversed %d times",
 		sm.starts, backup, sm.toggles, sm.changes, sm.reversals)
 	r.check(sm.spillAt >= 0, "%s spills to %s", region, backup)
