@@ -194,8 +194,12 @@ func (h *hotRun) checkEvenedOut(ctx context.Context, c *Cluster, r *Report) erro
 	r.figure("after: %s", after)
 	r.figure("hot host CPU over its peers' mean, smoothed: %.2f at the peak, %.2f after; it then served %.0f%% of the region's requests (its ring share was %.0f%% before)",
 		h.peak, after.ratio(id), 100*share(hosts[h.hot.RESP], total), 100*h.base.share[id])
-	r.check(after.ratio(id) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(id))
-	r.check(after.share[id] < 0.6*h.base.share[id], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[id], h.base.share[id])
+	// Without a tick in the window the ratio and the share read 0: the
+	// checks below would pass on nothing measured.
+	measured := after.ticks > 0
+	r.check(measured, "the plane measured %s's hosts after the weight was lowered (got %d ticks)", h.region, after.ticks)
+	r.check(measured && after.ratio(id) <= 1.35, "the load evens out: the hot host's CPU is within 1.35x its peers' mean (got %.2f)", after.ratio(id))
+	r.check(measured && after.share[id] < 0.6*h.base.share[id], "the hot host keeps a lowered share (%.2f against %.2f before)", after.share[id], h.base.share[id])
 	a := load.All()
 	r.figure("meanwhile %d requests: %d failed, %d shed", a.Total(), a.Failed, a.Shed)
 	return nil
