@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/tierkit/tierkit/batcher"
+	"github.com/tierkit/tierkit/control"
 	"github.com/tierkit/tierkit/internal/jsonesc"
 )
 
@@ -266,6 +267,11 @@ func (c Config) withDefaults() (Config, error) {
 		// Beside other names, "*" would be taken for a host of that name.
 		return c, errors.New(`gateway: control_hosts: "*" (any Host) goes alone`)
 	}
+	// The names control.New takes (no port, no wildcard): checked here, not
+	// first at start, so that main refuses a bad one as a bad setting.
+	if _, err := control.New(control.Config{AllowedHosts: c.controlHosts(false)}); err != nil {
+		return c, fmt.Errorf("gateway: control_hosts: %w", err)
+	}
 	if err := c.Backend.fillDefaults(); err != nil {
 		return c, err
 	}
@@ -471,8 +477,10 @@ func (c Config) checkRanges() error {
 
 // checkKnobRanges rejects settings that are also control knobs (knobs.go)
 // outside the knob's bounds: the knob is registered with the setting's value
-// and refuses one outside them. Negative values are left to the components,
-// which refuse them with their own errors.
+// and refuses one outside them. Negative values are refused here too (after
+// the defaults, a zero is a default already): left to the components, which
+// refuse them as well, they failed start, after main's check, and the
+// process exited 1 rather than with a bad setting's status 2.
 func (c Config) checkKnobRanges() error {
 	type bound struct {
 		name     string
@@ -488,18 +496,18 @@ func (c Config) checkKnobRanges() error {
 		durs = append(durs, bound{"cache_staleness", c.CacheStaleness, minStaleness, maxStaleness})
 	}
 	for _, d := range durs {
-		if v := time.Duration(d.v); v >= 0 && (v < d.min || v > d.max) {
+		if v := time.Duration(d.v); v < d.min || v > d.max {
 			return fmt.Errorf("gateway: %s %v: want %v to %v", d.name, v, d.min, d.max)
 		}
 	}
 	for _, n := range []struct {
-		name   string
-		v, max int
-	}{{"max_batch", c.MaxBatch, maxKnobBatch}, {"max_in_flight", c.MaxInFlight, maxKnobCount},
-		{"max_limit", c.MaxLimit, maxKnobCount}, {"max_queue", c.MaxQueue, maxKnobCount},
-		{"cache_capacity", c.CacheCapacity, maxKnobCapacity}} {
-		if n.v > n.max {
-			return fmt.Errorf("gateway: %s %d: want at most %d", n.name, n.v, n.max)
+		name        string
+		v, min, max int
+	}{{"max_batch", c.MaxBatch, 1, maxKnobBatch}, {"max_in_flight", c.MaxInFlight, 1, maxKnobCount},
+		{"max_limit", c.MaxLimit, 1, maxKnobCount}, {"max_queue", c.MaxQueue, 1, maxKnobCount},
+		{"cache_capacity", c.CacheCapacity, 0, maxKnobCapacity}} {
+		if n.v < n.min || n.v > n.max {
+			return fmt.Errorf("gateway: %s %d: want %d to %d", n.name, n.v, n.min, n.max)
 		}
 	}
 	if c.TargetCPU < minTargetCPU {

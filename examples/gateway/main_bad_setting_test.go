@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,8 +19,16 @@ func TestBadSettingExitsWithUsageStatus(t *testing.T) {
 	if asMain(t) {
 		return
 	}
-	file := filepath.Join(t.TempDir(), "gateway.json")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "gateway.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"max_batch": 5000}`), 0o600))
+	// A negative setting that a component refuses (batcher, shed), and a
+	// control_hosts name that control refuses: both were refused by start
+	// alone, after main's check, and the process exited 1.
+	negative := filepath.Join(dir, "negative.json")
+	require.NoError(t, os.WriteFile(negative, []byte(`{"linger": "-1ms"}`), 0o600))
+	hosts := filepath.Join(dir, "hosts.json")
+	require.NoError(t, os.WriteFile(hosts, []byte(`{"control_hosts": ["localhost:6381"]}`), 0o600))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -30,8 +37,10 @@ func TestBadSettingExitsWithUsageStatus(t *testing.T) {
 		{[]string{"-batch-policy", "sometimes"}, "batch_policy"},
 		{[]string{"-otel-sample", "2"}, "otel_sample"},
 		{[]string{"-config", file}, "max_batch"},
+		{[]string{"-config", negative}, "linger"},
+		{[]string{"-config", hosts}, "control_hosts"},
 	} {
-		t.Run(strings.Join(tc.args[:1], " "), func(t *testing.T) {
+		t.Run(tc.want, func(t *testing.T) {
 			require.Contains(t, mainUsageError(t, tc.args), tc.want, "the error names the setting")
 		})
 	}
