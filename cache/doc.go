@@ -296,7 +296,7 @@
 //     significantly faster in wall time. otter 0.99-1.20x this package's time
 //     (0.99x at 75% reads evicting, 1.05x with []byte values evicting; no
 //     difference significant); golang-lru 1.33-4.78x in the four uint64 cases
-//     and with []byte values cached (significant), 0.99x with []byte values
+//     and with []byte values cached (significant), 0.98x with []byte values
 //     evicting, where it spends 44% less CPU.
 //   - Throughput, eighteenth session (another host;
 //     bench/cache/throughput_host18.txt, 6 rounds, median of per-round ratios
