@@ -10,6 +10,13 @@
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
+# Debian installs nutcracker in /usr/sbin, which is not in the PATH of a user
+# other than root: without it, a second run found nutcracker missing again
+# and ran sudo apt-get for it (examples/gateway/harness.sh looks there too).
+for sbin in /usr/local/sbin /usr/sbin /sbin; do
+	case ":$PATH:" in *":$sbin:"*) ;; *) PATH=$PATH:$sbin ;; esac
+done
+
 need=()
 for extra in "$@"; do
 	case $extra in

@@ -90,12 +90,16 @@ func TestSetupNothingMissing(t *testing.T) {
 // it does not know rather than install nothing and let the caller fail later.
 func TestSetupExtraTool(t *testing.T) {
 	all := []string{"redis-server", "redis-cli", "redis-benchmark", "chromium"}
-	dir, aptLog := stubTools(t, all...)
-	apt := runSetup(t, dir, aptLog, "nutcracker")
-	require.Contains(t, apt, "install -y -qq nutcracker\n", "apt-get runs: %q", apt)
+	// setup.sh looks in the sbin folders too (TestSetupNutcrackerInSbin):
+	// where one holds nutcracker, it is not missing here.
+	if !nutcrackerInSbin() {
+		dir, aptLog := stubTools(t, all...)
+		apt := runSetup(t, dir, aptLog, "nutcracker")
+		require.Contains(t, apt, "install -y -qq nutcracker\n", "apt-get runs: %q", apt)
+	}
 
-	dir, aptLog = stubTools(t, append(all, "nutcracker")...)
-	apt = runSetup(t, dir, aptLog, "nutcracker")
+	dir, aptLog := stubTools(t, append(all, "nutcracker")...)
+	apt := runSetup(t, dir, aptLog, "nutcracker")
 	require.Empty(t, strings.TrimSpace(apt), "apt-get runs")
 
 	bash, err := exec.LookPath("bash")
