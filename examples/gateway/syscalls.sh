@@ -115,8 +115,17 @@ for proxy in twemproxy gateway gw-1P; do
 		echo "    the pass failed ($(grep -m1 -i error "$work/bench.err" || echo "redis-benchmark failed")): the split below covers part of its N requests or none"
 		failed=$((failed + 1))
 	fi
-	echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
-	perf script -i "$work/perf.data" 2>/dev/null | awk -v n="$N" -f examples/gateway/cpusplit.awk
+	# perf script fails on a perf.data that perf record never wrote (it
+	# could not attach, or its proxy had exited): under set -e and pipefail
+	# the bare pipeline ended the script there, before the other proxies'
+	# rows and the summary. It is said, and counted as failed.
+	if split=$(perf script -i "$work/perf.data" 2>"$work/perf-script.err" | awk -v n="$N" -f examples/gateway/cpusplit.awk); then
+		echo "    CPU per request by where the samples are (us; 2,000 samples a second):"
+		printf '%s\n' "$split"
+	else
+		echo "    perf script could not read the samples: $(head -n 1 "$work/perf-script.err")"
+		failed=$((failed + 1))
+	fi
 done
 if [ "$failed" -gt 0 ]; then
 	echo "syscalls: redis-benchmark or perf failed on $failed row(s)" >&2
