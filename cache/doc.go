@@ -22,7 +22,8 @@
 // call of a bulk loader (an MGET), under the same no-stale-set rule; its load
 // is not shared with concurrent Gets (BenchmarkGetMany, 10-key reads with 89%
 // hits: 0.80x the time of 10 Gets, 6 allocations instead of 15, one load per
-// read with a miss instead of one per missed key). Its two halves are public
+// read with a miss instead of one per missed key;
+// bench/cache/getmany_applyrun_host46.txt). Its two halves are public
 // for a caller that schedules the loads itself: [Cache.LookupMany] serves the
 // hits and reports the misses, [Cache.FillMany] loads and stores those (the
 // gateway example looks up every shard's keys of a pipeline, then loads the
@@ -103,7 +104,8 @@
 // Apply looks a run of invalidations up ahead, 16 keys at a time, so that the
 // CPU overlaps their index lookups' cache misses (BenchmarkApplyRun, 16
 // invalidations of random string keys in a cache of 2^19: 0.54x the time of
-// one Apply call per event).
+// one Apply call per event in the session that added it, 0.69x in a later
+// run, bench/cache/getmany_applyrun_host46.txt).
 //
 // B = 0 (the default) disables the bound: entries live until evicted or
 // invalidated, for a cache with no stream.
