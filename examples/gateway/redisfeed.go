@@ -101,20 +101,14 @@ func notificationsCover(flags string) bool {
 }
 
 // followRedis checks every shard's notification settings, then keeps each
-// cache fresh from its shard's notifications.
+// cache fresh from its shard's notifications. A shard that does not answer
+// (down, unreachable) is not waited for: its keys fail until it is up, as
+// without the tier, and its feed subscribes once it is, checking the flags
+// then (subscribe), its cache serving no hit until then (no marker).
 func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
-	for _, c := range b.shards {
-		if err := ensureNotifications(ctx, c, ct.log); err != nil {
-			return err
-		}
-		// Every marker check reads these: a shard that refuses them (an
-		// ACL user without INFO) would have the check fail each time, no
-		// marker go out, and its cache serve a key only within one bound
-		// of its fill, without a word. The start fails instead, as for the
-		// flags and the subscriptions.
-		if _, _, err := readMarkerCheck(ctx, c); err != nil {
-			return fmt.Errorf("caching tier: shard %s refused the checks its checkpoint markers need (an ACL needs CONFIG GET and INFO): %w", c.Options().Addr, err)
-		}
+	reachable, err := ct.checkShards(ctx, b)
+	if err != nil {
+		return err
 	}
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])
@@ -123,15 +117,22 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 		return min(max(ct.config().MaxStaleness/4, time.Millisecond), 100*time.Millisecond)
 	}
 	ready := make(chan error, len(b.shards))
+	waits := 0
 	for i, c := range b.shards {
 		m := new(markerState)
-		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, ready, m) })
+		r := ready
+		if !reachable[i] {
+			r = nil // a refusal once it is up is warned of, as a later one is
+		} else {
+			waits++
+		}
+		ct.wg.Go(func() { ct.followShard(ct.ctx, b, i, marker, r, m) })
 		ct.wg.Go(func() { every(ct.ctx, period, ct.boundChanged, func() { ct.mark(ct.ctx, b, i, c, marker, m) }) })
 	}
-	// Serve only once every shard's notifications and markers flow; a shard
-	// that refuses either subscription fails the start, as one that refuses
-	// the flags does: its cache would never serve a hit.
-	for range b.shards {
+	// Serve only once every reachable shard's notifications and markers
+	// flow; a shard that refuses either subscription fails the start, as
+	// one that refuses the flags does: its cache would never serve a hit.
+	for range waits {
 		select {
 		case err := <-ready:
 			if err != nil {
@@ -142,6 +143,38 @@ func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 		}
 	}
 	return nil
+}
+
+// checkShards checks (and sets) every shard's notification flags and that
+// it allows the checks its markers need. A refusal (an error reply) fails
+// the start; a shard that does not answer is reported unreachable and
+// logged (before, it failed the start: one shard down kept the gateway
+// from serving any).
+func (ct *cacheTier) checkShards(ctx context.Context, b *redisBackend) ([]bool, error) {
+	reachable := make([]bool, len(b.shards))
+	for i, c := range b.shards {
+		err := ensureNotifications(ctx, c, ct.log)
+		if err == nil {
+			// Every marker check reads these: a shard that refuses them
+			// (an ACL user without INFO) would have the check fail each
+			// time, no marker go out, and its cache serve a key only
+			// within one bound of its fill, without a word. The start
+			// fails instead, as for the flags and the subscriptions.
+			if _, _, err = readMarkerCheck(ctx, c); err != nil {
+				err = fmt.Errorf("caching tier: shard %s refused the checks its checkpoint markers need (an ACL needs CONFIG GET and INFO): %w", c.Options().Addr, err)
+			}
+		}
+		switch {
+		case err == nil:
+			reachable[i] = true
+		case isReplyError(err) || ctx.Err() != nil:
+			return nil, err
+		default:
+			ct.log.Warn("caching tier: a shard does not answer at start; its keys fail and its cache serves no hit until its feed subscribes",
+				"shard", i, "addr", c.Options().Addr, "err", err)
+		}
+	}
+	return reachable, nil
 }
 
 // givesExpiry holds the keyspace events that can give a key an expiry.
