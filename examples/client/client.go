@@ -162,21 +162,14 @@ func (c *Client) route(r *compiled, cfg *Config, key string, count bool) (Target
 		addr := r.shardOf[id]
 		return Target{Path: PathDirect, Host: addr, Next: addr, Reason: d.Reason}, nil
 	}
-	region := cfg.Region
-	if r.Failover != nil {
-		unit := cfg.Unit
-		if unit == "" {
-			unit = key
-		}
-		region = r.Failover.Pick(cfg.Region, unit)
-	}
+	h := gatewayHash(key)
+	region := pickRegion(r.Failover, cfg, h)
 	t := Target{Path: PathGateway, Region: region, Reason: d.Reason}
 	ring := r.Gateways[region]
 	if ring == nil {
 		return t, ErrNoHost
 	}
 	var buf [4]string
-	h := gatewayHash(key)
 	cands := ring.AppendLookupNHash(buf[:0], h, 2) // owner and retry host: the common case
 	var now int64
 	if c.ejectMax.Load() != 0 { // some host was ejected once: read the clock

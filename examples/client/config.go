@@ -32,7 +32,11 @@ type Config struct {
 	Region string
 	// Unit identifies the client for failover.Table.Pick (a host or process id), so a
 	// client stays on one side of a spill share. Empty means the key: a spill share
-	// then moves that share of keys instead of that share of clients.
+	// then moves that share of keys instead of that share of clients, drawn by
+	// a mix of the key's ring hash (its {hash tag} if any), so the keys moved
+	// spread over the backup region's hosts by weight (Table.Pick by the key
+	// itself would read the bits that pick its ring slot, and send them all to
+	// the hosts owning the backup ring's low slots).
 	Unit string
 	// RolloutUnit is what the rollout percentage hashes (rollout.Query.Unit). Empty
 	// means the key, so a key stays on one path as the percentage rises.

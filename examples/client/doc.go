@@ -8,7 +8,8 @@
 //     percentage, a region filter, a kill switch) say gateway or direct;
 //  2. the region (gateway path): the failover.Table the control plane
 //     published maps the client's home region to the region serving it
-//     (Table.Pick, by [Config.Unit] or by key);
+//     (Table.Pick by [Config.Unit], or the same choice by a mix of the key's
+//     hash, so the keys a spill moves spread over the backup region's hosts);
 //  3. the host: a weighted hashring of that region's gateway hosts (weights
 //     from the control plane, published with hashring's MarshalBinary and
 //     decoded with hashring.Unmarshal) gives the owner of the key and the

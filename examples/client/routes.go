@@ -148,3 +148,44 @@ func routingKey(key string) string {
 
 // gatewayHash hashes key for the gateway-host ring.
 func gatewayHash(key string) uint64 { return xxhash.Sum64String(routingKey(key)) }
+
+// pickRegion returns the region serving a request of key hash h: table's
+// Pick by cfg.Unit, or, without a Unit, the same choice (the first route
+// out of cfg.Region whose cumulative share exceeds x in [0, 1)) with x drawn
+// from the mixed key hash h. Table.Pick hashes its unit with xxhash as the
+// ring does, and a ring gives each host contiguous slot ranges: picking by
+// the key itself would send every spilled key (a low hash) to the hosts
+// owning the backup ring's low slots, and take them from the home ring's
+// low-slot hosts only. Mixing makes the spilled keys a random sample of the
+// key space, spread over both rings by weight.
+func pickRegion(table *failover.Table, cfg *Config, h uint64) string {
+	if table == nil {
+		return cfg.Region
+	}
+	if cfg.Unit != "" {
+		return table.Pick(cfg.Region, cfg.Unit)
+	}
+	x := float64(mix64(h)>>11) / (1 << 53)
+	acc := 0.0
+	for _, rt := range table.Routes {
+		if rt.From != cfg.Region {
+			continue
+		}
+		acc += rt.Share
+		if x < acc {
+			return rt.To
+		}
+	}
+	return cfg.Region
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer: every output bit depends on every
+// input bit, so its high bits are independent of h's high bits (a ring slot).
+func mix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
