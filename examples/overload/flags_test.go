@@ -59,3 +59,35 @@ func TestEveryFlagDocumented(t *testing.T) {
 		assert.Contains(t, string(readme), "| `-"+m[1]+"` |", "flag -%s has no row in README.md's Flags table", m[1])
 	}
 }
+
+// TestFlagTableAsHelpPrints: the README's Flags table says it lists every flag
+// "as -h prints them", but its rows gave bounds -h did not print ("positive",
+// "at most 2m", -noisycost's range): a reader of -h learned them only from the
+// refusal. Each row's type, default and text must be what -h prints.
+func TestFlagTableAsHelpPrints(t *testing.T) {
+	var usage bytes.Buffer
+	_, err := parseFlags([]string{"-h"}, &usage)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	help := map[string][3]string{} // name -> type, default, text
+	heads := regexp.MustCompile(`(?m)^  -(\S+)(?: (\S+))?\n    \t(.*)$`).FindAllStringSubmatch(usage.String(), -1)
+	require.NotEmpty(t, heads)
+	for _, m := range heads {
+		typ, text, def := m[2], m[3], ""
+		if i := regexp.MustCompile(` \(default (.*)\)$`).FindStringSubmatchIndex(text); i != nil {
+			def, text = text[i[2]:i[3]], text[:i[0]]
+		}
+		if typ == "" {
+			typ = "bool"
+		}
+		help[m[1]] = [3]string{typ, def, text}
+	}
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	rows := regexp.MustCompile("(?m)^\\| `-(\\S+)` \\| (\\S+) \\| (.*?) \\| (.*) \\|$").FindAllStringSubmatch(string(readme), -1)
+	require.Len(t, rows, len(help))
+	for _, r := range rows {
+		h, ok := help[r[1]]
+		require.True(t, ok, "README row -%s is no flag", r[1])
+		assert.Equal(t, h, [3]string{r[2], r[3], r[4]}, "-%s: README row against -h", r[1])
+	}
+}
