@@ -115,7 +115,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.DurationVar(&r.Backend, "backend", 10*time.Millisecond, "real mode: backend wait per request (positive)")
 	fs.DurationVar(&r.QueueDeadline, "qd", defaultQueueDeadline, "real mode: the shedder's queue deadline (positive)")
 	fs.Float64Var(&r.Cores, "cores", 0, "real mode: CPU budget in cores the target is relative to (0: GOMAXPROCS, at most GOMAXPROCS); use less on a shared machine")
-	fs.BoolVar(&o.loop, "loop", false, "also run the closed-loop model of the real mode under each disturbance (README.md)")
+	fs.BoolVar(&o.loop, "loop", false, "also run the closed-loop model of the real mode under each disturbance (HISTORY.md)")
 	fs.Int64Var(&r.NoisyCost, "noisycost", 1, "real mode: cost of a noisy tenant's request in the measured run (the issue's variants: 1 and 4; at least 1, at most the cost whose work, cost x -work, fills the client's 100 ms deadline: 500 at the default -work)")
 	fs.DurationVar(&r.SchedTarget, "sched", 20*time.Millisecond, "real mode: also hold the Go scheduler's p99 latency below this (0: CPU only)")
 	fs.Uint64Var(&o.loopSeed, "loopseed", 1, "closed-loop model: seed of the arrivals and the signal noise")
