@@ -12,6 +12,7 @@ import (
 
 	"github.com/tierkit/tierkit/failover"
 	"github.com/tierkit/tierkit/hashring"
+	"github.com/tierkit/tierkit/internal/mix"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -165,7 +166,7 @@ func pickRegion(table *failover.Table, cfg *Config, h uint64) string {
 	if cfg.Unit != "" {
 		return table.Pick(cfg.Region, cfg.Unit)
 	}
-	x := float64(mix64(h)>>11) / (1 << 53)
+	x := float64(mix.Mix64(h)>>11) / (1 << 53)
 	acc := 0.0
 	for _, rt := range table.Routes {
 		if rt.From != cfg.Region {
@@ -177,15 +178,4 @@ func pickRegion(table *failover.Table, cfg *Config, h uint64) string {
 		}
 	}
 	return cfg.Region
-}
-
-// mix64 is MurmurHash3's 64-bit finalizer: every output bit depends on every
-// input bit, so its high bits are independent of h's high bits (a ring slot).
-func mix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
 }
