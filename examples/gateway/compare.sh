@@ -32,6 +32,12 @@
 #       # leaves out "gw-1P": by default a second plain gateway on the same
 #       # shards runs with -procs 1 (GOMAXPROCS=1) beside the default one,
 #       # so every run shows both settings against twemproxy
+#   RUNQ=1 examples/gateway/compare.sh
+#       # adds a column, runq_us/op: the time the proxy's threads spent
+#       # runnable but waiting for a core during the row (Linux schedstats),
+#       # per op. On 2 cores shared with redis-benchmark a proxy with two
+#       # busy threads waits there where twemproxy's one thread does not
+#       # (HISTORY.md, "Forty-seventh session")
 #   PIPES=1 ROWS="get hot" examples/gateway/compare.sh
 #       # only those pipeline depths and workloads (default: 1 16 and
 #       # set get hot mget10), for a quick reading while the machine is in
@@ -67,6 +73,8 @@ done
 # is false, and the run went on without the gw+cache rows asked for.
 CACHE=${CACHE:-0}
 case $CACHE in '' | *[!0-9]*) echo "compare: CACHE is a number of entries (0: no caching tier), not '$CACHE'" >&2; exit 2 ;; esac
+runq=${RUNQ:-0}
+case $runq in 0 | 1) ;; *) echo "compare: RUNQ is 0 or 1, not '$runq'" >&2; exit 2 ;; esac
 source examples/gateway/harness.sh # before setup.sh: it adds the sbin folders to PATH
 scripts/setup.sh nutcracker >&2 || { echo "compare: scripts/setup.sh could not install what it needs (nutcracker, redis)" >&2; exit 1; }
 harness_init
@@ -147,7 +155,11 @@ failed=0
 # the VMs this runs on (cmd/c2c), and the gateway's hand-offs between
 # goroutines pay it: printed before and after the rows, to read a run with.
 echo "before the rows: $("$work/c2c" || echo "core-to-core round trip: not measured")"
-printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
+if [ "$runq" = 1 ]; then
+	printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op runq_us/op
+else
+	printf '%-10s %-10s %-3s %12s %8s %8s %14s %14s\n' proxy workload P ops/s p50_ms p99_ms backend/req cpu_us/op
+fi
 for P in ${PIPES:-1 16}; do
 	for wl in $ROWS; do
 		proxies="twemproxy gateway"
@@ -184,7 +196,9 @@ for P in ${PIPES:-1 16}; do
 			fi
 			c0=$(settled_ticks "$pid")
 			calls0=$(backend_calls $shards)
+			q0=$(runq_ns "$pid")
 			out=$(bench "$pid" -p "$port" -c 50 -n "$N" -d 64 -P "$P" --csv "${args[@]}" 2>"$work/bench.err" || true)
+			q1=$(runq_ns "$pid")
 			c1=$(settled_ticks "$pid")
 			calls=$(($(backend_calls $shards) - calls0))
 			rps=; p50=; p99=
@@ -194,9 +208,13 @@ for P in ${PIPES:-1 16}; do
 				failed=$((failed + 1))
 				continue
 			fi
-			printf '%-10s %-10s %-3s %12s %8s %8s %14.3f %14.2f\n' "$proxy" "$wl" "$P" "$rps" "$p50" "$p99" \
+			printf '%-10s %-10s %-3s %12s %8s %8s %14.3f %14.2f' "$proxy" "$wl" "$P" "$rps" "$p50" "$p99" \
 				"$(echo "$calls $N" | awk '{print $1/$2}')" \
 				"$(echo "$c0 $c1 $tick $N" | awk '{print ($2-$1)/$3*1e6/$4}')"
+			if [ "$runq" = 1 ]; then
+				printf ' %14s' "$(echo "$q0 $q1 $N" | awk '$1 == "-" || $2 == "-" { print "-"; next } { printf "%.2f", ($2-$1)/1e3/$3 }')"
+			fi
+			echo
 		done
 	done
 done

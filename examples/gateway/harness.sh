@@ -130,6 +130,21 @@ settled_ticks() { # cpu_ticks once the process has gone quiet (at most 1 tick in
 	done
 	echo "$cur"
 }
+# runq_ns PID: the nanoseconds process PID's threads have spent runnable but
+# waiting for a core (the second field of each thread's schedstat: Linux with
+# schedstats), summed over the threads it has now; "-" where the kernel does
+# not give it. A thread that exits between the listing and the read is left
+# out.
+runq_ns() {
+	local f a b c s=0 n=0
+	for f in /proc/"$1"/task/*/schedstat; do
+		[ -e "$f" ] || continue
+		read -r a b c <"$f" 2>/dev/null || continue
+		case $b in '' | *[!0-9]*) echo -; return ;; esac
+		s=$((s + b)); n=$((n + 1))
+	done
+	if [ "$n" -eq 0 ]; then echo -; else echo "$s"; fi
+}
 # backend_calls SHARD_PORT...: the data commands the shards have executed in
 # all (INFO commandstats); a row reads them before and after itself. Not
 # CONFIG RESETSTAT before the row and the counts after: the reset clears the
