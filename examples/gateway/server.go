@@ -368,12 +368,9 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
 	ctx := context.Background()
-	if !spec.bounded {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
-		defer cancel()
-	}
 	if spec.kind != kindRead && spec.kind != kindWrite {
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load())) // the command whole
+		defer cancel()
 		return spec.fn(ctx, ss, args)
 	}
 	t := ss.tenant
@@ -409,6 +406,17 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 			tr.end("error", "ERR panic")
 		}
 	}()
+	if !spec.bounded {
+		// A data command's timeout bounds its backend calls (KVSCAN's
+		// scans), as the batcher's flush timeout bounds the others', not
+		// its wait in shed's queue, which queue_deadline bounds: a scan
+		// queued past request_timeout answered "ERR context deadline
+		// exceeded" where a GET answered -OVERLOADED, and one admitted
+		// late had what was left of it for its scans.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
+		defer cancel()
+	}
 	r := spec.fn(ctx, ss, args)
 	returned = true
 	e, failed := r.(respErr)
