@@ -379,7 +379,11 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, cost int64, n int, no
 	}
 	release, err = g.shedder.Acquire(ctx, t.cfg.Name, t.cfg.Priority, cost)
 	if err != nil {
-		if errors.Is(err, shed.ErrShed) {
+		// A request whose own timer ran out in the queue (EXEC and WATCH
+		// run whole under request_timeout) was not admitted either:
+		// nothing of it ran. It answered "ERR context deadline exceeded",
+		// the error of a call of unknown outcome, counted in no shed count.
+		if errors.Is(err, shed.ErrShed) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 			g.n.shed.Add(uint64(n))
 			t.shed.Add(uint64(n))
 			return nil, nil, errShed
