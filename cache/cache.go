@@ -101,10 +101,14 @@ type node[K comparable] struct {
 }
 
 // loaded is a fill's result as shared by coalesce: the value and the clock
-// offset at which the fill started (the value is at least that fresh).
+// offset at which the fill started (the value is at least that fresh), and
+// ran, set by every fill that returned, so that a caller that got a result
+// is told from one that left (whose zero loaded has it false) even when the
+// load's error is the one its context reports.
 type loaded[V any] struct {
 	val V
 	at  int64
+	ran bool
 }
 
 // item is a value to store, with its provenance (see entry).
@@ -222,7 +226,7 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 		led.Store(true)
 		return c.fill(ctx, key, load)
 	})
-	if !led.Load() && (err == nil || err != ctx.Err()) { // shared a flight, did not just leave
+	if !led.Load() && stayed(ctx, res, err) { // shared a flight, did not just leave
 		if err == nil && cfg.MaxStaleness > 0 && !within(asked, res.at, cfg.MaxStaleness) {
 			// The shared load started more than the bound before this read
 			// (a load slower than the bound): its value may be staler than the
@@ -237,7 +241,7 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 				led.Store(true)
 				return c.fill(ctx, key, load)
 			})
-			if !led.Load() && (err == nil || err != ctx.Err()) {
+			if !led.Load() && stayed(ctx, res, err) {
 				c.stats.coalesced.Add(1)
 			}
 			return res.val, err
@@ -245,6 +249,14 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 		c.stats.coalesced.Add(1)
 	}
 	return res.val, err
+}
+
+// stayed reports whether a Do of a fill returned the flight's outcome rather
+// than ctx's end: a result the fill returned, or its panic. A load's error
+// equal to ctx.Err() (a loader's own call cancelled as the caller's context
+// ended) is no sign that the caller left.
+func stayed[V any](ctx context.Context, res loaded[V], err error) bool {
+	return res.ran || err == nil || err != ctx.Err()
 }
 
 // TryGet returns the cached value of key and true, or false when key is absent,

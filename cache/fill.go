@@ -36,7 +36,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context
 		c.stats.loadErrors.Add(1)
 	}
 	c.endFill(r, v, err == nil, startedAt)
-	return loaded[V]{val: v, at: startedAt}, err
+	return loaded[V]{val: v, at: startedAt, ran: true}, err
 }
 
 // fillRecord is a fill registered by startFill: its key, the key's shard, its
