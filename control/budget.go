@@ -23,9 +23,33 @@ func (r *Registry) takeTokenLocked(now time.Time, dry bool) error {
 		return &RateLimitError{RetryAfter: r.retryAfterLocked(now, tokens)}
 	}
 	if !dry {
+		r.held = heldToken{ok: true, tokens: tokens, at: at}
 		r.tokens--
 	}
 	return nil
+}
+
+// heldToken is the change budget as it was before the change applying took
+// its token: a failed change gets it back whole. One token more than the
+// budget left would be wrong after a SetConfig while the change applied:
+// the time before it is credited up to the old Burst, which the token taken
+// made room for, and a budget switched on after the change was admitted has
+// none of its tokens to give back.
+type heldToken struct {
+	ok     bool
+	tokens float64
+	at     time.Time
+}
+
+// settleTokenLocked ends the change that took r.held, refunding its token if
+// refund (its Apply funcs failed or panicked).
+func (r *Registry) settleTokenLocked(refund bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if refund && r.held.ok {
+		r.tokens, r.tokensAt = r.held.tokens, r.held.at
+	}
+	r.held = heldToken{}
 }
 
 // retryAfterLocked returns how long after now, when the budget holds tokens,
@@ -81,29 +105,37 @@ func (r *Registry) budgetWaitLocked(now time.Time, wait time.Duration) time.Dura
 	return wait + more
 }
 
-// refillLocked adds the change budget earned since the last refill.
-func (r *Registry) refillLocked(now time.Time) { r.tokens, r.tokensAt = r.budgetLocked(now) }
-
 // budgetLocked returns the change budget at now and the time it counts from,
 // without storing them: the budget earned since the last refill at the
 // current Rate, up to the current Burst. A now before the last refill (a
 // clock stepped back, or a caller that read the clock before a later one
 // took the lock) adds nothing.
 func (r *Registry) budgetLocked(now time.Time) (float64, time.Time) {
-	tokens, at := r.tokens, r.tokensAt
+	return r.cfg.earn(now, r.tokens, r.tokensAt)
+}
+
+// earn returns a budget of tokens counted from at, at now under c; see
+// [Registry.budgetLocked].
+func (c Config) earn(now time.Time, tokens float64, at time.Time) (float64, time.Time) {
 	if el := now.Sub(at); el > 0 || at.IsZero() {
 		if !at.IsZero() {
-			tokens = min(r.cfg.burst(), tokens+el.Seconds()*r.cfg.Rate)
+			tokens = min(c.burst(), tokens+el.Seconds()*c.Rate)
 		}
 		at = now
 	}
 	return tokens, at
 }
 
-func (r *Registry) refundTokenLocked() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cfg.Rate > 0 {
-		r.tokens = min(r.cfg.burst(), r.tokens+1)
+// carry returns a budget of tokens counted from at under c as SetConfigAt
+// hands it to next at now: earned at c's Rate up to c's Burst until now, then
+// capped to next's Burst. A limit switched on starts full, as one configured
+// at New.
+func (c Config) carry(next Config, now time.Time, tokens float64, at time.Time) (float64, time.Time) {
+	if c.Rate > 0 {
+		tokens, at = c.earn(now, tokens, at)
 	}
+	if c.Rate == 0 && next.Rate > 0 {
+		tokens, at = next.burst(), time.Time{}
+	}
+	return min(tokens, next.burst()), at
 }

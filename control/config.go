@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"strings"
+	"time"
 )
 
 // DefaultAuditSize is the number of audit entries kept when Config.AuditSize is 0.
@@ -41,6 +43,35 @@ type Config struct {
 	// wildcards: an entry with "*" is an error. Empty means any Host, as
 	// before the field existed.
 	AllowedHosts []string
+}
+
+// SetConfig is shorthand for SetConfigAt(time.Now(), cfg).
+func (r *Registry) SetConfig(cfg Config) error { return r.SetConfigAt(time.Now(), cfg) }
+
+// SetConfigAt swaps the registry's tunables at time now. A smaller AuditSize
+// drops the oldest entries at the next change. A change of Rate or Burst
+// applies from now on: the change budget earned before now is credited at the
+// old Rate, up to the old Burst. SetConfigAt does not wait for a change
+// whose Apply funcs are running: that change was charged at its time, and if
+// it fails, the budget is left as if it had never been asked for. A registry
+// driven on explicit time ([Registry.ApplyAt]) should pass the same time here. An invalid cfg is
+// refused with an error wrapping [ErrInvalidConfig], and nothing changes.
+func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tokens, r.tokensAt = r.cfg.carry(cfg, now, r.tokens, r.tokensAt)
+	if r.held.ok {
+		// A change applying took a token: carry the budget it would find
+		// refunded too, which the caps of the two Configs may make other
+		// than one token more.
+		r.held.tokens, r.held.at = r.cfg.carry(cfg, now, r.held.tokens, r.held.at)
+	}
+	r.cfg = cfg
+	r.cfg.AllowedHosts = slices.Clone(cfg.AllowedHosts)
+	return nil
 }
 
 // validate reports the first field of c out of range, as an error wrapping

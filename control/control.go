@@ -40,6 +40,7 @@ type Registry struct {
 	evictedBatch uint64 // highest batch with an entry dropped from log
 	tokens       float64
 	tokensAt     time.Time
+	held         heldToken // the token of the change applying, if it took one
 
 	n counters
 }
@@ -102,34 +103,6 @@ func New(cfg Config) (*Registry, error) {
 	cfg.AllowedHosts = slices.Clone(cfg.AllowedHosts)
 	return &Registry{cfg: cfg, knobs: map[string]*knob{}, states: map[string]func() any{},
 		undone: map[uint64]bool{}, tokens: cfg.burst()}, nil
-}
-
-// SetConfig is shorthand for SetConfigAt(time.Now(), cfg).
-func (r *Registry) SetConfig(cfg Config) error { return r.SetConfigAt(time.Now(), cfg) }
-
-// SetConfigAt swaps the registry's tunables at time now. A smaller AuditSize
-// drops the oldest entries at the next change. A change of Rate or Burst
-// applies from now on: the change budget earned before now is credited at the
-// old Rate, up to the old Burst. A registry driven on explicit time
-// ([Registry.ApplyAt]) should pass the same time here. An invalid cfg is
-// refused with an error wrapping [ErrInvalidConfig], and nothing changes.
-func (r *Registry) SetConfigAt(now time.Time, cfg Config) error {
-	if err := cfg.validate(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cfg.Rate > 0 {
-		r.refillLocked(now)
-	}
-	if r.cfg.Rate == 0 && cfg.Rate > 0 {
-		// A limit switched on starts full, as one configured at New.
-		r.tokens, r.tokensAt = cfg.burst(), time.Time{}
-	}
-	r.cfg = cfg
-	r.cfg.AllowedHosts = slices.Clone(cfg.AllowedHosts)
-	r.tokens = min(r.tokens, cfg.burst())
-	return nil
 }
 
 // RegisterInt adds an integer knob. It returns ErrDuplicateKnob for a taken name
@@ -304,11 +277,7 @@ func (r *Registry) apply(clock func() time.Time, req Request, panicked *string) 
 		return res, nil
 	}
 	applied := false
-	defer func() {
-		if !applied { // an Apply func failed or panicked
-			r.refundTokenLocked()
-		}
-	}()
+	defer func() { r.settleTokenLocked(!applied) }() // refunded if an Apply func failed or panicked
 	if err := r.applyLocked(plan, panicked); err != nil {
 		return Result{}, err
 	}
