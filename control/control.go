@@ -318,7 +318,11 @@ func (r *Registry) planLocked(now time.Time, req Request) (Result, []Outcome, er
 		if o.Unchanged {
 			continue
 		}
-		if k.minInterval > 0 && !k.lastChange.IsZero() {
+		// An Unsure knob sent the value reported is a repair: the component
+		// was changed by the failed batch (a rollback, exempt from
+		// MinInterval, too), and the reported value does not change.
+		repair := k.unsure && v == k.value
+		if k.minInterval > 0 && !k.lastChange.IsZero() && !repair {
 			if el := now.Sub(k.lastChange); el < k.minInterval {
 				wait := k.minInterval - el
 				if wait < 0 {

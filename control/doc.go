@@ -51,7 +51,9 @@
 // Rate limits: each knob may set a MinInterval between its changes, and
 // Config.Rate/Burst is a token bucket over applied requests for the whole
 // registry. Refusals are *RateLimitError (errors.Is ErrRateLimited) with a
-// RetryAfter. Dry runs, no-op requests and rollbacks spend no budget. A Rate or
+// RetryAfter. Dry runs, no-op requests and rollbacks spend no budget;
+// rollbacks, and the repair of an [Info.Unsure] knob to the value the
+// registry reports, do not wait for MinInterval. A Rate or
 // Burst changed by [Registry.SetConfig] applies from the change on: the budget
 // earned before it is credited at the old Rate, up to the old Burst. The core
 // takes now explicitly ([Registry.ApplyAt], [Registry.RollbackAt],

@@ -28,7 +28,8 @@ type IntKnob struct {
 	Apply func(v int64) error
 
 	// MinInterval is the least time between two changes of this knob; 0 means
-	// no per-knob limit.
+	// no per-knob limit. Rollbacks, and the repair of an Unsure knob to the
+	// value reported (see [Info.Unsure]), do not wait for it.
 	MinInterval time.Duration
 }
 
@@ -88,7 +89,10 @@ type Info struct {
 	// panicked, or its own Apply panicked. The caller of that batch may not
 	// have been told (a panic reaches it with the first panic's value only):
 	// send the knob the value it should have, which is applied even if it
-	// equals Value, and clears the mark.
+	// equals Value, and clears the mark. Sent Value, it is applied without
+	// waiting for MinInterval (Value does not change; the failed batch
+	// changed the component regardless, and a failed rollback even when
+	// MinInterval would not have let a change through).
 	Unsure bool `json:"unsure,omitempty"`
 }
 
