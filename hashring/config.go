@@ -6,8 +6,11 @@ import (
 )
 
 // DefaultSlots is the slot-table size used when [Config.Slots] is zero: 2^18 slots,
-// 512 KiB of table. It keeps every node within 1% of its exact share up to 1,000
-// nodes of 26 to 126 "cores" (the smallest then owns about 90 slots).
+// 512 KiB of table. It keeps every node within one slot of its exact share: up to
+// 1,000 nodes of 26 to 126 "cores" the smallest owns about 90 slots, so within
+// about 1/90 (1.1%) of its share, not 1%: the 1,000-node ring of
+// bench/hashring/README.md, built by [New], has a max share/expected of 1.0041, but
+// a derived ring can keep a node's extra slot where New would have rounded down.
 const DefaultSlots = 1 << 18
 
 // MaxNodes is the largest number of nodes a ring holds (slot owners are uint16).
@@ -23,8 +26,8 @@ type Config struct {
 	// 2^24. Zero means [DefaultSlots]. A node's share is its slot count / Slots, held
 	// within one slot of its exact weighted share, so a node of expected share s is at
 	// most 1 + 1/(s*Slots) times its expected load. Use more slots for more nodes
-	// (Slots/nodes >= 100 for 1% balance); each slot costs 2 bytes and build time is
-	// linear in Slots.
+	// (s*Slots >= 100 for the lightest node for 1% balance: Slots/nodes >= 100 with
+	// equal weights); each slot costs 2 bytes and build time is linear in Slots.
 	Slots int
 }
 
