@@ -41,8 +41,8 @@
 //     exact in expectation and minimal in movement, but O(n) per lookup: 18.8 µs
 //     wall at 1000 nodes with the logarithm (BenchmarkLookup/naive-rendezvous,
 //     median of 8 spread 14.6-31.2 µs on a shared host; raw output in
-//     bench/hashring/lookup-naive-rendezvous.txt), 1.2 µs of CPU for the
-//     unweighted go-rendezvous;
+//     bench/hashring/lookup-naive-rendezvous.txt), 1.1 µs of CPU for the
+//     unweighted go-rendezvous (1.2 µs in the earlier run at load 4-7);
 //   - a rendezvous-filled table of slots is O(1) but keeps the per-slot noise
 //     (1/sqrt(262) = 6% at 1000 nodes) and costs Slots x n score evaluations to
 //     build; maglev's table is balanced but moves 1.5-4.3x the optimum on a change;
