@@ -218,7 +218,16 @@ func (b *Batcher[G, Req, Resp]) SetConfig(cfg Config[Req]) error {
 	}
 	cfg = cfg.withDefaults()
 	b.cfg.Store(&cfg)
-	b.nextSweep.Store(b.now() + cfg.sweepEvery())
+	// A shorter IdleTTL brings the next lazy sweep forward; nothing moves it
+	// back, or a caller setting knobs more often than every IdleTTL/2 would
+	// postpone eviction for ever.
+	due := b.now() + cfg.sweepEvery()
+	for {
+		old := b.nextSweep.Load()
+		if due >= old || b.nextSweep.CompareAndSwap(old, due) {
+			break
+		}
+	}
 	return nil
 }
 
