@@ -82,7 +82,11 @@ func New(cfg Config) (*Limiter, error) {
 // are clamped into the new bounds, and the memory guard is tripped or reset for
 // the last memory reading under the new limit and marks. A longer Period
 // enlarges the token bucket from the swap on: the tokens earned before it
-// stay within the previous bucket.
+// stay within the previous bucket. SetConfig takes no time, so the first
+// refill after it cannot tell the tokens earned before the swap from those
+// earned after: it is capped at the previous bucket as a whole, and the
+// larger bucket fills from the refill after that (fewer tokens admitted for
+// one refill, never more).
 func (l *Limiter) SetConfig(cfg Config) error {
 	c, err := cfg.validate()
 	if err != nil {
