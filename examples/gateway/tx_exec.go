@@ -162,6 +162,9 @@ func (s *session) runQueued(ctx context.Context) ([]any, error) {
 		err = s.checkReads()
 	}
 	if err == nil {
+		err = s.watchedExpired(ctx)
+	}
+	if err == nil {
 		for _, c := range s.txs.checks { // the watched keys, each WATCH to now (rebase)
 			if _, err = c.Commit(ctx); err != nil {
 				break
@@ -209,6 +212,34 @@ func (s *session) checkReads() error {
 	if o, ok := s.txs.eng.(stateObserver); ok {
 		if k := o.unchecked(); k != nil {
 			return s.txs.tx.AddReadConflictKey(k)
+		}
+	}
+	return nil
+}
+
+// watchedExpired returns a conflict naming a watched key that has expired
+// since its WATCH, on memkv: Redis 7 answers EXEC with null then, whether
+// or not the key was deleted yet (a key already expired at WATCH is not
+// checked: Redis skips it, and WATCH deleted it here, expireWatched). On
+// memkv an expiry is no version of the key until the expiry sweep or a
+// write deletes it, so the commit's validation did not see it. A key
+// present and expired now was live or absent at its WATCH, so it expired
+// or was written since: either way Redis aborts. Redis shards check it in
+// the commit script, which reads an expired key as absent.
+func (s *session) watchedExpired(ctx context.Context) error {
+	b, ok := asMemkv(s.g.backend)
+	if !ok || len(s.txs.watched) == 0 {
+		return nil
+	}
+	st := b.stores[s.txs.shard]
+	now, rv := b.now(), st.ReadVersion()
+	for k := range s.txs.watched {
+		raw, found, err := st.Get(ctx, rv, []byte(k))
+		if err != nil {
+			return err
+		}
+		if found && expired(raw, now) {
+			return &txn.ConflictError{Keys: [][]byte{[]byte(k)}}
 		}
 	}
 	return nil
