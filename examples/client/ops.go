@@ -106,25 +106,16 @@ func (c *Client) Del(ctx context.Context, key string) (bool, error) {
 
 // MGet returns the values of keys, in order. Keys are grouped by path, host
 // and retry host: one MGET per group, groups sent one after the other, each
-// with its own retry. The first group error is returned with the values read so far.
+// with its own retry. A group whose host was ejected after the keys were
+// routed (by an earlier group's failure, or another request's) is routed
+// again before it is sent, so it goes to the next host up front instead of
+// paying a failed attempt. The first group error is returned with the values
+// read so far.
 // A reply that is not one value or null per key is an error, never a miss: an
 // error element is returned as the reply error it is, any other wrong shape
 // wraps ErrBadReply.
 func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 	out := make([]Value, len(keys))
-	type group struct {
-		t   Target
-		idx []int
-	}
-	// Keys go together when they are sent to the same host and retried on
-	// the same one; why the rollout chose the path (Target.Reason) does not
-	// change where they go.
-	type dest struct {
-		path       Path
-		host, next string
-	}
-	var groups []*group
-	byDest := map[dest]*group{}
 	// One publication for every key: routes or a config published while
 	// the keys are grouped would otherwise split one call over both.
 	r, cfg, err := c.inForce()
@@ -132,49 +123,115 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 		c.failures.Add(1)
 		return out, err
 	}
+	p := mgetPlan{open: map[mgetDest]*mgetGroup{}}
 	for i, k := range keys {
 		t, err := c.route(r, cfg, k, true)
 		if err != nil {
 			c.failures.Add(1)
 			return out, err
 		}
-		d := dest{path: t.Path, host: t.Host, next: t.Next}
-		g := byDest[d]
-		if g == nil {
-			g = &group{t: t}
-			byDest[d] = g
-			groups = append(groups, g)
-		}
-		g.idx = append(g.idx, i)
+		p.add(t, i, false)
 	}
-	for _, g := range groups {
-		args := make([]any, 1+len(g.idx))
-		args[0] = "mget"
-		for j, i := range g.idx {
-			args[1+j] = keys[i]
+	for n := 0; n < len(p.groups); n++ { // rerouted keys are appended as new groups
+		g := p.groups[n]
+		delete(p.open, g.t.dest())
+		if c.reroute(r, cfg, keys, g, &p) {
+			continue
 		}
-		err := c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
-			// Do, not rc.MGet: MGet's reader takes any reply for an array
-			// (a status fails to parse, an integer is read as a length, a
-			// null as redis.Nil), where Do reads the reply as it is.
-			reply, err := rc.Do(ctx, args...).Result()
-			if errors.Is(err, redis.Nil) {
-				return fmt.Errorf("%w: MGET answered null", ErrBadReply)
-			}
-			if err != nil {
-				return err
-			}
-			vals, ok := reply.([]any)
-			if !ok {
-				return fmt.Errorf("%w: MGET answered a %T, not an array", ErrBadReply, reply)
-			}
-			return fillMGet(out, g.idx, vals)
-		})
-		if err != nil {
+		if err := c.sendGroup(ctx, cfg, keys, g, out); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// mgetGroup is the keys of one MGet sent together, by index, and their
+// target. A group made by rerouting keys is not rerouted again, so that an
+// MGet ends however often hosts are ejected meanwhile.
+type mgetGroup struct {
+	t        Target
+	idx      []int
+	rerouted bool
+}
+
+// mgetDest is what keys sent together share: the same host, retried on the
+// same one. Why the rollout chose the path (Target.Reason) does not change
+// where they go.
+type mgetDest struct {
+	path       Path
+	host, next string
+}
+
+func (t Target) dest() mgetDest { return mgetDest{path: t.Path, host: t.Host, next: t.Next} }
+
+// mgetPlan is an MGet's groups in sending order; open holds those not sent yet.
+type mgetPlan struct {
+	groups []*mgetGroup
+	open   map[mgetDest]*mgetGroup
+}
+
+func (p *mgetPlan) add(t Target, i int, rerouted bool) {
+	d := t.dest()
+	g := p.open[d]
+	if g == nil {
+		g = &mgetGroup{t: t, rerouted: rerouted}
+		p.open[d] = g
+		p.groups = append(p.groups, g)
+	}
+	g.idx = append(g.idx, i)
+}
+
+// reroute routes g's keys again on r if g's gateway host has been ejected
+// since they were routed, adding them to p's groups not sent yet, and
+// reports whether it did. It does not when a key would still go to that
+// host (every host of its replica order is out): g is then sent as it is.
+// A key whose ring owner was g's host counts in Stats.Skipped now.
+func (c *Client) reroute(r *compiled, cfg *Config, keys []string, g *mgetGroup, p *mgetPlan) bool {
+	if g.rerouted || g.t.Path != PathGateway || c.ejectMax.Load() == 0 || !c.ejected(g.t.Host, c.now()) {
+		return false
+	}
+	ring := r.Gateways[g.t.Region]
+	ts := make([]Target, len(g.idx))
+	for j, i := range g.idx {
+		t, err := c.route(r, cfg, keys[i], false)
+		if err != nil || t.Host == g.t.Host {
+			return false
+		}
+		ts[j] = t
+	}
+	for j, i := range g.idx {
+		if owner, err := ring.LookupHash(gatewayHash(keys[i])); err == nil && owner == g.t.Host {
+			c.skipped.Add(1)
+		}
+		p.add(ts[j], i, true)
+	}
+	return true
+}
+
+// sendGroup sends one MGet group and fills out from its reply.
+func (c *Client) sendGroup(ctx context.Context, cfg *Config, keys []string, g *mgetGroup, out []Value) error {
+	args := make([]any, 1+len(g.idx))
+	args[0] = "mget"
+	for j, i := range g.idx {
+		args[1+j] = keys[i]
+	}
+	return c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
+		// Do, not rc.MGet: MGet's reader takes any reply for an array
+		// (a status fails to parse, an integer is read as a length, a
+		// null as redis.Nil), where Do reads the reply as it is.
+		reply, err := rc.Do(ctx, args...).Result()
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("%w: MGET answered null", ErrBadReply)
+		}
+		if err != nil {
+			return err
+		}
+		vals, ok := reply.([]any)
+		if !ok {
+			return fmt.Errorf("%w: MGET answered a %T, not an array", ErrBadReply, reply)
+		}
+		return fillMGet(out, g.idx, vals)
+	})
 }
 
 // fillMGet sets out[idx[j]] from the MGET reply vals[j]: a value or, for
