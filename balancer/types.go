@@ -70,12 +70,17 @@ type Reason uint8
 
 // Reasons.
 const (
-	ReasonHeld      Reason = iota + 1 // load within the deadband: unchanged
-	ReasonThrottled                   // outside the deadband, but not among the most imbalanced this run
-	ReasonLowered                     // load above the tier: weight lowered
-	ReasonRaised                      // load below the tier: weight raised
-	ReasonCapacity                    // new host or flat reset: capacity-scaled weight
-	ReasonNoSignal                    // no CPU signal: unchanged
+	// ReasonHeld: the weight is unchanged (but for a recentering). The load is within
+	// the deadband, or, under the regional policy, the region's factor and the host's
+	// own correction were clamped to opposite ends and cancel out (a hot host of a
+	// cold region in an unsettled run: Clamped and Region are set and Load is outside
+	// the deadband).
+	ReasonHeld      Reason = iota + 1
+	ReasonThrottled        // outside the deadband, but not among the most imbalanced this run
+	ReasonLowered          // load above the tier: weight lowered
+	ReasonRaised           // load below the tier: weight raised
+	ReasonCapacity         // new host or flat reset: capacity-scaled weight
+	ReasonNoSignal         // no CPU signal: unchanged
 	// ReasonBounded: MinWeight or MaxWeight set the weight. Either the load called for
 	// a raise or a cut and the bound cut it short (a host already at the bound keeps
 	// its weight), or a new host's (or a flat reset's) capacity weight fell outside
