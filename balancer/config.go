@@ -45,7 +45,8 @@ type Config struct {
 	// rather than hot. Default 0.85.
 	NewHostFactor float64
 	// YoungRuns is how many runs after joining a host is corrected at full gain and
-	// outside the throttle. Default 3.
+	// outside the throttle. Zero means the default, 3, so it cannot be turned
+	// off; 1 is the least.
 	YoungRuns int
 	// ChurnWindow is how many runs a join counts toward task churn. Default 12.
 	ChurnWindow int
@@ -60,7 +61,8 @@ type Config struct {
 	// HotHold is how many runs a host stays flagged hot after it last met a hot
 	// criterion. A hot host's correction undershoots (its extra load is not
 	// proportional to its weight), which hides it from both criteria for a few runs;
-	// the hold keeps its policy and the classification stable meanwhile. Default 20.
+	// the hold keeps its policy and the classification stable meanwhile. Zero means
+	// the default, 20; 1 is the least.
 	HotHold int
 	// HotMaxShare is the largest share of hosts still called outliers. Default 0.10.
 	HotMaxShare float64
@@ -154,7 +156,7 @@ func (c Config) validate() error {
 		}
 	}
 	if c.YoungRuns < 0 || c.ChurnWindow < 1 || c.HotHold < 0 {
-		return bad("YoungRuns = %d, HotHold = %d and ChurnWindow = %d must be >= 0, >= 0 and >= 1",
+		return bad("YoungRuns = %d, HotHold = %d and ChurnWindow = %d must be >= 1 (0 for the default)",
 			c.YoungRuns, c.HotHold, c.ChurnWindow)
 	}
 	if c.Deadband >= c.HotLoad {
