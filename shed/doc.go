@@ -181,6 +181,7 @@
 // 1.55% and 3.46% within 20 minutes (examples/overload/HISTORY.md). What
 // moves it is the time a cache line takes between the two cores, which on
 // these VMs changes within minutes: in the thirtieth session's 48 runs (all
-// of which met every target) the 4 with a round trip near 200 ns or less at
-// both ends read 1.31-1.62%, the 36 near 1 µs 1.83-2.94%.
+// of which met every target) the 4 with a short round trip at both ends
+// (58-431 ns) read 1.31-1.62%, the 36 with a long one at both (0.86-1.24 µs)
+// 1.83-2.94%.
 package shed
