@@ -122,14 +122,18 @@
 //	go test -run '^$' -bench 'FastPath|Naive|ShedBucketFull' -count 8 -benchtime 300ms ./shed/
 //
 // The fast path (Acquire + release, free capacity, nothing queued) allocates
-// nothing, reads no clock, and touches one 32-byte slot of the tenant table
-// (the tenant's key, stamp and direct-admission counts; the rest of its state
-// is not read). When traffic comes from a hot set of tenants it costs 44-45 ns
-// with 1,350 or 10,000 tenants kept and 50 ns with 100,000 (a bare
-// mutex-and-map counter: 30-31 ns). Visiting every kept tenant in turn it
-// costs 47, 48 and 73 ns at 1,350, 10,000 and 100,000 tenants; in a random
-// order, the worst case for the caches, 50, 53 and 77 ns (the bare counter:
-// 30, 31 and 48 ns, growing as much, 1.6x, over that range). In the same run
+// nothing, reads the clock once every 64 admissions (the coarse clock that
+// stamps tenants), and at priorities 0 and 1 touches one 32-byte slot of the
+// tenant table (the tenant's key, stamp and direct-admission counts; the
+// rest of its state only when those 8-bit counts would overflow and are
+// folded into it, or for a cost above 255); a priority of 2 or more is
+// counted in the tenant's state. When traffic comes from a hot set of
+// tenants it costs 44-45 ns with 1,350 or 10,000 tenants kept and 50 ns with
+// 100,000 (a bare mutex-and-map counter: 30-31 ns). Visiting every kept
+// tenant in turn it costs 47, 48 and 73 ns at 1,350, 10,000 and 100,000
+// tenants; in a random order, the worst case for the caches, 50, 53 and 77
+// ns (the bare counter: 30, 31 and 48 ns, growing as much, 1.6x, over that
+// range). In the same run
 // the slot loads in one pass with the hashing cost 99 ns at 100,000 tenants
 // in a random order; an earlier run had 64-byte slots at 122 ns and the
 // map-based fast path of earlier versions at 326 ns. On a later host
