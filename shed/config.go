@@ -131,7 +131,10 @@ type Config struct {
 	// its share, its bucket holds a standing queue (StandingDeadline applies),
 	// and at the share level (the rate a backlogged tenant over its share was
 	// served in the previous OverShareWindow, times the tenant's weight) the
-	// cost queued ahead of it would not drain before its deadline. It is
+	// cost queued ahead of it would not drain before its deadline. A window
+	// is closed by the first serve after its end, so while nothing is served
+	// (a stall across a window's end) the level is still the one measured
+	// in the window before the one that ended unserved. It is
 	// shed with ReasonQueueDeadline and counted in ShedOnArrival too. A flood
 	// then costs a bucket-full decision per excess request rather than a
 	// queued wait and a deadline sweep; tenants under their share are never

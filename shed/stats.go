@@ -72,7 +72,8 @@ type Stats struct {
 	// ShareLevel is the current max-min fair level: the cost per unit of
 	// weight a tenant may be served from the fresh list within one
 	// OverShareWindow before it counts as over its share (0: none, nothing
-	// was backlogged over its share in the previous window), as of the latest
+	// was backlogged over its share in the previous window; a window is
+	// closed by the first serve after its end, see [Config.ShedOnArrival]), as of the latest
 	// arrival or direct admission seen, or a Shedder's SetConfig (a
 	// Scheduler's Stats takes no time; Pop, Expire and Remove do not advance
 	// that clock).
