@@ -60,7 +60,7 @@ const maxBody = 1 << 20
 // middleware that authenticates.
 func (p *Plane) Handler() http.Handler {
 	static, _ := fs.Sub(assets, "assets")
-	files := http.FileServerFS(static).ServeHTTP
+	files := wholeFiles(http.FileServerFS(static))
 	return allowHosts(p.cfg.AllowedHosts, router(map[string]route{
 		"/":             {http.MethodGet: files},
 		"/dashboard.js": {http.MethodGet: files},
@@ -78,6 +78,22 @@ func (p *Plane) Handler() http.Handler {
 			p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
 		})},
 	}))
+}
+
+// wholeFiles serves the dashboard's files whole: it drops the request's Range
+// and If-Match headers (and their companions), which http.FileServer would
+// answer with a plain-text 416 for a range the file does not have and a
+// bodiless 412 for any If-Match (the files carry no ETag), neither of them
+// the handler's {"error"} answers. Ranges are optional (RFC 9110): a client
+// asking for one gets the whole file with 200.
+func wholeFiles(files http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r = r.Clone(r.Context())
+		for _, h := range []string{"Range", "If-Range", "If-Match", "If-Unmodified-Since"} {
+			r.Header.Del(h)
+		}
+		files.ServeHTTP(w, r)
+	}
 }
 
 func (p *Plane) serveState(w http.ResponseWriter, _ *http.Request) {
