@@ -81,7 +81,11 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 }
 
 // scenarioList returns the scenarios -scenario names, in order: none for "",
-// every one for "all", else the comma-separated names, each a known one.
+// every one for "all", else the comma-separated names, each a known one,
+// except that killed-gateway runs once and last. It leaves its victim dead: a
+// scenario after it would fail on the dead gateway (hot-gateway heats it,
+// noisy-tenant sets every gateway's knobs), and a second kill would find a
+// victim that served nothing before it.
 func scenarioList(name string) ([]string, error) {
 	switch name {
 	case "":
@@ -90,14 +94,25 @@ func scenarioList(name string) ([]string, error) {
 		return names(), nil
 	}
 	var todo []string
+	kill := false
 	for _, n := range strings.Split(name, ",") {
 		if !slices.Contains(names(), n) {
 			return nil, fmt.Errorf("unknown scenario %q (want one of %s, a comma-separated list, or all)", n, strings.Join(names(), ", "))
 		}
+		if n == killedGatewayName {
+			kill = true
+			continue
+		}
 		todo = append(todo, n)
+	}
+	if kill {
+		todo = append(todo, killedGatewayName)
 	}
 	return todo, nil
 }
+
+// killedGatewayName is the scenario that leaves a gateway dead.
+const killedGatewayName = "killed-gateway"
 
 // errLine is err as the command prints it: prefixed "cluster: " once, since
 // errors from Start and the cluster's methods already carry the prefix.
