@@ -20,22 +20,49 @@ import (
 func TestRedisCachingTierSeesFlushes(t *testing.T) {
 	const bound = 100 * time.Millisecond
 	in, direct := redisCachingGateway(t, bound)
-	ctx := context.Background()
-	c := client(t, in, nil)
 	for _, cmd := range [][]any{{"FLUSHALL"}, {"FLUSHDB"}, {"FLUSHALL", "ASYNC"}, {"SWAPDB", 0, 1}} {
 		t.Run(fmt.Sprint(cmd...), func(t *testing.T) {
-			require.NoError(t, direct.FlushAll(ctx).Err())
-			require.NoError(t, c.Set(ctx, "fk", "a", 0).Err())
-			syncFeed(t, in)
-			require.Equal(t, "a", c.Get(ctx, "fk").Val()) // cached
-			require.NoError(t, direct.Do(ctx, cmd...).Err())
-			w := time.Now()
-			for time.Since(w) <= bound+10*time.Millisecond {
-				_ = c.Get(ctx, "fk") // the reads in between may be served from the cache
-			}
-			assert.ErrorIs(t, c.Get(ctx, "fk").Err(), redis.Nil, "a value %v removed outlived the staleness bound", cmd)
+			require.NoError(t, direct.FlushAll(context.Background()).Err())
+			requireUnseenChangeSeen(t, in, direct, bound, cmd...)
 		})
 	}
+}
+
+// requireUnseenChangeSeen caches key fk at "a" through the gateway, runs
+// cmd on the shard directly (a command that changes fk with no keyspace
+// notification), and requires a read that starts more than the staleness
+// bound after it to see fk gone.
+func requireUnseenChangeSeen(t *testing.T, in *instance, direct *redis.Client, bound time.Duration, cmd ...any) {
+	t.Helper()
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "fk", "a", 0).Err())
+	syncFeed(t, in)
+	require.Equal(t, "a", c.Get(ctx, "fk").Val()) // cached
+	require.NoError(t, direct.Do(ctx, cmd...).Err())
+	w := time.Now()
+	for time.Since(w) <= bound+10*time.Millisecond {
+		_ = c.Get(ctx, "fk") // the reads in between may be served from the cache
+	}
+	assert.ErrorIs(t, c.Get(ctx, "fk").Err(), redis.Nil, "a value %v removed outlived the staleness bound", cmd)
+}
+
+// TestRedisCachingTierSeesDebugReload: DEBUG RELOAD NOSAVE replaces the
+// shard's data with its last dump, with no keyspace notification, no flush
+// count and no new run_id, so a value the dump does not hold was served
+// from the cache past the bound. Here the dump is of an empty database, and
+// fk is written and cached after it.
+func TestRedisCachingTierSeesDebugReload(t *testing.T) {
+	const bound = 100 * time.Millisecond
+	shard := startRedis(t, "--enable-debug-command", "yes", "--dir", t.TempDir())
+	in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 4},
+		CacheCapacity: 1000, CacheStaleness: Duration(bound)})
+	direct := redis.NewClient(&redis.Options{Addr: shard.addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = direct.Close() })
+	ctx := context.Background()
+	require.NoError(t, direct.FlushAll(ctx).Err())
+	require.NoError(t, direct.Save(ctx).Err()) // the dump: no fk
+	requireUnseenChangeSeen(t, in, direct, bound, "DEBUG", "RELOAD", "NOSAVE")
 }
 
 func TestFlushSignature(t *testing.T) {

@@ -40,8 +40,11 @@ type markerState struct {
 // turned on again between two marker checks (in a MULTI, say) leave flags
 // that cover every change at both checks and a write announced to nobody.
 // Any CONFIG SET counts (the count does not say which parameter it set):
-// a cache that starts over after one is only a cost.
-var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:"}
+// a cache that starts over after one is only a cost. So does any DEBUG
+// (one line for all its subcommands): DEBUG RELOAD and LOADAOF replace the
+// data with a file's, announced to nobody, under the same run_id; Redis 7
+// refuses DEBUG unless the shard enables it.
+var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:"}
 
 // flushSignature returns the lines of an INFO commandstats reply that count
 // the flushCommands, in their order: it changes whenever one of them runs
