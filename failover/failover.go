@@ -369,12 +369,14 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 			100*cfg.Percentile, s.Projected, cfg.Exit)
 		return want, true
 	}
-	if st.share < cfg.DownStep && (hot || s.Projected >= cfg.Enter) {
+	if st.share < cfg.DownStep && (hot || homeHot || s.Projected >= cfg.Enter) {
 		// Parked (wound down to less than DownStep, its home load between Exit
-		// and Target) when its hosts got hot or its Projected reached Enter: that
-		// fires it as it would a Local region, shedding at least DownStep at once,
-		// which the rise rule below (by more than MinChange) would not do: a want
-		// of MinChange or less (Enter close to Target) shed nothing.
+		// and Target) when its hosts got hot, now or at home demand, or its
+		// Projected reached Enter: that fires it as it would a Local region,
+		// shedding at least DownStep at once, which the rise rule below (by more
+		// than MinChange) would not do: a want of MinChange or less (Enter close
+		// to Target) shed nothing, and hosts hot only at home would have kept
+		// the parked share, less than DownStep.
 		want = math.Max(want, cfg.DownStep)
 		st.share, st.rose = want, r.run
 	}
