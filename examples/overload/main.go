@@ -67,10 +67,6 @@ func command() int {
 		return 2
 	}
 	defer undo()
-	if o.real.Burst, err = parseBurst(o.burst); err != nil {
-		fmt.Fprintln(os.Stderr, "overload:", err)
-		return 2
-	}
 	if code := simulate(o, os.Stdout); code != 0 {
 		return code
 	}
@@ -87,7 +83,7 @@ type options struct {
 	loop      bool          // also run the closed-loop model
 	loopSeed  uint64
 	realMode  bool
-	real      realConfig // the real mode's settings but Burst (from burst) and Trace (from tracePath)
+	real      realConfig // the real mode's settings but Trace (from tracePath)
 	burst     string     // the real mode's burst, at:for:procs
 	tracePath string     // the real mode's trace file ("": none)
 }
@@ -130,6 +126,11 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		err := fmt.Errorf("unexpected argument %q: settings are flags (-real, -d 10ms, -plot '', ...; -h lists them)", fs.Arg(0))
+		fmt.Fprintln(errOut, "overload:", err)
+		return options{}, err
+	}
+	var err error
+	if o.real.Burst, err = parseBurst(o.burst); err != nil {
 		fmt.Fprintln(errOut, "overload:", err)
 		return options{}, err
 	}

@@ -480,6 +480,12 @@ func (c realConfig) check() error {
 	if c.NoisyCost < 0 {
 		return fmt.Errorf("real mode: NoisyCost %d is negative", c.NoisyCost)
 	}
+	// The burst is due At into the measured run; one due at or after its
+	// end was never started (the run stopped its timer), and the report
+	// still printed it as injected.
+	if b := c.Burst; b.For > 0 && b.At >= c.Duration {
+		return fmt.Errorf("real mode: a burst %v into the measured run never runs: the run lasts %v", b.At, c.Duration)
+	}
 	d := c.withDefaults()
 	// A noisy request burns NoisyCost x Work of CPU once admitted, and the
 	// measured run ends when its last request has: a cost whose work
