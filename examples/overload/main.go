@@ -138,7 +138,29 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		fmt.Fprintln(errOut, "overload:", err)
 		return options{}, err
 	}
+	if err := modeFlags(fs, o); err != nil {
+		fmt.Fprintln(errOut, "overload:", err)
+		return options{}, err
+	}
 	return o, nil
+}
+
+// modeFlags refuses a flag set for a mode the command line does not run: a
+// real-mode flag without -real, -loopseed without -loop. Each was accepted
+// and ignored: "overload -rd 60s -cpuprofile cpu.pprof -trace t.tsv" ran the
+// simulation alone, wrote neither file and exited 0.
+func modeFlags(fs *flag.FlagSet, o options) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil:
+		case !o.realMode && strings.HasPrefix(f.Usage, "real mode:"):
+			err = fmt.Errorf("-%s is a setting of the real mode, which runs with -real only", f.Name)
+		case !o.loop && strings.HasPrefix(f.Usage, "closed-loop model:"):
+			err = fmt.Errorf("-%s is a setting of the closed-loop model, which runs with -loop only", f.Name)
+		}
+	})
+	return err
 }
 
 // maxSimDuration bounds -d. The simulation draws every arrival of its
