@@ -51,4 +51,3 @@ func TestCompareRefusesBadRunq(t *testing.T) {
 	out := scriptRefuses(t, []string{"RUNQ=yes", "N=100"}, "compare.sh")
 	assert.Contains(t, out, "not 'yes'")
 }
-
