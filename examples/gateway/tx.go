@@ -36,6 +36,10 @@ type txState struct {
 	// reads: the keys read through the transaction after WATCH (callTx),
 	// each held until EXEC; at most max_args of them.
 	reads int
+	// readExpired: the keys read through the transaction after WATCH
+	// (callTx), each true if its first read found a value whose TTL had
+	// run out (answered as absent), for a later WATCH of it (expireReads).
+	readExpired map[string]bool
 	// checks: after a rebase, the checks that the watched keys did not
 	// change from their WATCH on, one per version; before one, the
 	// transactions a later WATCH moved on from (advance). EXEC commits them

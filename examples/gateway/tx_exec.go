@@ -288,9 +288,13 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 			return nil, true, err
 		}
 		if err != nil || !ok {
+			if err == nil {
+				s.noteRead(k, false)
+			}
 			return nil, false, err
 		}
 		v, live := decodeValue(raw, now)
+		s.noteRead(k, !live)
 		return v, live, nil
 	}
 	name := strings.ToUpper(string(a[0]))

@@ -78,10 +78,11 @@ func (s *session) rebase() error {
 // from its snapshot. The new one reads from now and validates them too,
 // from now, so the two cover each of them to the commit, as rebase's do;
 // the new keys are validated from now, this WATCH's version. An expired
-// new key is deleted first, as at the first WATCH (expireWatched), after
-// the connection's own write too: there the new keys are checked from the
-// store's version after this WATCH (noteWatched), and the expiry sweep's
-// later deletion of one aborted EXEC, where Redis 7 commits.
+// new key is deleted first, as at the first WATCH (expireWatched; one read
+// since WATCH as expired, expireReads), after the connection's own write
+// too: there the new keys are checked from the store's version after this
+// WATCH (noteWatched), and the expiry sweep's later deletion of one aborted
+// EXEC, where Redis 7 commits.
 func (s *session) advance(ctx context.Context, keys []string) error {
 	if _, ok := s.txs.eng.(*memkv.Store); !ok {
 		return nil
@@ -94,6 +95,9 @@ func (s *session) advance(ctx context.Context, keys []string) error {
 	}
 	if len(added) == 0 {
 		return nil // each key is validated from its WATCH already
+	}
+	if err := s.expireReads(ctx, added); err != nil {
+		return err
 	}
 	s.expireWatched(ctx, added)
 	if s.txs.wrote {
@@ -400,4 +404,111 @@ func (s *session) expireWatched(ctx context.Context, keys []string) {
 	for _, k := range keys {
 		b.expire(ctx, b.stores[s.g.shard(k)], []byte(k), now)
 	}
+}
+
+// noteRead notes whether the first read of k through the transaction after
+// WATCH, on memkv, found a value whose TTL had run out (expireReads).
+func (s *session) noteRead(k []byte, expired bool) {
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || s.txs.multi {
+		return
+	}
+	if _, seen := s.txs.readExpired[string(k)]; seen {
+		return
+	}
+	if s.txs.readExpired == nil {
+		s.txs.readExpired = map[string]bool{}
+	}
+	s.txs.readExpired[string(k)] = expired
+}
+
+// expireReads deletes, on memkv before the connection's own write, those of
+// keys (newly watched by a later WATCH) that the transaction read since
+// WATCH and found expired, if they are unchanged since that read, and drops
+// them from the reads its snapshots validate. Redis's read deleted such a
+// key, and EXEC commits when it is unchanged since its WATCH; here
+// expireWatched's deletion, a version after the read's snapshot, failed the
+// validation of that read: EXEC answered null. The deletion validates the
+// key from the snapshot of its first read up to it (a write by another
+// client in between keeps the read, and EXEC answers null), and the
+// transaction from this WATCH validates it from after it; a key live at
+// its first read is kept too (its expiry since is a change the read saw).
+func (s *session) expireReads(ctx context.Context, keys []string) error {
+	b, ok := asMemkv(s.g.backend)
+	if !ok || s.txs.wrote || len(s.txs.readExpired) == 0 {
+		return nil
+	}
+	txs := append(append([]*txn.Tx{}, s.txs.checks...), s.txs.tx) // oldest first
+	reads := make([]map[string]bool, len(txs))
+	for i, tx := range txs {
+		reads[i] = map[string]bool{}
+		for _, k := range tx.Request().ReadKeys {
+			reads[i][string(k)] = true
+		}
+	}
+	st, now := b.stores[s.txs.shard], b.now()
+	drop := map[string]bool{}
+	for _, k := range keys {
+		for i := 0; s.txs.readExpired[k] && i < len(txs); i++ {
+			if reads[i][k] { // the snapshot of its first read
+				drop[k] = expireFrom(ctx, st, txs[i].ReadVersion(), []byte(k), now)
+				break
+			}
+		}
+	}
+	for i, tx := range txs {
+		var keep [][]byte
+		dropped := false
+		for k := range reads[i] {
+			if drop[k] {
+				dropped = true
+			} else {
+				keep = append(keep, []byte(k))
+			}
+		}
+		if !dropped {
+			continue
+		}
+		c, err := s.checkFrom(tx, keep)
+		if err != nil {
+			return err
+		}
+		tx.Rollback()
+		txs[i] = c
+	}
+	s.txs.checks, s.txs.tx = txs[:len(txs)-1], txs[len(txs)-1]
+	return nil
+}
+
+// expireFrom deletes key if its value at version rv has expired by now and
+// it is unchanged since rv, and reports whether it did.
+func expireFrom(ctx context.Context, st *memkv.Store, rv uint64, key []byte, now time.Time) bool {
+	raw, found, err := st.Get(ctx, rv, key)
+	if err != nil || !found || !expired(raw, now) {
+		return false
+	}
+	_, err = st.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{key}, Sets: [][]byte{key, nil}})
+	return err == nil
+}
+
+// checkFrom is a transaction at tx's version that validates keys and tx's
+// range reads: tx's check without its other reads.
+func (s *session) checkFrom(tx *txn.Tx, keys [][]byte) (*txn.Tx, error) {
+	c, err := txn.Begin(atVersion{s.txs.eng, tx.ReadVersion()}, txOptions)
+	if err != nil {
+		return nil, err
+	}
+	ranges := tx.Request().ReadRanges
+	for _, k := range keys {
+		if err = c.AddReadConflictKey(k); err != nil {
+			break
+		}
+	}
+	for i := 0; err == nil && i+1 < len(ranges); i += 2 {
+		err = c.AddReadConflictRange(ranges[i], ranges[i+1])
+	}
+	if err != nil {
+		c.Rollback()
+		return nil, err
+	}
+	return c, nil
 }
