@@ -19,9 +19,11 @@ var gatewayBin string
 
 func TestMain(m *testing.M) {
 	redis.SetLogger(quietRedis{})
+	// Without redis-server the run fails, as the gateway's tests do: an
+	// exit 0 here showed the package "ok" with no test run.
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		fmt.Fprintln(os.Stderr, "skipping the cluster tests:", ErrNoRedis)
-		os.Exit(0)
+		fmt.Fprintln(os.Stderr, ErrNoRedis)
+		os.Exit(1)
 	}
 	dir, err := os.MkdirTemp("", "cluster-test")
 	if err != nil {
