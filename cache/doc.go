@@ -40,7 +40,8 @@
 // LRU main space, a count-min frequency sketch that admits a window victim into
 // main only if it is more popular than main's victim, and a hill climber that
 // resizes the window towards the better hit rate. The climber samples every
-// 10x capacity requests as Caffeine does, but at least 20,000: in shorter
+// 10x capacity requests as Caffeine does (the largest capacity the cache has
+// had: the frequency sketch only grows), but at least 20,000: in shorter
 // samples the hit rate moves more by chance than by a step of the window, and
 // small caches climbed on noise. A warm candidate that loses to the victim is
 // still admitted 1 time in 128 (Caffeine's defence against hash flooding: an
@@ -55,10 +56,13 @@
 // (bench/cache/hitratio_host34.txt). A writer that finds the lock held leaves its
 // new entry in its stripe's buffer (at most 8) for the lock's holder to admit,
 // and waits only when that buffer is full, its entry already stored; so under
-// concurrent writes the index runs ahead of Capacity, for as long as the lock
-// is busy, by up to 8 entries per stripe (16 to 64 stripes) and one entry per
-// writer waiting for the lock (as many as there are writers), and by the
-// entries an eviction just chose until it has unlinked them. [Cache.Len]
+// concurrent writes the index runs ahead of Capacity by up to 8 entries per
+// stripe (16 to 64 stripes) and one entry per writer waiting for the lock (as
+// many as there are writers), and by the entries an eviction just chose until
+// it has unlinked them. The holder admits what it finds deferred when it
+// lets go, but may miss an entry deferred late in its release or in a stripe
+// busy at that moment; such entries stay readable until the next write, Len
+// or Stats admits them, even once the writers have stopped. [Cache.Len]
 // admits the deferred entries first and never exceeds Capacity.
 //
 // # Freshness: the CDC contract
