@@ -61,9 +61,10 @@
 // many as there are writers), and by the entries an eviction just chose until
 // it has unlinked them. The holder admits what it finds deferred when it
 // lets go, but may miss an entry deferred late in its release or in a stripe
-// busy at that moment; such entries stay readable until the next write, Len
-// or Stats admits them, even once the writers have stopped. [Cache.Len]
-// admits the deferred entries first and never exceeds Capacity.
+// busy at that moment; such entries stay readable until a later write, a
+// replay of the read buffers, Len or Stats admits them, even once the
+// writers have stopped. [Cache.Len] admits the deferred entries first and
+// never exceeds Capacity.
 //
 // # Freshness: the CDC contract
 //
