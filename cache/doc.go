@@ -382,8 +382,8 @@
 // [Cache.Stats] returns hits, misses (including reads beyond the bound), loads,
 // load errors, coalesced loads, invalidations, refills, dropped fills,
 // stale-bypass reads, reads of keys not owned, evictions, checkpoints and the
-// watermark, with [Stats.HitRatio], and the entries held against the capacity. Runtime knobs (capacity,
-// staleness bound, ownership) change with [Cache.SetConfig], which refuses a
-// Config out of range, as [New] does, with an error wrapping
-// [ErrInvalidConfig] and keeps the previous one.
+// watermark, with [Stats.HitRatio], and the entries held against the
+// capacity. Runtime knobs (capacity, staleness bound, ownership) change with
+// [Cache.SetConfig], which refuses a Config out of range, as [New] does, with
+// an error wrapping [ErrInvalidConfig] and keeps the previous one.
 package cache
