@@ -186,6 +186,9 @@ func (f *fastShard) replyErr(err error) bool { return isRueidisReplyErr(err) }
 func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) error {
 	c, err := f.client(ctx)
 	if err != nil {
+		if re := setupReply(err); re != nil {
+			return re // Do gives it to each GET
+		}
 		return err
 	}
 	vals, err := c.Do(ctx, c.B().Mget().Key(keys...).Build()).ToArray()
@@ -210,7 +213,7 @@ func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) err
 func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 	c, err := f.client(ctx)
 	if err != nil {
-		return err
+		return setupOutcome(err, out[:len(ops)])
 	}
 	kv := c.B().Mset().KeyValue()
 	for _, o := range ops {
@@ -223,7 +226,7 @@ func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl bool) error {
 	c, err := f.client(ctx)
 	if err != nil {
-		return err
+		return setupOutcome(err, out[:len(ops)])
 	}
 	cmds := make(rueidis.Commands, 0, len(ops))
 	var at []int // at[i]: the index in cmds of op i's command; its PTTL follows a GET with ttl
@@ -345,7 +348,7 @@ func setCommand(c rueidis.Client, o op) rueidis.Completed {
 func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResult) error {
 	c, err := f.client(ctx)
 	if err != nil {
-		return err
+		return setupOutcome(err, out[:len(keys)])
 	}
 	cmds := make(rueidis.Commands, 0, 1+len(keys))
 	cmds = append(cmds, c.B().Mget().Key(keys...).Build())
@@ -424,6 +427,35 @@ func stringBytes(s string) []byte {
 		return []byte{}
 	}
 	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// setupReply returns the shard's error reply that refused a connection's
+// setup (its dial's AUTH, CLIENT SETNAME, ...: WRONGPASS, NOPERM), which
+// client's error wraps, or nil when err is none (the shard is unreachable).
+// The shard answered and ran nothing, as go-redis's refused setup
+// (setupFailed): each op fails with the reply as the shard gave it. Taken
+// for an unreachable shard, it failed the batch (the shard counted down, the
+// ops answered "backend shard N", the form of an unknown outcome).
+func setupReply(err error) error {
+	var re *rueidis.RedisError
+	if errors.As(err, &re) && !re.IsNil() {
+		return re
+	}
+	return nil
+}
+
+// setupOutcome is the outcome of a batch whose client could not be had
+// (err): each op of out fails with the shard's refusal of the setup
+// (setupReply), or else the whole batch fails with err.
+func setupOutcome(err error, out []opResult) error {
+	re := setupReply(err)
+	if re == nil {
+		return err
+	}
+	for i := range out {
+		out[i] = opResult{err: re}
+	}
+	return nil
 }
 
 func isRueidisReplyErr(err error) bool {
