@@ -228,7 +228,9 @@ func (k *hotKeys) wait(h uint64) {
 	case <-t.C:
 		if s.wake.CompareAndSwap(w, nil) {
 			k.timedOut.Add(1)
-			s.late.Store(true)
+			if s.h.Load() == h { // not a key that took the slot over meanwhile
+				s.late.Store(true)
+			}
 		} else { // woken at the last moment
 			k.woken.Add(1)
 		}
