@@ -176,6 +176,25 @@ type tally struct {
 	begun, committed, conflicts, tooOld, rolledBack, unknown, already atomic.Uint64
 }
 
+// commit counts a Commit's outcome err and reports whether it was counted
+// (an error of no counted kind is the caller's to judge).
+func (tl *tally) commit(err error) bool {
+	for _, c := range []struct {
+		is error
+		n  *atomic.Uint64
+	}{{txn.ErrAlreadyCommitted, &tl.already}, {txn.ErrCommitUnknown, &tl.unknown},
+		{txn.ErrConflict, &tl.conflicts}, {txn.ErrTooOld, &tl.tooOld}} {
+		if errors.Is(err, c.is) {
+			c.n.Add(1)
+			return true
+		}
+	}
+	if err == nil {
+		tl.committed.Add(1)
+	}
+	return err == nil
+}
+
 // managerClient runs n transfers through m, each ended by a commit, a
 // rollback, or abandoned to the reaper, counting what it was told.
 func managerClient(t *testing.T, m *txn.Manager, seedN uint64, n int, tl *tally) {
@@ -204,14 +223,7 @@ func managerClient(t *testing.T, m *txn.Manager, seedN uint64, n int, tl *tally)
 			}
 		default:
 			_, err = m.Commit(ctx, id)
-			switch {
-			case err == nil:
-				tl.committed.Add(1)
-			case errors.Is(err, txn.ErrConflict):
-				tl.conflicts.Add(1)
-			case errors.Is(err, txn.ErrTooOld):
-				tl.tooOld.Add(1)
-			}
+			tl.commit(err)
 		}
 		if err != nil && !errors.Is(err, txn.ErrNotFound) && !txn.Retryable(err) {
 			t.Errorf("unexpected error %v", err)
@@ -388,21 +400,13 @@ func idemClient(m *txn.Manager, w, n int, tl *tally) error {
 				return err
 			}
 			_, err = m.Commit(ctx, id)
-			switch {
-			case err == nil:
-				tl.committed.Add(1)
-			case errors.Is(err, txn.ErrAlreadyCommitted):
-				tl.already.Add(1)
-			case errors.Is(err, txn.ErrCommitUnknown):
-				tl.unknown.Add(1)
-				continue
-			case errors.Is(err, txn.ErrConflict):
-				tl.conflicts.Add(1)
-				continue
-			default:
-				return err
+			if !tl.commit(err) || errors.Is(err, txn.ErrTooOld) {
+				return err // no snapshot here grows too old: anything else is a failure
 			}
-			break
+			if err == nil || errors.Is(err, txn.ErrAlreadyCommitted) {
+				break
+			}
+			// unknown or conflict: retried under the same key
 		}
 	}
 	return nil
