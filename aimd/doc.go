@@ -69,7 +69,9 @@
 // periods read within +-3 points in its first 44 runs of 20 s (mean
 // 90.0-90.3%), 80-100% in 434 of the 435 runs since (mean 89.1-90.3%; the
 // other, with a core taken by the hypervisor, 55%); sharing a machine whose
-// other processes take a core now and then, 46-77%.
+// other processes take a core now and then (without -rt), 52-71% in the 18
+// such runs whose rows were kept (batch A of examples/overload/rt_runs.txt,
+// some with bursts of other work started on purpose).
 // [ProcessCPU.Cores] measures the process's CPU against a budget of cores
 // rather than GOMAXPROCS, for a process that shares its machine.
 //
