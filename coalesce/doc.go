@@ -95,17 +95,18 @@
 // VM shared with other work at a load average of 3.6 to 15, Go 1.26, 8 interleaved
 // rounds, benchstat medians of process CPU time per call, which such load moves far
 // less than wall-clock time; callgrind instruction counts, which it does not move
-// at all; the tables, the workloads and the designs tried are in the bench module,
-// bench/coalesce/README.md):
+// at all, 3 runs each, raw in bench/coalesce/callgrind48.txt; the tables, the
+// workloads and the designs tried are in the bench module, bench/coalesce/README.md):
 //
 //   - Hot key (64 goroutines per CPU on one key, fn yields 4 times so about 64 calls
-//     share each execution): 0.81-0.83x singleflight's instructions per call, 0.86x
+//     share each execution): 0.84-0.86x singleflight's instructions per call, 0.86x
 //     to 0.93x its CPU time per call at -cpu 1 and 0.88x to 0.92x at -cpu 2, 0
 //     allocations per joining call. The target of 0.5x is NOT met, and
 //     cannot be by a design whose waiters park: a joining call must stop its
-//     goroutine until the execution ends, and the Go runtime alone spends 1,200 to
-//     1,280 instructions per call to park and wake it (95% of the least a parking
-//     design can do, which is 0.75x of singleflight's instructions); waiters that
+//     goroutine until the execution ends, and the Go runtime alone spends 1,210
+//     instructions per call to park and wake it in a profiled run (95% of the
+//     least a parking design can do, which is 0.74-0.75x of singleflight's
+//     instructions; bench/coalesce/callgrind_floor_profile48.txt); waiters that
 //     yield instead of parking cost 1.7x singleflight's instructions. On this
 //     loaded machine wall-clock ratios at -cpu 2 follow the CPU-time ratio.
 //   - Distinct keys (no contention): 0.44x to 0.60x singleflight's CPU time per
