@@ -92,7 +92,7 @@
 // # Performance
 //
 // Measured against golang.org/x/sync/singleflight v0.25.0 in the same run (2-core
-// VM shared with other work at a load average of 3.6 to 15, Go 1.26, 8 interleaved
+// VM shared with other work, its load not recorded, Go 1.26, 8 interleaved
 // rounds, benchstat medians of process CPU time per call, which such load moves far
 // less than wall-clock time; callgrind instruction counts, which it does not move
 // at all, 3 runs each, raw in bench/coalesce/callgrind48.txt; the tables, the
