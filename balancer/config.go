@@ -45,7 +45,8 @@ type Config struct {
 	// rather than hot. Default 0.85.
 	NewHostFactor float64
 	// YoungRuns is how many runs after joining a host is corrected at full gain and
-	// outside the throttle. Zero means the default, 3, so it cannot be turned
+	// outside the throttle (the run it joins in is not one of them, also for a host
+	// that joins with a weight and is read in that run). Zero means the default, 3, so it cannot be turned
 	// off; 1 is the least.
 	YoungRuns int
 	// ChurnWindow is how many runs a join counts toward task churn. Default 12.

@@ -120,7 +120,10 @@ func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []
 			nudge(&ds[i], rf, 1, 0, 0)
 			continue
 		}
-		young := v.age[i] <= cfg.YoungRuns
+		// young in the YoungRuns runs after its join run, not in it: a host that
+		// joins with a weight (unmarked) is read in its join run, and counting that
+		// run gave it YoungRuns+1 runs outside the throttle
+		young := v.age[i] >= 1 && v.age[i] <= cfg.YoungRuns
 		if pol.Wide || young || (state == HotOutliers && hot(cfg, v, i)) {
 			nudge(&ds[i], rf, resid, 1, cfg.WideMaxStep)
 			continue
