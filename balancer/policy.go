@@ -265,6 +265,12 @@ func finish(cfg Config, res *Result) {
 		res.KeyspaceMoved = 1
 		return
 	}
+	if res.Changed == 0 {
+		// Every weight is its old one rescaled: no share changed, though the
+		// shares over the two sums differ in their last bits (a recenter alone
+		// read 1.4e-16 moved).
+		return
+	}
 	var moved float64
 	for _, d := range res.Hosts {
 		moved += math.Abs(d.New/newDiv/newSum - d.Old/oldDiv/oldSum)
