@@ -41,11 +41,12 @@ var (
 	// and of the handler's body decoding, for a body that is not one
 	// well-formed request: not valid UTF-8, not JSON, not an object, an
 	// unknown or repeated member, a member whose value is null (leave it out
-	// instead), trailing data, a value that is not a JSON number, string or
-	// bool. [Registry.Apply] and [Registry.Rollback] (and their …At forms)
-	// return it wrapped for a Who or Why that is not valid UTF-8, which the
-	// audit log's JSON could not carry. The caller should fix the request;
-	// sending it again will not help.
+	// instead), trailing data, a change without a knob name or without a
+	// value, a value that is not a JSON number, string or bool.
+	// [Registry.Apply] and [Registry.Rollback] (and their …At forms) return
+	// it wrapped for a Who or Why that is not valid UTF-8, which the audit
+	// log's JSON could not carry. The caller should fix the request; sending
+	// it again will not help.
 	ErrBadRequest = errors.New("control: bad request")
 
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one

@@ -259,9 +259,9 @@ func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // object (names compare without regard to case, as encoding/json matches
 // them), a member whose value is null ("dry_run": null would otherwise read
 // as false and apply the change), trailing data and a change without a knob
-// name (a null change included) are errors matching [ErrBadRequest]. It is
-// the HTTP path minus the transport, for callers that receive requests
-// another way.
+// name (a null change included) or without a value are errors matching
+// [ErrBadRequest]. It is the HTTP path minus the transport, for callers that
+// receive requests another way.
 func DecodeRequest(data []byte) (Request, error) {
 	var req Request
 	if err := decodeStrict(data, &req); err != nil {
@@ -270,13 +270,18 @@ func DecodeRequest(data []byte) (Request, error) {
 	return req, namedChanges(req)
 }
 
-// namedChanges refuses a change without a knob name as a malformed request:
-// JSON null, or an object without "knob", decodes to one, which Apply would
-// answer as a knob named "" that does not exist (404 over HTTP).
+// namedChanges refuses a change without a knob name or without a value as a
+// malformed request: JSON null, or an object without "knob", decodes to one
+// that Apply would answer as a knob named "" that does not exist (404 over
+// HTTP), and an object without "value" to one that Apply would answer as a
+// value of the wrong kind ("a int knob does not take a invalid").
 func namedChanges(req Request) error {
 	for i, c := range req.Changes {
 		if c.Knob == "" {
 			return badRequest{fmt.Errorf("change %d has no knob name", i)}
+		}
+		if !c.Value.IsValid() {
+			return badRequest{fmt.Errorf("change %d (knob %q) has no value", i, clip(c.Knob, maxQuote))}
 		}
 	}
 	return nil
