@@ -142,6 +142,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		fmt.Fprintln(errOut, "overload:", err)
 		return options{}, err
 	}
+	if err := profileFlags(fs, o.real); err != nil {
+		fmt.Fprintln(errOut, "overload:", err)
+		return options{}, err
+	}
 	return o, nil
 }
 
@@ -158,6 +162,20 @@ func modeFlags(fs *flag.FlagSet, o options) error {
 			err = fmt.Errorf("-%s is a setting of the real mode, which runs with -real only", f.Name)
 		case !o.loop && strings.HasPrefix(f.Usage, "closed-loop model:"):
 			err = fmt.Errorf("-%s is a setting of the closed-loop model, which runs with -loop only", f.Name)
+		}
+	})
+	return err
+}
+
+// profileFlags refuses -profilehz without -cpuprofile: it sets the rate of
+// the CPU profile that -cpuprofile writes, and with none it was accepted and
+// ignored ("overload -real -profilehz 1000" wrote no profile and said
+// nothing).
+func profileFlags(fs *flag.FlagSet, r realConfig) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "profilehz" && r.Profile == "" {
+			err = errors.New("-profilehz sets the rate of the CPU profile that -cpuprofile writes: give -cpuprofile too")
 		}
 	})
 	return err
@@ -209,6 +227,7 @@ func zeroRefused(r realConfig) error {
 		{"-backend", "the modeled backend waits", r.Backend == 0},
 		{"-qd", "the shedder's queue deadline is positive", r.QueueDeadline == 0},
 		{"-target", "aimd holds a positive CPU utilization", r.Target == 0},
+		{"-profilehz", "the CPU profile samples at a positive rate", r.ProfileHz == 0},
 	} {
 		if f.zero {
 			return fmt.Errorf("%s 0: %s (the flag has no \"0: default\")", f.flag, f.what)
