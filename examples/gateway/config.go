@@ -399,6 +399,11 @@ func (c *Config) defaultOTel() error {
 	if c.OTel != "off" && c.OTel != "stdout" {
 		return fmt.Errorf("gateway: otel %q: want \"off\" or \"stdout\"", c.OTel)
 	}
+	// A share other than the default samples traces that are not made:
+	// "-otel-sample 0.01" without -otel stdout was accepted and ignored.
+	if c.OTel == "off" && c.spanExporter == nil && c.OTelSample != 0 && c.OTelSample != 1 {
+		return fmt.Errorf("gateway: otel_sample %v (-otel-sample) with otel off: it samples the traces of otel stdout (-otel stdout)", c.OTelSample)
+	}
 	c.OTelSample = or(c.OTelSample, 1)
 	return nil
 }

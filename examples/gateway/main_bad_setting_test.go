@@ -36,6 +36,7 @@ func TestBadSettingExitsWithUsageStatus(t *testing.T) {
 		{[]string{"-procs", "5000"}, "procs"},
 		{[]string{"-batch-policy", "sometimes"}, "batch_policy"},
 		{[]string{"-otel-sample", "2"}, "otel_sample"},
+		{[]string{"-otel-sample", "0.01"}, "otel_sample 0.01 (-otel-sample) with otel off"},
 		{[]string{"-config", file}, "max_batch"},
 		{[]string{"-config", negative}, "linger"},
 		{[]string{"-config", hosts}, "control_hosts"},
