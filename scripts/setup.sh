@@ -5,7 +5,8 @@
 # redis-benchmark), and chromium (the control plane's dashboard test drives it
 # headless).
 # Arguments name extra tools to install when missing; only nutcracker (twemproxy,
-# which examples/gateway/compare.sh measures against) is known:
+# which examples/gateway/compare.sh measures against, and whose /usr/sbin path
+# the tests of the scripts' sbin lookup need; scripts/test.sh asks for it) is known:
 #   scripts/setup.sh nutcracker
 # Safe to run again: it installs only what is missing.
 set -euo pipefail

@@ -20,7 +20,7 @@ import (
 // the usual bin folders.
 func TestSetupNutcrackerInSbin(t *testing.T) {
 	if _, err := os.Stat("/usr/sbin/nutcracker"); err != nil {
-		t.Skip("needs Debian's /usr/sbin/nutcracker")
+		skipOrFailInCI(t, "needs Debian's /usr/sbin/nutcracker: run scripts/setup.sh nutcracker")
 	}
 	for _, dir := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
 		if _, err := os.Stat(dir + "/nutcracker"); err == nil {

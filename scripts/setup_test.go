@@ -85,8 +85,8 @@ func TestSetupNothingMissing(t *testing.T) {
 	require.Empty(t, strings.TrimSpace(apt), "apt-get runs")
 }
 
-// TestSetupExtraTool: compare.sh asks for nutcracker, which the tests do not
-// need; setup.sh installs it only when asked and missing, and refuses a name
+// TestSetupExtraTool: compare.sh and test.sh (for the tests of the sbin
+// lookup) ask for nutcracker; setup.sh installs it only when asked and missing, and refuses a name
 // it does not know rather than install nothing and let the caller fail later.
 func TestSetupExtraTool(t *testing.T) {
 	all := []string{"redis-server", "redis-cli", "redis-benchmark", "chromium"}

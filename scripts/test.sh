@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test of every module (root, examples, bench) with the race detector,
 # plus a 32-bit run of the root module. This is the README's test command and what
-# .ci/run calls. It installs what the tests need (scripts/setup.sh) when missing.
+# .ci/run calls. It installs what the tests need (scripts/setup.sh) when missing,
+# nutcracker too: the tests of the scripts' sbin lookup need Debian's
+# /usr/sbin/nutcracker, and fail without it under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/setup.sh
+./scripts/setup.sh nutcracker
 
 # gotest CAP ARGS...: go test ARGS with a -timeout of CAP seconds per test
 # binary. Under TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) each

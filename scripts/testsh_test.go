@@ -24,7 +24,7 @@ func runTestSh(t *testing.T, probe []byte) (out, goLog string, err error) {
 	if lookErr != nil {
 		t.Skip("no bash")
 	}
-	dir, _ := stubTools(t, "redis-server", "redis-cli", "redis-benchmark", "chromium")
+	dir, _ := stubTools(t, "redis-server", "redis-cli", "redis-benchmark", "chromium", "nutcracker")
 	logPath := filepath.Join(dir, "go.log")
 	probePath := filepath.Join(dir, "probe")
 	require.NoError(t, os.WriteFile(probePath, probe, 0o755))

@@ -23,7 +23,7 @@ import (
 func TestScriptsFindSbinTools(t *testing.T) {
 	bash := harnessBash(t)
 	if _, err := os.Stat("/usr/sbin/nutcracker"); err != nil {
-		t.Skip("needs Debian's /usr/sbin/nutcracker")
+		skipOrFailInCI(t, "needs Debian's /usr/sbin/nutcracker: run scripts/setup.sh nutcracker")
 	}
 	stubs := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(stubs, "perf"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
