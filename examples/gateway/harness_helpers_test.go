@@ -21,7 +21,7 @@ func harnessBash(t *testing.T, tools ...string) string {
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is needed: run scripts/setup.sh")
+			skipOrFailInCI(t, tool+" is needed: run scripts/setup.sh")
 		}
 	}
 	return bash
