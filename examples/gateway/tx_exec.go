@@ -65,7 +65,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		s.observeQueued(nil, false, start)
 		return errReply(err)
 	}
-	out, err := s.runQueued(ctx)
+	out, err := s.runQueued(ctx, true)
 	var ce *txn.ConflictError
 	for attempt := 1; retry && attempt < execAttempts && (errors.As(err, &ce) || errors.Is(err, txn.ErrTooOld)); attempt++ {
 		s.txs.tx.Rollback()
@@ -73,7 +73,7 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		if err = s.bindQueued(); err != nil { // a new transaction (on Redis, engine) on the same shard
 			break
 		}
-		out, err = s.runQueued(ctx)
+		out, err = s.runQueued(ctx, false)
 	}
 	committed, returned = err == nil, true
 	s.observeQueued(out, err == nil, start)
@@ -138,8 +138,9 @@ func (s *session) forgetQueuedWrites() {
 
 // runQueued runs the queued commands in the transaction and commits it,
 // charging the tenant for the backend calls it made. It returns their
-// replies and the commit's error.
-func (s *session) runQueued(ctx context.Context) ([]any, error) {
+// replies and the commit's error. first is false for a run again after a
+// conflict (cmdExec's retries).
+func (s *session) runQueued(ctx context.Context, first bool) ([]any, error) {
 	out := make([]any, len(s.txs.queued))
 	now := time.Now()
 	from := s.txMark()
@@ -179,7 +180,14 @@ func (s *session) runQueued(ctx context.Context) ([]any, error) {
 		// check the watched keys, one call of an op per key checked.
 		keys = len(s.txs.watched)
 	}
-	s.chargeTx(now, from, keys) // on Redis, each read inside is a round trip, as is the commit
+	// On Redis, each read inside is a round trip, as is the commit. On
+	// memkv an EXEC is one call (README), however many runs its conflicts
+	// cost: a run again is the gateway's recovery, not work the tenant
+	// asked for, as a batch read again from the primary is charged once.
+	// Each run was charged a call, up to execAttempts for one EXEC.
+	if first || from.calls >= 0 {
+		s.chargeTx(now, from, keys)
+	}
 	return out, err
 }
 
