@@ -29,9 +29,20 @@ func (e atVersion) ReadVersion() uint64 { return e.rv }
 // transaction validates them too, from now, so the two cover each WATCH to
 // the commit. Reads made after WATCH and before the write are no longer
 // validated: Redis does not check them either.
+//
+// Without the connection's own write, the transaction moves on to the
+// current version too (moveOn), its reads so far and watched keys still
+// validated from their snapshot: the queued commands read the data as it
+// is at EXEC, as Redis's do. From the WATCH's snapshot, a key they read
+// that had expired by then and that the expiry sweep deleted before EXEC
+// (absent then, absent now) failed the validation: EXEC answered null
+// where Redis commits.
 func (s *session) rebase() error {
-	if _, ok := s.txs.eng.(*memkv.Store); !ok || !s.txs.wrote {
-		return nil // Redis shards read live at EXEC
+	if _, ok := s.txs.eng.(*memkv.Store); !ok || len(s.txs.watched) == 0 {
+		return nil // Redis shards read live at EXEC; without WATCH, EXEC began the transaction
+	}
+	if !s.txs.wrote {
+		return s.moveOn()
 	}
 	tx, err := txn.Begin(s.txs.eng, txOptions)
 	if err != nil {
@@ -103,6 +114,14 @@ func (s *session) advance(ctx context.Context, keys []string) error {
 	if s.txs.wrote {
 		return nil // reads are live, and EXEC rebases
 	}
+	return s.moveOn()
+}
+
+// moveOn makes a memkv transaction so far a check, which EXEC commits
+// first (it validates its reads and watched keys from its snapshot), and
+// goes on in a new one at the store's current version that validates them
+// too, from now: the two cover each of them up to the commit.
+func (s *session) moveOn() error {
 	tx, err := txn.Begin(s.txs.eng, txOptions)
 	if err != nil {
 		return err
