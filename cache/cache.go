@@ -191,7 +191,8 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 // load (the fill lock, built on [coalesce.Group]): a thundering herd makes one
 // backend load. The loaded value is stored unless the key was invalidated, Set or
 // deleted after the load started (a stale fill loses, see [Cache.Apply]), or the
-// key is not owned.
+// key is not owned when the load ends or was not when the read that started
+// the load asked.
 //
 // load runs on a context that keeps ctx's values and is cancelled when every
 // caller waiting for it has left, or once load has returned (load must not use
@@ -204,19 +205,22 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 // exits with it, as Goexit demands.
 func (c *Cache[K, V]) Get(ctx context.Context, key K, load func(context.Context) (V, error)) (V, error) {
 	cfg := c.cfg.Load()
-	if cfg.Owns == nil || cfg.Owns(key) {
+	owned := cfg.Owns == nil || cfg.Owns(key)
+	if owned {
 		if v, ok := c.lookup(cfg, key); ok {
 			return v, nil
 		}
 	} else {
 		c.stats.notOwned.Add(1)
 	}
-	return c.loadShared(ctx, cfg, key, load)
+	return c.loadShared(ctx, cfg, key, owned, load)
 }
 
 // loadShared is the rest of Get after its lookup missed: it joins or starts
-// the key's load.
-func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, load func(context.Context) (V, error)) (V, error) {
+// the key's load. owned is whether the read found key owned: a load it
+// starts for a key not owned stores nothing, even if the key is owned by the
+// time the load ends.
+func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, owned bool, load func(context.Context) (V, error)) (V, error) {
 	var asked int64
 	if cfg.MaxStaleness > 0 {
 		asked = c.now()
@@ -224,7 +228,7 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 	var led atomic.Bool
 	res, err := c.flights.Do(ctx, key, func(ctx context.Context) (loaded[V], error) {
 		led.Store(true)
-		return c.fill(ctx, key, load)
+		return c.fill(ctx, key, owned, load)
 	})
 	if !led.Load() && stayed(ctx, res, err) { // shared a flight, did not just leave
 		if err == nil && cfg.MaxStaleness > 0 && !within(asked, res.at, cfg.MaxStaleness) {
@@ -239,7 +243,7 @@ func (c *Cache[K, V]) loadShared(ctx context.Context, cfg *Config[K], key K, loa
 			led.Store(false)
 			res, err = c.flights.Do(ctx, key, func(ctx context.Context) (loaded[V], error) {
 				led.Store(true)
-				return c.fill(ctx, key, load)
+				return c.fill(ctx, key, owned, load)
 			})
 			if !led.Load() && stayed(ctx, res, err) {
 				c.stats.coalesced.Add(1)

@@ -30,7 +30,7 @@ func TestClockPanicLeavesNothingHeld(t *testing.T) {
 	}{
 		{name: "Set", op: func(c *Cache[int, int], keys []int) { c.Set(keys[0], 1) }},
 		{name: "fill", op: func(c *Cache[int, int], keys []int) {
-			_, _ = c.fill(context.Background(), keys[0], func(context.Context) (int, error) { return 1, nil })
+			_, _ = c.fill(context.Background(), keys[0], true, func(context.Context) (int, error) { return 1, nil })
 		}},
 		{name: "FillMany", op: func(c *Cache[int, int], keys []int) {
 			_, _ = c.FillMany(context.Background(), keys, func(_ context.Context, ks []int) ([]int, error) {

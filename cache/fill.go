@@ -12,9 +12,17 @@ import (
 // record's coalesce call is forgotten once it can no longer be joined safely.
 
 // fill runs load for key and stores the result unless the key was invalidated
-// since the fill started. It runs inside the coalesce call, once per flight.
-func (c *Cache[K, V]) fill(ctx context.Context, key K, load func(context.Context) (V, error)) (loaded[V], error) {
+// since the fill started, or was not owned when the read that started the
+// fill asked (owned false) or when it ends. It runs inside the coalesce call,
+// once per flight.
+//
+// A key that becomes owned while the load runs is not stored: the host's
+// stream may have skipped the key's events until then (see Ownership in the
+// package doc), so no invalidation would have made a value that predates a
+// change lose.
+func (c *Cache[K, V]) fill(ctx context.Context, key K, owned bool, load func(context.Context) (V, error)) (loaded[V], error) {
 	r := c.startFill(key)
+	r.unowned = !owned
 	c.stats.loads.Add(1)
 	ended := false
 	defer func() {
@@ -50,6 +58,9 @@ type fillRecord[K comparable, V any] struct {
 	h     uint64
 	f     *fills
 	start uint64
+	// unowned is set when the read that started the fill found key not
+	// owned: the fill then stores nothing, whatever Owns says at its end.
+	unowned bool
 }
 
 // startFill registers a fill of key, so that an invalidation of key while it
@@ -83,13 +94,13 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 
 // endFill ends a fill registered by startFill and, if ok, stores v (fresh at
 // startedAt) unless its key was invalidated, Set or deleted since the fill
-// started or is not owned.
+// started, or is not owned (or was not when the fill's read asked).
 func (c *Cache[K, V]) endFill(r fillRecord[K, V], v V, ok bool, startedAt int64) {
 	var (
 		stored *node[K]
 		added  bool
 	)
-	owned := !ok || c.ownsEnding(r) // asked only of a value to store
+	owned := !ok || !r.unowned && c.ownsEnding(r) // asked only of a value to store
 	r.s.mu.Lock()
 	// The record outlives the fill: the coalesce call that ran it stays
 	// joinable until it finishes, after this returns, so an invalidation in

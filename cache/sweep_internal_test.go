@@ -44,7 +44,7 @@ func TestSweepKeepsAPendingFlight(t *testing.T) {
 		gate := make(chan struct{})
 		first := c.flights.DoChan(ctx, k, func(ctx context.Context) (loaded[int], error) {
 			<-gate
-			return c.fill(ctx, k, load)
+			return c.fill(ctx, k, true, load)
 		})
 		// This fill finds 64 records in the shard and sweeps the finished ones.
 		if _, err := c.Get(ctx, same[sweepFills-1], func(context.Context) (int, error) { return 1, nil }); err != nil {

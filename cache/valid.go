@@ -14,14 +14,15 @@ func (c *Cache[K, V]) GetValid(ctx context.Context, key K, valid func(V) bool, l
 		return c.Get(ctx, key, load)
 	}
 	cfg := c.cfg.Load()
-	if cfg.Owns == nil || cfg.Owns(key) {
+	owned := cfg.Owns == nil || cfg.Owns(key)
+	if owned {
 		if v, ok := c.lookupValid(cfg, key, c.hash(key), valid); ok {
 			return v, nil
 		}
 	} else {
 		c.stats.notOwned.Add(1)
 	}
-	return c.loadShared(ctx, cfg, key, load)
+	return c.loadShared(ctx, cfg, key, owned, load)
 }
 
 // LookupManyValid is LookupMany with GetValid's check: a cached value for
