@@ -18,7 +18,7 @@ const (
 	kindConn  cmdKind = iota + 1 // changes or reads connection state: runs alone, in order
 	kindRead                     // reads keys: may run with other commands that write none of them
 	kindWrite                    // writes keys: may run with commands that touch none of them
-	kindLocal                    // answered by the gateway, no keys (PING, INFO): runs anywhere
+	kindLocal                    // answered by the gateway, no keys (PING, INFO): runs anywhere (but inOrder)
 )
 
 // cmdSpec describes a command: arity as Redis gives it (n exact, -n at least
@@ -43,6 +43,10 @@ type cmdSpec struct {
 	// context without deadline or cancellation: no timer per command, and the
 	// batcher may run a flush on the caller's goroutine.
 	bounded bool
+	// inOrder: a command of kindLocal that reads what the commands before
+	// it change (INFO's counters) runs in order, as a kindConn command does:
+	// after the commands before it, before those after it.
+	inOrder bool
 }
 
 var (
@@ -147,6 +151,7 @@ func init() {
 	commands["CLIENT"].subs = map[string]int{"SETNAME": 3, "GETNAME": 2, "SETINFO": 4, "ID": 2, "INFO": 2, "HELP": 2}
 	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "DOCS": -2, "INFO": -2, "LIST": -2, "HELP": 2}
 	commands["CONFIG"].subs = map[string]int{"GET": -3, "SET": -4, "RESETSTAT": 2, "REWRITE": 2, "HELP": 2}
+	commands["INFO"].inOrder = true
 	one := func(int) int { return 1 }
 	rest := func(n int) int { return n - 1 }
 	counts := map[string]func(int) int{

@@ -95,7 +95,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 				flush()
 			}
 		}
-		if spec.kind == kindConn {
+		if spec.kind == kindConn || spec.inOrder {
 			flush()
 			replies[i] = ss.call(spec, name, cmd.Args)
 			sp.protos[i] = ss.proto // HELLO 3 answers in RESP3
