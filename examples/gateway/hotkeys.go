@@ -2,6 +2,7 @@ package main
 
 import (
 	"hash/maphash"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -64,7 +65,13 @@ type hotKeys struct {
 }
 
 type hotSlot struct {
-	h      atomic.Uint64 // the key's hash, 0: empty
+	// mu orders the changes of the slot's key (a takeover) with the writes
+	// that depend on which key holds it: the end of a cycle (done) and the
+	// flag of a wait that ran out. Each of those read the key and then wrote
+	// the counts, and a takeover between the two gave the new key the old
+	// one's expectation. The GETs of the slot's own key take no lock.
+	mu     sync.Mutex
+	h      atomic.Uint64 // the key's hash, 0: empty; written under mu
 	gets   atomic.Uint32 // GETs of the key in this cycle
 	expect atomic.Uint32 // the readers the key had in its last two cycles (at least the GETs of the last)
 	last   atomic.Uint32 // GETs of the key in the last cycle
@@ -151,16 +158,7 @@ func (k *hotKeys) hash(key string) uint64 { return maphash.String(k.seed, key) |
 // key's waiting fetch if the count is complete.
 func (k *hotKeys) arrived(h uint64, rd *hotReader) {
 	s := &k.slots[h%hotSlots]
-	if s.h.Load() != h { // the slot's key changes: start afresh
-		s.h.Store(h)
-		s.expect.Store(0)
-		s.last.Store(0)
-		s.seen.Store(0)
-		s.late.Store(false) // the old key's wait that ran out
-		s.gets.Store(1)
-		if rd != nil {
-			rd.read(h, s.cycle.Load())
-		}
+	if s.h.Load() != h && s.takeOver(h, rd) {
 		return
 	}
 	if rd == nil || rd.read(h, s.cycle.Load()) {
@@ -170,6 +168,26 @@ func (k *hotKeys) arrived(h uint64, rd *hotReader) {
 	if w := s.wake.Load(); w != nil && n >= w.need && s.wake.CompareAndSwap(w, nil) {
 		close(w.ch)
 	}
+}
+
+// takeOver makes the slot the key's with hash h, its GET counted, and
+// reports whether it did: false if another GET of the key took it first.
+func (s *hotSlot) takeOver(h uint64, rd *hotReader) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h.Load() == h {
+		return false
+	}
+	s.h.Store(h) // the slot's key changes: start afresh
+	s.expect.Store(0)
+	s.last.Store(0)
+	s.seen.Store(0)
+	s.late.Store(false) // the old key's wait that ran out
+	s.gets.Store(1)
+	if rd != nil {
+		rd.read(h, s.cycle.Load())
+	}
+	return true
 }
 
 // plan returns how many GETs of its cycle a fetch of the key with hash h,
@@ -228,9 +246,11 @@ func (k *hotKeys) wait(h uint64) {
 	case <-t.C:
 		if s.wake.CompareAndSwap(w, nil) {
 			k.timedOut.Add(1)
+			s.mu.Lock()
 			if s.h.Load() == h { // not a key that took the slot over meanwhile
 				s.late.Store(true)
 			}
+			s.mu.Unlock()
 		} else { // woken at the last moment
 			k.woken.Add(1)
 		}
@@ -247,7 +267,12 @@ func (k *hotKeys) done(h uint64) {
 		return
 	}
 	s := &k.slots[h%hotSlots]
-	if s.h.Load() == h {
+	if s.h.Load() != h { // another key's slot: no lock
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h.Load() == h { // again under mu: no takeover before the counts are written
 		n, seen := s.gets.Swap(0), s.seen.Swap(0)
 		// the GETs of the cycle before, and this one's from connections
 		// that did not read the key in it (or in this one); at least this
