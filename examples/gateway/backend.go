@@ -411,6 +411,19 @@ func asMemkv(b Backend) (*memkvBackend, bool) {
 	return m, ok
 }
 
+// expiryNow is the time the gateway decides a key's expiry at: on memkv
+// the backend's clock, which its commands outside a transaction and the
+// WATCH and EXEC checks (expireWatched, watchedExpired) read; the wall clock
+// otherwise. The commands of a transaction read the wall clock: with a
+// backend clock apart from it (a test's), a GET in EXEC answered a key a GET
+// outside answered expired, and a SET PX in EXEC wrote one already expired.
+func (g *Gateway) expiryNow() time.Time {
+	if b, ok := asMemkv(g.backend); ok {
+		return b.now()
+	}
+	return time.Now()
+}
+
 // asRedis returns the Redis backend under b, seeing through the chaos wrapper.
 func asRedis(b Backend) (*redisBackend, bool) {
 	r, ok := unwrapChaos(b).(*redisBackend)

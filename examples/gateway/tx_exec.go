@@ -142,12 +142,12 @@ func (s *session) forgetQueuedWrites() {
 // conflict (cmdExec's retries).
 func (s *session) runQueued(ctx context.Context, first bool) ([]any, error) {
 	out := make([]any, len(s.txs.queued))
-	now := time.Now()
+	now, at := time.Now(), s.g.expiryNow()
 	from := s.txMark()
 	keys := 0
 	s.txs.readErr = nil
 	for i, c := range s.txs.queued {
-		out[i] = s.txCommand(ctx, c.Args, now)
+		out[i] = s.txCommand(ctx, c.Args, at)
 		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
 			keys += spec.nkeys(len(c.Args))
 		}
@@ -284,9 +284,9 @@ func (s *session) observeQueued(out []any, committed bool, start time.Time) {
 }
 
 // txCommand runs one queued command against the transaction (reads see its
-// own writes). A key of another type than string (Redis shards) is there
-// for EXISTS, DEL and SET NX/XX, null for MGET, and WRONGTYPE for GET and
-// INCR, as in Redis.
+// own writes), deciding expiry at now (Gateway.expiryNow). A key of another
+// type than string (Redis shards) is there for EXISTS, DEL and SET NX/XX,
+// null for MGET, and WRONGTYPE for GET and INCR, as in Redis.
 func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any {
 	tx := s.txs.tx
 	// get reads k: found with errWrongType for a key of another type.

@@ -220,7 +220,7 @@ func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (an
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 	defer cancel()
 	from := ss.txMark()
-	r := ss.txCommand(tctx, args, now)
+	r := ss.txCommand(tctx, args, g.expiryNow())
 	returned = true
 	// Charged before anything else: a read that failed is charged, as a
 	// failed batch or KVSCAN's failed scan is; one that met the snapshot too

@@ -116,8 +116,7 @@ func TestWatchAfterReadOfExpiredKeyStillChecked(t *testing.T) {
 	_, err = run(expired, nothing, write)
 	require.ErrorIs(t, err, redis.Nil, "a write of k after its WATCH aborts EXEC")
 
-	// Live at the GET (the reads in a transaction decode by the wall
-	// clock), expired by the backend's clock at the WATCH.
+	// Live at the GET, expired by the backend's clock at the WATCH.
 	live := func() { require.NoError(t, other.Set(ctx, k, "old", time.Hour).Err()) }
 	jump := func() { clock.Add(int64(2 * time.Hour)) }
 	clock.Store(time.Now().UnixNano())
