@@ -99,8 +99,9 @@ func step(limit, load float64, p aimd.Params, above int) (float64, int) {
 	return aimd.Update(limit, load, p), above
 }
 
-// settle returns the control time after which every limit stays within tol of
-// want, and the largest limit seen.
+// settle returns the control time of the step from which every limit stays
+// within tol of want (limits[i] is the one the step at (i+1) periods set; 0
+// when every limit given is within), and the largest limit seen.
 func settle(limits []float64, want, tol float64, period time.Duration) (time.Duration, float64) {
 	last := -1
 	peak := 0.0
@@ -110,7 +111,11 @@ func settle(limits []float64, want, tol float64, period time.Duration) (time.Dur
 			last = i
 		}
 	}
-	return time.Duration(last+1) * period, peak
+	if last < 0 {
+		return 0, peak
+	}
+	// the step after the last limit out of tolerance, at (last+2) periods
+	return time.Duration(last+2) * period, peak
 }
 
 // TestSettleAfterCapacityDoubles: the target is a limit within +-10% of

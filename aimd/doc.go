@@ -47,7 +47,7 @@
 //
 // Measured on explicit time against a lagged CPU-bound plant (control_test.go):
 // after capacity doubles, the limit is within 10% of its new equilibrium after
-// 0.2 s of control time and overshoots it by 7-10%; after an outside overload
+// 0.3 s of control time and overshoots it by 7-10%; after an outside overload
 // that drove the limit to Min ends, full admission returns within 0.7-1.0 s.
 // The constant Increase (default 1) must be small next to the equilibrium limit
 // for the steady sawtooth to stay within 10% (about 45 and up with the default).
@@ -62,7 +62,7 @@
 // 300 s), 79.9-80.5% of the 100 ms periods read within +-3 points of a 90%
 // target against 73.2-74.6% with the full correction (Increase 1, Gain 0.2,
 // Decrease 0.9); the noise alone caps this at 87%. The same configuration
-// settles within 10% 0.3 s after capacity doubles (2.5% overshoot) and admits
+// settles within 10% 0.4 s after capacity doubles (2.5% overshoot) and admits
 // fully 1.1-1.6 s after an outside overload ends (TestProportionalMeetsTargets).
 // On a real process (examples/overload, 2 cores, 90% target, this loop on
 // ProcessCPU and SchedLatency) that has the CPU to itself, 93-99% of the 100 ms
