@@ -59,16 +59,29 @@ func main() {
 }
 
 // exitCode is the command's exit status for run's error, which it logs: 0
-// for none and for -h (the flag package printed the usage), 1 otherwise.
+// for none and for -h (the flag package printed the usage), 2 for bad usage
+// (a flag, argument or config file, or a setting the plane refuses), as the
+// other example commands, and 1 for a plane that failed to listen or serve.
 func exitCode(err error, log *slog.Logger) int {
+	var u usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &u):
+		log.Error("controlplane", "err", err)
+		return 2
 	default:
 		log.Error("controlplane", "err", err)
 		return 1
 	}
 }
+
+// usageError marks an error of the command's settings: its flags and
+// arguments, its config file, and the Config the plane refuses.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
 
 // fileConfig is the JSON config file.
 type fileConfig struct {
@@ -92,12 +105,15 @@ var readTimeout = 10 * time.Second
 func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr string)) error {
 	fc, err := parseArgs(args)
 	if err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	cfg := controlplane.Config{Regions: fc.Regions, Gateways: fc.Gateways, Direct: fc.Direct, Rollout: fc.Rollout}
 	if fc.Cadence != "" {
 		if cfg.Cadence, err = time.ParseDuration(fc.Cadence); err != nil {
-			return fmt.Errorf("cadence: %w", err)
+			return usageError{fmt.Errorf("cadence: %w", err)}
 		}
 	}
 	// Listen first: whether the plane is on loopback is the address the
@@ -111,8 +127,9 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	cfg.AllowedHosts = allowedHosts(loopback, fc.AllowedHosts)
 	p, err := controlplane.New(cfg)
 	if err != nil {
+		// Every error of New is a setting it refuses.
 		_ = ln.Close()
-		return err
+		return usageError{err}
 	}
 	if !loopback {
 		log.Warn("the dashboard and API have no authentication and listen beyond loopback", "addr", ln.Addr().String())
