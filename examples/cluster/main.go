@@ -65,8 +65,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return options{}, err
 	}
 	// A value out of range is a usage error too (exit 2), refused before
-	// anything is built or started; Start and run check the same.
-	err := o.spec.withDefaults().validate()
+	// anything is built or started; Start and run check the same. A zero
+	// given (-tenants 0) is out of range as well: the Spec's zero takes the
+	// default, which would run 12 tenants for "-tenants 0".
+	err := givenSpec(fs, o.spec).validate()
 	if err == nil {
 		_, err = scenarioList(o.scenario)
 	}
@@ -78,6 +80,23 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return options{}, err
 	}
 	return o, nil
+}
+
+// givenSpec is spec with its defaults, except that a flag given keeps its
+// value, a zero included, for validate to judge.
+func givenSpec(fs *flag.FlagSet, spec Spec) Spec {
+	out := spec.withDefaults()
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "tenants":
+			out.Tenants = spec.Tenants
+		case "rate":
+			out.Rate = spec.Rate
+		case "cadence":
+			out.Cadence = spec.Cadence
+		}
+	})
+	return out
 }
 
 // scenarioList returns the scenarios -scenario names, in order: none for "",
