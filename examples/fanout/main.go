@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"text/tabwriter"
 )
@@ -53,6 +54,14 @@ func parseFlags(args []string, errOut io.Writer) (Fleet, float64, error) {
 	// flag parsing stops there and would ignore it and every flag after it.
 	if fs.NArg() > 0 {
 		err := fmt.Errorf("unexpected argument %q: every setting is a flag (-h)", fs.Arg(0))
+		fmt.Fprintln(errOut, "fanout:", err)
+		return Fleet{}, 0, err
+	}
+	// A reduction is a positive number: no density gives a NaN, infinite,
+	// zero or negative one, and the solver printed "out of reach" for it,
+	// as if the fleet were the reason.
+	if t := *target; !(t > 0) || math.IsInf(t, 1) {
+		err := fmt.Errorf("-target %v: want a positive, finite reduction (the article: 19)", t)
 		fmt.Fprintln(errOut, "fanout:", err)
 		return Fleet{}, 0, err
 	}
