@@ -19,10 +19,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,14 +34,38 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:7398", "listen address (loopback)")
-	shards := flag.String("redis", "127.0.0.1:6379", "Redis shards, comma-separated")
-	flag.Parse()
-	l, err := newLoop(*addr, strings.Split(*shards, ","))
+	addr, shards, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		os.Exit(2)
+	}
+	l, err := newLoop(addr, shards)
 	if err != nil {
 		log.Fatal(err)
 	}
 	log.Fatal(l.run())
+}
+
+// parseFlags parses args, printing usage and errors to errOut. An argument
+// that is not a flag is refused: flag parsing stops there, so "evfloor
+// -addr 127.0.0.1:7500 127.0.0.1:6379 -redis 127.0.0.1:6380" forwarded to
+// the default shard alone.
+func parseFlags(args []string, errOut io.Writer) (addr string, shards []string, err error) {
+	fs := flag.NewFlagSet("evfloor", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.StringVar(&addr, "addr", "127.0.0.1:7398", "listen address (loopback)")
+	redis := fs.String("redis", "127.0.0.1:6379", "Redis shards, comma-separated")
+	if err := fs.Parse(args); err != nil {
+		return "", nil, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: settings are flags (-addr host:port, -redis a,b)", fs.Arg(0))
+		fmt.Fprintln(errOut, "evfloor:", err)
+		return "", nil, err
+	}
+	return addr, strings.Split(*redis, ","), nil
 }
 
 // loop is the whole proxy: one epoll set, its listener, clients and shards.

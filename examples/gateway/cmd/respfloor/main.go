@@ -11,9 +11,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"log"
 	"net"
+	"os"
 
 	"github.com/tidwall/redcon"
 )
@@ -22,15 +26,38 @@ import (
 var value = bytes.Repeat([]byte("x"), 64)
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:7399", "listen address (loopback)")
-	flag.Parse()
-	ln, err := net.Listen("tcp", *addr)
+	addr, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := serve(ln); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// parseFlags parses args, printing usage and errors to errOut. An argument
+// that is not a flag is refused: flag parsing stops there, so "respfloor
+// 127.0.0.1:7500" served on the default address.
+func parseFlags(args []string, errOut io.Writer) (addr string, err error) {
+	fs := flag.NewFlagSet("respfloor", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.StringVar(&addr, "addr", "127.0.0.1:7399", "listen address (loopback)")
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q: the address is a flag (-addr host:port)", fs.Arg(0))
+		fmt.Fprintln(errOut, "respfloor:", err)
+		return "", err
+	}
+	return addr, nil
 }
 
 // serve answers RESP on ln, a goroutine per connection, until ln is closed;
