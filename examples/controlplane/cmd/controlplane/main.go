@@ -115,6 +115,11 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 		if cfg.Cadence, err = time.ParseDuration(fc.Cadence); err != nil {
 			return usageError{fmt.Errorf("cadence: %w", err)}
 		}
+		// Config's zero Cadence is its default: a cadence given as 0
+		// would run at 1s, not at the cadence asked for.
+		if cfg.Cadence == 0 {
+			return usageError{fmt.Errorf("cadence %q: want > 0 (leave it out for the default 1s)", fc.Cadence)}
+		}
 	}
 	// Listen first: whether the plane is on loopback is the address the
 	// listener got, whatever name -listen gave it (the resolver ignores

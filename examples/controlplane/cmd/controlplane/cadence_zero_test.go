@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestZeroCadenceRefused: "-cadence 0s" (or "cadence": "0s" in the file)
+// ran the plane at the default 1s, since Config's zero Cadence is the
+// default, while a negative cadence was refused. A zero is refused too, as
+// bad usage. Found by a review.
+func TestZeroCadenceRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plane.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"cadence": "0s"}`), 0o600))
+	for _, args := range [][]string{{"-cadence", "0s"}, {"-cadence", "0"}, {"-config", file}} {
+		var logged bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logged, nil))
+		// A plane that starts serving is stopped at once: run returns nil.
+		ctx, cancel := context.WithCancel(context.Background())
+		err := run(ctx, append([]string{"-listen", "127.0.0.1:0", "-region", "eu"}, args...), log,
+			func(string) { cancel() })
+		cancel()
+		require.Error(t, err, "%q", args)
+		assert.ErrorContains(t, err, "want > 0", "%q", args)
+		assert.Equal(t, 2, exitCode(err, log), "%q", args)
+	}
+}
