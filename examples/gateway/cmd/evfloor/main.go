@@ -65,7 +65,36 @@ func parseFlags(args []string, errOut io.Writer) (addr string, shards []string, 
 		fmt.Fprintln(errOut, "evfloor:", err)
 		return "", nil, err
 	}
-	return addr, strings.Split(*redis, ","), nil
+	// Bad values are usage errors too (exit 2), refused before the loop
+	// starts: an address listen cannot take, an empty shard ("a,,b").
+	shards = strings.Split(*redis, ",")
+	err = checkAddr(addr)
+	for i, a := range shards {
+		if err == nil && a == "" {
+			err = fmt.Errorf("-redis %q: shard %d has no address", *redis, i)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(errOut, "evfloor:", err)
+		return "", nil, err
+	}
+	return addr, shards, nil
+}
+
+// checkAddr refuses a listen address listen cannot take: it binds an IPv4
+// address and a numeric port.
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err == nil && net.ParseIP(host).To4() == nil {
+		err = fmt.Errorf("%q is not an IPv4 address", host)
+	}
+	if err != nil {
+		return fmt.Errorf("-addr %q: %w", addr, err)
+	}
+	return nil
 }
 
 // loop is the whole proxy: one epoll set, its listener, clients and shards.
