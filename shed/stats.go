@@ -27,7 +27,7 @@ type BucketStats struct {
 	QueuedCost int64 // their total cost
 
 	WaitCount int64         // requests admitted after waiting in the queue
-	WaitTotal time.Duration // their total wait
+	WaitTotal time.Duration // their total wait (it saturates at the largest Duration rather than wrap)
 	WaitMax   time.Duration // the longest wait of an admitted request
 }
 
@@ -56,7 +56,7 @@ type Stats struct {
 	ShedNoCapacity    int64
 	Canceled          int64 // as BucketStats.Canceled
 	WaitCount         int64
-	WaitTotal         time.Duration
+	WaitTotal         time.Duration // as BucketStats.WaitTotal
 
 	Queued     int   // requests waiting now
 	QueuedCost int64 // their cost (MaxInt64 while it is beyond)
@@ -103,7 +103,7 @@ type counters struct {
 
 func (c *counters) wait(d int64) {
 	c.waitCount++
-	c.waitTotal += d
+	c.waitTotal = satAdd(c.waitTotal, d) // as the cost counters: never wraps negative
 	c.waitMax = max(c.waitMax, d)
 }
 
