@@ -49,7 +49,8 @@ import (
 // shows keys with an expiry or INFO persistence shows it loading its dataset
 // (a restart with persistence: the keys it loads are announced by no
 // notification), and from the first notification that can give a key one
-// (expire, rename_to, move_to, restore, copy_to) until the next
+// (expire, rename_to, move_to, restore, copy_to), or from a SWAPDB, CONFIG
+// SET or DEBUG seen by the marker check (expiriesUnseen), until the next
 // resubscription; that notification also invalidates the fills of its key
 // in flight, and the entries filled before it. A write through the gateway
 // that gives a key an expiry makes the shard volatile before it is sent

@@ -46,6 +46,38 @@ type markerState struct {
 // refuses DEBUG unless the shard enables it.
 var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:"}
 
+// expiryCommands are the flushCommands that can give keys of database 0 an
+// expiry that no notification announces: SWAPDB brings database 1's keys
+// with theirs, CONFIG SET can turn notifications off around an EXPIRE, and
+// DEBUG RELOAD loads a dump's. FLUSHALL and FLUSHDB only remove keys.
+var expiryCommands = []string{"cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:"}
+
+// expiriesUnseen reports whether one of the expiryCommands ran between the
+// flushSignatures prev and cur: the shard must then count as volatile (its
+// fills read PTTL). Before, a shard with no expiry when its feed subscribed
+// stayed unmarked after a SWAPDB or notifications turned off and on: a key
+// given an expiry so was cached with none, and served past its expiry until
+// Redis announced it (its active expiry lags under many keys).
+func expiriesUnseen(prev, cur string) bool {
+	for _, cmd := range expiryCommands {
+		if signatureLine(prev, cmd) != signatureLine(cur, cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureLine returns the line of a flushSignature that starts with cmd
+// ("": none).
+func signatureLine(sig, cmd string) string {
+	for line := range strings.Lines(sig) {
+		if strings.HasPrefix(line, cmd) {
+			return line
+		}
+	}
+	return ""
+}
+
 // flushSignature returns the lines of an INFO commandstats reply that count
 // the flushCommands, in their order: it changes whenever one of them runs
 // (or CONFIG RESETSTAT clears the counts, which only costs a reset).
@@ -146,6 +178,9 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		m.flushes.Store(&cnt)
 		ct.log.Debug("caching tier: a shard restarted before its feed resubscribed; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 	case last.flushes != cnt.flushes || zeroed:
+		if zeroed || expiriesUnseen(last.flushes, cnt.flushes) {
+			b.volatile[i].set() // before the reset: its fills read PTTL
+		}
 		ct.reset(i)
 		m.flushes.Store(&cnt)
 		ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
