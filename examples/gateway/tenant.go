@@ -37,12 +37,9 @@ func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
 		return true
 	}
 	if spec.layout == keysRange {
-		// Every key of [begin, end) must have one prefix p: two bounds
-		// allowed by two prefixes span other keys.
-		begin, end := string(args[1]), string(args[2])
-		return slices.ContainsFunc(t.cfg.KeyPrefixes, func(p string) bool {
-			return rangeWithin(begin, end, p)
-		})
+		// Every key of [begin, end) must have one of the prefixes: two
+		// bounds allowed by two prefixes may span other keys.
+		return rangeCovered(string(args[1]), string(args[2]), t.cfg.KeyPrefixes)
 	}
 	return t.allows(spec.name, spec.keys(args))
 }
@@ -75,19 +72,38 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-// rangeWithin reports whether every key of [begin, end) (end empty: no upper
-// bound) has prefix p: begin has it, and end is at most the first string
-// above those that have it (an end with the prefix is below that).
-func rangeWithin(begin, end, p string) bool {
-	if !strings.HasPrefix(begin, p) {
-		return false
+// rangeCovered reports whether every key of [begin, end) (end empty: no
+// upper bound) has one of prefixes. The keys with a prefix p are the strings
+// from p up to prefixEnd(p), so it walks from begin: the prefix of the key
+// reached that holds the most keys after it covers them up to its end, where
+// the walk goes on, until it passes end (covered) or reaches a key without a
+// prefix. Each step leaves the keys of the prefix it took behind, so it takes
+// each prefix once at most. One prefix covering the whole range was asked
+// before: prefixes "log:2024-01" and "log:2024-02" were refused the range
+// [log:2024-01, log:2024-03), every key of which is one of theirs.
+func rangeCovered(begin, end string, prefixes []string) bool {
+	at := begin
+	for range len(prefixes) + 1 {
+		reach, found := "", false
+		for _, p := range prefixes {
+			if !strings.HasPrefix(at, p) {
+				continue
+			}
+			pe, ok := prefixEnd(p)
+			if !ok {
+				return true // every string from at on has p
+			}
+			if !found || pe > reach {
+				reach, found = pe, true
+			}
+		}
+		if !found {
+			return false
+		}
+		if end != "" && end <= reach {
+			return true
+		}
+		at = reach
 	}
-	if strings.HasPrefix(end, p) && end != "" {
-		return true
-	}
-	pe, ok := prefixEnd(p)
-	if !ok {
-		return true // every string from begin on has p
-	}
-	return end != "" && end <= pe
+	return false
 }
