@@ -157,9 +157,9 @@
 // robin by count (cost 4), Kubernetes APF shuffle sharding with hands of 8
 // (64/8, 128/8) and percentage partitions all fail some normal tenants. APF
 // as it ships (128 queues, hands of 6) isolates them as well with the
-// experiment's flow-schema name, but with eight other names as the hands'
-// salt it rejects 273-1,271 of them: its isolation depends on where the
-// noisy tenants' hands fall, shed's does not. In the real mode (real
+// experiment's flow-schema name and with one of eight other names as the
+// hands' salt, but with the other seven it rejects 273-1,271 of them: its
+// isolation depends on where the noisy tenants' hands fall, shed's does not. In the real mode (real
 // goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 435
 // runs on shared 2-core VMs, no normal tenant was rejected in 431, shed + aimd
 // took 1.04-3.63% of the CPU (above the 3% target in 28 runs) and goodput
