@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +47,8 @@ type Spec struct {
 	Follow  time.Duration // how often each client polls the plane's routes
 	// HTTP is the plane's dashboard address, on loopback (another is
 	// refused: the API has no authentication); "" picks a free loopback
-	// port. It answers the Host names localhost, 127.0.0.1 and ::1 only.
+	// port. It answers the Host names localhost, 127.0.0.1 and ::1 and its
+	// own IP only.
 	HTTP string
 	// GatewayBin is a built gateway; "" builds one into the cluster's
 	// temporary directory.
@@ -368,9 +370,14 @@ func (c *Cluster) startPlane() error {
 		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: g.ID, Region: g.Region, RESP: g.RESP, HTTP: g.HTTP, Cores: c.Spec.Cores})
 	}
 	// Served on loopback only (listen), the API answers the loopback names
-	// only: a web page whose domain is resolved anew to 127.0.0.1 (DNS
-	// rebinding) is refused with 403.
+	// and its own address only: a web page whose domain is resolved anew to
+	// 127.0.0.1 (DNS rebinding) is refused with 403. Its own address is
+	// any loopback IP -http names (127.0.0.2, say): the dashboard's URL and
+	// the clients' routes are on it.
 	cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	if ta, ok := c.ln.Addr().(*net.TCPAddr); ok && !slices.Contains(cfg.AllowedHosts, ta.IP.String()) {
+		cfg.AllowedHosts = append(cfg.AllowedHosts, ta.IP.String())
+	}
 	p, err := controlplane.New(cfg)
 	if err != nil {
 		return err
