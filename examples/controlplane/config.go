@@ -282,6 +282,26 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 	return nil
 }
 
+// addrKey is the canonical form of a host:port that hostPort accepts, for
+// telling two spellings of one address apart from two addresses: an IP in
+// its standard form, a host name in lower case (names ignore case), the
+// port without leading zeros.
+func addrKey(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		host = ip.String()
+	} else {
+		host = strings.ToLower(host)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(n, 10)
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // hostPort reports whether addr is a host and a port (1 to 65535) that a
 // client can dial and that names only the host in a URL: no path, query,
 // fragment, user or white space.

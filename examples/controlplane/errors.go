@@ -31,7 +31,9 @@ var ErrNoHostState = errors.New("controlplane: gateway state has no \"host\" ent
 var ErrBadState = errors.New("controlplane: unusable gateway state")
 
 // ErrDuplicateGateway is wrapped by the *GatewayError of [Plane.AddGateway] for a
-// gateway whose ID, RESP address or HTTP address the plane already has.
+// gateway whose ID, RESP address or HTTP address the plane already has (an
+// address in any spelling: "127.0.0.1:06380" is "127.0.0.1:6380", an IP in any
+// of its forms, a host name in any case).
 var ErrDuplicateGateway = errors.New("duplicate gateway")
 
 // GatewayError reports a gateway that cannot be added: an empty or duplicate ID,

@@ -326,13 +326,16 @@ func (p *Plane) checkNewLocked(g Gateway) error {
 	if _, dup := p.hosts[g.ID]; dup {
 		return &GatewayError{ID: g.ID, Reason: "duplicate ID", Err: ErrDuplicateGateway}
 	}
+	// Addresses compare by what they dial (addrKey), not as spelled: one
+	// process given again as "127.0.0.1:06380" or "[0::1]:6381" is a
+	// duplicate too.
 	for _, h := range p.hosts {
-		if h.gw.RESP == g.RESP {
+		if addrKey(h.gw.RESP) == addrKey(g.RESP) {
 			return &GatewayError{ID: g.ID, Reason: "RESP address " + g.RESP + " already used by " + h.gw.ID, Err: ErrDuplicateGateway}
 		}
 		// Polled at one address, both would read one process's state: the
 		// other's CPU and death would go unseen.
-		if h.gw.HTTP == g.HTTP {
+		if addrKey(h.gw.HTTP) == addrKey(g.HTTP) {
 			return &GatewayError{ID: g.ID, Reason: "HTTP address " + g.HTTP + " already used by " + h.gw.ID, Err: ErrDuplicateGateway}
 		}
 	}
