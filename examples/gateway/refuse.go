@@ -141,6 +141,28 @@ func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
 	s.log.Debug("closing connection after a bad request", "remote", ss.remote, "err", err)
 }
 
+// drainAtShutdown ends a connection that Shutdown stops between two reads,
+// its replies written: as linger does, it ends the server's side, then reads
+// and drops what the client sent since the last read (commands the drain
+// does not run), until the client ends its side, for at most lingerTime and
+// lingerBytes. Closed with those bytes unread, the connection was reset,
+// and the kernel dropped the replies still queued to go out: a client that
+// had pipelined a command behind a large reply got part of the reply, then
+// "connection reset by peer" (or waited for the rest until its timeout).
+// A connection idle at Shutdown has nothing unread and does not come here
+// (its read fails at once); a Shutdown whose ctx ends closes this one too.
+func (s *Server) drainAtShutdown(ss *session) {
+	// Under mu: Shutdown has set every connection's read deadline to now
+	// by the time closing is seen there, so it does not cut this one.
+	s.mu.Lock()
+	_ = ss.conn.SetDeadline(time.Now().Add(lingerTime)) // the write too: a TLS close_notify
+	s.mu.Unlock()
+	if cw, ok := ss.conn.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.CopyN(io.Discard, ss.conn, lingerBytes)
+}
+
 // postCmd and hostCmd are the first words of the HTTP lines httpLine looks for.
 var postCmd, hostCmd = []byte("POST"), []byte("Host:")
 

@@ -174,7 +174,8 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting, lets every connection finish the commands it has
-// read (their replies are written), closes the connections, then closes the
+// read (their replies are written), closes the connections (each first
+// reads what its client sent since, for at most lingerTime: drainAtShutdown), then closes the
 // Gateway, which flushes pending batches: no acknowledged write is lost.
 // If ctx ends first, the remaining connections are closed at once.
 // Refusals (connections over max_conns) whose error is still being written
@@ -238,6 +239,7 @@ func (s *Server) serveConn(ss *session) {
 	wr.flush = flush
 	for {
 		if !dl.beforeRead(s, rd) {
+			s.drainAtShutdown(ss)
 			return
 		}
 		rd.unauth = ss.tenant == nil
