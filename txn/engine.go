@@ -105,7 +105,8 @@ var (
 	// ErrDeadline: the transaction's deadline passed; it is over (nothing
 	// of it is committed).
 	ErrDeadline = errors.New("txn: deadline exceeded")
-	// ErrNoSavepoint: the savepoint was released or rolled past.
+	// ErrNoSavepoint: the savepoint was released or rolled past, or is
+	// another transaction's.
 	ErrNoSavepoint = errors.New("txn: no such savepoint")
 	// ErrNotFound: the manager holds no transaction with this id (it
 	// finished, or was reaped). Begin a new one.

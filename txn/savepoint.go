@@ -1,10 +1,15 @@
 package txn
 
 // Savepoint marks a point in a transaction's writes that [Tx.RollbackTo] can
-// return to. Savepoints nest. The zero Savepoint is invalid.
+// return to. Savepoints nest. The zero Savepoint is invalid. A Savepoint
+// belongs to the transaction that opened it: any other transaction refuses
+// it with ErrNoSavepoint, including one begun after that transaction ended
+// that reuses its pooled buffers. Keeping a Savepoint keeps its (ended)
+// transaction's Tx value reachable, not its buffers.
 type Savepoint struct {
+	tx    *Tx // the transaction's identity: Tx values are never reused
 	depth int
-	gen   uint64
+	gen   uint64 // numbers the savepoints of one transaction
 }
 
 // Savepoint opens a savepoint nested in any open ones. An open savepoint is
@@ -19,7 +24,16 @@ func (tx *Tx) Savepoint() (Savepoint, error) {
 	if err := tx.charge(entryOverhead); err != nil {
 		return Savepoint{}, err
 	}
-	return tx.c.wb.savepoint(len(tx.c.wranges)), nil
+	sp := tx.c.wb.savepoint(len(tx.c.wranges))
+	sp.tx = tx
+	return sp, nil
+}
+
+// open reports whether sp is one of tx's open savepoints. The write
+// buffer's generations restart with each transaction that reuses it, so
+// sp.tx tells a savepoint of an earlier one apart.
+func (tx *Tx) open(sp Savepoint) bool {
+	return sp.tx == tx && tx.c.wb.find(sp)
 }
 
 // RollbackTo undoes the writes, clears and write-conflict ranges made since
@@ -28,13 +42,13 @@ func (tx *Tx) Savepoint() (Savepoint, error) {
 // the undone writes stay in the write buffer (its chunks are append-only:
 // slices handed out stay valid), so they stay charged to MemoryBudget until
 // the transaction ends; the undo records kept for overwrites and range
-// deletes since sp are refunded. It returns ErrNoSavepoint if sp was
-// released or rolled past.
+// deletes since sp are refunded. It returns ErrNoSavepoint, and changes
+// nothing, if sp was released or rolled past or is another transaction's.
 func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
-	if !tx.c.wb.find(sp) {
+	if !tx.open(sp) {
 		return ErrNoSavepoint
 	}
 	nested := len(tx.c.wb.sps) - sp.depth
@@ -46,12 +60,13 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 
 // Release closes sp and the savepoints nested in it, keeping their writes.
 // Closing the last open savepoint refunds the undo records kept for
-// overwrites and range deletes.
+// overwrites and range deletes. It returns ErrNoSavepoint as RollbackTo
+// does.
 func (tx *Tx) Release(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
-	if !tx.c.wb.find(sp) {
+	if !tx.open(sp) {
 		return ErrNoSavepoint
 	}
 	closed := len(tx.c.wb.sps) - sp.depth + 1
