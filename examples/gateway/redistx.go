@@ -31,9 +31,10 @@ import (
 //
 // Against Redis's own WATCH this differs in two ways: a key that has at
 // EXEC the state it had when read does not abort the transaction, however
-// it came back to it (rewritten with the same value and expiry, deleted
-// again after a SET, incremented and decremented by as much; Redis aborts
-// on any touch), and a key read twice with two
+// another client brought it back to it (rewritten with the same value and
+// expiry, deleted again after a SET, incremented and decremented by as
+// much; Redis aborts on any touch; the connection's own writes of a watched
+// key abort it, noteOwnWrite), and a key read twice with two
 // different states does (reads are not a snapshot, so the transaction saw an
 // inconsistent view). Like the memkv path it is also stricter: every key read
 // inside the transaction is validated, not only the WATCHed ones.
@@ -228,6 +229,13 @@ func (e *redisTxEngine) forgetReads(watched map[string]uint64) {
 		}
 	}
 	e.changed = slices.DeleteFunc(e.changed, func(k []byte) bool { return !kept(string(k)) })
+}
+
+// presentAtWatch reports whether key was present when the transaction
+// noted its state (stateObserver).
+func (e *redisTxEngine) presentAtWatch(key string) bool {
+	st, ok := e.seen[key]
+	return ok && st.digest != "-"
 }
 
 func (e *redisTxEngine) record(key []byte, st keyState) {

@@ -421,6 +421,9 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	r := spec.fn(ctx, ss, args)
 	returned = true
+	if spec.kind == kindWrite && ss.txs.tx != nil {
+		ss.noteOwnWrite(spec, args, r)
+	}
 	e, failed := r.(respErr)
 	if failed {
 		g.n.errors.Add(1)

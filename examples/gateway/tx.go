@@ -29,6 +29,9 @@ type txState struct {
 	// longer come from the transaction's snapshot, which would hide its
 	// own write, and on memkv EXEC runs at the current version (rebase).
 	wrote bool
+	// touched: on Redis shards, a watched key the connection wrote outside
+	// MULTI since its WATCH (noteOwnWrite), nil if none: EXEC answers null.
+	touched []byte
 	// watched: the keys WATCH named, each with the version of the WATCH
 	// that named it first, from which EXEC checks it once the transaction
 	// is rebased. At most max_args of them (cmdWatch).

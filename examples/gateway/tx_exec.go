@@ -141,6 +141,11 @@ func (s *session) forgetQueuedWrites() {
 // replies and the commit's error. first is false for a run again after a
 // conflict (cmdExec's retries).
 func (s *session) runQueued(ctx context.Context, first bool) ([]any, error) {
+	if s.txs.touched != nil {
+		// The connection wrote a watched key since its WATCH (noteOwnWrite):
+		// as Redis, nothing runs.
+		return nil, &txn.ConflictError{Keys: [][]byte{s.txs.touched}}
+	}
 	out := make([]any, len(s.txs.queued))
 	now, at := time.Now(), s.g.expiryNow()
 	from := s.txMark()

@@ -156,6 +156,9 @@ type stateObserver interface {
 	// forgetReads drops the states of the keys read but not watched: the
 	// connection writes outside MULTI since WATCH (ownWrite).
 	forgetReads(watched map[string]uint64)
+	// presentAtWatch reports whether a watched key was present when its
+	// state was noted (noteOwnWrite).
+	presentAtWatch(key string) bool
 }
 
 // ownWrite notes that the connection writes outside MULTI since WATCH. As
