@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,18 +72,18 @@ func TestRunAllowedHosts(t *testing.T) {
 func TestAllowedHostsDefaults(t *testing.T) {
 	loop := []string{"localhost", "127.0.0.1", "::1"}
 	for _, tc := range []struct {
-		loopback bool
-		hosts    []string
-		want     []string
+		ip    string
+		hosts []string
+		want  []string
 	}{
-		{true, nil, loop},
-		{false, nil, nil},
-		{true, []string{"*"}, nil},
-		{true, []string{"plane.internal"}, []string{"plane.internal"}},
-		{false, []string{"plane.internal"}, []string{"plane.internal"}},
+		{"127.0.0.1", nil, loop},
+		{"192.0.2.1", nil, nil},
+		{"127.0.0.1", []string{"*"}, nil},
+		{"127.0.0.1", []string{"plane.internal"}, []string{"plane.internal"}},
+		{"192.0.2.1", []string{"plane.internal"}, []string{"plane.internal"}},
 	} {
-		got := allowedHosts(tc.loopback, tc.hosts)
-		assert.Equal(t, tc.want, got, "%v %v", tc.loopback, tc.hosts)
+		got := allowedHosts(net.ParseIP(tc.ip), tc.hosts)
+		assert.Equal(t, tc.want, got, "%s %v", tc.ip, tc.hosts)
 	}
 }
 

@@ -23,9 +23,10 @@
 // allowed_hosts lists the Host names the dashboard and API answer to (others
 // get 403), a guard against DNS rebinding: without it, a web page whose domain
 // an attacker resolves to 127.0.0.1 could read the plane and drain gateways
-// from an operator's browser. The default is localhost, 127.0.0.1 and ::1
-// when -listen is, or resolves to, a loopback address, and any Host
-// otherwise; ["*"] answers any Host on loopback too.
+// from an operator's browser. The default is localhost, 127.0.0.1, ::1 and
+// the listener's own IP (127.0.0.2, say, for -listen 127.0.0.2:7070) when
+// -listen is, or resolves to, a loopback address, and any Host otherwise;
+// ["*"] answers any Host on loopback too.
 package main
 
 import (
@@ -40,6 +41,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -128,8 +130,9 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	if err != nil {
 		return err
 	}
-	loopback := ln.Addr().(*net.TCPAddr).IP.IsLoopback()
-	cfg.AllowedHosts = allowedHosts(loopback, fc.AllowedHosts)
+	ip := ln.Addr().(*net.TCPAddr).IP
+	loopback := ip.IsLoopback()
+	cfg.AllowedHosts = allowedHosts(ip, fc.AllowedHosts)
 	p, err := controlplane.New(cfg)
 	if err != nil {
 		// Every error of New is a setting it refuses.
@@ -175,7 +178,7 @@ func parseArgs(args []string) (fileConfig, error) {
 		cadence = fs.String("cadence", "", "poll + balance + failover period (default 1s)")
 		direct  = fs.String("direct", "", "comma-separated backend shard addresses for direct mode")
 		hosts   = fs.String("allowed-hosts", "", "comma-separated Host names the dashboard and API answer to, * for any "+
-			"(default localhost,127.0.0.1,::1 on a loopback -listen, any otherwise)")
+			"(default localhost,127.0.0.1,::1 and the listener's IP on a loopback -listen, any otherwise)")
 	)
 	var regions []controlplane.Region
 	var gateways []controlplane.Gateway
@@ -247,19 +250,25 @@ func parseArgs(args []string) (fileConfig, error) {
 }
 
 // allowedHosts returns the Host names the handler answers to (nil: any): the
-// configured list; for a listener on a loopback address with none, the
-// loopback names, so that a web page whose domain an attacker resolves to
-// 127.0.0.1 cannot drive the plane from an operator's browser (DNS
-// rebinding). The gateway's control_hosts has the same default, judged the
-// same way.
-func allowedHosts(loopback bool, hosts []string) []string {
+// configured list; for a listener on a loopback address ip with none, the
+// loopback names and ip itself (127.0.0.2, say: the plane's own URL), so that
+// a web page whose domain an attacker resolves to 127.0.0.1 cannot drive the
+// plane from an operator's browser (DNS rebinding; an IP literal is no such
+// risk, the page comes with its domain as Host). The cluster example's plane
+// has the same default; the gateway's control_hosts has the loopback names,
+// judged the same way.
+func allowedHosts(ip net.IP, hosts []string) []string {
 	switch {
 	case len(hosts) == 1 && hosts[0] == "*":
 		return nil
 	case len(hosts) > 0:
 		return hosts
-	case loopback:
-		return []string{"localhost", "127.0.0.1", "::1"}
+	case ip.IsLoopback():
+		loop := []string{"localhost", "127.0.0.1", "::1"}
+		if !slices.Contains(loop, ip.String()) {
+			loop = append(loop, ip.String())
+		}
+		return loop
 	}
 	return nil
 }
