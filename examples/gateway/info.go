@@ -61,7 +61,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	cs := g.flights.Stats()
 	ls := g.limiter.Stats()
 	stats := []string{
-		fmt.Sprintf("total_commands_processed:%d", g.n.commands.Load()),
+		fmt.Sprintf("total_commands_processed:%d", s.processed()),
 		fmt.Sprintf("backend_calls:%d", g.n.backendCalls.Load()),
 		fmt.Sprintf("backend_ops:%d", g.n.backendOps.Load()),
 		fmt.Sprintf("batch_mean_fill:%.3f", bs.MeanFill),
@@ -93,6 +93,20 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	section("Backend", shardLines(g)...)
 	section("Keyspace")
 	return verbatim(b.String())
+}
+
+// processed is INFO's total_commands_processed: the commands processed
+// before this INFO, as redis-server counts them, a command once it ran. The
+// gateway counts a command as it starts (its /control "commands"), so this
+// INFO, or the EXEC that runs it, is counted already and left out here,
+// and the commands EXEC ran before it, which EXEC counts once it
+// committed, are added.
+func (s *session) processed() uint64 {
+	n := s.g.n.commands.Load() + uint64(s.txs.ran)
+	if n == 0 { // not run as a command (tests)
+		return 0
+	}
+	return n - 1
 }
 
 // shardLines are the Backend section's lines: per shard, and per replica of

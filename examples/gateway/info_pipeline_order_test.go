@@ -44,8 +44,8 @@ func TestInfoPipelinedAfterDataCommands(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, r, 3)
 		require.Equal(t, "1", r[1].s)
-		// SET, GET and this INFO (the gateway counts a command as it
-		// starts), and the SET's and GET's backend calls.
+		// The INFO before, SET and GET (an INFO leaves itself out, as
+		// Redis's), and the SET's and GET's backend calls.
 		require.Equal(t, cmds0+3, infoField(t, r[2].s, "total_commands_processed"), "run %d", i)
 		assert.Equal(t, calls0+2, infoField(t, r[2].s, "backend_calls"), "run %d", i)
 		// Nor does it count a command sent after it.

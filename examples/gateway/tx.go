@@ -52,6 +52,9 @@ type txState struct {
 	// snapshot too old; not WRONGTYPE, a reply of its command): EXEC then
 	// commits nothing and answers it (runQueued).
 	readErr error
+	// ran: while EXEC runs the queued commands, how many of them it ran
+	// before the one running (INFO's total_commands_processed).
+	ran int
 }
 
 // txOptions are the options of the gateway's transactions: no memory

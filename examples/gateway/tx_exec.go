@@ -152,6 +152,7 @@ func (s *session) runQueued(ctx context.Context, first bool) ([]any, error) {
 	keys := 0
 	s.txs.readErr = nil
 	for i, c := range s.txs.queued {
+		s.txs.ran = i
 		out[i] = s.txCommand(ctx, c.Args, at)
 		if spec, ok := lookupSpec(c.Args[0]); ok && spec.hasKeys() {
 			keys += spec.nkeys(len(c.Args))
