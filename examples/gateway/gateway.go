@@ -75,6 +75,18 @@ type group struct {
 type gatewayCounters struct {
 	commands, errors, backendCalls, backendOps, shed, throttled, overloaded atomic.Uint64
 	denied                                                                  atomic.Uint64
+	// uncommitted: the commands queued in a transaction whose EXEC did not
+	// run them for its client (null, or an error: CROSSSLOT, admission).
+	// They count in /control's commands, with their errors, but not in
+	// commands, INFO's total_commands_processed, as Redis counts a queued
+	// command only when EXEC runs it (allCommands).
+	uncommitted atomic.Uint64
+}
+
+// allCommands is /control's commands: every command the gateway counted,
+// those of a transaction that did not commit included.
+func (n *gatewayCounters) allCommands() uint64 {
+	return n.commands.Load() + n.uncommitted.Load()
 }
 
 // Errors of the request path, as RESP error strings (prefix first).

@@ -13,33 +13,44 @@ import (
 type countCase struct {
 	name string
 	cmds []string // each split on spaces
+	// redis, if set, is what Redis is sent instead of cmds: the stand-in
+	// for a refusal of the gateway's own (CROSSSLOT), whose replies are
+	// not compared.
+	redis []string
 }
 
 // countCases are the commands whose count in total_commands_processed
 // TestInfoCommandsCountedAsRedis compares; the tenant's ACL is that of
-// countACL (the keys under {e}).
+// countACL (the keys under {e} and {f}).
 var countCases = []countCase{
-	{"INFO alone", nil},
-	{"INFO after INFO", []string{"INFO stats"}},
-	{"PING", []string{"PING"}},
-	{"committed", []string{"MULTI", "SET {e}a 1", "GET {e}a", "EXEC"}},
-	{"INFO inside EXEC", []string{"MULTI", "INFO stats", "EXEC"}},
-	{"INFO inside EXEC after others", []string{"MULTI", "SET {e}a 1", "PING", "INFO stats", "EXEC"}},
-	{"EXECABORT", []string{"MULTI", "SET {e}a", "GET {e}a", "EXEC"}},
-	{"DISCARD", []string{"MULTI", "GET {e}a", "DISCARD"}},
-	{"EXEC without MULTI", []string{"EXEC"}},
-	{"arity", []string{"GET", "SET {e}a"}},
-	{"unknown command", []string{"NOSUCH {e}a"}},
-	{"denied command", []string{"MSET {e}a 1"}},
-	{"denied key", []string{"GET {x}a"}},
-	{"denied inside MULTI", []string{"MULTI", "MSET {e}a 1", "SET {e}a 1", "EXEC"}},
+	{"INFO alone", nil, nil},
+	{"INFO after INFO", []string{"INFO stats"}, nil},
+	{"PING", []string{"PING"}, nil},
+	{"committed", []string{"MULTI", "SET {e}a 1", "GET {e}a", "EXEC"}, nil},
+	{"INFO inside EXEC", []string{"MULTI", "INFO stats", "EXEC"}, nil},
+	{"INFO inside EXEC after others", []string{"MULTI", "SET {e}a 1", "PING", "INFO stats", "EXEC"}, nil},
+	{"EXECABORT", []string{"MULTI", "SET {e}a", "GET {e}a", "EXEC"}, nil},
+	// A watched key written since: EXEC answers null and runs nothing.
+	{"EXEC null", []string{"WATCH {e}w", "SET {e}w x", "MULTI", "SET {e}a 1", "GET {e}a", "EXEC"}, nil},
+	{"EXEC null, key read inside", []string{"WATCH {e}w", "SET {e}w y", "MULTI", "GET {e}w", "EXEC"}, nil},
+	// Refused by the gateway (keys on two shards), as Redis's EXEC
+	// discarding the transaction: its commands ran nowhere.
+	{"EXEC refused CROSSSLOT", []string{"MULTI", "SET {e}a 1", "SET {f}a 1", "EXEC"},
+		[]string{"MULTI", "SET {e}a 1", "SET {f}a 1", "DISCARD"}},
+	{"DISCARD", []string{"MULTI", "GET {e}a", "DISCARD"}, nil},
+	{"EXEC without MULTI", []string{"EXEC"}, nil},
+	{"arity", []string{"GET", "SET {e}a"}, nil},
+	{"unknown command", []string{"NOSUCH {e}a"}, nil},
+	{"denied command", []string{"MSET {e}a 1"}, nil},
+	{"denied key", []string{"GET {x}a"}, nil},
+	{"denied inside MULTI", []string{"MULTI", "MSET {e}a 1", "SET {e}a 1", "EXEC"}, nil},
 }
 
 // countACL is the ACL of redis-server's default user in
 // TestInfoCommandsCountedAsRedis, the gateway's default tenant's in its
-// own terms: GET, SET, DEL and WATCH on the keys under {e} (and the
+// own terms: GET, SET, DEL and WATCH on the keys under {e} and {f} (and the
 // commands the gateway does not restrict, CONFIG RESETSTAT for the test).
-var countACL = []string{"--user", "default", "on", "nopass", "resetkeys", "~{e}*", "-@all",
+var countACL = []string{"--user", "default", "on", "nopass", "resetkeys", "~{e}*", "~{f}*", "-@all",
 	"+get", "+set", "+del", "+watch", "+multi", "+exec", "+discard", "+unwatch", "+ping", "+info",
 	"+config|resetstat"}
 
@@ -49,18 +60,27 @@ var countACL = []string{"--user", "default", "on", "nopass", "resetkeys", "~{e}*
 // without its RESETSTAT: Redis counts a command once it ran (so INFO's
 // count leaves INFO itself out), a queued command when EXEC runs it, and
 // neither a command it refuses before running it (arity, unknown, ACL)
-// nor one queued in a transaction it discards.
+// nor one queued in a transaction it discards (EXECABORT, or null for a
+// watched key written since; the gateway's CROSSSLOT compares with
+// DISCARD).
 func TestInfoCommandsCountedAsRedis(t *testing.T) {
 	rs := startRedis(t, countACL...)
-	ten := []TenantConfig{{Name: "default", Commands: []string{"GET", "SET", "DEL", "WATCH"}, KeyPrefixes: []string{"{e}"}}}
+	ten := []TenantConfig{{Name: "default", Commands: []string{"GET", "SET", "DEL", "WATCH"}, KeyPrefixes: []string{"{e}", "{f}"}}}
 	for _, pipelined := range []bool{false, true} {
 		for _, tc := range countCases {
 			name := tc.name + map[bool]string{false: "/one by one", true: "/pipelined"}[pipelined]
 			t.Run(name, func(t *testing.T) {
 				in := startGateway(t, Config{HTTPAddr: "-", Tenants: ten})
-				want := countAfter(t, rs.addr, []string{"CONFIG RESETSTAT"}, tc.cmds, pipelined)
+				require.NotEqual(t, in.gw.shard("{e}a"), in.gw.shard("{f}a"), "CROSSSLOT's keys")
+				rcmds := tc.cmds
+				if tc.redis != nil {
+					rcmds = tc.redis
+				}
+				want := countAfter(t, rs.addr, []string{"CONFIG RESETSTAT"}, rcmds, pipelined)
 				got := countAfter(t, in.Addr(), nil, tc.cmds, pipelined)
-				sameReplies(t, tc.cmds, want.replies, got.replies)
+				if tc.redis == nil {
+					sameReplies(t, tc.cmds, want.replies, got.replies)
+				}
 				assert.Equal(t, max(want.inside-1, -1), got.inside, "total_commands_processed of an INFO inside EXEC")
 				assert.Equal(t, want.count-1, got.count, "total_commands_processed (Redis's without its CONFIG RESETSTAT)")
 			})

@@ -234,7 +234,7 @@ func (g *Gateway) registerStates(reg *control.Registry) []error {
 // counters snapshots the gateway's own counters for /control.
 func (g *Gateway) counters() map[string]uint64 {
 	return map[string]uint64{
-		"commands": g.n.commands.Load(), "errors": g.n.errors.Load(),
+		"commands": g.n.allCommands(), "errors": g.n.errors.Load(),
 		"backend_calls": g.n.backendCalls.Load(), "backend_ops": g.n.backendOps.Load(),
 		"shed": g.n.shed.Load(), "throttled": g.n.throttled.Load(),
 		"overloaded": g.n.overloaded.Load(), "denied": g.n.denied.Load(),

@@ -44,7 +44,7 @@ func (g *Gateway) hostSnapshot() hostState {
 		UptimeSeconds: time.Since(processStart).Seconds(),
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		InFlight:      g.limiter.Stats().InFlight,
-		Commands:      g.n.commands.Load(),
+		Commands:      g.n.allCommands(),
 		Errors:        g.n.errors.Load(),
 		Shed:          g.n.shed.Load(),
 		Overloaded:    g.n.overloaded.Load(),

@@ -261,17 +261,23 @@ func (s *session) watchedExpired(ctx context.Context) error {
 
 // observeQueued counts the commands of the transaction EXEC ran (or
 // refused: CROSSSLOT, or at admission) as the same commands outside a
-// transaction count: each in total_commands_processed, and the data commands
+// transaction count: each in total_commands_processed if it committed (as
+// Redis counts a queued command when EXEC runs it, not when EXEC answers
+// null or an error), in /control's commands either way, and the data commands
 // in the tenant's requests and the request metrics, each under its own name,
 // with the latency of EXEC (admission to reply: they are answered with it).
 // A data command whose reply in out is an error, and every one of a
 // transaction that did not commit (committed false), is an error. The others
-// (UNWATCH, and those without keys: PING, ECHO, INFO...) count in
-// total_commands_processed only, as outside MULTI.
+// (UNWATCH, and those without keys: PING, ECHO, INFO...) count in the
+// command counts only, as outside MULTI.
 func (s *session) observeQueued(out []any, committed bool, start time.Time) {
 	g, t := s.g, s.tenant
 	took := time.Since(start)
-	g.n.commands.Add(uint64(len(s.txs.queued)))
+	if committed {
+		g.n.commands.Add(uint64(len(s.txs.queued)))
+	} else {
+		g.n.uncommitted.Add(uint64(len(s.txs.queued)))
+	}
 	for i, c := range s.txs.queued {
 		spec, ok := lookupSpec(c.Args[0])
 		if !ok || (spec.kind != kindRead && spec.kind != kindWrite) {
