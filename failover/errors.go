@@ -9,8 +9,8 @@ import (
 // Config that contradicts itself; fix it (SetConfig keeps the previous one).
 var ErrInvalidConfig = errors.New("invalid config")
 
-// LoadError reports an unusable [Load] (unknown or duplicate region, negative or NaN
-// figures). Step changes nothing when it returns one; the caller should keep the
+// LoadError reports an unusable [Load] (unknown or duplicate region, negative, NaN or
+// infinite figures, a nonzero Capacity below [MinCapacity]). Step changes nothing when it returns one; the caller should keep the
 // published table and fix its input.
 type LoadError struct {
 	Region string

@@ -107,8 +107,9 @@ func (r *Router) Stats() Stats {
 // Step computes the routing table at now from each region's load. A configured
 // region missing from loads is treated as down (Capacity 0, no demand).
 //
-// Errors: a [*LoadError] for an unknown or duplicate region or a negative or NaN
-// figure; nothing changes and the caller should keep the published table.
+// Errors: a [*LoadError] for an unknown or duplicate region, a negative, NaN or
+// infinite figure, or a Capacity above 0 and below [MinCapacity]; nothing changes
+// and the caller should keep the published table.
 func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -167,6 +168,10 @@ func (r *Router) index(loads []Load) (map[string]Load, error) {
 			return nil, bad("demand %v", l.Demand)
 		case math.IsNaN(l.Capacity) || l.Capacity < 0 || math.IsInf(l.Capacity, 0):
 			return nil, bad("capacity %v", l.Capacity)
+		case l.Capacity > 0 && l.Capacity < MinCapacity:
+			// subnormal: too few bits to hold a receiver's headroom (0.75 x
+			// 5e-324 rounds up to 5e-324, a receiver filled to 100%)
+			return nil, bad("capacity %v below MinCapacity %v", l.Capacity, MinCapacity)
 		}
 		if _, dup := m[l.Region]; dup {
 			return nil, bad("listed twice")

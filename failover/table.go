@@ -12,12 +12,20 @@ type Load struct {
 	// Demand is the request rate originating from the region's clients (any unit).
 	Demand float64
 	// Capacity is the rate the region's tier serves at 100% CPU, same unit; 0 means the
-	// region is down (it receives nothing and spills everything it can).
+	// region is down (it receives nothing and spills everything it can). Otherwise it
+	// is at least [MinCapacity].
 	Capacity float64
 	// HostCPU is each host's CPU utilization now (0.7 = 70%): the signal reads its
 	// upper percentile and hot share. Empty means "use Demand/Capacity".
 	HostCPU []float64
 }
+
+// MinCapacity is the least nonzero [Load.Capacity], the smallest normal float64
+// (about 2.2e-308): below it a capacity is subnormal and has too few bits to hold a
+// receiver's headroom (0.75 x 5e-324 rounds up to 5e-324, a receiver filled to 100%
+// instead of Config.ReceiverMax), so [Router.Step] refuses it with a [*LoadError].
+// Rates are in any unit: pick one in which a live region's capacity is above it.
+const MinCapacity = 0x1p-1022
 
 // Mechanism says which failover mechanism carries a route.
 type Mechanism uint8

@@ -27,9 +27,10 @@ type Gateway struct {
 	// HTTP is the host:port of the gateway's HTTP surface: the plane polls
 	// GET http://HTTP/control/ (its state and knobs); unique.
 	HTTP string `json:"http"`
-	// Cores is the gateway's nominal capacity in cores (> 0, at most 1e6): a new gateway starts at
-	// a weight proportional to it, and its utilization is CPU seconds per second over
-	// Cores. A fraction is fine (0.5 for a process sharing a core).
+	// Cores is the gateway's nominal capacity in cores (at least failover.MinCapacity,
+	// at most 1e6): a new gateway starts at a weight proportional to it, and its
+	// utilization is CPU seconds per second over Cores. A fraction is fine (0.5 for
+	// a process sharing a core).
 	Cores float64 `json:"cores"`
 }
 
@@ -274,6 +275,10 @@ func checkGateway(g Gateway, regions map[string]bool) error {
 		return bad("HTTP address %q is not host:port", g.HTTP)
 	case math.IsNaN(g.Cores) || math.IsInf(g.Cores, 0) || g.Cores <= 0:
 		return bad("cores %v not > 0", g.Cores)
+	case g.Cores < failover.MinCapacity:
+		// a region's capacity is a sum of them, and the failover router
+		// refuses a subnormal one: every tick would fail
+		return bad("cores %v below %v", g.Cores, failover.MinCapacity)
 	case g.Cores > maxCores:
 		// a region's capacity is a sum of them: two of 1e308 made it +Inf,
 		// and the failover router then refused every tick

@@ -30,6 +30,9 @@ func TestNewValidates(t *testing.T) {
 		// two of 1e308 made the region's capacity +Inf: every failover tick
 		// failed and /api/state could not be encoded (found by a review)
 		{"huge cores", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{gw("eu", 1, 1e308)}}, nil},
+		// a subnormal one made the region's capacity one the failover router
+		// refuses: every failover tick failed
+		{"subnormal cores", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{gw("eu", 1, 5e-324)}}, nil},
 		{"duplicate", controlplane.Config{Regions: eu, Gateways: []controlplane.Gateway{good, good}}, controlplane.ErrDuplicateGateway},
 	}
 	for _, tt := range tests {
