@@ -106,11 +106,11 @@ func (c *Client) Del(ctx context.Context, key string) (bool, error) {
 
 // MGet returns the values of keys, in order. Keys are grouped by path, host
 // and retry host: one MGET per group, groups sent one after the other, each
-// with its own retry. A group whose host was ejected after the keys were
-// routed (by an earlier group's failure, or another request's) is routed
-// again before it is sent, so it goes to the next host up front instead of
-// paying a failed attempt. The first group error is returned with the values
-// read so far.
+// with its own retry. A group whose host or retry host was ejected after the
+// keys were routed (by an earlier group's failure, or another request's) is
+// routed again before it is sent, as a later request would be, so neither
+// its attempt nor its retry pays a failed attempt on that host. The first
+// group error is returned with the values read so far.
 // A reply that is not one value or null per key is an error, never a miss: an
 // error element is returned as the reply error it is, any other wrong shape
 // wraps ErrBadReply.
@@ -181,27 +181,36 @@ func (p *mgetPlan) add(t Target, i int, rerouted bool) {
 	g.idx = append(g.idx, i)
 }
 
-// reroute routes g's keys again on r if g's gateway host has been ejected
-// since they were routed, adding them to p's groups not sent yet, and
-// reports whether it did. It does not when a key would still go to that
-// host (every host of its replica order is out): g is then sent as it is.
-// A key whose ring owner was g's host counts in Stats.Skipped now.
+// reroute routes g's keys again on r if g's gateway host or its retry host
+// has been ejected since they were routed, adding them to p's groups not sent
+// yet, and reports whether it did. It does not when a key would still go to
+// the ejected host (every host of its replica order is out; for an ejected
+// retry host, a key whose route is unchanged): g is then sent as it is. A
+// key whose ring owner was g's host and now goes elsewhere counts in
+// Stats.Skipped now.
 func (c *Client) reroute(r *compiled, cfg *Config, keys []string, g *mgetGroup, p *mgetPlan) bool {
-	if g.rerouted || g.t.Path != PathGateway || c.ejectMax.Load() == 0 || !c.ejected(g.t.Host, c.now()) {
+	if g.rerouted || g.t.Path != PathGateway || c.ejectMax.Load() == 0 {
+		return false
+	}
+	now := c.now()
+	hostOut := c.ejected(g.t.Host, now)
+	if !hostOut && (g.t.Next == "" || !c.ejected(g.t.Next, now)) {
 		return false
 	}
 	ring := r.Gateways[g.t.Region]
 	ts := make([]Target, len(g.idx))
 	for j, i := range g.idx {
 		t, err := c.route(r, cfg, keys[i], false)
-		if err != nil || t.Host == g.t.Host {
+		if err != nil || t.Host == g.t.Host && (hostOut || t.Next == g.t.Next) {
 			return false
 		}
 		ts[j] = t
 	}
 	for j, i := range g.idx {
-		if owner, err := ring.LookupHash(gatewayHash(keys[i])); err == nil && owner == g.t.Host {
-			c.skipped.Add(1)
+		if ts[j].Host != g.t.Host {
+			if owner, err := ring.LookupHash(gatewayHash(keys[i])); err == nil && owner == g.t.Host {
+				c.skipped.Add(1)
+			}
 		}
 		p.add(ts[j], i, true)
 	}
