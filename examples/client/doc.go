@@ -33,7 +33,13 @@
 // host: through a gateway they are the answer of the backend shard behind
 // every gateway, relayed, and ejecting the gateway would move its keys on
 // healthy shards to the other gateways.
-// Hosts listed in [Routes.Draining] are skipped the same way. Requests
+// Hosts listed in [Routes.Draining] are skipped the same way. The retry
+// host is skipped the same way too: a request whose host is the only one of
+// its ring neither ejected nor draining (in a 2-host ring, any request while
+// the other host is out) has no retry host ([Target].Next is empty) and
+// fails with its host's error. When every host of the ring is out, the key's
+// owner is tried anyway and the retry goes to the next host of its replica
+// order. Requests
 // rejected by the host itself (ACL, quota, shed, wrong type) are not retried:
 // another host would answer the same, and retrying shed work adds load where
 // there is none to spare. Only idempotent commands are offered

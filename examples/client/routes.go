@@ -126,7 +126,7 @@ func (p Path) String() string {
 
 // Target is where a key's request goes: the path, the region serving it (the
 // gateway path only), the host tried first and the host a retry uses ("" when
-// there is none).
+// there is none: no other host of the ring is neither ejected nor draining).
 type Target struct {
 	Path   Path
 	Region string
