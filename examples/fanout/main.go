@@ -133,11 +133,20 @@ func printGrowth(w io.Writer, f Fleet) {
 			num(gateway(f).DBFanIn), num(gateway(f).ProxyFanIn), reduction(f))
 	}
 	tw.Flush()
+	pool, times := "", ""
+	if f.BackendPool != 1 {
+		pool, times = " x backend pool", fmt.Sprintf(" x %d", f.BackendPool)
+	}
 	if f.AnyProxyRoutes { // every proxy reaches every host: fan-in is the whole fleet of proxies
-		fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays the proxy count (no shard affinity).")
+		fmt.Fprintf(w, "direct fan-in grows with the clients; gateway fan-in stays the proxy count%s (no shard affinity).\n", pool)
 		return
 	}
-	fmt.Fprintln(w, "direct fan-in grows with the clients; gateway fan-in stays regions x shard density (operator-owned).")
+	// Not regions x density: a region's density replicas on a host are owned
+	// by the expected number of distinct proxies of the region, fewer.
+	owners := distinct(gateway(f).ProxiesRegion, f.ShardDensity)
+	fmt.Fprintf(w, "direct fan-in grows with the clients; gateway fan-in stays regions x the expected number of a region's proxies\n"+
+		"owning a host's replicas%s (%d x %.5g%s = %s at density %.4g; operator-owned).\n",
+		pool, f.Regions, owners, times, num(gateway(f).DBFanIn), f.ShardDensity)
 }
 
 // densityText formats a solved shard density: whole above 100, where a

@@ -144,16 +144,16 @@ func FuzzModel(f *testing.F) {
 
 // TestGrowthFooterWithoutAffinity: without shard affinity the gateway's fan-in
 // is every proxy of every region, so the growth table's closing line must not
-// claim it stays regions x shard density.
+// claim it stays regions x the proxies owning a host's replicas.
 func TestGrowthFooterWithoutAffinity(t *testing.T) {
 	f := articleFleet()
 	f.AnyProxyRoutes = true
 	var out bytes.Buffer
 	require.NoError(t, report(&out, f, 19))
-	assert.NotContains(t, out.String(), "stays regions x shard density")
+	assert.NotContains(t, out.String(), "stays regions x")
 	assert.Contains(t, out.String(), "gateway fan-in stays the proxy count")
 
 	out.Reset()
 	require.NoError(t, report(&out, articleFleet(), 19))
-	assert.Contains(t, out.String(), "gateway fan-in stays regions x shard density")
+	assert.Contains(t, out.String(), "gateway fan-in stays regions x the expected number of a region's proxies")
 }
