@@ -34,11 +34,16 @@ type LoadReporter interface {
 //
 // so with equal weights no node exceeds ceil(c x average) once the caller counts the
 // request it routes (the "+1"). The bound is computed in floating point: exactly
-// for integer weights and a c such as 1, 1.25, 1.5 or 2; with fractional weights
-// or a c such as 1.1 it can come out one higher where the exact value is an
-// integer. c must be finite and >= 1 (1.25 is the paper's usual choice); otherwise LookupBounded returns [ErrBadLoadFactor]. It never
-// panics: if concurrent callers filled every node between reads, it returns the
-// node with the lowest load relative to its bound. Lookups and the caller's
+// for integer weights and a c such as 1, 1.25, 1.5 or 2 (while c x (Total+1) x
+// Weight_i stays below 2^53); with fractional weights or a c such as 1.1 it is
+// within one of the exact value (taken on the float64 values of c and the
+// weights), and can come out one higher or one lower: with c = 1.1, three equal
+// weights and Total+1 = 30 it is 11, where exact arithmetic on float64(1.1), a
+// little above 1.1, gives 12. Within one holds for bounds below 2^51; past that
+// the rounding of float64 itself can exceed one. c must be finite and >= 1 (1.25
+// is the paper's usual choice); otherwise LookupBounded returns
+// [ErrBadLoadFactor]. It never panics: if concurrent callers filled every node
+// between reads, it returns the node with the lowest load relative to its bound. Lookups and the caller's
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
 // at most the number of callers racing for it. A nil lr counts as no load at all,
 // and a Total below 0 as 0.

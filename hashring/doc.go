@@ -18,7 +18,8 @@
 // tracker (Acquire/Release per request), no node is given a request that takes it
 // above ceil(c x its weighted share of the requests in flight) (requests still in
 // flight on nodes that left the ring count too; computed in floating point, the
-// bound can come out one higher with fractional weights: see LookupBounded).
+// bound can come out one higher or one lower with fractional weights or a c such
+// as 1.1: see LookupBounded).
 //
 // # Design
 //
