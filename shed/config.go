@@ -162,8 +162,11 @@ type Config struct {
 	// long they wait, but one whose last request waited longer than
 	// IdleTimeout (possible when IdleTimeout is below QueueDeadline) may be
 	// reclaimed as soon as that request is served. Reclaiming loses only the
-	// tenant's own stats (the totals keep its counts) and its over-share mark;
-	// its deficit is zero once it has nothing queued, and admitted work holds
+	// tenant's own stats (the totals keep its counts), its over-share mark,
+	// and the cost it was served in the current share window (see
+	// [Config.OverShareWindow]): back within that window, it may be served up
+	// to the share level again before it counts as over its share. Its
+	// deficit is zero once it has nothing queued, and admitted work holds
 	// capacity, not tenant state. It is checked lazily: a hand visits one tenant every
 	// 16 decisions (it skips up to 7 empty slots of the tenant table to find
 	// one), and tenants are stamped with a coarse clock that the Shedder reads

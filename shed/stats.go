@@ -73,10 +73,11 @@ type Stats struct {
 	// weight a tenant may be served from the fresh list within one
 	// OverShareWindow before it counts as over its share (0: none, nothing
 	// was backlogged over its share in the previous window; a window is
-	// closed by the first serve after its end, see [Config.ShedOnArrival]), as of the latest
-	// arrival or direct admission seen, or a Shedder's SetConfig (a
-	// Scheduler's Stats takes no time; Pop, Expire and Remove do not advance
-	// that clock).
+	// closed by the first serve after its end, see [Config.ShedOnArrival]), as
+	// of the latest time seen by a Push, Admit or Refuse (a Shedder's Acquire
+	// or TryAcquire, queued, admitted or refused; its direct admissions read
+	// the clock once every 64) or a Shedder's SetConfig (a Scheduler's Stats
+	// takes no time; Pop, Expire and Remove do not advance that clock).
 	ShareLevel int64
 
 	InFlight int64 // cost admitted and not yet released (Shedder only)
