@@ -81,10 +81,10 @@
 // holds: begun, and how each ended (committed, including a deduplicated
 // retry; rolled back, by the client or by reaping; failed; of unknown
 // outcome), failed commits by cause (conflicts, split by whether they name
-// a point read or a range read, too old, too large), reaped idle and by
-// age, Begins refused as overloaded, and read-set merges (added when a
-// transaction ends); and the gauges of transactions held and bytes
-// accounted to them. [ManagerStats.ConflictRate] is conflicts over
+// a key or a range: read, or under Snapshot written too; too old, too
+// large), reaped idle and by age, Begins refused as overloaded, and
+// read-set merges (added when a transaction ends); and the gauges of
+// transactions held and bytes accounted to them. [ManagerStats.ConflictRate] is conflicts over
 // committed plus conflicts. The counters are atomics read one by one, so a
 // snapshot taken while transactions run may be a few counts apart between
 // fields. A [Tx] used without a Manager ([Begin], [Run]) is counted

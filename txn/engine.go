@@ -15,7 +15,10 @@ import (
 //
 //   - ReadVersion: the version the transaction's reads were made at.
 //   - ReadKeys, ReadRanges: the reads to validate; the commit must fail if a
-//     write committed after ReadVersion overlaps one of them.
+//     write committed after ReadVersion overlaps one of them. Under
+//     [Snapshot] they also hold the transaction's writes (the keys of Sets
+//     in ReadKeys, Clears and WriteRanges in ReadRanges), so that the first
+//     committer wins.
 //   - Sets: key, value pairs; a nil value deletes the key.
 //   - Clears: ranges to delete.
 //   - WriteRanges: write-conflict ranges carrying no data.
@@ -124,12 +127,18 @@ var (
 )
 
 // ConflictError reports a failed validation: writes committed after the
-// read version overlap the listed reads. Retry the transaction.
+// read version overlap the listed reads (under [Snapshot], the listed writes
+// too: see [CommitRequest]). Retry the transaction.
 type ConflictError struct {
-	// Keys are the point reads that conflicted.
+	// Keys are the keys of the request's ReadKeys that conflicted: point
+	// reads (Serializable) and explicit read-conflict keys, and under
+	// Snapshot the keys the transaction wrote.
 	Keys [][]byte
-	// Ranges are the range reads that conflicted, flattened [begin, end)
-	// pairs.
+	// Ranges are the ranges of the request's ReadRanges that conflicted,
+	// flattened [begin, end) pairs: range reads (Serializable; after a
+	// read-set merge, the ranges that replaced the point and range reads)
+	// and explicit read-conflict ranges, and under Snapshot the
+	// transaction's clears and write-conflict ranges.
 	Ranges [][]byte
 	// Err is the engine's error.
 	Err error

@@ -15,8 +15,8 @@ type ManagerStats struct {
 	Unknown    uint64 // commits of unknown outcome
 
 	Conflicts          uint64 // commits failed by a conflict
-	ConflictsReadKey   uint64 // of those, naming a point read
-	ConflictsReadRange uint64 // of those, naming a range read
+	ConflictsReadKey   uint64 // of those, naming a key (ConflictError.Keys: a point read, or under Snapshot a written key)
+	ConflictsReadRange uint64 // of those, naming a range (ConflictError.Ranges: a range read, or under Snapshot a clear or write-conflict range)
 	TooOld             uint64 // commits failed with ErrTooOld
 	TooLarge           uint64 // commits failed with ErrTooLarge
 
