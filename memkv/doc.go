@@ -28,10 +28,13 @@
 // reads and point validation go through a hash index of the nodes striped
 // over 256 read-write locks (a lookup holds one read lock for a map access),
 // which is several times faster than a skiplist search. Commits are sequenced
-// by one mutex, because optimistic validation needs one order of commits; a
-// commit locks only the shards it writes, so the incremental GC of one shard
-// does not stall commits to the others. All methods are safe for concurrent
-// use.
+// by one mutex, because optimistic validation needs one order of commits, and
+// each commit's incremental GC sweep runs under it. A commit locks only the
+// shards it writes or sweeps, one at a time: [Store.GC], which takes no
+// commit mutex and locks one shard at a time, stalls only a commit that
+// writes the shard it holds or whose incremental sweep reaches that shard,
+// and, as that commit holds the mutex, the commits sequenced after it. All
+// methods are safe for concurrent use.
 //
 // # History window and GC
 //
@@ -43,9 +46,11 @@
 // once the commits after it wrote more than that many bytes, up to the
 // newest version: then even a read version just taken from
 // [Store.ReadVersion] fails if large commits land before it is used. Each
-// commit sweeps the keys it writes and Config.GCStep other
-// keys; [Store.GC] sweeps everything, and may run beside the commits' sweeps
-// (a key it collects and a later write re-creates is never unlinked again). The horizon moves only under the commit mutex, so
+// commit sweeps the keys its Sets write (not the keys its range clears
+// delete: the rotating sweep or [Store.GC] reach those) and Config.GCStep
+// keys from a cursor that rotates over the whole store; [Store.GC] sweeps
+// everything, and may run beside the commits' sweeps (a key it collects and
+// a later write re-creates is never unlinked again). The horizon moves only under the commit mutex, so
 // validation never races with the collection of a version it needs; readers
 // re-check the horizon after reading. A sweep walks a key's versions from the
 // oldest toward the newest and stops at the newest one behind the horizon,

@@ -53,8 +53,10 @@ type CommitRequest = struct {
 //
 // Range reads never lock: each range shard is a skiplist whose readers only
 // follow atomic pointers; point reads use a striped hash index of the nodes. Commits are sequenced by one mutex (validation needs a
-// single order) and lock only the shards they write, so the incremental GC of
-// one shard does not stall commits to others.
+// single order; each commit's incremental GC sweep runs under it too) and lock
+// only the shards they write or sweep, so [Store.GC], which locks one shard at
+// a time, stalls only a commit that writes or sweeps the shard it holds (and,
+// as that commit holds the mutex, the commits after it).
 type Store struct {
 	cfg     atomic.Pointer[Config]
 	splits  [][]byte // immutable after New
