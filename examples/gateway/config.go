@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"reflect"
 	"slices"
@@ -29,7 +30,8 @@ type Config struct {
 	// ControlHosts lists the Host names /control, /metrics and /debug/pprof
 	// answer to (control.Config's AllowedHosts: others get 403, a guard
 	// against DNS rebinding). Default:
-	// localhost, 127.0.0.1 and ::1 when the HTTP listener binds a loopback
+	// localhost, 127.0.0.1, ::1 and the listener's own IP (127.0.0.2, say,
+	// for http_addr 127.0.0.2:6381) when the HTTP listener binds a loopback
 	// address (judged by the address bound, so "LOCALHOST:6381" counts), any
 	// Host otherwise; ["*"] answers any Host on loopback too ("*" goes
 	// alone).
@@ -269,7 +271,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	// The names control.New takes (no port, no wildcard): checked here, not
 	// first at start, so that main refuses a bad one as a bad setting.
-	if _, err := control.New(control.Config{AllowedHosts: c.controlHosts(false)}); err != nil {
+	if _, err := control.New(control.Config{AllowedHosts: c.controlHosts(nil)}); err != nil {
 		return c, fmt.Errorf("gateway: control_hosts: %w", err)
 	}
 	if err := c.Backend.fillDefaults(); err != nil {
@@ -527,18 +529,25 @@ func (c Config) checkKnobRanges() error {
 }
 
 // controlHosts returns the Host names /control answers to (nil: any): the
-// configured list; with none, the loopback names when the HTTP listener is on
-// a loopback address (loopback: judged by the address it bound), so that a
+// configured list; with none, the loopback names and ip itself (127.0.0.2,
+// say: the gateway's own URL) when the HTTP listener is on a loopback
+// address ip (judged by the address it bound; nil: no listener), so that a
 // web page whose domain an attacker resolves to 127.0.0.1 cannot change
-// knobs from an operator's browser (DNS rebinding).
-func (c Config) controlHosts(loopback bool) []string {
+// knobs from an operator's browser (DNS rebinding; an IP literal is no such
+// risk, the page comes with its domain as Host). The control plane command
+// and the cluster example's plane have the same default.
+func (c Config) controlHosts(ip net.IP) []string {
 	switch {
 	case len(c.ControlHosts) == 1 && c.ControlHosts[0] == "*":
 		return nil
 	case len(c.ControlHosts) > 0:
 		return c.ControlHosts
-	case loopback:
-		return []string{"localhost", "127.0.0.1", "::1"}
+	case ip.IsLoopback():
+		loop := []string{"localhost", "127.0.0.1", "::1"}
+		if !slices.Contains(loop, ip.String()) {
+			loop = append(loop, ip.String())
+		}
+		return loop
 	}
 	return nil
 }

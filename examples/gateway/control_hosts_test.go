@@ -3,7 +3,9 @@ package main
 import (
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,18 +48,22 @@ func TestControlHosts(t *testing.T) {
 func TestControlHostsDefaults(t *testing.T) {
 	loop := []string{"localhost", "127.0.0.1", "::1"}
 	for _, tc := range []struct {
-		loopback bool
-		hosts    []string
-		want     []string
+		ip    string // "": no HTTP listener
+		hosts []string
+		want  []string
 	}{
-		{true, nil, loop},
-		{false, nil, nil},
-		{true, []string{"*"}, nil},
-		{false, []string{"gw"}, []string{"gw"}},
-		{true, []string{"gw"}, []string{"gw"}},
+		{"127.0.0.1", nil, loop},
+		{"::1", nil, loop},
+		{"127.0.0.2", nil, append(slices.Clone(loop), "127.0.0.2")},
+		{"192.0.2.1", nil, nil},
+		{"", nil, nil},
+		{"127.0.0.1", []string{"*"}, nil},
+		{"127.0.0.2", []string{"*"}, nil},
+		{"192.0.2.1", []string{"gw"}, []string{"gw"}},
+		{"127.0.0.2", []string{"gw"}, []string{"gw"}},
 	} {
-		got := Config{ControlHosts: tc.hosts}.controlHosts(tc.loopback)
-		require.Equal(t, tc.want, got, "loopback %v, %v", tc.loopback, tc.hosts)
+		got := Config{ControlHosts: tc.hosts}.controlHosts(net.ParseIP(tc.ip))
+		require.Equal(t, tc.want, got, "ip %q, %v", tc.ip, tc.hosts)
 	}
 }
 

@@ -209,8 +209,7 @@ func start(cfg Config, log *slog.Logger) (*instance, error) {
 	// /control's Host names follow the address the HTTP listener bound, not
 	// http_addr's text: "LOCALHOST:6381", or a host name that resolves to
 	// 127.0.1.1, binds loopback too.
-	loopback := in.httpLn != nil && isLoopback(in.httpLn.Addr())
-	in.reg, err = control.New(control.Config{Rate: 10, Burst: 20, AllowedHosts: cfg.controlHosts(loopback)})
+	in.reg, err = control.New(control.Config{Rate: 10, Burst: 20, AllowedHosts: cfg.controlHosts(in.httpIP())})
 	if err == nil {
 		err = gw.registerKnobs(in.reg)
 	} else {
@@ -257,16 +256,21 @@ func (in *instance) closeListeners() {
 	}
 }
 
-// isLoopback reports whether a listener's address is a loopback IP.
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
+// httpIP returns the IP the HTTP listener bound (nil: none).
+func (in *instance) httpIP() net.IP {
+	if in.httpLn == nil {
+		return nil
+	}
+	if ta, ok := in.httpLn.Addr().(*net.TCPAddr); ok {
+		return ta.IP
+	}
+	return nil
 }
 
 // serveHTTP serves /control, /metrics and /debug/pprof on the HTTP listener.
 func (in *instance) serveHTTP() {
 	mux := http.NewServeMux()
-	guard := control.Config{AllowedHosts: in.cfg.controlHosts(isLoopback(in.httpLn.Addr()))}
+	guard := control.Config{AllowedHosts: in.cfg.controlHosts(in.httpIP())}
 	mux.Handle("/control/", http.StripPrefix("/control", in.gw.gateControl(guard, in.reg.Handler())))
 	mux.Handle("/metrics", allowHosts(guard, in.gw.metrics.handler()))
 	// Each handler net/http/pprof registers on the default mux: Index

@@ -255,8 +255,7 @@ func parseArgs(args []string) (fileConfig, error) {
 // a web page whose domain an attacker resolves to 127.0.0.1 cannot drive the
 // plane from an operator's browser (DNS rebinding; an IP literal is no such
 // risk, the page comes with its domain as Host). The cluster example's plane
-// has the same default; the gateway's control_hosts has the loopback names,
-// judged the same way.
+// and the gateway's control_hosts have the same default, judged the same way.
 func allowedHosts(ip net.IP, hosts []string) []string {
 	switch {
 	case len(hosts) == 1 && hosts[0] == "*":
