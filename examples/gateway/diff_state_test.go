@@ -110,15 +110,16 @@ func (p *diffPair) doExact(cmds [][]string, g *diffGen) string {
 	return ""
 }
 
-// noReturn keeps a write c of a watched key outside MULTI, on Redis
+// noReturn keeps connection B's write c of a key A watches, on Redis
 // shards, from bringing the key back to a state it had at WATCH: there a
-// key that has its state at WATCH again at EXEC (deleted again, or
-// incremented and decremented by as much) does not abort EXEC, as a rewrite
-// with the same value does not (redistx.go), where Redis's does. Such a
-// write becomes a SET of a new value. queued: c is A's, inside MULTI (B's
-// are never: its own transactions apply at once).
-func (g *diffGen) noReturn(c []string, queued bool) []string {
-	if g.shardOf == nil || queued || len(g.watched) == 0 || len(c) < 2 {
+// key that another connection brings back to its state at WATCH (deleted
+// again, or incremented and decremented by as much) does not abort EXEC, as
+// such a rewrite with the same value does not (redistx.go), where Redis's
+// does. Such a write becomes a SET of a new value. A's own writes need
+// none of it: the gateway sees them, and they abort EXEC as in Redis
+// (tx_ownwrite.go).
+func (g *diffGen) noReturn(c []string) []string {
+	if g.shardOf == nil || len(g.watched) == 0 || len(c) < 2 {
 		return c
 	}
 	switch strings.ToUpper(c[0]) {
@@ -235,11 +236,11 @@ func runStateSeed(redisAddr, gwAddr string, seed uint64, steps int, shardOf func
 			case n < 4 && g.tx: // its keys share a shard
 				cmds = [][]string{{"MULTI"}}
 				for range 1 + g.r.IntN(3) {
-					cmds = append(cmds, g.noReturn(g.watchedWrite(false), false))
+					cmds = append(cmds, g.otherWrite())
 				}
 				cmds = append(cmds, []string{"EXEC"})
 			default:
-				cmds = [][]string{g.noReturn(g.watchedWrite(false), false)}
+				cmds = [][]string{g.otherWrite()}
 			}
 			if cmds[0][0] != "HELLO" {
 				g.bWrote = g.bWrote || len(g.watched) > 0
@@ -261,7 +262,7 @@ func runStateSeed(redisAddr, gwAddr string, seed uint64, steps int, shardOf func
 				[]string{"GET", k}, append([]string{"MGET", k}, g.keyList(1)...))
 		}
 		for range 1 + g.r.IntN(10) {
-			c := g.noReturn(g.next(), g.multi)
+			c := g.next()
 			if len(g.watched) == 0 && g.r.IntN(12) == 0 {
 				c = g.extra()
 			} else if g.multi && g.r.IntN(6) == 0 {

@@ -23,12 +23,14 @@ package main
 //     share a {hash tag}; on Redis shards (diff_shards_test.go) they lie on
 //     both shards, and a WATCH or EXEC across them must answer CROSSSLOT
 //     while Redis gets a stand-in (PING for WATCH, DISCARD for EXEC);
-//   - on Redis shards a watched key back in its state at WATCH (rewritten
-//     with the same value and expiry, deleted again, incremented back) does
-//     not abort EXEC: there, while A watches, writes of a watched key
-//     outside MULTI are SETs of a value not used before (noReturn in
-//     diff_state_test.go), since a DEL, or increments that add up to 0,
-//     could bring one back;
+//   - on Redis shards a watched key that the other connection brings back
+//     to its state at WATCH (rewritten with the same value and expiry,
+//     deleted again, incremented back) does not abort EXEC (the
+//     connection's own writes do, as in Redis: tx_ownwrite.go): there,
+//     while A watches, B's writes of a watched key are SETs of a value not
+//     used before (otherWrite, noReturn in diff_state_test.go), since a DEL,
+//     or increments that add up to 0, could bring one back; A's own writes
+//     of a watched key are of any kind;
 //   - connection commands (AUTH, HELLO, SELECT, CLIENT) inside MULTI abort
 //     the transaction, which Redis queues: not generated inside MULTI;
 //   - malformed RESP closes the connection (TestRESPLengthsAsRedis and
@@ -319,16 +321,13 @@ func (g *diffGen) next() []string {
 // MULTI): a write of another key after WATCH, by either connection, would
 // make the gateway's EXEC fail where Redis's does not, if the transaction
 // reads that key (it validates every key it reads, at the snapshot taken
-// at WATCH). On Redis shards it is a SET of a new value (noReturn).
+// at WATCH). Connection B's go through otherWrite.
 func (g *diffGen) watchedWrite(queued bool) []string {
 	c := g.write()
 	if len(g.watched) == 0 || queued {
 		return c
 	}
 	w := g.pick(g.watched)
-	if g.shardOf != nil {
-		return g.noReturn([]string{"SET", w}, false)
-	}
 	switch strings.ToUpper(c[0]) {
 	case "MSET":
 		return []string{"SET", w, g.value()}
@@ -337,6 +336,13 @@ func (g *diffGen) watchedWrite(queued bool) []string {
 	}
 	c[1] = w
 	return c
+}
+
+// otherWrite is connection B's write (a watchedWrite): on Redis shards,
+// while A watches a key, a SET of a new value (noReturn). A's own writes
+// of a watched key abort its EXEC whatever they write, as in Redis.
+func (g *diffGen) otherWrite() []string {
+	return g.noReturn(g.watchedWrite(false))
 }
 
 // observe follows connection A's state from Redis's reply to cmd.
@@ -418,7 +424,7 @@ func runDiffSeed(redisAddr, gwAddr string, seed uint64, steps int, shardOf func(
 	}
 	for range steps {
 		if g.r.IntN(10) == 0 {
-			c := g.watchedWrite(false)
+			c := g.otherWrite()
 			g.bWrote = len(g.watched) > 0
 			history = append(history, "B: "+quoteCmd(c))
 			if _, d := b.do([][]string{c}, nil); d != "" {
