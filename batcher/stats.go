@@ -1,6 +1,7 @@
 package batcher
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -38,7 +39,10 @@ type Stats struct {
 	// when each batch was flushed), between 0 and 1.
 	MeanFill float64
 	// FlushLatencySum is the total time spent in flush calls; see
-	// [Stats.MeanFlushLatency].
+	// [Stats.MeanFlushLatency]. It saturates at the largest Duration rather
+	// than wrap negative (about 292 years of flush time in all, which
+	// DefaultMaxInFlight flushes always in flight add up in about 14 months);
+	// MeanFlushLatency is then an underestimate.
 	FlushLatencySum time.Duration
 	// FlushLatencyMax is the longest flush call.
 	FlushLatencyMax time.Duration
@@ -83,9 +87,19 @@ type counters struct {
 	latencySum, latencyMax                     atomic.Int64  // nanoseconds
 }
 
-// recordLatency adds one flush duration.
+// recordLatency adds one flush duration (d >= 0). The sum saturates at
+// MaxInt64 rather than wrap negative.
 func (c *counters) recordLatency(d time.Duration) {
-	c.latencySum.Add(int64(d))
+	for {
+		old := c.latencySum.Load()
+		sum := old + int64(d)
+		if sum < old { // wrapped
+			sum = math.MaxInt64
+		}
+		if sum == old || c.latencySum.CompareAndSwap(old, sum) {
+			break
+		}
+	}
 	for {
 		old := c.latencyMax.Load()
 		if int64(d) <= old || c.latencyMax.CompareAndSwap(old, int64(d)) {
