@@ -421,7 +421,7 @@ func (b *Batcher[G, Req, Resp]) finish(cfg *Config[Req], bt *batch[G, Req, Resp]
 	b.c.items.Add(uint64(bt.live))
 	b.c.sent.Add(uint64(sent))
 	b.c.deduped.Add(uint64(bt.live - len(out)))
-	b.c.fill.Add(min(fillScale, fillScale*uint64(bt.live)/uint64(cfg.MaxItems)))
+	b.c.addFill(min(fillScale, fillScale*uint64(bt.live)/uint64(cfg.MaxItems)))
 	if err != nil {
 		b.c.flushErrors.Add(1)
 	}

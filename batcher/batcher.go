@@ -281,7 +281,7 @@ func (b *Batcher[G, Req, Resp]) Stats() Stats {
 	// Sent + Deduped <= Items, FlushErrors <= Batches and MeanFill <= 1.
 	latencySum := b.c.latencySum.Load()
 	flushErrors := b.c.flushErrors.Load()
-	fill := b.c.fill.Load()
+	fill := b.c.fillSum()
 	deduped := b.c.deduped.Load()
 	sent := b.c.sent.Load()
 	items := b.c.items.Load()
@@ -300,7 +300,7 @@ func (b *Batcher[G, Req, Resp]) Stats() Stats {
 		InFlightItems:   int(b.inflightItems.Load()),
 	}
 	if s.Batches > 0 {
-		s.MeanFill = float64(fill) / fillScale / float64(s.Batches)
+		s.MeanFill = fill / fillScale / float64(s.Batches)
 	}
 	for i := range b.shards {
 		sh := &b.shards[i]

@@ -83,8 +83,26 @@ const fillScale = 1 << 20
 type counters struct {
 	items, sent, deduped, batches, flushErrors atomic.Uint64
 	cancelled, rejected, evicted               atomic.Uint64
-	fill                                       atomic.Uint64 // sum of fillScale*items/MaxItems
-	latencySum, latencyMax                     atomic.Int64  // nanoseconds
+	// fill is the sum of fillScale*items/MaxItems over the batches, and
+	// fillHi the times it wrapped: a full batch adds 2^20, so one word holds
+	// 2^44 batches, about 203 days at a million a second (see addFill).
+	fill, fillHi           atomic.Uint64
+	latencySum, latencyMax atomic.Int64 // nanoseconds
+}
+
+// addFill adds one batch's fill (at most fillScale) to the two-word sum.
+func (c *counters) addFill(f uint64) {
+	if c.fill.Add(f) < f { // the low word wrapped
+		c.fillHi.Add(1)
+	}
+}
+
+// fillSum returns the sum of the fills, in fillScale units. The high word is
+// read first: a snapshot that races with a wrap may miss 2^64 (MeanFill
+// reads low for that once), never count it twice (MeanFill above 1).
+func (c *counters) fillSum() float64 {
+	hi := c.fillHi.Load()
+	return math.Ldexp(float64(hi), 64) + float64(c.fill.Load())
 }
 
 // recordLatency adds one flush duration (d >= 0). The sum saturates at
