@@ -29,7 +29,9 @@ type Config[K comparable] struct {
 
 	// Owns reports whether this host caches key. If nil, it owns every key.
 	// Reads of keys it does not own go to the loader (still coalesced) and are
-	// never stored, not even if the key is owned by the time the load ends; Set stores none of them but invalidates them, as Delete
+	// never stored, not even if the key is owned by the time the load ends
+	// (GetMany's too; FillMany, which does not look up, asks Owns when it
+	// starts); Set stores none of them but invalidates them, as Delete
 	// does (ownership may come back after a ring swap). Entries cached while a
 	// key was owned are kept, not dropped, when it no longer is, and are
 	// served again if it comes back (see Ownership in the package doc).

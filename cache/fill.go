@@ -58,8 +58,9 @@ type fillRecord[K comparable, V any] struct {
 	h     uint64
 	f     *fills
 	start uint64
-	// unowned is set when the read that started the fill found key not
-	// owned: the fill then stores nothing, whatever Owns says at its end.
+	// unowned is set when the read that started the fill (or FillMany, when
+	// it started) found key not owned: the fill then stores nothing, whatever
+	// Owns says at its end.
 	unowned bool
 }
 

@@ -16,7 +16,9 @@ import (
 // asked twice), and must return their values in that order; it may rewrite
 // that slice (the values are stored under the keys as asked). Its values are
 // stored under the same rule as Get's: not for a key invalidated, Set or
-// deleted after the load started (no stale set), nor for a key not owned.
+// deleted after the load started (no stale set), nor for a key not owned
+// when the load ends or when the lookup asked (a key that becomes owned
+// while the load runs is not stored).
 //
 // Unlike Get, the load is not shared: a GetMany does not join the loads of
 // concurrent Gets of the same keys, nor do they join its load, so a key in
@@ -30,15 +32,23 @@ import (
 // *coalesce.PanicError instead.
 func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
 	out := make([]V, len(keys))
-	missed := c.LookupMany(keys, out, nil)
+	var unowned []bool // by index in keys, nil while every key is owned
+	missed := c.lookupMany(keys, out, nil, nil, &unowned)
 	if len(missed) == 0 {
 		return out, nil
 	}
 	mk := make([]K, len(missed))
+	var mu []bool // unowned, by index in mk
+	if unowned != nil {
+		mu = make([]bool, len(missed))
+	}
 	for j, i := range missed {
 		mk[j] = keys[i]
+		if mu != nil {
+			mu[j] = unowned[i]
+		}
 	}
-	vs, err := c.FillMany(ctx, mk, load)
+	vs, err := c.fillMany(ctx, mk, mu, load)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +70,13 @@ func (c *Cache[K, V]) GetMany(ctx context.Context, keys []K, load func(ctx conte
 // no-stale-set rule. A key written between the two calls is still safe: the
 // fill record starts in FillMany, before its load reads the backend.
 func (c *Cache[K, V]) LookupMany(keys []K, out []V, missed []int) []int {
-	return c.lookupMany(keys, out, missed, nil)
+	return c.lookupMany(keys, out, missed, nil, nil)
 }
 
-// lookupMany is LookupMany, and with a non-nil valid LookupManyValid.
-func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) bool) []int {
+// lookupMany is LookupMany, and with a non-nil valid LookupManyValid. If
+// unowned is not nil, it marks in *unowned (made as long as keys at the first
+// key not owned) the index of each key not owned, for GetMany's fills.
+func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) bool, unowned *[]bool) []int {
 	cfg := c.cfg.Load()
 	var hs [warmBatch]uint64
 	for start := 0; start < len(keys); start += warmBatch {
@@ -85,6 +97,12 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 				}
 			} else {
 				c.stats.notOwned.Add(1)
+				if unowned != nil {
+					if *unowned == nil {
+						*unowned = make([]bool, len(keys))
+					}
+					(*unowned)[start+j] = true
+				}
 			}
 			var zero V
 			out[start+j] = zero
@@ -99,7 +117,9 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 // not look them up first. load gets keys itself and may rewrite it: the
 // values are stored under the keys as they were when FillMany was called. The values are stored under Get's rule: not for a
 // key invalidated, Set or deleted after FillMany started (no stale set), nor
-// for a key not owned. The load is not shared with concurrent Gets. If load
+// for a key not owned when FillMany started (it asks Config.Owns of each key
+// before the load: a key that becomes owned while the load runs is not
+// stored) or when the load ends. The load is not shared with concurrent Gets. If load
 // returns an error, or a number of values other than len(keys), FillMany
 // returns that error and stores nothing. load runs on ctx, on the caller's
 // goroutine: a panic in it reaches the caller, as in GetMany. With no keys
@@ -109,7 +129,33 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	if len(keys) == 0 {
 		return []V{}, nil // no backend call: an empty multi-get may be an error there
 	}
-	recs := c.startFills(keys)
+	return c.fillMany(ctx, keys, c.notOwned(keys), load)
+}
+
+// notOwned asks Config.Owns about each of keys and returns which of them
+// this host does not own, by index, or nil when it owns them all.
+func (c *Cache[K, V]) notOwned(keys []K) []bool {
+	owns := c.cfg.Load().Owns
+	if owns == nil {
+		return nil
+	}
+	var unowned []bool
+	for i, k := range keys {
+		if !owns(k) {
+			if unowned == nil {
+				unowned = make([]bool, len(keys))
+			}
+			unowned[i] = true
+		}
+	}
+	return unowned
+}
+
+// fillMany is FillMany of keys not empty, where unowned (nil, or as long as
+// keys) marks the keys that were not owned when the read asked: their fills
+// store nothing.
+func (c *Cache[K, V]) fillMany(ctx context.Context, keys []K, unowned []bool, load func(ctx context.Context, keys []K) ([]V, error)) ([]V, error) {
+	recs := c.startFills(keys, unowned)
 	c.stats.loads.Add(1)
 	loaded, next := false, 0 // the fills before next are ended
 	defer func() {
@@ -146,12 +192,13 @@ func (c *Cache[K, V]) FillMany(ctx context.Context, keys []K, load func(ctx cont
 	return vs, nil
 }
 
-// startFills registers a fill of each of keys, as startFill does. If that
+// startFills registers a fill of each of keys, as startFill does, marking
+// those unowned marks (if not nil) as not owned when the read asked. If that
 // panics (a key of an interface type whose dynamic type cannot be hashed,
 // which a map would refuse too), the fills already registered are ended
 // before the panic goes on: left in flight, their records would never be
 // swept, and a process that recovers the panic would keep them for good.
-func (c *Cache[K, V]) startFills(keys []K) []fillRecord[K, V] {
+func (c *Cache[K, V]) startFills(keys []K, unowned []bool) []fillRecord[K, V] {
 	recs := make([]fillRecord[K, V], 0, len(keys))
 	defer func() {
 		if len(recs) < len(keys) {
@@ -161,8 +208,10 @@ func (c *Cache[K, V]) startFills(keys []K) []fillRecord[K, V] {
 			}
 		}
 	}()
-	for _, k := range keys {
-		recs = append(recs, c.startFill(k))
+	for i, k := range keys {
+		r := c.startFill(k)
+		r.unowned = unowned != nil && unowned[i]
+		recs = append(recs, r)
 	}
 	return recs
 }

@@ -32,7 +32,7 @@ func (c *Cache[K, V]) LookupManyValid(keys []K, out []V, missed []int, valid fun
 	if valid == nil {
 		valid = func(V) bool { return true }
 	}
-	return c.lookupMany(keys, out, missed, valid)
+	return c.lookupMany(keys, out, missed, valid, nil)
 }
 
 // lookupValid is lookupHashed that serves only a value valid accepts; it
