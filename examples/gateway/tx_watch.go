@@ -370,22 +370,25 @@ func (s *session) watchRefused(keys []string) any {
 // names, to compare at EXEC (a round trip per key not yet seen). It is
 // admitted as a read of its keys, as callTx's reads are: checked by the
 // quota alone, a loop of WATCHes of max_args keys got past load shedding.
-// It counts as such a read does: in the tenant's requests, and refused or
-// failed, in the errors (a refusal counted in shed or throttled alone); a
-// panic (a bug: serveConn closes the connection) as failed, as call counts one.
+// It counts as such a read does: in the tenant's requests and in
+// gateway_requests_total and gateway_request_seconds (under WATCH), and
+// refused or failed, in the errors and with outcome error (a refusal
+// counted in shed or throttled alone); a panic (a bug: serveConn closes the
+// connection) as failed, as call counts one.
 func (s *session) observeWatched(ctx context.Context, keys []string) error {
 	o, ok := s.txs.eng.(stateObserver)
 	if !ok {
 		return nil
 	}
 	s.tenant.requests.Add(1)
+	now := time.Now()
 	failed := true
 	defer func() {
 		if failed {
 			s.g.n.errors.Add(1)
 		}
+		s.g.metrics.observe(s.tenant, commands["WATCH"], !failed, time.Since(now))
 	}()
-	now := time.Now()
 	done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
 	if err != nil {
 		return err
