@@ -36,6 +36,7 @@ var counterMix = []struct {
 	{"q", true, []string{"GET {q}a", "SET {q}b 1", "MGET {q}a {q}b", "INFO"}},
 	{"q", false, []string{"WATCH {q}a", "MULTI", "SET {q}a 1", "GET {q}a", "EXEC"}},
 	{"q", false, []string{"GET {q}a", "INCR {q}c", "MULTI", "SET {q}a 1", "EXEC"}},
+	{"q", false, []string{"WATCH {q}a", "MULTI", "PING", "EXEC"}},
 }
 
 // TestCounterRelations drives counterMix on memkv and on Redis shards, then
@@ -133,6 +134,8 @@ func checkCounterRelations(t *testing.T, g *Gateway, rc *respConn) {
 		assert.Equal(t, fmt.Sprintf("requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
 			ten.requests.Load(), ten.backendCalls.Load(), ten.shed.Load(), ten.throttled.Load(), ten.denied.Load()),
 			info["tenant_"+name], "INFO's tenant line")
+		assert.LessOrEqual(t, ten.throttled.Load()+ten.shed.Load(), ten.requests.Load(),
+			"tenant %s: each command refused over quota or shed counts as a request", name)
 		sum.requests += ten.requests.Load()
 		sum.calls += ten.backendCalls.Load()
 		sum.shed += ten.shed.Load()
@@ -144,6 +147,8 @@ func checkCounterRelations(t *testing.T, g *Gateway, rc *respConn) {
 	assert.Equal(t, sum.shed, g.n.shed.Load(), "gateway_shed_total vs the tenants' shed")
 	assert.Equal(t, sum.throttled, g.n.throttled.Load(), "gateway_throttled_total vs the tenants' throttled")
 	assert.Equal(t, sum.denied, g.n.denied.Load(), "denied_total vs the tenants' denied")
+	assert.LessOrEqual(t, g.n.throttled.Load()+g.n.shed.Load(), g.n.errors.Load(),
+		"each command refused over quota or shed counts as an error")
 	assert.Greater(t, sum.throttled, uint64(0), "the mix has refusals over quota")
 	assert.Greater(t, sum.denied, uint64(0), "the mix has ACL refusals")
 	for k, v := range map[string]uint64{"shed_total": g.n.shed.Load(), "throttled_total": g.n.throttled.Load(),

@@ -269,7 +269,9 @@ func (s *session) watchedExpired(ctx context.Context) error {
 // A data command whose reply in out is an error, and every one of a
 // transaction that did not commit (committed false), is an error. The others
 // (UNWATCH, and those without keys: PING, ECHO, INFO...) count in the
-// command counts only, as outside MULTI.
+// command counts only, as outside MULTI. An EXEC without data commands
+// but with keys watched, admitted as a backend call, counts as one
+// request, under EXEC.
 func (s *session) observeQueued(out []any, committed bool, start time.Time) {
 	g, t := s.g, s.tenant
 	took := time.Since(start)
@@ -292,6 +294,16 @@ func (s *session) observeQueued(out []any, committed bool, start time.Time) {
 			g.n.errors.Add(1)
 		}
 		g.metrics.observe(t, spec, !failed, took)
+	}
+	if s.txs.data <= 0 && len(s.txs.watched) > 0 {
+		// Admitted and charged as a backend call, its commit's check of the
+		// watched keys (admitExec), it counts as one, under EXEC: refused,
+		// it counted in the throttled or shed counts alone.
+		t.requests.Add(1)
+		if !committed {
+			g.n.errors.Add(1)
+		}
+		g.metrics.observe(t, commands["EXEC"], committed, took)
 	}
 }
 
