@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -39,7 +40,9 @@ type Config struct {
 	// against DNS rebinding, where a page of the attacker's domain, resolved
 	// anew to 127.0.0.1, sends same-origin requests with that domain as Host.
 	// Names compare without the port and case-insensitively, IPv6 addresses
-	// without brackets: {"localhost", "127.0.0.1", "::1"}. There are no
+	// without brackets: {"localhost", "127.0.0.1", "::1"}. IP addresses
+	// compare as addresses: an IPv4-mapped IPv6 one ([::ffff:127.0.0.1]) is
+	// its IPv4 address, and an IPv6 one matches however it is spelled. There are no
 	// wildcards: an entry with "*" is an error. Empty means any Host, as
 	// before the field existed.
 	AllowedHosts []string
@@ -116,11 +119,23 @@ func (c Config) AllowsHost(host string) bool {
 		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	}
 	for _, h := range c.AllowedHosts {
-		if strings.EqualFold(h, host) {
+		if sameHost(h, host) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameHost reports whether the AllowedHosts entry h names host (without
+// port or brackets): IP addresses as addresses, an IPv4-mapped IPv6 one as
+// its IPv4 address and any spelling of an IPv6 one alike (compared as
+// strings, [::ffff:127.0.0.2] was not 127.0.0.2); names case-insensitively.
+func sameHost(h, host string) bool {
+	if a, err := netip.ParseAddr(h); err == nil {
+		b, err := netip.ParseAddr(host)
+		return err == nil && a.Unmap() == b.Unmap()
+	}
+	return strings.EqualFold(h, host)
 }
 
 func (c Config) auditSize() int {
