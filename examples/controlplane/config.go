@@ -123,7 +123,9 @@ type Config struct {
 	// as a same-origin page with that domain as Host (control.Config.AllowedHosts
 	// is the same guard for a gateway's knobs). Names compare without the port
 	// and case-insensitively, IPv6 addresses without brackets: {"localhost",
-	// "127.0.0.1", "::1"}. Empty means any Host.
+	// "127.0.0.1", "::1"}. IP addresses compare as addresses: an IPv4-mapped
+	// IPv6 one ([::ffff:127.0.0.1]) is its IPv4 address, and an IPv6 one
+	// matches however it is spelled. Empty means any Host.
 	AllowedHosts []string
 }
 

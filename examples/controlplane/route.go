@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -125,15 +126,23 @@ func allowHosts(hosts []string, h http.Handler) http.Handler {
 }
 
 // hostAllowed reports whether the Host header host names one of hosts: the
-// name without its port, case-insensitively, an IPv6 address without brackets.
+// name without its port, case-insensitively, an IPv6 address without
+// brackets; an IP address as an address, an IPv4-mapped IPv6 one as its
+// IPv4 address and any spelling of an IPv6 one alike (compared as strings,
+// [::ffff:127.0.0.2] was not 127.0.0.2).
 func hostAllowed(hosts []string, host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	} else {
 		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	}
+	addr, addrErr := netip.ParseAddr(host)
 	for _, h := range hosts {
-		if strings.EqualFold(h, host) {
+		if a, err := netip.ParseAddr(h); err == nil {
+			if addrErr == nil && a.Unmap() == addr.Unmap() {
+				return true
+			}
+		} else if strings.EqualFold(h, host) {
 			return true
 		}
 	}

@@ -69,3 +69,36 @@ func TestAllowedHostsOwnIP(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%s %v", tc.ip, tc.hosts)
 	}
 }
+
+// TestRunAnswersItsIPv4MappedAddress: -listen may be given as the IPv4-mapped
+// form of a loopback address ([::ffff:127.0.0.2]:7070); the plane listens on
+// 127.0.0.2, which its default allowed hosts hold, and compared the Host as
+// a string: its URL written as given, or as a browser writes it
+// ([::ffff:7f00:2]), answered 403. It is compared as an address.
+func TestRunAnswersItsIPv4MappedAddress(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("127.0.0.2 is not a local address here: %v", err)
+	}
+	_ = probe.Close()
+	addr := startRun(t, []string{"-listen", "[::ffff:127.0.0.2]:0", "-region", "eu"})
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"[::ffff:127.0.0.2]:" + port, http.StatusOK},
+		{"[::ffff:7f00:2]:" + port, http.StatusOK},
+		{"[::ffff:127.0.0.3]:" + port, http.StatusForbidden},
+	} {
+		req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/api/state", nil)
+		require.NoError(t, err)
+		req.Host = tc.host
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		assert.Equal(t, tc.want, resp.StatusCode, "Host %q: %s", tc.host, body)
+	}
+}
