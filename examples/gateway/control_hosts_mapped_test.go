@@ -1,14 +1,8 @@
 package main
 
 import (
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestControlHostsIPv4MappedForm: http_addr may be given as the IPv4-mapped
@@ -19,31 +13,13 @@ import (
 // and /metrics answered 403. It is compared as an address; another address
 // is still refused.
 func TestControlHostsIPv4MappedForm(t *testing.T) {
-	probe, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("127.0.0.2 is not a local address here: %v", err)
-	}
-	_ = probe.Close()
-	in := startGateway(t, Config{HTTPAddr: "[::ffff:127.0.0.2]:0"})
-	port := strconv.Itoa(in.httpLn.Addr().(*net.TCPAddr).Port)
-	for _, tc := range []struct {
-		path, host string
-		want       int
-	}{
+	port := startGatewayOnLoopback(t, "[::ffff:127.0.0.2]:0")
+	checkHosts(t, "http://127.0.0.2:"+port, []hostCase{
 		{"/control/", "[::ffff:127.0.0.2]:" + port, http.StatusOK},
 		{"/metrics", "[::ffff:127.0.0.2]:" + port, http.StatusOK},
 		{"/control/", "[::ffff:7f00:2]:" + port, http.StatusOK},
 		{"/control/", "[::ffff:127.0.0.1]", http.StatusOK},
 		{"/metrics", "[::ffff:127.0.0.3]:" + port, http.StatusForbidden},
 		{"/control/", "rebind.example", http.StatusForbidden},
-	} {
-		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.2:"+port+tc.path, nil)
-		require.NoError(t, err)
-		req.Host = tc.host
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		body, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		assert.Equal(t, tc.want, resp.StatusCode, "GET %s Host %q: %.200s", tc.path, tc.host, body)
-	}
+	})
 }

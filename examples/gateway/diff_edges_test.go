@@ -166,19 +166,30 @@ var edgeCases = []edgeCase{
 
 func TestDifferentialEdges(t *testing.T) {
 	rs := startRedis(t)
-	var addrs []string
-	for range 2 {
-		addrs = append(addrs, startRedis(t).addr)
+	runEdgeCasesOnBoth(t, rs.addr, startEdgeGateways(t, nil), append(edgeCases, nulOptionCases...))
+}
+
+// startEdgeGateways starts a gateway on memkv and one on two Redis shards,
+// both with tenants (nil: the default), keyed "memkv" and "redis".
+func startEdgeGateways(t *testing.T, tenants []TenantConfig) map[string]*instance {
+	t.Helper()
+	addrs := []string{startRedis(t).addr, startRedis(t).addr}
+	return map[string]*instance{
+		"memkv": startGateway(t, Config{HTTPAddr: "-", Tenants: tenants}),
+		"redis": startGateway(t, Config{HTTPAddr: "-", Tenants: tenants, Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
 	}
-	gws := map[string]*instance{
-		"memkv": startGateway(t, Config{HTTPAddr: "-"}),
-		"redis": startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
-	}
+}
+
+// runEdgeCasesOnBoth runs each case against the Redis at redisAddr and
+// against both of gws, one command at a time and pipelined, each in a
+// subtest "backend/mode/name" that fails on every difference.
+func runEdgeCasesOnBoth(t *testing.T, redisAddr string, gws map[string]*instance, cases []edgeCase) {
+	t.Helper()
 	for _, backend := range []string{"memkv", "redis"} {
 		for _, mode := range []string{"one by one", "pipelined"} {
-			for _, tc := range append(edgeCases, nulOptionCases...) {
+			for _, tc := range cases {
 				t.Run(backend+"/"+mode+"/"+tc.name, func(t *testing.T) {
-					for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, mode == "pipelined") {
+					for _, d := range runEdgeCase(t, redisAddr, gws[backend].Addr(), tc, mode == "pipelined") {
 						t.Error(d)
 					}
 				})

@@ -56,23 +56,5 @@ var ownWriteCases = []edgeCase{
 // answers null as Redis does. memkv aborted already (a version of k).
 func TestOwnWriteOfWatchedKeyAsRedis(t *testing.T) {
 	rs := startRedis(t)
-	var addrs []string
-	for range 2 {
-		addrs = append(addrs, startRedis(t).addr)
-	}
-	gws := map[string]*instance{
-		"memkv": startGateway(t, Config{HTTPAddr: "-"}),
-		"redis": startGateway(t, Config{HTTPAddr: "-", Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
-	}
-	for _, backend := range []string{"memkv", "redis"} {
-		for _, mode := range []string{"one by one", "pipelined"} {
-			for _, tc := range ownWriteCases {
-				t.Run(backend+"/"+mode+"/"+tc.name, func(t *testing.T) {
-					for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, mode == "pipelined") {
-						t.Error(d)
-					}
-				})
-			}
-		}
-	}
+	runEdgeCasesOnBoth(t, rs.addr, startEdgeGateways(t, nil), ownWriteCases)
 }

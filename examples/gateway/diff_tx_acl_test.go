@@ -16,12 +16,8 @@ const noPerm = `-"NOPERM this tenant may not run this command or touch this key"
 func TestTxACLAsRedis(t *testing.T) {
 	rs := startRedis(t, "--user", "default", "on", "nopass", "resetkeys", "~{e}*", "-@all",
 		"+get", "+set", "+del", "+watch", "+multi", "+exec", "+discard", "+unwatch", "+ping", "+hello", "+info", "+client")
-	addrs := []string{startRedis(t).addr, startRedis(t).addr}
 	ten := []TenantConfig{{Name: "default", Commands: []string{"GET", "SET", "DEL", "WATCH"}, KeyPrefixes: []string{"{e}"}}}
-	gws := map[string]*instance{
-		"memkv": startGateway(t, Config{HTTPAddr: "-", Tenants: ten}),
-		"redis": startGateway(t, Config{HTTPAddr: "-", Tenants: ten, Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: 2}}),
-	}
+	gws := startEdgeGateways(t, ten)
 	cases := []edgeCase{
 		{name: "denied command queued", cmds: []string{"MULTI", "MSET {e}a 1", "SET {e}a 1", "EXEC", "GET {e}a"},
 			gw: map[string]string{"MSET {e}a 1": noPerm}},
@@ -33,15 +29,5 @@ func TestTxACLAsRedis(t *testing.T) {
 			"MULTI", "WATCH {e}b", "SET {e}b 1", "EXEC", "GET {e}b"},
 			gw: map[string]string{"WATCH {x}a": noPerm}},
 	}
-	for _, backend := range []string{"memkv", "redis"} {
-		for _, mode := range []string{"one by one", "pipelined"} {
-			for _, tc := range cases {
-				t.Run(backend+"/"+mode+"/"+tc.name, func(t *testing.T) {
-					for _, d := range runEdgeCase(t, rs.addr, gws[backend].Addr(), tc, mode == "pipelined") {
-						t.Error(d)
-					}
-				})
-			}
-		}
-	}
+	runEdgeCasesOnBoth(t, rs.addr, gws, cases)
 }
