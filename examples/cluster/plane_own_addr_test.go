@@ -18,6 +18,20 @@ import (
 // and the load's clients, which follow that URL's /api/routes, never got
 // routes: the cluster did not start. The plane answers its own address too.
 func TestPlaneAnswersItsOwnLoopbackAddress(t *testing.T) {
+	c := startPlaneOnLoopback(t, "127.0.0.2:0")
+	for _, path := range []string{"/", "/api/state", "/api/routes"} {
+		requirePlaneStatus(t, c, path, "", http.StatusOK)
+	}
+	// Still not any Host: a rebound name is refused.
+	requirePlaneStatus(t, c, "/api/state", "rebound.example", http.StatusForbidden)
+}
+
+// startPlaneOnLoopback starts the plane of a cluster whose -http is
+// httpAddr, a form of the loopback address 127.0.0.2, and checks for leaked
+// goroutines once the test has closed it. The test is skipped where
+// 127.0.0.2 is not local.
+func startPlaneOnLoopback(t *testing.T, httpAddr string) *Cluster {
+	t.Helper()
 	leak.Check(t)
 	probe, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
@@ -25,23 +39,25 @@ func TestPlaneAnswersItsOwnLoopbackAddress(t *testing.T) {
 	}
 	_ = probe.Close()
 	spec := DefaultSpec()
-	spec.HTTP = "127.0.0.2:0"
+	spec.HTTP = httpAddr
 	c := &Cluster{Spec: spec.withDefaults(), Shards: []string{"127.0.0.1:1"}, hc: &http.Client{Timeout: 2 * time.Second}}
 	require.NoError(t, c.listen())
 	require.NoError(t, c.startPlane())
-	defer c.Close()
-	for _, path := range []string{"/", "/api/state", "/api/routes"} {
-		resp, err := c.hc.Get(c.PlaneURL + path)
-		require.NoError(t, err)
-		_ = resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s%s", c.PlaneURL, path)
-	}
-	// Still not any Host: a rebound name is refused.
-	req, err := http.NewRequest(http.MethodGet, c.PlaneURL+"/api/state", nil)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// requirePlaneStatus GETs path from c's plane with the Host header host
+// ("" keeps the plane's URL's) and requires the status want.
+func requirePlaneStatus(t *testing.T, c *Cluster, path, host string, want int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.PlaneURL+path, nil)
 	require.NoError(t, err)
-	req.Host = "rebound.example"
+	if host != "" {
+		req.Host = host
+	}
 	resp, err := c.hc.Do(req)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
-	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, want, resp.StatusCode, "GET %s%s Host %q", c.PlaneURL, path, host)
 }
