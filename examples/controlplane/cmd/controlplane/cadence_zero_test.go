@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,15 +17,7 @@ func TestZeroCadenceRefused(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plane.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"cadence": "0s"}`), 0o600))
 	for _, args := range [][]string{{"-cadence", "0s"}, {"-cadence", "0"}, {"-config", file}} {
-		var logged bytes.Buffer
-		log := slog.New(slog.NewTextHandler(&logged, nil))
-		// A plane that starts serving is stopped at once: run returns nil.
-		ctx, cancel := context.WithCancel(context.Background())
-		err := run(ctx, append([]string{"-listen", "127.0.0.1:0", "-region", "eu"}, args...), log,
-			func(string) { cancel() })
-		cancel()
-		require.Error(t, err, "%q", args)
+		_, err := runExpectStatus(t, 2, append([]string{"-listen", "127.0.0.1:0", "-region", "eu"}, args...)...)
 		assert.ErrorContains(t, err, "want > 0", "%q", args)
-		assert.Equal(t, 2, exitCode(err, log), "%q", args)
 	}
 }

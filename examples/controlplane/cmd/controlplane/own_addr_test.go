@@ -17,16 +17,8 @@ import (
 // and the routes' that clients follow. It answers its own IP too, as the
 // cluster's plane does; another name is still refused.
 func TestRunAnswersItsOwnLoopbackAddress(t *testing.T) {
-	probe, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("127.0.0.2 is not a local address here: %v", err)
-	}
-	_ = probe.Close()
-	addr := startRun(t, []string{"-listen", "127.0.0.2:0", "-region", "eu"})
-	for _, tc := range []struct {
-		path, host string // host "" keeps the listener's address
-		want       int
-	}{
+	addr := startRunOnLoopback(t, "127.0.0.2:0")
+	checkHosts(t, "http://"+addr, []hostCase{ // host "" keeps the listener's address
 		{"/", "", http.StatusOK},
 		{"/api/state", "", http.StatusOK},
 		{"/api/routes", "", http.StatusOK},
@@ -35,18 +27,7 @@ func TestRunAnswersItsOwnLoopbackAddress(t *testing.T) {
 		{"/api/state", "rebind.example", http.StatusForbidden},
 		// Another loopback IP than its own and the listed ones is not it.
 		{"/api/state", "127.0.0.3", http.StatusForbidden},
-	} {
-		req, err := http.NewRequest(http.MethodGet, "http://"+addr+tc.path, nil)
-		require.NoError(t, err)
-		if tc.host != "" {
-			req.Host = tc.host
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		body, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		assert.Equal(t, tc.want, resp.StatusCode, "GET %s Host %q: %s", tc.path, tc.host, body)
-	}
+	})
 }
 
 // The listener's own IP joins the loopback names on a loopback listener with
@@ -76,29 +57,51 @@ func TestAllowedHostsOwnIP(t *testing.T) {
 // a string: its URL written as given, or as a browser writes it
 // ([::ffff:7f00:2]), answered 403. It is compared as an address.
 func TestRunAnswersItsIPv4MappedAddress(t *testing.T) {
+	addr := startRunOnLoopback(t, "[::ffff:127.0.0.2]:0")
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	checkHosts(t, "http://"+addr, []hostCase{
+		{"/api/state", "[::ffff:127.0.0.2]:" + port, http.StatusOK},
+		{"/api/state", "[::ffff:7f00:2]:" + port, http.StatusOK},
+		{"/api/state", "[::ffff:127.0.0.3]:" + port, http.StatusForbidden},
+	})
+}
+
+// hostCase is a GET of path with the Host header host ("" keeps the URL's)
+// and the status the plane answers it with.
+type hostCase struct {
+	path, host string
+	want       int
+}
+
+// startRunOnLoopback runs the command with -listen listen, a form of the
+// loopback address 127.0.0.2, and one region until the test ends, and
+// returns the address it listens on. The test is skipped where 127.0.0.2
+// is not local.
+func startRunOnLoopback(t *testing.T, listen string) string {
+	t.Helper()
 	probe, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
 		t.Skipf("127.0.0.2 is not a local address here: %v", err)
 	}
 	_ = probe.Close()
-	addr := startRun(t, []string{"-listen", "[::ffff:127.0.0.2]:0", "-region", "eu"})
-	_, port, err := net.SplitHostPort(addr)
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		host string
-		want int
-	}{
-		{"[::ffff:127.0.0.2]:" + port, http.StatusOK},
-		{"[::ffff:7f00:2]:" + port, http.StatusOK},
-		{"[::ffff:127.0.0.3]:" + port, http.StatusForbidden},
-	} {
-		req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/api/state", nil)
+	return startRun(t, []string{"-listen", listen, "-region", "eu"})
+}
+
+// checkHosts GETs each case's path from base (http://host:port) with its
+// Host and checks the status the plane answers.
+func checkHosts(t *testing.T, base string, cases []hostCase) {
+	t.Helper()
+	for _, tc := range cases {
+		req, err := http.NewRequest(http.MethodGet, base+tc.path, nil)
 		require.NoError(t, err)
-		req.Host = tc.host
+		if tc.host != "" {
+			req.Host = tc.host
+		}
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		body, _ := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
-		assert.Equal(t, tc.want, resp.StatusCode, "Host %q: %s", tc.host, body)
+		assert.Equal(t, tc.want, resp.StatusCode, "GET %s Host %q: %s", tc.path, tc.host, body)
 	}
 }

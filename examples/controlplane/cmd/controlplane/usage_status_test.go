@@ -29,18 +29,27 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"-region", "eu:us"}, {"-region", "eu", "-direct", "a,,b"}, {"-region", "eu", "-allowed-hosts", "*,localhost"},
 		{}, // no regions
 	} {
-		var logged bytes.Buffer
-		log := slog.New(slog.NewTextHandler(&logged, nil))
-		err := run(context.Background(), append([]string{"-listen", "127.0.0.1:0"}, args...), log, nil)
-		require.Error(t, err, "%q", args)
-		assert.Equal(t, 2, exitCode(err, log), "%q: %v", args, err)
-		assert.Contains(t, logged.String(), "level=ERROR", "%q", args)
+		logged, _ := runExpectStatus(t, 2, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
+		assert.Contains(t, logged, "level=ERROR", "%q", args)
 	}
 	// A plane that cannot listen fails as it runs: 1.
+	runExpectStatus(t, 1, "-listen", "127.0.0.1:-1", "-region", "eu")
 	log := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
-	err := run(context.Background(), []string{"-listen", "127.0.0.1:-1", "-region", "eu"}, log, nil)
-	require.Error(t, err)
-	assert.Equal(t, 1, exitCode(err, log), "%v", err)
 	assert.Equal(t, 1, exitCode(errors.New("serve: boom"), log))
 	assert.Equal(t, 0, exitCode(run(context.Background(), []string{"-h"}, log, nil), log))
+}
+
+// runExpectStatus runs the command with args, stopping at once a plane that
+// starts serving (run then returns nil), requires it to fail with the exit
+// status want, and returns what it logged and its error.
+func runExpectStatus(t *testing.T, want int, args ...string) (string, error) {
+	t.Helper()
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := run(ctx, args, log, func(string) { cancel() })
+	require.Error(t, err, "%q", args)
+	assert.Equal(t, want, exitCode(err, log), "%q: %v", args, err)
+	return logged.String(), err
 }
