@@ -14,6 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/citest"
 )
 
 // chromium returns the path of a Chromium binary, or "" when there is none.
@@ -37,7 +39,7 @@ func chromium() string {
 func TestDashboardInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
-		skipOrFailInCI(t, "no Chromium binary (chromium, chromium-browser, google-chrome): run scripts/setup.sh to install Debian's chromium")
+		citest.SkipOrFailInCI(t, "no Chromium binary (chromium, chromium-browser, google-chrome): run scripts/setup.sh to install Debian's chromium")
 	}
 	p, ft := twoRegions(t, 1.2)
 	srv := httptest.NewServer(p.Handler())

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/citest"
 )
 
 // TestHarnessBenchDeadProxy: compare.sh, ab.sh and syscalls.sh run their
@@ -56,7 +58,7 @@ func TestHarnessWaitPortDeadProcess(t *testing.T) {
 	}
 	for _, tool := range []string{"redis-cli", "redis-benchmark"} { // harness_init checks them
 		if _, err := exec.LookPath(tool); err != nil {
-			skipOrFailInCI(t, tool+" is needed: run scripts/setup.sh")
+			citest.SkipOrFailInCI(t, tool+" is needed: run scripts/setup.sh")
 		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

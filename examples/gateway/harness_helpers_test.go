@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/citest"
 )
 
 // harnessBash returns bash's path for a test of harness.sh's functions, or
@@ -21,7 +23,7 @@ func harnessBash(t *testing.T, tools ...string) string {
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			skipOrFailInCI(t, tool+" is needed: run scripts/setup.sh")
+			citest.SkipOrFailInCI(t, tool+" is needed: run scripts/setup.sh")
 		}
 	}
 	return bash

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/citest"
 )
 
 // TestScriptsFindSbinTools: Debian installs nutcracker as
@@ -23,7 +25,7 @@ import (
 func TestScriptsFindSbinTools(t *testing.T) {
 	bash := harnessBash(t)
 	if _, err := os.Stat("/usr/sbin/nutcracker"); err != nil {
-		skipOrFailInCI(t, "needs Debian's /usr/sbin/nutcracker: run scripts/setup.sh nutcracker")
+		citest.SkipOrFailInCI(t, "needs Debian's /usr/sbin/nutcracker: run scripts/setup.sh nutcracker")
 	}
 	stubs := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(stubs, "perf"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
