@@ -83,8 +83,9 @@ func New(cfg Config) (*Limiter, error) {
 // the last memory reading under the new limit and marks. A longer Period
 // enlarges the token bucket from the swap on: the tokens earned before it
 // stay within the previous bucket. SetConfig takes no time, so the first
-// refill after it cannot tell the tokens earned before the swap from those
-// earned after: it is capped at the previous bucket as a whole, and the
+// refill after it that credits time (an admission or step at a time later
+// than the latest refill) cannot tell the tokens earned before the swap from
+// those earned after: it is capped at the previous bucket as a whole, and the
 // larger bucket fills from the refill after that (fewer tokens admitted for
 // one refill, never more).
 func (l *Limiter) SetConfig(cfg Config) error {
@@ -282,16 +283,20 @@ func (l *Limiter) tryLocked(now time.Time) (refused *int64, err error) {
 // period's worth (one token, when the rate earns fewer in a period): a burst
 // never releases more than one control period's tokens.
 func (l *Limiter) refillLocked(now time.Time) {
-	if el := now.Sub(l.refilled); el > 0 || !l.refillSet {
-		if l.refillSet {
-			l.tokens += l.rate * el.Seconds()
-		}
+	switch el := now.Sub(l.refilled); {
+	case !l.refillSet:
 		l.refilled, l.refillSet = now, true
+	case el > 0:
+		l.tokens += l.rate * el.Seconds()
+		l.refilled = now
+		// The cap is for the refill that credits the time across a
+		// SetConfig: one that credits nothing (a time at or before the
+		// latest refill) leaves it for the next.
+		if l.earnedCap > 0 {
+			l.tokens, l.earnedCap = min(l.tokens, l.earnedCap), 0
+		}
 	}
 	l.tokens = min(l.tokens, l.burstLocked())
-	if l.earnedCap > 0 {
-		l.tokens, l.earnedCap = min(l.tokens, l.earnedCap), 0
-	}
 }
 
 func (l *Limiter) burstLocked() float64 { return max(1, l.rate*l.cfg.Period.Seconds()) }
