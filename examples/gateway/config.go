@@ -111,7 +111,9 @@ type BackendConfig struct {
 	// Client is the Redis client of the data path: "rueidis" (default;
 	// auto-pipelined: concurrent batches share a connection and a write) or
 	// "go-redis" (a pooled connection per batch). Transactions and the
-	// caching tier's change feed use go-redis either way.
+	// caching tier's markers use go-redis either way (with rueidis, a second
+	// pool of at most Pool connections, opened only when used); the tier's
+	// subscription is one more connection per shard (feedconn.go).
 	Client string `json:"client"`
 	// Username and Password log the gateway in to every shard and replica,
 	// on each of its connections (both data-path clients, transactions,

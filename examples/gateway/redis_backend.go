@@ -24,7 +24,8 @@ import (
 // MSET or DEL (jointEnd), applied at once as Redis applies them. MGET reads a key of another type as missing where GET
 // answers WRONGTYPE, so a GET of such a key answers null or WRONGTYPE by
 // the batch it shares. The data path's client is rueidis or go-redis (dataClient);
-// transactions and the caching tier's feed use go-redis (shards).
+// transactions and the caching tier's markers use go-redis (shards); its
+// subscriber is a connection of its own (feedconn.go).
 type redisBackend struct {
 	shards       []*redis.Client // go-redis on each primary: transactions, the feed, admin
 	data         []dataClient    // per shard: the primary's data path

@@ -19,8 +19,9 @@ import (
 // whose auto-pipelining multiplexes the batches of every gateway goroutine over
 // a few connections and writes whatever is pending in one system call, as
 // twemproxy does; go-redis takes a pooled connection, a write and a read per
-// batch. It carries the data path; transactions and the change feed keep
-// go-redis (a dedicated subscription, a script call per EXEC).
+// batch. It carries the data path; transactions and the caching tier's
+// markers keep go-redis (a script call per EXEC), and the tier's
+// subscription is a connection of its own per shard (feedconn.go).
 //
 // rueidis dials when its client is made; a fastShard makes it on first use,
 // so a server that is down when the gateway starts fails only its keys and
