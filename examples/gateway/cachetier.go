@@ -194,8 +194,11 @@ func every(ctx context.Context, period func() time.Duration, changed func() <-ch
 
 // followStore applies shard i's memkv change feed, from sub on, to its cache
 // until ctx ends. After an overflow it subscribes again before it empties the
-// cache, so that no fill lands between the two outside every subscription.
+// cache, so that no fill lands between the two outside every subscription,
+// and logs the loss, at most one warning per 10 s (feedLosses): the feed is
+// back at once, so one line says both.
 func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store, sub *memkv.Subscription) {
+	var fl feedLosses
 	for {
 		err := ct.apply(ctx, i, sub)
 		sub.Close()
@@ -205,6 +208,10 @@ func (ct *cacheTier) followStore(ctx context.Context, i int, st *memkv.Store, su
 		sub = st.Subscribe()
 		if errors.Is(err, memkv.ErrOverflow) {
 			ct.reset(i)
+			if warn, unlogged := fl.failed(true, time.Now()); warn {
+				ct.log.Warn("caching tier: a shard's change feed fell behind and was cut off; subscribed again, its cache was emptied",
+					"shard", i, "err", err, "unlogged_losses", unlogged)
+			}
 		}
 	}
 }
