@@ -15,6 +15,14 @@ import (
 // count as the shedder's CPU: the shed and aimd packages.
 var machinery = regexp.MustCompile(`tierkit/(shed|aimd)\.`)
 
+// pprofFocusArgs are the flags of go tool pprof that report the same share
+// as sampleShare in the header of its output ("Showing nodes accounting for
+// ..., X% of ... total"). -nodefraction=0 keeps every node: by default pprof
+// drops those whose cumulative value is under 0.5% of the focused samples
+// (its "Dropped N nodes" line), and once these pass 200 (a 20 s run at
+// -profilehz 1000) its header leaves out their samples.
+var pprofFocusArgs = []string{"-top", "-nodefraction=0", "-focus", machinery.String()}
+
 // defaultProfileHz is runtime/pprof's sampling rate.
 const defaultProfileHz = 100
 

@@ -79,8 +79,9 @@ func (r *realResult) print(w io.Writer) {
 			fmt.Fprintf(w, "  CPU profile in %s: %v\n", r.cfg.Profile, r.machineryErr)
 			return
 		}
-		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof -top -focus 'tierkit/(shed|aimd)\\.' %s)\n",
-			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz), r.cfg.Profile)
+		fmt.Fprintf(w, "  shed+aimd share of the CPU: %.2f%% (%d of %d samples, asked at %d Hz; the same as go tool pprof %s '%s' %s)\n",
+			r.machinery.percent(), r.machinery.hits, r.machinery.total, or(r.cfg.ProfileHz, defaultProfileHz),
+			strings.Join(pprofFocusArgs[:len(pprofFocusArgs)-1], " "), pprofFocusArgs[len(pprofFocusArgs)-1], r.cfg.Profile)
 	}
 }
 
