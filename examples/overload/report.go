@@ -60,7 +60,7 @@ func (r *realResult) print(w io.Writer) {
 	}
 	useful := r.usefulUnits()
 	run := r.cfg.Duration.Seconds() // the arrivals' span; wall time adds the drain after the last one
-	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (cost served within deadline per second / %.0f)\n",
+	fmt.Fprintf(w, "  goodput: %.2f%% of the capacity at the target (work served within deadline, in calibrated requests, per second / %.0f)\n",
 		ratio(100*useful, run*r.capacity), r.capacity)
 	if r.cpuPerReqAfter > 0 {
 		// The capacity the two calibrations give on average, for reading a
