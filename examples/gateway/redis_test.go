@@ -255,35 +255,6 @@ func TestRedisShardDownAtStart(t *testing.T) {
 	})
 }
 
-// TestRedisConnectionAsymmetry: 200 client connections through the gateway
-// reach each shard over at most Pool connections.
-func TestRedisConnectionAsymmetry(t *testing.T) {
-	eachClient(t, func(t *testing.T, kind string) {
-		const pool, conns = 4, 200
-		in, shards := redisGatewayWith(t, 2, pool, kind)
-		ctx := context.Background()
-		var wg sync.WaitGroup
-		for w := range conns {
-			wg.Go(func() {
-				c := redis.NewClient(&redis.Options{Addr: in.Addr(), MaxRetries: -1, PoolSize: 1})
-				defer c.Close()
-				for i := range 20 {
-					assert.NoError(t, c.Set(ctx, fmt.Sprint("c", w, ":", i), "v", 0).Err())
-				}
-			})
-		}
-		wg.Wait()
-		for i, s := range shards {
-			n, _ := strconv.Atoi(s.info(t, "clients", "connected_clients"))
-			calls, _ := strconv.Atoi(s.info(t, "stats", "total_commands_processed"))
-			total := s.info(t, "stats", "total_connections_received")
-			t.Logf("shard %d: %d connections (incl. this probe; %s ever) for %d client connections; %d commands for %d client SETs",
-				i, n, total, conns, calls, conns*20)
-			assert.LessOrEqual(t, n, pool+1)
-		}
-	})
-}
-
 // TestRedisReplicasServeReads: batches of GETs go to the shard's replica,
 // writes to its primary.
 func TestRedisReplicasServeReads(t *testing.T) {
