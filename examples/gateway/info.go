@@ -14,8 +14,9 @@ import (
 var startTime = time.Now()
 
 // cmdInfo answers INFO with the sections tools read (server, clients, stats,
-// keyspace) plus the gateway's own: admission, batching, coalescing, tenants,
-// and the backend shards' health.
+// keyspace: its header only, the gateway counts no keys) plus the gateway's
+// own: admission, batching, coalescing, tenants, and the backend shards'
+// health.
 func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	// As Redis 7: every section named, or all of them for none, "all",
 	// "everything" or "default".
