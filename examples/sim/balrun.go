@@ -24,7 +24,8 @@ type balResult struct {
 	// Over100 counts host-runs above 100% true CPU from run 1 on (after the first
 	// controller step).
 	Over100 int
-	// FlatSettled is, for flat-initial, the first run from which max/mean <= 1.06.
+	// FlatSettled is the first run from which max/mean stays <= 1.06 for
+	// settleRuns runs; -1 if never (the flat-initial target reads it).
 	FlatSettled int
 	// MinMed is min over median weight at the end.
 	MinMed float64
@@ -68,7 +69,7 @@ func (sc balScenario) truthAt(r int) (balancer.State, int) {
 func runBalancer(p balParams, seed uint64, sc balScenario, ctl controller) balResult {
 	t := newTier(p, seed)
 	sc.setup(t)
-	res := balResult{scenario: sc.name, ctl: ctl.name(), Settle: -1, FlatSettled: -1, Accuracy: math.NaN()}
+	res := balResult{scenario: sc.name, ctl: ctl.name(), Settle: -1, Accuracy: math.NaN()}
 	settledFrom := p.Runs * 2 / 3
 	right, judged := 0, 0
 	var weights []float64
@@ -89,9 +90,6 @@ func runBalancer(p balParams, seed uint64, sc balScenario, ctl controller) balRe
 					res.Over100++
 				}
 			}
-		}
-		if res.FlatSettled < 0 && mm <= 1.06 {
-			res.FlatSettled = run
 		}
 		obs := t.observe(cpu)
 		w, state := ctl.step(run, t, obs)
@@ -122,18 +120,27 @@ func runBalancer(p balParams, seed uint64, sc balScenario, ctl controller) balRe
 		post = append(post, res.Series[r])
 	}
 	res.P95 = quantile(post, 0.95)
-	for r := sc.onset; r+settleRuns <= p.Runs; r++ {
-		ok := true
-		for _, x := range res.Series[r : r+settleRuns] {
-			ok = ok && x <= 1.10
-		}
-		if ok {
-			res.Settle = r - sc.onset
-			break
-		}
+	if r := firstHold(res.Series, sc.onset, 1.10); r >= 0 {
+		res.Settle = r - sc.onset
 	}
+	res.FlatSettled = firstHold(res.Series, 0, 1.06)
 	res.MinMed = quantile(weights, 0) / quantile(weights, 0.5)
 	return res
+}
+
+// firstHold is the first run r >= from such that series stays <= limit over
+// runs r to r+settleRuns-1; -1 if there is none.
+func firstHold(series []float64, from int, limit float64) int {
+	for r := from; r+settleRuns <= len(series); r++ {
+		ok := true
+		for _, x := range series[r : r+settleRuns] {
+			ok = ok && x <= limit
+		}
+		if ok {
+			return r
+		}
+	}
+	return -1
 }
 
 // maxMean is max over mean true CPU of the hosts that carry traffic.
