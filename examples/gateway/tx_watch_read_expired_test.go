@@ -19,27 +19,42 @@ var readExpiredSeq = [][]string{{"WATCH", "{w}a"}, {"GET", "{w}k"}, {"WATCH", "{
 
 // putExpiredOnRedis leaves k on a Redis server holding a value whose TTL
 // ran out and that is not deleted yet (no active expiry, no access since):
-// it waits on the server's own clock (TIME) for the 1 ms TTL to pass.
+// it waits on the server's own clock (TIME) for the TTL to pass. Reading the
+// expiry (PEXPIRETIME) is an access: if the TTL ran out before it, Redis
+// deletes the key then, so a TTL too short for this machine's round trip is
+// tried again, longer.
 func putExpiredOnRedis(t *testing.T, addr, k string) {
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	require.NoError(t, c.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err())
-	require.NoError(t, c.Set(ctx, k, "old", time.Millisecond).Err())
-	at, err := c.Do(ctx, "PEXPIRETIME", k).Int64()
-	require.NoError(t, err)
-	passed := false
-	for range 100_000 {
-		now, err := c.Time(ctx).Result()
+	for ttl := time.Millisecond; ttl <= time.Second; ttl *= 4 {
+		require.NoError(t, c.Set(ctx, k, "old", ttl).Err())
+		at, err := c.Do(ctx, "PEXPIRETIME", k).Int64()
 		require.NoError(t, err)
-		if passed = now.UnixMilli() > at; passed {
-			break
+		if at < 0 {
+			continue // expired and deleted by this read: longer
+		}
+		untilRedisPasses(t, c, at)
+		n, err := c.DBSize(ctx).Result()
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n, "the expired key is still stored")
+		return
+	}
+	t.Fatal("no TTL up to 1s outlived a read of it")
+}
+
+// untilRedisPasses polls Redis's clock (TIME) until it is past at, in Unix
+// milliseconds, with a bound.
+func untilRedisPasses(t *testing.T, c *redis.Client, at int64) {
+	for range 100_000 {
+		now, err := c.Time(context.Background()).Result()
+		require.NoError(t, err)
+		if now.UnixMilli() > at {
+			return
 		}
 	}
-	require.True(t, passed, "Redis's clock did not pass the key's expiry")
-	n, err := c.DBSize(ctx).Result()
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n, "the expired key is still stored")
+	t.Fatal("Redis's clock did not pass the key's expiry")
 }
 
 // putExpiredOnMemkv stores k on its memkv shard with a value whose TTL ran
