@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tierkit/tierkit/aimd"
 )
 
 // TestBucketPeriodRaisedStaleReadingKeepsCap: after a SetConfig that raised
@@ -19,22 +17,7 @@ import (
 // cap, 360000 tokens at once, where the bucket had never held more than 10.
 // The cap now waits for the first refill that credits time.
 func TestBucketPeriodRaisedStaleReadingKeepsCap(t *testing.T) {
-	sig := aimd.SignalFunc(func(time.Time) (float64, error) { return 0.5, nil })
-	cfg := aimd.Config{Signal: sig, Manual: true, MemoryLimit: -1, Max: aimd.MaxLimit,
-		MaxRate: 100, MinRate: 100, Period: 100 * time.Millisecond}
-	l := newLimiter(t, cfg)
-	burst := func(now time.Time) int {
-		n := 0
-		for range 1_000_000 {
-			d, err := l.TryAcquireAt(now)
-			if err != nil {
-				break
-			}
-			n++
-			d(true)
-		}
-		return n
-	}
+	l, cfg, burst := periodRaiseLimiter(t)
 	t0 := time.Unix(1000, 0)
 	require.Equal(t, 10, burst(t0), "one period of tokens: 100/s x 100ms")
 
