@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/tierkit/tierkit/balancer"
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/examples/internal/loophost"
 	"github.com/tierkit/tierkit/failover"
 	"github.com/tierkit/tierkit/rollout"
 )
@@ -374,10 +374,11 @@ func (c *Cluster) startPlane() error {
 	// 127.0.0.1 (DNS rebinding) is refused with 403. Its own address is
 	// any loopback IP -http names (127.0.0.2, say): the dashboard's URL and
 	// the clients' routes are on it.
-	cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
-	if ta, ok := c.ln.Addr().(*net.TCPAddr); ok && !slices.Contains(cfg.AllowedHosts, ta.IP.String()) {
-		cfg.AllowedHosts = append(cfg.AllowedHosts, ta.IP.String())
+	var ip net.IP
+	if ta, ok := c.ln.Addr().(*net.TCPAddr); ok {
+		ip = ta.IP
 	}
+	cfg.AllowedHosts = loophost.Names(ip)
 	p, err := controlplane.New(cfg)
 	if err != nil {
 		return err

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tierkit/tierkit/examples/internal/loophost/loophosttest"
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
@@ -33,11 +33,7 @@ func TestPlaneAnswersItsOwnLoopbackAddress(t *testing.T) {
 func startPlaneOnLoopback(t *testing.T, httpAddr string) *Cluster {
 	t.Helper()
 	leak.Check(t)
-	probe, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("127.0.0.2 is not a local address here: %v", err)
-	}
-	_ = probe.Close()
+	loophosttest.SkipUnlessLocal(t, "127.0.0.2")
 	spec := DefaultSpec()
 	spec.HTTP = httpAddr
 	c := &Cluster{Spec: spec.withDefaults(), Shards: []string{"127.0.0.1:1"}, hc: &http.Client{Timeout: 2 * time.Second}}

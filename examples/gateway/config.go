@@ -18,6 +18,7 @@ import (
 
 	"github.com/tierkit/tierkit/batcher"
 	"github.com/tierkit/tierkit/control"
+	"github.com/tierkit/tierkit/examples/internal/loophost"
 	"github.com/tierkit/tierkit/internal/jsonesc"
 )
 
@@ -537,19 +538,7 @@ func (c Config) checkKnobRanges() error {
 // web page whose domain an attacker resolves to 127.0.0.1 cannot change
 // knobs from an operator's browser (DNS rebinding; an IP literal is no such
 // risk, the page comes with its domain as Host). The control plane command
-// and the cluster example's plane have the same default.
+// and the cluster example's plane have the same default (package loophost).
 func (c Config) controlHosts(ip net.IP) []string {
-	switch {
-	case len(c.ControlHosts) == 1 && c.ControlHosts[0] == "*":
-		return nil
-	case len(c.ControlHosts) > 0:
-		return c.ControlHosts
-	case ip.IsLoopback():
-		loop := []string{"localhost", "127.0.0.1", "::1"}
-		if !slices.Contains(loop, ip.String()) {
-			loop = append(loop, ip.String())
-		}
-		return loop
-	}
-	return nil
+	return loophost.Allowed(ip, c.ControlHosts)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"net/http"
 	"testing"
+
+	"github.com/tierkit/tierkit/examples/internal/loophost/loophosttest"
 )
 
 // TestControlHostsIPv4MappedForm: http_addr may be given as the IPv4-mapped
@@ -14,12 +16,12 @@ import (
 // is still refused.
 func TestControlHostsIPv4MappedForm(t *testing.T) {
 	port := startGatewayOnLoopback(t, "[::ffff:127.0.0.2]:0")
-	checkHosts(t, "http://127.0.0.2:"+port, []hostCase{
-		{"/control/", "[::ffff:127.0.0.2]:" + port, http.StatusOK},
-		{"/metrics", "[::ffff:127.0.0.2]:" + port, http.StatusOK},
-		{"/control/", "[::ffff:7f00:2]:" + port, http.StatusOK},
-		{"/control/", "[::ffff:127.0.0.1]", http.StatusOK},
-		{"/metrics", "[::ffff:127.0.0.3]:" + port, http.StatusForbidden},
-		{"/control/", "rebind.example", http.StatusForbidden},
+	loophosttest.Check(t, "http://127.0.0.2:"+port, []loophosttest.Case{
+		{Path: "/control/", Host: "[::ffff:127.0.0.2]:" + port, Want: http.StatusOK},
+		{Path: "/metrics", Host: "[::ffff:127.0.0.2]:" + port, Want: http.StatusOK},
+		{Path: "/control/", Host: "[::ffff:7f00:2]:" + port, Want: http.StatusOK},
+		{Path: "/control/", Host: "[::ffff:127.0.0.1]", Want: http.StatusOK},
+		{Path: "/metrics", Host: "[::ffff:127.0.0.3]:" + port, Want: http.StatusForbidden},
+		{Path: "/control/", Host: "rebind.example", Want: http.StatusForbidden},
 	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"net/http"
 	"testing"
+
+	"github.com/tierkit/tierkit/examples/internal/loophost/loophosttest"
 )
 
 // TestControlHostsOwnLoopbackIP: http_addr takes any loopback address
@@ -14,12 +16,12 @@ import (
 // another loopback IP, is still refused.
 func TestControlHostsOwnLoopbackIP(t *testing.T) {
 	port := startGatewayOnLoopback(t, "127.0.0.2:0")
-	checkHosts(t, "http://127.0.0.2:"+port, []hostCase{ // host "" keeps the listener's address
-		{"/control/", "", http.StatusOK},
-		{"/metrics", "", http.StatusOK},
-		{"/control/", "127.0.0.2", http.StatusOK},
-		{"/control/", "localhost:6381", http.StatusOK},
-		{"/control/", "rebind.example", http.StatusForbidden},
-		{"/metrics", "127.0.0.3", http.StatusForbidden},
+	loophosttest.Check(t, "http://127.0.0.2:"+port, []loophosttest.Case{ // host "" keeps the listener's address
+		{Path: "/control/", Host: "", Want: http.StatusOK},
+		{Path: "/metrics", Host: "", Want: http.StatusOK},
+		{Path: "/control/", Host: "127.0.0.2", Want: http.StatusOK},
+		{Path: "/control/", Host: "localhost:6381", Want: http.StatusOK},
+		{Path: "/control/", Host: "rebind.example", Want: http.StatusForbidden},
+		{Path: "/metrics", Host: "127.0.0.3", Want: http.StatusForbidden},
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -63,27 +62,6 @@ func TestRunAllowedHosts(t *testing.T) {
 			assert.Equal(t, tc.want, resp.StatusCode, string(body))
 			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 		})
-	}
-}
-
-// The loopback names are the default on a loopback listener only (which
-// listen addresses are loopback is TestRunAllowedHosts's), and a list,
-// "*" included, replaces them.
-func TestAllowedHostsDefaults(t *testing.T) {
-	loop := []string{"localhost", "127.0.0.1", "::1"}
-	for _, tc := range []struct {
-		ip    string
-		hosts []string
-		want  []string
-	}{
-		{"127.0.0.1", nil, loop},
-		{"192.0.2.1", nil, nil},
-		{"127.0.0.1", []string{"*"}, nil},
-		{"127.0.0.1", []string{"plane.internal"}, []string{"plane.internal"}},
-		{"192.0.2.1", []string{"plane.internal"}, []string{"plane.internal"}},
-	} {
-		got := allowedHosts(net.ParseIP(tc.ip), tc.hosts)
-		assert.Equal(t, tc.want, got, "%s %v", tc.ip, tc.hosts)
 	}
 }
 

@@ -41,13 +41,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tierkit/tierkit/examples/controlplane"
+	"github.com/tierkit/tierkit/examples/internal/loophost"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -93,8 +93,8 @@ type fileConfig struct {
 	Gateways []controlplane.Gateway `json:"gateways"`
 	Direct   []string               `json:"direct"`
 	Rollout  rollout.Config         `json:"rollout"`
-	// AllowedHosts is controlplane.Config.AllowedHosts; see allowedHosts for
-	// the default.
+	// AllowedHosts is controlplane.Config.AllowedHosts; loophost.Allowed
+	// gives the default, as for the gateway's control_hosts and the cluster's plane.
 	AllowedHosts []string `json:"allowed_hosts"`
 }
 
@@ -132,7 +132,7 @@ func run(ctx context.Context, args []string, log *slog.Logger, ready func(addr s
 	}
 	ip := ln.Addr().(*net.TCPAddr).IP
 	loopback := ip.IsLoopback()
-	cfg.AllowedHosts = allowedHosts(ip, fc.AllowedHosts)
+	cfg.AllowedHosts = loophost.Allowed(ip, fc.AllowedHosts)
 	p, err := controlplane.New(cfg)
 	if err != nil {
 		// Every error of New is a setting it refuses.
@@ -247,27 +247,4 @@ func parseArgs(args []string) (fileConfig, error) {
 		fc.AllowedHosts = strings.Split(*hosts, ",")
 	}
 	return fc, nil
-}
-
-// allowedHosts returns the Host names the handler answers to (nil: any): the
-// configured list; for a listener on a loopback address ip with none, the
-// loopback names and ip itself (127.0.0.2, say: the plane's own URL), so that
-// a web page whose domain an attacker resolves to 127.0.0.1 cannot drive the
-// plane from an operator's browser (DNS rebinding; an IP literal is no such
-// risk, the page comes with its domain as Host). The cluster example's plane
-// and the gateway's control_hosts have the same default, judged the same way.
-func allowedHosts(ip net.IP, hosts []string) []string {
-	switch {
-	case len(hosts) == 1 && hosts[0] == "*":
-		return nil
-	case len(hosts) > 0:
-		return hosts
-	case ip.IsLoopback():
-		loop := []string{"localhost", "127.0.0.1", "::1"}
-		if !slices.Contains(loop, ip.String()) {
-			loop = append(loop, ip.String())
-		}
-		return loop
-	}
-	return nil
 }
