@@ -80,21 +80,30 @@ func median(xs []float64) float64 {
 	return s[m-1]/2 + s[m]/2 // the sum overflowed: both are near math.MaxFloat64
 }
 
-// cv returns the coefficient of variation of xs.
+// cv returns the coefficient of variation of xs (all >= 0).
+//
+// A ratio, it does not depend on the unit, but the sums behind it do: cores or
+// weights near the float64 maximum overflowed the sum (a NaN cv), and tiny ones
+// underflowed their squared deviations (a cv of 0), so a fresh tier in such a unit
+// was not FlatInitial. The values are taken over a power of two near the largest
+// first: exact, so in the ordinary range the result does not change by a bit.
 func cv(xs []float64) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
+	top := slices.Max(xs)
+	if top == 0 {
+		return 0
+	}
+	_, exp := math.Frexp(top)
 	var sum, sq float64
 	for _, x := range xs {
-		sum += x
+		sum += math.Ldexp(x, -exp)
 	}
 	mean := sum / float64(len(xs))
 	for _, x := range xs {
-		sq += (x - mean) * (x - mean)
-	}
-	if mean == 0 {
-		return 0
+		d := math.Ldexp(x, -exp) - mean
+		sq += d * d
 	}
 	return math.Sqrt(sq/float64(len(xs))) / mean
 }
