@@ -192,7 +192,8 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 // backend load. The loaded value is stored unless the key was invalidated, Set or
 // deleted after the load started (a stale fill loses, see [Cache.Apply]), or the
 // key is not owned when the load ends or was not when the read that started
-// the load asked.
+// the load asked, or a [Cache.SetConfig] with an Owns came while it ran (see
+// Ownership in the package doc).
 //
 // load runs on a context that keeps ctx's values and is cancelled when every
 // caller waiting for it has left, or once load has returned (load must not use

@@ -32,7 +32,9 @@ type Config[K comparable] struct {
 	// never stored, not even if the key is owned by the time the load ends
 	// (GetMany's too; FillMany, which does not look up, asks Owns when it
 	// starts); Set stores none of them but invalidates them, as Delete
-	// does (ownership may come back after a ring swap). Entries cached while a
+	// does (ownership may come back after a ring swap). A load in flight
+	// when SetConfig sets or replaces Owns stores nothing (the key may have
+	// gone and come back). Entries cached while a
 	// key was owned are kept, not dropped, when it no longer is, and are
 	// served again if it comes back (see Ownership in the package doc).
 	// A hashring lookup that compares the

@@ -135,6 +135,18 @@
 // neither a value cached while the key was owned nor a fill that started
 // before the Set is served if the key comes back (a ring swap and back).
 //
+// A load stores its value only if the key was owned when its read asked and
+// is when it ends, and no [Cache.SetConfig] that set, replaced or removed
+// Owns came in between: the key may have been handed away and back while the
+// load ran, and a write made meanwhile reached no invalidation here if the
+// host's stream skips the keys it does not own, so the load's older value
+// would be stored for good. The cache sees a change of ownership only
+// through SetConfig: a host whose stream skips keys it does not own should
+// swap its ring with SetConfig (a new Owns over the new ring), not under an
+// Owns that reads a ring it replaces, or replace the cache on a ring change.
+// (Events of a key not owned are applied all the same, so a stream that
+// delivers every key needs neither.)
+//
 // NOTE: a change of ownership drops nothing (Owns is a function the cache
 // cannot diff, and a ring may change under it without SetConfig). An entry
 // cached while its key was owned stays, counted in [Cache.Len] until it is

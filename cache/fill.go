@@ -19,7 +19,8 @@ import (
 // A key that becomes owned while the load runs is not stored: the host's
 // stream may have skipped the key's events until then (see Ownership in the
 // package doc), so no invalidation would have made a value that predates a
-// change lose.
+// change lose. For the same reason a fill across a SetConfig that set or
+// replaced Owns (a ring swap, perhaps away and back) stores nothing.
 func (c *Cache[K, V]) fill(ctx context.Context, key K, owned bool, load func(context.Context) (V, error)) (loaded[V], error) {
 	r := c.startFill(key)
 	r.unowned = !owned
@@ -37,7 +38,7 @@ func (c *Cache[K, V]) fill(ctx context.Context, key K, owned bool, load func(con
 	// The load's result is at least as fresh as this instant: taken after the
 	// fill registered, so an invalidation before it is either seen by the load
 	// or bumps the sequence.
-	startedAt := c.vouchTime(c.cfg.Load())
+	startedAt := c.vouchTime(r.cfg)
 	v, err := load(ctx)
 	ended = true
 	if err != nil {
@@ -62,6 +63,10 @@ type fillRecord[K comparable, V any] struct {
 	// it started) found key not owned: the fill then stores nothing, whatever
 	// Owns says at its end.
 	unowned bool
+	// cfg is the configuration when the fill registered, before its load
+	// started: a fill that ends under another one with an Owns stores
+	// nothing (ownsEnding).
+	cfg *Config[K]
 }
 
 // startFill registers a fill of key, so that an invalidation of key while it
@@ -90,7 +95,7 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		s.fillsPeak = max(s.fillsPeak, int32(len(s.fills)))
 	}
 	f.active++
-	return fillRecord[K, V]{key: key, s: s, h: h, f: f, start: s.seq}
+	return fillRecord[K, V]{key: key, s: s, h: h, f: f, start: s.seq, cfg: c.cfg.Load()}
 }
 
 // endFill ends a fill registered by startFill and, if ok, stores v (fresh at
@@ -126,8 +131,18 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], v V, ok bool, startedAt int64)
 // hook is the caller's code, so it is asked outside the shard lock, and if it
 // panics the fill is ended (storing nothing) before the panic goes on: no
 // lock stays held and no fill stays in flight for good.
+//
+// A fill during which SetConfig swapped in or out a configuration with an
+// Owns is not owned at its end, whatever the hook says now: ownership may
+// have gone away and come back while the load ran (a ring swap and back),
+// and the stream of a host that skips the keys it does not own delivered no
+// event of the key meanwhile, so nothing made a load older than a write
+// made then lose.
 func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V]) bool {
 	cfg := c.cfg.Load()
+	if cfg != r.cfg && (cfg.Owns != nil || r.cfg.Owns != nil) {
+		return false
+	}
 	if cfg.Owns == nil {
 		return true
 	}

@@ -18,7 +18,8 @@ import (
 // stored under the same rule as Get's: not for a key invalidated, Set or
 // deleted after the load started (no stale set), nor for a key not owned
 // when the load ends or when the lookup asked (a key that becomes owned
-// while the load runs is not stored).
+// while the load runs is not stored), nor after a SetConfig with an Owns
+// during the load.
 //
 // Unlike Get, the load is not shared: a GetMany does not join the loads of
 // concurrent Gets of the same keys, nor do they join its load, so a key in
@@ -119,7 +120,8 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 // key invalidated, Set or deleted after FillMany started (no stale set), nor
 // for a key not owned when FillMany started (it asks Config.Owns of each key
 // before the load: a key that becomes owned while the load runs is not
-// stored) or when the load ends. The load is not shared with concurrent Gets. If load
+// stored) or when the load ends, nor after a SetConfig with an Owns during the
+// load. The load is not shared with concurrent Gets. If load
 // returns an error, or a number of values other than len(keys), FillMany
 // returns that error and stores nothing. load runs on ctx, on the caller's
 // goroutine: a panic in it reaches the caller, as in GetMany. With no keys
