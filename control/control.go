@@ -142,10 +142,14 @@ func (r *Registry) register(k *knob) error {
 // RegisterState adds a named state snapshot, such as a component's Stats
 // method: func() any { return limiter.Stats() }. The value must encode as JSON
 // for the HTTP API. It returns ErrDuplicateKnob if the name is taken by another
-// state.
+// state, and an error for an empty name, a name that is not valid UTF-8 (JSON
+// would answer it as another, as a knob's) or a nil func.
 func (r *Registry) RegisterState(name string, fn func() any) error {
 	if name == "" || fn == nil {
 		return errors.New("control: RegisterState needs a name and a func")
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("control: state name %q is not valid UTF-8", name)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
