@@ -243,7 +243,12 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // The entries are stamped now, or with the time of the entry before them if
 // now is earlier (explicit times out of order, a wall clock stepped back), so
 // the audit log's times never decrease in log order. Rate limits go by now.
+// A now that JSON cannot encode (a year after 9999 or before 0) is refused
+// with an error wrapping ErrBadRequest, and nothing changes.
 func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
+	if err := r.checkTime(now); err != nil {
+		return Result{}, err
+	}
 	return r.apply(func() time.Time { return now }, req, nil)
 }
 
@@ -519,9 +524,12 @@ func (r *Registry) Rollback(who, why string) (Result, error) {
 // ErrNothingToRollback). A rollback is exempt from rate limits (it is the
 // emergency brake) but counts as a change for the knobs' MinInterval, and is
 // audited with RollbackOf set. If an Apply func refuses, the rollback is itself
-// undone and the error is an *ApplyError. Its entries are stamped as in
-// [Registry.ApplyAt].
+// undone and the error is an *ApplyError. Its entries are stamped, and a now
+// JSON cannot encode refused, as in [Registry.ApplyAt].
 func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
+	if err := r.checkTime(now); err != nil {
+		return Result{}, err
+	}
 	return r.rollback(func() time.Time { return now }, who, why, nil)
 }
 

@@ -45,8 +45,10 @@ var (
 	// value, a value that is not a JSON number, string or bool.
 	// [Registry.Apply] and [Registry.Rollback] (and their …At forms) return
 	// it wrapped for a Who or Why that is not valid UTF-8, which the audit
-	// log's JSON could not carry. The caller should fix the request; sending
-	// it again will not help.
+	// log's JSON could not carry, and [Registry.ApplyAt] and
+	// [Registry.RollbackAt] for a time it could not carry (a year after 9999
+	// or before 0). The caller should fix the request; sending it again will
+	// not help.
 	ErrBadRequest = errors.New("control: bad request")
 
 	// ErrDuplicateChange reports a request that changes one knob twice. Send one
@@ -153,4 +155,18 @@ func clip(s string, n int) string {
 		n--
 	}
 	return strings.Clone(s[:n]) + "..."
+}
+
+// checkTime refuses, for ApplyAt and RollbackAt, a now that JSON cannot
+// encode: stamped on audit entries and kept as a knob's last change (which
+// never moves back in time), it made GET /, /knobs and /audit answer 500 for
+// as long as the registry lived. The refusal counts as a rejected request.
+func (r *Registry) checkTime(now time.Time) error {
+	var buf [64]byte // the text MarshalJSON quotes, checked the same way; no allocation
+	if _, err := now.AppendText(buf[:0]); err != nil {
+		r.n.requests.Add(1)
+		r.n.rejected.Add(1)
+		return fmt.Errorf("%w: time %v: %w", ErrBadRequest, now, err)
+	}
+	return nil
 }
