@@ -274,8 +274,11 @@
 //     operation dominates, golang-lru (no frequency counting) took 49% less time
 //     at 100% reads while evicting (p = 0.038). With []byte values, which cost
 //     an allocation per update here, golang-lru takes 38-54% less time at 75%
-//     reads. Counted with cachegrind, a hit costs 405 instructions (520 with the
-//     previous locked index).
+//     reads. Counted with cachegrind then, a hit cost 405 instructions (520 with
+//     the previous locked index; those counts have no committed raw file).
+//     Re-counted in the forty-ninth session on the code of that day: 284-285
+//     instructions per hit in the package's own code, the benchmark loop apart
+//     (bench/cache/cachegrind_hit49.txt).
 //   - Throughput on another 2-core host (fifth session, 8 interleaved rounds,
 //     bench/cache/throughput_host5.txt), after writers stopped queueing on the
 //     policy lock (see Eviction) and the policy's list links left the node
