@@ -278,7 +278,10 @@ func readV1(root, mnt string, buf []cgLevel) ([]cgLevel, error) {
 
 // usagesV1 reads the cpuacct.usage under acctMnt of each level: of its own
 // cgroup there, or of the process's (own) when the hierarchy has no such
-// cgroup. It returns false when a file is missing or unreadable there.
+// cgroup. It returns false when a file is missing there (the hierarchy is
+// mounted under another name), and an error when one is there but cannot
+// be read: "not found" would send the caller looking for a mount, not for
+// the permission or the file to fix.
 func usagesV1(acctMnt, own string, levels []cgLevel) (bool, error) {
 	for i := range levels {
 		dir := own
@@ -288,8 +291,11 @@ func usagesV1(acctMnt, own string, levels []cgLevel) (bool, error) {
 			}
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
-		if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
 			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("aimd: cgroup v1: %w", err)
 		}
 		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		if err == nil && ns < 0 {
