@@ -69,7 +69,13 @@ func quantile(a, b []uint64, buckets []float64, q float64) float64 {
 	if total == 0 {
 		return math.NaN()
 	}
+	// The rank is the smallest n with n/total >= q, compared as a quotient:
+	// the product rounds above a whole number (0.07 x 100 is
+	// 7.000000000000001), whose ceiling is one too high.
 	want := uint64(math.Ceil(q * float64(total)))
+	if want > 1 && float64(want-1)/float64(total) >= q {
+		want--
+	}
 	var c uint64
 	for i := range b {
 		if c += b[i] - a[i]; c >= want {
