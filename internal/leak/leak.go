@@ -11,6 +11,8 @@ package leak
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -39,21 +41,47 @@ func Check(t testing.TB) {
 	t.Helper()
 	before := Snapshot()
 	t.Cleanup(func() {
-		var extra []string
-		deadline := time.Now().Add(settle)
-		for backoff := time.Microsecond; ; backoff = min(2*backoff, 10*time.Millisecond) {
-			extra = leaked(before, snapshot())
-			if len(extra) == 0 || time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-			time.Sleep(backoff)
-		}
-		if len(extra) > 0 {
+		if extra := settled(before); len(extra) > 0 {
 			t.Errorf("leak: %d goroutine(s) still running after the test:\n\n%s",
 				len(extra), strings.Join(extra, "\n\n"))
 		}
 	})
+}
+
+// Main runs the tests of m and, if they passed, fails the run when goroutines
+// started during it are still alive once the same bounded settle as Check's has
+// passed. It covers every test of a package, in a bubble or not, without each
+// calling Check. It returns the exit code:
+//
+//	func TestMain(m *testing.M) { os.Exit(leak.Main(m)) }
+func Main(m interface{ Run() int }) int {
+	before := Snapshot()
+	if code := m.Run(); code != 0 {
+		return code
+	}
+	if extra := settled(before); len(extra) > 0 {
+		fmt.Fprintf(stderr, "leak: %d goroutine(s) still running after the tests:\n\n%s\n",
+			len(extra), strings.Join(extra, "\n\n"))
+		return 1
+	}
+	return 0
+}
+
+// stderr is where Main reports; a variable for its own test.
+var stderr io.Writer = os.Stderr
+
+// settled polls, with a short backoff and for at most settle, until no goroutine
+// started since before is alive, and returns the stacks of those still alive.
+func settled(before map[uint64]bool) []string {
+	deadline := time.Now().Add(settle)
+	for backoff := time.Microsecond; ; backoff = min(2*backoff, 10*time.Millisecond) {
+		extra := leaked(before, snapshot())
+		if len(extra) == 0 || time.Now().After(deadline) {
+			return extra
+		}
+		runtime.Gosched()
+		time.Sleep(backoff)
+	}
 }
 
 // Leaked returns the stacks of goroutines alive now that were not in before and

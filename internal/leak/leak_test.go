@@ -1,6 +1,7 @@
 package leak
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,4 +58,27 @@ func (f *fakeT) runCleanups() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {
 		f.cleanups[i]()
 	}
+}
+
+type fakeM struct{ run func() int }
+
+func (m fakeM) Run() int { return m.run() }
+
+func TestMainReportsLeak(t *testing.T) {
+	old, oldErr := settle, stderr
+	settle = 0
+	var out strings.Builder
+	stderr = &out
+	defer func() { settle, stderr = old, oldErr }()
+	stop := make(chan struct{})
+	defer close(stop)
+	code := Main(fakeM{func() int { go func() { <-stop }(); return 0 }})
+	require.Equal(t, 1, code, "a goroutine that outlives the tests fails the run")
+	require.Contains(t, out.String(), "leak: 1 goroutine(s)")
+}
+
+func TestMainPassesWhenGoroutinesExit(t *testing.T) {
+	done := make(chan struct{})
+	require.Zero(t, Main(fakeM{func() int { go func() { close(done) }(); <-done; return 0 }}))
+	require.Equal(t, 3, Main(fakeM{func() int { return 3 }}), "a failed run keeps its code")
 }
