@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 	"runtime"
-	"sync/atomic"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -22,7 +22,13 @@ import (
 // (stripeHint), so goroutines running at once mostly write different cache
 // lines, and a scrape sums the stripes into const metrics.
 // The output is what the vectors gave for the same observations (the sum is
-// added up by stripe, so its last digits may differ).
+// added up by stripe, so its last digits may differ). Each stripe is written
+// and read under its own lock, so a scrape taken while commands are observed
+// is a consistent snapshot, as client_golang's histograms give: the count is
+// the outcomes' total and its buckets' (+Inf), the sum is of the same
+// observations, and nothing counted is missing from a finite bucket it
+// belongs in. The lock is its goroutine's own but when two share a stripe,
+// and costs what the atomic adds it replaced did (BenchmarkObserve).
 //
 // Series are bound on first use (t.series), as the vectors' were.
 type cmdCollector struct {
@@ -46,15 +52,16 @@ type cmdSeries struct {
 // it. The observation count is ok+failed (observe adds to exactly one of them
 // per observation), so it costs no add of its own.
 type cmdStripe struct {
-	ok, failed atomic.Uint64
-	// sumBits holds the float64 sum of the latencies in seconds, as the
-	// vectors kept it: a sum in int64 nanoseconds wrapped negative after 292
-	// years of latency, 107 days of a thousand commands in flight.
-	sumBits atomic.Uint64
+	mu         sync.Mutex // guards the fields below
+	ok, failed uint64
+	// sum is the sum of the latencies in seconds, as the vectors kept it: a
+	// sum in int64 nanoseconds wrapped negative after 292 years of latency,
+	// 107 days of a thousand commands in flight.
+	sum float64
 	// buckets counts the observations of each latencyBuckets bound that are
 	// above the bound below it: not cumulative, and those above the top
 	// bound count in none.
-	buckets [latencyBucketCount]atomic.Uint64
+	buckets [latencyBucketCount]uint64
 	// The padding keeps the counters of two stripes off a common cache line
 	// whatever the alignment of the slice.
 	_ [64]byte
@@ -92,23 +99,22 @@ func (c *cmdCollector) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duratio
 	if cs == nil {
 		cs = c.bind(t, spec)
 	}
+	i := 0
+	for i < len(latencyBucketNanos) && int64(d) > latencyBucketNanos[i] {
+		i++
+	}
 	st := &cs.stripes[stripeHint()&c.smask]
-	// The outcome before the bucket: Collect loads the buckets before the
-	// outcomes, so a bucket it sees counted is in the count it reports.
+	st.mu.Lock()
 	if ok {
-		st.ok.Add(1)
+		st.ok++
 	} else {
-		st.failed.Add(1)
+		st.failed++
 	}
-	for old := st.sumBits.Load(); !st.sumBits.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+d.Seconds())); {
-		old = st.sumBits.Load() // another goroutine's observation of this stripe came first
+	st.sum += d.Seconds()
+	if i < latencyBucketCount {
+		st.buckets[i]++
 	}
-	for i, b := range latencyBucketNanos {
-		if int64(d) <= b {
-			st.buckets[i].Add(1)
-			break
-		}
-	}
+	st.mu.Unlock()
 }
 
 // bind makes t's series for spec, or returns the one a racing observe bound
@@ -145,15 +151,14 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 	var sum float64
 	for i := range cs.stripes {
 		st := &cs.stripes[i]
-		for j := range st.buckets {
-			buckets[j] += st.buckets[j].Load()
+		st.mu.Lock()
+		for j, n := range st.buckets {
+			buckets[j] += n
 		}
-	}
-	for i := range cs.stripes {
-		st := &cs.stripes[i]
-		ok += st.ok.Load()
-		failed += st.failed.Load()
-		sum += math.Float64frombits(st.sumBits.Load())
+		ok += st.ok
+		failed += st.failed
+		sum += st.sum
+		st.mu.Unlock()
 	}
 	cumulative := make(map[float64]uint64, len(buckets))
 	var below uint64

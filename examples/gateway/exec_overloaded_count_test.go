@@ -56,7 +56,10 @@ func TestExecOverloadedCountsCommands(t *testing.T) {
 		for i := range ten.series {
 			if cs := ten.series[i].Load(); cs != nil {
 				for j := range cs.stripes {
-					failed += int(cs.stripes[j].failed.Load())
+					st := &cs.stripes[j]
+					st.mu.Lock()
+					failed += int(st.failed)
+					st.mu.Unlock()
 				}
 			}
 		}
