@@ -17,7 +17,9 @@ import (
 )
 
 // Request traces: with -otel stdout (config "otel"), each data command
-// outside a transaction (not a read after WATCH, nor what EXEC runs) that
+// outside a transaction (not a read after WATCH that callTx serves from the
+// transaction's snapshot, nor what EXEC runs; a read after WATCH that runs as
+// outside a transaction has one) that
 // passes the sampler (-otel-sample, config "otel_sample") gets a span named
 // after the command, with the tenant, the shards it touched, the size of the
 // backend call(s) that carried it, whether it joined another caller's fetch
