@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,8 +28,16 @@ func TestIndexAheadOfCapacity(t *testing.T) {
 		wg.Go(func() { c.Set(k, k) })
 	}
 	// A writer stores its entry before it admits it: wait until every
-	// writer has, deferring its node or waiting for the lock.
-	for indexed(c) < writers {
+	// writer has, deferring its node or waiting for the lock. The wait is
+	// bounded: a writer that never stores its entry fails the test here
+	// rather than hanging until go test's timeout.
+	for deadline := time.Now().Add(10 * time.Second); indexed(c) < writers; {
+		if time.Now().After(deadline) {
+			n := indexed(c)
+			c.unlockPolicy() // let the writers end before the test does
+			wg.Wait()
+			require.FailNow(t, "the writers never all stored their entries", "%d of %d indexed after 10 s", n, writers)
+		}
 		runtime.Gosched()
 	}
 	deferred := int(c.deferred.Load())
