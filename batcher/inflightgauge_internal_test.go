@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A batch closed while MaxInFlight batches are in the backend is answered
@@ -32,8 +33,13 @@ func TestRejectedStartNeverRaisesTheGauge(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() { _, err := b.Do(context.Background(), 0, 0); held <- err }()
-	for b.inflight.Load() == 0 { // group 0's flush takes the only slot
-		runtime.Gosched()
+	// group 0's flush takes the only slot
+	for deadline := time.Now().Add(10 * time.Second); b.inflight.Load() == 0; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			close(release)
+			b.Close()
+			t.Fatal("group 0's batch never went in flight")
+		}
 	}
 
 	var stop atomic.Bool

@@ -189,8 +189,16 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 			outs[i] = outcome{ID: i, Resp: v, Err: err}
 		})
 	}
-	for started.Load() < 3*groups || b.Stats().PendingItems < groups {
-		runtime.Gosched() // until every caller is in a batch
+	// until every caller is in a batch
+	for deadline := time.Now().Add(10 * time.Second); started.Load() < 3*groups || b.Stats().PendingItems < groups; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			n, p := started.Load(), b.Stats().PendingItems
+			close(gate) // let the callers and flushes end before the test does
+			require.NoError(t, b.Close())
+			wg.Wait()
+			require.FailNow(t, "the callers never all reached a batch",
+				"%d of %d in flushes, %d of %d pending after 10 s", n, 3*groups, p, groups)
+		}
 	}
 	closed := make(chan struct{})
 	go func() {
