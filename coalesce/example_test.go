@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tierkit/tierkit/coalesce"
 )
@@ -30,9 +31,7 @@ func Example() {
 	}
 	// Release the fetch once all 100 calls have started or joined it (a call is
 	// counted when it attaches to the execution, before it waits).
-	for g.Stats().Calls < 100 {
-		runtime.Gosched()
-	}
+	waitUntil("all 100 calls attached", func() bool { return g.Stats().Calls == 100 })
 	close(release)
 	wg.Wait()
 
@@ -63,9 +62,7 @@ func ExampleGroup_Do_cancel() {
 	ctx, cancel := context.WithCancel(context.Background())
 	impatient := make(chan error)
 	go func() { _, err := g.Do(ctx, "k", fetch); impatient <- err }()
-	for g.Stats().Joins < 1 {
-		runtime.Gosched()
-	}
+	waitUntil("the impatient caller joined", func() bool { return g.Stats().Joins == 1 })
 	cancel()
 	fmt.Println("impatient caller:", <-impatient)
 	close(release)
@@ -141,4 +138,17 @@ func ExampleDoWith() {
 	// Output:
 	// Ada <nil>
 	// no such user
+}
+
+// waitUntil yields until cond holds, for at most 10 s of wall time (ample for
+// -race on a loaded machine). An example cannot fail through a testing.T: on
+// timeout it prints what it waited for, so that the Output check fails with
+// that line instead of the run hanging until go test's timeout.
+func waitUntil(what string, cond func() bool) {
+	for deadline := time.Now().Add(10 * time.Second); !cond(); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			fmt.Println("timed out waiting:", what)
+			return
+		}
+	}
 }
