@@ -127,8 +127,9 @@ func TestHotKeysWake(t *testing.T) {
 	k.arrived(h, nil)
 	went := make(chan struct{})
 	go func() { k.wait(h); close(went) }()
-	for k.slots[h].wake.Load() == nil { // the wait is posted
-		runtime.Gosched()
+	// the wait is posted
+	for deadline := time.Now().Add(10 * time.Second); k.slots[h].wake.Load() == nil; runtime.Gosched() {
+		require.True(t, time.Now().Before(deadline), "the wait was never posted")
 	}
 	for range needFor(n) - 2 {
 		k.arrived(h, nil)

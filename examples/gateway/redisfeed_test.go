@@ -32,10 +32,15 @@ func redisCachingGateway(t *testing.T, staleness time.Duration) (*instance, *red
 	return in, direct
 }
 
-// eventually polls cond, bounded: the feed is applied by another goroutine.
+// eventually polls cond every millisecond until it holds, for at most 10 s of
+// wall time (ample for -race on a loaded machine): the feed is applied by
+// another goroutine.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	eventuallyWithin(t, 2000, what, cond)
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		require.True(t, time.Now().Before(deadline), what)
+		time.Sleep(time.Millisecond) // bounded poll
+	}
 }
 
 // eventuallyWithin polls cond every millisecond, at most n times.
