@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,7 +56,10 @@ func TestReadsWhileWindowShrinks(t *testing.T) {
 	var wg, gcwg sync.WaitGroup
 	done := make(chan struct{})
 	gcUntil(&gcwg, s, done)
+	var writing atomic.Bool // false once the writer has returned, early on an error too
+	writing.Store(true)
 	wg.Go(func() {
+		defer writing.Store(false)
 		for i := range commits {
 			k := b(windowKey(i % windowKeys))
 			var err error
@@ -79,7 +83,7 @@ func TestReadsWhileWindowShrinks(t *testing.T) {
 	var tooOld, ok [readers]int
 	for r := range readers {
 		wg.Go(func() {
-			for s.ReadVersion() < commits {
+			for s.ReadVersion() < commits && writing.Load() {
 				rv := s.ReadVersion()
 				want := states[rv]
 				runtime.Gosched()
