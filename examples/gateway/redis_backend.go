@@ -114,7 +114,7 @@ func (l redisClientLog) Printf(ctx context.Context, format string, v ...any) {
 }
 
 func newShardClient(a string, pool int, auth redisAuth) *redis.Client {
-	return redis.NewClient(&redis.Options{
+	opt := &redis.Options{
 		Addr:             a,
 		Username:         auth.user, // the feed's connection logs in with these too (feedDial)
 		Password:         auth.password,
@@ -135,7 +135,9 @@ func newShardClient(a string, pool int, auth redisAuth) *redis.Client {
 		OnConnect:             setClientName,
 		DisableIdentity:       true,
 		ContextTimeoutEnabled: true,
-	})
+	}
+	opt.Dialer = newDialGate(redis.NewDialer(opt), opt.DialTimeout).Dial // go-redis's own, gated
+	return redis.NewClient(opt)
 }
 
 // clientName is the name of the gateway's connections to the shards (CLIENT
