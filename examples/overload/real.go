@@ -379,10 +379,35 @@ func (t *realTier) calibration(ps *phaseStats, reqs []request, d, work time.Dura
 // and fills in res.
 func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s scenario, reqs []request) error {
 	res.run = newPhaseStats(s.Normal + s.Noisy)
+	burstDone, err := measure(cfg, t, ctl, res, reqs)
+	if err != nil {
+		return err
+	}
+	// A burst may outlast the run: waited for after the run's CPU, wall
+	// time and profiles are taken, so that they do not cover the wait.
+	if err := burstDone(); err != nil {
+		return fmt.Errorf("burst: %w", err)
+	}
+	ctl.pause() // aimd keeps regulating for a calibration after the run (Recal)
+	ctl.summarize(res)
+	if cfg.Trace != nil {
+		if err := writeTrace(cfg.Trace, res.periods); err != nil {
+			return err
+		}
+	}
+	res.sizes(reqs, s.Normal)
+	return nil
+}
+
+// measure offers reqs from now, under the profiles and with the burst the
+// configuration asks for, until the last request has finished, and fills in
+// the run's process CPU, wall time, sheds on arrival and profile share. It
+// returns a func that waits for the burst to end.
+func measure(cfg realConfig, t *realTier, ctl *control, res *realResult, reqs []request) (burstDone func() error, err error) {
 	if cfg.Profile != "" { // the measured run only
 		stop, err := startProfile(cfg.Profile, or(cfg.ProfileHz, defaultProfileHz))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// res.procCPU, set before this runs, is the CPU the profile covers
 		// (to within the few calls on each side).
@@ -402,23 +427,12 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 	onArrival := t.sh.Stats().ShedOnArrival
 	begin := time.Now()
 	ctl.measure(begin, cfg.Duration, res.run)
-	burstDone := cfg.Burst.start()
+	burstDone = cfg.Burst.start()
 	t.drive(res.run, reqs, begin)
-	if err := burstDone(); err != nil {
-		return fmt.Errorf("burst: %w", err)
-	}
 	procEnd, _ := processCPU()
 	res.procCPU, res.wall = procEnd-procStart, time.Since(begin)
 	res.onArrival = t.sh.Stats().ShedOnArrival - onArrival
-	ctl.pause() // aimd keeps regulating for a calibration after the run (Recal)
-	ctl.summarize(res)
-	if cfg.Trace != nil {
-		if err := writeTrace(cfg.Trace, res.periods); err != nil {
-			return err
-		}
-	}
-	res.sizes(reqs, s.Normal)
-	return nil
+	return burstDone, nil
 }
 
 // withDefaults is c with every zero field that has a default set to it.
