@@ -39,7 +39,11 @@ func (r *realResult) print(w io.Writer) {
 	fmt.Fprintf(w, "  process CPU over the budget: mean %.1f%% sd %.1f%%; within %.0f%% +-3: %d of %d periods of 100ms (%.1f%%), %d of %d seconds\n",
 		100*r.cpuMean, 100*r.cpuStd, 100*r.cfg.Target, r.within3, r.cpuSamples, pct(int64(r.within3), int64(r.cpuSamples)), r.secWithin3, r.secs)
 	fmt.Fprintf(w, "  process CPU over the measured run: %.2f cores of %d (budget %.2f)\n", r.procCPU.Seconds()/r.wall.Seconds(), cores, r.cfg.Cores)
-	fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
+	if r.cpuSamples > 0 {
+		fmt.Fprintf(w, "  aimd concurrency limit: %d..%d\n", r.limitMin, r.limitMax)
+	} else { // the range kept its starting bounds, MaxInt..0
+		fmt.Fprintf(w, "  aimd concurrency limit: no period of 100ms wholly inside the measured run\n")
+	}
 	p := r.run
 	fmt.Fprintf(w, "  normal: offered %d admitted %d shed %d, in deadline %.3f%%, tenants with a rejection %d / 1344\n",
 		p.offered[0].Load(), p.admitted[0].Load(), p.shed[0].Load(), pct(p.inDeadline[0].Load(), p.offered[0].Load()), p.normalRejected(1344))
