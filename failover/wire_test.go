@@ -127,7 +127,8 @@ func TestTableUnmarshalRejects(t *testing.T) {
 }
 
 // FuzzTableJSON decodes arbitrary bytes as a table: no panic, and a table that decodes
-// satisfies the route invariants, re-encodes, and decodes to the same routes.
+// satisfies the route invariants, re-encodes, and decodes to the same table (time,
+// run, routes and region decisions), whose encoding is the same bytes again.
 func FuzzTableJSON(f *testing.F) {
 	f.Add([]byte(`{"now":"2026-01-01T00:00:00Z","run":3,"routes":[{"from":"a","to":"b","share":0.25,"mechanism":"ring"}]}`))
 	f.Add([]byte(`{"routes":[{"from":"a","to":"b","share":0.6,"mechanism":"mega"},{"from":"a","to":"c","share":0.5,"mechanism":"global"}]}`))
@@ -151,6 +152,12 @@ func FuzzTableJSON(f *testing.F) {
 		var back failover.Table
 		require.NoError(t, json.Unmarshal(again, &back))
 		require.Equal(t, tab.Routes, back.Routes)
+		require.True(t, tab.Now.Equal(back.Now), "now %v, decoded back %v", tab.Now, back.Now)
+		require.Equal(t, tab.Run, back.Run)
+		require.Equal(t, tab.Regions, back.Regions)
+		twice, err := json.Marshal(back)
+		require.NoError(t, err)
+		require.Equal(t, string(again), string(twice), "the encoding of a decoded table is not stable")
 	})
 }
 
