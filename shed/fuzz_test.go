@@ -85,7 +85,7 @@ func runOps(t *testing.T, ops []byte) {
 				sum += b.Queued
 			}
 			require.Equal(t, st.Queued, sum, "step %d", i)
-			require.LessOrEqual(t, st.Queued, len(queued), "step %d", i)
+			require.Equal(t, len(queued), st.Queued, "step %d: the queued requests the model holds", i)
 			require.GreaterOrEqual(t, st.Queued, 0)
 			require.LessOrEqual(t, st.ShedOnArrival, st.ShedQueueDeadline, "step %d", i)
 			if !arrival {
