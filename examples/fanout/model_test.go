@@ -124,23 +124,64 @@ func TestReportPrintsBothSides(t *testing.T) {
 	assert.ErrorIs(t, report(&out, Fleet{}, 19), errFleet)
 }
 
+// FuzzModel: for any fleet validate accepts, every figure is finite; a client
+// reaches at least one host and at most min(hosts, shards), a host at most every
+// client and every proxy's backend pool; the sides add up to the totals; and
+// touching more shards (direct) or a higher shard density (gateway) never
+// lowers a fan-out or fan-in, nor does giving up shard affinity.
 func FuzzModel(f *testing.F) {
 	f.Add(20, 500_000, 30_000, 1_000_000, 50_000, 250.0, 2, 1, false)
 	f.Add(1, 1, 1, 1, 1, 1.0, 1, 1, true)
+	f.Add(3, 7, 5, 2, 3, 0.25, 1, 3, false)
 	f.Fuzz(func(t *testing.T, regions, hosts, proxies, clients, shards int, density float64, cp, bp int, anyProxy bool) {
 		fl := Fleet{regions, hosts, proxies, clients, shards, density, cp, bp, anyProxy}
 		if fl.validate() != nil {
 			return
 		}
 		d, g := direct(fl), gateway(fl)
-		if d.ClientFanOut > float64(hosts)+1e-6 || d.ClientFanOut > float64(shards)+1e-6 || d.ClientFanOut < 0 {
-			t.Fatalf("client fan-out %v outside [0, min(hosts, shards)]", d.ClientFanOut)
+		if d.ClientFanOut > float64(hosts)+1e-6 || d.ClientFanOut > float64(shards)+1e-6 || d.ClientFanOut < 1-1e-9 {
+			t.Fatalf("client fan-out %v outside [1, min(hosts, shards)]", d.ClientFanOut)
 		}
 		if g.DBFanIn < 0 || g.DBFanIn > float64(proxies)*float64(bp)*(1+1e-9) {
 			t.Fatalf("db fan-in %v outside [0, proxies x backend pool]", g.DBFanIn)
 		}
+		checkFinite(t, d, g)
+		if !(d.HitProb > 0 && d.HitProb <= 1+1e-12) || d.DBFanIn > float64(clients)*(1+1e-12) {
+			t.Fatalf("direct: hit probability %v, db fan-in %v of %d clients", d.HitProb, d.DBFanIn, clients)
+		}
+		if !near(g.Total, g.ClientSide+g.BackendSide) || !near(g.ProxyFanIn*float64(proxies), g.ClientSide) ||
+			!near(g.ProxyFanOut*float64(proxies), g.BackendSide) || !near(d.Total, float64(clients)*d.ClientFanOut) {
+			t.Fatalf("sides do not add up: direct %+v, gateway %+v", d, g)
+		}
+		more := fl
+		more.ShardsPerCli = shards + min(shards, math.MaxInt-shards)
+		more.ShardDensity = density * 2
+		if more.validate() == nil {
+			if dm, gm := direct(more), gateway(more); dm.ClientFanOut < d.ClientFanOut*(1-1e-12) || gm.DBFanIn < g.DBFanIn*(1-1e-12) {
+				t.Fatalf("more shards or density lowered a fan: client %v -> %v, db %v -> %v",
+					d.ClientFanOut, dm.ClientFanOut, g.DBFanIn, gm.DBFanIn)
+			}
+		}
+		fl.AnyProxyRoutes = true
+		if spread := gateway(fl); spread.DBFanIn < g.DBFanIn*(1-1e-12) {
+			t.Fatalf("without affinity the db fan-in fell: %v -> %v", g.DBFanIn, spread.DBFanIn)
+		}
 	})
 }
+
+// checkFinite fails t if a figure of d or g is NaN, infinite or negative.
+func checkFinite(t *testing.T, d Direct, g Gateway) {
+	t.Helper()
+	for _, x := range []float64{d.ClientFanOut, d.HitProb, d.DBFanIn, d.Total, g.ClientFanOut, g.ProxyFanIn,
+		g.ProxyFanOut, g.DBFanIn, g.ClientSide, g.BackendSide, g.Total, g.ProxiesRegion} {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			t.Fatalf("a figure is %v: direct %+v, gateway %+v", x, d, g)
+		}
+	}
+}
+
+// near reports whether a and b agree to within float64 rounding.
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
 // TestGrowthFooterWithoutAffinity: without shard affinity the gateway's fan-in
 // is every proxy of every region, so the growth table's closing line must not
