@@ -12,8 +12,9 @@ import (
 )
 
 // FuzzStore drives puts, deletes, clears, limited scans and GC from the fuzz
-// input and checks every read against a map model of each version, and that
-// a commit whose reads were overwritten is always rejected.
+// input and checks every read against a map model of each version, that a
+// commit whose reads were overwritten is always rejected, and that deleting an
+// absent key makes no reader of it conflict.
 func FuzzStore(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("\x10\x22\x35\x47\x59\x6a\x7b\x8c\x9d\xae\xbf"))
@@ -47,11 +48,17 @@ func FuzzStore(f *testing.F) {
 			_, err := s.Commit(ctx, req)
 			require.NoError(t, err)
 			models = append(models, m)
-			// A stale read of the written key must conflict.
+			// A stale read of the written key must conflict: a set, the
+			// delete of a key that existed, or a clear that removed it. The
+			// delete of an absent key writes nothing, so it must not.
 			_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{k}})
 			_, existed := models[len(models)-2][string(k)]
-			if op%4 < 2 || (op%4 == 2 && existed) {
+			cleared := op%4 == 3 && existed && string(k) < string(req.Clears[1])
+			switch {
+			case op%4 < 2 || (op%4 == 2 && existed) || cleared:
 				require.ErrorIs(t, err, memkv.ErrConflict, "op %d (%#x) at read version %d", i, op, rv)
+			case op%4 == 2:
+				require.NoError(t, err, "op %d (%#x): deleting an absent key conflicts", i, op)
 			}
 			if i%7 == 0 {
 				s.GC()
