@@ -23,7 +23,9 @@ func parseCommand(b []byte) (args [][]byte, used int, ok bool) {
 			return nil, 0, false
 		}
 		size, j, ok := parseLine(b, i+1)
-		if !ok || size < 0 || size > len(b) || j+size+2 > len(b) {
+		// The bulk ends with a CRLF: without one, the command is malformed,
+		// and taking the two bytes after it would misframe the next one.
+		if !ok || size < 0 || size > len(b) || j+size+2 > len(b) || string(b[j+size:j+size+2]) != "\r\n" {
 			return nil, 0, false
 		}
 		args = append(args, b[j:j+size])

@@ -89,7 +89,10 @@ func TestArrayElems(t *testing.T) {
 }
 
 // FuzzParseCommand: any input parses without a panic, and a command that
-// parses comes back the same after encoding.
+// parses comes back the same after encoding. It is self-delimiting: its bytes
+// alone parse the same, and none of their prefixes does (a command cut short
+// is incomplete); each argument in the input ends with a CRLF, as RESP frames
+// a bulk string (a malformed command reads as incomplete).
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", "*1\r\n$4\r\nPING\r\n", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n", "*-1\r\n", "$-5\r\n"} {
 		f.Add([]byte(s))
@@ -104,6 +107,18 @@ func FuzzParseCommand(f *testing.F) {
 		require.True(t, ok)
 		require.Equal(t, len(appendCommand(nil, args...)), used2)
 		require.Equal(t, args, again)
+		for _, a := range args {
+			end := cap(in) - cap(a) + len(a) // a is a slice of in
+			require.Equal(t, "\r\n", string(in[end:min(end+2, len(in))]), "argument %q of %q", a, in)
+		}
+		whole, usedWhole, ok := parseCommand(in[:used:used])
+		require.True(t, ok, "%q alone does not parse", in[:used])
+		require.Equal(t, used, usedWhole)
+		require.Equal(t, args, whole)
+		for cut := range used {
+			_, _, ok := parseCommand(in[:cut:cut])
+			require.False(t, ok, "%q, %d of the %d bytes of a command, parses", in[:cut], cut, used)
+		}
 		_, _ = replyLen(in) // no panic either
 	})
 }
