@@ -11,8 +11,9 @@ import (
 )
 
 // FuzzDecodeRoutes decodes arbitrary routes documents: no panic; a document that
-// decodes has a version, a non-empty ring per region, valid failover shares, and
-// routes a thin client accepts.
+// decodes has a version, the parts DecodeRoutes requires (gateways, a failover
+// table, rollout flags), a non-empty ring per named region, valid failover
+// shares, direct shards with addresses, and routes a thin client accepts.
 func FuzzDecodeRoutes(f *testing.F) {
 	p, ft := twoRegions(f, 2.8)
 	k := 0
@@ -32,16 +33,17 @@ func FuzzDecodeRoutes(f *testing.F) {
 			return
 		}
 		require.Positive(t, v)
+		require.NotNil(t, r.Gateways, "no gateways member, yet decoded")
+		require.NotNil(t, r.Failover, "no failover table, yet decoded")
+		require.NotContains(t, r.Direct, "", "a direct shard without an address")
 		for region, ring := range r.Gateways {
 			require.NotEmpty(t, region)
 			require.Positive(t, ring.Len())
 		}
 		sum := map[string]float64{}
-		if r.Failover != nil {
-			for _, rt := range r.Failover.Routes {
-				require.True(t, rt.Share > 0 && rt.Share <= 1)
-				sum[rt.From] += rt.Share
-			}
+		for _, rt := range r.Failover.Routes {
+			require.True(t, rt.Share > 0 && rt.Share <= 1)
+			sum[rt.From] += rt.Share
 		}
 		for _, s := range sum {
 			require.LessOrEqual(t, s, 1+1e-9)
