@@ -9,7 +9,7 @@ package memkv
 // the array is then reused for good: appending to a slice trimmed by
 // reslicing reached the end of its array every few thousand commits and
 // allocated a larger one, about 80 bytes a commit for the 16 bytes of a
-// history-byte entry (BenchmarkPutHot, memkv/histlog_abba.txt).
+// history-byte entry (BenchmarkPutHot, bench/memkv/histlog_abba.txt).
 //
 // Each entry is copied at most once per entry dropped (in place or to a new
 // array), so push and dropFront take amortized constant time per entry.
