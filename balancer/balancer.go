@@ -27,9 +27,13 @@ type Balancer struct {
 	stats   Stats
 }
 
-// Stats is a snapshot of a Balancer's counters.
+// Stats is a snapshot of a Balancer's counters and last-run gauges. Every
+// counter is monotonic from New and never reset (SetConfig keeps them);
+// LastState and LastMaxMean are gauges of the last completed run, left
+// unchanged by a rejected one, and zero (LastState 0 is no State) before the
+// first.
 type Stats struct {
-	Runs    uint64 // completed runs
+	Runs    uint64 // completed runs (Step calls that returned a Result)
 	Changed uint64 // hosts moved, summed over runs (see [Result.Changed])
 	// Throttled counts host-runs whose Reason is ReasonThrottled: outside the
 	// deadband and left alone by the throttle. A throttled host whose weight was
@@ -40,13 +44,17 @@ type Stats struct {
 	// weighing 0 (once per run it is so), and every host of a FlatInitial run, whose
 	// Reason is ReasonCapacity, or ReasonBounded when MinWeight or MaxWeight then set
 	// the weight. It is not the number of hosts that joined.
-	NewHosts    uint64
-	Recenters   uint64 // runs that rescaled every weight onto the target median
-	Rejected    uint64 // runs rejected for bad input
-	LastState   State
-	States      [NumStates]uint64 // runs per classified state, indexed by State
-	Keyspace    float64           // sum over runs of Result.KeyspaceMoved
-	LastMaxMean float64           // Result.MaxMean of the last run
+	NewHosts  uint64
+	Recenters uint64 // runs that rescaled every weight onto the target median
+	Rejected  uint64 // Step calls rejected for bad input (not counted in Runs)
+	LastState State  // gauge: the State of the last completed run
+	// States counts runs per classified state, indexed by State (index 0,
+	// no State, stays 0); the counts sum to Runs.
+	States [NumStates]uint64
+	// Keyspace is the sum over runs of Result.KeyspaceMoved, in shares of the
+	// keyspace (1 = every key once): monotonic, it can exceed 1.
+	Keyspace    float64
+	LastMaxMean float64 // gauge: Result.MaxMean of the last completed run
 }
 
 // New returns a Balancer with cfg (zero fields take their defaults), or an error

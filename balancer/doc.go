@@ -50,9 +50,12 @@
 //
 // # Concurrency
 //
-// A Balancer is safe for concurrent use; a mutex serializes runs. It starts no
-// goroutine and reads no clock: the caller passes now and the hosts, so runs are
-// deterministic and simulate without sleeping.
+// A Balancer is safe for concurrent use; a mutex serializes runs, so a Step, and
+// Stats, Config or SetConfig called during one, wait for the run in progress.
+// It starts no goroutine and reads no clock: the caller passes now and the
+// hosts, so runs are deterministic and simulate without sleeping. A Step
+// allocates per run, in proportion to the number of hosts (the view, the
+// Result and its decisions); Stats and Config allocate nothing.
 //
 // # Stats
 //
@@ -60,7 +63,8 @@
 // resets (host-runs given a capacity-scaled weight: a host marked New or weighing 0,
 // in every run it is so, and every host of a [FlatInitial] run, so NewHosts is not
 // a count of hosts that joined), recenters, rejected inputs, runs per state and the
-// cumulative keyspace moved.
+// cumulative keyspace moved, all monotonic from [New] and never reset; and, as
+// gauges of the last completed run, its state and max/mean CPU.
 //
 // # Measured
 //
