@@ -73,14 +73,18 @@
 //
 // # Concurrency
 //
-// A Router is safe for concurrent use (a mutex serializes runs); a Table is an
-// immutable value once returned. Nothing starts a goroutine or reads a clock: now is a
-// parameter, so simulations are deterministic and tests do not sleep.
+// A Router is safe for concurrent use (a mutex serializes runs, so Stats, Config
+// and SetConfig called during a Step wait for it); a Table is an immutable value
+// once returned. Nothing starts a goroutine or reads a clock: now is a
+// parameter, so simulations are deterministic and tests do not sleep. A Step
+// allocates its Table and per-run scratch in proportion to the regions and
+// routes; Stats allocates nothing.
 //
 // # Stats
 //
 // [Router.Stats] counts runs, rejected inputs, spill starts and ends, routes turned on
-// or off, and the regions spilling after the last run.
+// or off (all monotonic from [New], never reset), and gives the regions spilling
+// after the last run (a gauge).
 //
 // # Measured
 //

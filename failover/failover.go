@@ -36,14 +36,15 @@ type regionState struct {
 	seen     bool
 }
 
-// Stats is a snapshot of a Router's counters.
+// Stats is a snapshot of a Router's counters, monotonic from New and never
+// reset (SetConfig keeps them), and of the Spilling gauge.
 type Stats struct {
-	Runs         uint64
-	Rejected     uint64 // runs rejected for bad input
+	Runs         uint64 // completed runs (Step calls that returned a Table)
+	Rejected     uint64 // Step calls rejected for bad input (not counted in Runs)
 	SpillStarts  uint64 // Local -> Spilling transitions
 	SpillEnds    uint64 // Spilling -> Local transitions
 	RouteChanges uint64 // routes turned on or off
-	Spilling     int    // regions spilling after the last run, less those SetConfig removed since
+	Spilling     int    // gauge: regions spilling after the last run, less those SetConfig removed since
 }
 
 // New returns a Router for cfg or an error wrapping [ErrInvalidConfig].
