@@ -73,7 +73,18 @@
 // # Concurrency
 //
 // A [Tx] is not safe for concurrent use; the Manager serializes the operations
-// of each transaction it holds and is safe for concurrent use.
+// of each transaction it holds and is safe for concurrent use. Each held
+// transaction has its own mutex, held for a whole operation ([Manager.Do] and
+// the methods built on it): an operation waits for one in progress on the same
+// transaction, such as a Commit waiting for the engine, and never for another
+// transaction's. The Manager's own lock is taken briefly, to find, add or
+// remove a transaction (Begin, [Manager.Reap], [Manager.Len]); Reap skips the
+// transactions in the middle of an operation. Nothing starts a goroutine:
+// reaping is lazy, on Begin, or on the caller's Reap. Writes copy their key
+// and value into the transaction's buffers and reads record what they read in
+// its read set, which grow (and allocate) as needed, within the memory budgets;
+// [Manager.Stats] reads atomics and takes the Manager's lock only for the
+// Active gauge.
 //
 // # Stats
 //
