@@ -15,8 +15,8 @@ type Stats struct {
 	DroppedReplies   uint64 // commits applied whose reply Faults.DropReply dropped
 	Reads            uint64 // point reads that reached the data (one cut by GC counts in TooOld too)
 	Scans            uint64 // range reads, counted like Reads
-	GCRuns           uint64 // full GC sweeps
-	GCFreed          uint64 // versions freed by GC
+	GCRuns           uint64 // full GC sweeps (Store.GC calls; commits' incremental sweeps are not counted)
+	GCFreed          uint64 // versions freed, by Store.GC and by commits' incremental sweeps (a deletion marker removed with its key counts one)
 	FeedEvents       uint64 // write events published
 	FeedOverflows    uint64 // subscribers cut off
 
