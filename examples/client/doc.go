@@ -48,6 +48,14 @@
 // goes to another host (in direct mode, a new connection to the key's shard)
 // at once.
 //
+// NOTE: go-redis stops dialing a host once its pool has failed PoolSize
+// dials (counted over the pool's life, until its probe connects) and fails
+// at once with the last dial error until a background probe, once a second,
+// connects. A host that is back is then refused by its own pool for up to
+// about a second: a request re-admitted to it after EjectFor is retried on
+// the next host and ejects it again, and in direct mode the retry dials
+// nothing and fails with the same error.
+//
 // NOTE: go-redis bounds a command by ctx's deadline, not by its cancellation.
 // Cancelling a context without a deadline ends a wait for a connection at
 // once, but a command already written only when its reply arrives or the read
