@@ -74,7 +74,11 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		clear(written)
 	}
 	for i, cmd := range cmds {
-		sp.protos[i] = ss.proto // only connection commands change it
+		sp.protos[i] = ss.proto                   // only connection commands change it
+		if r := ss.unauthRefused(cmd); r != nil { // logged out: no run pending
+			replies[i] = r
+			return replies[:i+1]
+		}
 		spec, name, bad := ss.lookup(cmd.Args)
 		if ss.txs.multi && !txControl[name] {
 			replies[i] = ss.queue(cmd, spec, bad)
@@ -154,6 +158,10 @@ func orderKeys(kind cmdKind, name string, keys []uint64, read, written map[uint6
 // executeOne runs a chunk of one command, outside a transaction, and writes
 // its reply to replies[0].
 func (ss *session) executeOne(cmds []redcon.Command, replies []any) {
+	if r := ss.unauthRefused(cmds[0]); r != nil {
+		replies[0] = r
+		return
+	}
 	spec, name, bad := ss.lookup(cmds[0].Args)
 	switch {
 	case bad != nil:
@@ -249,4 +257,32 @@ func keyHashes(hs []uint64, layout keyLayout, args [][]byte) []uint64 {
 		hs = append(hs, maphash.Bytes(conflictSeed, args[i]))
 	}
 	return hs
+}
+
+// unauthRefused holds a multi-bulk command that the reader parsed while the
+// connection was authenticated to the limits of one that is not (reader.go,
+// unauthMaxArgs and unauthMaxBulk), once a RESET before it in the same read
+// logged the connection out: Redis reads each command after the one before
+// ran, so the commands after such a RESET are read as unauthenticated, and
+// one past the limits answers the protocol error and ends the connection.
+// The gateway answered NOAUTH to it and read on. It returns that error and
+// sets quit, or nil. Inline commands have no such limits.
+func (ss *session) unauthRefused(cmd redcon.Command) any {
+	if ss.tenant != nil || cmd.Raw == nil {
+		return nil
+	}
+	err := error(nil)
+	if len(cmd.Args) > unauthMaxArgs {
+		err = errUnauthMulti
+	} else if slices.ContainsFunc(cmd.Args, func(a []byte) bool { return len(a) > unauthMaxBulk }) {
+		err = errUnauthBulk
+	}
+	if err == nil {
+		return nil
+	}
+	ss.quit = true
+	if srv := ss.srv(); srv != nil {
+		srv.protoErrors.Add(1)
+	}
+	return respErr("ERR " + err.Error())
 }
