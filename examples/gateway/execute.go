@@ -48,11 +48,8 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		sp.protos[0] = ss.proto
 		return replies
 	}
-	if sp.read == nil {
-		sp.read, sp.written = map[uint64]bool{}, map[uint64]bool{}
-	}
 	run := sp.run[:0]
-	read, written := sp.read, sp.written
+	read, written := sp.keySets()
 	most := 0 // the most keys of a run, in read and written
 	defer func() {
 		sp.run = run[:0]
@@ -119,6 +116,15 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 	}
 	flush()
 	return replies
+}
+
+// keySets returns the maps of the keys a run reads and writes, made on first
+// use.
+func (sp *pipeScratch) keySets() (read, written map[uint64]bool) {
+	if sp.read == nil {
+		sp.read, sp.written = map[uint64]bool{}, map[uint64]bool{}
+	}
+	return sp.read, sp.written
 }
 
 // reset sizes the scratch for a chunk of n commands and returns its replies,
