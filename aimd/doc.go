@@ -108,6 +108,25 @@
 // force, for a change of one field; [Limiter.SetConfig] swaps every tunable
 // atomically, or none.
 //
+// What blocks: [Limiter.TryAcquire], [Limiter.TryAcquireAt], done,
+// [Limiter.Stats] and [Limiter.Close] wait only for the Limiter's mutex, which
+// no call holds while a signal is sampled; [Limiter.Limit] reads one atomic.
+// [Limiter.SetConfig] too, but a Config that switches to the default signal (a
+// nil Signal) probes the cgroup files under that mutex. [Limiter.Acquire]
+// waits until it is admitted, the Limiter is closed or its context ends. The
+// one admission that takes a lazy step, and every [Limiter.Tick], waits for
+// [Signal.Sample] and [Config.HeapBytes] before it goes on. Tick calls, and a
+// Tick with a lazy step, may sample at the same time, so a Signal should be
+// safe for concurrent use (this package's are).
+//
+// What allocates: between steps, TryAcquire plus done allocates nothing,
+// admitted or rejected. The admission that takes a step allocates whatever
+// the sample does: the default HeapBytes reads runtime/metrics and
+// allocates, and [CgroupCPU] (the default signal in a container with a CPU
+// quota) reads its files on each sample. A blocked Acquire allocates a timer
+// each time it waits, and a release or step while Acquire calls wait
+// allocates the channel that the next waiters sleep on.
+//
 // # Stats
 //
 // [Limiter.Stats] returns admissions, outcomes, rejections by cause, control
