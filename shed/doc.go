@@ -98,6 +98,16 @@
 // (examples/overload runs it for 1,350 tenants); that clock should not step
 // back far (see [Scheduler]).
 //
+// What blocks and allocates: [Shedder.TryAcquire], a release, [Shedder.Stats]
+// and the other readers wait only for the mutex, under which [Capacity] Limit
+// is called (so it must not call back into the Shedder); only
+// [Shedder.Acquire] waits for capacity. Allocation-free are the admissions of
+// kept tenants (the fast path), a request shed on arrival (bucket full, no
+// capacity, closed: the errors are shared values) and the hand-off of a
+// released slot to a queued request once the free lists are warm; a tenant's
+// first request, or its first after its state was reclaimed, allocates that
+// state.
+//
 // Tenant state is bounded: [Config.MaxTenants] caps it (sampled-LRU eviction of
 // idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily. The
 // recycled queue entries and admission tickets are bounded by recent use: each
