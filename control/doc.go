@@ -111,13 +111,24 @@
 //
 // # Concurrency
 //
-// A Registry is safe for concurrent use. Changes and registrations are
+// A Registry is safe for concurrent use. Changes and knob registrations are
 // serialized by one lock held while Apply funcs run (so an Apply func must not
 // change the registry; reading it is fine); readers take a separate RWMutex
-// that a change holds only to publish its result, so [Registry.Knobs] never
-// shows a batch half applied. State funcs are called with no lock held. The
-// registry starts no goroutine. It must be the only writer of the settings its
-// knobs control, or the values it reports and the audit chain go stale.
+// that a change holds only briefly (to charge and settle its change budget,
+// mark a knob unsure, publish its result), never while an Apply func runs, so
+// [Registry.Knobs] never shows a batch half applied and no reader waits for a
+// slow Apply func. State funcs are called with no lock held. The registry
+// starts no goroutine. It must be the only writer of the settings its knobs
+// control, or the values it reports and the audit chain go stale.
+//
+// What blocks: a change ([Registry.Apply], [Registry.Rollback], a Register
+// call for a knob) waits for any change whose Apply funcs are running, so a
+// slow Apply func holds up every other change, but not [Registry.Get],
+// [Registry.Knobs], [Registry.Audit], [Registry.Stats], [Registry.SetConfig]
+// or [Registry.RegisterState]. [Registry.State] runs every state func on the
+// caller's goroutine. What allocates: Get and Stats allocate nothing; Knobs,
+// Audit and State return fresh copies; a change allocates its plan, result and
+// audit entries.
 //
 // # Stats
 //
