@@ -36,7 +36,11 @@ type Stats struct {
 	EvictedGroups uint64
 
 	// MeanFill is the mean over all batches of items/MaxItems (MaxItems as it was
-	// when each batch was flushed), between 0 and 1.
+	// when each batch was flushed), between 0 and 1. A failed batch (its
+	// flush returned an error or panicked, or a panicking Config.Key failed
+	// it before the call) counts with its live items, as in Batches and
+	// Items; a batch answered ErrOverloaded, or left by all its callers, is
+	// counted in neither.
 	MeanFill float64
 	// FlushLatencySum is the total time spent in flush calls; see
 	// [Stats.MeanFlushLatency]. It saturates at the largest Duration rather
