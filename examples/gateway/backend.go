@@ -101,6 +101,7 @@ type memkvBackend struct {
 const (
 	sweepPerWrite = 4
 	sweepBatch    = 64
+	sweepScan     = 16 * sweepBatch // keys read at one version (sweep)
 )
 
 // expirySweep is a shard's expiry sweep: where it goes on from, and how many
@@ -247,34 +248,41 @@ func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op,
 // sweep walks on through the keys of shard the writes owe from where its
 // last walk stopped (wrapping around at the end) and deletes those expired
 // at now (expire). A batch that finds another sweeping the shard leaves the
-// walk to that one, and its keys owed to the next walk.
+// walk to that one, and its keys owed to the next walk; so does a walk that
+// fails (the batch's context ended, or the history window passed its read
+// version): dropped, they put the walk behind the writes for good. Each
+// scan reads sweepScan keys at most, at a version of its own, so that a
+// walk grown by those carried over does not outlast the history window and
+// fail again at each batch.
 func (b *memkvBackend) sweep(ctx context.Context, shard int, now time.Time) {
 	sw := &b.sweeps[shard]
 	if !sw.mu.TryLock() {
 		return
 	}
 	defer sw.mu.Unlock()
-	n := int(sw.owed.Swap(0))
-	if n <= 0 {
-		return
-	}
 	s := b.stores[shard]
-	var err error
-	sw.buf, err = s.Scan(ctx, s.ReadVersion(), sw.next, nil, n, false, sw.buf[:0])
-	if err != nil {
-		return
-	}
-	for i := 0; i+1 < len(sw.buf); i += 2 {
-		if expired(sw.buf[i+1], now) {
-			b.expire(ctx, s, sw.buf[i], now)
+	for n := int(sw.owed.Swap(0)); n > 0; {
+		k := min(n, sweepScan)
+		var err error
+		sw.buf, err = s.Scan(ctx, s.ReadVersion(), sw.next, nil, k, false, sw.buf[:0])
+		if err != nil {
+			sw.owed.Add(int64(n))
+			clear(sw.buf[:cap(sw.buf)]) // what the Scan read before it failed
+			return
 		}
+		n -= k
+		for i := 0; i+1 < len(sw.buf); i += 2 {
+			if expired(sw.buf[i+1], now) {
+				b.expire(ctx, s, sw.buf[i], now)
+			}
+		}
+		if len(sw.buf) < 2*k {
+			sw.next, n = sw.next[:0], 0 // the end: start again from the first key
+		} else {
+			sw.next = append(append(sw.next[:0], sw.buf[len(sw.buf)-2]...), 0) // the least key after the last
+		}
+		clear(sw.buf) // hold no value of the store
 	}
-	if len(sw.buf) < 2*n {
-		sw.next = sw.next[:0] // the end: start again from the first key
-	} else {
-		sw.next = append(append(sw.next[:0], sw.buf[len(sw.buf)-2]...), 0) // the least key after the last
-	}
-	clear(sw.buf) // hold no value of the store
 }
 
 // expire deletes key if its value is still expired at now: read at the
