@@ -182,10 +182,18 @@ func (b *memkvBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 			writes++
 		}
 	}
+	b.owe(ctx, shard, writes, now)
+	return nil
+}
+
+// owe adds the walk that writes writes on shard owe the expiry sweep, and
+// walks once a sweepBatch of keys is owed. The writes EXEC commits owe it
+// too: before, only the backend's batches did, and a shard written through
+// transactions alone kept every expired key for good.
+func (b *memkvBackend) owe(ctx context.Context, shard, writes int, now time.Time) {
 	if writes > 0 && b.sweeps[shard].owed.Add(int64(writes*sweepPerWrite)) >= sweepBatch {
 		b.sweep(ctx, shard, now)
 	}
-	return nil
 }
 
 // writeJoint applies ops, the SETs without options or the DELs of one

@@ -83,6 +83,9 @@ func cmdExec(ctx context.Context, s *session, _ [][]byte) any {
 		// may have replaced.
 		s.forgetQueuedWrites()
 	}
+	if err == nil {
+		s.oweSweep(ctx)
+	}
 	switch {
 	case errors.As(err, &ce), errors.Is(err, txn.ErrTooOld), errors.Is(err, txn.ErrDone):
 		// ErrDone: a read found the snapshot past the shard's history
@@ -134,6 +137,23 @@ func (s *session) forgetQueuedWrites() {
 			}
 		}
 	}
+}
+
+// oweSweep adds the keys a committed EXEC wrote on memkv to its shard's
+// expiry sweep (memkvBackend.owe), as the same writes outside a transaction
+// add theirs.
+func (s *session) oweSweep(ctx context.Context) {
+	b, ok := asMemkv(s.g.backend)
+	if !ok {
+		return
+	}
+	writes := 0
+	for _, c := range s.txs.queued {
+		if spec, ok := lookupSpec(c.Args[0]); ok && spec.kind == kindWrite {
+			writes += spec.nkeys(len(c.Args))
+		}
+	}
+	b.owe(ctx, s.txs.shard, writes, b.now())
 }
 
 // runQueued runs the queued commands in the transaction and commits it,
