@@ -11,7 +11,11 @@ import (
 // flight at once. [Fixed] is a constant limit; an adaptive limiter (such as
 // *aimd.Limiter, whose Limit is its current concurrency limit) satisfies it too.
 // Limit is called on every admission decision, under the Shedder's lock, so it must
-// be cheap and must not call back into the Shedder. A limit below 1 counts as 1
+// be cheap and must not call back into the Shedder. If it panics, the lock is
+// released before the panic goes on to the caller (a caller that recovers it
+// finds the Shedder usable, with nothing half queued), but the call that read
+// it stops there: a release or [Shedder.Kick] whose Limit panicked admits no
+// queued request (the next one does). A limit below 1 counts as 1
 // (and [Stats].Limit reads 1). A limit that drops below the cost in flight
 // revokes nothing: no request is admitted until releases bring the cost in
 // flight below it (see [Shedder.Kick] for a limit that grows).

@@ -100,7 +100,8 @@
 //
 // What blocks and allocates: [Shedder.TryAcquire], a release, [Shedder.Stats]
 // and the other readers wait only for the mutex, under which [Capacity] Limit
-// is called (so it must not call back into the Shedder); only
+// is called (so it must not call back into the Shedder; a panic in it
+// releases the mutex before it goes on, see [Capacity]); only
 // [Shedder.Acquire] waits for capacity. Allocation-free are the admissions of
 // kept tenants (the fast path), a request shed on arrival (bucket full, no
 // capacity, closed: the errors are shared values) and the hand-off of a

@@ -24,10 +24,12 @@ type Shedder struct {
 	keepTk   keep      // the free tickets' bound
 	sweep    *time.Timer
 	sweepAt  time.Time // when sweep fires; zero when it is not armed
-	// enqueuedAt and enqueuedDeadline are the time and queue deadline of
-	// the request enqueueLocked just queued, for the dispatchUnlock that
-	// follows it under the same hold of mu.
+	// enqueuedAt, enqueuedDeadline and enqueuedLimit are the time and queue
+	// deadline of the request enqueueLocked just queued, and the limit it
+	// read before queuing it, for the dispatchUnlock that follows it under
+	// the same hold of mu.
 	enqueuedAt, enqueuedDeadline time.Time
+	enqueuedLimit                int64
 
 	// waiters recycles the waiters of blocked Acquires outside the lock:
 	// under overload every request queues, and recycling them under the lock
@@ -89,6 +91,9 @@ func (s *Shedder) SetConfig(cfg Config) error {
 		return err
 	}
 	s.capacity = s.sched.cfg.capacity
+	// The new limit before the cut deadlines shed anyone: if Limit panics,
+	// no shed waiter is left unsignalled.
+	limit := s.limitLocked()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
 	if cut {
@@ -102,7 +107,7 @@ func (s *Shedder) SetConfig(cfg Config) error {
 			s.armForLocked(s.sched.epoch.Add(time.Duration(next)))
 		}
 	}
-	ready = s.dispatchLocked(now, ready)
+	ready = s.dispatchLocked(now, limit, ready)
 	s.mu.Unlock()
 	notify(ready)
 	return nil
@@ -181,6 +186,10 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 		s.mu.Unlock()
 		return nil, Handle[*waiter]{}, false, err
 	}
+	// The limit before the push: if Limit panics, nothing is queued that
+	// nobody waits for (a later dispatch would admit it, and nobody would
+	// release it).
+	limit := s.limitLocked()
 	w = s.waiters.Get().(*waiter)
 	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
 	if err != nil {
@@ -188,8 +197,8 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 		s.waiters.Put(w)
 		return nil, Handle[*waiter]{}, false, err
 	}
-	if s.inflight == 0 || s.limitLocked() > s.inflight {
-		s.enqueuedAt, s.enqueuedDeadline = now, deadline
+	if s.inflight == 0 || limit > s.inflight {
+		s.enqueuedAt, s.enqueuedDeadline, s.enqueuedLimit = now, deadline, limit
 		return w, h, true, nil
 	}
 	s.armForLocked(deadline)
@@ -206,7 +215,7 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 //go:noinline
 func (s *Shedder) dispatchUnlock() {
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(s.enqueuedAt, buf[:0])
+	ready := s.dispatchLocked(s.enqueuedAt, s.enqueuedLimit, buf[:0])
 	s.armForLocked(s.enqueuedDeadline)
 	s.mu.Unlock()
 	notify(ready)
@@ -257,7 +266,7 @@ func (s *Shedder) cancel(h Handle[*waiter]) bool {
 		return false
 	}
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(now, buf[:0])
+	ready := s.dispatchLocked(now, s.limitLocked(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 	return true
@@ -293,7 +302,7 @@ func (s *Shedder) sweepDeadlines() {
 		next, ok := s.sched.expire(s.sched.at(now)+1, expired)
 		if len(ready) > 0 {
 			// An expired head may have held back requests that fit now.
-			ready = s.dispatchLocked(now, ready)
+			ready = s.dispatchLocked(now, s.limitLocked(), ready)
 		}
 		if ok {
 			s.armLocked(s.sched.epoch.Add(time.Duration(next)))
@@ -315,9 +324,9 @@ func (w *waiter) result() (func(), error) {
 // otherwise returns a *ShedError with ReasonNoCapacity (or ReasonClosed).
 func (s *Shedder) TryAcquire(tenant string, priority int, cost int64) (release func(), err error) {
 	cost = max(cost, 1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.Lock() // not unlocked by a defer: see limitLocked
 	if tk := s.fastLocked(tenant, priority, cost); tk != nil {
+		s.mu.Unlock()
 		return tk.release, nil
 	}
 	r := ReasonNoCapacity
@@ -325,6 +334,7 @@ func (s *Shedder) TryAcquire(tenant string, priority int, cost int64) (release f
 		r = ReasonClosed
 	}
 	s.sched.Refuse(time.Now(), tenant, priority, r)
+	s.mu.Unlock()
 	return nil, ErrorFor(r)
 }
 
@@ -349,7 +359,23 @@ func (s *Shedder) fastLocked(tenant string, priority int, cost int64) *ticket {
 // clockEvery is how many fast-path admissions share one clock reading.
 const clockEvery = 64
 
-func (s *Shedder) limitLocked() int64 { return int64(max(s.capacity.Limit(), 1)) }
+// limitLocked reads the Capacity's limit. Limit is the caller's code: if it
+// panics (or calls runtime.Goexit), s.mu is released before the panic goes
+// on, so that a caller's caller that recovers it (net/http recovers a
+// handler's panic) does not leave the Shedder locked for good. Its callers
+// therefore never defer the unlock (a second Unlock is a fatal error), and
+// read it before they change anything that would be left half done.
+func (s *Shedder) limitLocked() int64 {
+	read := false
+	defer func() {
+		if !read {
+			s.mu.Unlock()
+		}
+	}()
+	l := s.capacity.Limit()
+	read = true
+	return int64(max(l, 1))
+}
 
 func (s *Shedder) ticketLocked(cost int64) *ticket {
 	s.inflight += cost
@@ -392,20 +418,19 @@ func (s *Shedder) release(tk *ticket) {
 		return
 	}
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(time.Now(), buf[:0])
+	ready := s.dispatchLocked(time.Now(), s.limitLocked(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }
 
 // dispatchLocked pops every waiter that fits in the free capacity, in drain order,
 // and appends the decided waiters (admitted or expired) to ready, to signal
-// after unlock.
-func (s *Shedder) dispatchLocked(now time.Time, ready []*waiter) []*waiter {
+// after unlock. limit is the Capacity's, read by the caller.
+func (s *Shedder) dispatchLocked(now time.Time, limit int64, ready []*waiter) []*waiter {
 	expired := func(w *waiter) {
 		w.err = errQueueDeadline
 		ready = append(ready, w)
 	}
-	limit := s.limitLocked()
 	for s.sched.queued > 0 {
 		avail := limit - s.inflight
 		if s.inflight == 0 {
@@ -453,7 +478,7 @@ func (s *Shedder) Config() Config {
 func (s *Shedder) Kick() {
 	var buf [readyLen]*waiter
 	s.mu.Lock()
-	ready := s.dispatchLocked(time.Now(), buf[:0])
+	ready := s.dispatchLocked(time.Now(), s.limitLocked(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }
@@ -488,11 +513,11 @@ func (s *Shedder) Close() {
 
 // Stats returns the totals and the current in-flight cost and limit.
 func (s *Shedder) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.Lock() // not unlocked by a defer: see limitLocked
 	st := s.sched.Stats()
 	st.InFlight = s.inflight
 	st.Limit = int(s.limitLocked())
+	s.mu.Unlock()
 	return st
 }
 
