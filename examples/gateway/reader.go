@@ -237,6 +237,13 @@ func (rr *respReader) parseMultiBulk(i int) (next int, err error) {
 		if ok && size > unauthMaxBulk && rr.unauth {
 			return -1, errUnauthBulk
 		}
+		if ok && size > rr.limit-(k-i)-2 {
+			// It cannot fit: refused now, as Redis refuses a bulk past
+			// proto-max-bulk-len. Read on to the limit first, a bulk
+			// announced at 2 GB and never sent held the connection
+			// until idle_timeout, its buffer growing with each byte.
+			return -1, errTooLarge
+		}
 		if !ok || size > len(b)-k-2 {
 			rr.suspend(i, count, a, j)
 			return -1, nil

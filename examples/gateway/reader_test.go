@@ -182,6 +182,7 @@ func FuzzRESPReader(f *testing.F) {
 		"*1\r\n$4\r\nPING\r\n", "PING\r\nSET k \"a b\"\r\n", "*x\r\n", "*1\r\n$-5\r\n", "\r\n \r\n",
 		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n$4\r\nPING\r\n", "SET 'a\\nb' c\r\n", "*1\r\n$+4\r\nPING\r\n",
 		"*2\r\n$5\r\nHOLLO\r\n$1\r\n3\r\n*2\r\n$3\r\nGET\r\n1\r\nk\r\n", // once a panic: an error after a kept argument
+		"*2\r\n$3\r\nGET\r\n$2147483648\r\n",                            // refused past the limit: skipped
 	} {
 		f.Add([]byte(s), uint8(3))
 	}
@@ -195,10 +196,13 @@ func FuzzRESPReader(f *testing.F) {
 		if laxLength(data) {
 			t.Skip("a length with '+', a leading zero or -0: Redis refuses it, redcon's Reader reads it") // see TestRESPLengthsAsRedis
 		}
+		if bulkPast(data, fuzzReaderLimit) {
+			t.Skip("a bulk announced past the limit: this reader refuses it at once, redcon's waits for it") // see TestBulkOverLimitRefusedAtOnce
+		}
 		if emptyMultiBulk(data) {
 			t.Skip("an empty multi-bulk (*0, *-1): Redis skips it, redcon's Reader rejects it") // see TestRESPReader
 		}
-		rr := newRESPReader(&chunkReader{data: data, n: int(chunk%64) + 1}, 1<<20)
+		rr := newRESPReader(&chunkReader{data: data, n: int(chunk%64) + 1}, fuzzReaderLimit)
 		got, err := readAll(rr.ReadCommands)
 		want, werr := readAll(redcon.NewReader(bytes.NewReader(data)).ReadCommands)
 		if errors.Is(werr, io.EOF) {
@@ -229,6 +233,28 @@ func hugeCount(data []byte) bool {
 		}
 		for ; j < len(data) && data[j] >= '0' && data[j] <= '9'; j++ {
 			if n = n*10 + int(data[j]-'0'); n > len(data) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fuzzReaderLimit is FuzzRESPReader's limit of the bytes of one command.
+const fuzzReaderLimit = 1 << 20
+
+// bulkPast reports whether a '$' in data is followed by a length that takes
+// a command of data's bytes past limit: this reader refuses such a bulk as
+// soon as it reads the length (errTooLarge), where redcon's Reader waits
+// for its bytes.
+func bulkPast(data []byte, limit int) bool {
+	for i := 0; i < len(data); i++ {
+		if data[i] != '$' {
+			continue
+		}
+		n := 0
+		for j := i + 1; j < len(data) && data[j] >= '0' && data[j] <= '9'; j++ {
+			if n = n*10 + int(data[j]-'0'); n+len(data)+2 > limit {
 				return true
 			}
 		}
