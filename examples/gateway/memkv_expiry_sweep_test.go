@@ -17,21 +17,15 @@ import (
 // every expired key for good, so a steady stream of SETs with a TTL grew
 // the shard without bound while the live keys stayed few.
 func TestMemkvExpiredKeysReclaimed(t *testing.T) {
-	b, err := newMemkvBackend(1)
-	require.NoError(t, err)
 	now := time.Unix(1_000_000, 0)
-	b.now = func() time.Time { return now }
-	ctx := context.Background()
+	b := clockedMemkv(t, &now)
 	s := b.stores[0]
 	// A short history window, so that GC frees the deletions' markers.
 	require.NoError(t, s.SetConfig(memkv.Config{HistoryVersions: 16}))
 	const rounds, perRound = 20, 500
-	out := make([]opResult, 1)
 	for r := range rounds {
 		for i := range perRound {
-			o := op{kind: opSet, key: fmt.Sprintf("tok:%d:%d", r, i), value: []byte("v"), ttl: time.Second}
-			require.NoError(t, b.Do(ctx, 0, []op{o}, out))
-			require.NoError(t, out[0].err)
+			putTTL(t, b, fmt.Sprintf("tok:%d:%d", r, i), time.Second)
 		}
 		now = now.Add(2 * time.Second) // this round's tokens expire
 	}
@@ -39,4 +33,21 @@ func TestMemkvExpiredKeysReclaimed(t *testing.T) {
 	// 10,000 tokens were written, at most 500 of them live at any time.
 	held := s.Stats().Keys
 	require.Less(t, held, int64(3*perRound), "keys held after %d expired tokens", rounds*perRound)
+}
+
+// clockedMemkv is a one-shard memkv backend whose clock reads *now.
+func clockedMemkv(t *testing.T, now *time.Time) *memkvBackend {
+	t.Helper()
+	b, err := newMemkvBackend(1)
+	require.NoError(t, err)
+	b.now = func() time.Time { return *now }
+	return b
+}
+
+// putTTL sets key to "v" on shard 0 of b with ttl, as SET key v PX does.
+func putTTL(t *testing.T, b *memkvBackend, key string, ttl time.Duration) {
+	t.Helper()
+	out := make([]opResult, 1)
+	require.NoError(t, b.Do(context.Background(), 0, []op{{kind: opSet, key: key, value: []byte("v"), ttl: ttl}}, out))
+	require.NoError(t, out[0].err)
 }

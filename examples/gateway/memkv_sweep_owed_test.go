@@ -16,18 +16,13 @@ import (
 // and expired keys held memory beyond the bound the backend promises.
 // Explicit time: the backend's clock.
 func TestMemkvSweepKeepsOwedWalkOnFailure(t *testing.T) {
-	b, err := newMemkvBackend(1)
-	require.NoError(t, err)
 	now := time.Unix(1_000_000, 0)
-	b.now = func() time.Time { return now }
+	b := clockedMemkv(t, &now)
 	ctx := context.Background()
 	s := b.stores[0]
 	const keys = sweepBatch
-	out := make([]opResult, 1)
 	for i := range keys {
-		o := op{kind: opSet, key: fmt.Sprintf("tok:%03d", i), value: []byte("v"), ttl: time.Second}
-		require.NoError(t, b.Do(ctx, 0, []op{o}, out))
-		require.NoError(t, out[0].err)
+		putTTL(t, b, fmt.Sprintf("tok:%03d", i), time.Second)
 	}
 	now = now.Add(2 * time.Second) // every token expires
 	sw := &b.sweeps[0]
