@@ -1,30 +1,17 @@
 package main
 
 import (
-	"io"
-	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // exchangeAt writes data on a fresh connection to addr, half-closes it and
 // returns all the server wrote before it closed the connection.
 func exchangeAt(t *testing.T, addr, data string) string {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, err = conn.Write([]byte(data))
-	require.NoError(t, err)
-	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
-	out, err := io.ReadAll(conn)
-	require.NoError(t, err)
-	return string(out)
+	return exchangeAfter(t, addr, "", data)
 }
 
 // TestUnauthenticatedRequestLimitsAsRedis: a connection that must still

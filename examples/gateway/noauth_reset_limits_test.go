@@ -12,20 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// exchangeAfter writes first on a fresh connection to addr and reads its
-// one-line reply, then writes second in one write, half-closes the
-// connection and returns all the server wrote.
+// exchangeAfter writes first (unless empty) on a fresh connection to addr
+// and reads its one-line reply, then writes second in one write,
+// half-closes the connection and returns all the server wrote.
 func exchangeAfter(t *testing.T, addr, first, second string) string {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, err = conn.Write([]byte(first))
-	require.NoError(t, err)
 	br := bufio.NewReader(conn)
-	line, err := br.ReadString('\n')
-	require.NoError(t, err)
+	line := ""
+	if first != "" {
+		_, err = conn.Write([]byte(first))
+		require.NoError(t, err)
+		line, err = br.ReadString('\n')
+		require.NoError(t, err)
+	}
 	_, err = conn.Write([]byte(second))
 	require.NoError(t, err)
 	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
