@@ -165,7 +165,7 @@ func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
 		err = namedChanges(req)
 	}
 	if err != nil {
-		writeError(w, err)
+		r.refuseBody(w, err)
 		return
 	}
 	if req.Who == "" {
@@ -184,7 +184,7 @@ func (r *Registry) serveApply(w http.ResponseWriter, hr *http.Request) {
 func (r *Registry) serveRollback(w http.ResponseWriter, hr *http.Request) {
 	var req struct{ Who, Why string }
 	if err := decode(hr, &req); err != nil {
-		writeError(w, err)
+		r.refuseBody(w, err)
 		return
 	}
 	if req.Who == "" {
@@ -198,6 +198,17 @@ func (r *Registry) serveRollback(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// refuseBody answers a POST / or POST /rollback whose body is no request
+// (bad_request, or unsupported_media_type) and counts it in Requests and
+// Rejected: it is a change request refused by validation, as the same
+// mistakes made through the Go API are (a change without a value there is a
+// *ValueError), and Stats promises that each request counts in one outcome.
+func (r *Registry) refuseBody(w http.ResponseWriter, err error) {
+	r.n.requests.Add(1)
+	r.n.rejected.Add(1)
+	writeError(w, err)
 }
 
 // answerApplyPanic, deferred by POST / and POST /rollback, answers a batch

@@ -12,12 +12,12 @@ type Stats struct {
 	States   int // registered state snapshots
 	AuditLen int // audit entries held
 
-	Requests    uint64 // change requests received (Apply and Rollback, dry runs included)
+	Requests    uint64 // change requests received (Apply and Rollback, dry runs included; over HTTP every POST / and POST /rollback)
 	Applied     uint64 // requests that changed at least one knob
 	Changes     uint64 // knob changes applied (rollbacks included)
 	NoOps       uint64 // requests that changed nothing (every value already set)
 	DryRuns     uint64 // dry runs that passed validation and would change something (one that would not counts in NoOps)
-	Rejected    uint64 // requests refused by validation (empty, unknown knob, value, bounds) and rollbacks with nothing to undo
+	Rejected    uint64 // requests refused by validation (empty, unknown knob, value, bounds, a body that is no request) and rollbacks with nothing to undo
 	RateLimited uint64 // requests refused by a MinInterval or the change budget
 	ApplyFailed uint64 // requests a component's Apply refused (batch undone)
 	Clamped     uint64 // changes whose value was clamped into the knob's bounds
