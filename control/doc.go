@@ -62,8 +62,8 @@
 // # Errors
 //
 // ErrBadRequest (a body [DecodeRequest] cannot read as a request),
-// ErrUnknownKnob, *ValueError (wrong kind, unparsable duration, value outside
-// an enum), *BoundsError, ErrDuplicateChange and ErrEmptyRequest mean the
+// ErrUnknownKnob, *ValueError (wrong kind, unparsable duration or one that is
+// not whole nanoseconds, value outside an enum), *BoundsError, ErrDuplicateChange and ErrEmptyRequest mean the
 // request is wrong: fix it. *RateLimitError means wait and reconsider.
 // *ApplyError means a component refused: nothing changed unless its Undo
 // errors are set (then send the knobs it names the values they should have:

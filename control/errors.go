@@ -57,7 +57,7 @@ var (
 )
 
 // ValueError reports a value a knob cannot take: the wrong kind, a duration that
-// does not parse, a non-finite float, a string outside an enum or not valid UTF-8. The caller
+// does not parse or is not a whole number of nanoseconds, a non-finite float, a string outside an enum or not valid UTF-8. The caller
 // should fix the value.
 type ValueError struct {
 	Knob   string

@@ -62,8 +62,9 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // string a string. A Value decoded from JSON takes its final kind when it is
 // checked against a knob: 3 suits an int or a float knob, "2s" a duration or
 // a string knob. A number its kind cannot hold (an int knob's 7.5 or 1e19, a
-// float knob's 1e400, a duration beyond about 292 years) is a *ValueError,
-// not clamped: clamping applies to values of the kind, outside the knob's
+// float knob's 1e400, a duration beyond about 292 years or not a whole
+// number of nanoseconds, such as "1.5ns") is a *ValueError, not clamped or
+// truncated: clamping applies to values of the kind, outside the knob's
 // bounds.
 type Value struct {
 	kind Kind
@@ -237,6 +238,9 @@ func coerce(k Kind, v Value) (Value, string) {
 			if err != nil {
 				return Value{}, "not a duration such as \"250ms\""
 			}
+			if !wholeNanos(v.s) {
+				return Value{}, "not a whole number of nanoseconds"
+			}
 			return Duration(d), ""
 		}
 	case KindBool:
@@ -249,6 +253,59 @@ func coerce(k Kind, v Value) (Value, string) {
 		}
 	}
 	return Value{}, fmt.Sprintf("a %s knob does not take a %s", k, v.kind)
+}
+
+// unitNanos is the length in nanoseconds of each unit time.ParseDuration
+// takes.
+var unitNanos = map[string]uint64{
+	"ns": 1, "us": 1e3, "\u00b5s": 1e3, "\u03bcs": 1e3, "ms": 1e6,
+	"s": 1e9, "m": 60e9, "h": 3600e9,
+}
+
+// wholeNanos reports whether each number of s, a duration time.ParseDuration
+// accepts, times its unit is a whole number of nanoseconds. ParseDuration
+// drops the rest of each, so "1.5ns" read as 1ns and "1.0000000005s" as 1s:
+// a value the client never sent, applied without a word.
+func wholeNanos(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	for s != "" {
+		i := strings.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+		if i < 0 {
+			return true // "0", the one number ParseDuration takes without a unit
+		}
+		num, rest := s[:i], s[i:]
+		j := strings.IndexAny(rest, ".0123456789")
+		if j < 0 {
+			j = len(rest)
+		}
+		unit := unitNanos[rest[:j]]
+		s = rest[j:]
+		_, frac, _ := strings.Cut(num, ".")
+		frac = strings.TrimRight(frac, "0")
+		if frac == "" {
+			continue
+		}
+		// The fraction f/10^n times unit is whole if 10^n/gcd(unit, 10^n)
+		// divides f. The largest unit, 3.6e12 ns, holds 2^13 and 5^11: past
+		// 13 digits that divisor is a multiple of 10, which f, ending in a
+		// digit that is not 0, is not.
+		if len(frac) > 13 {
+			return false
+		}
+		f, _ := strconv.ParseUint(frac, 10, 64)
+		p := uint64(1)
+		for range len(frac) {
+			p *= 10
+		}
+		a, b := unit, p
+		for b != 0 {
+			a, b = b, a%b
+		}
+		if f%(p/a) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // intLiteral returns the integer that the JSON number literal s denotes, such
