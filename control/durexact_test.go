@@ -1,6 +1,7 @@
 package control_test
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -36,6 +37,10 @@ func TestDurationKnobExact(t *testing.T) {
 		{`1h0.5m3.000s`, time.Hour + 33*time.Second, true},
 		{`0`, 0, true},
 		{`7ns`, 7, true},
+		{`.00000022000000h`, 792 * time.Microsecond, true},
+		{`0.00000000000750h`, 27, true},
+		{`2562047h47m16.854775807s`, math.MaxInt64, true},
+		{`-2562047h47m16.854775808s`, math.MinInt64, true},
 		{`1.5ns`, 0, false},
 		{`0.5ns`, 0, false},
 		{`1.0000000005s`, 0, false},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -234,14 +235,10 @@ func coerce(k Kind, v Value) (Value, string) {
 		case kindNumber:
 			return Value{}, "a duration knob takes a string such as \"250ms\", not a number"
 		case kindText, KindString:
-			d, err := time.ParseDuration(v.s)
-			if err != nil {
+			if _, err := time.ParseDuration(v.s); err != nil {
 				return Value{}, "not a duration such as \"250ms\""
 			}
-			if !wholeNanos(v.s) {
-				return Value{}, "not a whole number of nanoseconds"
-			}
-			return Duration(d), ""
+			return exactDuration(v.s)
 		}
 	case KindBool:
 		if v.kind == KindBool {
@@ -262,16 +259,21 @@ var unitNanos = map[string]uint64{
 	"s": 1e9, "m": 60e9, "h": 3600e9,
 }
 
-// wholeNanos reports whether each number of s, a duration time.ParseDuration
-// accepts, times its unit is a whole number of nanoseconds. ParseDuration
-// drops the rest of each, so "1.5ns" read as 1ns and "1.0000000005s" as 1s:
-// a value the client never sent, applied without a word.
-func wholeNanos(s string) bool {
+// exactDuration returns the duration that s, a string time.ParseDuration
+// accepts, denotes, computed exactly on its decimal digits, or why it cannot
+// be one. ParseDuration drops the part of each number below a nanosecond
+// ("1.5ns" read as 1ns, "1.0000000005s" as 1s), and it scales a long
+// fraction by a float64 ratio that can lose one (".00000022000000h" read as
+// 791999ns, not 792000ns): a value the client never sent, applied without a
+// word.
+func exactDuration(s string) (Value, string) {
+	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimLeft(s, "+-")
+	var sum uint64
 	for s != "" {
 		i := strings.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
 		if i < 0 {
-			return true // "0", the one number ParseDuration takes without a unit
+			break // "0", the one number ParseDuration takes without a unit
 		}
 		num, rest := s[:i], s[i:]
 		j := strings.IndexAny(rest, ".0123456789")
@@ -280,32 +282,61 @@ func wholeNanos(s string) bool {
 		}
 		unit := unitNanos[rest[:j]]
 		s = rest[j:]
-		_, frac, _ := strings.Cut(num, ".")
-		frac = strings.TrimRight(frac, "0")
-		if frac == "" {
-			continue
+		v, ok := durationPart(num, unit)
+		if !ok {
+			return Value{}, "not a whole number of nanoseconds"
 		}
-		// The fraction f/10^n times unit is whole if 10^n/gcd(unit, 10^n)
-		// divides f. The largest unit, 3.6e12 ns, holds 2^13 and 5^11: past
-		// 13 digits that divisor is a multiple of 10, which f, ending in a
-		// digit that is not 0, is not.
-		if len(frac) > 13 {
-			return false
-		}
-		f, _ := strconv.ParseUint(frac, 10, 64)
-		p := uint64(1)
-		for range len(frac) {
-			p *= 10
-		}
-		a, b := unit, p
-		for b != 0 {
-			a, b = b, a%b
-		}
-		if f%(p/a) != 0 {
-			return false
+		var carry uint64
+		if sum, carry = bits.Add64(sum, v, 0); carry != 0 {
+			return Value{}, "beyond the range of a duration"
 		}
 	}
-	return true
+	switch {
+	case neg && sum <= 1<<63:
+		return Duration(time.Duration(-sum)), "" // -sum wraps to the int64 for sum = 1<<63
+	case !neg && sum <= math.MaxInt64:
+		return Duration(time.Duration(sum)), ""
+	}
+	return Value{}, "beyond the range of a duration"
+}
+
+// durationPart returns num (digits with an optional point) times unit
+// nanoseconds, and false if that is not a whole number or overflows.
+func durationPart(num string, unit uint64) (uint64, bool) {
+	whole, frac, _ := strings.Cut(num, ".")
+	w := uint64(0)
+	if whole != "" {
+		var err error
+		if w, err = strconv.ParseUint(whole, 10, 64); err != nil {
+			return 0, false
+		}
+	}
+	hi, v := bits.Mul64(w, unit)
+	frac = strings.TrimRight(frac, "0")
+	if hi != 0 || frac == "" {
+		return v, hi == 0
+	}
+	// The fraction f/10^n times unit is whole if d = 10^n/gcd(unit, 10^n)
+	// divides f; it is then f/d * (unit/gcd), less than unit. The largest
+	// unit, 3.6e12 ns, holds 2^13 and 5^11: past 13 digits d is a multiple of
+	// 10, which f, ending in a digit that is not 0, is not.
+	if len(frac) > 13 {
+		return 0, false
+	}
+	f, _ := strconv.ParseUint(frac, 10, 64)
+	p := uint64(1)
+	for range len(frac) {
+		p *= 10
+	}
+	g, b := unit, p
+	for b != 0 {
+		g, b = b, g%b
+	}
+	if f%(p/g) != 0 {
+		return 0, false
+	}
+	v, carry := bits.Add64(v, f/(p/g)*(unit/g), 0)
+	return v, carry == 0
 }
 
 // intLiteral returns the integer that the JSON number literal s denotes, such
