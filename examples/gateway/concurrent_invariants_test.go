@@ -709,14 +709,17 @@ func invKnobs(t *testing.T, reg *control.Registry, r *rand.Rand, cached bool, st
 	}
 }
 
-// invSettled sends read-only cmds until no reply is a refusal under load.
+// invSettled sends read-only cmds until no reply is a refusal under load,
+// for at most 30 s: refusals past that fail the test rather than hang it.
 func invSettled(t *testing.T, c *respConn, cmds [][]string) []rval {
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		rs, err := c.do(cmds, false)
 		require.NoError(t, err)
 		if !slices.ContainsFunc(rs, invRefused) {
 			return rs
 		}
+		require.True(t, time.Now().Before(deadline), "final reads still refused after 30 s: %v", rs)
 	}
 }
 
