@@ -36,10 +36,15 @@ type Limiter struct {
 	above     int // consecutive steps with the load above the target
 	// recLimit and recRate are fast recovery's memory (Config.Recover).
 	recLimit, recRate RecoverState
-	closed            bool
-	changed           chan struct{} // closed and replaced when capacity may have freed
-	waiting           int           // Acquire calls between giving up the lock and retrying
-	st                counters
+	// applied counts the steps whose readings were applied, the latest at
+	// appliedAt: a step that overlapped a later one drops its readings
+	// (stepStaleLocked).
+	applied   uint64
+	appliedAt time.Time
+	closed    bool
+	changed   chan struct{} // closed and replaced when capacity may have freed
+	waiting   int           // Acquire calls between giving up the lock and retrying
+	st        counters
 
 	limitNow atomic.Int64 // the limit, readable without the lock (Limit)
 	nextStep atomic.Int64 // the next lazy step, as sinceEpoch reads it; stepNow for at once
@@ -379,7 +384,10 @@ func farOff(at int64) bool { return at < -1<<62 || at > 1<<62 }
 // Tick takes one control step at now: it samples the signal and the memory,
 // updates the limit and the rate, and trips or resets the memory guard. It
 // returns the signal's error, if any (the limit is then unchanged, but for a
-// [MaxOf]'s reading above the target, see there). Call it from
+// [MaxOf]'s reading above the target, see there). Of Ticks (and lazy
+// steps) that overlap, the readings at the later time count: one whose now
+// is before that of a step that completed while it sampled changes
+// nothing, as its readings are older. Call it from
 // your own loop when [Config.Manual] is set, or to drive a Limiter on explicit
 // time in tests and simulations.
 func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
@@ -387,6 +395,7 @@ func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
 func (l *Limiter) step(now time.Time) error {
 	l.mu.Lock()
 	sig, heapFn, followGo := l.cfg.Signal, l.cfg.HeapBytes, l.cfg.MemoryLimit == 0
+	applied := l.applied
 	l.mu.Unlock()
 	load, err := sig.Sample(now) // outside the lock: it may read files
 	heap := float64(heapFn())
@@ -397,6 +406,13 @@ func (l *Limiter) step(now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.st.steps++
+	if l.stepStaleLocked(now, applied) {
+		if err != nil {
+			l.st.signalErrors++
+		}
+		l.wakeLocked()
+		return err
+	}
 	l.st.heap = heap
 	c := &l.cfg
 	if followGo && c.MemoryLimit == 0 {
@@ -438,13 +454,7 @@ func (l *Limiter) step(now time.Time) error {
 	}
 	l.limit = next
 	if c.MaxRate > 0 {
-		l.refillLocked(now)
-		next = Update(l.rate, load, rp)
-		if c.Recover {
-			next, l.recRate = Recover(l.rate, next, load, l.recRate, rp)
-		}
-		l.rate = next
-		l.tokens = min(l.tokens, l.burstLocked())
+		l.stepRateLocked(now, load, rp)
 	}
 	switch {
 	case l.limit > prev:
@@ -455,6 +465,34 @@ func (l *Limiter) step(now time.Time) error {
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
 	return err
+}
+
+// stepRateLocked is a step's update of the token bucket's rate, with rp's
+// Backoff escalated as the limit's.
+func (l *Limiter) stepRateLocked(now time.Time, load float64, rp Params) {
+	l.refillLocked(now)
+	next := Update(l.rate, load, rp)
+	if l.cfg.Recover {
+		next, l.recRate = Recover(l.rate, next, load, l.recRate, rp)
+	}
+	l.rate = next
+	l.tokens = min(l.tokens, l.burstLocked())
+}
+
+// stepStaleLocked reports whether the readings of a step at now, which began
+// when applied steps had been applied, are older than the latest ones
+// applied: another step applied its readings while this one took its own,
+// at a later time. Stored last, they would replace the newer ones (the
+// memory guard tripped on an older heap, the limit cut for an older load).
+// Otherwise it records now as the time of the latest readings. Steps that
+// do not overlap all count, whatever their times.
+func (l *Limiter) stepStaleLocked(now time.Time, applied uint64) bool {
+	if l.applied != applied && now.Before(l.appliedAt) {
+		return true
+	}
+	l.applied++
+	l.appliedAt = now
+	return false
 }
 
 // guardLocked trips or resets the memory guard for a reading of heap bytes

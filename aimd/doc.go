@@ -117,7 +117,9 @@
 // one admission that takes a lazy step, and every [Limiter.Tick], waits for
 // [Signal.Sample] and [Config.HeapBytes] before it goes on. Tick calls, and a
 // Tick with a lazy step, may sample at the same time, so a Signal should be
-// safe for concurrent use (this package's are).
+// safe for concurrent use (this package's are); a step whose time is before
+// that of one that completed while it sampled drops its readings, which are
+// older, rather than store them over the newer ones.
 //
 // What allocates: between steps, TryAcquire plus done allocates nothing,
 // admitted or rejected. The admission that takes a step allocates whatever
