@@ -41,10 +41,13 @@ type Limiter struct {
 	// (stepStaleLocked).
 	applied   uint64
 	appliedAt time.Time
-	closed    bool
-	changed   chan struct{} // closed and replaced when capacity may have freed
-	waiting   int           // Acquire calls between giving up the lock and retrying
-	st        counters
+	// signals counts the SetConfig calls that replaced the Signal: a step
+	// that sampled the one replaced drops its reading.
+	signals uint64
+	closed  bool
+	changed chan struct{} // closed and replaced when capacity may have freed
+	waiting int           // Acquire calls between giving up the lock and retrying
+	st      counters
 
 	limitNow atomic.Int64 // the limit, readable without the lock (Limit)
 	nextStep atomic.Int64 // the next lazy step, as sinceEpoch reads it; stepNow for at once
@@ -92,7 +95,11 @@ func New(cfg Config) (*Limiter, error) {
 // than the latest refill) cannot tell the tokens earned before the swap from
 // those earned after: it is capped at the previous bucket as a whole, and the
 // larger bucket fills from the refill after that (fewer tokens admitted for
-// one refill, never more).
+// one refill, never more). A step that was sampling the Signal a SetConfig
+// replaces drops that reading, as its Target no longer applies: the limit
+// holds for that step, as for a NaN reading. A Signal is kept when the new
+// one is equal to it (the same pointer, or a MaxOf of the same slice); one
+// that cannot be compared, such as a SignalFunc, counts as replaced.
 func (l *Limiter) SetConfig(cfg Config) error {
 	c, err := cfg.validate()
 	if err != nil {
@@ -100,6 +107,9 @@ func (l *Limiter) SetConfig(cfg Config) error {
 	}
 	l.mu.Lock()
 	c.withSignal(&l.cfg)
+	if !sameSignal(c.Signal, l.cfg.Signal) {
+		l.signals++
+	}
 	wasRate, oldBurst := l.cfg.MaxRate > 0, l.burstLocked()
 	if l.cfg.Manual && !c.Manual || c.Period < l.cfg.Period {
 		// The lazy loop was parked (Manual) or waits out a longer period:
@@ -395,7 +405,7 @@ func (l *Limiter) Tick(now time.Time) error { return l.step(now) }
 func (l *Limiter) step(now time.Time) error {
 	l.mu.Lock()
 	sig, heapFn, followGo := l.cfg.Signal, l.cfg.HeapBytes, l.cfg.MemoryLimit == 0
-	applied := l.applied
+	applied, signals := l.applied, l.signals
 	l.mu.Unlock()
 	load, err := sig.Sample(now) // outside the lock: it may read files
 	heap := float64(heapFn())
@@ -419,6 +429,11 @@ func (l *Limiter) step(now time.Time) error {
 		c.memLimit = goLimit
 	}
 	l.guardLocked(heap)
+	if l.signals != signals {
+		// SetConfig replaced the Signal while this one was sampled: its
+		// reading, of another quantity, is none against the new Target.
+		load = math.NaN()
+	}
 	partial := err != nil && isPartial(err)
 	if !math.IsNaN(load) && (err == nil || partial) {
 		// NaN is "no reading": keep the last one, and keep Stats
@@ -456,6 +471,13 @@ func (l *Limiter) step(now time.Time) error {
 	if c.MaxRate > 0 {
 		l.stepRateLocked(now, load, rp)
 	}
+	l.publishLocked(prev)
+	return err
+}
+
+// publishLocked counts a step's change of the limit from prev, publishes the
+// limit for Limit and wakes the blocked Acquire calls.
+func (l *Limiter) publishLocked(prev float64) {
 	switch {
 	case l.limit > prev:
 		l.st.increases++
@@ -464,7 +486,6 @@ func (l *Limiter) step(now time.Time) error {
 	}
 	l.limitNow.Store(int64(l.limit))
 	l.wakeLocked()
-	return err
 }
 
 // stepRateLocked is a step's update of the token bucket's rate, with rp's

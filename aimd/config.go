@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"time"
 )
@@ -293,4 +294,22 @@ func orF(v, def float64) float64 {
 		return def
 	}
 	return v
+}
+
+// sameSignal reports whether a and b are the same Signal: equal values, or
+// slices (a MaxOf) with the same elements in the same memory. Values that
+// cannot be compared (a SignalFunc, a struct holding a MaxOf) count as
+// different.
+func sameSignal(a, b Signal) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	switch {
+	case va.Type() != vb.Type():
+		return false
+	case va.Kind() == reflect.Slice:
+		return va.Pointer() == vb.Pointer() && va.Len() == vb.Len()
+	}
+	return va.Comparable() && vb.Comparable() && va.Equal(vb)
 }
