@@ -41,7 +41,12 @@ func (g *Gateway) gateControl(guard control.Config, h http.Handler) http.Handler
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxControlBody))
 		if err != nil {
-			writeControlError(w, http.StatusBadRequest, "bad_request", "gateway: reading the body: "+err.Error())
+			// control answers a body it cannot read 400 bad_request and
+			// counts it (Requests, Rejected), as Stats promises of every
+			// change: answered here, it was counted nowhere. It never
+			// applies, so it needs no gate.
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedRead{err}))
+			h.ServeHTTP(w, r)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -125,3 +130,8 @@ func (b *bufferedResponse) writeTo(w http.ResponseWriter) {
 	w.WriteHeader(cmp.Or(b.status, http.StatusOK))
 	_, _ = w.Write(b.body.Bytes())
 }
+
+// failedRead is a reader that fails with the error reading a body met.
+type failedRead struct{ err error }
+
+func (f failedRead) Read([]byte) (int, error) { return 0, f.err }
