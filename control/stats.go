@@ -12,7 +12,7 @@ type Stats struct {
 	States   int // registered state snapshots
 	AuditLen int // audit entries held
 
-	Requests    uint64 // change requests received (Apply and Rollback, dry runs included; over HTTP every POST / and POST /rollback)
+	Requests    uint64 // change requests received (Apply and Rollback, dry runs included; over HTTP every POST / and POST /rollback the Handler serves)
 	Applied     uint64 // requests that changed at least one knob
 	Changes     uint64 // knob changes applied (rollbacks included)
 	NoOps       uint64 // requests that changed nothing (every value already set)

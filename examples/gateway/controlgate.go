@@ -21,7 +21,9 @@ const maxControlBody = 1<<20 + 1
 // /control's state are served during the drain); a change that came after
 // Close was applied to the closed batcher, shedder and limiter, answered 200
 // and audited, for a gateway that serves no command any more. Changes during
-// the drain, before Close, still apply: the components serve until then.
+// the drain, before Close, still apply: the components serve until then. The
+// refusal never reaches the registry, so its Stats (/control/stats) do not
+// count it: no outcome of theirs is "the embedder refused to ask".
 //
 // The change runs under ctlMu held for reading, which Close takes for writing
 // to mark the gateway closing: a change is refused, or applied before Close
