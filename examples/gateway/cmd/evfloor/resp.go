@@ -49,7 +49,9 @@ func parseLine(b []byte, i int) (int, int, bool) {
 }
 
 // replyLen returns the length of the one RESP2 reply at the start of b, and
-// whether b holds all of it.
+// whether b holds all of it. A malformed reply (a bulk's payload not followed
+// by a CRLF) reads as incomplete, as a malformed command does: the shard's
+// replies then stall rather than being misframed.
 func replyLen(b []byte) (int, bool) {
 	if len(b) == 0 {
 		return 0, false
@@ -66,10 +68,13 @@ func replyLen(b []byte) (int, bool) {
 		if size < 0 {
 			return j, true
 		}
-		if size > len(b) {
+		// The payload ends with a CRLF: without one, the reply is
+		// malformed, and taking the two bytes after it would misframe the
+		// next one.
+		if size > len(b) || j+size+2 > len(b) || string(b[j+size:j+size+2]) != "\r\n" {
 			return 0, false
 		}
-		return j + size + 2, j+size+2 <= len(b)
+		return j + size + 2, true
 	case '*':
 		n, j, ok := parseLine(b, 1)
 		if !ok {

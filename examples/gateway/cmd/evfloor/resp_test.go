@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,6 +63,12 @@ func TestReplyLen(t *testing.T) {
 		{"+OK", 0, false},
 		{"", 0, false},
 		{"?", 0, false},
+		// Malformed: no CRLF after a bulk's payload. Taken as whole, the
+		// two bytes after it were dropped and the next reply misframed.
+		{"$3\r\nabcXY", 0, false},
+		{"$3\r\nabc\rX+OK\r\n", 0, false},
+		{"*2\r\n$1\r\naXY$1\r\nb\r\n", 0, false},
+		{"$0\r\nXY", 0, false},
 	} {
 		n, full := replyLen([]byte(tt.in))
 		assert.Equal(t, tt.full, full, "%q", tt.in)
@@ -119,8 +127,82 @@ func FuzzParseCommand(f *testing.F) {
 			_, _, ok := parseCommand(in[:cut:cut])
 			require.False(t, ok, "%q, %d of the %d bytes of a command, parses", in[:cut], cut, used)
 		}
-		_, _ = replyLen(in) // no panic either
 	})
+}
+
+// FuzzReplyLen: a reply that replyLen takes as whole is framed as RESP2
+// frames it, as a reference reader (refReplyLen) checks it: every line and
+// every bulk's payload ends with a CRLF. Its bytes alone are whole too, and
+// none of their prefixes is (a reply cut short is incomplete).
+func FuzzReplyLen(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "-ERR x\r\n", ":1\r\n", "$3\r\nabc\r\n", "$-1\r\n",
+		"*2\r\n$1\r\na\r\n$-1\r\n", "*2\r\n*1\r\n:1\r\n+OK\r\n", "$3\r\nabcXY", "*1\r\n$1\r\naXY"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		n, full := replyLen(in)
+		ref, refOK := refReplyLen(in)
+		require.Equal(t, refOK, full, "%q: whole by replyLen, framed by the reference", in)
+		if !full {
+			return
+		}
+		require.Equal(t, ref, n, "%q", in)
+		again, full := replyLen(in[:n:n])
+		require.True(t, full, "%q alone is not whole", in[:n])
+		require.Equal(t, n, again)
+		for cut := range n {
+			_, full := replyLen(in[:cut:cut])
+			require.False(t, full, "%q, %d of the %d bytes of a reply, is whole", in[:cut], cut, n)
+		}
+	})
+}
+
+// refReplyLen is the length of the RESP2 reply at the start of b, read as a
+// client library reads one: a line up to its CRLF, a bulk's payload then its
+// CRLF. A negative length is a null. ok is false if b holds no whole,
+// well-framed reply.
+func refReplyLen(b []byte) (n int, ok bool) {
+	line := func(at int) (string, int, bool) {
+		end := bytes.Index(b[at:], []byte("\r\n"))
+		if end < 0 {
+			return "", 0, false
+		}
+		return string(b[at : at+end]), at + end + 2, true
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	head, next, ok := line(1)
+	if !ok {
+		return 0, false
+	}
+	switch b[0] {
+	case '+', '-', ':':
+		return next, true
+	case '$', '*':
+		size, err := strconv.Atoi(head)
+		if err != nil {
+			return 0, false
+		}
+		if b[0] == '$' {
+			if size < 0 {
+				return next, true
+			}
+			if size > len(b) || next+size+2 > len(b) || !bytes.Equal(b[next+size:next+size+2], []byte("\r\n")) {
+				return 0, false
+			}
+			return next + size + 2, true
+		}
+		for range max(size, 0) {
+			m, ok := refReplyLen(b[next:])
+			if !ok {
+				return 0, false
+			}
+			next += m
+		}
+		return next, true
+	}
+	return 0, false
 }
 
 func TestAppendCommand(t *testing.T) {
