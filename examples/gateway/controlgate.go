@@ -55,12 +55,15 @@ func (g *Gateway) gateControl(guard control.Config, h http.Handler) http.Handler
 		rec := &bufferedResponse{header: http.Header{}}
 		// A knob's Apply func that panics: control answers 500 apply_failed,
 		// then lets the panic go on. The answer is kept in rec: write it
-		// (serveGated has unlocked), then let the panic go on for net/http
-		// to log, rather than leave the client a dropped connection.
+		// (serveGated has unlocked) and flush it, then let the panic go on
+		// for net/http to log, rather than leave the client a dropped
+		// connection. Unflushed, the answer stayed in the response's buffer,
+		// which net/http drops with the connection of a panicking handler.
 		defer func() {
 			if v := recover(); v != nil {
 				if rec.status != 0 {
 					rec.writeTo(w)
+					_ = http.NewResponseController(w).Flush()
 				}
 				panic(v)
 			}
