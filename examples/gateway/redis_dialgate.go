@@ -12,7 +12,8 @@ import (
 // its dials times out (the shard's host leaves connection attempts
 // unanswered: it is down or cut off), the dials that start within one dial
 // timeout of that failure fail at once with its error. A dial that succeeds
-// ends this.
+// ends this. A dial whose caller's deadline ended it before a dial timeout
+// gates nothing: the shard may well answer the next.
 //
 // go-redis stops dialing a shard only once as many dials as the pool's size
 // have failed. Before that, a batch that waited for a pool turn while the
@@ -42,15 +43,26 @@ func (g *dialGate) Dial(ctx context.Context, network, addr string) (net.Conn, er
 	if l := g.last.Load(); l != nil && l.err != nil && time.Since(l.end) < g.timeout {
 		return nil, l.err
 	}
+	start := time.Now()
 	c, err := g.dial(ctx, network, addr)
 	var ne net.Error
 	switch {
 	case err == nil:
 		g.record(&dialOutcome{end: time.Now()})
-	case errors.As(err, &ne) && ne.Timeout():
+	case errors.As(err, &ne) && ne.Timeout() && !g.cutShort(ctx, start):
 		g.record(&dialOutcome{end: time.Now(), err: err})
 	}
 	return c, err
+}
+
+// cutShort says whether ctx, the dial's, left it well under a dial timeout
+// from start: its caller's deadline (a command with little of its
+// request_timeout left), not the shard's silence, ended the dial, so its
+// timeout gates nothing. go-redis's own per-attempt deadline is one dial
+// timeout from just before the dial; a tenth of it is the slack.
+func (g *dialGate) cutShort(ctx context.Context, start time.Time) bool {
+	dl, ok := ctx.Deadline()
+	return ok && dl.Sub(start) < g.timeout-g.timeout/10
 }
 
 // record keeps o unless a dial that ended later was recorded meanwhile: a
