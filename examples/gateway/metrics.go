@@ -62,8 +62,9 @@ func newMetrics(g *Gateway) *metrics {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_quota_tokens",
 			Help: "Quota allowance left, by tenant (+Inf: no quota).", ConstLabels: prometheus.Labels{"tenant": name}},
 			func() float64 {
-				// An unlimited tenant's bucket holds what it held when its
-				// quota was turned off (or 1): no allowance it is held to.
+				// An unlimited tenant's bucket is full (setLocked fills it
+				// when its quota is turned off), but it is held to no
+				// allowance, so the gauge reads +Inf.
 				rate, _, tok := t.quota.get(time.Now())
 				if rate == 0 {
 					return math.Inf(1)
