@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -35,21 +36,31 @@ type Proc struct {
 // loading its dataset refuses.
 func Ping(c *redis.Client) error { return c.Ping(context.Background()).Err() }
 
-// Start starts bin on 127.0.0.1:port (no persistence, extra arguments
-// appended) and waits until ready, given a client that logs in with user and
-// pass ("" for none), answers without error and the server answering is this
-// process (INFO's process_id). It returns an error, and leaves nothing
+// Start starts bin on 127.0.0.1:port (no persistence, in a temporary
+// directory of its own removed when it exits, extra arguments appended) and
+// waits until ready, given a client that logs in with user and pass ("" for
+// none), answers without error and the server answering is this process
+// (INFO's process_id). It returns an error, and leaves nothing
 // running, if the process exits first (the port was taken) or is not ready
 // within 5 s.
 func Start(bin string, port int, user, pass string, ready func(*redis.Client) error, extra ...string) (*Proc, error) {
 	p := &Proc{Addr: "127.0.0.1:" + strconv.Itoa(port), Exited: make(chan struct{})}
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning"}, extra...)
-	p.Cmd = exec.Command(bin, args...)
-	if err := childproc.Start(p.Cmd); err != nil { // dies with this process, cleanups or not
+	// A directory of its own (extra may name another): a replica's full
+	// sync writes dump.rdb there, and a server loads the dump.rdb it finds
+	// there at start. In the test's working directory, every later server
+	// of the run, and of later runs, started with what a replica had left.
+	dir, err := os.MkdirTemp("", "redisproc-")
+	if err != nil {
 		return nil, err
 	}
-	go func() { _ = p.Cmd.Wait(); close(p.Exited) }()
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning", "--dir", dir}, extra...)
+	p.Cmd = exec.Command(bin, args...)
+	if err := childproc.Start(p.Cmd); err != nil { // dies with this process, cleanups or not
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { _ = p.Cmd.Wait(); _ = os.RemoveAll(dir); close(p.Exited) }()
 	pid := strconv.Itoa(p.Cmd.Process.Pid)
 	// Bounded readiness poll: the server has no way to tell us it listens.
 	// Each check is bounded too: on a port held by another process that

@@ -3,6 +3,7 @@ package redisproc
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,4 +87,64 @@ func TestStartOnSilentPortReturnsPromptly(t *testing.T) {
 	// One check's bound plus the exit, with room for a loaded machine:
 	// under the 3 s read timeout it waited out before.
 	require.Less(t, took, 10*checkTimeout, "Start on a silent port")
+}
+
+// A server keeps its files to itself: one started in a directory that holds
+// a dump.rdb starts empty, and a replica's full sync leaves no dump.rdb in
+// the working directory. Both were the test's working directory (the
+// package's): every server loaded what a replica of an earlier test, or an
+// earlier run, had left there, so a fresh checkout and a second run did not
+// test the same thing (a replica's sync was a full one, delayed by
+// repl-diskless-sync-delay, only in the first).
+func TestStartKeepsNoFilesInWorkingDir(t *testing.T) {
+	b := bin(t)
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	saver, err := StartFree(b, 5, "", "", Ping, "--dir", wd) // a dump.rdb with a key in the working directory
+	require.NoError(t, err)
+	sc := redis.NewClient(&redis.Options{Addr: saver.Addr, MaxRetries: -1})
+	require.NoError(t, sc.Set(ctx, "k", "v", 0).Err())
+	require.NoError(t, sc.Save(ctx).Err())
+	_ = sc.Close()
+	saver.Stop()
+	require.FileExists(t, "dump.rdb")
+	require.NoError(t, os.Rename("dump.rdb", "kept.rdb"))
+
+	primary, err := StartFree(b, 5, "", "", Ping, "--repl-diskless-sync-delay", "0")
+	require.NoError(t, err)
+	t.Cleanup(primary.Stop)
+	pc := redis.NewClient(&redis.Options{Addr: primary.Addr, MaxRetries: -1})
+	defer pc.Close()
+	require.NoError(t, pc.Set(ctx, "p", "1", 0).Err())
+	host, port, _ := strings.Cut(primary.Addr, ":")
+	replica, err := StartFree(b, 5, "", "", Ping, "--replicaof", host, port)
+	require.NoError(t, err)
+	t.Cleanup(replica.Stop)
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr, MaxRetries: -1})
+	defer rc.Close()
+	for deadline := time.Now().Add(30 * time.Second); rc.Get(ctx, "p").Val() != "1"; {
+		require.True(t, time.Now().Before(deadline), "the replica did not sync")
+		time.Sleep(10 * time.Millisecond) // bounded poll: replication has no event to wait on
+	}
+	replica.Stop()
+	primary.Stop()
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"kept.rdb"}, names, "files the servers left in the working directory")
+
+	require.NoError(t, os.Rename("kept.rdb", "dump.rdb"))
+	fresh, err := StartFree(b, 5, "", "", Ping)
+	require.NoError(t, err)
+	t.Cleanup(fresh.Stop)
+	fc := redis.NewClient(&redis.Options{Addr: fresh.Addr, MaxRetries: -1})
+	defer fc.Close()
+	n, err := fc.DBSize(ctx).Result()
+	require.NoError(t, err)
+	require.Zero(t, n, "keys a server started with, from the working directory's dump.rdb")
 }
