@@ -259,13 +259,10 @@ func TestRedisShardDownAtStart(t *testing.T) {
 // writes to its primary.
 func TestRedisReplicasServeReads(t *testing.T) {
 	eachClient(t, func(t *testing.T, kind string) {
-		primary := startRedis(t)
+		primary := startRedis(t, "--repl-diskless-sync-delay", "0") // the replica syncs at once
 		host, port, _ := strings.Cut(primary.addr, ":")
 		replica := startRedis(t, "--replicaof", host, port)
-		for i := 0; replica.info(t, "replication", "master_link_status") != "up"; i++ {
-			require.Less(t, i, 500, "replica did not sync")
-			time.Sleep(10 * time.Millisecond) // bounded poll: replication has no event to wait on
-		}
+		eventually(t, "replica did not sync", func() bool { return replica.info(t, "replication", "master_link_status") == "up" })
 		in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary.addr},
 			Replicas: [][]string{{replica.addr}}, Pool: 2, Client: kind}})
 		ctx := context.Background()
@@ -273,10 +270,7 @@ func TestRedisReplicasServeReads(t *testing.T) {
 		require.NoError(t, c.Set(ctx, "rk", "v", 0).Err())
 		rc := redis.NewClient(&redis.Options{Addr: replica.addr})
 		defer rc.Close()
-		for i := 0; rc.Get(ctx, "rk").Val() != "v"; i++ {
-			require.Less(t, i, 500, "write did not replicate")
-			time.Sleep(10 * time.Millisecond)
-		}
+		eventually(t, "write did not replicate", func() bool { return rc.Get(ctx, "rk").Val() == "v" })
 		for _, s := range []*redisServer{primary, replica} {
 			sc := redis.NewClient(&redis.Options{Addr: s.addr})
 			require.NoError(t, sc.ConfigResetStat(ctx).Err())
