@@ -52,7 +52,7 @@ func TestRedisCachingTierShardDownAtStart(t *testing.T) {
 	t.Cleanup(down.stop)
 	direct := redis.NewClient(&redis.Options{Addr: downAddr, MaxRetries: -1})
 	t.Cleanup(func() { _ = direct.Close() })
-	eventuallyWithin(t, 5000, "the shard's feed did not subscribe", func() bool {
+	eventually(t, "the shard's feed did not subscribe", func() bool {
 		f, err := direct.ConfigGet(ctx, "notify-keyspace-events").Result()
 		return err == nil && notificationsCover(f["notify-keyspace-events"]) &&
 			direct.PubSubNumPat(ctx).Val() > 0

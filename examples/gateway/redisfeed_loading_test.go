@@ -76,7 +76,7 @@ func TestRedisCachingTierLoadingShardIsVolatile(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "the key with an expiry loaded before the feed resubscribed: the test needs a slower load")
 
-	eventuallyWithin(t, 30000, "the shard did not finish loading", func() bool { return !loading(t, restarted) })
+	eventuallyWithin(t, 30*time.Second, "the shard did not finish loading", func() bool { return !loading(t, restarted) })
 	eventually(t, "GET through the gateway did not answer the value", func() bool { return c.Get(ctx, key).Val() == "v" })
 	v, ok := in.gw.cache.caches[0].Load().TryGet(key)
 	require.True(t, ok, "the GET filled the cache")

@@ -43,7 +43,7 @@ func TestRedisCachingTierPartialNotificationsRecover(t *testing.T) {
 
 	// Past feedReadTimeout (5 s), the flags must cover every change again
 	// and markers vouch for the cache.
-	eventuallyWithin(t, 6500, "the shard's cache never served hits again", func() bool {
+	eventuallyWithin(t, 30*time.Second, "the shard's cache never served hits again", func() bool {
 		flags, err := direct.ConfigGet(ctx, "notify-keyspace-events").Result()
 		return err == nil && notificationsCover(flags["notify-keyspace-events"]) &&
 			in.gw.cache.caches[0].Load().CheckpointAge() <= bound

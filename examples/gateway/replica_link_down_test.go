@@ -30,7 +30,7 @@ func TestReplicaLinkDownServesStaleUnseen(t *testing.T) {
 		ctx := context.Background()
 		c := client(t, in, nil)
 		require.NoError(t, c.Set(ctx, "rk", "old", 0).Err())
-		eventuallyWithin(t, 5000, "the key did not reach the replica", func() bool {
+		eventually(t, "the key did not reach the replica", func() bool {
 			return replica.info(t, "replication", "master_link_status") == "up" && c.Get(ctx, "rk").Val() == "old"
 		})
 
@@ -39,7 +39,7 @@ func TestReplicaLinkDownServesStaleUnseen(t *testing.T) {
 		defer pc.Close()
 		require.NoError(t, pc.Do(ctx, "ACL", "SETUSER", "default", "-psync", "-sync").Err())
 		require.NoError(t, pc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err())
-		eventuallyWithin(t, 5000, "the replica's link did not go down", func() bool {
+		eventually(t, "the replica's link did not go down", func() bool {
 			return replica.info(t, "replication", "master_link_status") == "down"
 		})
 		require.NoError(t, c.Set(ctx, "rk", "new", 0).Err()) // acknowledged by the primary
