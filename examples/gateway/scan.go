@@ -22,7 +22,8 @@ const maxScan = 10_000
 // one common instant. Expired keys are skipped: a shard whose scan they took
 // part of the limit of is scanned on past them, so that the pairs returned are
 // the first live ones of the range (the merge otherwise put another shard's
-// later keys in the place of the live keys after them).
+// later keys in the place of the live keys after them). Expiry is decided
+// by the backend's clock, as for GET.
 func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	b, ok := asMemkv(s.g.backend)
 	if !ok {
@@ -36,7 +37,9 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	if len(end) == 0 {
 		end = nil
 	}
-	now := time.Now()
+	// Expiry by the backend's clock, as GET and the other commands on memkv
+	// decide it (Gateway.expiryNow); the quota charges at the wall clock.
+	now, at := time.Now(), b.now()
 	type kv struct{ k, v []byte }
 	var all []kv
 	var buf [][]byte
@@ -72,7 +75,7 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 				return errReply(err)
 			}
 			for i := 0; i+1 < len(buf); i += 2 {
-				if v, live := decodeValue(buf[i+1], now); live {
+				if v, live := decodeValue(buf[i+1], at); live {
 					all = append(all, kv{buf[i], v})
 					n++
 				}
