@@ -53,6 +53,10 @@ type cacheTier struct {
 	// once it has read whether shard holds keys with an expiry (psubscribed):
 	// tests write through the gateway there.
 	expiriesRead func(shard int)
+	// now is the clock a cached value's TTL is judged by: the backend's on
+	// memkv (followMemkv), which stamps and judges its keys' expiry; the
+	// wall clock otherwise (a Redis value's expiry is its PTTL from it).
+	now func() time.Time
 }
 
 // retiring is a cache replaced by reset, and the timer that moves its stats
@@ -78,7 +82,7 @@ type cached struct {
 // starts the feeds.
 func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
 	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards), prev: make([]retiring, shards),
-		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger}
+		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger, now: time.Now}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
 		if err != nil {
@@ -92,6 +96,8 @@ func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, er
 
 // followMemkv keeps each cache fresh from its memkv shard's change feed.
 func (ct *cacheTier) followMemkv(b *memkvBackend) {
+	// Read at each use: tests set the backend's clock after the start.
+	ct.now = func() time.Time { return b.now() }
 	for i, st := range b.stores {
 		// Subscribed here, before the gateway serves: a fill before the
 		// subscription, then a write to the store behind the gateway's back,
@@ -275,18 +281,23 @@ func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(c
 	}
 	// A TTL that ran out makes no feed event: the cache drops that entry and
 	// counts the read as a miss, not a hit, before it loads.
-	v, err := c.GetValid(ctx, key, cached.live, fill)
+	v, err := c.GetValid(ctx, key, ct.live, fill)
 	// A GET that joined another's fill may have started after the value the
 	// fill read expired: it reads the key as absent, as a fill of its own
 	// would (one clock reading, only for a value with a TTL).
-	if v.found && !v.live() {
+	if v.found && !ct.live(v) {
 		v = cached{}
 	}
 	return v.result(), err
 }
 
-// live reports whether a cached value's TTL, if any, has not run out.
-func (v cached) live() bool { return v.expireAt == 0 || time.Now().UnixNano() < v.expireAt }
+// live reports whether a cached value's TTL, if any, has not run out by the
+// tier's clock (ct.now): the wall clock judged a memkv value whose store's
+// clock was apart from it, so a GET through the tier served a value its
+// store had expired, or answered null for one its store still served.
+func (ct *cacheTier) live(v cached) bool {
+	return v.expireAt == 0 || ct.now().UnixNano() < v.expireAt
+}
 
 // getMany reads keys on shard through the cache; load fetches the keys it
 // misses, all at once. Its load is not shared with concurrent reads of the
@@ -401,7 +412,7 @@ func (ct *cacheTier) lookupMany(shard int, keys []string, vals []cached, missed 
 			return true
 		}
 		if now == 0 {
-			now = time.Now().UnixNano()
+			now = ct.now().UnixNano()
 		}
 		return now < v.expireAt
 	})

@@ -37,7 +37,7 @@ func TestRedisCachingTierFarExpiry(t *testing.T) {
 				require.Equal(t, "v", c.Get(ctx, k).Val()) // the fill, with PTTL
 				v, ok := in.gw.cache.caches[0].Load().TryGet(k)
 				require.True(t, ok)
-				assert.True(t, v.live(), "%s cached with expiry %d", k, v.expireAt)
+				assert.True(t, in.gw.cache.live(v), "%s cached with expiry %d", k, v.expireAt)
 				hits := in.gw.cache.stats()["hits"]
 				require.Equal(t, "v", c.Get(ctx, k).Val())
 				assert.Equal(t, hits+1, in.gw.cache.stats()["hits"], "the second read of %s is a hit", k)
