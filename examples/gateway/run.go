@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 )
 
 // Running a command's ops once admitted (Gateway.run): a multi-key command
@@ -277,8 +276,11 @@ func (g *Gateway) getCoalesced(ctx, detached context.Context, grp group, o op, r
 		r, err = g.submitOne(ctx, grp, o)
 	}
 	// A GET that joined may have started after the value the fetch read
-	// expired: it reads the key as absent, as a fetch of its own would.
-	if r.found && r.expireAt != 0 && time.Now().UnixNano() >= r.expireAt {
+	// expired: it reads the key as absent, as a fetch of its own would. By
+	// the backend's clock, which stamped the expiry (the wall clock judged a
+	// memkv store's values on a clock apart from the store's: a value it
+	// served was answered null).
+	if r.found && r.expireAt != 0 && g.expiryNow().UnixNano() >= r.expireAt {
 		r = opResult{batch: r.batch}
 	}
 	tr.note(grp.shard, r.batch, viaCoalescing)
