@@ -245,6 +245,13 @@ func (s *Server) serveConn(ss *session) {
 		rd.unauth = ss.tenant == nil
 		cmds, err := rd.ReadCommands()
 		if err != nil {
+			if s.closed.Load() && rd.buffered() && isTimeout(err) {
+				// Shutdown cut a command short: its client may be
+				// sending the rest, which, left unread, made the
+				// close a reset that could drop the replies before.
+				s.drainAtShutdown(ss)
+				return
+			}
 			s.readFailed(ss, wr.Writer, err)
 			return
 		}
@@ -264,6 +271,12 @@ func (s *Server) serveConn(ss *session) {
 			return
 		}
 	}
+}
+
+// isTimeout reports whether err is a read's deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // endConn ends serveConn: a bug on one connection's path closes that
