@@ -572,7 +572,9 @@ func (rr *respReader) fill() error {
 		rr.release()
 	}
 	if rr.end == len(rr.buf) {
-		size := min(2*len(rr.buf), rr.limit+1)
+		// min(2*len, limit+1), without limit+1, which overflows at
+		// the largest int (a limit meaning none).
+		size := min(2*len(rr.buf)-1, rr.limit) + 1
 		if size <= len(rr.buf) {
 			return errTooLarge
 		}
