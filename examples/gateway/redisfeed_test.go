@@ -123,90 +123,142 @@ func TestRedisCachingTier(t *testing.T) {
 // TestRedisCachingTierStalenessBound: a writer increments a key straight on
 // the shard while readers GET it through the gateway; the subscriber is
 // killed twice on the way. Every read returns a value at least as new as
-// every write acknowledged more than the bound before the read began.
+// every write acknowledged more than the bound before the read began. The
+// readers run until the writer is done, and the writer is not done before
+// reads begun after the last kill were checked: readers that stopped after a
+// fixed count could all be done before the kills, and then no read checked
+// the bound across a lost feed while the test still passed.
 func TestRedisCachingTierStalenessBound(t *testing.T) {
 	const bound = 30 * time.Millisecond
 	in, direct := redisCachingGateway(t, bound)
-	ctx := context.Background()
-	const writes = 600
-	var mu sync.Mutex
-	acked := make([]time.Time, 0, writes) // acked[i]: value i+1 acknowledged
+	r := &stalenessRun{t: t, in: in, direct: direct, bound: bound, deadline: time.Now().Add(30 * time.Second)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := range writes {
-			if !assert.NoError(t, direct.Incr(ctx, "ctr").Err()) {
-				return
-			}
-			mu.Lock()
-			acked = append(acked, time.Now())
-			mu.Unlock()
-			if i == writes/3 || i == 2*writes/3 {
-				// Kill the subscriber, then keep writing while it is gone;
-				// wait (bounded) for it to come back before the next kill,
-				// so that each kill finds a subscriber to kill.
-				r0 := in.gw.cache.resets.Load()
-				if !assert.NoError(t, direct.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err()) {
-					return
-				}
-				for deadline := time.Now().Add(10 * time.Second); in.gw.cache.resets.Load() == r0; {
-					if !assert.True(t, time.Now().Before(deadline), "the feed did not resubscribe") {
-						return
-					}
-					// Writes meanwhile: their notifications are lost.
-					if !assert.NoError(t, direct.Incr(ctx, "ctr").Err()) {
-						return
-					}
-					mu.Lock()
-					acked = append(acked, time.Now())
-					mu.Unlock()
-					time.Sleep(time.Millisecond)
-				}
-			}
-		}
+		r.write(600)
 	}()
 	var wg sync.WaitGroup
-	var reads int
-	var rmu sync.Mutex
 	for range 4 {
-		wg.Go(func() {
-			c := client(t, in, nil)
-			for n := 0; n < 5000; n++ {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				t0 := time.Now()
-				s, err := c.Get(ctx, "ctr").Result()
-				if err == redis.Nil {
-					s, err = "0", nil
-				}
-				if !assert.NoError(t, err) {
-					return
-				}
-				got, _ := strconv.Atoi(s)
-				mu.Lock()
-				must := 0 // writes acknowledged before t0 - bound
-				for must < len(acked) && acked[must].Before(t0.Add(-bound)) {
-					must++
-				}
-				mu.Unlock()
-				rmu.Lock()
-				reads++
-				rmu.Unlock()
-				if !assert.GreaterOrEqual(t, got, must, "read at %v returned %d, older than write %d acknowledged before t - bound", t0, got, must) {
-					return
-				}
-			}
-		})
+		wg.Go(func() { r.read(client(t, in, nil), done) })
 	}
 	wg.Wait()
 	<-done
 	st := in.gw.cache.stats()
-	t.Logf("%d reads, %d writes; cache %v", reads, len(acked), st)
+	t.Logf("%d reads (%d begun after the last kill), %d writes; cache %v", r.reads, r.afterKill, len(r.acked), st)
+	assert.GreaterOrEqual(t, r.afterKill, stalenessAfterKill, "reads checked after the last kill")
 	assert.Positive(t, st["hits"], "the cache served reads")
 	assert.GreaterOrEqual(t, st["resets"], uint64(3), "one reset per (re)subscription")
+}
+
+// stalenessAfterKill is how many reads begun after the last kill the writer
+// of TestRedisCachingTierStalenessBound waits for, writing on, before it is
+// done.
+const stalenessAfterKill = 20
+
+// stalenessRun is what TestRedisCachingTierStalenessBound's writer and
+// readers share.
+type stalenessRun struct {
+	t        *testing.T
+	in       *instance
+	direct   *redis.Client
+	bound    time.Duration
+	deadline time.Time // for the whole run, wall clock
+
+	mu        sync.Mutex
+	acked     []time.Time // acked[i]: value i+1 acknowledged
+	kills     []time.Time // when each kill of the subscriber was acknowledged
+	reads     int         // reads checked
+	afterKill int         // of them, those begun after the second kill
+}
+
+// write makes writes increments, killing the subscriber after a third and
+// after two thirds of them, then writes on until stalenessAfterKill reads
+// begun after the second kill were checked; all before the run's deadline.
+func (r *stalenessRun) write(writes int) {
+	for i := 0; i < writes || r.readsAfterKill() < stalenessAfterKill; i++ {
+		if !assert.True(r.t, time.Now().Before(r.deadline), "the writer ran out of time: %d writes, %d reads after the last kill",
+			i, r.readsAfterKill()) || !r.incr() {
+			return
+		}
+		if (i == writes/3 || i == 2*writes/3) && !r.kill() {
+			return
+		}
+	}
+}
+
+// kill kills the subscriber, then keeps writing while it is gone (the
+// writes' notifications are lost) and waits (bounded) for it to come back,
+// so that the next kill finds a subscriber to kill.
+func (r *stalenessRun) kill() bool {
+	r0 := r.in.gw.cache.resets.Load()
+	if !assert.NoError(r.t, r.direct.Do(context.Background(), "CLIENT", "KILL", "TYPE", "pubsub").Err()) {
+		return false
+	}
+	r.mu.Lock()
+	r.kills = append(r.kills, time.Now())
+	r.mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); r.in.gw.cache.resets.Load() == r0; {
+		if !assert.True(r.t, time.Now().Before(deadline), "the feed did not resubscribe") || !r.incr() {
+			return false
+		}
+		time.Sleep(time.Millisecond) // bounded poll, writing meanwhile
+	}
+	return true
+}
+
+// incr increments the key on the shard and records when it was acknowledged.
+func (r *stalenessRun) incr() bool {
+	if !assert.NoError(r.t, r.direct.Incr(context.Background(), "ctr").Err()) {
+		return false
+	}
+	r.mu.Lock()
+	r.acked = append(r.acked, time.Now())
+	r.mu.Unlock()
+	return true
+}
+
+func (r *stalenessRun) readsAfterKill() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.afterKill
+}
+
+// read GETs the key through c until done (or the run's deadline), checking
+// each value against the writes acknowledged more than the bound before the
+// read began.
+func (r *stalenessRun) read(c *redis.Client, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if !assert.True(r.t, time.Now().Before(r.deadline), "the readers ran out of time") {
+			return
+		}
+		t0 := time.Now()
+		s, err := c.Get(context.Background(), "ctr").Result()
+		if err == redis.Nil {
+			s, err = "0", nil
+		}
+		if !assert.NoError(r.t, err) {
+			return
+		}
+		got, _ := strconv.Atoi(s)
+		r.mu.Lock()
+		must := 0 // writes acknowledged before t0 - bound
+		for must < len(r.acked) && r.acked[must].Before(t0.Add(-r.bound)) {
+			must++
+		}
+		r.reads++
+		if len(r.kills) == 2 && t0.After(r.kills[1]) {
+			r.afterKill++
+		}
+		r.mu.Unlock()
+		if !assert.GreaterOrEqual(r.t, got, must, "read at %v returned %d, older than write %d acknowledged before t - bound", t0, got, must) {
+			return
+		}
+	}
 }
 
 func TestParseExpires(t *testing.T) {
