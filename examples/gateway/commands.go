@@ -54,6 +54,12 @@ var (
 	specs    []*cmdSpec // by idx
 )
 
+// admitted reports whether shed admits the command (so that it has a shed
+// priority): a data command, or WATCH (which the backend may observe).
+func (c *cmdSpec) admitted() bool {
+	return c.kind == kindRead || c.kind == kindWrite || c.name == "WATCH"
+}
+
 // keyLayout says which arguments of a command are keys: args[1],
 // args[1+step], ... below end (0: up to the last argument). The zero layout
 // has no keys.

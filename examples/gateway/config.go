@@ -91,9 +91,12 @@ type TenantConfig struct {
 	Commands    []string `json:"commands"`     // allowed data commands and WATCH; empty: all (connection, INFO, CONFIG, COMMAND, MULTI/EXEC: always; README); a name the gateway does not have is refused
 	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes; empty: all keys
 	Priority    int      `json:"priority"`     // 0 (low) or 1 (high); default 0
-	Weight      int      `json:"weight"`       // shed share; default 1
-	QuotaRate   float64  `json:"quota_rate"`   // backend calls per second; 0: unlimited
-	QuotaBurst  int      `json:"quota_burst"`  // default max(1, QuotaRate)
+	// CommandPriorities overrides Priority for the data commands and WATCH
+	// it names (upper-cased at load, as Commands): {"KVSCAN": 0, "GET": 1}.
+	CommandPriorities map[string]int `json:"command_priorities"`
+	Weight            int            `json:"weight"`      // shed share; default 1
+	QuotaRate         float64        `json:"quota_rate"`  // backend calls per second; 0: unlimited
+	QuotaBurst        int            `json:"quota_burst"` // default max(1, QuotaRate)
 }
 
 // BackendConfig selects the store.
@@ -310,6 +313,11 @@ func (c *Config) defaultTenants() error {
 		if err := upperCommands(t.Name, t.Commands); err != nil {
 			return err
 		}
+		prios, err := upperPriorities(t.Name, t.CommandPriorities)
+		if err != nil {
+			return err
+		}
+		c.Tenants[i].CommandPriorities = prios
 	}
 	return nil
 }
@@ -337,12 +345,23 @@ func upperCommands(tenant string, cmds []string) error {
 	for j, cmd := range cmds {
 		// A name the gateway does not know (a misspelling) would
 		// refuse the command meant, with NOPERM at run time.
-		if _, ok := commands[strings.ToUpper(cmd)]; !ok {
-			return fmt.Errorf("gateway: tenant %q: commands: unknown command %q", tenant, cmd)
+		spec, err := knownCommand(tenant, "commands", cmd)
+		if err != nil {
+			return err
 		}
-		cmds[j] = strings.ToUpper(cmd)
+		cmds[j] = spec.name
 	}
 	return nil
+}
+
+// knownCommand returns the spec of the command named cmd (in any case), or
+// an error naming tenant's field if the gateway does not know it.
+func knownCommand(tenant, field, cmd string) (*cmdSpec, error) {
+	spec, ok := commands[strings.ToUpper(cmd)]
+	if !ok {
+		return nil, fmt.Errorf("gateway: tenant %q: %s: unknown command %q", tenant, field, cmd)
+	}
+	return spec, nil
 }
 
 // defaultBatching fills the batching, coalescing and caching settings and

@@ -374,8 +374,9 @@ func (g *Gateway) shard(key string) int {
 // itself (memory guard). On success the caller calls done(ok) and then
 // release when the command is done (two funcs rather than one closure: no
 // allocation per command).
-func (g *Gateway) admitAt(ctx context.Context, t *tenant, cost int64, now time.Time) (done func(ok bool), release func(), err error) {
-	return g.admitRun(ctx, t, cost, 1, now)
+// The command's shed priority is t's for spec (command_priorities).
+func (g *Gateway) admitAt(ctx context.Context, t *tenant, spec *cmdSpec, cost int64, now time.Time) (done func(ok bool), release func(), err error) {
+	return g.admitRun(ctx, t, int(t.prio[spec.idx]), cost, 1, now)
 }
 
 // admitRun admits n commands of total cost as one: a pipelined plain run
@@ -383,13 +384,17 @@ func (g *Gateway) admitAt(ctx context.Context, t *tenant, cost int64, now time.T
 // quota, shed and the limiter instead of one per command (at pipeline 16
 // those passes, each a lock, took 12% of the gateway's CPU). A refusal counts
 // n commands throttled or shed.
-func (g *Gateway) admitRun(ctx context.Context, t *tenant, cost int64, n int, now time.Time) (done func(ok bool), release func(), err error) {
+// A run is queued at prio, the highest shed priority among its commands
+// (runPrio; an EXEC's: admitExec): a high-priority command must not wait in
+// the low-priority queue, behind the tenant's background traffic, because a
+// low-priority command was pipelined (or queued in MULTI) with it.
+func (g *Gateway) admitRun(ctx context.Context, t *tenant, prio int, cost int64, n int, now time.Time) (done func(ok bool), release func(), err error) {
 	if !t.quota.allow(now) {
 		g.n.throttled.Add(uint64(n))
 		t.throttled.Add(uint64(n))
 		return nil, nil, errThrottled
 	}
-	release, err = g.shedder.Acquire(ctx, t.cfg.Name, t.cfg.Priority, cost)
+	release, err = g.shedder.Acquire(ctx, t.cfg.Name, prio, cost)
 	if err != nil {
 		// A request whose own timer ran out in the queue (EXEC and WATCH
 		// run whole under request_timeout) was not admitted either:

@@ -61,7 +61,7 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 	}()
 	g.n.commands.Add(uint64(len(run)))
 	ss.tenant.requests.Add(uint64(len(run)))
-	done, release, refused := g.admitRun(ctx, ss.tenant, int64(keys), len(run), start)
+	done, release, refused := g.admitRun(ctx, ss.tenant, runPrio(ss.tenant, run), int64(keys), len(run), start)
 	if refused != nil {
 		ss.refusePlain(run, replies, refused, time.Since(start))
 		return true
@@ -375,4 +375,14 @@ func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGT
 type shardKey struct {
 	shard int
 	key   string
+}
+
+// runPrio returns the shed priority of a run admitted as one (admitRun): the
+// highest of its commands' for t.
+func runPrio(t *tenant, run []job) int {
+	var p uint8
+	for _, j := range run {
+		p = max(p, t.prio[j.spec.idx])
+	}
+	return int(p)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,12 +13,24 @@ type tenant struct {
 	commands map[string]bool // nil: all
 	quota    *quota
 	series   []atomic.Pointer[cmdSeries] // by cmdSpec.idx, bound on first use
+	// prio is the shed priority of each command, by cmdSpec.idx: the
+	// tenant's priority, or its command_priorities entry. A table rather
+	// than the map: no lookup per admitted command.
+	prio []uint8
 
 	requests, shed, throttled, denied, backendCalls atomic.Uint64
 }
 
 func newTenant(c TenantConfig) *tenant {
 	t := &tenant{cfg: c, quota: newQuota(c.QuotaRate, c.QuotaBurst), series: make([]atomic.Pointer[cmdSeries], len(specs))}
+	t.prio = make([]uint8, len(specs))
+	for _, spec := range specs {
+		p, ok := c.CommandPriorities[spec.name]
+		if !ok {
+			p = c.Priority
+		}
+		t.prio[spec.idx] = uint8(p)
+	}
 	if len(c.Commands) > 0 {
 		t.commands = map[string]bool{}
 		for _, cmd := range c.Commands {
@@ -25,6 +38,37 @@ func newTenant(c TenantConfig) *tenant {
 		}
 	}
 	return t
+}
+
+// upperPriorities returns tenant's command_priorities with upper-case names,
+// in a new map (the caller's is left as it was), and rejects a name the
+// gateway does not know (a misspelling would leave the command meant at the
+// tenant's priority), a command that is never admitted (connection
+// commands, MULTI, EXEC: a transaction is admitted at its commands'
+// priority), a priority other than 0 or 1, and a name given twice in two
+// cases.
+func upperPriorities(tenant string, prios map[string]int) (map[string]int, error) {
+	if len(prios) == 0 {
+		return nil, nil
+	}
+	up := make(map[string]int, len(prios))
+	for cmd, p := range prios {
+		spec, err := knownCommand(tenant, "command_priorities", cmd)
+		if err != nil {
+			return nil, err
+		}
+		if !spec.admitted() {
+			return nil, fmt.Errorf("gateway: tenant %q: command_priorities: %s is not admitted by shed (only data commands and WATCH have a priority)", tenant, spec.name)
+		}
+		if p < 0 || p > 1 {
+			return nil, fmt.Errorf("gateway: tenant %q: command_priorities: %s: priority %d, want 0 or 1", tenant, spec.name, p)
+		}
+		if _, dup := up[spec.name]; dup {
+			return nil, fmt.Errorf("gateway: tenant %q: command_priorities: %s given twice", tenant, spec.name)
+		}
+		up[spec.name] = p
+	}
+	return up, nil
 }
 
 // allowsArgs reports whether t may run the command of spec with args; it

@@ -24,6 +24,7 @@ type txState struct {
 	queued  []redcon.Command
 	data    int  // the data commands among queued (the others: UNWATCH)
 	cost    int  // their admission cost: their keys, at least 1 each, as outside MULTI
+	prio    int  // the highest shed priority among them (admitExec)
 	aborted bool // a command failed to queue: EXEC answers EXECABORT
 	// wrote: the connection wrote outside MULTI since WATCH; its reads no
 	// longer come from the transaction's snapshot, which would hide its
@@ -178,6 +179,7 @@ func (s *session) queue(cmd redcon.Command, spec *cmdSpec, bad any) any {
 	if spec.kind == kindRead || spec.kind == kindWrite {
 		s.txs.data++
 		s.txs.cost += max(spec.nkeys(len(cmd.Args)), 1)
+		s.txs.prio = max(s.txs.prio, int(s.tenant.prio[spec.idx]))
 	}
 	return simple("QUEUED")
 }

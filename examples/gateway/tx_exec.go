@@ -114,7 +114,13 @@ func (s *session) admitExec(ctx context.Context, retry bool) (done func(bool), r
 	if s.txs.data <= 0 && retry {
 		return func(bool) {}, func() {}, nil
 	}
-	done, release, err = s.g.admitRun(ctx, s.tenant, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
+	// At the highest priority of its commands, as a pipelined run (admitRun);
+	// with none, it is admitted for its watched keys' check, at WATCH's.
+	prio := s.txs.prio
+	if s.txs.data <= 0 {
+		prio = int(s.tenant.prio[commands["WATCH"].idx])
+	}
+	done, release, err = s.g.admitRun(ctx, s.tenant, prio, int64(max(1, s.txs.cost)), max(1, s.txs.data), time.Now())
 	if err != nil && (err == errOverloaded || err == errMemory) && s.txs.data > 1 {
 		// Refused by the limiter, they count as overloaded too: the
 		// server counts EXEC's reply once, the others here.

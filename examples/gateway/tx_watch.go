@@ -199,7 +199,7 @@ func (ss *session) callTx(ctx context.Context, spec *cmdSpec, args [][]byte) (an
 	}
 	g, t := ss.g, ss.tenant
 	now := time.Now()
-	done, release, err := g.admitAt(ctx, t, int64(max(n, 1)), now)
+	done, release, err := g.admitAt(ctx, t, spec, int64(max(n, 1)), now)
 	if err != nil {
 		g.n.errors.Add(1)
 		g.metrics.observe(t, spec, false, time.Since(now))
@@ -383,13 +383,14 @@ func (s *session) observeWatched(ctx context.Context, keys []string) error {
 	s.tenant.requests.Add(1)
 	now := time.Now()
 	failed := true
+	watch := commands["WATCH"]
 	defer func() {
 		if failed {
 			s.g.n.errors.Add(1)
 		}
-		s.g.metrics.observe(s.tenant, commands["WATCH"], !failed, time.Since(now))
+		s.g.metrics.observe(s.tenant, watch, !failed, time.Since(now))
 	}()
-	done, release, err := s.g.admitAt(ctx, s.tenant, int64(len(keys)), now)
+	done, release, err := s.g.admitAt(ctx, s.tenant, watch, int64(len(keys)), now)
 	if err != nil {
 		return err
 	}
