@@ -7,9 +7,10 @@ import (
 	"github.com/tierkit/tierkit/rollout"
 )
 
-// SetConfig stores the Config and the compiled table with two separate atomic
-// stores, so two concurrent SetConfig calls can leave Config() reporting one
-// configuration while Decide and Stats use the other.
+// SetConfig once stored the Config and the compiled table with two separate
+// atomic stores, so two concurrent SetConfig calls could leave Config()
+// reporting one configuration while Decide and Stats used the other; both now
+// live behind one pointer, swapped once.
 func TestConcurrentSetConfigConsistent(t *testing.T) {
 	rules := []rollout.Rule{{Service: "s", Percent: 100}}
 	f, err := rollout.New(rollout.Config{Rules: rules})

@@ -58,7 +58,7 @@ func TestRolloutRampClaimsAreChecked(t *testing.T) {
 	require.NoError(t, verify(rolloutRampClaims(100, 0, 73334, 73334)...))
 	err := verify(rolloutRampClaims(25, 12, 18321, 73334)...)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "moves no routed key back to the gateway, not 12")
+	assert.Contains(t, err.Error(), "takes no routed key off the gateway, not 12")
 	require.Error(t, verify(rolloutRampClaims(100, 0, 73333, 73334)...))
 }
 

@@ -112,11 +112,11 @@ func decideTimed(w io.Writer, flags *rollout.Flags, qs []rollout.Query) {
 }
 
 // rolloutRampClaims is what a ramp step's line and the title's "monotonic
-// ramp" state: raising the percentage moves no routed key back to the
-// gateway, and at 100% every eligible key is routed.
+// ramp" state: raising the percentage takes no routed key off the gateway,
+// and at 100% every eligible key is routed.
 func rolloutRampClaims(pct float64, left, routed, eligible int) []claim {
 	return []claim{
-		{left == 0, fmt.Sprintf("a ramp to %.1f%% moves no routed key back to the gateway, not %d", pct, left)},
+		{left == 0, fmt.Sprintf("a ramp to %.1f%% takes no routed key off the gateway, not %d", pct, left)},
 		{pct < 100 || routed == eligible, fmt.Sprintf("at 100%% all %d eligible keys routed, not %d", eligible, routed)},
 	}
 }
