@@ -63,7 +63,7 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // string a string. A Value decoded from JSON takes its final kind when it is
 // checked against a knob: 3 suits an int or a float knob, "2s" a duration or
 // a string knob. A number its kind cannot hold (an int knob's 7.5 or 1e19, a
-// float knob's 1e400, a duration beyond about 292 years or not a whole
+// float knob's 1e400 or 1e-400, a duration beyond about 292 years or not a whole
 // number of nanoseconds, such as "1.5ns") is a *ValueError, not clamped or
 // truncated: clamping applies to values of the kind, outside the knob's
 // bounds.
@@ -222,8 +222,10 @@ func coerce(k Kind, v Value) (Value, string) {
 			}
 			return Float(f), ""
 		case kindNumber:
+			// ParseFloat reads a literal too small for a float64 (1e-400)
+			// as 0 without an error: a value the client never sent.
 			f, err := strconv.ParseFloat(v.s, 64)
-			if err != nil || math.IsInf(f, 0) {
+			if err != nil || math.IsInf(f, 0) || f == 0 && !zeroLiteral(v.s) {
 				return Value{}, "not a number in the float64 range"
 			}
 			return Float(f), ""
@@ -337,6 +339,13 @@ func durationPart(num string, unit uint64) (uint64, bool) {
 	}
 	v, carry := bits.Add64(v, f/(p/g)*(unit/g), 0)
 	return v, carry == 0
+}
+
+// zeroLiteral reports whether the JSON number literal s denotes zero: its
+// mantissa has no digit but 0, whatever its exponent.
+func zeroLiteral(s string) bool {
+	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return strings.Trim(mant, "-0.") == ""
 }
 
 // intLiteral returns the integer that the JSON number literal s denotes, such
