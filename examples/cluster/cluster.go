@@ -315,17 +315,22 @@ func (c *Cluster) listen() error {
 	return nil
 }
 
-// checkLoopbackLiteral refuses a dashboard address that is malformed, has
-// an empty host (every interface) or an IP literal that is not loopback; ""
-// (a free loopback port) and names pass, the names checked once they are
-// listened on (listen).
+// checkLoopbackLiteral refuses a dashboard address that is malformed (its
+// port included), has an empty host (every interface) or an IP literal that
+// is not loopback; "" (a free loopback port) and names pass, the names
+// checked once they are listened on (listen).
 func checkLoopbackLiteral(addr string) error {
 	if addr == "" {
 		return nil
 	}
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("cluster: dashboard address: %w", err)
+	}
+	// SplitHostPort leaves the port unread: one out of range would only be
+	// refused by the listen, after parseFlags (exit 1, not 2).
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("cluster: dashboard address %s: %w", addr, err)
 	}
 	if ip := net.ParseIP(host); host == "" || ip != nil && !ip.IsLoopback() {
 		return fmt.Errorf("cluster: dashboard address %s is not a loopback address", addr)
