@@ -166,7 +166,10 @@ func (g *Gateway) build(cfg Config) error {
 		// As the overload experiment runs it (examples/overload): tenants
 		// under their share served in arrival order, and a flood's excess
 		// shed on arrival rather than queued to expire.
-		FreshArrivalOrder: true, ShedOnArrival: true}
+		FreshArrivalOrder: true, ShedOnArrival: true,
+		// Its tenants' per-bucket counts are counters of /metrics
+		// (shedCollector): kept, not reclaimed when a tenant idles.
+		IdleTimeout: shedKeepTenants}
 	if g.shedder, err = shed.New(g.shedCfg); err != nil {
 		return fmt.Errorf("gateway: max_queue, queue_deadline, tenants' weight: %w", err)
 	}

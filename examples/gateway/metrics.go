@@ -36,7 +36,7 @@ func newMetrics(g *Gateway) *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.cmds,
+	m.reg.MustRegister(m.cmds, newShedCollector(g),
 		counter("gateway_backend_calls_total", "Backend calls (one per batch; a KVSCAN's reads of each shard, more than one when expired keys take its limit; a transaction's round trips on Redis; on memkv, each read after WATCH and an EXEC that names a key).", func() float64 { return float64(g.n.backendCalls.Load()) }),
 		counter("gateway_backend_ops_total", "Ops sent to the backend, in the calls gateway_backend_calls_total counts (a key read or written; a shard's scan).", func() float64 { return float64(g.n.backendOps.Load()) }),
 		counter("gateway_shed_total", "Commands shed.", func() float64 { return float64(g.n.shed.Load()) }),
