@@ -85,10 +85,8 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	}
 	section("Stats", stats...)
 	var tl []string
-	for _, name := range slices.Sorted(maps.Keys(g.tenants)) {
-		t := g.tenants[name]
-		tl = append(tl, fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
-			name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load()))
+	if all || want["tenants"] {
+		tl = tenantLines(g)
 	}
 	section("Tenants", tl...)
 	section("Backend", shardLines(g)...)
@@ -156,4 +154,24 @@ func humanBytes(n uint64) string {
 		f /= 1024
 	}
 	return ""
+}
+
+// tenantLines are the Tenants section's lines: per tenant, its counts of
+// commands, then shed's of each priority (requests: a pipelined run or an
+// EXEC admitted as one counts once), admitted, refused (for any reason, or
+// canceled in the queue) and queued, read at once for all tenants.
+func tenantLines(g *Gateway) []string {
+	buckets := g.shedBuckets()
+	var tl []string
+	for _, name := range slices.Sorted(maps.Keys(g.tenants)) {
+		t := g.tenants[name]
+		l := fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
+			name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load())
+		for p := range shedPriorities {
+			b := buckets[shedKey{name, p}]
+			l += fmt.Sprintf(",admitted_p%d=%d,refused_p%d=%d,queued_p%d=%d", p, b.Admitted, p, b.Shed()+b.Canceled, p, b.Queued)
+		}
+		tl = append(tl, l)
+	}
+	return tl
 }

@@ -106,3 +106,18 @@ func TestShedKeepsTenants(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
 	require.GreaterOrEqual(t, in.gw.shedder.Config().IdleTimeout, 24*time.Hour)
 }
+
+// TestInfoTenantShedByPriority: INFO's tenant line gave one shed count over
+// both priorities. It shows shed's counts of each priority too: the
+// requests admitted, refused (any reason, or canceled) and queued.
+func TestInfoTenantShedByPriority(t *testing.T) {
+	in := startGateway(t, Config{HTTPAddr: "-", Tenants: []TenantConfig{{Name: "default", CommandPriorities: map[string]int{"GET": 1}}}})
+	ctx := context.Background()
+	c := client(t, in, nil)
+	require.NoError(t, c.Set(ctx, "a", "1", 0).Err())
+	for range 2 {
+		require.NoError(t, c.Get(ctx, "a").Err())
+	}
+	info := c.Info(ctx, "tenants").Val()
+	require.Contains(t, info, ",admitted_p0=1,refused_p0=0,queued_p0=0,admitted_p1=2,refused_p1=0,queued_p1=0\r\n", info)
+}

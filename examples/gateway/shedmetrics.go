@@ -60,20 +60,13 @@ func (c *shedCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *shedCollector) Collect(ch chan<- prometheus.Metric) {
-	type key struct {
-		tenant string
-		prio   int
-	}
-	got := map[key]shed.BucketStats{}
-	for _, b := range c.g.shedder.Buckets() {
-		got[key{b.Tenant, b.Priority}] = b
-	}
+	got := c.g.shedBuckets()
 	counter := func(d *prometheus.Desc, v int64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	for _, name := range c.names {
 		for p := range shedPriorities {
-			b, prio := got[key{name, p}], strconv.Itoa(p) // zero if shed keeps none yet
+			b, prio := got[shedKey{name, p}], strconv.Itoa(p) // zero if shed keeps none yet
 			counter(c.admitted, b.Admitted, name, prio)
 			counter(c.rejected, b.ShedBucketFull, name, prio, "bucket_full")
 			counter(c.rejected, b.ShedOnArrival, name, prio, "on_arrival")
@@ -84,4 +77,22 @@ func (c *shedCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstSummary(c.wt, uint64(b.WaitCount), b.WaitTotal.Seconds(), nil, name, prio)
 		}
 	}
+}
+
+// shedKey names a shed bucket.
+type shedKey struct {
+	tenant string
+	prio   int
+}
+
+// shedBuckets returns shed's buckets by tenant and priority, read at once
+// (one lock of the shedder); a bucket shed does not keep yet is missing,
+// its stats zero.
+func (g *Gateway) shedBuckets() map[shedKey]shed.BucketStats {
+	bs := g.shedder.Buckets()
+	got := make(map[shedKey]shed.BucketStats, len(bs))
+	for _, b := range bs {
+		got[shedKey{b.Tenant, b.Priority}] = b
+	}
+	return got
 }
