@@ -289,6 +289,10 @@ func (in *instance) serveHTTP() {
 		ReadTimeout:       10 * time.Second, // the control API's bodies are small
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		// What net/http reports (a failed accept it retries, a handler's
+		// panic) goes to the gateway's log: without ErrorLog it went to the
+		// standard logger, on stderr outside the structured log.
+		ErrorLog: slog.NewLogLogger(in.gw.log.Handler(), slog.LevelWarn),
 	}
 	in.httpDone = make(chan struct{})
 	goServe(func() {
