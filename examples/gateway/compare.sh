@@ -2,9 +2,12 @@
 # Gateway vs twemproxy (nutcracker), same machine, same run: starts 2 redis-server
 # shards, the gateway (Redis backend) and twemproxy (ketama, redis: true) in front
 # of them, and runs redis-benchmark with 50 clients, 64-byte values, 100k keys:
-# SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16. No row
-# sets the hot key: every proxy answers its GETs null (respfloor, which answers
-# every GET with a value, sends its 64 bytes).
+# SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16. Before
+# the proxies start, every one of the 100k keys is set on every shard, so a
+# GET finds its key whichever shard the proxy places it on (twemproxy and the
+# gateway place keys differently). No row sets the hot key: every proxy
+# answers its GETs null (respfloor, which answers every GET with a value,
+# sends its 64 bytes).
 # For each row it reports ops/s, p50/p99 (ms), backend commands executed per
 # client request (INFO commandstats on the shards) and proxy CPU per op.
 #
@@ -83,6 +86,10 @@ pick_port r1; pick_port r2
 r3=; r4=
 if [ "$CACHE" -gt 0 ]; then pick_port r3; pick_port r4; fi
 start_redis $r1 $r2 $r3 $r4
+# Every key the rows name (-r $keyspace) on every shard, so every proxy's GET
+# and MGET rows read a full keyspace wherever it places a key (fill_keys).
+keyspace=100000
+fill_keys "$keyspace" $r1 $r2 $r3 $r4
 
 (cd examples && go build -o "$work/gateway" ./gateway && go build -o "$work/respfloor" ./gateway/cmd/respfloor && go build -o "$work/c2c" ./gateway/cmd/c2c)
 ev=; evpid=
@@ -177,10 +184,10 @@ for P in ${PIPES:-1 16}; do
 			[ "$proxy" = respfloor ] && { port=$fl; pid=$flpid; }
 			[ "$proxy" = evfloor ] && { port=$ev; pid=$evpid; }
 			case $wl in
-			set) args=(-t set -r 100000) ;;
-			get) args=(-t get -r 100000) ;;
+			set) args=(-t set -r "$keyspace") ;;
+			get) args=(-t get -r "$keyspace") ;;
 			hot) args=(-t get) ;; # no -r: every GET reads the one key "key:__rand_int__", which is missing
-			mget10) args=(-r 100000 mget $keys) ;;
+			mget10) args=(-r "$keyspace" mget $keys) ;;
 			esac
 			if [ "$proxy" = gw+cache ] && [ "${CACHE_WARM:-0}" = 1 ] && { [ "$wl" = get ] || [ "$wl" = mget10 ]; }; then
 				# untimed: read every key a few times, so the row measures the
@@ -188,7 +195,7 @@ for P in ${PIPES:-1 16}; do
 				# GETs at N=20000 would leave more than half the keys unread).
 				# A warm-up that failed would leave the row cold under a warm
 				# label: the row is reported failed instead.
-				if ! bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r 100000 -q >/dev/null 2>"$work/bench.err"; then
+				if ! bench "$pid" -p "$port" -c 50 -n 300000 -d 64 -P 16 -t get -r "$keyspace" -q >/dev/null 2>"$work/bench.err"; then
 					printf '%-10s %-10s %-3s failed: the warm-up: %s\n' "$proxy" "$wl" "$P" "$(grep -m1 -i error "$work/bench.err" || echo "redis-benchmark failed")"
 					failed=$((failed + 1))
 					continue

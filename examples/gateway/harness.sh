@@ -164,6 +164,24 @@ backend_calls() {
 		{ grep -E '^cmdstat_(get|set|mget|mset|incrby|incr|del|exists|pttl)' || true; } |
 		sed -E 's/^[^:]*:calls=([0-9]+),.*/\1/' | awk '{s+=$1} END {print s+0}'
 }
+# fill_keys COUNT SHARD_PORT...: sets every key redis-benchmark -r COUNT
+# names (key:000000000000 on) to its -d 64 value on each shard, before the
+# proxies start. twemproxy (ketama) and the gateway (its own hash ring) place
+# a key on different shards about half the time: with the keys only where
+# the SET rows put them, each proxy's GET and MGET rows found a different
+# share of the keyspace (answering the rest null, which costs less), and the
+# first proxy's SET row created the keys that the later ones overwrote. The
+# hot key, the literal key:__rand_int__, stays unset. Each shard has 60 s
+# (timeout: redis-cli has none); one that does not take the keys fails it.
+fill_keys() {
+	local n=$1 p
+	shift
+	for p in "$@"; do
+		awk -v n="$n" 'BEGIN { v = sprintf("%64s", ""); gsub(/ /, "x", v)
+			for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$64\r\n%s\r\n", i, v }' |
+			timeout 60 redis-cli -p "$p" --pipe >/dev/null 2>&1 || { echo "fill_keys: shard $p did not take the keys" >&2; exit 1; }
+	done
+}
 # bench PID ARG...: redis-benchmark ARG... (its output on stdout) against the
 # proxy whose process is PID, unless that process has exited: then it says so
 # on stderr and fails at once. redis-benchmark does not fail at a port nobody
