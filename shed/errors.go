@@ -27,7 +27,10 @@ const (
 	ReasonBucketFull Reason = iota + 1
 	// ReasonQueueDeadline: the request waited longer than its queue deadline
 	// ([Config.QueueDeadline], or [Config.StandingDeadline] for a standing queue)
-	// and was dropped rather than served late.
+	// and was dropped rather than served late; or, with [Config.ShedOnArrival],
+	// it would have waited past it and was shed as it arrived, without waiting
+	// (counted in [BucketStats].ShedOnArrival as well as in ShedQueueDeadline,
+	// not apart from it).
 	ReasonQueueDeadline
 	// ReasonClosed: the Shedder was closed. Do not retry on this Shedder.
 	ReasonClosed
