@@ -122,7 +122,12 @@
 //
 // [Shedder.Stats] returns the totals (admitted, shed by reason, canceled, wait,
 // queued, in flight, limit); [Shedder.Tenant] and [Shedder.Buckets] return
-// per-bucket [BucketStats] (admitted, shed by reason, queued, wait time).
+// per-bucket [BucketStats] (admitted, shed by reason, canceled, queued, wait
+// time), Buckets all of them under one hold of the lock. A bucket's counts
+// live in its tenant's state: when that is reclaimed ([Config.IdleTimeout],
+// [Config.MaxTenants]) its buckets are no longer listed (the totals keep
+// their counts), and a tenant that comes back starts again from zero, which
+// an exporter of the per-bucket counts sees as a counter reset.
 //
 // # Cost
 //
