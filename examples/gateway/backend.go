@@ -437,6 +437,9 @@ func (g *Gateway) expiryNow() time.Time {
 	if b, ok := asMemkv(g.backend); ok {
 		return b.now()
 	}
+	if b, ok := asRedis(g.backend); ok && b.now != nil {
+		return b.now()
+	}
 	return time.Now()
 }
 

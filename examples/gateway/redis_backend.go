@@ -41,6 +41,9 @@ type redisBackend struct {
 	fillTTL  atomic.Bool
 	volatile []expiryFlag // per shard
 	closers  []func() error
+	// now, if set, is the gateway's clock (expiryNow) in place of the wall
+	// clock: a test's, apart from the shards' clocks.
+	now func() time.Time
 }
 
 // dataClient is one Redis server's data path: the four shapes of a batch.

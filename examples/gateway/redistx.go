@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -58,6 +59,16 @@ type redisTxEngine struct {
 	// expiry, until it is answered: the caching tier's fills of the shard
 	// then fetch PTTL (opsGiveExpiry, expiryFlag).
 	volatile *expiryFlag
+	// now is the gateway's clock (expiryNow), which the transaction's
+	// commands decide expiry by; at is its time when EXEC ran them. The
+	// shard's clock may be apart from it: a value read is given its
+	// expiry as the shard's TTL from now (kept, the expiry header Get
+	// answered for each key), and a write's expiry goes to the shard as a
+	// TTL from at, as SET EX's outside a transaction, unless it is the
+	// key's own (INCR keeps it): then as the shard's PEXPIRETIME.
+	now  func() time.Time
+	at   time.Time
+	kept map[string]int64
 }
 
 // keyState is a key's state as the commit script checks it.
@@ -74,8 +85,8 @@ var (
 	_ stateObserver = (*redisTxEngine)(nil)
 )
 
-func newRedisTxEngine(c *redis.Client) *redisTxEngine {
-	return &redisTxEngine{c: c, seen: make(map[string]keyState)}
+func newRedisTxEngine(c *redis.Client, now func() time.Time) *redisTxEngine {
+	return &redisTxEngine{c: c, seen: make(map[string]keyState), now: now, kept: make(map[string]int64)}
 }
 
 // ReadVersion is 0: Redis has no versions; validation is by state.
@@ -83,9 +94,10 @@ func (e *redisTxEngine) ReadVersion() uint64 { return 0 }
 
 // Get reads key's value and expiry in one MULTI/EXEC round trip (so the two
 // belong together), records its state, and returns the value in the
-// gateway's transaction encoding (8-byte expiry header, unix ns).
+// gateway's transaction encoding (8-byte expiry header, unix ns of the
+// gateway's clock: its TTL on the shard from now).
 func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, bool, error) {
-	v, st, err := e.read(ctx, string(key))
+	v, st, ttl, err := e.read(ctx, string(key))
 	if err != nil {
 		return nil, false, err
 	}
@@ -97,11 +109,13 @@ func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, 
 		return nil, false, errWrongType
 	}
 	var exp int64
-	switch {
-	case st.expireMs > math.MaxInt64/1_000_000:
+	switch now := e.now().UnixNano(); {
+	case st.expireMs > math.MaxInt64/1_000_000 || ttl > (math.MaxInt64-now)/1_000_000:
 		exp = farExpiry
 	case st.expireMs > 0:
-		exp = st.expireMs * 1e6
+		// The shard's TTL from the gateway's now: its clock may be apart.
+		exp = now + max(ttl, 1)*1e6
+		e.kept[string(key)] = exp
 	}
 	return encodeValue(v, exp), true, nil
 }
@@ -127,7 +141,7 @@ func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
 		if _, ok := e.seen[k]; ok {
 			continue
 		}
-		_, st, err := e.read(ctx, k)
+		_, st, _, err := e.read(ctx, k)
 		if err != nil {
 			return err
 		}
@@ -144,35 +158,37 @@ func (e *redisTxEngine) observe(ctx context.Context, keys []string) error {
 // does; EXISTS, DEL and SET NX/XX count the key as there, MGET as null.
 var errWrongType = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
 
-// read returns key's value and state. A key of another type than string
-// (which the gateway serves no command of, but WATCH, EXISTS and DEL take)
-// has no value; its state is its DUMP's digest, read in a second round trip.
-func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, error) {
-	get, exp, err := e.readWith(ctx, key, redis.Pipeliner.Get)
+// read returns key's value, state and PTTL (ms). A key of another type than
+// string (which the gateway serves no command of, but WATCH, EXISTS and DEL
+// take) has no value; its state is its DUMP's digest, read in a second round
+// trip.
+func (e *redisTxEngine) read(ctx context.Context, key string) ([]byte, keyState, int64, error) {
+	get, exp, ttl, err := e.readWith(ctx, key, redis.Pipeliner.Get)
 	if ge := get.Err(); err != nil && ge != nil && isWrongType(ge) {
-		return e.readOther(ctx, key)
+		v, st, err := e.readOther(ctx, key)
+		return v, st, 0, err
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, keyState{}, err
+		return nil, keyState{}, 0, err
 	}
 	if errors.Is(get.Err(), redis.Nil) {
-		return nil, keyState{digest: "-", expireMs: -2}, nil
+		return nil, keyState{digest: "-", expireMs: -2}, 0, nil
 	}
 	v, err := get.Bytes()
 	if err != nil {
-		return nil, keyState{}, err
+		return nil, keyState{}, 0, err
 	}
 	ms, err := exp.Int64()
 	if err != nil {
-		return nil, keyState{}, err
+		return nil, keyState{}, 0, err
 	}
-	return v, keyState{digest: digest(v), expireMs: ms}, nil
+	return v, keyState{digest: digest(v), expireMs: ms}, ttl.Val(), nil
 }
 
 // readOther returns the state of key, read as a key of another type than
 // string; absent if it was deleted since (it can only have changed).
 func (e *redisTxEngine) readOther(ctx context.Context, key string) ([]byte, keyState, error) {
-	dump, exp, err := e.readWith(ctx, key, redis.Pipeliner.Dump)
+	dump, exp, _, err := e.readWith(ctx, key, redis.Pipeliner.Dump)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, keyState{}, err
 	}
@@ -186,20 +202,22 @@ func (e *redisTxEngine) readOther(ctx context.Context, key string) ([]byte, keyS
 	return nil, keyState{digest: "T" + digest([]byte(dump.Val())), expireMs: ms}, nil
 }
 
-// readWith reads key with cmd (GET, or DUMP for a key of another type) and
-// its PEXPIRETIME in one MULTI round trip, and counts the call.
+// readWith reads key with cmd (GET, or DUMP for a key of another type),
+// its PEXPIRETIME and its PTTL (in ms, as Redis answers it) in one MULTI
+// round trip, and counts the call.
 func (e *redisTxEngine) readWith(ctx context.Context, key string,
-	cmd func(redis.Pipeliner, context.Context, string) *redis.StringCmd) (*redis.StringCmd, *redis.Cmd, error) {
+	cmd func(redis.Pipeliner, context.Context, string) *redis.StringCmd) (*redis.StringCmd, *redis.Cmd, *redis.IntCmd, error) {
 	var val *redis.StringCmd
 	var exp *redis.Cmd
+	ttl := redis.NewIntCmd(ctx, "PTTL", key)
 	e.calls++
 	e.ops++
 	_, err := e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		val = cmd(p, ctx, key)
 		exp = p.Do(ctx, "PEXPIRETIME", key)
-		return nil
+		return p.Process(ctx, ttl)
 	})
-	return val, exp, err
+	return val, exp, ttl, err
 }
 
 // unchecked returns a key the transaction read when it read more than one
@@ -263,7 +281,9 @@ var errRedisRange = errors.New("ERR range reads need the memkv backend (Redis ke
 // commitScript checks the state of the read keys (KEYS[1..nr]) and, if none
 // changed, applies the writes (KEYS[nr+1..]). ARGV[1] is nr; then two
 // arguments per read key (digest or "-", PEXPIRETIME); then two per write:
-// the value and a PXAT in unix ms ("0": no expiry), or "D" and "" to delete.
+// the value and its expiry ("0": none; "a" and a PXAT in unix ms, the key's
+// own; else a PX in ms, a TTL from now by the shard's clock), or "D" and ""
+// to delete.
 // A key of another type than string is checked by the digest of its DUMP
 // ("T" and the digest). SET and DEL cannot fail on a key of any type.
 var commitScript = redis.NewScript(`
@@ -291,8 +311,10 @@ for j = nr+1, #KEYS do
     redis.call('DEL', KEYS[j])
   elseif px == '0' then
     redis.call('SET', KEYS[j], v)
+  elseif string.sub(px, 1, 1) == 'a' then
+    redis.call('SET', KEYS[j], v, 'PXAT', string.sub(px, 2))
   else
-    redis.call('SET', KEYS[j], v, 'PXAT', px)
+    redis.call('SET', KEYS[j], v, 'PX', px)
   end
 end
 return 'OK'
@@ -330,15 +352,20 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 		if len(v) < 8 {
 			return 0, fmt.Errorf("ERR transaction value of %q lacks its expiry header", req.Sets[i])
 		}
-		px := int64(0)
-		switch exp := int64(binary.BigEndian.Uint64(v)); {
-		case exp == farExpiry:
-			px = e.seen[string(req.Sets[i])].expireMs // the transaction read it (INCR)
+		px := "0"
+		switch exp, k := int64(binary.BigEndian.Uint64(v)), string(req.Sets[i]); {
+		case exp == farExpiry || (exp > 0 && exp == e.kept[k]):
+			px = "a" + strconv.FormatInt(e.seen[k].expireMs, 10) // the transaction read it (INCR)
 		case exp > 0:
-			px = (exp + 999_999) / 1e6 // round up: never expire before the client asked
+			at := e.at
+			if at.IsZero() {
+				at = e.now()
+			}
+			// Round up: never expire before the client asked.
+			px = strconv.FormatInt(max((exp-at.UnixNano()+999_999)/1e6, 1), 10)
 		}
-		gives = gives || px > 0
-		args = append(args, v[8:], strconv.FormatInt(px, 10))
+		gives = gives || px != "0"
+		args = append(args, v[8:], px)
 	}
 	if gives && e.volatile != nil {
 		defer e.volatile.writing()()

@@ -79,7 +79,7 @@ func (g *Gateway) txEngine(shard int) txn.Engine {
 		return b.stores[shard]
 	}
 	if b, ok := asRedis(g.backend); ok {
-		e := newRedisTxEngine(b.shards[shard])
+		e := newRedisTxEngine(b.shards[shard], g.expiryNow)
 		e.volatile = &b.volatile[shard]
 		return e
 	}

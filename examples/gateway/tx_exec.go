@@ -174,6 +174,9 @@ func (s *session) runQueued(ctx context.Context, first bool) ([]any, error) {
 	}
 	out := make([]any, len(s.txs.queued))
 	now, at := time.Now(), s.g.expiryNow()
+	if e, ok := s.txs.eng.(*redisTxEngine); ok {
+		e.at = at // the SET EX of its commands are TTLs from then
+	}
 	from := s.txMark()
 	keys := 0
 	s.txs.readErr = nil
