@@ -6,7 +6,10 @@
 # proxy it prints ops/s, the proxy's CPU per op and each system call's count
 # per request: where a proxy's CPU goes that a profile of its own code does
 # not show (the futex and nanosleep calls of Go's scheduler, the reads that
-# find a socket empty).
+# find a socket empty). Before the proxies start, each of the 100k keys the
+# rows name is set on every shard (harness.sh's fill_keys), as compare.sh
+# does: a GET finds its 64-byte value whichever shard a proxy places it on,
+# and every proxy's SET row overwrites (the hot key stays unset).
 #
 #   examples/gateway/syscalls.sh                      # GET, pipeline 1, N=50000
 #   WL=set P=16 N=200000 examples/gateway/syscalls.sh
@@ -32,6 +35,11 @@ harness_init
 
 pick_port r1; pick_port r2
 start_redis "$r1" "$r2"
+# Without it every GET row read empty shards (every reply null, not the
+# 64-byte values compare.sh's GET rows read), and twemproxy's SET row, the
+# first, created keys that the gateways' rows then overwrote.
+keyspace=100000
+fill_keys "$keyspace" "$r1" "$r2"
 (cd examples && go build -o "$work/gateway" ./gateway)
 echo '{"target_cpu": 1.0, "max_limit": 100000}' >"$work/gateway.json" # as compare.sh: admission never throttles
 pick_port gw; pick_port gw1; pick_port tw; pick_port tws
@@ -47,8 +55,8 @@ twpid=$!; pids+=($twpid)
 wait_port "$gw" "$gwpid"; wait_port "$gw1" "$gw1pid"; wait_port "$tw" "$twpid"
 
 case $WL in
-set) args=(-t set -r 100000) ;;
-get) args=(-t get -r 100000) ;;
+set) args=(-t set -r "$keyspace") ;;
+get) args=(-t get -r "$keyspace") ;;
 hot) args=(-t get) ;;
 *) echo "syscalls: WL is set, get or hot" >&2; exit 2 ;;
 esac
