@@ -44,6 +44,8 @@ var countCases = []countCase{
 	{"denied command", []string{"MSET {e}a 1"}, nil},
 	{"denied key", []string{"GET {x}a"}, nil},
 	{"denied inside MULTI", []string{"MULTI", "MSET {e}a 1", "SET {e}a 1", "EXEC"}, nil},
+	{"denied WATCH", []string{"WATCH {x}a"}, nil},
+	{"denied WATCH inside MULTI", []string{"MULTI", "SET {e}a 1", "WATCH {x}a", "EXEC"}, nil},
 }
 
 // countACL is the ACL of redis-server's default user in

@@ -354,12 +354,15 @@ func (ss *session) lookup(args [][]byte) (*cmdSpec, string, any) {
 	if ss.tenant == nil && !noAuth[name] {
 		return nil, name, respErr("NOAUTH Authentication required.")
 	}
-	if spec.kind == kindRead || spec.kind == kindWrite {
-		if !ss.tenant.allowsArgs(spec, args) {
-			ss.tenant.denied.Add(1)
-			ss.g.n.denied.Add(1)
-			return nil, name, respErr(errNoPerm.Error())
-		}
+	// WATCH's keys too, before it runs, as Redis checks its ACL: checked
+	// by cmdWatch, a denied WATCH counted in INFO's
+	// total_commands_processed, where Redis counts no command its ACL
+	// refuses.
+	if (spec.kind == kindRead || spec.kind == kindWrite) && !ss.tenant.allowsArgs(spec, args) ||
+		name == "WATCH" && !ss.tenant.allowsWatch(args) {
+		ss.tenant.denied.Add(1)
+		ss.g.n.denied.Add(1)
+		return nil, name, respErr(errNoPerm.Error())
 	}
 	return spec, name, nil
 }

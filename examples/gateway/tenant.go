@@ -88,6 +88,16 @@ func (t *tenant) allowsArgs(spec *cmdSpec, args [][]byte) bool {
 	return t.allows(spec.name, spec.keys(args))
 }
 
+// allowsWatch reports whether t may run WATCH with args: its keys are all
+// of args[1:] (its layout names none, since it is not batched).
+func (t *tenant) allowsWatch(args [][]byte) bool {
+	keys := make([]string, 0, len(args)-1)
+	for _, k := range args[1:] {
+		keys = append(keys, string(k))
+	}
+	return t.allows("WATCH", keys)
+}
+
 // allows reports whether t may run cmd on keys.
 func (t *tenant) allows(cmd string, keys []string) bool {
 	if t.commands != nil && !t.commands[cmd] {

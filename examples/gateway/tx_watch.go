@@ -330,22 +330,14 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 }
 
 // watchRefused is the reply refusing a WATCH of keys before it touches the
-// transaction (not logged in, denied by the ACL, inside MULTI, or past
-// max_args keys watched), or nil. As in Redis, the ACL is checked before
-// MULTI is: a denied WATCH inside MULTI answers -NOPERM and fails the
+// transaction (not logged in, inside MULTI, or past max_args keys watched),
+// or nil. As in Redis, the ACL is checked before MULTI is, by lookup, before
+// WATCH runs: a denied WATCH inside MULTI answers -NOPERM and fails the
 // transaction, as a denied data command does there (lookup, queue), where
 // an allowed one is refused alone and EXEC still runs the transaction.
 func (s *session) watchRefused(keys []string) any {
 	if s.tenant == nil {
 		return respErr("NOAUTH Authentication required.")
-	}
-	if !s.tenant.allows("WATCH", keys) {
-		s.tenant.denied.Add(1) // as lookup counts the other commands' denials
-		s.g.n.denied.Add(1)
-		if s.txs.multi {
-			s.txs.aborted = true
-		}
-		return respErr(errNoPerm.Error())
 	}
 	if s.txs.multi {
 		return respErr("ERR WATCH inside MULTI is not allowed")
