@@ -17,10 +17,11 @@ import (
 // the backend call. The run is admitted as a whole, at the cost of all its
 // keys (admitRun: execute ends a run before its cost passes the admission
 // limit), and refused as a whole; each command is still metered and answered
-// on its own; identical GETs of the run share one op; a SET drops its key's
+// on its own; identical GETs of the run share one op, unless a SET of their
+// shard comes between them (plainPart.since); a SET drops its key's
 // in-flight fetch when it returns, as in the per-command path. The run holds
-// no read and write of one key (execute splits runs there), so the order of
-// its ops within a shard does not matter.
+// no read and write of one key (execute splits runs there); a shard still
+// reads the GETs after a write at a later version than those before it.
 //
 // With the caching tier on, the run's reads go through the cache shard by
 // shard (cachedParts): the keys a shard's cache misses are loaded as one batch
@@ -136,7 +137,9 @@ func (ss *session) planPlain(run []job, cmds []redcon.Command, cs []plainCmd, pa
 			if a.write || !dup {
 				pos = len(p.ops)
 				p.ops = append(p.ops, o)
-				if !a.write {
+				if a.write {
+					p.since = len(p.ops)
+				} else {
 					p.addGet(o.key, pos)
 				}
 			} else if g.cache != nil {
@@ -215,6 +218,12 @@ type plainPart struct {
 	err     error
 	gets    map[string]int // key -> index in ops of its GET, once indexed
 	indexed bool           // gets holds every GET of ops
+	// since is the index in ops after the part's last write: a GET shares
+	// only a GET from there on. The shard reads the GETs after a write at a
+	// version after it, and an MGET's key that shared a GET from before the
+	// write was read at another version than its other keys: an MSET of
+	// both committed in between came back half applied.
+	since int
 
 	// With the caching tier on (cachedParts): the GETs' keys and the
 	// writes, each with its index in ops.
@@ -232,13 +241,14 @@ type plainPart struct {
 // map for each run cost more than the scans.
 const smallPart = 8
 
-// getIndex returns the index in ops of the part's GET of key, if it has one.
+// getIndex returns the index in ops of the part's GET of key since its last
+// write, if it has one.
 func (p *plainPart) getIndex(key string) (int, bool) {
 	if p.indexed {
 		i, ok := p.gets[key]
-		return i, ok
+		return i, ok && i >= p.since
 	}
-	for i := range p.ops {
+	for i := p.since; i < len(p.ops); i++ {
 		if p.ops[i].kind == opGet && p.ops[i].key == key {
 			return i, true
 		}
@@ -324,7 +334,7 @@ func (p *plainPart) forget() {
 		clear(p.gets)
 	}
 	p.ops, p.gkeys, p.wops, p.vals = p.ops[:0], p.gkeys[:0], p.wops[:0], p.vals[:0]
-	p.res, p.err, p.indexed = nil, nil, false
+	p.res, p.err, p.indexed, p.since = nil, nil, false, 0
 }
 
 // plainReply builds the reply of a plain GET, SET or MGET from the results of
