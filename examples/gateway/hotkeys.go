@@ -58,9 +58,10 @@ type hotKeys struct {
 	seed   maphash.Seed
 	linger atomic.Int64 // ns, the longest wait; 0: off
 	slots  [hotSlots]hotSlot
-	// outcomes of the waits: woken by the GET that completed the count, or at
-	// the end of the linger; every wait that blocked counts in exactly one
-	// (one whose count completed before it was posted counts in neither)
+	// outcomes of the waits: woken by the GET that completed the count (or by
+	// the linger's switch-off), or at the end of the linger; every wait that
+	// blocked counts in exactly one (one whose count completed, or whose
+	// linger was turned off, before it was posted counts in neither)
 	woken, timedOut atomic.Int64
 }
 
@@ -148,6 +149,24 @@ func newHotKeys(linger time.Duration) *hotKeys {
 	return k
 }
 
+// setLinger changes the longest wait (the knob). Turned off, it also ends
+// the waits in progress: the GETs that arrive with it off are not counted
+// (Gateway.getCoalesced), so only their linger would end them, and every
+// reader that joined one would stall for the whole of it. A wait posted
+// after the walk sees the linger off and goes (wait).
+func (k *hotKeys) setLinger(d time.Duration) {
+	k.linger.Store(int64(max(d, 0)))
+	if d > 0 {
+		return
+	}
+	for i := range k.slots {
+		s := &k.slots[i]
+		if w := s.wake.Load(); w != nil && s.wake.CompareAndSwap(w, nil) {
+			close(w.ch)
+		}
+	}
+}
+
 // hash is the key's hash, never 0 (a GET not counted). The top bit keeps it
 // so: the low bits pick the slot, and setting the lowest one left every even
 // slot unused.
@@ -224,8 +243,8 @@ func (k *hotKeys) plan(h uint64) (need uint32, linger time.Duration) {
 // started it (Gateway.one), whose end must not cut the others' fetch short
 // (the gateway's GETs carry no context that ends anyway: session.call). It
 // is bounded by the linger read when it starts, at most maxHotLinger (5 ms):
-// a linger lowered or turned off meanwhile ends only the waits that start
-// after the change.
+// a linger lowered meanwhile bounds only the waits that start after the
+// change; one turned off ends the waits in progress too (setLinger).
 func (k *hotKeys) wait(h uint64) {
 	need, linger := k.plan(h)
 	if need == 0 {
@@ -236,8 +255,8 @@ func (k *hotKeys) wait(h uint64) {
 	if !s.wake.CompareAndSwap(nil, w) {
 		return // another key of the slot waits
 	}
-	if s.gets.Load() >= need && s.wake.CompareAndSwap(w, nil) {
-		return // the count completed before the wait was posted
+	if (s.gets.Load() >= need || k.linger.Load() == 0) && s.wake.CompareAndSwap(w, nil) {
+		return // the count completed, or the linger was turned off, before the wait was posted
 	}
 	t := time.NewTimer(linger)
 	select {

@@ -86,7 +86,7 @@ func (g *Gateway) registerGatewayKnobs(reg *control.Registry) []error {
 			Value: g.linearizable.Load(), Apply: func(v bool) error { g.linearizable.Store(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "the longest the fetch of a key that many GETs read at once waits for its expected readers (0: off; not with the caching tier)",
 			Min: 0, Max: maxHotLinger, Value: time.Duration(g.hot.linger.Load()),
-			Apply: func(v time.Duration) error { g.hot.linger.Store(int64(v)); return nil }}),
+			Apply: func(v time.Duration) error { g.hot.setLinger(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.request_timeout", Doc: "bound of a data command's backend call (the batcher's flush timeout; not of its admission queue, linger or hot-key wait) and deadline of the other commands and of reads after WATCH",
 			Min: minRequestTimeout, Max: maxRequestTimeout, Value: time.Duration(g.timeout.Load()),
 			Apply: func(v time.Duration) error {

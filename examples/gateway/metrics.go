@@ -44,7 +44,7 @@ func newMetrics(g *Gateway) *metrics {
 		counter("gateway_overloaded_total", "Commands refused by admission, the batcher's in-flight cap or a shard's share of it.", func() float64 { return float64(g.n.overloaded.Load()) }),
 		counter("gateway_coalesce_calls_total", "GETs through the coalescing group.", func() float64 { return float64(g.flights.Stats().Calls) }),
 		counter("gateway_coalesce_joins_total", "GETs that joined a fetch in flight.", func() float64 { return float64(g.flights.Stats().Joins) }),
-		counter("gateway_hot_linger_woken_total", "Hot-key fetches that waited and went when their expected readers had arrived.", func() float64 { return float64(g.hot.woken.Load()) }),
+		counter("gateway_hot_linger_woken_total", "Hot-key fetches that waited and went when their expected readers had arrived (or the linger was turned off).", func() float64 { return float64(g.hot.woken.Load()) }),
 		counter("gateway_hot_linger_timeouts_total", "Hot-key fetches that waited the whole linger.", func() float64 { return float64(g.hot.timedOut.Load()) }),
 		gauge("gateway_batch_mean_fill", "Mean batch fill (items / max items).", func() float64 { return g.batches.Stats().MeanFill }),
 		gauge("gateway_admission_limit", "The aimd concurrency limit.", func() float64 { return float64(g.limiter.Limit()) }),
