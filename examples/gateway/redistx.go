@@ -353,7 +353,7 @@ func (e *redisTxEngine) Commit(ctx context.Context, req *txn.CommitRequest) (uin
 			return 0, fmt.Errorf("ERR transaction value of %q lacks its expiry header", req.Sets[i])
 		}
 		px := "0"
-		switch exp, k := int64(binary.BigEndian.Uint64(v)), string(req.Sets[i]); {
+		switch exp, k := int64(binary.BigEndian.Uint64(v)), keys[len(keys)-1]; {
 		case exp == farExpiry || (exp > 0 && exp == e.kept[k]):
 			px = "a" + strconv.FormatInt(e.seen[k].expireMs, 10) // the transaction read it (INCR)
 		case exp > 0:
