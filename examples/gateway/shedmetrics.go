@@ -19,6 +19,9 @@ const shedPriorities = 2
 // (about 26 days). Its tenants are the configured ones, never more, so their
 // state need not be reclaimed to bound memory, and reclaiming it set their
 // per-bucket counts, which shedCollector serves as counters, back to zero.
+// shed has no longer one: a tenant that sends nothing for about 26 days
+// while others are served is still reclaimed, and its counts (/metrics'
+// series and INFO's per-priority fields) start again from zero.
 const shedKeepTenants = time.Duration(1) << 51
 
 // shedCollector serves shed's per-bucket stats, by tenant and priority: the
