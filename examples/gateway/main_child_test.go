@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 )
 
 // mainArgsEnv carries main's arguments to a child process: this test binary
@@ -37,13 +39,15 @@ func asMain(t *testing.T) bool {
 // startMain starts this test binary again, running only the calling test
 // (its top-level test: asMain must be its first call), as a child that runs
 // main with args; env is added to its environment. It returns the child and
-// its stderr, where main logs. ctx's end kills the child.
+// its stderr, where main logs. ctx's end kills the child, and so does this
+// process's end, however it ends (childproc: a test binary that dies runs no
+// cleanup, and the child would serve on, holding its ports).
 func startMain(ctx context.Context, t *testing.T, args []string, env ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
 	cmd := mainCmd(ctx, t, args, env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	require.NoError(t, childproc.Start(cmd))
 	return cmd, stderr
 }
 

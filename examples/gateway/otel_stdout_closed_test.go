@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/examples/internal/childproc"
 )
 
 // TestOTelStdoutClosedKeepsServing: with -otel stdout, a reader of the
@@ -62,8 +64,8 @@ func startOTelStdoutClosed(t *testing.T) otelChild {
 	require.NoError(t, err)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	require.NoError(t, stdout.Close()) // the spans' reader is gone
+	require.NoError(t, childproc.Start(cmd)) // dies with this process, cleanups or not
+	require.NoError(t, stdout.Close())       // the spans' reader is gone
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
