@@ -114,7 +114,8 @@ type realResult struct {
 	machinery          share         // profile samples under shed and aimd
 	machineryErr       error         // reading the profile
 	// c2c is the core-to-core round trip (corelat) before the warm-up and
-	// after the measured run, zero where it could not be measured.
+	// after the measured run (after the calibration that follows it, with
+	// Recal), zero where it could not be measured.
 	c2c [2]time.Duration
 }
 

@@ -117,7 +117,11 @@ func (r *realResult) printSetup(w io.Writer, cores int) {
 		fmt.Fprintf(w, "  machine load average at the end (other processes included): %s", b)
 	}
 	if r.c2c[0] > 0 && r.c2c[1] > 0 {
-		fmt.Fprintf(w, "  core-to-core round trip (a cache line to the other core and back): %v before the warm-up, %v after the measured run\n", r.c2c[0], r.c2c[1])
+		after := "the measured run"
+		if r.cfg.Recal > 0 { // runReal reads it after the calibration that follows the run
+			after += " and -recal's calibration"
+		}
+		fmt.Fprintf(w, "  core-to-core round trip (a cache line to the other core and back): %v before the warm-up, %v after %s\n", r.c2c[0], r.c2c[1], after)
 	}
 }
 
