@@ -23,9 +23,13 @@ var (
 	// ErrClosed is returned after Client.Close.
 	ErrClosed = errors.New("client: closed")
 	// ErrBadReply is wrapped by the error of a request whose host answered with a
-	// reply of the wrong shape for the command: an MGET array of another length
-	// than the keys sent, or with an element that is neither a value nor null.
-	// The host broke the protocol rather than failed: the request is not retried.
+	// reply of the wrong shape for the command: an MGET reply that is not an
+	// array (a status, a value, an integer, a null), an array of another length
+	// than the keys sent, or one with an element that is neither a value, null
+	// nor an error (an integer, a nested array). The host broke the protocol
+	// rather than failed: the request is not retried. An error element is not
+	// one: MGet returns it as the reply error it is, retried as that reply
+	// would be (a LOADING element is, an OVERLOADED one is not).
 	ErrBadReply = errors.New("client: reply of the wrong shape")
 	// ErrBadTTL is returned by Client.Set for a negative ttl, before anything
 	// is sent: go-redis would send -1ns as KEEPTTL and any other negative ttl
