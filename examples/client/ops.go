@@ -73,8 +73,9 @@ func (c *Client) Get(ctx context.Context, key string) (string, error) {
 // idempotent, so a retry on the next host after a host failure is safe even if
 // the first host applied it.
 //
-// NOTE: after a read timeout (no ctx deadline, 5 s) the first host may apply
-// the write late, after a later Set of key; the package doc has the details.
+// NOTE: a Set that timed out (at ctx's deadline, or at the 5 s read timeout
+// if that comes first) may still be applied by its host late, after a later
+// Set of key; the package doc has the details.
 func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) error {
 	if ttl < 0 {
 		return ErrBadTTL
