@@ -20,6 +20,22 @@ import (
 // reply still queued to go out: the client read 128,000 bytes of a 1 MiB
 // reply, then "connection reset by peer".
 func TestShutdownDeliversReplyDespiteLaterCommand(t *testing.T) {
+	const size = 1 << 20
+	want := "$" + strconv.Itoa(size) + "\r\n" + strings.Repeat("x", size) + "\r\n"
+	// The ECHO is read whole: the PING comes in a later read.
+	got, err := shutdownDuringEcho(t, "*2\r\n$4\r\nECHO\r\n"+want, "PING\r\n")
+	require.NoError(t, err, "the reply, then the end of the stream (read %d of %d bytes)", len(got), len(want))
+	require.Equal(t, len(want), len(got))
+	require.Equal(t, want, string(got))
+}
+
+// shutdownDuringEcho serves a memkv gateway, sends first (an ECHO and maybe
+// the start of another command), and once the ECHO runs starts a Shutdown;
+// when Shutdown has closed the listener and set the read deadlines, it sends
+// rest and closes its side. It returns what the client then read to the end
+// of the stream, and the read's error.
+func shutdownDuringEcho(t *testing.T, first, rest string) ([]byte, error) {
+	t.Helper()
 	echo := commands["ECHO"]
 	echoFn := echo.fn
 	t.Cleanup(func() { echo.fn = echoFn }) // after the server's shutdown
@@ -34,12 +50,17 @@ func TestShutdownDeliversReplyDespiteLaterCommand(t *testing.T) {
 	shut := make(chan error, 1)
 	running, sent := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	// The ECHO starts the Shutdown, and runs once the client has sent its
-	// next command, which the connection has not read.
+	// The ECHO starts the Shutdown, and runs once the client has sent rest,
+	// which the connection has not read.
 	echo.fn = func(c context.Context, s *session, a [][]byte) any {
 		once.Do(func() {
 			go func() { shut <- srv.Shutdown(ctx) }()
 			<-ln.closed
+			// Shutdown closes the listener and sets the read deadlines
+			// under mu, so taking it once is the barrier.
+			srv.mu.Lock()
+			//lint:ignore SA2001 an empty critical section is the barrier
+			srv.mu.Unlock()
 			close(running)
 			<-sent
 		})
@@ -50,20 +71,14 @@ func TestShutdownDeliversReplyDespiteLaterCommand(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close()
 	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
-	const size = 1 << 20
-	_, err = conn.Write([]byte("*2\r\n$4\r\nECHO\r\n$" + strconv.Itoa(size) + "\r\n" + strings.Repeat("x", size) + "\r\n"))
+	_, err = conn.Write([]byte(first))
 	require.NoError(t, err)
-	<-running // the ECHO is read: the PING comes in a later read
-	_, err = conn.Write([]byte("PING\r\n"))
+	<-running
+	_, err = conn.Write([]byte(rest))
 	require.NoError(t, err)
 	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
 	close(sent)
 	require.NoError(t, <-shut)
 	require.NoError(t, <-served)
-
-	want := "$" + strconv.Itoa(size) + "\r\n" + strings.Repeat("x", size) + "\r\n"
-	got, err := io.ReadAll(conn)
-	require.NoError(t, err, "the reply, then the end of the stream (read %d of %d bytes)", len(got), len(want))
-	require.Equal(t, len(want), len(got))
-	require.Equal(t, want, string(got))
+	return io.ReadAll(conn)
 }
