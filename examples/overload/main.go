@@ -27,6 +27,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -98,7 +99,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	var o options
 	r := &o.real
 	fs.DurationVar(&o.d, "d", 20*time.Second, "virtual duration of the simulation (positive, at most 2m: every arrival is held in memory)")
-	fs.StringVar(&o.plotPath, "plot", "overload.svg", "plot file (.svg or .png); empty for none")
+	fs.StringVar(&o.plotPath, "plot", "overload.svg", "plot file, in the format its name ends in: .svg, .png or .pdf; empty for none")
 	fs.BoolVar(&o.realMode, "real", false, "also run the real mode (goroutines, CPU burn, aimd)")
 	fs.DurationVar(&r.Duration, "rd", 20*time.Second, "real mode: measured duration (positive)")
 	fs.DurationVar(&r.Warmup, "warmup", 5*time.Second, "real mode: warm-up and calibration before the measured run (positive)")
@@ -207,10 +208,28 @@ func checkFlags(o options) error {
 	if err := zeroRefused(o.real); err != nil {
 		return err
 	}
+	if err := plotFormat(o.plotPath); err != nil {
+		return err
+	}
 	if c := o.real.Cores; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("-cores %v: the CPU budget must be a finite number of cores (0: GOMAXPROCS)", c)
 	}
 	return o.real.check()
+}
+
+// plotFormat refuses a -plot name whose extension is none of the formats
+// the plot is written in (the plot library picks the format by the name's
+// extension, case-insensitively). Such a name ran the whole simulation, then
+// failed to save, leaving an empty file behind.
+func plotFormat(path string) error {
+	if path == "" {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg", ".png", ".pdf":
+		return nil
+	}
+	return fmt.Errorf("-plot %s: the plot's format follows its name, which must end in .svg, .png or .pdf", path)
 }
 
 // zeroRefused refuses a zero for the flags whose realConfig field takes 0 for
