@@ -6,8 +6,10 @@
 // clock, deterministically (seeded arrivals; the same output bit for bit on every
 // run), next to baselines in the same harness: one global FIFO, per-tenant round
 // robin by count, Kubernetes APF shuffle-sharded fair queuing (64 queues hand 8,
-// and 128/8), and Netflix concurrency-limits percentage partitions. Two variants:
-// every request costs 1, and noisy requests cost 4.
+// 128/8, and 128/6 as APF ships its workload-low and global-default levels), and
+// Netflix concurrency-limits percentage partitions; and a second shed row with
+// the real mode's options. Two variants: every request costs 1, and noisy
+// requests cost 4.
 //
 //	go run ./overload                 # 20 s of virtual time, table + plot
 //	go run ./overload -d 60s          # longer
