@@ -213,6 +213,15 @@ func checkFlags(o options) error {
 	if err := plotFormat(o.plotPath); err != nil {
 		return err
 	}
+	// The kernel clamps a niceness to -20..19 without a word (the run then
+	// stopped on "renice to 50: thread N is at 19"), and refuses a real-time
+	// priority outside 1..99 only when the policy is applied.
+	if n := o.real.Nice; n < -20 || n > 19 {
+		return fmt.Errorf("-nice %d: a niceness is -20..19 (0: leave it)", n)
+	}
+	if p := o.real.RT; p < 0 || p > 99 {
+		return fmt.Errorf("-rt %d: a real-time priority is 1..99 (0: the normal policy)", p)
+	}
 	if c := o.real.Cores; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return fmt.Errorf("-cores %v: the CPU budget must be a finite number of cores (0: GOMAXPROCS)", c)
 	}
