@@ -260,7 +260,8 @@ func (r *fuzzRun) check(step int) {
 	require.Len(t, r.fn, len(r.execs), "step %d: executions of fn", step)
 	for i, e := range r.execs {
 		// A live execution's context is not cancelled; an abandoned one's is.
-		// (Once fn returned, the group releases its context: not checked.)
+		// (Once fn returned, the group releases its context: checked by
+		// TestFnContextReleasedAfterReturn, not here.)
 		if e.running || e.abandoned {
 			require.Equal(t, e.abandoned, r.fn[i].ctx.Err() != nil, "step %d: exec %d context cancelled", step, i)
 		}
