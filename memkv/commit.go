@@ -13,8 +13,11 @@ import (
 // at a fresh read version; never for a request without reads to validate),
 // ErrFutureVersion, ErrTooLarge, ErrInvalidRequest, ErrAlreadyCommitted (with
 // the original version), and under fault injection ErrInjected and
-// ErrCommitUnknown. A commit without writes is validated but creates no
-// version; it returns the current one. The store keeps no reference to req or its slices.
+// ErrCommitUnknown. A commit whose ctx has ended when it starts (or during
+// Faults.Delay) is not applied: its error wraps ctx.Err() and reports
+// Temporary() true, so a caller may retry it. A commit without writes is
+// validated but creates no version; it returns the current one. The store
+// keeps no reference to req or its slices.
 func (s *Store) Commit(ctx context.Context, req *CommitRequest) (uint64, error) {
 	return s.commit(ctx, req, false)
 }
