@@ -105,7 +105,10 @@ func notificationsCover(flags string) bool {
 // cache fresh from its shard's notifications. A shard that does not answer
 // (down, unreachable) is not waited for: its keys fail until it is up, as
 // without the tier, and its feed subscribes once it is, checking the flags
-// then (subscribe), its cache serving no hit until then (no marker).
+// then (subscribe). Until then no marker vouches for its cache: a value
+// filled meanwhile is served for at most one staleness bound after its fill
+// (the fill vouches for it), and invalidated by nothing but the gateway's
+// own writes.
 func (ct *cacheTier) followRedis(ctx context.Context, b *redisBackend) error {
 	reachable, err := ct.checkShards(ctx, b)
 	if err != nil {
