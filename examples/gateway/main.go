@@ -129,11 +129,16 @@ func applyFlags(fs *flag.FlagSet, cfg Config) Config {
 			// The flag replaces the file's shards, and so their replicas
 			// (the file's lists name replicas of its primaries); "" is
 			// the embedded memkv, where the file's client and login have
-			// no use. Otherwise the file's login serves the flag's shards.
+			// no use. Otherwise the file's login serves the flag's shards,
+			// and a memkv shard count the file had goes (it was kept, and
+			// the start refused as "-shards" on the redis backend, a flag
+			// not given; -shards, visited after -redis, still is).
 			cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Replicas = "redis", strings.Split(v.(string), ","), nil
 			if v.(string) == "" {
 				cfg.Backend.Kind, cfg.Backend.Redis, cfg.Backend.Client = "memkv", nil, ""
 				cfg.Backend.Username, cfg.Backend.Password, cfg.Backend.PasswordEnv = "", "", ""
+			} else {
+				cfg.Backend.Shards = 0
 			}
 		case "redis-client":
 			cfg.Backend.Client = v.(string)
