@@ -92,7 +92,14 @@ var (
 
 func startGateway(t testing.TB) *gatewayProc {
 	t.Helper()
-	g := &gatewayProc{cmd: exec.Command(buildGateway(t), "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"), drained: make(chan struct{})}
+	return startGatewayCmd(t, exec.Command(buildGateway(t), "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"))
+}
+
+// startGatewayCmd starts cmd as a gateway and reads its addresses from its
+// log (startGateway's command, or another in a test of the helper).
+func startGatewayCmd(t testing.TB, cmd *exec.Cmd) *gatewayProc {
+	t.Helper()
+	g := &gatewayProc{cmd: cmd, drained: make(chan struct{})}
 	g.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	stderr, err := g.cmd.StderrPipe()
 	require.NoError(t, err)
@@ -111,8 +118,10 @@ func startGateway(t testing.TB) *gatewayProc {
 			break
 		}
 	}
-	require.NotEmpty(t, g.http, "the gateway did not start")
+	// The drain starts before the check below: stop, the cleanup, waits
+	// for it, also after a start that failed.
 	go func() { _, _ = io.Copy(io.Discard, stderr); close(g.drained) }()
+	require.NotEmpty(t, g.http, "the gateway did not start")
 	return g
 }
 
