@@ -27,7 +27,8 @@ type Config struct {
 	// Deadband is the normalized-load band around 1 inside which a host is left alone,
 	// so measurement noise does not move keys. It should exceed the CPU noise relative
 	// to the mean, times about 3. Default 0.03. Zero takes the default, so the
-	// deadband cannot be 0: for none, set a tiny band such as 1e-12.
+	// deadband cannot be 0: for none, set a tiny band such as 1e-12. The band is
+	// closed: a load of exactly 1+Deadband or 1-Deadband is inside it.
 	Deadband float64
 	// MaxMoveShare is the change throttle of the steady policy: at most this share of
 	// the hosts (the most imbalanced first, at least one) change weight per run.
