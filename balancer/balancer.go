@@ -128,9 +128,10 @@ type member struct {
 }
 
 // ages updates the join memory and returns each host's runs since joining
-// (math.MaxInt for hosts present at the first run). A host absent from a run is
-// forgotten only after ChurnWindow runs without it: one that misses a report has not
-// joined when it reports again.
+// (math.MaxInt for hosts part of the tier at the first run: there with a weight
+// and not marked New; one without a weight or marked New joins in it). A host
+// absent from a run is forgotten only after ChurnWindow runs without it: one that
+// misses a report has not joined when it reports again.
 func (b *Balancer) ages(hosts []Host) []int {
 	age := make([]int, len(hosts))
 	for i, h := range hosts {

@@ -15,7 +15,7 @@ type view struct {
 	nKnown  int
 	meanCPU float64
 	maxMean float64
-	joins   int    // hosts that joined within ChurnWindow runs (after the first run)
+	joins   int    // hosts that joined within ChurnWindow runs (see Balancer.ages)
 	wasHot  []bool // flagged hot within HotHold runs
 }
 
