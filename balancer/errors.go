@@ -13,9 +13,10 @@ var ErrInvalidConfig = errors.New("invalid config")
 // to balance; the caller should skip the run.
 var ErrNoHosts = errors.New("balancer: no hosts")
 
-// HostError reports an unusable host record (negative or NaN CPU, cores <= 0,
-// negative weight, empty or duplicate ID). Step changes nothing when it returns one:
-// the caller should fix or drop the record and retry the run.
+// HostError reports an unusable host record (negative, NaN or infinite CPU, cores
+// <= 0, NaN or infinite, negative, NaN or infinite weight, empty or duplicate ID).
+// Step changes nothing when it returns one: the caller should fix or drop the
+// record and retry the run.
 type HostError struct {
 	ID     string // the host's ID, possibly empty
 	Index  int    // position in the input
