@@ -37,7 +37,8 @@ const (
 	// RegionalSkew: hosts of one region are systematically heavier or lighter (the
 	// per-region median efficiency spreads by more than RegionSpread and region
 	// explains at least RegionEta of the variance). Policy: one multiplicative factor per
-	// region first, then the steady per-host policy.
+	// region first (for a region whose median load is off 1 by more than half the
+	// Deadband), then the steady per-host policy.
 	RegionalSkew
 	// BimodalLoad: hosts fall into two clusters of efficiency (hardware generations,
 	// stacking densities). Policy: higher gain (0.8), wider clamp and a throttle opened
