@@ -16,8 +16,8 @@ import (
 // the RESP port without a CORS preflight. The gateway answered each header
 // line "unknown command" and then ran the body through the open default
 // tenant (found by a review). As Redis does, a connection whose command is
-// POST or "Host:" is closed: the commands before it run and are answered,
-// nothing from it on runs.
+// POST or "Host:" is closed and nothing from it on runs; the commands before
+// it run and are answered (Redis runs them but drops their replies).
 func TestCrossProtocolClosed(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
 	body := "SET pwned from-a-web-page\r\n"
