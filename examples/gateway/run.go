@@ -21,7 +21,7 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	if g.tracer != nil {
 		tr = traceOf(ctx)
 	}
-	if g.cache != nil && allGets(ops) {
+	if g.cache != nil && allGets(ops) && !shardReads(ctx) {
 		if !g.cachedAll(ops) {
 			return g.runCached(ctx, t, ops, tr)
 		}
@@ -195,10 +195,11 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 	}
 	var r opResult
 	var err error
+	shared := o.kind == opGet && (g.cache != nil || g.coalesceOn.Load()) && !shardReads(ctx)
 	switch {
-	case o.kind == opGet && g.cache != nil:
+	case shared && g.cache != nil:
 		r, err = g.getCached(detached, grp, o, tr)
-	case o.kind == opGet && g.coalesceOn.Load():
+	case shared && g.coalesceOn.Load():
 		r, err = g.getCoalesced(ctx, detached, grp, o, rd, tr)
 	default:
 		r, err = g.submitOne(ctx, grp, o)
@@ -285,4 +286,20 @@ func (g *Gateway) getCoalesced(ctx, detached context.Context, grp group, o op, r
 	}
 	tr.note(grp.shard, r.batch, viaCoalescing)
 	return r, err
+}
+
+// shardReadsKey marks a context whose GETs read their shard: not the caching
+// tier (whose hits may be as old as its staleness bound), nor a coalesced
+// fetch (which may have started before the caller's WATCH).
+type shardReadsKey struct{}
+
+// withShardReads returns ctx marked so that its GETs read their shard.
+func withShardReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, shardReadsKey{}, true)
+}
+
+// shardReads reports whether ctx was marked by withShardReads.
+func shardReads(ctx context.Context) bool {
+	v, _ := ctx.Value(shardReadsKey{}).(bool)
+	return v
 }

@@ -401,6 +401,15 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 			return r
 		}
 	}
+	if spec.kind == kindRead && ss.txs.tx != nil {
+		// A read after WATCH that runs outside the transaction (after the
+		// connection's own write, or past what the transaction holds) reads
+		// the shard as it is, as Redis's does: a hit of the caching tier,
+		// or a fetch started before the WATCH, could be older than it, and
+		// EXEC, which checks the watched keys from their WATCH on, then
+		// committed a value computed from it over another client's write.
+		ctx = withShardReads(ctx)
+	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
 	done, release, err := g.admitAt(ctx, t, spec, spec.cost(args), start)
