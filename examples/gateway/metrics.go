@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,11 @@ import (
 type metrics struct {
 	reg  *prometheus.Registry
 	cmds *cmdCollector // gateway_requests_total, gateway_request_seconds
+
+	// srv is the RESP server whose connection counters /metrics reads (as
+	// INFO does), once newServer has made it: the registry is the
+	// Gateway's, made before its server.
+	srv atomic.Pointer[Server]
 }
 
 // latencyBuckets are the request histogram's bounds: 50 µs doubling up to
@@ -49,6 +55,7 @@ func newMetrics(g *Gateway) *metrics {
 		gauge("gateway_batch_mean_fill", "Mean batch fill (items / max items).", func() float64 { return g.batches.Stats().MeanFill }),
 		gauge("gateway_admission_limit", "The aimd concurrency limit.", func() float64 { return float64(g.limiter.Limit()) }),
 	)
+	m.reg.MustRegister(m.serverCollectors()...)
 	m.reg.MustRegister(g.healthCollectors()...)
 	if g.cache != nil {
 		m.reg.MustRegister(
@@ -85,4 +92,29 @@ func (m *metrics) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duration) {
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// serverCollectors are the RESP server's connection counters, the ones INFO
+// reports under Clients and Stats; 0 until the server is made.
+func (m *metrics) serverCollectors() []prometheus.Collector {
+	read := func(f func(s *Server) *atomic.Int64) func() float64 {
+		return func() float64 {
+			if s := m.srv.Load(); s != nil {
+				return float64(f(s).Load())
+			}
+			return 0
+		}
+	}
+	counter := func(name, help string, f func(s *Server) *atomic.Int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, read(f))
+	}
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_connected_clients", Help: "Client connections open (INFO's connected_clients)."},
+			read(func(s *Server) *atomic.Int64 { return &s.active })),
+		counter("gateway_connections_received_total", "Client connections accepted; those refused at max_conns are not counted here, as in Redis (INFO's total_connections_received).", func(s *Server) *atomic.Int64 { return &s.accepted }),
+		counter("gateway_connections_rejected_total", "Client connections refused at max_conns (INFO's rejected_connections).", func(s *Server) *atomic.Int64 { return &s.refused }),
+		counter("gateway_protocol_errors_total", "Connections closed for malformed input (INFO's protocol_errors).", func(s *Server) *atomic.Int64 { return &s.protoErrors }),
+		counter("gateway_requests_too_large_total", "Requests refused over max_request_bytes (INFO's requests_too_large).", func(s *Server) *atomic.Int64 { return &s.tooLarge }),
+		counter("gateway_connection_panics_total", "Connections ended by a recovered panic, a bug (INFO's connection_panics).", func(s *Server) *atomic.Int64 { return &s.panics }),
+	}
 }

@@ -113,8 +113,12 @@ func passwordMatches(want, got string) bool {
 
 // newServer returns the front end of g; it logs to g's logger.
 func newServer(g *Gateway, cfg Config) *Server {
-	return &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{},
+	s := &Server{g: g, cfg: cfg, log: g.log, conns: map[*session]struct{}{},
 		refusing: make(chan struct{}, maxRefusing), refusals: map[net.Conn]struct{}{}}
+	if g.metrics != nil {
+		g.metrics.srv.Store(s)
+	}
+	return s
 }
 
 // Serve accepts connections on ln until Shutdown. It returns nil after
