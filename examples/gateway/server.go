@@ -385,6 +385,29 @@ func (ss *session) cachedGet(spec *cmdSpec, args [][]byte) bool {
 	return ct.contains(ss.g.shard(key), key)
 }
 
+// underWatch is call's part for a data command while a WATCH is open: a
+// write notes the connection's own write; a read the transaction holds runs
+// in it (true, with its reply); any other read gets a context that reads
+// the shard as it is.
+func (ss *session) underWatch(ctx context.Context, spec *cmdSpec, name string, args [][]byte) (context.Context, any, bool) {
+	if spec.kind == kindWrite {
+		ss.ownWrite() // a run after WATCH holds one command at a time
+		return ctx, nil, false
+	}
+	if !ss.txs.wrote && name != "KVSCAN" && ss.onTxShard(spec.keys(args)) {
+		if r, ok := ss.callTx(ctx, spec, args); ok {
+			return ctx, r, true
+		}
+	}
+	// A read after WATCH that runs outside the transaction (after the
+	// connection's own write, or past what the transaction holds) reads the
+	// shard as it is, as Redis's does: a hit of the caching tier, or a fetch
+	// started before the WATCH, could be older than it, and EXEC, which
+	// checks the watched keys from their WATCH on, then committed a value
+	// computed from it over another client's write.
+	return withShardReads(ctx), nil, false
+}
+
 // call runs one command: data commands go through admission first.
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
@@ -397,22 +420,12 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	t := ss.tenant
 	t.requests.Add(1)
-	if spec.kind == kindWrite && ss.txs.tx != nil {
-		ss.ownWrite() // a run after WATCH holds one command at a time
-	}
-	if spec.kind == kindRead && ss.txs.tx != nil && !ss.txs.wrote && name != "KVSCAN" && ss.onTxShard(spec.keys(args)) {
-		if r, ok := ss.callTx(ctx, spec, args); ok {
+	if ss.txs.tx != nil {
+		var r any
+		var ok bool
+		if ctx, r, ok = ss.underWatch(ctx, spec, name, args); ok {
 			return r
 		}
-	}
-	if spec.kind == kindRead && ss.txs.tx != nil {
-		// A read after WATCH that runs outside the transaction (after the
-		// connection's own write, or past what the transaction holds) reads
-		// the shard as it is, as Redis's does: a hit of the caching tier,
-		// or a fetch started before the WATCH, could be older than it, and
-		// EXEC, which checks the watched keys from their WATCH on, then
-		// committed a value computed from it over another client's write.
-		ctx = withShardReads(ctx)
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
