@@ -39,12 +39,20 @@ for mod in . examples bench; do
 		# TestClosedLoop: a single-threaded model, about 50 s there) runs
 		# once without it, or no run of this script would reach it: the
 		# benchmark pass below runs no test (scripts' test of this script
-		# finds every such test of examples and bench).
+		# finds every such test of the three modules).
 		echo "== go test -run TestClosedLoop ./overload in examples (skipped under -race)"
 		(cd examples && gotest 300 -count=1 -run '^TestClosedLoop$' ./overload) || status=1
 		continue
 	fi
 	(cd "$mod" && gotest 900 -race -count=1 ./...) || status=1
+	if [ "$mod" = . ]; then
+		# Likewise shed's allocation tests (the race detector allocates on
+		# its own): the 386 run below is without -race, but it does not run
+		# where the kernel cannot execute 386 binaries, and there nothing
+		# else did.
+		echo "== go test -run 'Allocs' ./shed in . (skipped under -race)"
+		gotest 300 -count=1 -run '^(TestFastPathAllocsManyTenants|TestShedderQueuedHandOffAllocs)$' ./shed || status=1
+	fi
 done
 
 echo "== go test -run '^\$' -bench . -benchtime 1x ./... in . examples bench"
