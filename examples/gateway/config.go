@@ -139,6 +139,7 @@ type Limits struct {
 	MaxPipeline     int      `json:"max_pipeline"`      // commands run at once per connection; default 128
 	MaxTxCommands   int      `json:"max_tx_commands"`   // queued between MULTI and EXEC; default 1024
 	IdleTimeout     Duration `json:"idle_timeout"`      // close a silent connection; default 5m
+	AuthTimeout     Duration `json:"auth_timeout"`      // close a connection not authenticated by then, where tenants must AUTH; default 10s
 	WriteTimeout    Duration `json:"write_timeout"`     // default 10s
 }
 
@@ -414,6 +415,7 @@ func (l *Limits) fillDefaults() {
 	l.MaxPipeline = or(l.MaxPipeline, 128)
 	l.MaxTxCommands = or(l.MaxTxCommands, 1024)
 	l.IdleTimeout = or(l.IdleTimeout, Duration(5*time.Minute))
+	l.AuthTimeout = or(l.AuthTimeout, Duration(10*time.Second))
 	l.WriteTimeout = or(l.WriteTimeout, Duration(10*time.Second))
 }
 
@@ -497,9 +499,9 @@ func (c Config) checkRanges() error {
 			return fmt.Errorf("gateway: limits %s %d: want at least 1 (0: the default)", v.name, v.n)
 		}
 	}
-	if l.IdleTimeout < 0 || l.WriteTimeout < 0 {
-		return fmt.Errorf("gateway: limits idle_timeout %v, write_timeout %v: want >= 0 (0: the default)",
-			time.Duration(l.IdleTimeout), time.Duration(l.WriteTimeout))
+	if l.IdleTimeout < 0 || l.WriteTimeout < 0 || l.AuthTimeout < 0 {
+		return fmt.Errorf("gateway: limits idle_timeout %v, write_timeout %v, auth_timeout %v: want >= 0 (0: the default)",
+			time.Duration(l.IdleTimeout), time.Duration(l.WriteTimeout), time.Duration(l.AuthTimeout))
 	}
 	return nil
 }

@@ -31,12 +31,21 @@ type connDeadlines struct {
 
 	readSet, writeSet, readDeadline time.Time
 	writeForRead                    bool // the write deadline is readDeadline
+
+	// authBy, until the connection authenticates where tenants must AUTH:
+	// its read deadline is no later (auth_timeout from its accept, its TLS
+	// handshake included), however often it sends. Zero otherwise.
+	authBy time.Time
 }
 
 func newConnDeadlines(conn net.Conn, idle, wto time.Duration) *connDeadlines {
 	_, isTLS := conn.(*tls.Conn)
 	return &connDeadlines{conn: conn, idle: idle, wto: wto, isTLS: isTLS}
 }
+
+// authenticated lifts auth_timeout: the next read pushes the read deadline
+// to idle_timeout, at once.
+func (d *connDeadlines) authenticated() { d.authBy, d.readSet = time.Time{}, time.Time{} }
 
 // flush gives the replies held in wr their write deadline, then flushes them.
 func (d *connDeadlines) flush(wr *replyWriter) error {
@@ -65,6 +74,9 @@ func (d *connDeadlines) beforeRead(s *Server, rd *respReader) bool {
 			}
 		} else {
 			d.readDeadline = now.Add(d.idle)
+			if !d.authBy.IsZero() && d.authBy.Before(d.readDeadline) {
+				d.readDeadline = d.authBy
+			}
 			_ = d.conn.SetReadDeadline(d.readDeadline)
 			s.mu.Unlock()
 			d.readSet, pushed = now, true

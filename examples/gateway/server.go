@@ -239,9 +239,15 @@ func (s *Server) serveConn(ss *session) {
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
 	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
 	dl := newConnDeadlines(ss.conn, time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout))
+	if ss.tenant == nil { // every tenant must AUTH
+		dl.authBy = time.Now().Add(time.Duration(lim.AuthTimeout))
+	}
 	flush := func() error { return dl.flush(wr) }
 	wr.flush = flush
 	for {
+		if !dl.authBy.IsZero() && ss.tenant != nil {
+			dl.authenticated()
+		}
 		if !dl.beforeRead(s, rd) {
 			s.drainAtShutdown(ss)
 			return
