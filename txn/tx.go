@@ -266,12 +266,19 @@ func (tx *Tx) DeleteRange(begin, end []byte) error {
 
 // AddReadConflictKey makes the commit fail if key was written after the read
 // version, as if the transaction had read it (at any isolation level).
+// Refused over the memory budget (an error wrapping [ErrTooLarge]), it leaves
+// the transaction as it was.
 func (tx *Tx) AddReadConflictKey(key []byte) error {
 	if err := tx.checkOp(); err != nil {
 		return err
 	}
+	// Only once recorded: a refusal (ErrTooLarge) leaves the transaction
+	// as it was, a read-only one still committing from its snapshot.
+	if err := tx.recordKey(key); err != nil {
+		return err
+	}
 	tx.c.validate = true
-	return tx.recordKey(key)
+	return nil
 }
 
 // AddReadConflictRange is AddReadConflictKey for [begin, end) (nil end: no
@@ -284,8 +291,11 @@ func (tx *Tx) AddReadConflictRange(begin, end []byte) error {
 	if emptyRange(begin, end) {
 		return nil
 	}
+	if err := tx.recordRange(begin, end); err != nil {
+		return err
+	}
 	tx.c.validate = true
-	return tx.recordRange(begin, end)
+	return nil
 }
 
 // AddWriteConflictRange makes transactions that read [begin, end) and commit
