@@ -304,6 +304,10 @@ func (c *Cache[K, V]) Contains(key K) bool {
 // A new entry is admitted to the eviction policy before Set returns, unless
 // another goroutine holds the policy at that moment: then that goroutine admits
 // it (and evicts) when it lets go (see Eviction in the package doc).
+// Set carries no version: a change event for key applied after it replaces
+// or drops its value, whatever the event's version (a refill that is older
+// than the Set's value included; like any refill, it is vouched only by a
+// later checkpoint, so the staleness bound still holds).
 func (c *Cache[K, V]) Set(key K, value V) {
 	cfg := c.cfg.Load()
 	if cfg.Owns != nil && !cfg.Owns(key) {
