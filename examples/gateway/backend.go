@@ -42,6 +42,10 @@ type op struct {
 	// one shard, which Redis applies atomically. memkv commits such a run in
 	// one commit; the Redis backends send it as one MSET or DEL (jointEnd).
 	joint bool
+	// primary: an opGet that must read the shard's primary, not one of its
+	// replicas, which may be behind it: a read after WATCH outside the
+	// transaction (withShardReads). A batch holding one reads the primary.
+	primary bool
 }
 
 // opResult is the outcome of one op.

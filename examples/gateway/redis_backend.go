@@ -185,7 +185,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		if fill && b.volatile[shard].isSet() {
 			return p.getsWithTTL(ctx, keys, out)
 		}
-		if len(b.dataReplicas[shard]) > 0 && !fill {
+		if len(b.dataReplicas[shard]) > 0 && !fill && !anyPrimary(ops) {
 			now := time.Now()
 			if r := b.pickReplica(shard, now); r != nil {
 				// The replica has half the time left at most: one that hangs
@@ -534,6 +534,17 @@ func allPlainSets(ops []op) bool {
 		}
 	}
 	return true
+}
+
+// anyPrimary reports whether an op of ops must read the shard's primary
+// (op.primary): the batch then skips the replicas.
+func anyPrimary(ops []op) bool {
+	for _, o := range ops {
+		if o.primary {
+			return true
+		}
+	}
+	return false
 }
 
 func allGets(ops []op) bool {

@@ -21,7 +21,8 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 	if g.tracer != nil {
 		tr = traceOf(ctx)
 	}
-	if g.cache != nil && allGets(ops) && !shardReads(ctx) {
+	primary := shardReads(ctx)
+	if g.cache != nil && allGets(ops) && !primary {
 		if !g.cachedAll(ops) {
 			return g.runCached(ctx, t, ops, tr)
 		}
@@ -45,6 +46,7 @@ func (g *Gateway) run(ctx context.Context, t *tenant, ops []op) []opResult {
 		p := &shardPart{ops: make([]op, len(idx))}
 		for j, i := range idx {
 			p.ops[j] = ops[i]
+			p.ops[j].primary = primary
 			// A write's keys on one shard apply as one (MSET, DEL).
 			p.ops[j].joint = j > 0 && ops[i].kind != opGet && ops[i].kind != opExists
 		}
@@ -195,7 +197,8 @@ func (g *Gateway) oneFrom(ctx context.Context, t *tenant, o op, rd *hotReader) o
 	}
 	var r opResult
 	var err error
-	shared := o.kind == opGet && (g.cache != nil || g.coalesceOn.Load()) && !shardReads(ctx)
+	o.primary = o.kind == opGet && shardReads(ctx)
+	shared := o.kind == opGet && (g.cache != nil || g.coalesceOn.Load()) && !o.primary
 	switch {
 	case shared && g.cache != nil:
 		r, err = g.getCached(detached, grp, o, tr)
@@ -290,7 +293,8 @@ func (g *Gateway) getCoalesced(ctx, detached context.Context, grp group, o op, r
 
 // shardReadsKey marks a context whose GETs read their shard: not the caching
 // tier (whose hits may be as old as its staleness bound), nor a coalesced
-// fetch (which may have started before the caller's WATCH).
+// fetch (which may have started before the caller's WATCH), nor a replica
+// of a Redis shard (which may be behind its primary: op.primary).
 type shardReadsKey struct{}
 
 // withShardReads returns ctx marked so that its GETs read their shard.
