@@ -119,8 +119,8 @@ func sameLevels(a, b []cgLevel) bool {
 // runtime.NumCPU when there is no quota (no cpu.max file, a quota of "max" or
 // of -1 in v1). Sample reads every cgroup with a quota, as a larger one can
 // bind when its other children use it. A file that cannot be read or holds
-// what the kernel never writes (a period of 0, a quota of 0) is an error, not
-// "no quota".
+// what the kernel never writes (a period of 0, a quota of 0) is an error
+// wrapping [ErrCgroup], not "no quota"; so is every error of Sample.
 func (c *CgroupCPU) Read() (used time.Duration, cores float64, err error) {
 	levels, err := c.read(nil)
 	if err != nil {
@@ -177,14 +177,14 @@ func readV2(root, mnt string, buf []cgLevel) ([]cgLevel, error) {
 func usageV2(dir string) (time.Duration, error) {
 	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
-		return 0, fmt.Errorf("aimd: cgroup v2: %w", err)
+		return 0, cgroupErr("cgroup v2: %w", err)
 	}
 	usec, err := field(stat, "usage_usec")
 	if err != nil {
 		return 0, err
 	}
 	if usec < 0 || usec > math.MaxInt64/int64(time.Microsecond) {
-		return 0, fmt.Errorf("aimd: cgroup v2 cpu.stat usage_usec %d out of range", usec)
+		return 0, cgroupErr("cgroup v2 cpu.stat usage_usec %d out of range", usec)
 	}
 	return time.Duration(usec) * time.Microsecond, nil
 }
@@ -197,24 +197,24 @@ func quotaV2(dir string) (float64, bool, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return 0, false, nil
 	case err != nil:
-		return 0, false, fmt.Errorf("aimd: cgroup v2: %w", err)
+		return 0, false, cgroupErr("cgroup v2: %w", err)
 	}
 	// "$MAX $PERIOD", where $MAX is "max" for no quota; the kernel writes
 	// a period of at least 1000 either way
 	f := strings.Fields(string(b))
 	if len(f) != 2 {
-		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+		return 0, false, cgroupErr("cgroup v2 cpu.max %q malformed", b)
 	}
 	p, err := strconv.ParseInt(f[1], 10, 64)
 	if err != nil || p <= 0 {
-		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+		return 0, false, cgroupErr("cgroup v2 cpu.max %q malformed", b)
 	}
 	if f[0] == "max" {
 		return 0, false, nil
 	}
 	q, err := strconv.ParseInt(f[0], 10, 64)
 	if err != nil || q <= 0 {
-		return 0, false, fmt.Errorf("aimd: cgroup v2 cpu.max %q malformed", b)
+		return 0, false, cgroupErr("cgroup v2 cpu.max %q malformed", b)
 	}
 	return float64(q) / float64(p), true, nil
 }
@@ -273,7 +273,7 @@ func readV1(root, mnt string, buf []cgLevel) ([]cgLevel, error) {
 			return buf, nil
 		}
 	}
-	return nil, errors.New("aimd: no cgroup v2 cpu.stat or v1 cpuacct.usage found")
+	return nil, cgroupErr("cgroup: no v2 cpu.stat or v1 cpuacct.usage found")
 }
 
 // usagesV1 reads the cpuacct.usage under acctMnt of each level: of its own
@@ -295,14 +295,14 @@ func usagesV1(acctMnt, own string, levels []cgLevel) (bool, error) {
 			return false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("aimd: cgroup v1: %w", err)
+			return false, cgroupErr("cgroup v1: %w", err)
 		}
 		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		if err == nil && ns < 0 {
 			err = errors.New("negative")
 		}
 		if err != nil {
-			return false, fmt.Errorf("aimd: cgroup v1 cpuacct.usage: %w", err)
+			return false, cgroupErr("cgroup v1 cpuacct.usage: %w", err)
 		}
 		levels[i].dir, levels[i].used = dir, time.Duration(ns)
 	}
@@ -318,12 +318,12 @@ func quotaV1(dir string) (float64, bool, error) {
 		return 0, false, os.ErrNotExist
 	}
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, false, fmt.Errorf("aimd: cgroup v1 CFS quota: %w", err)
+		return 0, false, cgroupErr("cgroup v1 CFS quota: %w", err)
 	}
 	// -1 is no quota; the kernel writes no other value below 1000, nor a
 	// period below 1000
 	if q == 0 || q < -1 || p <= 0 {
-		return 0, false, fmt.Errorf("aimd: cgroup v1 CFS quota %d over period %d malformed", q, p)
+		return 0, false, cgroupErr("cgroup v1 CFS quota %d over period %d malformed", q, p)
 	}
 	if q < 0 {
 		return 0, false, nil
@@ -387,12 +387,17 @@ func field(b []byte, name string) (int64, error) {
 		if len(f) == 2 && f[0] == name {
 			v, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("aimd: cgroup cpu.stat %s: %w", name, err)
+				return 0, cgroupErr("cgroup cpu.stat %s: %w", name, err)
 			}
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("aimd: cgroup cpu.stat has no %s", name)
+	return 0, cgroupErr("cgroup cpu.stat has no %s", name)
+}
+
+// cgroupErr is fmt.Errorf of "aimd: "+format, wrapping ErrCgroup too.
+func cgroupErr(format string, args ...any) error {
+	return fmt.Errorf("aimd: "+format+": %w", append(args, ErrCgroup)...)
 }
 
 func readInt(path string) (int64, error) {

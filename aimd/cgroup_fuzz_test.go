@@ -1,6 +1,7 @@
 package aimd_test
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // FuzzCgroupRead reads arbitrary cgroup files: cgroup v2 (a cgroup "a" with a
 // cpu.max and cpu.stat, under a mount point with a cpu.max of its own) and
 // cgroup v1 (cpu.cfs_quota_us, cpu.cfs_period_us and cpuacct.usage). Nothing
-// panics; an error names the package; a reading has a usage of at least 0 and a
+// panics; an error names the package and wraps ErrCgroup; a reading has a usage of at least 0 and a
 // finite quota above 0. When every file is in the form the kernel writes, the
 // reading is exact: Read gives the smallest quota on the way up (every CPU of
 // the machine without one) and the usage of the cgroup whose quota that is;
@@ -54,8 +55,8 @@ func FuzzCgroupRead(f *testing.F) {
 		c := &aimd.CgroupCPU{Root: root}
 		used, cores, err := c.Read()
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "aimd: ") {
-				t.Fatalf("error %q does not name the package", err)
+			if !strings.HasPrefix(err.Error(), "aimd: ") || !errors.Is(err, aimd.ErrCgroup) {
+				t.Fatalf("error %q does not name the package or wrap ErrCgroup", err)
 			}
 		} else if used < 0 || !(cores > 0) || math.IsInf(cores, 0) {
 			t.Fatalf("used %v, cores %v", used, cores)

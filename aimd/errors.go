@@ -22,3 +22,11 @@ var ErrInvalidConfig = errors.New("invalid config")
 
 // ErrClosed is returned after [Limiter.Close]. Do not retry on this Limiter.
 var ErrClosed = errors.New("aimd: limiter closed")
+
+// ErrCgroup is wrapped by the errors of [CgroupCPU.Read] and
+// [CgroupCPU.Sample]: the cgroup CPU accounting is missing, cannot be read,
+// or holds what the kernel never writes (a quota or period of 0, a usage
+// that is not a non-negative number). The error names the file and wraps
+// the cause (such as fs.ErrPermission). Fix the files or their permissions,
+// or use [ProcessCPU]; a [Limiter] holds its limit at each step that gets it.
+var ErrCgroup = errors.New("cgroup CPU accounting unusable")
