@@ -59,8 +59,11 @@ func New(cfg Config) (*Router, error) {
 // SetConfig validates cfg and uses it from the next run on; the per-region state of
 // regions that remain is kept. A removed region that was spilling counts as a spill
 // end (Stats.SpillEnds) and leaves Stats.Spilling at once; its routes, and routes to
-// it, are gone from the next table (counted as route changes then). On error the
-// previous Config stays in force.
+// it, are gone from the next table (counted as route changes then). A new
+// Percentile changes what Signal.Home reads, not the load: the next run is a new
+// baseline of each region's trend (as after a gap in its reports, but the trend
+// is kept), so the step between the two readings is not projected as a ramp. On
+// error the previous Config stays in force.
 func (r *Router) SetConfig(cfg Config) error {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
@@ -72,8 +75,16 @@ func (r *Router) SetConfig(cfg Config) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	rebase := c.Percentile != r.cfg.Percentile
 	r.cfg = c
 	for name, st := range r.state {
+		if rebase {
+			// Home read at the old percentile less Home at the new one is
+			// the change of the setting, not a per-run change of the load
+			// (p50 to p90 read a steady tier's 0.6 as 0.72, a trend that
+			// projected 0.90 and fired every region).
+			st.seen = false
+		}
 		if !slices.ContainsFunc(c.Regions, func(x Region) bool { return x.Name == name }) {
 			if st.phase == Spilling {
 				// its spill ends with it: the next run routes nothing from it
