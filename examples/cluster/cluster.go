@@ -44,7 +44,7 @@ type Spec struct {
 	// (calibrateBurn); Cluster.Spec then holds the burn in force.
 	Burn    int
 	Cadence time.Duration // the plane's poll + decide period
-	Follow  time.Duration // how often each client polls the plane's routes
+	Follow  time.Duration // how often each client polls the plane's routes (>= controlplane.MinFollowPeriod)
 	// HTTP is the plane's dashboard address, on loopback (another is
 	// refused: the API has no authentication); "" picks a free loopback
 	// port. It answers the Host names localhost, 127.0.0.1 and ::1 and its
@@ -118,7 +118,9 @@ func (s Spec) validate() error {
 		{"Rate", fmt.Sprintf("> 0 and <= %d", maxRate), !(s.Rate > 0 && s.Rate <= maxRate)},
 		{"Cores", "> 0", !(s.Cores > 0)}, {"Burn", ">= 0", s.Burn < 0},
 		{"Cadence", fmt.Sprintf("%v to %v", minCadence, maxCadence), s.Cadence < minCadence || s.Cadence > maxCadence},
-		{"Follow", "> 0", s.Follow <= 0},
+		// Follow refuses a period under its floor: every client would
+		// then run without routes, and Start fail on them after 10 s.
+		{"Follow", fmt.Sprintf(">= %v", controlplane.MinFollowPeriod), s.Follow < controlplane.MinFollowPeriod},
 	} {
 		if c.bad {
 			return fmt.Errorf("cluster: %s out of range (want %s)", c.name, c.want)

@@ -254,7 +254,9 @@ func TestSpecValidate(t *testing.T) {
 		{Spec{Cores: -0.5}, "cluster: Cores out of range (want > 0)"},
 		{Spec{Burn: -1}, "cluster: Burn out of range (want >= 0)"},
 		{Spec{Cadence: -time.Second}, "cluster: Cadence out of range (want 100ms to 1s)"},
-		{Spec{Follow: -time.Second}, "cluster: Follow out of range (want > 0)"},
+		{Spec{Follow: -time.Second}, "cluster: Follow out of range (want >= 1ms)"},
+		// controlplane.Follow refuses it: the clients would never get routes.
+		{Spec{Follow: time.Microsecond}, "cluster: Follow out of range (want >= 1ms)"},
 	} {
 		assert.EqualError(t, tt.give.withDefaults().validate(), tt.want)
 	}

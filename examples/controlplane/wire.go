@@ -186,6 +186,12 @@ func fetch(ctx context.Context, url, etag string) (wireRoutes, string, error) {
 // followFetchTimeout is the least bound of one of Follow's fetches.
 const followFetchTimeout = time.Second
 
+// MinFollowPeriod is the shortest period [Follow] takes: the plane's least
+// cadence ([Config].Cadence), so no faster than the plane can publish. Under
+// it the follower would fetch back to back, its ticker's tick being always
+// ready after a fetch: a core busy between it and the plane for nothing.
+const MinFollowPeriod = time.Millisecond
+
 // Follow keeps c on the routes published at url (a plane's base URL +
 // "/api/routes"): it fetches them at once and then every `every`, and calls
 // c.SetRoutes only when the plane published a new version (the plane answers 304
@@ -206,10 +212,11 @@ const followFetchTimeout = time.Second
 // that never answers does not stop the following. Fetch and SetRoutes failures
 // (a redirect included, which is not followed, as in [FetchRoutes]) are retried
 // at the next period with the routes in force unchanged. It returns nil when ctx
-// ends, and an error at once for a period <= 0.
+// ends, and an error at once, before any fetch, for a period under
+// [MinFollowPeriod].
 func Follow(ctx context.Context, url string, c *client.Client, every time.Duration) error {
-	if every <= 0 {
-		return fmt.Errorf("controlplane: Follow period %v not > 0", every)
+	if every < MinFollowPeriod {
+		return fmt.Errorf("controlplane: Follow period %v below %v", every, MinFollowPeriod)
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
