@@ -23,7 +23,7 @@ func TestStartGatewayFailureDoesNotHangCleanup(t *testing.T) {
 	started := make(chan struct{})
 	go func() {
 		defer close(started)
-		startGatewayCmd(tb, exec.Command("go", "env", "GOOS")) // no "gateway serving" line
+		startGatewayCmd(tb, exec.Command("go", "env", "GOOS"), gatewayStartWait) // no "gateway serving" line
 	}()
 	<-started
 	assert.True(t, tb.failed(), "startGateway accepted a process that never served")

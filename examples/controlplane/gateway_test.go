@@ -92,12 +92,18 @@ var (
 
 func startGateway(t testing.TB) *gatewayProc {
 	t.Helper()
-	return startGatewayCmd(t, exec.Command(buildGateway(t), "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"))
+	return startGatewayCmd(t, exec.Command(buildGateway(t), "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"), gatewayStartWait)
 }
 
+// gatewayStartWait bounds the wait for a gateway's "gateway serving" line: a
+// gateway serves within a second or two, under -race on a loaded machine too.
+const gatewayStartWait = 30 * time.Second
+
 // startGatewayCmd starts cmd as a gateway and reads its addresses from its
-// log (startGateway's command, or another in a test of the helper).
-func startGatewayCmd(t testing.TB, cmd *exec.Cmd) *gatewayProc {
+// log (startGateway's command, or another in a test of the helper). A child
+// that has neither served nor exited within wait (hung at start, or logging
+// on without serving) is killed, and the start fails.
+func startGatewayCmd(t testing.TB, cmd *exec.Cmd, wait time.Duration) *gatewayProc {
 	t.Helper()
 	g := &gatewayProc{cmd: cmd, drained: make(chan struct{})}
 	g.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
@@ -105,23 +111,35 @@ func startGatewayCmd(t testing.TB, cmd *exec.Cmd) *gatewayProc {
 	require.NoError(t, err)
 	require.NoError(t, childproc.Start(g.cmd)) // dies with this process, cleanups or not
 	t.Cleanup(func() { g.stop() })
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() { // bounded by the process's exit
-		line := sc.Text()
-		if strings.Contains(line, "gateway serving") {
-			if m := respAddr.FindStringSubmatch(line); m != nil {
-				g.resp = m[1]
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr) // a line over 64 KB ends the scan
+		for sc.Scan() {                // bounded by the process's exit
+			line := sc.Text()
+			if strings.Contains(line, "gateway serving") {
+				if m := respAddr.FindStringSubmatch(line); m != nil {
+					g.resp = m[1]
+				}
+				if m := httpAddr.FindStringSubmatch(line); m != nil {
+					g.http = m[1]
+				}
+				return
 			}
-			if m := httpAddr.FindStringSubmatch(line); m != nil {
-				g.http = m[1]
-			}
-			break
 		}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-scanned:
+	case <-timer.C:
+		_ = g.cmd.Process.Kill() // its exit ends the scan
+		<-scanned
 	}
 	// The drain starts before the check below: stop, the cleanup, waits
 	// for it, also after a start that failed.
 	go func() { _, _ = io.Copy(io.Discard, stderr); close(g.drained) }()
-	require.NotEmpty(t, g.http, "the gateway did not start")
+	require.NotEmpty(t, g.http, "the gateway did not start (within %v)", wait)
 	return g
 }
 
