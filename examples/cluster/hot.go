@@ -105,14 +105,16 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}
 	r.figure("before: %s", h.base)
 	hot := []*gatewayProc{h.hot}
-	if err := c.SetKnobs(ctx, hot, "hot-gateway: heat", "chaos.burn_us", c.hotBurn(hotFactor)); err != nil {
-		return err
-	}
+	// The restore is set up before the heat: a heat whose answer was lost
+	// (a timeout, an error after the change) may have been applied.
 	defer func() {
 		if rerr := c.SetKnobs(context.WithoutCancel(ctx), hot, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn); err == nil {
 			err = rerr
 		}
 	}()
+	if err := c.SetKnobs(ctx, hot, "hot-gateway: heat", "chaos.burn_us", c.hotBurn(hotFactor)); err != nil {
+		return err
+	}
 	lowerErr := h.awaitLowered(ctx, c)
 	r.check(h.rawPeak >= 1.5, "the plane sees %s's heat: its polls measure >= 1.5x its peers' CPU before its weight drops (raw peak %.2f)", h.hot.ID, h.rawPeak)
 	r.check(lowerErr == nil, "the balancer lowers %s's ring share to <= 60%% of before within 20 s", h.hot.ID)
