@@ -100,11 +100,14 @@ func givenSpec(fs *flag.FlagSet, spec Spec) Spec {
 }
 
 // scenarioList returns the scenarios -scenario names, in order: none for "",
-// every one for "all", else the comma-separated names, each a known one,
-// except that killed-gateway runs once and last. It leaves its victim dead: a
-// scenario after it would fail on the dead gateway (hot-gateway heats it,
-// noisy-tenant sets every gateway's knobs), and a second kill would find a
-// victim that served nothing before it.
+// every one for "all", else the comma-separated names, each a known one
+// given once, except that killed-gateway runs last. It leaves its victim
+// dead: a scenario after it would fail on the dead gateway (hot-gateway heats
+// it, noisy-tenant sets every gateway's knobs). A name given twice is
+// refused: a scenario leaves the knobs, rates and rollout as it found them,
+// not the balancer's weights (after hot-gateway its host keeps a lowered
+// share, and a second hot-gateway fails on it), and a second kill would find
+// a victim that served nothing before it.
 func scenarioList(name string) ([]string, error) {
 	switch name {
 	case "":
@@ -114,10 +117,15 @@ func scenarioList(name string) ([]string, error) {
 	}
 	var todo []string
 	kill := false
+	seen := map[string]bool{}
 	for _, n := range strings.Split(name, ",") {
 		if !slices.Contains(names(), n) {
 			return nil, fmt.Errorf("unknown scenario %q (want one of %s, a comma-separated list, or all)", n, strings.Join(names(), ", "))
 		}
+		if seen[n] {
+			return nil, fmt.Errorf("scenario %q named twice (run the command again to repeat one)", n)
+		}
+		seen[n] = true
 		if n == killedGatewayName {
 			kill = true
 			continue
