@@ -286,9 +286,15 @@ func (ss *session) chargeTx(now time.Time, from txMark, keys int) {
 }
 
 func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
+	// A key named twice is watched once: read once on Redis shards, and
+	// added once to the transaction's read set.
 	keys := make([]string, 0, len(a)-1)
+	named := make(map[string]bool, len(a)-1)
 	for _, k := range a[1:] {
-		keys = append(keys, string(k))
+		if !named[string(k)] {
+			named[string(k)] = true
+			keys = append(keys, string(k))
+		}
 	}
 	if r := s.watchRefused(keys); r != nil {
 		return r
@@ -318,6 +324,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return refuse(errReply(err))
 	}
 	for _, k := range keys {
+		if _, ok := s.txs.watched[k]; ok {
+			continue // in the read set since the WATCH that named it (moveOn keeps it)
+		}
 		if err := s.txs.tx.AddReadConflictKey([]byte(k)); err != nil {
 			if errors.Is(err, txn.ErrDone) {
 				break // too old (txTooOld): EXEC answers null whatever is watched
