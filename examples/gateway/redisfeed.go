@@ -174,7 +174,7 @@ func (ct *cacheTier) checkShards(ctx context.Context, b *redisBackend) ([]bool, 
 		case isReplyError(err) || ctx.Err() != nil:
 			return nil, err
 		default:
-			ct.log.Warn("caching tier: a shard does not answer at start; its keys fail and its cache serves no hit until its feed subscribes",
+			ct.log.Warn("caching tier: a shard does not answer at start; its keys fail until it answers, and until its feed subscribes its cache serves each value for at most one staleness bound after its fill",
 				"shard", i, "addr", c.Options().Addr, "err", err)
 		}
 	}
@@ -271,7 +271,7 @@ func (ct *cacheTier) followShard(ctx context.Context, b *redisBackend, i int, ma
 		now := time.Now()
 		switch warn, unlogged := fl.failed(!since.IsZero(), now); {
 		case warn:
-			ct.log.Warn("caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back",
+			ct.log.Warn("caching tier: lost a shard's change feed; until it is back, its cache serves each value for at most one staleness bound after its fill",
 				"shard", i, "addr", addr, "err", err, "unlogged_losses", unlogged)
 		default:
 			ct.log.Debug("caching tier: change feed down", "shard", i, "addr", addr, "err", err)

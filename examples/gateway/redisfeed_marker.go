@@ -145,7 +145,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		// changed since the start checked it) lasts: warned of once.
 		if isReplyError(err) && !m.refused {
 			m.refused = true
-			ct.log.Warn("caching tier: a shard refuses the checks its checkpoint markers need; its cache stops serving once the staleness bound passes, until it allows them",
+			ct.log.Warn("caching tier: a shard refuses the checks its checkpoint markers need; until it allows them, its cache serves each value for at most one staleness bound after its fill",
 				"shard", i, "addr", c.Options().Addr, "err", err)
 		}
 		return
@@ -154,7 +154,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 	if !notificationsCover(flags) {
 		if !m.off {
 			m.off = true
-			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; its cache stops serving once the staleness bound passes, until they do",
+			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; until they do, its cache serves each value for at most one staleness bound after its fill",
 				"shard", i, "addr", c.Options().Addr, "flags", flags)
 		}
 		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again

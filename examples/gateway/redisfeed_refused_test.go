@@ -78,7 +78,7 @@ func TestFeedRefusedSubscribeBacksOff(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{
-		"WARN caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back": 1,
+		"WARN caching tier: lost a shard's change feed; until it is back, its cache serves each value for at most one staleness bound after its fill": 1,
 	}, count)
 }
 

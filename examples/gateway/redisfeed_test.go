@@ -441,8 +441,8 @@ func TestRedisCachedPipelineShardDown(t *testing.T) {
 	assert.Equal(t, map[string]int{
 		"WARN backend shard unreachable: its keys fail until it answers": 1,
 		"INFO backend shard answers again":                               1,
-		"WARN caching tier: lost a shard's change feed; its cache stops serving once the staleness bound passes, until the feed is back": 1,
-		"INFO caching tier: a shard's change feed is back; its cache was emptied":                                                        1,
+		"WARN caching tier: lost a shard's change feed; until it is back, its cache serves each value for at most one staleness bound after its fill": 1,
+		"INFO caching tier: a shard's change feed is back; its cache was emptied":                                                                     1,
 	}, count)
 }
 
