@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -72,4 +73,41 @@ func TestAuthTimeout(t *testing.T) {
 		require.NoError(t, oc.Ping(ctx).Err())
 	}
 	assert.Equal(t, oid, oc.ClientID(ctx).Val())
+}
+
+// TestAuthTimeoutAfterReset: RESET ends a connection's authentication
+// (where every tenant must AUTH, its commands are answered -NOAUTH again),
+// and auth_timeout runs again from it. Before, the timeout was lifted for
+// good at the first AUTH: a connection that authenticated, then sent
+// RESET, stayed open unauthenticated up to idle_timeout, and for ever
+// while it sent something, holding a slot of max_conns as auth_timeout
+// exists to prevent. Found by a review.
+func TestAuthTimeoutAfterReset(t *testing.T) {
+	const authTimeout = 300 * time.Millisecond
+	in := startGateway(t, Config{HTTPAddr: "-", Tenants: []TenantConfig{{Name: "shop", Password: "p"}},
+		Limits: Limits{AuthTimeout: Duration(authTimeout), IdleTimeout: Duration(time.Minute)}})
+	conn, err := net.Dial("tcp", in.Addr())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+	rd := bufio.NewReader(conn)
+	do := func(cmd, want string) {
+		t.Helper()
+		_, err := conn.Write([]byte(cmd + "\r\n"))
+		require.NoError(t, err)
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		require.Contains(t, line, want, cmd)
+	}
+	do("AUTH shop p", "+OK")
+	do("PING", "+PONG")
+	do("RESET", "+RESET")
+	reset := time.Now()
+	do("PING", "NOAUTH")
+	_, err = rd.ReadString('\n') // the gateway sends nothing more: it closes
+	elapsed := time.Since(reset)
+	require.Error(t, err)
+	var ne net.Error
+	assert.False(t, errors.As(err, &ne) && ne.Timeout(), "closed by the gateway, not by the test's deadline: %v", err)
+	assert.GreaterOrEqual(t, elapsed, authTimeout-50*time.Millisecond, "auth_timeout runs from the RESET")
 }

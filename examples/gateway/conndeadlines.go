@@ -34,7 +34,8 @@ type connDeadlines struct {
 
 	// authBy, until the connection authenticates where tenants must AUTH:
 	// its read deadline is no later (auth_timeout from its accept, its TLS
-	// handshake included), however often it sends. Zero otherwise.
+	// handshake included, or from a RESET that ended its authentication),
+	// however often it sends. Zero otherwise.
 	authBy time.Time
 }
 
@@ -46,6 +47,10 @@ func newConnDeadlines(conn net.Conn, idle, wto time.Duration) *connDeadlines {
 // authenticated lifts auth_timeout: the next read pushes the read deadline
 // to idle_timeout, at once.
 func (d *connDeadlines) authenticated() { d.authBy, d.readSet = time.Time{}, time.Time{} }
+
+// unauthenticated sets auth_timeout to end at by: the next read's deadline
+// is no later, at once (a RESET ended the authentication).
+func (d *connDeadlines) unauthenticated(by time.Time) { d.authBy, d.readSet = by, time.Time{} }
 
 // flush gives the replies held in wr their write deadline, then flushes them.
 func (d *connDeadlines) flush(wr *replyWriter) error {

@@ -239,13 +239,17 @@ func (s *Server) serveConn(ss *session) {
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
 	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
 	dl := newConnDeadlines(ss.conn, time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout))
-	if ss.tenant == nil { // every tenant must AUTH
-		dl.authBy = time.Now().Add(time.Duration(lim.AuthTimeout))
-	}
 	flush := func() error { return dl.flush(wr) }
 	wr.flush = flush
 	for {
-		if !dl.authBy.IsZero() && ss.tenant != nil {
+		// Every tenant must AUTH: auth_timeout runs from the accept, and
+		// again from a RESET, which ends the authentication (without, a
+		// connection that authenticated once lived on unauthenticated
+		// after RESET, as long as it sent something).
+		switch unauth := ss.tenant == nil; {
+		case unauth && dl.authBy.IsZero():
+			dl.unauthenticated(time.Now().Add(time.Duration(lim.AuthTimeout)))
+		case !unauth && !dl.authBy.IsZero():
 			dl.authenticated()
 		}
 		if !dl.beforeRead(s, rd) {
