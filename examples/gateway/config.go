@@ -78,7 +78,7 @@ type Config struct {
 
 	// Request traces (OpenTelemetry), off by default.
 	OTel       string  `json:"otel"`        // "off" (default) or "stdout": a span per data command, written as JSON
-	OTelSample float64 `json:"otel_sample"` // share of commands traced, 0 < r <= 1; default 1
+	OTelSample float64 `json:"otel_sample"` // share of commands traced, 0 < r <= 1; default (0 too) 1: otel off traces nothing
 
 	// spanExporter, if set (tests), receives the spans instead of stdout.
 	spanExporter sdktrace.SpanExporter

@@ -102,7 +102,7 @@ func settingFlags(fs *flag.FlagSet) {
 	fs.String("redis", "", "comma-separated redis-server addresses, one per shard (default: embedded memkv)")
 	fs.String("redis-client", "", "data-path Redis client: rueidis (default) or go-redis")
 	fs.String("otel", "", "request traces: off (default) or stdout (a span per data command, as JSON)")
-	fs.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1)")
+	fs.Float64("otel-sample", 0, "share of commands traced with -otel, 0 < r <= 1 (default 1; 0 is the default too: to trace nothing, -otel off)")
 	fs.String("batch-policy", "", "natural (default: a batch goes at once when its group has none in flight) or linger (every batch waits out the linger)")
 	fs.Int("procs", 0, "GOMAXPROCS for the process (default: the Go runtime's, the CPUs it may use); on a small host shared with busy clients or backends, fewer can serve more")
 }
