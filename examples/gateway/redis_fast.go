@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,15 @@ import (
 // (the dial goes on for the batches after it): a replica's read keeps the
 // half of its time that Do gives it, and the primary has the rest. After
 // close, it dials no more: every batch fails with errShardClosed.
+//
+// rueidis sends a connection's setup, CLIENT SETNAME included, again on
+// each connection it dials anew (one the shard or the network cut). A shard
+// whose ACL user lost CLIENT after the client was dialed named refuses that
+// setup: the batches sent on such a connection fail with the NOPERM, and
+// the shard then drops its client for one dialed unnamed (dropNamed), whose
+// connections serve. Before, every batch on a connection dialed again
+// failed with the NOPERM for as long as CLIENT stayed refused: a shard whose
+// ACL user may not run CLIENT served only until its connections were cut.
 type fastShard struct {
 	addr   string
 	pool   int
@@ -41,6 +51,9 @@ type fastShard struct {
 	dial   *fastDial                      // the dial running, or nil
 	failed atomic.Uint64                  // failed dials so far
 	closed bool                           // close ran: no more dials
+	// unnamed: CLIENT SETNAME was refused (NOPERM) in a connection's setup:
+	// the client is dialed with no name from then on.
+	unnamed atomic.Bool
 }
 
 // fastDial is one dial of a fastShard's client.
@@ -91,12 +104,16 @@ func (f *fastShard) client(ctx context.Context) (rueidis.Client, error) {
 // dialOnce runs dial d, stores its client (or closes it when close ran
 // meanwhile) and ends d.
 func (f *fastShard) dialOnce(d *fastDial) {
-	c, err := dialFast(f.addr, f.pool, f.auth, clientName)
-	if re := (*rueidis.RedisError)(nil); errors.As(err, &re) && setNameRefused(re) {
+	name := clientName
+	if f.unnamed.Load() {
+		name = ""
+	}
+	c, err := dialFast(f.addr, f.pool, f.auth, name)
+	if name != "" && nameRefused(err) {
 		// The shard's ACL user may not run CLIENT: rueidis fails the setup
 		// of every connection that sends CLIENT SETNAME, so the shard was
-		// down for good. Its connections go unnamed (a NOPERM of another
-		// command fails this dial too).
+		// down for good. Its connections go unnamed, from now on.
+		f.unnamed.Store(true)
 		c, err = dialFast(f.addr, f.pool, f.auth, "")
 	}
 	f.mu.Lock()
@@ -114,6 +131,32 @@ func (f *fastShard) dialOnce(d *fastDial) {
 	f.dial = nil
 	f.mu.Unlock()
 	close(d.done)
+}
+
+// dropNamed handles err, c's answer to a batch: if it is the shard's
+// refusal of CLIENT SETNAME in the setup of a connection c dialed again
+// (nameRefused), the shard drops c, the first time, so that the next batch
+// dials a client with no name (dialOnce). The batches that c still runs
+// get their replies before it closes (rueidis's Close); the batches that
+// hold c and have not sent yet fail with its error for a closed client.
+func (f *fastShard) dropNamed(c rueidis.Client, err error) {
+	if !nameRefused(err) || !f.unnamed.CompareAndSwap(false, true) {
+		return
+	}
+	// A compare and swap: close may take the client meanwhile, and only one
+	// of the two closes it.
+	if p := f.c.Load(); p != nil && *p == c && f.c.CompareAndSwap(p, nil) {
+		c.Close()
+	}
+}
+
+// nameRefused reports whether err is an error reply that refuses CLIENT
+// (NOPERM, naming the command "client|setname", or "client" before Redis 7):
+// the data path sends no CLIENT command, so it is a connection's setup that
+// the shard refused, and the batch ran nothing.
+func nameRefused(err error) bool {
+	var re *rueidis.RedisError
+	return errors.As(err, &re) && setNameRefused(re) && strings.Contains(re.Error(), "'client")
 }
 
 // close closes the client if one was dialed, after waiting for a dial
@@ -194,6 +237,7 @@ func (f *fastShard) mget(ctx context.Context, keys []string, out []opResult) err
 	}
 	vals, err := c.Do(ctx, c.B().Mget().Key(keys...).Build()).ToArray()
 	if err != nil {
+		f.dropNamed(c, err)
 		return err
 	}
 	if err := checkMGetCount(len(keys), len(vals)); err != nil {
@@ -221,6 +265,7 @@ func (f *fastShard) mset(ctx context.Context, ops []op, out []opResult) error {
 		kv = kv.KeyValue(o.key, rueidis.BinaryString(o.value))
 	}
 	err = c.Do(ctx, kv.Build()).Error()
+	f.dropNamed(c, err)
 	return msetOutcome(out[:len(ops)], err, err != nil && isRueidisReplyErr(err))
 }
 
@@ -264,6 +309,7 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 	}
 	now := time.Now() // before the call: the cached expiry is never late
 	res := c.DoMulti(ctx, cmds...)
+	f.dropNamed(c, res[0].Error()) // a refused setup fails every command of the pipeline
 	for i := 0; i < len(ops); i++ {
 		j := i
 		if at != nil {
@@ -360,6 +406,7 @@ func (f *fastShard) getsWithTTL(ctx context.Context, keys []string, out []opResu
 	res := c.DoMulti(ctx, cmds...)
 	vals, err := res[0].ToArray()
 	if err != nil {
+		f.dropNamed(c, err)
 		if !isRueidisReplyErr(err) {
 			return err // the shard is unreachable: the whole batch fails
 		}
