@@ -178,9 +178,10 @@
 // hits are only lost between inserts, when the policy evicts nothing. While
 // goroutines contend for the cache's locks (a lock try failed before each of
 // two inserts' drains in a row; 64 drains in a row with no failed try end
-// it), or once 4,096 hits came with no insert (the next insert ends it), a
-// hit is buffered only one time in four, drawn from its stripe's hit count,
-// and counts four in the hill climber's hit rate. A single goroutine never
+// it), a hit is buffered only one time in four, and once 4,096 hits came
+// with no insert (the next insert ends it) one time in 64, drawn from its
+// stripe's hit count; a buffered hit then counts four (or 64) in the hill
+// climber's hit rate. A single goroutine never
 // fails a try, so as long as it misses now and then (a read-through replay
 // of a trace) all of its hits reach the policy. [Stats] counts every hit
 // either way.
@@ -391,6 +392,12 @@
 //     1.03-1.17x (5 rounds); near 1,000 ns at 99-120 ns/op, golang-lru
 //     0.80-1.50x by its mutex's mode (median 0.98x over 18 rounds; where it
 //     is faster it runs one core at a time at half the CPU) and otter 1.04x.
+//   - Fifty-second session (an Intel Xeon host, where otter was ahead at
+//     100% reads: 0.90x and 0.86x this package's time cached and evicting,
+//     bench/cache/throughput_host52.txt): while reads come with no insert a
+//     hit is buffered one time in 64 instead of four (sample.go); in 6
+//     paired rounds that took 0.60x and 0.65x the time at 100% reads and
+//     0.70x at 75% reads cached (bench/cache/readmostly_abba52.txt).
 //
 // # Stats
 //

@@ -4,7 +4,8 @@ import "github.com/tierkit/tierkit/internal/mix"
 
 // Hit sampling: while goroutines contend for the cache's locks, or while hits
 // come with no insert among them, only one counted hit in 1<<sampleShift is
-// buffered for the policy.
+// buffered for the policy: one in 4 (sampleShiftOn) under contention, one in
+// 64 (sampleShiftReadMostly) while reads come with no insert.
 //
 // Each buffered hit costs a stripe lock (two locked instructions) and a
 // replay: an increment of the frequency sketch and a move in a queue, mostly
@@ -31,7 +32,18 @@ import "github.com/tierkit/tierkit/internal/mix"
 //     sampling alone (twenty-eighth session, bench/cache/sampling_abba.txt):
 //     19% less time at 100% reads while evicting (p < 0.001), 20% at 75%
 //     reads with the keyspace cached (p = 0.001), 9% at 100% reads cached
-//     (median of the rounds' ratios; faster in 7 of 8, p = 0.088).
+//     (median of the rounds' ratios; faster in 7 of 8, p = 0.088). That
+//     sampled one hit in 4; since the fifty-second session it samples one
+//     in 64: each buffered hit still costs two locked instructions and a
+//     replay that writes the hot nodes' lines (their queue links), which the
+//     other core's readers of those nodes then miss. On an Intel host (6
+//     paired rounds, bench/cache/readmostly_abba52.txt) one in 64 took
+//     0.60x and 0.65x the time of one in 4 at 100% reads (cached, evicting;
+//     faster in 5 and 6 of 6) and 0.70x at 75% reads cached (updates are no
+//     inserts), one in 16 0.74x, 0.77x and 0.80x. Otter, which drops what
+//     its full read buffers cannot take, passes almost none of its hits to
+//     its policy in such phases; here one in 64 still orders the queues
+//     and counts in the sketch in proportion, and the next insert ends it.
 //
 // The sample is drawn from the stripe's count of hits, which a sampled hit
 // increments anyway (sampleHit): no random source to call (the runtime's
@@ -54,6 +66,10 @@ const (
 	sampleOffDrains = 64
 	// readMostlyHits is how many hits with no insert start the sampling.
 	readMostlyHits = 4096
+	// sampleShiftReadMostly is the shift while hits come with no insert:
+	// one hit in 64 is buffered. It wins over sampleShiftOn when both
+	// causes hold.
+	sampleShiftReadMostly = 6
 )
 
 // sampleHit reports whether the hit that brought its stripe's hit count to
@@ -97,8 +113,11 @@ func (c *Cache[K, V]) observeDrain() {
 func (c *Cache[K, V]) resampleLocked() {
 	p := &c.pol
 	shift := uint32(0)
-	if p.contended || p.hitsSinceAdd >= readMostlyHits {
+	if p.contended {
 		shift = sampleShiftOn
+	}
+	if p.hitsSinceAdd >= readMostlyHits {
+		shift = sampleShiftReadMostly
 	}
 	if shift != c.sampleShift.Load() {
 		c.sampleShift.Store(shift)

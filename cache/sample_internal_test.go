@@ -160,7 +160,7 @@ func TestReadMostlySampling(t *testing.T) {
 		_, ok := c.TryGet(i % 64)
 		require.True(t, ok)
 	}
-	require.Equal(t, uint32(sampleShiftOn), c.sampleShift.Load(), "reads with no insert")
+	require.Equal(t, uint32(sampleShiftReadMostly), c.sampleShift.Load(), "reads with no insert")
 	for i := range uint64(1000) {
 		_, ok := c.TryGet(i % 64)
 		require.True(t, ok)
@@ -176,7 +176,7 @@ func TestReadMostlySampling(t *testing.T) {
 // the climber's sample (and toward readMostlyHits) while the cache samples,
 // and one otherwise, so that the sampled hit rate is the real one.
 func TestReplayWeightsSampledHits(t *testing.T) {
-	for _, shift := range []uint32{0, sampleShiftOn} {
+	for _, shift := range []uint32{0, sampleShiftOn, sampleShiftReadMostly} {
 		c, err := New[uint64, uint64](Config[uint64]{Capacity: 100})
 		require.NoError(t, err)
 		n := &node[uint64]{}
@@ -292,5 +292,36 @@ func TestSingleGoroutineReplayGolden(t *testing.T) {
 		}
 		assert.Equal(t, tt.hits, hits, "%d keys, capacity %d, s %.2f", tt.keys, tt.capacity, tt.s)
 		assert.Zero(t, c.sampleShift.Load())
+	}
+}
+
+// TestResampleTable: the shift follows its two causes, and reads with no
+// insert sample more sparsely than contention, whichever else holds.
+func TestResampleTable(t *testing.T) {
+	tests := []struct {
+		name      string
+		contended bool
+		sinceAdd  int
+		shift     uint32
+	}{
+		{"neither", false, 0, 0},
+		{"reads just short of the bound", false, readMostlyHits - 1, 0},
+		{"contended", true, 0, sampleShiftOn},
+		{"contended, reads short of the bound", true, readMostlyHits - 1, sampleShiftOn},
+		{"reads with no insert", false, readMostlyHits, sampleShiftReadMostly},
+		{"both", true, readMostlyHits, sampleShiftReadMostly},
+	}
+	require.Greater(t, sampleShiftReadMostly, sampleShiftOn)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New[uint64, uint64](Config[uint64]{Capacity: 64})
+			require.NoError(t, err)
+			c.mu.Lock()
+			c.pol.contended = tt.contended
+			c.pol.hitsSinceAdd = tt.sinceAdd
+			c.resampleLocked()
+			c.mu.Unlock()
+			assert.Equal(t, tt.shift, c.sampleShift.Load())
+		})
 	}
 }

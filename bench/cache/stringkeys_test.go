@@ -54,8 +54,9 @@ func BenchmarkStringKeys(b *testing.B) {
 			// full read buffer is replayed into the policy. tierkit did the
 			// same until the twenty-eighth session; since then, after 4,096
 			// hits without an insert (all of this benchmark's lookups), it
-			// passes one hit in four (cache/sample.go), so otter-sync does
-			// about 4x its policy work here. As shipped, a drain is a new
+			// passes one hit in four, and one in 64 since the fifty-second
+			// session (cache/sample.go), so otter-sync does about 64x its
+			// policy work here. As shipped, a drain is a new
 			// goroutine, which waits for a free P; while it waits, full read
 			// buffers drop their hits.
 			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: func(fn func()) { fn() }})

@@ -34,9 +34,10 @@ import (
 // few of them. otter reports how many drains it started per 1,000
 // operations (drains/1k-ops); tierkit replays a buffer of 32 hits whenever
 // its policy lock is free, and every buffered hit on each insert, except
-// that after 4,096 hits without an insert, or while its goroutines contend,
-// it passes one hit in four (cache/sample.go, since the twenty-eighth
-// session): at reads=100 otter-sync replays about 4x the hits it does.
+// that while its goroutines contend it passes one hit in four, and after
+// 4,096 hits without an insert one in 64 (cache/sample.go; one in four
+// there from the twenty-eighth to the fifty-first session): at reads=100
+// otter-sync replays about 64x the hits it does.
 //
 // c2c-ns and c2c-end-ns are the time a cache line takes to go from one core to
 // the other and back, measured before and after the timed loop (corelat). On
