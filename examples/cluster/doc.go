@@ -70,4 +70,15 @@
 // A [Cluster] is driven by one goroutine (a scenario); its load, plane and
 // HTTP server run their own goroutines until [Cluster.Close], which waits
 // for them.
+//
+// # Stats
+//
+// [Load.Snapshot] reads the load's counters as a value [Snapshot]: [Counts]
+// (OK, Failed, Shed, Retried, and requests by path, Gateway or Direct) per
+// tenant and home region, attempts per host, and a failed stream's last
+// error. [Snapshot.Sub] of an earlier snapshot gives a window's counts (a
+// host whose pool a client closed counts 0 there), and [Snapshot.Tenant],
+// [Snapshot.Region], [Snapshot.All] and [Snapshot.HostTotals] sum them. The
+// scenarios judge their outcome on such windows; a gateway's own state is
+// read from its /control/state over HTTP.
 package main
