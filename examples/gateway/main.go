@@ -1,13 +1,3 @@
-// Command gateway is tierkit's reference gateway: a Redis-protocol proxy that
-// composes the kit's packages on the request path (tenant ACLs, aimd admission
-// feeding shed, hashring routing, coalescing, batching per tenant x shard,
-// per-tenant quota) in front of an embedded memkv store or Redis shards.
-//
-//	go run ./examples/gateway                 # RESP on 127.0.0.1:6380, /control on 127.0.0.1:6381
-//	redis-cli -p 6380 set k v
-//	curl -s 127.0.0.1:6381/control/ | head
-//
-// See README.md for the configuration file, what is implemented and what is not.
 package main
 
 import (
