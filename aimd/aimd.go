@@ -68,7 +68,10 @@ type Limiter struct {
 const stepNow = math.MinInt64
 
 // New returns a Limiter configured by cfg, or an error wrapping
-// [ErrInvalidConfig] if cfg is invalid.
+// [ErrInvalidConfig] if cfg is invalid. It reads [Config.HeapBytes] once, so
+// the memory guard applies from the start: a Limiter created with the memory
+// already above MemoryHigh rejects work with ErrMemory before its first step
+// (with Manual, before the first Tick).
 func New(cfg Config) (*Limiter, error) {
 	c, err := cfg.validate()
 	if err != nil {
@@ -82,6 +85,12 @@ func New(cfg Config) (*Limiter, error) {
 	l.limitNow.Store(int64(c.Initial))
 	l.nextStep.Store(stepNow)
 	l.done = l.release
+	// The guard judges a first reading of the memory here, not at the first
+	// step: with Manual that waits for the caller's first Tick, and a
+	// Limiter created with the memory already over its mark admitted work
+	// until then.
+	l.st.heap = float64(c.HeapBytes())
+	l.guardLocked(l.st.heap)
 	return l, nil
 }
 

@@ -96,7 +96,8 @@ type Config struct {
 	MemoryHigh, MemoryLow float64
 	// HeapBytes reports the Go memory the guard compares with the limit. If
 	// nil, the memory GOMEMLIMIT governs, read with runtime/metrics (total
-	// mapped minus released heap). Called once per step, outside the lock:
+	// mapped minus released heap). Called once in New, so that the guard
+	// applies before the first step, and once per step, outside the lock:
 	// a step calls the HeapBytes in force when it began, so a SetConfig
 	// that replaces it while a step runs leaves that step its reading, of
 	// the one replaced, judged under the new limit and marks, as SetConfig

@@ -115,7 +115,8 @@
 // nil Signal) probes the cgroup files under that mutex. [Limiter.Acquire]
 // waits until it is admitted, the Limiter is closed or its context ends. The
 // one admission that takes a lazy step, and every [Limiter.Tick], waits for
-// [Signal.Sample] and [Config.HeapBytes] before it goes on. Tick calls, and a
+// [Signal.Sample] and [Config.HeapBytes] before it goes on; [New] calls
+// HeapBytes once too, so the memory guard applies before the first step. Tick calls, and a
 // Tick with a lazy step, may sample at the same time, so a Signal should be
 // safe for concurrent use (this package's are); a step whose time is before
 // that of one that completed while it sampled drops its readings, which are

@@ -55,8 +55,15 @@ func TestOverlappingStepsKeepNewestHeap(t *testing.T) {
 	s := newStall(950, 500)
 	sig := &constLoad{}
 	sig.set(0.5)
+	var stepping atomic.Bool // New reads the heap too: 0, not the stalling read
 	l := newLimiter(t, aimd.Config{Signal: sig, Manual: true, MemoryLimit: 1000,
-		HeapBytes: func() uint64 { return uint64(s.read()) }})
+		HeapBytes: func() uint64 {
+			if !stepping.Load() {
+				return 0
+			}
+			return uint64(s.read())
+		}})
+	stepping.Store(true)
 	t0 := time.Unix(1000, 0)
 	overlapTicks(t, l, s, t0, t0.Add(100*time.Millisecond))
 	st := l.Stats()
