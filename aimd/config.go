@@ -86,7 +86,10 @@ type Config struct {
 	// MemoryLimit is the heap limit the memory guard watches, in bytes. Zero
 	// means the Go memory limit (GOMEMLIMIT, or what debug.SetMemoryLimit set
 	// since), read again at each step, so the guard follows its changes; no
-	// guard while there is none. Negative disables the guard.
+	// guard while there is none. A Go memory limit of exactly 0
+	// (debug.SetMemoryLimit(0), GOMEMLIMIT=0) counts as none too: every
+	// heap is above it, and a guard on it would reject all work. Negative
+	// disables the guard.
 	MemoryLimit int64
 	// MemoryHigh and MemoryLow are the fractions of MemoryLimit at which the
 	// guard trips (new work fails with ErrMemory) and resets. Defaults 0.9

@@ -35,7 +35,8 @@ func guard(tripped bool, heap, limit, high, low float64) bool {
 }
 
 // goMemLimit returns the Go memory limit in force (GOMEMLIMIT, or what
-// debug.SetMemoryLimit set since), 0 when there is none.
+// debug.SetMemoryLimit set since), 0 when there is none. A limit of 0 bytes
+// reads 0 as well: no guard (Config.MemoryLimit says why).
 func goMemLimit() float64 {
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		return float64(l)
