@@ -121,7 +121,9 @@ func (r *Router) Stats() Stats {
 //
 // Errors: a [*LoadError] for an unknown or duplicate region, a negative, NaN or
 // infinite figure, or a Capacity above 0 and below [MinCapacity]; nothing changes
-// and the caller should keep the published table.
+// and the caller should keep the published table. An unknown region's matches
+// [ErrUnknownRegion] (errors.Is): a report for a region that SetConfig removed,
+// which the caller may drop, by the error's Region, and step again.
 func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -175,7 +177,8 @@ func (r *Router) index(loads []Load) (map[string]Load, error) {
 		}
 		switch {
 		case !known[l.Region]:
-			return nil, bad("not a region of tier %q", r.cfg.Tier)
+			return nil, &LoadError{Region: l.Region, Reason: fmt.Sprintf("not a region of tier %q", r.cfg.Tier),
+				Err: ErrUnknownRegion}
 		case math.IsNaN(l.Demand) || l.Demand < 0 || math.IsInf(l.Demand, 0):
 			return nil, bad("demand %v", l.Demand)
 		case math.IsNaN(l.Capacity) || l.Capacity < 0 || math.IsInf(l.Capacity, 0):
