@@ -42,7 +42,7 @@ type LoadReporter interface {
 // little above 1.1, gives 12. Within one holds for bounds below 2^51; past that
 // the rounding of float64 itself can exceed one. c must be finite and >= 1 (1.25
 // is the paper's usual choice); otherwise LookupBounded returns
-// [ErrBadLoadFactor]. It never panics: if concurrent callers filled every node
+// [ErrBadLoadFactor]. On a nil or empty ring it returns [ErrEmpty]. It never panics: if concurrent callers filled every node
 // between reads, it returns the node with the lowest load relative to its bound. Lookups and the caller's
 // Acquire are not atomic together, so under concurrency a node can pass its bound by
 // at most the number of callers racing for it. A nil lr counts as no load at all,
@@ -64,7 +64,7 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 	if !(c >= 1) || math.IsInf(c, 0) {
 		return "", ErrBadLoadFactor
 	}
-	if len(r.nodes) == 0 {
+	if r == nil || len(r.nodes) == 0 {
 		return "", ErrEmpty
 	}
 	if lr == nil { // nothing is loaded

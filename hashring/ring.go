@@ -28,7 +28,10 @@ type Node struct {
 // Load it per request and never lock.
 //
 // The zero value is an empty ring with the default [Config]; lookups on it return
-// [ErrEmpty] until nodes are added.
+// [ErrEmpty] until nodes are added. A nil *Ring (an atomic.Pointer[Ring] read
+// before its first Store) answers lookups and queries (Len, Nodes, Contains,
+// Share, Config, Stats) as the zero value does; Add, Remove, Reweight, Update
+// and MarshalBinary need a Ring.
 type Ring struct {
 	cfg    Config
 	nodes  []Node   // sorted by ID
@@ -72,7 +75,7 @@ func (r *Ring) Lookup(key string) (string, error) {
 // LookupHash is Lookup for a key already hashed to 64 uniformly distributed bits
 // (the top bits choose the slot). Use it to hash once and route many times.
 func (r *Ring) LookupHash(h uint64) (string, error) {
-	if len(r.nodes) == 0 {
+	if r == nil || len(r.nodes) == 0 {
 		return "", ErrEmpty
 	}
 	return r.nodes[r.slots[h>>r.shift]].ID, nil
@@ -90,7 +93,7 @@ func (r *Ring) LookupN(key string, n int) ([]string, error) {
 	if n < 1 {
 		return nil, ErrBadCount
 	}
-	if len(r.nodes) == 0 {
+	if r == nil || len(r.nodes) == 0 {
 		return nil, ErrEmpty
 	}
 	return r.AppendLookupNHash(make([]string, 0, min(n, r.owners)), xxhash.Sum64String(key), n), nil
@@ -103,7 +106,7 @@ func (r *Ring) LookupN(key string, n int) ([]string, error) {
 // replica; the replicas the probes miss (nodes lighter than a slot) take a scan of
 // the members each, or for more than 16 replicas one scan and a sort in all.
 func (r *Ring) AppendLookupNHash(dst []string, h uint64, n int) []string {
-	if len(r.nodes) == 0 || n < 1 {
+	if r == nil || len(r.nodes) == 0 || n < 1 {
 		return dst
 	}
 	start := len(dst)
@@ -209,13 +212,24 @@ func probe(h, k uint64) uint64 {
 }
 
 // Len returns the number of nodes.
-func (r *Ring) Len() int { return len(r.nodes) }
+func (r *Ring) Len() int { return len(r.orEmpty().nodes) }
 
 // Nodes returns a copy of the members, sorted by ID.
-func (r *Ring) Nodes() []Node { return slices.Clone(r.nodes) }
+func (r *Ring) Nodes() []Node { return slices.Clone(r.orEmpty().nodes) }
 
 // Config returns the ring's configuration with defaults applied.
-func (r *Ring) Config() Config { return Config{Slots: r.cfg.slots()} }
+func (r *Ring) Config() Config { return Config{Slots: r.orEmpty().cfg.slots()} }
+
+// emptyRing is what a nil *Ring reads as.
+var emptyRing Ring
+
+// orEmpty returns r, or the zero Ring for a nil r.
+func (r *Ring) orEmpty() *Ring {
+	if r == nil {
+		return &emptyRing
+	}
+	return r
+}
 
 // Contains reports whether id is a member.
 func (r *Ring) Contains(id string) bool { return r.index(id) >= 0 }
@@ -223,6 +237,7 @@ func (r *Ring) Contains(id string) bool { return r.index(id) >= 0 }
 // Share returns the fraction of the hash space that id owns (its slot count divided
 // by the slot count) and whether id is a member. Shares of all members sum to 1.
 func (r *Ring) Share(id string) (float64, bool) {
+	r = r.orEmpty()
 	i := r.index(id)
 	if i < 0 {
 		return 0, false
@@ -232,6 +247,7 @@ func (r *Ring) Share(id string) (float64, bool) {
 
 // index returns the position of id in r.nodes, or -1.
 func (r *Ring) index(id string) int {
+	r = r.orEmpty()
 	i, ok := slices.BinarySearchFunc(r.nodes, id, func(n Node, id string) int { return strings.Compare(n.ID, id) })
 	if !ok {
 		return -1
@@ -263,6 +279,7 @@ type Stats struct {
 
 // Stats returns a snapshot of the ring's structure.
 func (r *Ring) Stats() Stats {
+	r = r.orEmpty()
 	s := Stats{Nodes: len(r.nodes), Slots: r.cfg.slots(), TotalWeight: r.total}
 	for i, n := range r.nodes {
 		share := float64(r.counts[i]) / float64(s.Slots)
