@@ -19,8 +19,8 @@ const ownCommandCPU = 200.0 // µs
 // 700 µs: the base load read 0.6-0.7 instead of 0.4, next to the failover's
 // exit threshold (0.68), and a region that spilled during the warm-up could
 // stay spilling until the plane's settle timed out. The new burn is kept in
-// Spec.Burn, which the scenarios restore, and the own part in ownCPU, with
-// which hotBurn heats a gateway.
+// Spec.Burn and the own part in ownCPU, from which hotBurn heats a gateway
+// (the scenarios restore the burn they found, not Spec.Burn).
 func (c *Cluster) calibrateBurn(ctx context.Context) error {
 	if !sleepCtx(ctx, time.Second) { // start-up work (pools opening) is over
 		return ctx.Err()

@@ -105,10 +105,17 @@ func hotGateway(ctx context.Context, c *Cluster, r *Report) (err error) {
 	}
 	r.figure("before: %s", h.base)
 	hot := []*gatewayProc{h.hot}
+	// The burn is set back as found, as noisy-tenant does: not to Spec.Burn,
+	// which a gateway given with -gateway, or changed by an operator, may
+	// not have.
+	saved, err := c.readKnobs(ctx, hot, "chaos.burn_us")
+	if err != nil {
+		return err
+	}
 	// The restore is set up before the heat: a heat whose answer was lost
 	// (a timeout, an error after the change) may have been applied.
 	defer func() {
-		if rerr := c.SetKnobs(context.WithoutCancel(ctx), hot, "hot-gateway: restore", "chaos.burn_us", c.Spec.Burn); err == nil {
+		if rerr := c.restoreKnobs(context.WithoutCancel(ctx), hot, "hot-gateway: restore", saved); err == nil {
 			err = rerr
 		}
 	}()
