@@ -123,7 +123,8 @@ func (r *Router) Stats() Stats {
 // infinite figure, or a Capacity above 0 and below [MinCapacity]; nothing changes
 // and the caller should keep the published table. An unknown region's matches
 // [ErrUnknownRegion] (errors.Is): a report for a region that SetConfig removed,
-// which the caller may drop, by the error's Region, and step again.
+// which the caller may drop, with every other the error's Unknown lists, and
+// step again once.
 func (r *Router) Step(now time.Time, loads []Load) (Table, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -171,14 +172,13 @@ func (r *Router) index(loads []Load) (map[string]Load, error) {
 		known[reg.Name] = true
 	}
 	m := make(map[string]Load, len(loads))
-	for _, l := range loads {
+	for i, l := range loads {
 		bad := func(why string, args ...any) error {
 			return &LoadError{Region: l.Region, Reason: fmt.Sprintf(why, args...)}
 		}
 		switch {
 		case !known[l.Region]:
-			return nil, &LoadError{Region: l.Region, Reason: fmt.Sprintf("not a region of tier %q", r.cfg.Tier),
-				Err: ErrUnknownRegion}
+			return nil, unknownRegions(r.cfg.Tier, known, loads[i:])
 		case math.IsNaN(l.Demand) || l.Demand < 0 || math.IsInf(l.Demand, 0):
 			return nil, bad("demand %v", l.Demand)
 		case math.IsNaN(l.Capacity) || l.Capacity < 0 || math.IsInf(l.Capacity, 0):

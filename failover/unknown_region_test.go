@@ -34,6 +34,7 @@ func TestUnknownRegionIsTyped(t *testing.T) {
 	var le *failover.LoadError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "b3", le.Region)
+	assert.Equal(t, []string{"b3"}, le.Unknown)
 	assert.Equal(t, `failover: load for region "b3": not a region of tier "t"`, err.Error(),
 		"the message is unchanged")
 
