@@ -39,7 +39,13 @@ func TestConfigGetGlobAsRedis(t *testing.T) {
 		// '^', a class not closed, and a pattern cut at a NUL byte.
 		{"CONFIG", "GET", "[z-a]ave"}, {"CONFIG", "GET", "[Z-a]ave"}, {"CONFIG", "GET", "maxmemory-polic[z-a]"},
 		{"CONFIG", "GET", "s[-a]ve"}, {"CONFIG", "GET", "[^]ave"}, {"CONFIG", "GET", "sav[e"}, {"CONFIG", "GET", "appendonl[y"},
-		{"CONFIG", "GET", "sav*\x00x"}, {"CONFIG", "GET", "save\x00*"}, {"CONFIG", "GET", `sav[\e]`}, {"CONFIG", "GET", "[\xff-a]ave"},
+		{"CONFIG", "GET", "sav*\x00x"}, {"CONFIG", "GET", `sav[\e]`}, {"CONFIG", "GET", "[\xff-a]ave"},
+		// Not "save\x00*": a name with no wildcard before its NUL, which
+		// Redis 7.0 looks up in its dict of settings by a hash of all six
+		// bytes and a comparison up to the NUL, so it finds "save" only when
+		// the two hashes share a bucket, which its random hash seed decides
+		// run by run (it did once in a CI-like run). The gateway answers
+		// nothing, as Redis does but by chance: TestConfigGetNameWithNUL.
 	} {
 		want, werr := p.redis.do([][]string{c}, false)
 		got, gerr := p.gw.do([][]string{c}, false)
@@ -145,4 +151,24 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestConfigGetNameWithNUL: a pattern with no wildcard before a NUL byte is
+// a name, looked up whole, so "save\x00*" names no setting and the reply is
+// empty (Redis 7.0 answers the same unless its random hash seed puts the
+// name in the bucket of "save": see TestConfigGetGlobAsRedis).
+func TestConfigGetNameWithNUL(t *testing.T) {
+	gw := startGateway(t, Config{HTTPAddr: "-"})
+	c, err := dialRESP(gw.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	got, err := c.do([][]string{{"CONFIG", "GET", "save\x00*"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := fullString(got[0]); g != "*[]" {
+		t.Errorf(`CONFIG GET "save\x00*": %s, want an empty reply`, g)
+	}
 }
