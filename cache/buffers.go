@@ -19,15 +19,19 @@ import (
 // once mostly write to different stripes and no cache line bounces between
 // cores.
 type stripe[K comparable, V any] struct {
-	mu sync.Mutex // protects n, buf, na, adds and lockedHits
+	mu sync.Mutex // protects n, buf, shift, na, adds and lockedHits
 	// work is 1 while the stripe holds buffered hits or deferred nodes
 	// (n > 0 or na > 0). It is written under mu, on the stripe's own line,
 	// and read without mu by drains, which skip idle stripes without taking
 	// their locks: a lock try is a write, and on every insert it pulled the
 	// idle stripes' lines from one core to the other.
-	work   atomic.Uint32
-	n      int
-	buf    [stripeLen]*node[K]
+	work atomic.Uint32
+	n    int
+	buf  [stripeLen]*node[K]
+	// shift[i] is the sampling's shift of the draw that buffered buf[i]
+	// (0 for a hit not drawn, an update's included): its replay counts
+	// 1<<shift[i] hits in the climber's sample, whatever the shift then.
+	shift  [stripeLen]uint8
 	na     int
 	adds   [addLen]*node[K]
 	hits   atomic.Uint64 // hits counted while mu was busy
@@ -99,11 +103,12 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 // taken, which saves the hit path an atomic add, else atomically (always
 // atomically while sampling: the count is the sample's draw).
 func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
+	drawn := uint32(0) // the shift of the draw that buffers the hit
 	if sh := c.sampleShift.Load(); sh != 0 && count {
 		if !sampleHit(st.hits.Add(1), sh) {
 			return // counted, not buffered
 		}
-		count = false // counted already
+		count, drawn = false, sh // counted already
 	}
 	if !st.mu.TryLock() {
 		if count {
@@ -117,7 +122,7 @@ func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
 	}
 	replayed := false
 	if st.n < stripeLen {
-		st.buf[st.n] = n
+		st.buf[st.n], st.shift[st.n] = n, uint8(drawn)
 		st.n++
 		if st.n == 1 {
 			st.work.Store(1)
@@ -205,12 +210,15 @@ func (st *stripe[K, V]) settle() {
 }
 
 // replayLocked applies st's buffered hits to the policy and empties it. The
-// caller holds c.mu and st.mu.
+// caller holds c.mu and st.mu. Each counts the hits its draw stood for when
+// it was buffered: the shift may have changed since (a replay of another
+// stripe or a drain resampled), and weighted by the shift at the replay the
+// hits buffered one by one before the sampling started counted 64 each, and
+// those drawn one in 64 counted one after it ended.
 func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
 	c.pol.warm(st.buf[:st.n])
-	weight := 1 << c.sampleShift.Load()
-	for _, n := range st.buf[:st.n] {
-		c.pol.access(n, weight)
+	for i, n := range st.buf[:st.n] {
+		c.pol.access(n, 1<<st.shift[i])
 	}
 	clear(st.buf[:st.n])
 	st.n = 0

@@ -107,7 +107,7 @@ func (p *policy[K]) add(n *node[K]) {
 }
 
 // access records a hit on n, which stands for weight hits in the climber's
-// sample (1, or 1<<sampleShift while the cache samples hits: sample.go). A
+// sample (1, or 1<<shift for a hit drawn one in 1<<shift: sample.go). A
 // node no longer in the policy (evicted or removed since the hit was
 // buffered) counts in the sketch only.
 func (p *policy[K]) access(n *node[K], weight int) {

@@ -50,8 +50,9 @@ import "github.com/tierkit/tierkit/internal/mix"
 // took 8% of a hit's time), and a mixing function in place of the count's
 // low bits, so that a goroutine reading keys in a cycle of four does not
 // sample the same key each time. Updates (an existing key Set) are always
-// buffered. A replayed hit counts 1<<sampleShift in the hill climber's
-// sample, so that its hit rate is the real one.
+// buffered. A buffered hit counts 1<<shift in the hill climber's sample,
+// the shift of the draw that buffered it (one for an update, never drawn),
+// whatever the shift at its replay, so that its hit rate is the real one.
 //
 // Which stripe a goroutine uses is no evidence of concurrency: it is picked
 // by a stack address, which differs between call paths of one goroutine (a
