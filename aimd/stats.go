@@ -25,7 +25,7 @@ type Stats struct {
 	Rate        float64 // token bucket rate per second (0 without a bucket)
 	Load        float64 // the newest signal sample that was a number and that a step applied (a step that overlapped a newer one, or sampled a Signal that SetConfig replaced, applies none; a NaN sample, "no reading", leaves it, as does a failed one, but for a MaxOf's partial reading, a lower bound of the load, which is recorded; 0 before the first; an infinite one reads as ±math.MaxFloat64, so Stats encodes as JSON)
 	MemoryHigh  bool    // the memory guard is tripped
-	HeapBytes   float64 // the newest memory reading a step applied
+	HeapBytes   float64 // the newest memory reading a step applied, or New's before the first step
 	MemoryLimit float64 // the limit the guard watches (0: no guard)
 }
 
