@@ -73,6 +73,11 @@ const (
 	sampleShiftReadMostly = 6
 )
 
+// readMostlyShift is the shift resampleLocked sets while hits come with no
+// insert: sampleShiftReadMostly. It is a variable only so that an experiment
+// can replay one workload under other shifts (readmostly_phases_internal_test.go).
+var readMostlyShift uint32 = sampleShiftReadMostly
+
 // sampleHit reports whether the hit that brought its stripe's hit count to
 // count is buffered while sampling at shift (> 0): one count in 1<<shift.
 func sampleHit(count uint64, shift uint32) bool {
@@ -118,7 +123,7 @@ func (c *Cache[K, V]) resampleLocked() {
 		shift = sampleShiftOn
 	}
 	if p.hitsSinceAdd >= readMostlyHits {
-		shift = sampleShiftReadMostly
+		shift = readMostlyShift
 	}
 	if shift != c.sampleShift.Load() {
 		c.sampleShift.Store(shift)
