@@ -262,6 +262,9 @@ func (c *Cache[K, V]) admit(n *node[K]) {
 	c.drainLocked()
 	if !n.dead.Load() {
 		c.pol.add(n)
+		// The drain resampled before this insert: the insert ends a
+		// read-mostly sampling now, not at the next drain.
+		c.resampleLocked()
 	}
 	c.unlockPolicy()
 }

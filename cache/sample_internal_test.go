@@ -167,9 +167,10 @@ func TestReadMostlySampling(t *testing.T) {
 	}
 	assert.Equal(t, before+reads+1000, c.Stats().Hits, "sampled hits are counted all the same")
 
-	c.Set(1000, 1000) // an insert: its drain still sees the reads before it
-	c.Set(1001, 1001) // the next drain sees none since
-	assert.Zero(t, c.sampleShift.Load(), "inserts end it")
+	c.Set(1000, 1000) // an insert: its drain still sees the reads before it, the insert ends it
+	assert.Zero(t, c.sampleShift.Load(), "the first insert ends it")
+	c.Set(1001, 1001)
+	assert.Zero(t, c.sampleShift.Load(), "inserts keep it off")
 }
 
 // TestReplayWeightsSampledHits: a replayed hit counts 1<<sampleShift hits in
