@@ -19,7 +19,7 @@ func policyFor(cfg Config, v *view, state State) Policy {
 	}
 	outside := 0
 	for i := range v.hosts {
-		if v.known[i] && math.Abs(v.load[i]-1) > cfg.Deadband {
+		if v.known[i] && !inBand(v.load[i], cfg.Deadband) {
 			outside++
 		}
 	}
@@ -82,7 +82,7 @@ func regionMedians(cfg Config, v *view, pol Policy) []float64 {
 	for r, ls := range loads {
 		// a median load of 0 (loads underflowed next to a huge mean) gives no
 		// factor: the residual load would be 0/0
-		if m := median(ls); m > 0 && math.Abs(m-1) > cfg.Deadband/2 {
+		if m := median(ls); m > 0 && !inBand(m, cfg.Deadband/2) {
 			factor[r] = m
 		}
 	}
@@ -116,7 +116,7 @@ func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []
 		}
 		rf := clamp(math.Pow(rmed[i], -0.8), cfg.WideMaxStep)
 		resid := v.load[i] / rmed[i]
-		if math.Abs(resid-1) <= cfg.Deadband {
+		if inBand(resid, cfg.Deadband) {
 			nudge(&ds[i], rf, 1, 0, 0)
 			continue
 		}
@@ -166,6 +166,14 @@ func nudge(d *Decision, rf, resid, gain, maxStep float64) {
 	default:
 		d.Reason = ReasonHeld
 	}
+}
+
+// inBand reports whether x lies in the closed band [1-band, 1+band] around 1. It
+// compares x with the edges as float64 computes them, as a caller does who reads
+// Decision.Load: measuring |x-1| against band is not the same test, since 1.03-1 is
+// 0.030000000000000027 and would put a load of 1+0.03 outside the default deadband.
+func inBand(x, band float64) bool {
+	return x >= 1-band && x <= 1+band
 }
 
 // clamp limits a multiplicative factor to [1/(1+step), 1+step].
