@@ -15,7 +15,9 @@ type Config struct {
 	// TargetMedian before every weight is rescaled. Rescaling moves no keys (shares are
 	// unchanged) but touches every host's published weight, so it is done rarely.
 	// Default 0.05. Zero takes the default, so the band cannot be 0: to recenter
-	// whenever the median moves at all, set a tiny band such as 1e-12.
+	// whenever the median moves at all, set a tiny band such as 1e-12. The band is
+	// closed: a median of exactly (1+RecenterBand) or (1-RecenterBand) times
+	// TargetMedian is inside it and rescales nothing.
 	RecenterBand float64
 	// Gain is the damping of the steady policy: a host at normalized load L has its
 	// weight multiplied by L^-Gain (1 would correct the whole error in one run).

@@ -226,7 +226,7 @@ func finish(cfg Config, res *Result) {
 	}
 	scale := 1.0
 	rescale := func(w float64) float64 { return w * scale }
-	if m := median(ws); m > 0 && math.Abs(m/cfg.TargetMedian-1) > cfg.RecenterBand {
+	if m := median(ws); m > 0 && !inBand(m/cfg.TargetMedian, cfg.RecenterBand) {
 		res.Recentered, scale = true, cfg.TargetMedian/m
 		if math.IsInf(scale, 1) {
 			// m is subnormal and TargetMedian/m overflows: divide first, so a weight
