@@ -26,7 +26,7 @@ type Rule struct {
 	// client routed at p percent is still routed at every q >= p (same Salt).
 	Percent float64
 	// Regions limits the rule to clients in these regions (the blast radius). Empty
-	// means every region. A request from a region not listed is not eligible, and
+	// means every region; an empty region name in it is rejected. A request from a region not listed is not eligible, and
 	// does not fall back to a rule of the service with a shorter prefix.
 	Regions []string
 	// Salt picks which population a ramp takes first. Empty means Service, so one
