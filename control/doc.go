@@ -63,8 +63,9 @@
 //
 // ErrBadRequest (a body [DecodeRequest] cannot read as a request),
 // ErrUnknownKnob, *ValueError (wrong kind, unparsable duration or one that is
-// not whole nanoseconds, value outside an enum), *BoundsError, ErrDuplicateChange and ErrEmptyRequest mean the
-// request is wrong: fix it. *RateLimitError means wait and reconsider.
+// not whole nanoseconds, value outside an enum, string longer than MaxLen:
+// never clamped, strict or not), *BoundsError, ErrDuplicateChange and
+// ErrEmptyRequest mean the request is wrong: fix it. *RateLimitError means wait and reconsider.
 // *ApplyError means a component refused: nothing changed unless its Undo
 // errors are set (then send the knobs it names the values they should have:
 // such a change is applied even if the registry reports that value already;

@@ -56,9 +56,12 @@ var (
 	ErrDuplicateChange = errors.New("control: knob changed twice in one request")
 )
 
-// ValueError reports a value a knob cannot take: the wrong kind, a duration that
-// does not parse or is not a whole number of nanoseconds, a non-finite float, a string outside an enum or not valid UTF-8. The caller
-// should fix the value.
+// ValueError reports a value a knob cannot take: the wrong kind, a number
+// its kind cannot hold, a duration that does not parse or is not a whole
+// number of nanoseconds, a non-finite float, a string outside an enum, not
+// valid UTF-8 or longer than the knob's MaxLen. None of these is clamped or
+// truncated, in a strict request or not: clamping is for a number of the
+// knob's kind outside its bounds. The caller should fix the value.
 type ValueError struct {
 	Knob   string
 	Value  string // the value as text (beyond 64 bytes cut short, "..." added)

@@ -65,7 +65,7 @@ type BoolKnob struct {
 type StringKnob struct {
 	Name, Doc   string
 	Values      []string // allowed values; empty means any string up to MaxLen
-	MaxLen      int      // longest accepted string in bytes; 0 means 256; negative is refused
+	MaxLen      int      // longest accepted string in bytes (a longer one is a *ValueError, never cut); 0 means 256; negative is refused
 	Value       string
 	Apply       func(v string) error
 	MinInterval time.Duration
