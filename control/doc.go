@@ -25,7 +25,7 @@
 //	}
 //	err = reg.RegisterDuration(control.DurationKnob{
 //		Name: "batcher.linger", Doc: "batch window", Value: b.Config().Linger,
-//		Min: time.Microsecond, Max: 50 * time.Millisecond, // not 0: see below
+//		Min: time.Microsecond, Max: 50 * time.Millisecond, // not 0: see above
 //		Apply: func(v time.Duration) error { c := b.Config(); c.Linger = v; return b.SetConfig(c) },
 //	})
 //	if err != nil {
