@@ -285,7 +285,7 @@ func DecodeRequest(data []byte) (Request, error) {
 // malformed request: JSON null, or an object without "knob", decodes to one
 // that Apply would answer as a knob named "" that does not exist (404 over
 // HTTP), and an object without "value" to one that Apply would answer as a
-// value of the wrong kind ("a int knob does not take a invalid").
+// value of the wrong kind ("an int knob does not take an invalid").
 func namedChanges(req Request) error {
 	for i, c := range req.Changes {
 		if c.Knob == "" {

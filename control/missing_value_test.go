@@ -13,7 +13,7 @@ import (
 // TestChangeWithoutValueIsBadRequest: a change that names a knob but sends no
 // value is a malformed request, as one without a knob name is and one whose
 // value is null. DecodeRequest took it, and Apply answered it as a value of
-// the wrong kind: "a int knob does not take a invalid", quoting "<invalid>".
+// the wrong kind: "an int knob does not take an invalid", quoting "<invalid>".
 func TestChangeWithoutValueIsBadRequest(t *testing.T) {
 	for _, body := range []string{
 		`{"who":"t","changes":[{"knob":"n"}]}`,

@@ -251,7 +251,15 @@ func coerce(k Kind, v Value) (Value, string) {
 			return String(v.s), ""
 		}
 	}
-	return Value{}, fmt.Sprintf("a %s knob does not take a %s", k, v.kind)
+	return Value{}, fmt.Sprintf("%s %s knob does not take %s %s", article(k), k, article(v.kind), v.kind)
+}
+
+// article is the indefinite article for a kind's name: "an int", "a float".
+func article(k Kind) string {
+	if n := k.String(); n != "" && strings.ContainsRune("aeiou", rune(n[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // unitNanos is the length in nanoseconds of each unit time.ParseDuration
