@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tierkit/tierkit/examples/controlplane"
 )
 
 // TestHotEvenedOutNeedsTicks: hot-gateway's "the load evens out" and "the
@@ -20,20 +18,7 @@ func TestHotEvenedOutNeedsTicks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		spec := Spec{Tenants: 1}.withDefaults()
 		c := &Cluster{Spec: spec, Tenants: []string{"t00"}}
-		var cfg controlplane.Config
-		cfg.Regions = []controlplane.Region{{Name: "eu"}}
-		for _, id := range []string{"eu-1", "eu-2"} { // exited: Hosts reads none of them
-			p := &proc{name: id, done: make(chan struct{})}
-			close(p.done)
-			g := &gatewayProc{proc: p, ID: id, Region: "eu", RESP: id + ":1", HTTP: id + ":2"}
-			c.Gateways = append(c.Gateways, g)
-			cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: id, Region: "eu", RESP: g.RESP, HTTP: g.HTTP, Cores: spec.Cores})
-		}
-		var err error
-		c.Plane, err = controlplane.New(cfg) // never run: no tick
-		require.NoError(t, err)
-		c.Load, err = NewLoad(c.loadSpec())
-		require.NoError(t, err)
+		withExitedGateways(t, c) // exited: Hosts reads none of them; the plane never ticks
 		defer func() { assert.NoError(t, c.Load.Close()) }()
 
 		h := &hotRun{region: "eu", hot: c.Gateways[0],

@@ -80,6 +80,19 @@ func hotCluster(t *testing.T, knobs string) (c *Cluster, posts func() []control.
 	})
 	spec := Spec{Regions: []string{"eu"}, Tenants: 1}.withDefaults()
 	c = &Cluster{Spec: spec, Tenants: []string{"t00"}, hc: &http.Client{Transport: handlerTransport{withKnobs(h, knobs)}}}
+	withExitedGateways(t, c)
+	t.Cleanup(func() { assert.NoError(t, c.Load.Close()) })
+	return c, func() []control.Request {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// withExitedGateways gives c two gateways of region eu, eu-1 and eu-2, whose
+// processes have exited, a control plane over them that never runs (no
+// tick), and a load generator the caller closes.
+func withExitedGateways(t *testing.T, c *Cluster) {
 	var cfg controlplane.Config
 	cfg.Regions = []controlplane.Region{{Name: "eu"}}
 	for _, id := range []string{"eu-1", "eu-2"} {
@@ -87,17 +100,11 @@ func hotCluster(t *testing.T, knobs string) (c *Cluster, posts func() []control.
 		close(p.done)
 		g := &gatewayProc{proc: p, ID: id, Region: "eu", RESP: id + ":1", HTTP: id + ":2"}
 		c.Gateways = append(c.Gateways, g)
-		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: id, Region: "eu", RESP: g.RESP, HTTP: g.HTTP, Cores: spec.Cores})
+		cfg.Gateways = append(cfg.Gateways, controlplane.Gateway{ID: id, Region: "eu", RESP: g.RESP, HTTP: g.HTTP, Cores: c.Spec.Cores})
 	}
 	var err error
-	c.Plane, err = controlplane.New(cfg) // never run: no tick
+	c.Plane, err = controlplane.New(cfg)
 	require.NoError(t, err)
 	c.Load, err = NewLoad(c.loadSpec())
 	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, c.Load.Close()) })
-	return c, func() []control.Request {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(got)
-	}
 }
