@@ -402,6 +402,14 @@
 //     1.19x this package's time at 100% reads cached and evicting, 1.47x at
 //     75% reads cached, 0.99x at 75% reads evicting (level, n.s.);
 //     golang-lru 1.48-4.58x.
+//   - Fifty-third session (run AF, an AMD EPYC family 26 host at about 200
+//     ns and 950 ns between the cores, the code of run AE,
+//     bench/cache/throughput_host53.txt): otter 1.34-1.43x this package's
+//     time at 100% reads and at 75% reads cached, 1.06x at 75% reads
+//     evicting (faster in the 3 of 8 rounds near 950 ns); golang-lru
+//     1.85-6.46x (faster in 1 of 8 rounds at 75% reads evicting), where on
+//     this kind of host, with more of its rounds near 1 µs (run AC), it was
+//     faster in 5 of 8.
 //
 // # Stats
 //
