@@ -251,7 +251,11 @@ func coerce(k Kind, v Value) (Value, string) {
 			return String(v.s), ""
 		}
 	}
-	return Value{}, fmt.Sprintf("%s %s knob does not take %s %s", article(k), k, article(v.kind), v.kind)
+	got := v.kind
+	if got == kindText { // a JSON string not yet typed: the client sent a string
+		got = KindString
+	}
+	return Value{}, fmt.Sprintf("%s %s knob does not take %s %s", article(k), k, article(got), got)
 }
 
 // article is the indefinite article for a kind's name: "an int", "a float".
