@@ -30,6 +30,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -218,7 +219,12 @@ func parseArgs(args []string) (fileConfig, error) {
 		if err != nil {
 			return fc, err
 		}
-		dec := json.NewDecoder(strings.NewReader(string(data)))
+		// One object: the literal null would decode into the zero config
+		// without an error and run the plane on the flags alone.
+		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+			return fc, fmt.Errorf("%s: want one JSON object", *file)
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&fc); err != nil {
 			return fc, fmt.Errorf("%s: %w", *file, err)
