@@ -49,6 +49,24 @@ func waitFor(d time.Duration, what string, cond func() bool) error {
 	return nil
 }
 
+// waitProgress yields until count reaches want, or returns an error naming
+// what it waited for once count has not moved for d. It waits for a crowd of
+// goroutines to arrive: thousands of them can take longer than d in all on a
+// loaded machine (under the race detector beside other tests), still
+// arriving, where a package that stopped counting them stalls.
+func waitProgress(d time.Duration, what string, want uint64, count func() uint64) error {
+	last, deadline := count(), time.Now().Add(d)
+	for last < want {
+		runtime.Gosched()
+		if n := count(); n != last {
+			last, deadline = n, time.Now().Add(d)
+		} else if time.Now().After(deadline) {
+			return fmt.Errorf("waited %v with no progress for %s (%d of %d)", d, what, last, want)
+		}
+	}
+	return nil
+}
+
 // recvWithin receives from ch, or returns an error naming what it waited for
 // once d has passed.
 func recvWithin[T any](d time.Duration, what string, ch <-chan T) (T, error) {

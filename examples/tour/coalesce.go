@@ -43,8 +43,8 @@ func coalesceStampede(w io.Writer) error {
 	fetch := func(ctx context.Context) (string, error) {
 		fetches.Add(1)
 		// The backend round trip, long enough for all readers.
-		if err := waitFor(tourWait, fmt.Sprintf("%d readers to call", readers),
-			func() bool { return g.Stats().Calls >= readers }); err != nil {
+		if err := waitProgress(tourWait, fmt.Sprintf("%d readers to call", readers), readers,
+			func() uint64 { return g.Stats().Calls }); err != nil {
 			waitErr.Store(&err)
 			return "", err
 		}
