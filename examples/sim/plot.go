@@ -110,7 +110,7 @@ func drawGrid(path string, c canvasWriter, rows, cols int, ps []*plot.Plot) erro
 	return f.Close()
 }
 
-// writePlots writes the three SVGs into dir.
+// writePlots writes the three plots into dir, each as an SVG and a PNG.
 func writePlots(dir string, bal []balResult, fail []failResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
