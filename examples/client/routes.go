@@ -30,9 +30,12 @@ var ErrInvalidRoutes = errors.New("invalid routes")
 // rollout flags, and the backend shards for direct mode. Client.SetRoutes and
 // Client.Routes copy the Gateways map and the Direct and Draining slices, so
 // the caller may change its own afterwards; the rings, table and flags they
-// point to are shared (rings and tables are immutable by construction;
-// publish a new rollout.Flags rather than calling SetConfig on a published one
-// if requests must see a consistent snapshot).
+// point to are shared, not copied. Rings are immutable by construction; a
+// failover.Table is a plain value whose Routes every request reads, so publish
+// a new one rather than changing a published one's fields (a data race with
+// the requests routing on it), and publish a new rollout.Flags rather than
+// calling SetConfig on a published one if requests must see a consistent
+// snapshot.
 type Routes struct {
 	// Gateways maps a region to the ring of its gateway hosts (node IDs are
 	// host:port RESP addresses, weights from the control plane). Decode a published
