@@ -59,6 +59,11 @@ type Cache[K comparable, V any] struct {
 
 	lastCheckpoint atomic.Int64  // offset of the newest checkpoint (unvouched before the first)
 	watermark      atomic.Uint64 // newest checkpoint watermark
+	// ownsChanges counts the SetConfigs that set, replaced or removed Owns
+	// (bumped before the config is stored): a fill across one stores
+	// nothing, even when the configurations at its two ends both lack Owns
+	// (ownsEnding).
+	ownsChanges atomic.Uint64
 
 	mu  sync.Mutex // protects pol
 	pol policy[K]
@@ -355,6 +360,9 @@ func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {
 	c.mu.Lock()
 	c.drainLocked()
 	c.pol.setCapacity(cfg.capacity())
+	if cfg.Owns != nil || c.cfg.Load().Owns != nil {
+		c.ownsChanges.Add(1) // before the store: see ownsEnding
+	}
 	c.cfg.Store(&cfg)
 	c.unlockPolicy()
 	return nil

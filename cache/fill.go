@@ -67,6 +67,8 @@ type fillRecord[K comparable, V any] struct {
 	// started: a fill that ends under another one with an Owns stores
 	// nothing (ownsEnding).
 	cfg *Config[K]
+	// owns is Cache.ownsChanges when the fill registered, read before cfg.
+	owns uint64
 }
 
 // startFill registers a fill of key, so that an invalidation of key while it
@@ -95,7 +97,8 @@ func (c *Cache[K, V]) startFill(key K) fillRecord[K, V] {
 		s.fillsPeak = max(s.fillsPeak, int32(len(s.fills)))
 	}
 	f.active++
-	return fillRecord[K, V]{key: key, s: s, h: h, f: f, start: s.seq, cfg: c.cfg.Load()}
+	owns := c.ownsChanges.Load() // before cfg: see ownsEnding
+	return fillRecord[K, V]{key: key, s: s, h: h, f: f, start: s.seq, cfg: c.cfg.Load(), owns: owns}
 }
 
 // endFill ends a fill registered by startFill and, if ok, stores v (fresh at
@@ -138,9 +141,16 @@ func (c *Cache[K, V]) endFill(r fillRecord[K, V], v V, ok bool, startedAt int64)
 // and the stream of a host that skips the keys it does not own delivered no
 // event of the key meanwhile, so nothing made a load older than a write
 // made then lose.
+//
+// The configurations at the fill's two ends do not tell it all: Owns set
+// and then removed again leaves both without one. So SetConfig counts the
+// changes of Owns in ownsChanges, before it stores the config, and the fill
+// compares the count it read before its config with the count read after
+// the config now: a change whose count the start missed stored its config
+// after the start read cfg, which the pointers tell.
 func (c *Cache[K, V]) ownsEnding(r fillRecord[K, V]) bool {
 	cfg := c.cfg.Load()
-	if cfg != r.cfg && (cfg.Owns != nil || r.cfg.Owns != nil) {
+	if cfg != r.cfg && (cfg.Owns != nil || r.cfg.Owns != nil) || c.ownsChanges.Load() != r.owns {
 		return false
 	}
 	if cfg.Owns == nil {

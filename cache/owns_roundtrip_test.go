@@ -81,3 +81,27 @@ func TestFillManyAcrossOwnershipRoundTripIsNotStored(t *testing.T) {
 	_, ok := c.TryGet("k")
 	require.False(t, ok, "a bulk load across a ring swap and back was stored")
 }
+
+// A round trip from no Owns (every key owned) to an Owns that gives the key
+// away and back to no Owns is a ring swap and back too: the configurations
+// at the load's two ends both lack Owns, but one with an Owns came in
+// between, and the load must not store.
+func TestFillAcrossOwnsSetAndRemovedIsNotStored(t *testing.T) {
+	all := cache.Config[string]{Capacity: 10}
+	other := cache.Config[string]{Capacity: 10, Owns: func(string) bool { return false }}
+	c := newCache[string, int](t, all)
+	v, ok := roundTrip(t, c, func() { require.NoError(t, c.SetConfig(other)) },
+		func() { require.NoError(t, c.SetConfig(all)) })
+	require.False(t, ok, "a load across an Owns set and removed was stored: served %d", v)
+	assert.Equal(t, 0, c.Len())
+
+	vs, err := c.FillMany(context.Background(), []string{"k"}, func(_ context.Context, ks []string) ([]int, error) {
+		require.NoError(t, c.SetConfig(other))
+		require.NoError(t, c.SetConfig(all))
+		return []int{1}, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1}, vs)
+	_, ok = c.TryGet("k")
+	require.False(t, ok, "a bulk load across an Owns set and removed was stored")
+}
