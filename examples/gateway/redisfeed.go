@@ -499,12 +499,20 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 }
 
 // checkpointed applies message number seq of shard i's feed if it is a
-// checkpoint (on the marker channel), and ignores it otherwise.
+// checkpoint (on the marker channel, with a cut), and ignores it otherwise.
+// A message on the channel without a cut is another client's PUBLISH (PUBSUB
+// CHANNELS names the channel to anyone): it proves only that the changes
+// before it ran were delivered, not when, and taken as a checkpoint at its
+// arrival it vouched for the changes that ran since on a feed that lags.
 func (ct *cacheTier) checkpointed(i int, seq uint64, channel, payload []byte, marker string) {
 	if string(channel) != marker {
 		return
 	}
-	ct.caches[i].Load().Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq, Cut: markerCut(payload)})
+	cut := markerCut(payload)
+	if cut.IsZero() {
+		return
+	}
+	ct.caches[i].Load().Apply(cache.Event[string, cached]{Kind: cache.Checkpoint, Version: seq, Cut: cut})
 }
 
 // keyspacePrefix starts the channel of a keyspace notification of database 0.

@@ -227,8 +227,8 @@ func markerPayload(cut time.Time) string {
 	return strconv.FormatInt(int64(cut.Sub(markerBase)), 10)
 }
 
-// markerCut is the cut of a marker's payload (zero: unreadable, and the
-// bound counts from its arrival).
+// markerCut is the cut of a marker's payload (zero: unreadable, no marker of
+// this gateway's, and no checkpoint: checkpointed).
 func markerCut(payload []byte) time.Time {
 	ns, err := strconv.ParseInt(string(payload), 10, 64)
 	if err != nil {
