@@ -73,11 +73,20 @@ func TestHostWindowRatio(t *testing.T) {
 	assert.Zero(t, hostWindow{cpu: map[string]float64{"a": 1}}.ratio("a"), "no peers")
 }
 
+// TestPollIsBounded: poll gives up once within has passed, having called
+// cond at every interval until then. The bound runs on the bubble's clock: on
+// the machine's, a 30 ms window was tight for a loaded 2-core machine under
+// -race, where the test goroutine may be off the CPU for longer between the
+// deadline being set and its first check, leaving one call.
 func TestPollIsBounded(t *testing.T) {
-	calls := 0
-	err := poll(context.Background(), 30*time.Millisecond, time.Millisecond, func() (bool, error) { calls++; return false, nil })
-	require.Error(t, err)
-	assert.Greater(t, calls, 1)
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		start := time.Now()
+		err := poll(context.Background(), 30*time.Millisecond, time.Millisecond, func() (bool, error) { calls++; return false, nil })
+		require.Error(t, err)
+		assert.Equal(t, 31*time.Millisecond, time.Since(start), "the first tick past the bound")
+		assert.Equal(t, 32, calls, "at 0 ms and at every tick to 31 ms")
+	})
 	require.NoError(t, poll(context.Background(), time.Second, time.Millisecond, func() (bool, error) { return true, nil }))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
