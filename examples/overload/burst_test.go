@@ -10,15 +10,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/internal/leak"
 )
 
 // TestMain lets the test binary serve as a burst process, as the overload
-// command does (burstSpec.run starts copies of the running executable).
+// command does (burstSpec.run starts copies of the running executable). It
+// also fails the run when the tests left a goroutine behind (a controller
+// loop, a burst waiter, a real-mode worker): only some tests call
+// leak.Check; this covers the others.
 func TestMain(m *testing.M) {
 	if maybeSpin() || rtTestChild() {
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(leak.Main(m))
 }
 
 func TestParseBurst(t *testing.T) {
