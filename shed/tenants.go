@@ -163,10 +163,7 @@ func (s *Scheduler[T]) count(sl *tenantSlot[T], priority int, cost int64) {
 func (s *Scheduler[T]) sweep() (moved bool) {
 	for range sweepProbe {
 		if s.hand >= len(s.tenants.slots) {
-			s.hand = 0
-			n := len(s.tenants.slots)
-			s.tenants.shrink()
-			moved = moved || len(s.tenants.slots) != n
+			moved = s.wrapHand() || moved
 		}
 		sl := &s.tenants.slots[s.hand]
 		if sl.h == 0 {
@@ -181,6 +178,21 @@ func (s *Scheduler[T]) sweep() (moved bool) {
 		break
 	}
 	return moved
+}
+
+// wrapHand starts a new pass of the hand over the tenant table, letting the
+// table shrink between two passes, and reports whether that moved slots. Both
+// the reclamation hand and the evictions wrap it here: when only the sweep
+// shrank the table, the evictions, which step the same hand 256 slots at a
+// time, nearly always wrapped it first, so a table left sparse (after a burst
+// of queued tenants, or a SetConfig that lowered MaxTenants) never shrank, and
+// an eviction's probes then so often met no tenant that a new tenant was kept
+// beyond MaxTenants: 500 were kept with MaxTenants 100.
+func (s *Scheduler[T]) wrapHand() (moved bool) {
+	s.hand = 0
+	n := len(s.tenants.slots)
+	s.tenants.shrink()
+	return len(s.tenants.slots) != n
 }
 
 // evictOver evicts tenants (evictOldest, looking at up to probes slots for
@@ -208,7 +220,11 @@ func (s *Scheduler[T]) evictOldest(probes int) bool {
 	victim := -1
 	for seen, probed := 0, 0; seen < sampleSize && probed < probes; probed++ {
 		if s.hand >= len(slots) {
-			s.hand = 0
+			if victim >= 0 {
+				break // the sample ends with the pass: wrapping may move slots
+			}
+			s.wrapHand()
+			slots = s.tenants.slots
 		}
 		i := s.hand
 		s.hand++
