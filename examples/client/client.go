@@ -176,11 +176,14 @@ func (c *Client) route(r *compiled, cfg *Config, key string, count bool) (Target
 		now = c.now()
 	}
 	first, second := c.usable(r, cands, now)
-	if (first != 0 || second < 0) && ring.Len() > 2 {
+	// A draw shorter than asked holds every host that owns a slot: members
+	// too light for one are never replicas, so ring.Len() alone does not say
+	// whether a longer draw can find more.
+	if (first != 0 || second < 0) && len(cands) == 2 && ring.Len() > 2 {
 		// The owner or its successor is out: look further down the replica order.
 		cands = ring.AppendLookupNHash(buf[:0], h, len(buf))
 		first, second = c.usable(r, cands, now)
-		if (first < 0 || second < 0) && ring.Len() > len(cands) {
+		if (first < 0 || second < 0) && len(cands) == len(buf) && ring.Len() > len(buf) {
 			// More hosts are out than buf holds: walk the whole replica order
 			// (this allocates, but only while that many hosts are out).
 			cands = ring.AppendLookupNHash(nil, h, ring.Len())
