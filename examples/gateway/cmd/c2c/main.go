@@ -1,13 +1,3 @@
-// Command c2c prints the time a cache line takes to go from one core of this
-// machine to another and back, as a Go program with two goroutines sees it
-// now (the median of 5 rounds of 4,000 round trips).
-//
-// compare.sh prints it before and after its rows. On the 2-core VMs the
-// comparisons run on it is not a constant of the host: one VM moved between
-// about 60, 200 and 1,000 ns within minutes, as the hypervisor placed its two
-// virtual CPUs closer or further apart, and a proxy whose goroutines hand
-// requests to each other pays it on every hand-off across the cores, where a
-// one-thread event loop does not.
 package main
 
 import (
