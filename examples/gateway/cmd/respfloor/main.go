@@ -1,12 +1,3 @@
-// Command respfloor is the least a Go RESP server built like the gateway's
-// front end (redcon, a goroutine per connection, Go's netpoller) can do: it
-// answers every GET with one fixed 64-byte value and anything else with OK,
-// with no request path, no backend and no cache. compare.sh runs it (FLOOR=1)
-// next to twemproxy on the GET and hot-key rows, so the part of the gap at
-// pipeline 1 that the I/O model costs is measured rather than guessed: a row
-// where the floor itself trails twemproxy cannot be won by the request path.
-//
-//	go run ./gateway/cmd/respfloor -addr 127.0.0.1:7399
 package main
 
 import (
