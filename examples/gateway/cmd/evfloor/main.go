@@ -1,20 +1,5 @@
 //go:build linux
 
-// Command evfloor measures what an event-loop front end could do where the
-// gateway's goroutine-per-connection design trails twemproxy: pipeline 1.
-// It is a floor, not a gateway: one goroutine on one locked thread runs an
-// epoll loop over the client connections and one connection per Redis shard,
-// as twemproxy does, and forwards GET and SET with the gateway's batching
-// (each loop pass sends one MGET per shard for the GETs it read, identical
-// keys once, and its SETs pipelined; a SET of a key read earlier in the
-// pass sends that MGET first, so each client's commands keep their order).
-// No admission, shedding, caching, metrics, TLS or limits; anything but GET
-// and SET is answered +OK (PING: +PONG). compare.sh runs it (EVFLOOR=1)
-// beside twemproxy and the gateway on the SET, GET and hot-key rows, so that
-// "would an event loop in Go beat twemproxy at pipeline 1?" is measured
-// rather than guessed.
-//
-//	go run ./gateway/cmd/evfloor -addr 127.0.0.1:7398 -redis 127.0.0.1:6379
 package main
 
 import (
