@@ -1,12 +1,3 @@
-// Command fanout is a calculator for the connection arithmetic of a gateway tier: the
-// balls-into-bins model of fan-out and fan-in under direct access and behind a
-// regional proxy tier, with the article's fleet as the default and any fleet as flags.
-//
-//	go run ./examples/fanout
-//	go run ./examples/fanout -clients 4000000 -density 100
-//
-// See README.md for the model, every assumption, and which assumptions reproduce the
-// article's ~19x reduction.
 package main
 
 import (
