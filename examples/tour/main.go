@@ -1,19 +1,3 @@
-// Command tour shows each finished tierkit package at work, with figures it measures
-// as it runs. Every count, ratio, duration and rate it prints comes from a
-// counter, a clock or the package's Stats during the run; the set-up a line
-// names (a limit of 1000 B, 200 hosts, 10,000 readers, a 2 s bound, the
-// load levels of a ramp) is the section's own configuration, printed as
-// given. Timings vary from run to run, and so do counts that depend on how
-// goroutines interleave or on a per-process hash seed (the cache's
-// evictions); the figures of the shed drain, the aimd control loop, the
-// balancer and failover runs, on explicit clocks and seeded sources, do not.
-// It needs no set-up:
-//
-//	go run ./examples/tour            # every section
-//	go run ./examples/tour coalesce   # one section
-//
-// Each package adds its section in a file of its own (coalesce.go, batcher.go, ...)
-// that appends to sections from an init function; main runs them in order.
 package main
 
 import (
