@@ -1,9 +1,3 @@
-// Command sim is a seeded, deterministic simulator of a gateway tier that runs the
-// real balancer and failover packages against baselines and prints a table of the
-// issue's targets; with -plots it writes its plots, each as SVG and PNG.
-//
-//	go run ./examples/sim                 # full size, table only
-//	go run ./examples/sim -plots out/     # and plots
 package main
 
 import (
