@@ -1,32 +1,3 @@
-// Command controlplane runs a tierkit control plane over a set of gateways
-// (examples/gateway) and serves its dashboard and API on a loopback port.
-//
-//	go run ./controlplane/cmd/controlplane -config plane.json
-//	go run ./controlplane/cmd/controlplane -region eu:us -region us:eu \
-//	    -gateway eu-1,eu,127.0.0.1:6380,127.0.0.1:6381,1 \
-//	    -gateway us-1,us,127.0.0.1:6390,127.0.0.1:6391,1
-//
-// then open http://127.0.0.1:7070/ (the dashboard); clients follow
-// http://127.0.0.1:7070/api/routes. The JSON config:
-//
-//	{"listen": "127.0.0.1:7070", "cadence": "500ms",
-//	 "regions": [{"name": "eu", "backups": ["us"]}, {"name": "us", "backups": ["eu"]}],
-//	 "gateways": [{"id": "eu-1", "region": "eu", "resp": "127.0.0.1:6380",
-//	               "http": "127.0.0.1:6381", "cores": 1}],
-//	 "direct": ["127.0.0.1:7000"],
-//	 "allowed_hosts": ["localhost", "127.0.0.1", "::1"],
-//	 "rollout": {"Rules": [{"Service": "app", "Percent": 50}]}}
-//
-// Flags override the file: -listen, -cadence, -direct, -allowed-hosts; -region
-// and -gateway add to its lists.
-//
-// allowed_hosts lists the Host names the dashboard and API answer to (others
-// get 403), a guard against DNS rebinding: without it, a web page whose domain
-// an attacker resolves to 127.0.0.1 could read the plane and drain gateways
-// from an operator's browser. The default is localhost, 127.0.0.1, ::1 and
-// the listener's own IP (127.0.0.2, say, for -listen 127.0.0.2:7070) when
-// -listen is, or resolves to, a loopback address, and any Host otherwise;
-// ["*"] answers any Host on loopback too.
 package main
 
 import (
