@@ -1,23 +1,3 @@
-// Command overload reproduces the ZGateway article's isolation experiment: about
-// 1,350 tenant buckets at more than 90% CPU, where only the 6 noisy neighbours
-// should shed while the ~1,344 others run with zero rejections.
-//
-// The simulation runs the real shed drain core ([shed.Scheduler]) on a virtual
-// clock, deterministically (seeded arrivals; the same output bit for bit on every
-// run), next to baselines in the same harness: one global FIFO, per-tenant round
-// robin by count, Kubernetes APF shuffle-sharded fair queuing (64 queues hand 8,
-// 128/8, and 128/6 as APF ships its workload-low and global-default levels), and
-// Netflix concurrency-limits percentage partitions; and a second shed row with
-// the real mode's options. Two variants: every request costs 1, and noisy
-// requests cost 4.
-//
-//	go run ./overload                 # 20 s of virtual time, table + plot
-//	go run ./overload -d 60s          # longer
-//	go run ./overload -real -rd 20s   # real mode: goroutines, CPU-burning handler, aimd at 90% CPU
-//	go run ./overload -real -rt 1     # the same in the real-time policy (Linux, root), so that the
-//	                                  # machine's other processes cannot take a core from it
-//
-// README.md holds the results.
 package main
 
 import (
