@@ -1,15 +1,3 @@
-// Package corelat measures how long a cache line takes to go from one core to
-// another and back, as this process sees it now: two goroutines pass a counter
-// back and forth through two words on lines of their own, and the round trip is
-// the time one pass takes.
-//
-// On the 2-core VMs these benchmarks run on, that time is not a constant of the
-// host: the same VM measured about 200 ns for minutes, then about 1,000 ns
-// (the hypervisor placing the two virtual CPUs on cores further apart), and
-// back. Benchmarks whose goroutines share written data (a cache's policy and
-// locks under a write mix) slow down with it, and a single lock that keeps one
-// core working at a time does not, so a comparison between the two kinds is
-// only read with the round trip it was measured at.
 package corelat
 
 import (

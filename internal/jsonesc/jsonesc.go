@@ -1,8 +1,3 @@
-// Package jsonesc finds what encoding/json would decode silently into
-// something the sender never wrote: a \u escape of half a surrogate pair,
-// which it replaces with U+FFFD (as it does a byte that is not UTF-8, which
-// utf8.Valid catches). control and the examples' control plane refuse such
-// bodies rather than apply a mangled string.
 package jsonesc
 
 import "strconv"

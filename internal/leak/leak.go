@@ -1,12 +1,3 @@
-// Package leak checks that a test leaves no goroutine behind.
-//
-// Tests that run inside a testing/synctest bubble get this for free: synctest.Test
-// fails when a goroutine of the bubble is still blocked at the end. Check is for the
-// tests that cannot run in a bubble (real sockets, real time, benchmarks of
-// contention): it snapshots the goroutines alive when it is called and, at cleanup,
-// fails the test if goroutines started since then are still alive.
-//
-// It is internal: not API, and free to change.
 package leak
 
 import (

@@ -1,13 +1,3 @@
-// Package mapshrink gives back the memory of a Go map that shrank: a map
-// keeps the table of the most keys it held, and ranging over it costs in
-// proportion to that table, not to what it holds. A caller tracks the peak
-// (the most keys since the map was made) and, where it deletes, asks Due;
-// Rebuild then copies the keys left into a map of their size.
-//
-// Rebuilding at a quarter of the peak copies at most a third of the keys
-// deleted since the last rebuild, so deleting stays amortized constant time.
-// The same rule holds for a slice whose array outgrew what it holds (shed's
-// free tickets): Due with the array's capacity as the peak.
 package mapshrink
 
 // Due reports whether a map holding n keys, whose peak since it was made is

@@ -1,8 +1,3 @@
-// Package mix is the splitmix64 finalizer, the one integer mixer the kit
-// uses wherever it spreads bits: the cache's integer keys and read stripes,
-// the ring's probe sequence, rollout's buckets and the gateway's metric
-// stripes. It is a bijection on uint64 in which every input bit moves about
-// half of the output bits.
 package mix
 
 // Mix64 returns the splitmix64 finalizer of x.
