@@ -1,4 +1,3 @@
-// Package citest holds what the examples module's tests share about CI.
 package citest
 
 import (

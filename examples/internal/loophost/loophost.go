@@ -1,11 +1,3 @@
-// Package loophost holds the default Host names that the examples' HTTP
-// listeners on loopback answer to: the gateway's /control (control_hosts),
-// the controlplane command's API (allowed_hosts) and the cluster's plane.
-//
-// A listener on loopback answers the loopback names and its own IP only, so
-// that a web page whose domain an attacker resolves to 127.0.0.1 cannot
-// drive it from an operator's browser (DNS rebinding); an IP literal is no
-// such risk, the page comes with its domain as Host.
 package loophost
 
 import (

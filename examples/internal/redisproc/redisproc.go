@@ -1,13 +1,3 @@
-// Package redisproc starts the throwaway redis-server processes of the
-// examples' tests on loopback ports, with no persistence, so that they do not
-// outlive the test binary (package childproc) and so that a test never takes
-// another test's server for its own.
-//
-// A free port is free when it is picked but not reserved: another process may
-// bind it, or take it as the local port of a connection, before the server
-// does. The server then exits at start while the other one answers on the
-// port; Start tells the two apart by INFO's process_id, and StartFree tries
-// another port.
 package redisproc
 
 import (

@@ -1,6 +1,3 @@
-// Package loophosttest holds what the examples' tests of the loopback Host
-// defaults (package loophost) share: a probe for a second loopback address
-// and a table of GETs with a Host header and the status each must get.
 package loophosttest
 
 import (
