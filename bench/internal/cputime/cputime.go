@@ -1,7 +1,3 @@
-// Package cputime measures the CPU time a benchmark consumes, so that results taken on
-// a machine shared with other work can be compared: wall-clock ns/op counts the time a
-// benchmark waits for a core, CPU time per op does not. Every comparison in this module
-// reports both, as "ns/op" and "cpu-ns/op".
 package cputime
 
 import (

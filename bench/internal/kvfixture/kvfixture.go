@@ -1,6 +1,3 @@
-// Package kvfixture builds the data set the memkv and txn comparisons share: the same
-// keys and value loaded into a memkv store and into badger in its in-memory mode, so
-// both sides of a comparison start from identical contents.
 package kvfixture
 
 import (
