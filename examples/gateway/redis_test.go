@@ -62,7 +62,7 @@ func (r *redisServer) start(t testing.TB, bin string, port int, extra ...string)
 // startUntil starts r's server on port and waits until ready answers
 // without error (start: PING, which a server loading its dataset refuses).
 // It fails the test if the server exits first (the port was taken) or does
-// not get ready in about 2 s.
+// not get ready within redisproc's start timeout (5 s).
 func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(*redis.Client) error, extra ...string) {
 	t.Helper()
 	require.NoError(t, r.tryStart(bin, port, ready, extra...))
@@ -71,7 +71,7 @@ func (r *redisServer) startUntil(t testing.TB, bin string, port int, ready func(
 // tryStart starts r's server on port with redisproc.Start: ready answers
 // without error and the server answering is r's own process, not another
 // test's that took the port while r's exits. It returns an error if r's
-// server exits or is not ready within about 2 s, and then leaves nothing
+// server exits or is not ready within redisproc's start timeout (5 s), and then leaves nothing
 // running.
 func (r *redisServer) tryStart(bin string, port int, ready func(*redis.Client) error, extra ...string) error {
 	p, err := redisproc.Start(bin, port, r.user, r.pass, ready, extra...)
