@@ -186,24 +186,9 @@ func parseArgs(args []string) (fileConfig, error) {
 	}
 	var fc fileConfig
 	if *file != "" {
-		data, err := os.ReadFile(*file)
-		if err != nil {
+		var err error
+		if fc, err = readConfigFile(*file); err != nil {
 			return fc, err
-		}
-		// One object: the literal null would decode into the zero config
-		// without an error and run the plane on the flags alone.
-		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
-			return fc, fmt.Errorf("%s: want one JSON object", *file)
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&fc); err != nil {
-			return fc, fmt.Errorf("%s: %w", *file, err)
-		}
-		// One object: anything after it would be ignored (not dec.More,
-		// which reports false before a stray '}' or ']').
-		if _, err := dec.Token(); err != io.EOF {
-			return fc, fmt.Errorf("%s: data after the config object", *file)
 		}
 	}
 	fc.Regions = append(fc.Regions, regions...)
@@ -222,6 +207,32 @@ func parseArgs(args []string) (fileConfig, error) {
 	}
 	if *hosts != "" {
 		fc.AllowedHosts = strings.Split(*hosts, ",")
+	}
+	return fc, nil
+}
+
+// readConfigFile reads the JSON config file: one object, no unknown field,
+// nothing after it.
+func readConfigFile(file string) (fileConfig, error) {
+	var fc fileConfig
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fc, err
+	}
+	// One object: the literal null would decode into the zero config
+	// without an error and run the plane on the flags alone.
+	if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+		return fc, fmt.Errorf("%s: want one JSON object", file)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fc); err != nil {
+		return fc, fmt.Errorf("%s: %w", file, err)
+	}
+	// One object: anything after it would be ignored (not dec.More,
+	// which reports false before a stray '}' or ']').
+	if _, err := dec.Token(); err != io.EOF {
+		return fc, fmt.Errorf("%s: data after the config object", file)
 	}
 	return fc, nil
 }
