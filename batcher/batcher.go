@@ -28,7 +28,8 @@ import (
 // must not keep reqs or out after it returns; the batcher reuses them. ctx is never reused, so a context derived
 // from it may outlive the flush: it is done at its deadline, or by the time
 // Close returns if that comes first (its Err is then DeadlineExceeded early), so
-// that nothing watching it outlives the batcher.
+// that nothing watching it outlives the batcher. The flush must not call
+// [Batcher.Close], which waits for every flush, this one included.
 type FlushFunc[G comparable, Req, Resp any] func(ctx context.Context, group G, reqs []Req, out []Result[Resp]) error
 
 // Result is the outcome of one request of a batch.
@@ -246,6 +247,11 @@ func (b *Batcher[G, Req, Resp]) EvictIdle() int { return b.sweep(b.now()) }
 // cap that Close's own flushes took), and returns when every flush has returned and every
 // goroutine and timer of the batcher is gone. It is safe to call more than once;
 // every call waits. It always returns nil.
+//
+// Close must not be called from the flush func or from Config.Key (which runs
+// as part of the flush): it would wait for the flush it runs in and never
+// return, and that batch's callers would wait with it. A flush that finds the
+// backend gone for good returns its error; a caller that sees it may Close.
 func (b *Batcher[G, Req, Resp]) Close() error {
 	b.closeOnce.Do(func() {
 		b.closed.Store(true)
