@@ -71,11 +71,13 @@ type cgLevel struct {
 // A call whose now is before the previous call's (it took its time, then
 // lost the race for the lock to a newer sample) reads NaN and leaves the
 // newer reading in place: stored last, its older time would be paired with
-// the newer usage and skew the next period.
+// the newer usage and skew the next period. So does a call at the same time
+// as the previous one: it covers no time, and its reading would drop the
+// usage since the previous one from the next period.
 func (c *CgroupCPU) Sample(now time.Time) (float64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sampled && now.Before(c.lastWall) {
+	if c.sampled && !now.After(c.lastWall) {
 		return math.NaN(), nil
 	}
 	// Read under the lock: overlapping samples store their readings in the

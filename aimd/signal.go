@@ -59,11 +59,13 @@ type ProcessCPU struct {
 // A call whose now is before the previous call's (it took its time, then
 // lost the race for the lock to a newer sample) reads NaN and leaves the
 // newer reading in place: stored last, its older time would be paired with
-// the newer CPU time and skew the next period.
+// the newer CPU time and skew the next period. So does a call at the same
+// time as the previous one: it covers no time, and its reading would drop
+// the CPU time used since the previous one from the next period.
 func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lastCores != 0 && now.Before(p.lastWall) {
+	if p.lastCores != 0 && !now.After(p.lastWall) {
 		return math.NaN(), nil
 	}
 	// Read under the lock: overlapping samples store their readings in the
