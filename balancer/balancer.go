@@ -12,8 +12,10 @@ import (
 // which were hot outliers within Config.HotHold runs, and nothing else: every run is
 // a pure function of the input, that memory and the Config. A host left out of a run
 // (a lost load report) is remembered for Config.ChurnWindow runs: back within them it
-// has not joined anew, unless marked [Host.New]; back later it joins again. Its hot
-// flag lasts its HotHold runs whether it reports or not (a host marked New drops it).
+// has not joined anew, unless marked [Host.New]; back later it joins again. The
+// window is the one in force: narrowed by SetConfig, it forgets at once; widened, it
+// does not bring back a host already forgotten. Its hot flag lasts its HotHold runs
+// whether it reports or not (a host marked New drops it).
 //
 // It is safe for concurrent use (a mutex serializes runs), but runs are meant to be
 // called from one control loop on a fixed cadence. It starts no goroutine.
@@ -139,6 +141,9 @@ func (b *Balancer) ages(hosts []Host) []int {
 		// replaced task that kept its ID): its memory starts over, and the
 		// previous task's hot flag is not its own
 		m, seen := b.members[h.ID]
+		// away more runs than the ChurnWindow in force (SetConfig may have
+		// narrowed it since the memory was purged): forgotten, it joins again
+		seen = seen && b.run-m.seen-1 <= uint64(b.cfg.ChurnWindow)
 		if h.New {
 			delete(b.lastHot, h.ID)
 		}
