@@ -244,7 +244,9 @@ func (r *Registry) Apply(req Request) (Result, error) { return r.apply(time.Now,
 // now is earlier (explicit times out of order, a wall clock stepped back), so
 // the audit log's times never decrease in log order. Rate limits go by now.
 // A now that JSON cannot encode (a year after 9999 or before 0) is refused
-// with an error wrapping ErrBadRequest, and nothing changes.
+// with an error wrapping ErrBadRequest, and nothing changes, as is the zero
+// time.Time, which the registry reads as "never" (a knob not changed since
+// registration, a budget not yet refilled): start a fake clock past it.
 func (r *Registry) ApplyAt(now time.Time, req Request) (Result, error) {
 	if err := r.checkTime(now); err != nil {
 		return Result{}, err
@@ -525,7 +527,7 @@ func (r *Registry) Rollback(who, why string) (Result, error) {
 // emergency brake) but counts as a change for the knobs' MinInterval, and is
 // audited with RollbackOf set. If an Apply func refuses, the rollback is itself
 // undone and the error is an *ApplyError. Its entries are stamped, and a now
-// JSON cannot encode refused, as in [Registry.ApplyAt].
+// JSON cannot encode or the zero time refused, as in [Registry.ApplyAt].
 func (r *Registry) RollbackAt(now time.Time, who, why string) (Result, error) {
 	if err := r.checkTime(now); err != nil {
 		return Result{}, err

@@ -47,7 +47,7 @@ var (
 	// it wrapped for a Who or Why that is not valid UTF-8, which the audit
 	// log's JSON could not carry, and [Registry.ApplyAt] and
 	// [Registry.RollbackAt] for a time it could not carry (a year after 9999
-	// or before 0). The caller should fix the request; sending it again will
+	// or before 0) or the zero time.Time. The caller should fix the request; sending it again will
 	// not help.
 	ErrBadRequest = errors.New("control: bad request")
 
@@ -163,10 +163,18 @@ func clip(s string, n int) string {
 // checkTime refuses, for ApplyAt and RollbackAt, a now that JSON cannot
 // encode: stamped on audit entries and kept as a knob's last change (which
 // never moves back in time), it made GET /, /knobs and /audit answer 500 for
-// as long as the registry lived. The refusal counts as a rejected request.
+// as long as the registry lived. It refuses the zero time.Time too, which
+// marks a knob never changed and a budget never refilled: taken (a fake
+// clock starting at time.Time{}), the knob's next change skipped its
+// MinInterval and the budget earned nothing for the time after it. The
+// refusal counts as a rejected request.
 func (r *Registry) checkTime(now time.Time) error {
 	var buf [64]byte // the text MarshalJSON quotes, checked the same way; no allocation
-	if _, err := now.AppendText(buf[:0]); err != nil {
+	_, err := now.AppendText(buf[:0])
+	if err == nil && now.IsZero() {
+		err = errors.New("the zero time.Time, which the registry reads as never")
+	}
+	if err != nil {
 		r.n.requests.Add(1)
 		r.n.rejected.Add(1)
 		return fmt.Errorf("%w: time %v: %w", ErrBadRequest, now, err)

@@ -11,7 +11,8 @@ import (
 )
 
 // A change stamped long before the knob's last one (beyond the ~292 years a
-// Duration holds, such as a zero time.Time passed to ApplyAt) is refused by
+// Duration holds, such as a fake clock started at the zero time.Time, which
+// ApplyAt refuses itself) is refused by
 // the MinInterval like one stamped a little before it: the saturated
 // difference overflowed the wait to a negative one and let it through.
 func TestMinIntervalFarBackInTime(t *testing.T) {
@@ -23,7 +24,7 @@ func TestMinIntervalFarBackInTime(t *testing.T) {
 	_, err = reg.ApplyAt(t0, one("x", control.Int(1)))
 	require.NoError(t, err)
 
-	for _, at := range []time.Time{t0.Add(-time.Hour), {}} {
+	for _, at := range []time.Time{t0.Add(-time.Hour), time.Time{}.Add(time.Nanosecond)} {
 		_, err = reg.ApplyAt(at, one("x", control.Int(2)))
 		var rl *control.RateLimitError
 		require.ErrorAs(t, err, &rl, "at %v", at)
