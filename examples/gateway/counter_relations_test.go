@@ -95,19 +95,25 @@ func TestCounterRelations(t *testing.T) {
 				require.Len(t, replies, len(cmds))
 				t.Logf("%s: %v -> %v", step.tenant, step.cmds, replies)
 			}
-			checkCounterRelations(t, g, conns["default"])
+			checkCounterRelations(t, g, conns)
 		})
 	}
 }
 
 // checkCounterRelations checks the relations between the gateway's counters
-// with nothing in flight; rc is an idle connection for INFO.
-func checkCounterRelations(t *testing.T, g *Gateway, rc *respConn) {
+// with nothing in flight; conns are an idle connection of each tenant, for
+// INFO (whose Tenants section is its caller's tenant's line).
+func checkCounterRelations(t *testing.T, g *Gateway, conns map[string]*respConn) {
 	t.Helper()
 	before := g.n.commands.Load()
-	r, err := rc.do([][]string{{"INFO"}}, false)
+	r, err := conns["default"].do([][]string{{"INFO"}}, false)
 	require.NoError(t, err)
 	info := infoLines(r[0].s)
+	for name, rc := range conns {
+		r, err := rc.do([][]string{{"INFO", "tenants"}}, false)
+		require.NoError(t, err)
+		info["tenant_"+name] = infoLines(r[0].s)["tenant_"+name]
+	}
 	assert.Equal(t, strconv.FormatUint(before, 10), info["total_commands_processed"],
 		"INFO's total_commands_processed: the commands before it")
 

@@ -43,7 +43,7 @@
 // # Stats
 //
 // INFO answers the gateway's counters (connections, commands, backend calls,
-// batch fill, coalescing, cache hits) and a line per tenant; /metrics has the
+// batch fill, coalescing, cache hits) and its caller's tenant's line; /metrics has the
 // same counters and more for Prometheus: requests and latency histograms per
 // tenant and command, backend calls and ops, shed's counts per tenant and
 // priority and reason, throttled requests, quota left, the admission limit,

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"runtime"
 	rtmetrics "runtime/metrics"
-	"slices"
 	"strings"
 	"time"
 )
@@ -86,7 +84,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	section("Stats", stats...)
 	var tl []string
 	if all || want["tenants"] {
-		tl = tenantLines(g)
+		tl = tenantLines(g, s.tenant)
 	}
 	section("Tenants", tl...)
 	section("Backend", shardLines(g)...)
@@ -156,22 +154,24 @@ func humanBytes(n uint64) string {
 	return ""
 }
 
-// tenantLines are the Tenants section's lines: per tenant, its counts of
-// commands, then shed's of each priority (requests: a pipelined run or an
-// EXEC admitted as one counts once), admitted, refused (for any reason, or
-// canceled in the queue) and queued, read at once for all tenants.
-func tenantLines(g *Gateway) []string {
-	buckets := g.shedBuckets()
-	var tl []string
-	for _, name := range slices.Sorted(maps.Keys(g.tenants)) {
-		t := g.tenants[name]
-		l := fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
-			name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load())
-		for p := range shedPriorities {
-			b := buckets[shedKey{name, p}]
-			l += fmt.Sprintf(",admitted_p%d=%d,refused_p%d=%d,queued_p%d=%d", p, b.Admitted, p, b.Shed()+b.Canceled, p, b.Queued)
-		}
-		tl = append(tl, l)
+// tenantLines are the Tenants section's lines: the caller's tenant's (none
+// without one), its counts of commands, then shed's of each priority
+// (requests: a pipelined run or an EXEC admitted as one counts once),
+// admitted, refused (for any reason, or canceled in the queue) and queued.
+// Another tenant's line is not shown: it gave every tenant's name (the
+// usernames AUTH takes) and traffic to any tenant, and with an open default
+// tenant to anyone who could connect. /metrics and /control have them all.
+func tenantLines(g *Gateway, t *tenant) []string {
+	if t == nil {
+		return nil
 	}
-	return tl
+	name := t.cfg.Name
+	l := fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
+		name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load())
+	buckets := g.shedBuckets()
+	for p := range shedPriorities {
+		b := buckets[shedKey{name, p}]
+		l += fmt.Sprintf(",admitted_p%d=%d,refused_p%d=%d,queued_p%d=%d", p, b.Admitted, p, b.Shed()+b.Canceled, p, b.Queued)
+	}
+	return []string{l}
 }
