@@ -371,10 +371,10 @@ func (g *Gateway) shard(key string) int {
 }
 
 // admitAt runs the admission path for one command of cost, at a time the
-// caller already read (the request's start: the clock is read once per
-// request, or once per pipeline run, not by each stage): quota, shed (per
-// tenant x priority, capacity from the aimd limit), then the aimd limiter
-// itself (memory guard). On success the caller calls done(ok) and then
+// caller already read (the request's start, for the quota: the clock is
+// read once more per request, or per pipeline run, when shed admits it, for
+// the limiter): quota, shed (per tenant x priority, capacity from the aimd
+// limit), then the aimd limiter itself (memory guard). On success the caller calls done(ok) and then
 // release when the command is done (two funcs rather than one closure: no
 // allocation per command).
 // The command's shed priority is t's for spec (command_priorities).
@@ -410,7 +410,13 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, prio int, cost int64,
 		}
 		return nil, nil, err
 	}
-	done, err = g.limiter.TryAcquireAt(now)
+	// The limiter takes its control step at the time it is given, and
+	// samples the CPU there: a request that waited in shed's queue (up to
+	// queue_deadline, longer than the control period) reaches it at the time
+	// it was admitted, not at its arrival, which paired the CPU used until
+	// now with a period that ended back then (a load read too high, then
+	// too low). The one clock read of admission, where shed's wait ends.
+	done, err = g.limiter.TryAcquireAt(time.Now())
 	if err != nil {
 		release()
 		if errors.Is(err, aimd.ErrMemory) {
