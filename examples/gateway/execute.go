@@ -286,7 +286,7 @@ func (ss *session) unauthRefused(cmd redcon.Command) any {
 	if err == nil {
 		return nil
 	}
-	ss.quit = true
+	ss.quit, ss.refused = true, true
 	if srv := ss.srv(); srv != nil {
 		srv.protoErrors.Add(1)
 	}

@@ -67,9 +67,14 @@ type session struct {
 	proto  int
 	name   string
 	quit   bool
-	txs    txState
-	pipe   pipeScratch // reused by every pipeline of the session
-	hot    hotReader   // its last GETs of coalesced keys (hotkeys.go); used only when solo
+	// refused: quit after a protocol error answered in a pipeline (a
+	// command past the unauthenticated limits behind a RESET that logged
+	// the connection out, unauthRefused): the connection lingers as after
+	// one the reader refused.
+	refused bool
+	txs     txState
+	pipe    pipeScratch // reused by every pipeline of the session
+	hot     hotReader   // its last GETs of coalesced keys (hotkeys.go); used only when solo
 	// solo: the chunk being executed is one command, run on the session's
 	// goroutine (a pipeline's commands can run on workers at once). Set by
 	// execute before any of the chunk's commands runs.
@@ -278,6 +283,9 @@ func (s *Server) serveConn(ss *session) {
 			return
 		}
 		if err := flush(); err != nil || ss.quit {
+			if err == nil && ss.refused {
+				s.linger(ss) // the error reaches the client, not a reset
+			}
 			return
 		}
 		if attack {
