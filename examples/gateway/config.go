@@ -109,7 +109,9 @@ type BackendConfig struct {
 	// lag the writes acknowledged by the primary, the connection's own too
 	// (no read-your-writes), and without bound while its link to the primary
 	// is down, which no metric shows, unless it runs with
-	// replica-serve-stale-data no (README).
+	// replica-serve-stale-data no (README). Roles changed outside the
+	// gateway are not followed: a replica promoted with REPLICAOF NO ONE is
+	// still read, frozen at its promotion (README).
 	Replicas [][]string `json:"replicas"`
 	Pool     int        `json:"pool"` // redis: connections per shard; default 8
 	// Client is the Redis client of the data path: "rueidis" (default;
