@@ -50,7 +50,7 @@ type Config struct {
 	MaxBatch          int      `json:"max_batch"`          // items (a command's ops for one shard) per backend call; default 128
 	MaxInFlight       int      `json:"max_in_flight"`      // batches in the backend at once (a shard at most max_in_flight/shards); default 1024
 	NoCoalesce        bool     `json:"no_coalesce"`        // turn read coalescing off
-	LinearizableReads bool     `json:"linearizable_reads"` // a GET joins a coalesced fetch only until it is sent to its shard (less coalescing; no read older than a write another client already saw, but for GETs a Redis shard's replicas answer, which may lag)
+	LinearizableReads bool     `json:"linearizable_reads"` // a GET joins a coalesced fetch only until it is sent to its shard (less coalescing; no read older than a write another client already saw; with replicas, GETs read the primary)
 	HotLinger         Duration `json:"hot_linger"`         // the longest the fetch of a key that many GETs read at once waits for its expected readers; default 1ms
 	NoHotLinger       bool     `json:"no_hot_linger"`      // turn the hot-key linger off
 	CacheCapacity     int      `json:"cache_capacity"`     // caching tier entries per shard (memkv or redis); 0: off

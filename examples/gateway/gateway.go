@@ -273,6 +273,11 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 				g.flights.Forget(r[0].key)
 			}
 		}
+		// A replica may be behind a write its primary has already
+		// acknowledged or served: linearizable GETs read the primary.
+		if len(flat) > 0 {
+			flat[0].primary = true // one primary op sends the batch there (anyPrimary)
+		}
 	}
 	res := make([]opResult, n)
 	g.n.backendCalls.Add(1)

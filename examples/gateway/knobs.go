@@ -82,7 +82,7 @@ func (g *Gateway) registerGatewayKnobs(reg *control.Registry) []error {
 	return []error{
 		reg.RegisterBool(control.BoolKnob{Name: "gateway.coalesce", Doc: "identical in-flight GETs share one fetch (with the caching tier they share its fill whatever this says)",
 			Value: g.coalesceOn.Load(), Apply: func(v bool) error { g.coalesceOn.Store(v); return nil }}),
-		reg.RegisterBool(control.BoolKnob{Name: "gateway.linearizable_reads", Doc: "a GET joins a coalesced fetch only until it is sent (no read older than a write another client already saw, but for GETs that Redis replicas answer; less coalescing; not with the caching tier)",
+		reg.RegisterBool(control.BoolKnob{Name: "gateway.linearizable_reads", Doc: "a GET joins a coalesced fetch only until it is sent (no read older than a write another client already saw; with replicas, GETs read the primary; less coalescing; not with the caching tier)",
 			Value: g.linearizable.Load(), Apply: func(v bool) error { g.linearizable.Store(v); return nil }}),
 		reg.RegisterDuration(control.DurationKnob{Name: "gateway.hot_linger", Doc: "the longest the fetch of a key that many GETs read at once waits for its expected readers (0: off; not with the caching tier)",
 			Min: 0, Max: maxHotLinger, Value: time.Duration(g.hot.linger.Load()),
