@@ -31,6 +31,8 @@ func checkPolicy[K comparable](t *testing.T, p *policy[K], live map[K]*node[K]) 
 	require.LessOrEqual(t, p.size, p.capacity)
 	require.GreaterOrEqual(t, p.window.cap, 1)
 	require.GreaterOrEqual(t, p.protected.cap, 0)
+	require.LessOrEqual(t, p.window.cap+p.protected.cap, p.capacity, "the climber keeps the window and protected within the capacity")
+	require.LessOrEqual(t, p.window.len, p.window.cap)
 	for k, n := range live {
 		if n.queue == queueNone {
 			t.Fatalf("live key %v is in no queue", k)
