@@ -7,8 +7,10 @@ import "math/bits"
 // Manes, "TinyLFU: A Highly Efficient Cache Admission Policy", 2017). Four
 // counters of one key live in one 64-byte block so an increment touches one cache
 // line (Caffeine's FrequencySketch layout). When the number of increments reaches
-// sampleSize (10x the table), every counter is halved: the aging step that lets
-// the sketch forget old popularity.
+// sampleSize (10x the capacity the table was sized for, not 10x the table,
+// which is that capacity rounded up to a power of two: ensureCapacity), every
+// counter is halved: the aging step that lets the sketch forget old
+// popularity.
 //
 // Not safe for concurrent use: the policy lock guards it.
 type sketch struct {
