@@ -17,20 +17,12 @@ import (
 // off they still spread over the replicas.
 func TestLinearizableReadsSkipReplicas(t *testing.T) {
 	eachClient(t, func(t *testing.T, kind string) {
-		primary, replica := startRedis(t), startRedis(t)
+		primary, replica, _ := staleReplica(t, "k", "old", "new")
 		ctx := context.Background()
-		direct := func(addr string) *redis.Client {
-			c := redis.NewClient(&redis.Options{Addr: addr})
-			t.Cleanup(func() { _ = c.Close() })
-			return c
-		}
-		p, r := direct(primary.addr), direct(replica.addr)
-		require.NoError(t, r.Set(ctx, "k", "old", 0).Err()) // the replica is behind
-		require.NoError(t, p.Set(ctx, "k", "new", 0).Err())
 
 		for _, lin := range []bool{true, false} {
 			in := startGateway(t, Config{LinearizableReads: lin, Backend: BackendConfig{Kind: "redis",
-				Redis: []string{primary.addr}, Replicas: [][]string{{replica.addr}}, Client: kind}})
+				Redis: []string{primary}, Replicas: [][]string{{replica}}, Client: kind}})
 			c := client(t, in, &redis.Options{PoolSize: 1})
 			seen := map[string]int{}
 			for range 8 { // round robin over the primary and its replica

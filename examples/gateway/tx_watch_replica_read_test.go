@@ -20,19 +20,11 @@ import (
 // has not applied the primary's last write yet. Found by a review.
 func TestReadAfterWatchAndOwnWriteReadsPrimary(t *testing.T) {
 	eachClient(t, func(t *testing.T, kind string) {
-		primary, replica := startRedis(t), startRedis(t)
+		primary, replica, p := staleReplica(t, "{n}k", "1", "5") // the replica is behind
 		ctx := context.Background()
-		direct := func(addr string) *redis.Client {
-			c := redis.NewClient(&redis.Options{Addr: addr})
-			t.Cleanup(func() { _ = c.Close() })
-			return c
-		}
-		p, r := direct(primary.addr), direct(replica.addr)
-		require.NoError(t, r.Set(ctx, "{n}k", "1", 0).Err()) // the replica is behind
-		require.NoError(t, p.Set(ctx, "{n}k", "5", 0).Err())
 
-		in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary.addr},
-			Replicas: [][]string{{replica.addr}}, Client: kind}})
+		in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{primary},
+			Replicas: [][]string{{replica}}, Client: kind}})
 		c := client(t, in, &redis.Options{PoolSize: 1})
 		require.NoError(t, c.Watch(ctx, func(tx *redis.Tx) error {
 			require.NoError(t, tx.Set(ctx, "{n}other", "x", 0).Err()) // the connection's own write
@@ -50,4 +42,19 @@ func TestReadAfterWatchAndOwnWriteReadsPrimary(t *testing.T) {
 		}, "{n}k"))
 		assert.Equal(t, "6", p.Get(ctx, "{n}k").Val(), "EXEC wrote from the primary's value")
 	})
+}
+
+// staleReplica starts a primary and a "replica" that is a Redis server of
+// its own holding key at old while the primary holds it at new: a replica
+// that has not applied its primary's last write yet. It returns both
+// addresses and a client of the primary, closed at cleanup.
+func staleReplica(t *testing.T, key, old, new string) (primary, replica string, p *redis.Client) {
+	t.Helper()
+	ps, rs := startRedis(t), startRedis(t)
+	ctx := context.Background()
+	p, r := redis.NewClient(&redis.Options{Addr: ps.addr}), redis.NewClient(&redis.Options{Addr: rs.addr})
+	t.Cleanup(func() { _ = p.Close(); _ = r.Close() })
+	require.NoError(t, r.Set(ctx, key, old, 0).Err())
+	require.NoError(t, p.Set(ctx, key, new, 0).Err())
+	return ps.addr, rs.addr, p
 }
