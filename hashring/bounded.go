@@ -2,7 +2,6 @@ package hashring
 
 import (
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -151,9 +150,10 @@ func (l *Loads) Acquire(id string) {
 		c := l.counter(id)
 		v := c.Load()
 		if v == retired {
-			// Forget is dropping this counter: yield until it has deleted it,
-			// then count on a fresh one.
-			runtime.Gosched()
+			// Forget is dropping this counter: delete it for that Forget
+			// rather than wait for it (a Forget descheduled between its two
+			// steps would hold every Acquire of id), then count on a fresh one.
+			l.counters.CompareAndDelete(id, c)
 			continue
 		}
 		if c.CompareAndSwap(v, v+1) {
@@ -218,8 +218,12 @@ func (l *Loads) Forget(id string) bool {
 	if !ok || !c.(*atomic.Int64).CompareAndSwap(0, retired) {
 		return false
 	}
-	// Only the Forget that retired c deletes it, and Acquire stores no other
-	// counter for id until it is gone.
+	if testHookRetired != nil {
+		testHookRetired(id)
+	}
+	// The Forget that retired c deletes it, unless an Acquire that found c
+	// retired did first; either way no other counter for id is stored until
+	// c is gone, and only this Forget uncounts it.
 	l.counters.CompareAndDelete(id, c)
 	l.nodes.Add(-1)
 	return true
@@ -227,6 +231,10 @@ func (l *Loads) Forget(id string) bool {
 
 // retired marks a counter Forget dropped; Acquire retries on a fresh one.
 const retired = math.MinInt64
+
+// testHookRetired, if set, runs in Forget between retiring the counter and
+// deleting it: tests set it to run an Acquire there.
+var testHookRetired func(id string)
 
 // LoadStats is a snapshot of a [Loads].
 type LoadStats struct {
