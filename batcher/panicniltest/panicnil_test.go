@@ -1,6 +1,10 @@
 //go:debug panicnil=1
 
-package batcher_test
+// Package panicniltest runs batcher under the panicnil=1 setting. The
+// //go:debug line applies to its whole test binary, so it has a directory
+// of its own: batcher's own tests keep the default setting
+// (TestPanicNilDefaultSetting).
+package panicniltest
 
 import (
 	"context"
