@@ -87,7 +87,7 @@
 //
 // [Group.Stats] returns a [Stats] snapshot: calls, executions, joins, cancelled
 // waiters, abandoned executions, panics, forgets, and executions in flight;
-// [Stats.JoinRatio] is the share of calls that coalescing saved.
+// [Stats.JoinRatio] is the share of calls served by joining an execution.
 //
 // # Performance
 //

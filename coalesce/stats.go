@@ -35,8 +35,9 @@ type Stats struct {
 }
 
 // JoinRatio returns the share of calls served by joining an execution already in
-// flight, Joins/Calls, in [0, 1]; 0 when there were no calls. It is the fraction of
-// backend work that coalescing saved.
+// flight, Joins/Calls, in [0, 1]; 0 when there were no calls. Calls includes the
+// calls whose ctx was done on entry, which asked the backend for nothing: the
+// fraction of backend calls that coalescing saved is Joins/(Executions+Joins).
 func (s Stats) JoinRatio() float64 {
 	if s.Calls == 0 {
 		return 0
@@ -44,8 +45,9 @@ func (s Stats) JoinRatio() float64 {
 	return float64(s.Joins) / float64(s.Calls)
 }
 
-// CallsPerExecution returns Calls/Executions, how many callers one run of fn served
-// on average; 0 when nothing executed.
+// CallsPerExecution returns Calls/Executions; 0 when nothing executed. It counts
+// the calls whose ctx was done on entry, which no run of fn served: how many
+// callers one run served on average is (Executions+Joins)/Executions.
 func (s Stats) CallsPerExecution() float64 {
 	if s.Executions == 0 {
 		return 0
