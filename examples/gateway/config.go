@@ -184,9 +184,17 @@ func loadConfig(path string) (Config, error) {
 
 // decodeConfig reads a configuration file's JSON; a field it does not know,
 // or one given twice, is an error (a misspelt knob would otherwise be
-// ignored, and so would the first of two).
+// ignored, and so would the first of two). The file holds one object: an
+// empty file was refused as "EOF", and null (a template's rendering of an
+// empty document) decoded as {} and served the open tenant "default".
 func decodeConfig(data []byte) (Config, error) {
 	var c Config
+	switch rest := bytes.TrimLeft(data, " \t\r\n"); { // JSON's white space
+	case len(rest) == 0:
+		return Config{}, errors.New("the configuration is empty: want a JSON object ({} for every default)")
+	case rest[0] != '{':
+		return Config{}, errors.New("the configuration is not a JSON object ({...})")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
