@@ -366,9 +366,11 @@ func upperCommands(tenant string, cmds []string) error {
 }
 
 // knownCommand returns the spec of the command named cmd (in any case), or
-// an error naming tenant's field if the gateway does not know it.
+// an error naming tenant's field if the gateway does not know it. The case
+// is folded as a client's command name is (asciiUpper): strings.ToUpper took
+// "ſet" for SET, a name the gateway refuses from clients.
 func knownCommand(tenant, field, cmd string) (*cmdSpec, error) {
-	spec, ok := commands[strings.ToUpper(cmd)]
+	spec, ok := commands[asciiUpper([]byte(cmd))]
 	if !ok {
 		return nil, fmt.Errorf("gateway: tenant %q: %s: unknown command %q", tenant, field, cmd)
 	}
