@@ -40,7 +40,10 @@
 //     must come at a fixed cadence (a pause between two Steps reads as one run). A
 //     run without a reading of the region (its report missing, or Capacity 0)
 //     restarts the trend: the next report is a new baseline with no trend, so a
-//     rate from before the gap is never projected onto a reading after it;
+//     rate from before the gap is never projected onto a reading after it. A
+//     report without host CPUs reads Home at an imbalance of 1: next to one with
+//     them it is a new baseline too (the trend is kept, as after a Percentile
+//     change), so a lost host-CPU scrape is not read as a fall and a rise;
 //   - the share of hosts above Config.HotCPU, which fires on its own (for regions not
 //     receiving spill).
 //

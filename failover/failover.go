@@ -34,6 +34,7 @@ type regionState struct {
 	rose     uint64  // last run the share rose
 	out      float64 // share of its demand sent away in the last table (RegionDecision.Out)
 	seen     bool
+	imbal    bool // lastHome was read at the hosts' imbalance (not at 1, without host CPUs)
 }
 
 // Stats is a snapshot of a Router's counters, monotonic from New and never
@@ -237,9 +238,16 @@ func (r *Router) signal(cfg Config, st *regionState, l Load) (Signal, float64) {
 		}
 	}
 	s.Home = util * k
-	if st.seen && !math.IsInf(s.Home, 0) && !math.IsInf(st.lastHome, 0) && l.Capacity > 0 {
+	// Without host CPUs (or with all at 0) Home is read at an imbalance of 1:
+	// another measure than the hosts give, as another Percentile is. A reading
+	// on the other basis than the last is a new baseline (the trend is kept):
+	// one lost scrape of a region at p90/mean 1.9 read its steady Home 0.74 as
+	// 0.39 and back, a rise that projected 0.90 and fired it.
+	imbal := len(l.HostCPU) > 0 && s.Mean > 0
+	if st.seen && imbal == st.imbal && !math.IsInf(s.Home, 0) && !math.IsInf(st.lastHome, 0) && l.Capacity > 0 {
 		st.trend = (1-cfg.TrendAlpha)*st.trend + cfg.TrendAlpha*(s.Home-st.lastHome)
 	}
+	st.imbal = imbal
 	// A down or unreported region (Capacity 0) gives no reading of its home load:
 	// the next report re-baselines the trend instead of reading 0 -> x as a ramp,
 	// and the trend restarts from 0: the rate from before the gap, however long

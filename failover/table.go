@@ -16,7 +16,9 @@ type Load struct {
 	// is at least [MinCapacity].
 	Capacity float64
 	// HostCPU is each host's CPU utilization now (0.7 = 70%): the signal reads its
-	// upper percentile and hot share. Empty means "use Demand/Capacity".
+	// upper percentile and hot share. Empty means "use Demand/Capacity" (an
+	// imbalance of 1); a report without them after one with them, or the
+	// reverse, is a new baseline of the trend, not a per-run change.
 	HostCPU []float64
 }
 
