@@ -25,7 +25,8 @@
 // across tenants (optional per-tenant weights), strict priority within a
 // tenant's share; [Scheduler] documents the exact order, and that a request
 // whose turn has come but that does not fit in the free capacity holds back
-// every tenant until it does.
+// every tenant until it does, but the tenants under their share when its
+// tenant is over its share.
 //
 // Tenants are either under or over their share. A tenant is over its share
 // for [Config.OverShareWindow] (default 1 s) after one of its requests is shed,

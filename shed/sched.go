@@ -79,7 +79,12 @@ import (
 // comes (the deficit covers it), a request costlier than the whole limit
 // (its bucket was empty, so MaxQueueCost let it in) holds every queued
 // request back until nothing is in flight, and then runs alone. Cap the cost
-// a tenant may ask at the limit if that stall is not acceptable.
+// a tenant may ask at the limit if that stall is not acceptable. The one
+// exception is the fresh list, which is served first: a costly head on the
+// old list (its tenant over its share) holds back only the old list, the
+// requests of tenants under their share are still served ahead of it, and
+// while they keep enough of the capacity busy it waits, and is shed at its
+// deadline rather than run.
 //
 // # Deadlines
 //
