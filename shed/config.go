@@ -15,7 +15,10 @@ import (
 // released before the panic goes on to the caller (a caller that recovers it
 // finds the Shedder usable, with nothing half queued), but the call that read
 // it stops there: a release or [Shedder.Kick] whose Limit panicked admits no
-// queued request (the next one does). A limit below 1 counts as 1
+// queued request (the next one does). The Shedder's deadline sweep, which
+// runs on a timer's goroutine when a queued request expires, reads it too:
+// a panic there has no caller to recover it and ends the program, so a
+// Limit that can panic is safe only where nothing ever queues. A limit below 1 counts as 1
 // (and [Stats].Limit reads 1). A limit that drops below the cost in flight
 // revokes nothing: no request is admitted until releases bring the cost in
 // flight below it (see [Shedder.Kick] for a limit that grows).
