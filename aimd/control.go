@@ -29,7 +29,8 @@ type Params struct {
 	// moves the limit less (see the package documentation). A [Limiter]
 	// escalates it while the load stays above Target ([EscalatedBackoff]).
 	Backoff float64
-	// Min and Max clamp the result.
+	// Min and Max clamp the result. Min should not exceed Max (a [Config]
+	// with Min above Max is refused); if it does, the result is Max.
 	Min, Max float64
 }
 
@@ -37,9 +38,9 @@ type Params struct {
 // and the measured load. At or below Target it adds Increase plus the headroom
 // term (see [Params.Gain]); above Target it multiplies by max(Decrease,
 // 1 - Backoff x (load-Target)/load) (Target/load with the default Backoff).
-// The result is always within [Min, Max]; a load that is NaN or
-// negative carries no information and leaves the (clamped) limit unchanged, and an
-// infinite load multiplies by Decrease.
+// The result is always within [Min, Max] (it is Max when Min exceeds Max); a
+// load that is NaN or negative carries no information and leaves the (clamped)
+// limit unchanged, and an infinite load multiplies by Decrease.
 func Update(limit, load float64, p Params) float64 {
 	if math.IsNaN(limit) {
 		limit = p.Min
@@ -88,9 +89,12 @@ func EscalatedBackoff(base float64, run int) float64 {
 	return min(base, 1)
 }
 
+// clampF clamps v into [lo, hi]; NaN counts as below lo. With lo above hi
+// (no value is within) the result is hi, whatever v: a result that depends
+// on v would jump between the bounds, an increase giving less than a cut.
 func clampF(v, lo, hi float64) float64 {
 	if math.IsNaN(v) || v < lo {
-		return lo
+		v = lo
 	}
 	return min(v, hi)
 }

@@ -47,7 +47,7 @@ func (l *Limiter) Stats() Stats {
 	c := l.st
 	rate := l.rate
 	if l.cfg.MaxRate <= 0 {
-		rate = 0 // no bucket: l.rate may still hold a clamp to MinRate
+		rate = 0 // no bucket, no rate (whatever MinRate says)
 	}
 	return Stats{
 		Admitted: c.admitted, Succeeded: c.succeeded, Failed: c.failed,
