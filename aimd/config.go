@@ -43,7 +43,9 @@ type Config struct {
 	// nil pointers of this package's signal types (*ProcessCPU, *CgroupCPU,
 	// *Latency, *SchedLatency, *MaxOf), whose Sample would panic at every
 	// step, and a [MaxOf] (or *MaxOf) with a component whose Signal is nil
-	// or one of those, or whose Target is not a positive finite number.
+	// or one of those, or whose Target is not a positive finite number, or
+	// without components (or holding such a MaxOf), which reads NaN at
+	// every step and never moves the limit.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -151,6 +153,9 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks
 	}
 	if m, ok := asMaxOf(c.Signal); ok && m.badTarget() {
 		bad("Signal is a MaxOf with a component whose Target is not a positive finite number") // never counted
+	}
+	if m, ok := asMaxOf(c.Signal); ok && m.lacksComponent() {
+		bad("Signal is a MaxOf without components, or holds one") // reads NaN at every step
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		bad("Target %v is not a finite non-negative number", c.Target)

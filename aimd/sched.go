@@ -109,7 +109,9 @@ type Relative struct {
 // *ProcessCPU) is an error, and [New] refuses such a MaxOf,
 // also through a pointer (a *MaxOf is a Signal too). So does it one with a component whose Target is not a positive finite number, which
 // Sample would leave out (or read as 0, for an infinite Target): the
-// signal would never count.
+// signal would never count. It refuses a MaxOf without components too, or
+// one holding such a MaxOf: it reads NaN ("no reading") at every call, and
+// the limit would never move.
 type MaxOf []Relative
 
 // Sample returns the largest Load/Target of the components.
@@ -213,6 +215,20 @@ func asMaxOf(s Signal) (MaxOf, bool) {
 func (m MaxOf) lacksSignal() bool {
 	for _, r := range m {
 		if sub, ok := asMaxOf(r.Signal); ok && sub.lacksSignal() || absent(r.Signal) {
+			return true
+		}
+	}
+	return false
+}
+
+// lacksComponent reports whether m, or a MaxOf within it, has no
+// components: it reads NaN at every call.
+func (m MaxOf) lacksComponent() bool {
+	if len(m) == 0 {
+		return true
+	}
+	for _, r := range m {
+		if sub, ok := asMaxOf(r.Signal); ok && sub.lacksComponent() {
 			return true
 		}
 	}
