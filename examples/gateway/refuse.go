@@ -142,7 +142,8 @@ func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
 }
 
 // drainAtShutdown ends a connection that Shutdown stops between two reads,
-// or in a read for the rest of a command it holds the start of, its replies
+// or in a read (for its next command, or for the rest of one it holds the
+// start of), its replies
 // written: as linger does, it ends the server's side, then reads
 // and drops what the client sent since the last read (commands the drain
 // does not run), until the client ends its side, for at most lingerTime and

@@ -264,10 +264,14 @@ func (s *Server) serveConn(ss *session) {
 		rd.unauth = ss.tenant == nil
 		cmds, err := rd.ReadCommands()
 		if err != nil {
-			if s.closed.Load() && rd.buffered() && isTimeout(err) {
-				// Shutdown cut a command short: its client may be
-				// sending the rest, which, left unread, made the
-				// close a reset that could drop the replies before.
+			if s.closed.Load() && isTimeout(err) {
+				// Shutdown ended the read: one waiting for the next
+				// command, or for the rest of one it cut short. Its
+				// client may send more, which, left unread (or reaching
+				// a closed socket), made the close a reset that dropped
+				// the replies still queued to go out. Before, only a
+				// read holding the start of a command drained: an idle
+				// connection was closed at once.
 				s.drainAtShutdown(ss)
 				return
 			}
