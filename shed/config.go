@@ -113,8 +113,9 @@ type Config struct {
 	// no mark already made. One that changes it keeps the share level's rate
 	// (ShedOnArrival and the marks on the level read the same rate as
 	// before): the level, a cost per window, is scaled to the new length
-	// (at least 1 if it was positive), and the current window restarts at
-	// the latest time the Scheduler was given (a request's arrival,
+	// (its cost per the weight of the tenant it was measured on, rounded
+	// down but at least 1 if it was positive), and the current window
+	// restarts at the latest time the Scheduler was given (a request's arrival,
 	// admission, refusal or service; a Shedder's SetConfig reads the clock),
 	// so that the next level is measured over the new length. What tenants
 	// were served in the window in progress no longer counts toward the

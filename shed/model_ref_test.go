@@ -23,10 +23,14 @@ type refModel struct {
 	created string       // the tenant created last, for the caller to clear
 
 	// share window: opened by the first serve past the previous one's end
-	winID             int
-	winStart          int64
-	maxOld, maxFresh  int64 // most cost per unit of weight one tenant got, by list
-	level             int64
+	winID    int
+	winStart int64
+	// the most cost per unit of weight one tenant got from the old list, as
+	// its cost and weight (oldCost 0: the old list was served nothing), and
+	// from the fresh list, rounded down
+	oldCost, oldW     int64
+	maxFresh          int64
+	levelCost, levelW int64 // the level: levelCost per levelW units of weight; 0 for none
 	lastServed        int64 // the latest time a request was served
 	overShed, overLvl int64
 	total             shed.BucketStats
@@ -112,7 +116,8 @@ func newRefModel(c shed.Config) *refModel {
 // even one raised to that of a request ahead that has left since.
 //
 // A changed OverShareWindow keeps the level's rate: the level is scaled to the
-// new length (at least 1 if positive) and the window restarts at the latest
+// new length (its cost per the weight it was measured on, rounded down, at
+// least 1 if positive) and the window restarts at the latest
 // arrival, admission, refusal or serve, after closing a window that had run
 // its old length. A lowered one ends each mark at its time plus the new window.
 func (m *refModel) setConfig(c shed.Config) {
@@ -123,16 +128,16 @@ func (m *refModel) setConfig(c shed.Config) {
 		if at-m.winStart >= prev.win {
 			m.closeWindow(at)
 		}
-		if m.level > 0 {
-			l := new(big.Int).Mul(big.NewInt(m.level), big.NewInt(next.win))
+		if m.levelCost > 0 {
+			l := new(big.Int).Mul(big.NewInt(m.levelCost), big.NewInt(next.win))
 			l.Quo(l, big.NewInt(prev.win))
-			m.level = math.MaxInt64
+			m.levelCost = math.MaxInt64
 			if l.IsInt64() {
-				m.level = max(1, l.Int64())
+				m.levelCost = max(1, l.Int64())
 			}
 		}
 		m.winID++
-		m.winStart, m.maxOld, m.maxFresh = at, 0, 0
+		m.winStart, m.oldCost, m.maxFresh = at, 0, 0
 	}
 	if next.win < prev.win {
 		for _, t := range m.tenants {
@@ -237,13 +242,20 @@ func (m *refModel) shedCount(t *refTenant, b *refBucket, r shed.Reason, at int64
 	}
 }
 
-// levelAt is the level in force at at: none once at is past the window after
-// the level's own (nothing over its share was backlogged then).
-func (m *refModel) levelAt(at int64) int64 {
-	if m.winID == 0 || at-m.winStart >= 2*m.cfg.win {
-		return 0
+// levelAt is the level in force at at, a cost per a weight: none (0) once at
+// is past the window after the level's own (nothing over its share was
+// backlogged then).
+func (m *refModel) levelAt(at int64) (cost, weight int64) {
+	if m.winID == 0 || at-m.winStart >= 2*m.cfg.win || m.levelCost == 0 {
+		return 0, 1
 	}
-	return m.level
+	return m.levelCost, m.levelW
+}
+
+// moreThan reports whether c1/w1 > c2/w2.
+func moreThan(c1, w1, c2, w2 int64) bool {
+	l := new(big.Int).Mul(big.NewInt(c1), big.NewInt(w2))
+	return l.Cmp(new(big.Int).Mul(big.NewInt(c2), big.NewInt(w1))) > 0
 }
 
 func (m *refModel) admit(at int64, name string, prio int, cost int64) {
@@ -290,13 +302,15 @@ func (m *refModel) push(at int64, name string, prio int, cost int64, id int) (dl
 		// At the share level (level x weight per window), the cost queued
 		// ahead in priority p and above drains in ahead/(level x weight)
 		// windows: shed when that exceeds the time to the deadline.
-		if level := m.levelAt(at); level > 0 {
+		if lc, lw := m.levelAt(at); lc > 0 {
 			ahead := new(big.Int) // exact: the buckets can each hold up to MaxInt64
 			for _, q := range t.buckets[p:] {
 				ahead.Add(ahead, big.NewInt(q.cost()))
 			}
 			lhs := new(big.Int).Mul(ahead, big.NewInt(m.cfg.win))
-			rhs := new(big.Int).Mul(big.NewInt(dl-at), big.NewInt(level*m.weight(name)))
+			lhs.Mul(lhs, big.NewInt(lw))
+			rhs := new(big.Int).Mul(big.NewInt(dl-at), big.NewInt(lc))
+			rhs.Mul(rhs, big.NewInt(m.weight(name)))
 			if lhs.Cmp(rhs) > 0 {
 				m.shedCount(t, b, shed.ReasonQueueDeadline, at)
 				b.st.ShedOnArrival++
@@ -480,11 +494,13 @@ func (m *refModel) served(t *refTenant, cost, at int64, fresh bool) {
 	t.winCost += cost
 	w := m.weight(t.name)
 	if !fresh {
-		m.maxOld = max(m.maxOld, t.winCost/w)
+		if m.oldCost == 0 || moreThan(t.winCost, w, m.oldCost, m.oldW) {
+			m.oldCost, m.oldW = t.winCost, w
+		}
 		return
 	}
 	m.maxFresh = max(m.maxFresh, t.winCost/w)
-	if m.level > 0 && t.winCost > m.level*w {
+	if m.levelCost > 0 && moreThan(t.winCost, w, m.levelCost, m.levelW) {
 		m.markOver(t, at, true)
 	}
 }
@@ -494,16 +510,16 @@ func (m *refModel) served(t *refTenant, cost, at int64, fresh bool) {
 func (m *refModel) closeWindow(at int64) {
 	switch {
 	case m.winID == 0 || at-m.winStart >= 2*m.cfg.win:
-		m.level = 0 // the previous window served nothing
-	case m.maxOld > 0:
-		m.level = m.maxOld
+		m.levelCost = 0 // the previous window served nothing
+	case m.oldCost > 0: // the old list was served something, maybe less than its weight
+		m.levelCost, m.levelW = m.oldCost, m.oldW
 	case m.oldBacklogged():
-		m.level = max(m.maxFresh/2, 1)
+		m.levelCost, m.levelW = max(m.maxFresh/2, 1), 1
 	default:
-		m.level = 0
+		m.levelCost = 0
 	}
 	m.winID++
-	m.winStart, m.maxOld, m.maxFresh = at, 0, 0
+	m.winStart, m.oldCost, m.maxFresh = at, 0, 0
 }
 
 // oldBacklogged: the old list was backlogged when the window closed. The doc
@@ -511,6 +527,15 @@ func (m *refModel) closeWindow(at int64) {
 // holds tenants then (they queued and were not found empty at its head yet),
 // even if their requests have since expired: they were starved meanwhile.
 func (m *refModel) oldBacklogged() bool { return len(m.old) > 0 }
+
+// refWholeLevel is Stats' ShareLevel: the level rounded down to a whole cost
+// per unit of weight, at least 1 when there is one.
+func refWholeLevel(cost, weight int64) int64 {
+	if cost == 0 {
+		return 0
+	}
+	return max(1, cost/weight)
+}
 
 // buckets returns the model's per-bucket stats, sorted by tenant and priority.
 func (m *refModel) buckets() []shed.BucketStats {
@@ -534,7 +559,7 @@ func (m *refModel) stats() shed.Stats {
 		ShedClosed: t.ShedClosed, ShedNoCapacity: t.ShedNoCapacity, Canceled: t.Canceled,
 		WaitCount: t.WaitCount, WaitTotal: t.WaitTotal,
 		Tenants: len(m.tenants), Reclaimed: m.reclaimed,
-		OverShareByShed: m.overShed, OverShareByLevel: m.overLvl, ShareLevel: m.levelAt(m.latest),
+		OverShareByShed: m.overShed, OverShareByLevel: m.overLvl, ShareLevel: refWholeLevel(m.levelAt(m.latest)),
 	}
 	for _, name := range m.names() {
 		tn := m.tenants[name]

@@ -32,9 +32,10 @@ import (
 // after one of its requests is shed (bucket full or queue deadline), or once,
 // within the current window of OverShareWindow, it has been served more cost
 // per unit of weight than the level of the previous window: the most cost
-// per unit of weight one tenant served from the old list got (what each
-// backlogged tenant over its share got, the max-min fair level; a light tenant
-// on the old list, there after a shed, gets less and does not lower it), or,
+// per unit of weight one tenant served from the old list got, exactly (a
+// fraction for a weighted one: 0.9 for 9 cost at weight 10), what each
+// backlogged tenant over its share got, the max-min fair level (a light tenant
+// on the old list, there after a shed, gets less and does not lower it); or,
 // when the old list was backlogged and served nothing, half of the most one
 // fresh tenant got. The old list counts as backlogged when it holds tenants
 // as the window closes, even if their requests have left the queue since
@@ -390,18 +391,19 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 // OverShareWindow to drain. With no level (nothing over its share was backlogged
 // in the previous window) there is no estimate, and nothing is shed.
 func (s *Scheduler[T]) wouldMiss(t *tenantState[T], p int, at, budget int64) bool {
-	level := s.levelAt(at)
-	if level <= 0 {
+	lc, lw := s.levelAt(at)
+	if lc <= 0 {
 		return false
 	}
-	// ahead/(level*weight) windows > budget/window, in floating point: the
-	// products overflow int64 for large costs, and so does the sum (an empty
-	// bucket takes a request of any cost, so each can hold up to MaxInt64).
+	// ahead/(level*weight) windows > budget/window, with level = lc/lw, in
+	// floating point: the products overflow int64 for large costs, and so
+	// does the sum (an empty bucket takes a request of any cost, so each can
+	// hold up to MaxInt64).
 	var ahead float64
 	for q := p; q < len(t.buckets); q++ {
 		ahead += float64(t.buckets[q].cost)
 	}
-	return ahead*float64(s.cfg.overShareWindow) > float64(budget)*float64(level)*float64(t.weight)
+	return ahead*float64(s.cfg.overShareWindow)*float64(lw) > float64(budget)*float64(lc)*float64(t.weight)
 }
 
 // Pop returns the next request in drain order if its cost fits in avail (pass a

@@ -14,12 +14,18 @@ import (
 // share too, even if it was never shed: otherwise a flood that happened not to
 // be shed would keep the fresh list's priority and take more than the others.
 type shareWindow struct {
-	id       uint64 // current window, from 1
-	start    int64
-	maxOld   int64 // most cost served in the window per unit of weight to a tenant served from the old list
-	maxFresh int64 // most cost served to one tenant from the fresh list, per unit of weight
-	level    int64 // previous window's level per unit of weight; 0 for none
-	last     int64 // the latest time a request was served, for rescale
+	id    uint64 // current window, from 1
+	start int64
+	// The most cost per unit of weight served in the window to a tenant
+	// served from the old list, as that tenant's cost and weight (a fraction
+	// when it weighs more than one): oldCost 0 when the old list was served
+	// nothing.
+	oldCost, oldWeight int64
+	maxFresh           int64 // most cost served to one tenant from the fresh list, per unit of weight
+	// The previous window's level, levelCost per levelWeight units of
+	// weight; levelCost 0 for none.
+	levelCost, levelWeight int64
+	last                   int64 // the latest time a request was served, for rescale
 }
 
 // served accounts cost served from the queue to t at at, from the fresh list
@@ -38,17 +44,20 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 	// the tenant would neither raise the level nor count as over it.
 	t.winCost = satAdd(t.winCost, cost)
 	if !fresh {
-		w.maxOld = max(w.maxOld, t.winCost/t.weight)
+		if w.oldCost == 0 || above(t.winCost, t.weight, w.oldCost, w.oldWeight) {
+			w.oldCost, w.oldWeight = t.winCost, t.weight
+		}
 		return
 	}
 	w.maxFresh = max(w.maxFresh, t.winCost/t.weight)
-	if w.level > 0 && t.winCost > sat(w.level, t.weight) {
+	if w.levelCost > 0 && above(t.winCost, t.weight, w.levelCost, w.levelWeight) {
 		s.markOver(t, at, true)
 	}
 }
 
 // nextWindow closes the share window and sets the level for the next one: the
-// most cost per unit of weight that a tenant of the old list got, or, if the old list
+// most cost per unit of weight that a tenant of the old list got (exact: a
+// fraction for a tenant of weight above 1), or, if the old list
 // was starved (backlogged and served nothing) half the most that a fresh
 // tenant got, so that the largest fresh tenants count as over their share
 // until the old list is served again. With nothing backlogged on the old list,
@@ -59,16 +68,16 @@ func (s *Scheduler[T]) nextWindow(at int64) {
 	case w.id == 0, at-w.start-s.cfg.overShareWindow >= s.cfg.overShareWindow:
 		// No window yet, or the previous window served nothing (this one
 		// opens after a gap): nothing was backlogged over its share then.
-		w.level = 0
-	case w.maxOld > 0:
-		w.level = w.maxOld
+		w.levelCost = 0
+	case w.oldCost > 0:
+		w.levelCost, w.levelWeight = w.oldCost, w.oldWeight
 	case s.old.head != nil:
-		w.level = max(w.maxFresh/2, 1)
+		w.levelCost, w.levelWeight = max(w.maxFresh/2, 1), 1
 	default:
-		w.level = 0
+		w.levelCost = 0
 	}
 	w.id++
-	w.start, w.maxOld, w.maxFresh = at, 0, 0
+	w.start, w.oldCost, w.maxFresh = at, 0, 0
 }
 
 // rescale adapts the share window to a new OverShareWindow (s.cfg still holds
@@ -90,9 +99,9 @@ func (s *Scheduler[T]) rescale(window int64) {
 	if at-w.start >= old {
 		s.nextWindow(at)
 	}
-	w.level = mulDiv(w.level, window, old)
+	w.levelCost = mulDiv(w.levelCost, window, old)
 	w.id++ // the tenants' cost within the window starts again
-	w.start, w.maxOld, w.maxFresh = at, 0, 0
+	w.start, w.oldCost, w.maxFresh = at, 0, 0
 }
 
 // mulDiv returns v*a/b for v >= 0 and a, b >= 1, saturated at MaxInt64, and
@@ -109,14 +118,31 @@ func mulDiv(v, a, b int64) int64 {
 	return int64(min(max(q, 1), math.MaxInt64))
 }
 
-// levelAt is the share level in force at at: the current window's, or none
-// when at is past the window after it (nextWindow will find the gap and set
-// none), so a level from before an idle spell is not used meanwhile.
-func (s *Scheduler[T]) levelAt(at int64) int64 {
-	if w := &s.share; at-w.start-s.cfg.overShareWindow >= s.cfg.overShareWindow {
+// levelAt is the share level in force at at, as a cost per a weight: the
+// current window's, or none (cost 0) when at is past the window after it
+// (nextWindow will find the gap and set none), so a level from before an idle
+// spell is not used meanwhile.
+func (s *Scheduler[T]) levelAt(at int64) (cost, weight int64) {
+	if w := &s.share; w.levelCost > 0 && at-w.start-s.cfg.overShareWindow < s.cfg.overShareWindow {
+		return w.levelCost, w.levelWeight
+	}
+	return 0, 1
+}
+
+// wholeLevel is a level for Stats: rounded down to a whole cost per unit of
+// weight, but at least 1 when there is one, as 0 reads as none.
+func wholeLevel(cost, weight int64) int64 {
+	if cost <= 0 {
 		return 0
 	}
-	return s.share.level
+	return max(cost/weight, 1)
+}
+
+// above reports whether c1/w1 > c2/w2, exactly (costs >= 0, weights >= 1).
+func above(c1, w1, c2, w2 int64) bool {
+	hi1, lo1 := bits.Mul64(uint64(c1), uint64(w2))
+	hi2, lo2 := bits.Mul64(uint64(c2), uint64(w1))
+	return hi1 > hi2 || hi1 == hi2 && lo1 > lo2
 }
 
 // sat returns a*b, saturated at MaxInt64 (both are positive).

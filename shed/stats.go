@@ -78,6 +78,10 @@ type Stats struct {
 	// or TryAcquire, queued, admitted or refused; its direct admissions read
 	// the clock once every 64) or a Shedder's SetConfig (a Scheduler's Stats
 	// takes no time; Pop, Expire and Remove do not advance that clock).
+	// It is rounded down to a whole cost, but at least 1 when there is a
+	// level; the level itself is exact: measured on a tenant of weight 10
+	// served 9, it is 0.9 (reported as 1), and a tenant of weight 1 served 1
+	// is over it.
 	ShareLevel int64
 
 	InFlight int64 // cost admitted and not yet released (Shedder only)

@@ -275,7 +275,7 @@ func (s *Scheduler[T]) Stats() Stats {
 		Canceled: b.Canceled, WaitCount: b.WaitCount, WaitTotal: b.WaitTotal,
 		Queued: s.queued, QueuedCost: s.queuedCost.sat(),
 		Tenants: s.tenants.n, Active: s.active, Reclaimed: s.reclaimed,
-		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: s.levelAt(s.coarse),
+		OverShareByShed: s.overByShed, OverShareByLevel: s.overByLevel, ShareLevel: wholeLevel(s.levelAt(s.coarse)),
 	}
 }
 
