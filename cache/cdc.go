@@ -54,6 +54,10 @@ type Event[K comparable, V any] struct {
 // from joining those fills. Then:
 //   - Write with Refill updates a cached entry to Value at Version, unless the
 //     entry already reflects a newer version; an uncached key stays uncached.
+//     A Write with Refill at a Version not above the newest checkpoint's
+//     watermark is a replay (the checkpoint said it was delivered before it:
+//     a stream resumed from an older offset) and its Value may be older than
+//     the cached one: it invalidates the entry, as a Write without Refill.
 //   - Write without Refill, and Delete, remove the entry unless it already
 //     reflects a newer version (counted in [Stats.Invalidations]).
 //
@@ -117,7 +121,19 @@ func (c *Cache[K, V]) invalidateRun(events []Event[K, V]) int {
 }
 
 // refill updates a cached key to value at version.
+//
+// A refill at a version up to the newest checkpoint's watermark is a replay:
+// that checkpoint said every change up to its watermark was delivered before
+// it, so this event was delivered before (a consumer resumed from an older
+// offset, as at-least-once delivery does after a reconnect). Its value may be
+// older than the cached one (a load's, whose version is unknown), and the
+// newest checkpoint, which vouches for refilled values, is recent: the key
+// is invalidated instead, as by a Write without a value.
 func (c *Cache[K, V]) refill(key K, version uint64, value V) {
+	if version != 0 && version <= c.watermark.Load() {
+		c.invalidate(key, version)
+		return
+	}
 	h := c.hash(key)
 	s := &c.shards[h&(numShards-1)]
 	s.mu.Lock()

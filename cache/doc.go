@@ -83,7 +83,10 @@
 // checkpoints only, so before the first checkpoint by nothing: the cache's
 // creation vouches for an empty cache, not for a stream that may start behind
 // the store (a consumer resuming from an old offset refills keys with older
-// versions than the cache just loaded).
+// versions than the cache just loaded). For the same reason a refill at a
+// version up to the newest watermark, which that checkpoint said was
+// delivered before it (a consumer that resumed from an older offset),
+// invalidates the key instead of replacing its value.
 // The contract, with MaxStaleness = B > 0:
 //
 //   - A read at time t is served from memory only if t - T <= B. Otherwise it

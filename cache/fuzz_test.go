@@ -366,6 +366,10 @@ func (m *cacheModel[V]) invalidate(k byte, version uint64) {
 
 // refill applies a Write with Refill of k to v at version.
 func (m *cacheModel[V]) refill(k byte, version uint64, v int) {
+	if version != 0 && version <= m.watermark { // a replay: invalidates
+		m.invalidate(k, version)
+		return
+	}
 	e := &m.keys[k]
 	if e.state == absent || version != 0 && e.version > version {
 		return

@@ -48,7 +48,8 @@ func TestStressRingSwaps(t *testing.T) {
 		for i := uint64(1); !stop.Load(); i++ {
 			clock.Advance(10 * time.Microsecond)
 			k := r.IntN(keys)
-			v := version[k].Add(1)
+			v := i // versions and watermarks count in one unit, as a log sequence number does
+			version[k].Store(v)
 			c.Apply(cache.Event[int, uint64]{Kind: cache.Write, Key: k, Version: v, Value: v, Refill: r.IntN(3) == 0})
 			applied[k].Store(v)
 			if i%8 == 0 {
