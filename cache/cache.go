@@ -309,11 +309,17 @@ func (c *Cache[K, V]) Contains(key K) bool {
 // A new entry is admitted to the eviction policy before Set returns, unless
 // another goroutine holds the policy at that moment: then that goroutine admits
 // it (and evicts) when it lets go (see Eviction in the package doc).
+// A Set across a [Cache.SetConfig] that sets, replaces or removes Owns (one
+// that comes between its Owns check and its store) stores nothing and
+// invalidates the key, as for a key not owned: the key may have been handed
+// away, and a host that Deletes the keys it gives up may have done so
+// before the store (see Ownership in the package doc).
 // Set carries no version: a change event for key applied after it replaces
 // or drops its value, whatever the event's version (a refill that is older
 // than the Set's value included; like any refill, it is vouched only by a
 // later checkpoint, so the staleness bound still holds).
 func (c *Cache[K, V]) Set(key K, value V) {
+	owns := c.ownsChanges.Load() // before cfg: see ownsEnding
 	cfg := c.cfg.Load()
 	if cfg.Owns != nil && !cfg.Owns(key) {
 		c.invalidate(key, 0)
@@ -326,6 +332,18 @@ func (c *Cache[K, V]) Set(key K, value V) {
 	it := item[V]{val: value, freshAt: c.vouchTime(cfg)}
 	s.mu.Lock()
 	c.invalidateFillsLocked(s, key)
+	if c.ownsChanges.Load() != owns {
+		// A SetConfig with an Owns came since Owns was asked: the key may
+		// have been handed away, and the Delete of a host that drops what it
+		// gave up may have come before this store. Invalidate, as for a key
+		// not owned.
+		if e := s.ix.get(key, h); e != nil {
+			c.dropLocked(s, e)
+			return
+		}
+		s.mu.Unlock()
+		return
+	}
 	n, added := c.storeLocked(s, key, h, it)
 	s.mu.Unlock()
 	c.settle(n, added)

@@ -143,7 +143,8 @@
 // Owns came in between: the key may have been handed away and back while the
 // load ran, and a write made meanwhile reached no invalidation here if the
 // host's stream skips the keys it does not own, so the load's older value
-// would be stored for good. The cache sees a change of ownership only
+// would be stored for good. A Set across such a SetConfig stores nothing
+// either, and invalidates the key. The cache sees a change of ownership only
 // through SetConfig: a host whose stream skips keys it does not own should
 // swap its ring with SetConfig (a new Owns over the new ring), not under an
 // Owns that reads a ring it replaces, or replace the cache on a ring change.
