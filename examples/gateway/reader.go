@@ -337,16 +337,18 @@ const maxInline = 64 << 10
 // parseInline parses the line at i as an inline command, with Redis's rules
 // (quotes, escapes: splitInline). A blank line is skipped. It returns the
 // offset after the line, or -1 if the line is incomplete; a line longer than
-// maxInline, complete or not, is errBigInline.
+// maxInline, complete or not, is errBigInline. Its end, LF or CRLF, is not
+// counted: the CR was, and a line of exactly 64 KiB ended by CRLF, which
+// Redis reads, was refused (TestInlineLineOf64KiBAsRedis).
 func (rr *respReader) parseInline(i int) (int, error) {
 	nl := rr.lineEnd(i)
 	if nl < 0 {
-		if rr.end-i > maxInline {
+		if inlineLen(rr.buf, i, rr.end) > maxInline { // a last CR may start its CRLF
 			return -1, errBigInline
 		}
 		return -1, nil
 	}
-	if nl-i > maxInline {
+	if inlineLen(rr.buf, i, nl) > maxInline {
 		return -1, errBigInline
 	}
 	next := nl + 1
@@ -367,6 +369,14 @@ func (rr *respReader) parseInline(i int) (int, error) {
 	// was 7 bytes per one-letter argument of 2 and 8 MB allocated per MiB.
 	rr.spans = append(rr.spans, cmdSpan{from: i, to: next, inline: &redcon.Command{Args: args}})
 	return next, nil
+}
+
+// inlineLen is the length of the line buf[from:to] without a last CR.
+func inlineLen(buf []byte, from, to int) int {
+	if to > from && buf[to-1] == '\r' {
+		return to - from - 1
+	}
+	return to - from
 }
 
 // splitInline splits the words of an inline command, its line without the
