@@ -42,7 +42,8 @@ func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
 // the reading is 1 when the process uses one full core.
 type ProcessCPU struct {
 	// Cores is the CPU budget, in cores, that a reading of 1 stands for. Zero
-	// means GOMAXPROCS.
+	// means GOMAXPROCS, and so does a negative, NaN or infinite value: it is
+	// read at every Sample, not checked when the Limiter is built.
 	Cores float64
 
 	mu        sync.Mutex
