@@ -271,11 +271,10 @@ func (in *instance) serveHTTP() {
 	// Each handler net/http/pprof registers on the default mux: Index
 	// serves the runtime's profiles alone, and answered 404 for the
 	// cmdline its page links to and the symbol go tool pprof asks for.
-	mux.Handle("/debug/pprof/", allowHosts(guard, http.HandlerFunc(pprof.Index)))
-	mux.Handle("/debug/pprof/cmdline", allowHosts(guard, http.HandlerFunc(pprof.Cmdline)))
-	mux.Handle("/debug/pprof/profile", allowHosts(guard, http.HandlerFunc(pprof.Profile)))
-	mux.Handle("/debug/pprof/symbol", allowHosts(guard, http.HandlerFunc(pprof.Symbol)))
-	mux.Handle("/debug/pprof/trace", allowHosts(guard, http.HandlerFunc(pprof.Trace)))
+	for path, h := range map[string]http.HandlerFunc{"/debug/pprof/": pprof.Index, "/debug/pprof/cmdline": pprof.Cmdline,
+		"/debug/pprof/profile": pprof.Profile, "/debug/pprof/symbol": pprof.Symbol, "/debug/pprof/trace": pprof.Trace} {
+		mux.Handle(path, allowHosts(guard, refuseCrossSite(h)))
+	}
 	base, stop := context.WithCancel(context.Background())
 	in.httpStop = stop
 	in.http = &http.Server{
@@ -322,6 +321,24 @@ func cutOnStop(h http.Handler) http.Handler {
 		stop := context.AfterFunc(r.Context(), func() { _ = rc.SetWriteDeadline(time.Now().Add(stopGrace)) })
 		defer stop()
 		h.ServeHTTP(w, r)
+	})
+}
+
+// refuseCrossSite refuses with 403 a request that a browser marks as sent
+// by a page of another site (Sec-Fetch-Site cross-site or same-site): any
+// page can make a browser GET 127.0.0.1 with no preflight, and with a Host
+// allowHosts accepts, so the Host guard kept it from reading a profile, not
+// from starting a CPU profile or an execution trace of as many seconds as
+// it asked. A URL typed in (none), the index's own links (same-origin) and
+// tools that send no such header (go tool pprof, curl) are served.
+func refuseCrossSite(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch site := r.Header.Get("Sec-Fetch-Site"); site {
+		case "", "none", "same-origin":
+			h.ServeHTTP(w, r)
+		default:
+			http.Error(w, fmt.Sprintf("a request from another site (Sec-Fetch-Site %q) is not served", site), http.StatusForbidden)
+		}
 	})
 }
 
