@@ -30,7 +30,8 @@ import (
 //   - a marker message is a checkpoint: every change that ran before its
 //     PUBLISH has been delivered. Its payload is the time it was cut
 //     (cache.Event.Cut), so the bound counts from before the PUBLISH, and the
-//     delivery delay does not stretch it. A ticker publishes one every
+//     delivery delay does not stretch it; with an HMAC of this process's, so
+//     that no other client's PUBLISH on the channel is a checkpoint. A ticker publishes one every
 //     staleness/4 (between 1 ms and 100 ms), so an idle shard keeps the
 //     bound renewed, once it has checked that the shard's notification
 //     flags still cover every change (mark);
@@ -500,10 +501,11 @@ func (ct *cacheTier) notified(b *redisBackend, i int, marker string, seq uint64,
 
 // checkpointed applies message number seq of shard i's feed if it is a
 // checkpoint (on the marker channel, with a cut), and ignores it otherwise.
-// A message on the channel without a cut is another client's PUBLISH (PUBSUB
-// CHANNELS names the channel to anyone): it proves only that the changes
-// before it ran were delivered, not when, and taken as a checkpoint at its
-// arrival it vouched for the changes that ran since on a feed that lags.
+// A message on the channel without a cut of this process's (markerCut) is
+// another client's PUBLISH (PUBSUB CHANNELS names the channel to anyone): it
+// proves only that the changes before it ran were delivered, not when, and
+// taken as a checkpoint at its arrival it vouched for the changes that ran
+// since on a feed that lags.
 func (ct *cacheTier) checkpointed(i int, seq uint64, channel, payload []byte, marker string) {
 	if string(channel) != marker {
 		return

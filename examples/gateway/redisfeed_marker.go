@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -222,15 +227,48 @@ func publishMarker(ctx context.Context, c *redis.Client, marker string, cut time
 // feed kept them.
 var markerBase = time.Now()
 
-// markerPayload is the payload of a marker cut at cut.
-func markerPayload(cut time.Time) string {
-	return strconv.FormatInt(int64(cut.Sub(markerBase)), 10)
+// markerKey authenticates the cuts this process publishes (markerMAC). The
+// marker channel is no secret (PUBSUB CHANNELS names it, and any client may
+// SUBSCRIBE to it and read the payloads), so another client can PUBLISH on
+// it: a bare number was taken for a cut, and one at or past the message's
+// arrival made it a checkpoint as of then, vouching for the changes still on
+// their way to a feed that lags. A payload of this process's own that
+// another client replays is a safe checkpoint: its cut was taken before the
+// PUBLISH that first carried it, so before the replay's too.
+var markerKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // never fails (crypto/rand)
+	return k
+}()
+
+// markerMACLen is the bytes of the MAC a marker's payload carries.
+const markerMACLen = 16
+
+// markerMAC returns the MAC of a marker's cut, its decimal digits.
+func markerMAC(cut []byte) []byte {
+	m := hmac.New(sha256.New, markerKey)
+	m.Write(cut)
+	return m.Sum(nil)[:markerMACLen]
 }
 
-// markerCut is the cut of a marker's payload (zero: unreadable, no marker of
-// this gateway's, and no checkpoint: checkpointed).
+// markerPayload is the payload of a marker cut at cut: the cut and its MAC.
+func markerPayload(cut time.Time) string {
+	ns := strconv.AppendInt(nil, int64(cut.Sub(markerBase)), 10)
+	return string(ns) + "." + hex.EncodeToString(markerMAC(ns))
+}
+
+// markerCut is the cut of a marker's payload (zero: unreadable, or not
+// made by this process, and no checkpoint: checkpointed).
 func markerCut(payload []byte) time.Time {
-	ns, err := strconv.ParseInt(string(payload), 10, 64)
+	cut, sum, ok := bytes.Cut(payload, []byte("."))
+	var mac [markerMACLen]byte
+	if !ok || hex.DecodedLen(len(sum)) != len(mac) {
+		return time.Time{}
+	}
+	if _, err := hex.Decode(mac[:], sum); err != nil || !hmac.Equal(mac[:], markerMAC(cut)) {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(string(cut), 10, 64)
 	if err != nil {
 		return time.Time{}
 	}
