@@ -49,6 +49,11 @@ type txState struct {
 	// transactions a later WATCH moved on from (advance). EXEC commits them
 	// before the transaction.
 	checks []*txn.Tx
+	// carried, carriedRanges: how many of tx's point reads and of its
+	// range reads' bounds came first from the transaction before it
+	// (moveOn), which the checks validate from their snapshots: the check
+	// tx becomes at the next moveOn validates only the reads after them.
+	carried, carriedRanges int
 	// readErr: a read of EXEC's commands failed on its way (the shard, the
 	// snapshot too old; not WRONGTYPE, a reply of its command): EXEC then
 	// commits nothing and answers it (runQueued).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tierkit/tierkit/memkv"
@@ -75,6 +76,7 @@ func (s *session) rebase() error {
 		c.Rollback()
 	}
 	s.txs.tx, s.txs.checks = tx, checks
+	s.txs.carried, s.txs.carriedRanges = 0, 0 // a check made of tx would validate all of it: more, never less
 	return nil
 }
 
@@ -121,26 +123,55 @@ func (s *session) advance(ctx context.Context, keys []string) error {
 // first (it validates its reads and watched keys from its snapshot), and
 // goes on in a new one at the store's current version that validates them
 // too, from now: the two cover each of them up to the commit.
+//
+// The check validates only what the transaction read since it began: what
+// it carried in from the one before it (txState.carried) the checks before
+// it validate, each from its own snapshot up to EXEC's commit, which comes
+// after this version. Kept whole, each check held a copy of every key read
+// or watched before it: WATCHes of a new key each held memory, and EXEC
+// validated keys, in the square of their count (256 WATCHes of a new 4 KiB
+// key, 1 MiB sent, held 150 MB; TestWatchesOfNewKeysHoldLinearMemory).
 func (s *session) moveOn() error {
+	old := s.txs.tx
 	tx, err := txn.Begin(s.txs.eng, txOptions)
 	if err != nil {
 		return err
 	}
-	req := s.txs.tx.Request() // the reads so far, watched keys included
-	for _, k := range req.ReadKeys {
-		if err = tx.AddReadConflictKey(k); err != nil {
-			break
-		}
-	}
-	for i := 0; err == nil && i+1 < len(req.ReadRanges); i += 2 {
-		err = tx.AddReadConflictRange(req.ReadRanges[i], req.ReadRanges[i+1])
-	}
-	if err != nil {
+	req := old.Request() // the reads so far, watched keys included
+	keys, ranges := len(req.ReadKeys), len(req.ReadRanges)
+	if err = addReads(tx, req.ReadKeys, req.ReadRanges); err != nil {
 		tx.Rollback()
 		return err
 	}
-	s.txs.checks = append(s.txs.checks, s.txs.tx)
-	s.txs.tx = tx
+	check := old
+	if s.txs.carried > 0 || s.txs.carriedRanges > 0 {
+		// Its own reads only (req is the old transaction's: copied
+		// before its Rollback).
+		check, err = s.checkAt(old.ReadVersion(), req.ReadKeys[s.txs.carried:], req.ReadRanges[s.txs.carriedRanges:])
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		old.Rollback()
+	}
+	s.txs.checks = append(s.txs.checks, check)
+	s.txs.tx, s.txs.carried, s.txs.carriedRanges = tx, keys, ranges
+	return nil
+}
+
+// addReads adds point reads keys and range reads ranges (begin, end pairs)
+// to tx's read set.
+func addReads(tx *txn.Tx, keys, ranges [][]byte) error {
+	for _, k := range keys {
+		if err := tx.AddReadConflictKey(k); err != nil {
+			return err
+		}
+	}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		if err := tx.AddReadConflictRange(ranges[i], ranges[i+1]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -472,7 +503,11 @@ func (s *session) noteRead(k []byte, expired bool) {
 // its first read is kept too (its expiry since is a change the read saw).
 func (s *session) expireReads(ctx context.Context, keys []string) error {
 	b, ok := asMemkv(s.g.backend)
-	if !ok || s.txs.wrote || len(s.txs.readExpired) == 0 {
+	if !ok || s.txs.wrote || !slices.ContainsFunc(keys, func(k string) bool { return s.txs.readExpired[k] }) {
+		// None to delete: the maps of every check's reads below, built
+		// for each WATCH of a new key once anything was read, took 10 s
+		// of CPU for 256 WATCHes of a new 4 KiB key with a GET of every
+		// second one.
 		return nil
 	}
 	txs := append(append([]*txn.Tx{}, s.txs.checks...), s.txs.tx) // oldest first
@@ -494,24 +529,32 @@ func (s *session) expireReads(ctx context.Context, keys []string) error {
 		}
 	}
 	for i, tx := range txs {
-		var keep [][]byte
-		dropped := false
-		for k := range reads[i] {
-			if drop[k] {
-				dropped = true
-			} else {
-				keep = append(keep, []byte(k))
+		// In their order: the reads the last one carried in come first
+		// (moveOn), and stay counted in carried.
+		req := tx.Request()
+		keep := make([][]byte, 0, len(req.ReadKeys))
+		carried := 0
+		for j, k := range req.ReadKeys {
+			if drop[string(k)] {
+				continue
+			}
+			keep = append(keep, k) // copied by checkAt, before tx's Rollback
+			if j < s.txs.carried {
+				carried++
 			}
 		}
-		if !dropped {
+		if len(keep) == len(req.ReadKeys) {
 			continue
 		}
-		c, err := s.checkFrom(tx, keep)
+		c, err := s.checkAt(tx.ReadVersion(), keep, req.ReadRanges)
 		if err != nil {
 			return err
 		}
 		tx.Rollback()
 		txs[i] = c
+		if i == len(txs)-1 {
+			s.txs.carried = carried
+		}
 	}
 	s.txs.checks, s.txs.tx = txs[:len(txs)-1], txs[len(txs)-1]
 	return nil
@@ -528,23 +571,14 @@ func expireFrom(ctx context.Context, st *memkv.Store, rv uint64, key []byte, now
 	return err == nil
 }
 
-// checkFrom is a transaction at tx's version that validates keys and tx's
-// range reads: tx's check without its other reads.
-func (s *session) checkFrom(tx *txn.Tx, keys [][]byte) (*txn.Tx, error) {
-	c, err := txn.Begin(atVersion{s.txs.eng, tx.ReadVersion()}, txOptions)
+// checkAt is a transaction at version rv that validates keys and ranges
+// (begin, end pairs), of which it keeps copies: a check that reads nothing.
+func (s *session) checkAt(rv uint64, keys, ranges [][]byte) (*txn.Tx, error) {
+	c, err := txn.Begin(atVersion{s.txs.eng, rv}, txOptions)
 	if err != nil {
 		return nil, err
 	}
-	ranges := tx.Request().ReadRanges
-	for _, k := range keys {
-		if err = c.AddReadConflictKey(k); err != nil {
-			break
-		}
-	}
-	for i := 0; err == nil && i+1 < len(ranges); i += 2 {
-		err = c.AddReadConflictRange(ranges[i], ranges[i+1])
-	}
-	if err != nil {
+	if err := addReads(c, keys, ranges); err != nil {
 		c.Rollback()
 		return nil, err
 	}
