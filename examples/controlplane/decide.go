@@ -67,6 +67,7 @@ type hostTrack struct {
 	base    float64 // the live share util refers to (see rebaseLocked); 0 before any
 	raw     float64 // last unsmoothed utilization
 	rawNow  bool    // raw was measured over the interval that ended at this tick
+	first   bool    // this tick's sample was the first the plane took of it (it starts the first measurement)
 	rate    float64 // commands per second, last tick
 	shed    float64 // shed per second, last tick
 	tenants map[string]tenantRate
@@ -106,7 +107,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	h.polls++
 	h.tenants = nil
 	h.rate, h.shed = 0, 0
-	h.rawNow = false
+	h.rawNow, h.first = false, false
 	if res.err != nil {
 		h.observeErr(res.err)
 		return
@@ -116,7 +117,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	prev := h.last
 	h.last = s
 	if !h.polled {
-		h.polled = true
+		h.polled, h.first = true, true
 		return
 	}
 	dt := s.UptimeSeconds - prev.UptimeSeconds
@@ -328,8 +329,11 @@ func (p *Plane) failoverLocked(now time.Time) {
 		if !live {
 			// Joined since the last tick (or not polled yet): clients send it
 			// its share of the ring, and its first sample measures nothing.
-			unmeasured[r] = unmeasured[r] || !h.rawNow && !h.draining(p.cfg.DrainAfter) &&
-				(h.health == HealthUp || h.health == HealthUnknown)
+			// Only then: a gateway never measured whose later samples
+			// measure nothing either (it restarts between every two polls)
+			// would hold its region's estimate for good.
+			unmeasured[r] = unmeasured[r] || !h.draining(p.cfg.DrainAfter) &&
+				(h.first || h.health == HealthUnknown)
 			continue
 		}
 		cpus[r] = append(cpus[r], h.util)
@@ -406,8 +410,9 @@ func (p *Plane) regionNames() []string {
 // its clients still want service, and the failover router then spills what it can.
 // So does a region sending (nearly) all of its clients away: what its gateways
 // serve then says nothing of its demand. So does, once it has an estimate, a
-// region with a gateway serving clients but not measured yet (unmeasured): what
-// the others serve is only part of its demand.
+// region with a gateway serving clients but not measured yet (unmeasured: it
+// joined since the last tick): what the others serve is only part of its
+// demand.
 func estimateDemand(regions []string, served, capacity map[string]float64, unmeasured map[string]bool,
 	routes []failover.Route, last map[string]float64) map[string]float64 {
 	out := map[string]float64{}
