@@ -182,8 +182,11 @@ func (g *Gateway) build(cfg Config) error {
 		// command): the request timeout bounds their backend call here.
 		FlushTimeout: time.Duration(cfg.RequestTimeout),
 		Key: func(ops []op) (string, bool) {
-			// identical single GETs in one batch are sent once
-			if len(ops) != 1 || ops[0].kind != opGet {
+			// Identical single GETs in one batch are sent once, but not a
+			// GET that must read the primary (op.primary) with one that
+			// may read a replica: the one kept decides where the batch
+			// goes, and the other's flag went with the one dropped.
+			if len(ops) != 1 || ops[0].kind != opGet || ops[0].primary {
 				return "", false
 			}
 			return ops[0].key, true
