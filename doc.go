@@ -6,13 +6,16 @@
 // imported alone, wrapped around an existing KV client, or unit-tested in isolation:
 //
 //   - coalesce: identical in-flight calls from many callers share one execution.
-//   - batcher: group requests by (tenant, shard), linger, flush as one backend call,
-//     with idle eviction and an in-flight cap.
+//   - batcher: group requests by (tenant, shard) and flush each group as one backend
+//     call, after a linger or as soon as nothing is in flight (natural batching),
+//     with de-duplication, idle eviction and an in-flight cap.
 //   - shed: discriminant load shedding, a bucket per (tenant, priority), cost-fair drain.
-//   - aimd: adaptive admission, an AIMD loop on a CPU or latency signal regulating a
-//     token bucket and a concurrency limit, plus a memory guard.
+//   - aimd: adaptive admission, an AIMD loop on a CPU, latency or Go scheduler
+//     latency signal regulating a token bucket and a concurrency limit, plus a
+//     memory guard.
 //   - hashring: weighted consistent hashing with replicas and bounded load.
-//   - cache: a read-through cache with per-key fill locks and CDC invalidation under a
+//   - cache: a bounded (adaptive W-TinyLFU) read-through cache with per-key fill
+//     locks, multi-key reads with one bulk load, and CDC invalidation under a
 //     bounded-staleness contract.
 //   - balancer, failover, rollout: pure decision cores for host weights, cross-region
 //     routing and migration flags.
@@ -35,7 +38,8 @@
 // the other satisfies, so that each can be replaced or tested alone.
 //
 // Every component exposes Stats() as a value snapshot and, where it has tunables,
-// a validated Config that SetConfig swaps at runtime. A Config out of range is
+// a validated Config that SetConfig swaps at runtime (a hashring Ring is
+// immutable instead: a change derives a new ring). A Config out of range is
 // refused, by New as by SetConfig, with an error wrapping the package's
 // ErrInvalidConfig (errors.Is), and SetConfig then keeps the previous one.
 package tierkit
