@@ -283,9 +283,10 @@ func (c *Client) publishLocked() {
 	c.pools.Store(&m)
 }
 
-// do sends one command for key (or for a group of keys routed together) along
-// t, and once more to t.Next if the first host failed and ctx allows.
-func (c *Client) do(ctx context.Context, t Target, cfg *Config, fn func(context.Context, *redis.Client) error) error {
+// do sends one command for keys (one key, or a group routed together on r)
+// along t, and once more to its retry host (retryHost) if the first host
+// failed and ctx allows.
+func (c *Client) do(ctx context.Context, r *compiled, cfg *Config, t Target, keys []string, fn func(context.Context, *redis.Client) error) error {
 	if t.Path == PathGateway {
 		c.gateway.Add(1)
 	} else {
@@ -296,13 +297,48 @@ func (c *Client) do(ctx context.Context, t Target, cfg *Config, fn func(context.
 	// the request.
 	if retryable(ctx, err) && t.Next != "" && !c.closed.Load() {
 		c.retries.Add(1)
-		err = c.attempt(ctx, t.Next, t.Path, cfg, fn)
+		err = c.attempt(ctx, c.retryHost(r, cfg, t, keys), t.Path, cfg, fn)
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		c.failures.Add(1)
 		err = c.closedErr(err)
 	}
 	return err
+}
+
+// retryHost returns the host the retry of a request along t for keys goes
+// to: t.Next, unless that host has been ejected since the keys were routed
+// (another request found it failed while the first attempt ran, which a hung
+// host's read timeout or a dial timeout makes long) and routing the keys
+// again on r, the routes they were routed on, sends all of them to one host
+// neither ejected nor t.Host, as a request routed now would be sent.
+func (c *Client) retryHost(r *compiled, cfg *Config, t Target, keys []string) string {
+	if t.Path != PathGateway || c.ejectMax.Load() == 0 {
+		return t.Next
+	}
+	now := c.now()
+	if !c.ejected(t.Next, now) {
+		return t.Next
+	}
+	next := ""
+	for _, k := range keys {
+		nt, err := c.route(r, cfg, k, false)
+		if err != nil {
+			return t.Next
+		}
+		h := nt.Host
+		if h == t.Host { // t.Host is not ejected (a not-ready reply): its successor
+			h = nt.Next
+		}
+		if h == "" || next != "" && h != next || c.ejected(h, now) {
+			return t.Next
+		}
+		next = h
+	}
+	if next == "" {
+		return t.Next
+	}
+	return next
 }
 
 // closedErr returns err wrapped with ErrClosed if it is a connection-level

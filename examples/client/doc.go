@@ -37,9 +37,12 @@
 // host is skipped the same way too: a request whose host is the only one of
 // its ring neither ejected nor draining (in a 2-host ring, any request while
 // the other host is out) has no retry host ([Target].Next is empty) and
-// fails with its host's error. When every host of the ring is out, the key's
-// owner is tried anyway and the retry goes to the next host of its replica
-// order. Requests
+// fails with its host's error. A retry host ejected while the first attempt
+// ran (by another request) is skipped at the retry: it goes to the next host
+// of the key's replica order that is out neither (an MGet group: when that
+// is one host for all its keys). When every host of the ring is out, the
+// key's owner is tried anyway and the retry goes to the next host of its
+// replica order. Requests
 // rejected by the host itself (ACL, quota, shed, wrong type) are not retried:
 // another host would answer the same, and retrying shed work adds load where
 // there is none to spare. Only idempotent commands are offered

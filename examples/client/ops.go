@@ -15,23 +15,23 @@ type Value struct {
 	Found bool
 }
 
-// start loads the routes and the config and routes key. A call it fails
-// counts in Stats.Failures: nothing is sent, so do never sees it.
-func (c *Client) start(key string) (Target, *Config, error) {
-	t, cfg, err := c.startRoute(key)
+// start loads the routes and the config and routes key on them. A call it
+// fails counts in Stats.Failures: nothing is sent, so do never sees it.
+func (c *Client) start(key string) (*compiled, *Config, Target, error) {
+	r, cfg, t, err := c.startRoute(key)
 	if err != nil {
 		c.failures.Add(1)
 	}
-	return t, cfg, err
+	return r, cfg, t, err
 }
 
-func (c *Client) startRoute(key string) (Target, *Config, error) {
+func (c *Client) startRoute(key string) (*compiled, *Config, Target, error) {
 	r, cfg, err := c.inForce()
 	if err != nil {
-		return Target{}, nil, err
+		return nil, nil, Target{}, err
 	}
 	t, err := c.route(r, cfg, key, true)
-	return t, cfg, err
+	return r, cfg, t, err
 }
 
 // inForce returns the routes and the config in force, read once so that
@@ -52,12 +52,12 @@ func (c *Client) inForce() (*compiled, *Config, error) {
 // ErrNoHost) or from Client.Close (ErrClosed); a host failure is retried once
 // on the next host within ctx.
 func (c *Client) Get(ctx context.Context, key string) (string, error) {
-	t, cfg, err := c.start(key)
+	r, cfg, t, err := c.start(key)
 	if err != nil {
 		return "", err
 	}
 	var v string
-	err = c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+	err = c.do(ctx, r, cfg, t, []string{key}, func(ctx context.Context, rc *redis.Client) error {
 		var err error
 		v, err = rc.Get(ctx, key).Result()
 		return err
@@ -80,11 +80,11 @@ func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) 
 	if ttl < 0 {
 		return ErrBadTTL
 	}
-	t, cfg, err := c.start(key)
+	r, cfg, t, err := c.start(key)
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+	return c.do(ctx, r, cfg, t, []string{key}, func(ctx context.Context, rc *redis.Client) error {
 		return rc.Set(ctx, key, value, ttl).Err()
 	})
 }
@@ -92,12 +92,12 @@ func (c *Client) Set(ctx context.Context, key, value string, ttl time.Duration) 
 // Del deletes key and reports whether it existed. After a retry the answer is
 // the second host's (the first may have deleted it before failing).
 func (c *Client) Del(ctx context.Context, key string) (bool, error) {
-	t, cfg, err := c.start(key)
+	r, cfg, t, err := c.start(key)
 	if err != nil {
 		return false, err
 	}
 	var n int64
-	err = c.do(ctx, t, cfg, func(ctx context.Context, rc *redis.Client) error {
+	err = c.do(ctx, r, cfg, t, []string{key}, func(ctx context.Context, rc *redis.Client) error {
 		var err error
 		n, err = rc.Del(ctx, key).Result()
 		return err
@@ -139,7 +139,7 @@ func (c *Client) MGet(ctx context.Context, keys ...string) ([]Value, error) {
 		if c.reroute(r, cfg, keys, g, &p) {
 			continue
 		}
-		if err := c.sendGroup(ctx, cfg, keys, g, out); err != nil {
+		if err := c.sendGroup(ctx, r, cfg, keys, g, out); err != nil {
 			return out, err
 		}
 	}
@@ -219,13 +219,15 @@ func (c *Client) reroute(r *compiled, cfg *Config, keys []string, g *mgetGroup, 
 }
 
 // sendGroup sends one MGet group and fills out from its reply.
-func (c *Client) sendGroup(ctx context.Context, cfg *Config, keys []string, g *mgetGroup, out []Value) error {
+func (c *Client) sendGroup(ctx context.Context, r *compiled, cfg *Config, keys []string, g *mgetGroup, out []Value) error {
 	args := make([]any, 1+len(g.idx))
 	args[0] = "mget"
+	gkeys := make([]string, len(g.idx))
 	for j, i := range g.idx {
 		args[1+j] = keys[i]
+		gkeys[j] = keys[i]
 	}
-	return c.do(ctx, g.t, cfg, func(ctx context.Context, rc *redis.Client) error {
+	return c.do(ctx, r, cfg, g.t, gkeys, func(ctx context.Context, rc *redis.Client) error {
 		// Do, not rc.MGet: MGet's reader takes any reply for an array
 		// (a status fails to parse, an integer is read as a length, a
 		// null as redis.Nil), where Do reads the reply as it is.
