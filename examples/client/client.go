@@ -234,6 +234,13 @@ func (c *Client) ejected(addr string, now int64) bool {
 	return h != nil && h.downUntil.Load() > now
 }
 
+// errDropped is host's error for a host that left the routes after the
+// request was routed. It wraps redis.ErrClosed, so the request goes on to its
+// next host as from a pool SetRoutes closed; as a retry's error it says
+// nothing of the request's hosts, so do returns the first attempt's instead
+// (not "redis: client is closed" from a client that is open).
+var errDropped = fmt.Errorf("client: host left the routes: %w", redis.ErrClosed)
+
 // host returns addr's pool, opening it on first use.
 func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 	if h := (*c.pools.Load())[addr]; h != nil {
@@ -251,7 +258,7 @@ func (c *Client) host(addr string, path Path, cfg *Config) (*host, error) {
 		// SetRoutes dropped addr after the request routed: no publication
 		// would close a pool opened now. Fail as a closed pool does, so the
 		// request goes on to its next host.
-		return nil, redis.ErrClosed
+		return nil, errDropped
 	}
 	opt := &redis.Options{
 		Addr:                  addr,
@@ -297,7 +304,11 @@ func (c *Client) do(ctx context.Context, r *compiled, cfg *Config, t Target, key
 	// the request.
 	if retryable(ctx, err) && t.Next != "" && !c.closed.Load() {
 		c.retries.Add(1)
+		first := err
 		err = c.attempt(ctx, c.retryHost(r, cfg, t, keys), t.Path, cfg, fn)
+		if errors.Is(err, errDropped) { // nothing sent: the first host's error is the news
+			err = first
+		}
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		c.failures.Add(1)

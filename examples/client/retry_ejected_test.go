@@ -3,13 +3,16 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"sync"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/examples/client"
+	"github.com/tierkit/tierkit/hashring"
 )
 
 // hangingRESP is a loopback host that reads one command per connection,
@@ -74,4 +77,34 @@ func TestRetrySkipsHostEjectedDuringFirstAttempt(t *testing.T) {
 	require.EqualValues(t, 2, st.Hosts[ok], "%+v", st)
 	require.EqualValues(t, 2, st.Retries, "%+v", st)
 	require.Zero(t, st.Failures, "%+v", st)
+}
+
+// A request whose retry host SetRoutes dropped while its first attempt ran
+// finds no pool there (none is reopened for a host the routes in force
+// lack). It must fail with its first host's error: it failed with
+// redis.ErrClosed, "redis: client is closed", from a client that is open,
+// and the cause (the first host failing) was lost.
+func TestRetryOnDroppedHostKeepsFirstError(t *testing.T) {
+	got, release := make(chan struct{}, 1), make(chan struct{})
+	hung := hangingRESP(t, got, release)
+	ok := fakeRESP(t, func([]string) string { return "$1\r\nv\r\n" })
+	c := routedClient(t, client.Config{}, hung, ok)
+	k := keyRouted(t, c, func(tg client.Target) bool { return tg.Host == hung && tg.Next == ok })
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), k)
+		done <- err
+	}()
+	<-got // k's first attempt hangs on its host
+	r, _ := c.Routes()
+	ring, err := hashring.New(hashring.Config{}, []hashring.Node{{ID: hung, Weight: 1}})
+	require.NoError(t, err)
+	r.Gateways["eu"] = ring // ok leaves the routes
+	require.NoError(t, c.SetRoutes(r))
+	close(release) // k's host hangs up: k is retried on ok, dropped meanwhile
+	err = <-done
+	require.Error(t, err)
+	require.NotErrorIs(t, err, redis.ErrClosed, "the open client answered %v", err)
+	require.ErrorIs(t, err, io.EOF, "the first host's failure was lost")
 }
