@@ -100,8 +100,10 @@ type Config struct {
 	// Config is rejected.
 	MemoryHigh, MemoryLow float64
 	// HeapBytes reports the Go memory the guard compares with the limit. If
-	// nil, the memory GOMEMLIMIT governs, read with runtime/metrics (total
-	// mapped minus released heap). Called once in New, so that the guard
+	// nil, the Go memory the collector cannot reclaim, read with
+	// runtime/metrics (total mapped, less the heap released to the OS, the
+	// free heap and the garbage the last collection found: heap objects
+	// beyond its live heap). Called once in New, so that the guard
 	// applies before the first step, and once per step, outside the lock:
 	// a step calls the HeapBytes in force when it began, so a SetConfig
 	// that replaces it while a step runs leaves that step its reading, of

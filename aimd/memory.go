@@ -6,18 +6,36 @@ import (
 	"runtime/metrics"
 )
 
-// goMemory returns the Go memory that GOMEMLIMIT governs: everything the runtime
-// mapped minus heap memory returned to the OS.
+// goMemory returns the Go memory the collector cannot reclaim: everything the
+// runtime mapped and did not return to the OS, less the free heap and the
+// garbage (the heap objects beyond the live heap the last collection marked).
+// Counting those two, as this did, the guard could not reset with GOGC=off
+// and a GOMEMLIMIT (the setting Go's GC guide gives a process with a memory
+// budget): the runtime keeps the heap it freed mapped up to 95% of the limit,
+// so once live data had tripped the guard and was collected the reading stayed
+// above MemoryLow and every request was refused for good; and garbage alone,
+// which the collector frees as the heap nears the limit, tripped it
+// (TestDefaultHeapBytesRecoversAfterCollection). Objects allocated since the
+// last collection count once one has marked them: a Go memory limit makes it
+// run as the memory nears the limit.
 func goMemory() uint64 {
 	s := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 	}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0
+	for _, m := range s {
+		if m.Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
 	}
-	return s[0].Value.Uint64() - s[1].Value.Uint64()
+	total, released, free := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()
+	objects, live := s[3].Value.Uint64(), s[4].Value.Uint64()
+	garbage := objects - min(live, objects)
+	return total - min(total, released+free+garbage)
 }
 
 // guard applies the hysteresis: trip at or above high, reset below low.

@@ -156,7 +156,7 @@ func (g *Gateway) build(cfg Config) error {
 	if t, ok := g.tenants["default"]; ok && t.cfg.Password == "" {
 		g.open = t
 	}
-	g.aimdCfg = aimd.Config{Target: cfg.TargetCPU, Min: cfg.MinLimit, Max: cfg.MaxLimit, HeapBytes: memoryInUse}
+	g.aimdCfg = aimd.Config{Target: cfg.TargetCPU, Min: cfg.MinLimit, Max: cfg.MaxLimit}
 	if g.limiter, err = aimd.New(g.aimdCfg); err != nil {
 		return fmt.Errorf("gateway: target_cpu, min_limit, max_limit: %w", err)
 	}
