@@ -11,8 +11,12 @@ import (
 	"github.com/tierkit/tierkit/memkv"
 )
 
-// maxScan bounds the pairs one KVSCAN returns.
-const maxScan = 10_000
+// maxScan bounds the pairs one KVSCAN returns; scanChunk is the least a
+// shard's scan reads once it goes on past expired keys.
+const (
+	maxScan   = 10_000
+	scanChunk = 1024
+)
 
 // cmdKVScan is a range scan on the memkv backend: KVSCAN begin end [LIMIT n]
 // returns the key, value pairs (flattened) with begin <= key < end in key
@@ -20,10 +24,11 @@ const maxScan = 10_000
 // bound. Keys are hashed over shards, so every shard is scanned and the results
 // merged; each shard is read at one snapshot, but the shards are not read at
 // one common instant. Expired keys are skipped: a shard whose scan they took
-// part of the limit of is scanned on past them, so that the pairs returned are
-// the first live ones of the range (the merge otherwise put another shard's
-// later keys in the place of the live keys after them). Expiry is decided
-// by the backend's clock, as for GET.
+// part of the limit of is scanned on past them (in chunks of scanChunk keys
+// at least), so that the pairs returned are the first live ones of the range
+// (the merge otherwise put another shard's later keys in the place of the
+// live keys after them). Expiry is decided by the backend's clock, as for
+// GET.
 func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	b, ok := asMemkv(s.g.backend)
 	if !ok {
@@ -58,9 +63,11 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 	}
 	for sh, st := range b.stores {
 		rv, from, n, first, again := st.ReadVersion(), begin, 0, len(all), 0
+		// size is the keys a pass reads: after the first, a chunk.
+		size := limit
 		for { // bounded: each pass starts past the last key of the one before
 			var err error
-			buf, err = st.Scan(ctx, rv, from, end, limit, false, buf[:0])
+			buf, err = st.Scan(ctx, rv, from, end, size, false, buf[:0])
 			scans++
 			// Each scan is a backend call of one op (a failed one touched
 			// its shard too), as the trace of a batched command notes it.
@@ -69,22 +76,27 @@ func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
 				// The shard's history window passed rv (memkvHistoryBytes):
 				// scan it again whole at its newest version, one snapshot.
 				rv, from, n, all, again = st.ReadVersion(), begin, 0, all[:first], again+1
+				size = limit
 				continue
 			}
 			if err != nil {
 				return errReply(err)
 			}
-			for i := 0; i+1 < len(buf); i += 2 {
+			for i := 0; i+1 < len(buf) && n < limit; i += 2 {
 				if v, live := decodeValue(buf[i+1], at); live {
 					all = append(all, kv{buf[i], v})
 					n++
 				}
 			}
-			if len(buf)/2 < limit || n >= limit {
+			if len(buf)/2 < size || n >= limit {
 				break // the shard's range is done, or it gave its share
 			}
 			last := buf[len(buf)-2]
 			from = append(last[:len(last):len(last)], 0) // the least key after last
+			// Past expired keys, read on in chunks: a pass of LIMIT keys
+			// made KVSCAN LIMIT 1 one scan, a backend call charged to
+			// the quota, per expired key.
+			size = max(limit, scanChunk)
 		}
 	}
 	slices.SortFunc(all, func(x, y kv) int { return strings.Compare(string(x.k), string(y.k)) })
