@@ -399,10 +399,15 @@ func (s *session) txCommand(ctx context.Context, a [][]byte, now time.Time) any 
 
 // txGet reads k through the transaction. An error other than
 // errWrongType (a reply of the command that read) is the read's own
-// failure, noted in readErr: EXEC then commits nothing.
+// failure, noted in readErr: EXEC then commits nothing. errWrongType is
+// returned as itself, not as txn wraps a read's error: its reply is
+// Redis's "-WRONGTYPE ...", not "-ERR txn: read failed: WRONGTYPE ...".
 func (s *session) txGet(ctx context.Context, k []byte) ([]byte, bool, error) {
 	raw, ok, err := s.txs.tx.Get(ctx, k)
-	if err != nil && !errors.Is(err, errWrongType) && s.txs.readErr == nil {
+	if errors.Is(err, errWrongType) {
+		return raw, ok, errWrongType
+	}
+	if err != nil && s.txs.readErr == nil {
 		s.txs.readErr = err
 	}
 	return raw, ok, err
