@@ -2,38 +2,14 @@ package aimd_test
 
 import (
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tierkit/tierkit/aimd"
+	"github.com/tierkit/tierkit/internal/gcoff"
 )
-
-// mappedBytes is the Go memory mapped and not returned to the OS: what the
-// default memory reading counted before it left out the free heap and the
-// garbage.
-func mappedBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64() - s[1].Value.Uint64()
-}
-
-// gcOffWithLimit sets GOGC=off and a Go memory limit of 4 times the memory
-// mapped (128 MiB at least) until t ends, and returns the limit.
-func gcOffWithLimit(t *testing.T) int64 {
-	runtime.GC()
-	limit := max(int64(4*mappedBytes()), 128<<20)
-	oldPercent := debug.SetGCPercent(-1)
-	oldLimit := debug.SetMemoryLimit(limit)
-	t.Cleanup(func() {
-		debug.SetMemoryLimit(oldLimit)
-		debug.SetGCPercent(oldPercent)
-	})
-	return limit
-}
 
 // garbageSink keeps the compiler from placing the test's garbage on the stack.
 var garbageSink []byte
@@ -53,10 +29,10 @@ func TestDefaultHeapBytesRecoversAfterCollection(t *testing.T) {
 		now = now.Add(100 * time.Millisecond)
 		require.NoError(t, l.Tick(now))
 	}
-	limit := gcOffWithLimit(t)
+	limit := gcoff.WithLimit(t)
 
 	// Garbage up to 93% of the limit trips nothing.
-	for float64(mappedBytes()) < 0.93*float64(limit) {
+	for float64(gcoff.MappedBytes()) < 0.93*float64(limit) {
 		garbageSink = make([]byte, 256<<10)
 	}
 	garbageSink = nil
@@ -78,7 +54,7 @@ func TestDefaultHeapBytesRecoversAfterCollection(t *testing.T) {
 	// resets all the same.
 	live = nil
 	runtime.GC()
-	require.Greater(t, float64(mappedBytes())/float64(limit), 0.8, "the runtime keeps the freed heap mapped")
+	require.Greater(t, float64(gcoff.MappedBytes())/float64(limit), 0.8, "the runtime keeps the freed heap mapped")
 	step()
 	require.False(t, l.Stats().MemoryHigh, "the guard resets once the data is collected")
 }
