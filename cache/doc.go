@@ -421,6 +421,12 @@
 //     evicting (faster in 3 of 8 rounds, those where this package took
 //     97-126 ns/op instead of 42-77); golang-lru 1.36-6.57x (faster in 1 of
 //     8 rounds at 75% reads evicting).
+//   - Fifty-fifth session (run AH, an Intel Xeon host of run AE's kind at
+//     about 290 ns between the cores, bench/cache/throughput_host55.txt):
+//     otter 1.18x and 1.09x this package's time at 100% reads cached and
+//     evicting (faster in 3 of 8 rounds evicting), 1.43x at 75% reads
+//     cached, 0.99x at 75% reads evicting (level, faster in 4 of 8);
+//     golang-lru 1.46-5.23x, slower in every round.
 //
 // # Stats
 //
