@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -46,6 +47,9 @@ import (
 // and otter's policies under 25% writes) slow down with it, where
 // golang-lru, one core at a time under its mutex, does not: read a
 // comparison at the round trip it was measured at.
+//
+// Within each case the caches run one after the other, in the order of
+// throughputImpls rotated by -rotate (see throughputRotate).
 func BenchmarkThroughput(b *testing.B) {
 	const keyspace = 1 << 16
 	keys := zipfKeys(1<<20, keyspace, 7)
@@ -54,7 +58,7 @@ func BenchmarkThroughput(b *testing.B) {
 		capacity int
 	}{{"fits", keyspace}, {"evicting", keyspace / 4}} {
 		for _, reads := range []int{100, 75} {
-			for _, im := range throughputImpls {
+			for _, im := range rotated(throughputImpls, *throughputRotate) {
 				// Built and warmed once, outside the timed function, which the
 				// benchmark framework calls several times to calibrate b.N.
 				c := im.make(fit.capacity)
@@ -128,6 +132,29 @@ func throughputOp(c kv, k uint64, n, reads int, cnt *throughputCounts) {
 // otter with a synchronous executor after otter.
 var throughputImpls = append(impls[:2:2], append([]impl{{"otter-sync", newOtterStrict}}, impls[2:]...)...)
 
+// throughputRotate is the test binary's -rotate flag: BenchmarkThroughput and
+// BenchmarkThroughputBytes run their caches in each case starting from the
+// one at this index of their list (modulo its length; 0, the default, keeps
+// the listed order, tierkit first). The core-to-core latency of a 2-core VM
+// drifts within minutes, so a fixed order could favour whichever cache runs
+// at a given point of each case; a loop of rounds that passes the round
+// number moves each cache through every position. The benchmark names do not
+// change.
+var throughputRotate = flag.Int("rotate", 0, "start BenchmarkThroughput's and BenchmarkThroughputBytes's cache order at this index (a round number)")
+
+// rotated returns a copy of s that starts at s[n mod len(s)] and wraps
+// around; s itself is left as it is.
+func rotated[T any](s []T, n int) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	n %= len(s)
+	if n < 0 {
+		n += len(s)
+	}
+	return append(append(make([]T, 0, len(s)), s[n:]...), s[:n]...)
+}
+
 // BenchmarkThroughputBytes is the reads=75 half of BenchmarkThroughput with
 // []byte values (16-byte slices taken from a preallocated pool, so the loop
 // itself allocates nothing; a value carries the low bits of the keys it is
@@ -139,34 +166,11 @@ func BenchmarkThroughputBytes(b *testing.B) {
 	const keyspace = 1 << 16
 	keys := zipfKeys(1<<20, keyspace, 7)
 	vals := bytesValues()
-	makers := []struct {
-		name string
-		make func(capacity int) bytesKV
-	}{
-		{"tierkit", func(capacity int) bytesKV {
-			c, err := cache.New[uint64, []byte](cache.Config[uint64]{Capacity: capacity})
-			if err != nil {
-				panic(err)
-			}
-			return bytesKV{c.TryGet, c.Set}
-		}},
-		{"otter", func(capacity int) bytesKV {
-			c := otter.Must(&otter.Options[uint64, []byte]{MaximumSize: capacity})
-			return bytesKV{c.GetIfPresent, func(k uint64, v []byte) { c.Set(k, v) }}
-		}},
-		{"golang-lru", func(capacity int) bytesKV {
-			c, err := lru.New[uint64, []byte](capacity)
-			if err != nil {
-				panic(err)
-			}
-			return bytesKV{c.Get, func(k uint64, v []byte) { c.Add(k, v) }}
-		}},
-	}
 	for _, fit := range []struct {
 		name     string
 		capacity int
 	}{{"fits", keyspace}, {"evicting", keyspace / 4}} {
-		for _, m := range makers {
+		for _, m := range rotated(throughputBytesImpls, *throughputRotate) {
 			c := m.make(fit.capacity)
 			for i, k := range keys[:1<<18] {
 				if _, ok := c.get(k); !ok {
@@ -203,6 +207,35 @@ func BenchmarkThroughputBytes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// bytesImpl is a cache of BenchmarkThroughputBytes and its constructor.
+type bytesImpl struct {
+	name string
+	make func(capacity int) bytesKV
+}
+
+// throughputBytesImpls are the caches of BenchmarkThroughputBytes, in the
+// order of a round of rotation 0.
+var throughputBytesImpls = []bytesImpl{
+	{"tierkit", func(capacity int) bytesKV {
+		c, err := cache.New[uint64, []byte](cache.Config[uint64]{Capacity: capacity})
+		if err != nil {
+			panic(err)
+		}
+		return bytesKV{c.TryGet, c.Set}
+	}},
+	{"otter", func(capacity int) bytesKV {
+		c := otter.Must(&otter.Options[uint64, []byte]{MaximumSize: capacity})
+		return bytesKV{c.GetIfPresent, func(k uint64, v []byte) { c.Set(k, v) }}
+	}},
+	{"golang-lru", func(capacity int) bytesKV {
+		c, err := lru.New[uint64, []byte](capacity)
+		if err != nil {
+			panic(err)
+		}
+		return bytesKV{c.Get, func(k uint64, v []byte) { c.Add(k, v) }}
+	}},
 }
 
 // bytesKV is a cache of BenchmarkThroughputBytes: a lookup that never loads
