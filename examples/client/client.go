@@ -57,6 +57,7 @@ type host struct {
 	rc        *redis.Client
 	downUntil atomic.Int64 // Client.now; skipped by new requests until then
 	requests  atomic.Uint64
+	inFlight  atomic.Int64 // attempts sent here and not yet answered
 }
 
 // New returns a Client for cfg, or an error wrapping ErrInvalidConfig. It
@@ -370,7 +371,9 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 		return err
 	}
 	h.requests.Add(1)
+	h.inFlight.Add(1)
 	err = fn(ctx, h.rc)
+	h.inFlight.Add(-1)
 	if hostFailed(ctx, err) {
 		now := c.now()
 		until := now + int64(cfg.EjectFor)

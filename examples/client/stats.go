@@ -21,6 +21,10 @@ type Stats struct {
 	// Conns counts the open connections per host address (at most
 	// Config.PoolSize each): the client's fan-out.
 	Conns map[string]int
+	// InFlight counts the attempts per host address that were sent (or wait
+	// for one of its connections) and have no outcome yet, for the hosts with
+	// an open pool: those a host that dies now fails, and the client retries.
+	InFlight map[string]int
 }
 
 // Stats returns a snapshot of c's counters.
@@ -34,10 +38,12 @@ func (c *Client) Stats() Stats {
 		Swaps:    c.swaps.Load(),
 		Hosts:    map[string]uint64{},
 		Conns:    map[string]int{},
+		InFlight: map[string]int{},
 	}
 	for addr, h := range *c.pools.Load() {
 		s.Hosts[addr] = h.requests.Load()
 		s.Conns[addr] = int(h.rc.PoolStats().TotalConns)
+		s.InFlight[addr] = int(h.inFlight.Load())
 	}
 	return s
 }

@@ -25,14 +25,20 @@ import (
 // budget must hold. The same retries by eu's client exceed it.
 func TestKilledGatewayRetryBudget(t *testing.T) {
 	for _, region := range []string{"us", "eu"} {
-		t.Run(region, func(t *testing.T) { killedRetries(t, region, region == "eu") })
+		t.Run(region, func(t *testing.T) {
+			// 3 requests half a second after the kill, in one ejection.
+			at := []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
+			killedRetries(t, region, 0, at, region == "eu")
+		})
 	}
 }
 
 // killedRetries runs killed-gateway on gateways that never answer, with one
-// tenant whose client of region retries 3 times after the kill, and checks
-// whether the scenario reports its retry budget exceeded.
-func killedRetries(t *testing.T, region string, exceeded bool) {
+// tenant whose client of region sends a request (refused, retried on the next
+// host, refused) at each offset of at from the kill, and checks whether the
+// scenario reports its retry budget exceeded. The plane's polls of the victim
+// succeed until downAfter from the kill, and fail from then on.
+func killedRetries(t *testing.T, region string, downAfter time.Duration, at []time.Duration, exceeded bool) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -59,7 +65,7 @@ func killedRetries(t *testing.T, region string, exceeded bool) {
 		start := time.Now()
 		cfg.Poller = controlplane.PollerFunc(func(_ context.Context, g controlplane.Gateway) (controlplane.Sample, error) {
 			up := time.Since(start).Seconds() + 1
-			if g.ID == "eu-1" && up > 2 { // killed 1 s in
+			if g.ID == "eu-1" && time.Since(start) >= time.Second+downAfter { // killed 1 s in
 				return controlplane.Sample{}, errors.New("connection refused")
 			}
 			return controlplane.Sample{CPUSeconds: 0.4 * spec.Cores * up, UptimeSeconds: up, GOMAXPROCS: 1}, nil
@@ -80,12 +86,13 @@ func killedRetries(t *testing.T, region string, exceeded bool) {
 		res := make(chan error)
 		r := &Report{Name: "killed-gateway"}
 		go func() { res <- killedGateway(ctx, c, r) }()
-		time.Sleep(1500 * time.Millisecond) // after the kill
-		for k := range 3 {
+		killed := start.Add(time.Second)
+		for k, d := range at {
+			time.Sleep(time.Until(killed.Add(d)))
 			_, _ = cl.Get(ctx, loadKey("t00", k)) // refused, retried on the next host, refused
 		}
 		require.NoError(t, <-res)
-		require.Equal(t, uint64(3), cl.Stats().Retries, "the client retried")
+		require.Equal(t, uint64(len(at)), cl.Stats().Retries, "the client retried")
 		var over bool
 		for _, f := range r.Failures {
 			over = over || strings.HasPrefix(f, "retries within the budget")

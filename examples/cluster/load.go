@@ -140,6 +140,30 @@ func (l *Load) Clients() []*client.Client {
 	return out
 }
 
+// InFlight returns the requests of region's clients sent to the host at addr
+// (or waiting for one of its connections) that have no outcome yet.
+func (l *Load) InFlight(region, addr string) int {
+	n := 0
+	for _, s := range l.streams {
+		if s.region == region {
+			n += s.c.Stats().InFlight[addr]
+		}
+	}
+	return n
+}
+
+// ejectFor returns the shortest time any client keeps a failed host ejected
+// (client.Config.EjectFor): the most often an ejection can lapse.
+func (l *Load) ejectFor() time.Duration {
+	var d time.Duration
+	for _, s := range l.streams {
+		if e := s.c.Config().EjectFor; d == 0 || e < d {
+			d = e
+		}
+	}
+	return d
+}
+
 // setRate sets the stream's rate in requests/s; a rate that is not positive
 // (or NaN) pauses it. The interval is kept within 1 ns and about 146 years:
 // a huge rate sends as fast as the workers go rather than rounding to 0 (a

@@ -250,9 +250,11 @@ func rolloutKill(ctx context.Context, c *Cluster, r *Report, window time.Duratio
 // killedGateway kills (SIGKILL) one gateway process while the load runs.
 // Requests that were on it fail at the connection level and are retried once
 // on the next host of their key; the host is ejected, so later requests go to
-// the next host up front. No request may fail, and the retries stay within
-// the budget: the requests in flight on the victim when it died, plus one per
-// client each time its ejection lapses before the plane drops the host.
+// the next host up front. No request may fail, and the region's clients'
+// retries stay within the budget (killedRetryBudget): the requests in flight
+// on the victim when it died, plus per client two for the first requests
+// that find it dead and one each time its ejection lapses before the plane
+// drops the host.
 func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	region := c.Spec.Regions[0]
 	victim := c.RegionGateways(region)[0]
@@ -264,14 +266,15 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	calm := beforeHosts.Sub(calmFrom)
 	r.check(calm.All().Failed == 0, "before the kill nothing fails (got %d)", calm.All().Failed)
 	victim.killed = true
+	inFlight := c.Load.InFlight(region, victim.RESP)
 	victim.kill()
 	killed := time.Now()
 	r.figure("killed %s (%s) with SIGKILL", victim.ID, victim.RESP)
 
 	// The plane notices the dead host (its state poll fails) and stops
 	// publishing it; until then the clients' ejection keeps it skipped.
-	var dropped time.Duration
-	err := poll(ctx, 5*time.Second, 10*time.Millisecond, func() (bool, error) {
+	dropped := 5 * time.Second // unless it is seen sooner
+	err := poll(ctx, dropped, 10*time.Millisecond, func() (bool, error) {
 		rt, _ := c.Plane.Routes()
 		ring := rt.Gateways[region]
 		if ring != nil && ring.Contains(victim.RESP) && !slices.Contains(rt.Draining, victim.RESP) {
@@ -295,13 +298,38 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	// are not the region's.
 	retried := w.Region(region).Retried
 	clients := len(c.Tenants) // the region's clients: one per tenant
-	r.figure("%.1f s from the kill: %d requests, %d failed, %d retried by %s's clients (budget %d: 2 per client of the region), %d by the other regions'",
-		time.Since(killed).Seconds(), a.Total(), a.Failed, retried, region, 2*clients, a.Retried-retried)
+	lapses := killedLapses(dropped, c.Spec.Follow, c.Load.ejectFor())
+	budget := killedRetryBudget(inFlight, clients, lapses)
+	r.figure("%.1f s from the kill: %d requests, %d failed, %d retried by %s's clients (budget %d: %d in flight on %s at the kill, %d per client of the region), %d by the other regions'",
+		time.Since(killed).Seconds(), a.Total(), a.Failed, retried, region, budget, inFlight, victim.ID, 2+lapses, a.Retried-retried)
 	r.check(a.Failed == 0, "no request fails beyond its retry (got %d failed; last error %v)", a.Failed, firstErr(w))
-	r.check(retried <= uint64(2*clients), "retries within the budget of 2 per client of the region (%d clients): got %d", clients, retried)
+	r.check(retried <= budget, "retries within the budget of %d: %d in flight at the kill, %d per client of the region (%d clients): got %d",
+		budget, inFlight, 2+lapses, clients, retried)
 	took := checkTakeover(r, calm, w, victim, c.RegionGateways(region)[1:])
 	r.figure("attempts on the region's other hosts since the kill: %s", took)
 	return nil
+}
+
+// killedRetryBudget is how many retries the region's clients may send after
+// its host dies: each request in flight on it then (inFlight, failed by the
+// death); per client (clients), the first request sent to it after the death
+// and one more sent before that one's failure ejected the host (2, the
+// budget's margin); and per client one more each time the ejection lapses
+// while the client's routes still hold the host (lapses).
+func killedRetryBudget(inFlight, clients, lapses int) uint64 {
+	return uint64(inFlight + clients*(2+lapses))
+}
+
+// killedLapses returns how many times a client's ejection of a dead host
+// (ejectFor long, from the host's first failure, at the death or later) can
+// lapse before the client's routes drop the host: the plane dropped it
+// dropped after the death, and a client polls the plane's routes every follow
+// (one more period for the poll's own time).
+func killedLapses(dropped, follow, ejectFor time.Duration) int {
+	if ejectFor <= 0 {
+		return 0
+	}
+	return int((dropped + 2*follow) / ejectFor)
 }
 
 // checkTakeover checks that the region's other hosts took over part of the
