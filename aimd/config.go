@@ -100,10 +100,14 @@ type Config struct {
 	// Config is rejected.
 	MemoryHigh, MemoryLow float64
 	// HeapBytes reports the Go memory the guard compares with the limit. If
-	// nil, the Go memory the collector cannot reclaim, read with
-	// runtime/metrics (total mapped, less the heap released to the OS, the
-	// free heap and the garbage the last collection found: heap objects
-	// beyond its live heap). Called once in New, so that the guard
+	// nil, the Go memory in use, read with runtime/metrics: total mapped,
+	// less the heap released to the OS and the free heap, and less the heap
+	// objects allocated since the last collection (beyond the live heap it
+	// marked) when the Go memory limit is at or below the guard's (always
+	// with a MemoryLimit of zero), as the collector then runs, and marks or
+	// frees them, as the memory nears that limit; under a MemoryLimit below
+	// the Go memory limit, or with none, they count, as no collection need
+	// run before the memory passes the guard's limit. Called once in New, so that the guard
 	// applies before the first step, and once per step, outside the lock:
 	// a step calls the HeapBytes in force when it began, so a SetConfig
 	// that replaces it while a step runs leaves that step its reading, of
@@ -261,7 +265,8 @@ func (v *config) derive() {
 		v.memLimit = goMemLimit() // and again at each step
 	}
 	if v.HeapBytes == nil {
-		v.HeapBytes = goMemory
+		limit := v.MemoryLimit
+		v.HeapBytes = func() uint64 { return goMemory(limit) }
 	}
 	// A nil Signal means the default one, which New makes and SetConfig
 	// keeps (withSignal): not made here, where SetConfig would throw it away.

@@ -40,10 +40,12 @@
 // [SchedLatency] (a quantile of the Go scheduler's latency: it sees a process
 // starved of CPU, which a CPU signal reads as idle), [MaxOf] (several signals,
 // each against its own target; the worst one drives the loop), or any
-// [SignalFunc]. The memory guard compares the Go memory the collector cannot
-// reclaim (via runtime/metrics: mapped memory less the released and free heap
-// and the last collection's garbage, so that it resets once live data is
-// collected, GOGC=off included) with the Go memory limit in force at each step (GOMEMLIMIT,
+// [SignalFunc]. The memory guard compares the Go memory in use (via
+// runtime/metrics: mapped memory less the released and free heap, so that it
+// resets once live data is collected, GOGC=off included; and less the heap
+// allocated since the last collection when the Go memory limit, as the
+// collector runs near it, binds at or below the guard's: see
+// [Config.HeapBytes]) with the Go memory limit in force at each step (GOMEMLIMIT,
 // or what debug.SetMemoryLimit set since) or [Config.MemoryLimit], tripping at
 // MemoryHigh and resetting below MemoryLow (hysteresis).
 //

@@ -6,25 +6,32 @@ import (
 	"runtime/metrics"
 )
 
-// goMemory returns the Go memory the collector cannot reclaim: everything the
-// runtime mapped and did not return to the OS, less the free heap and the
-// garbage (the heap objects beyond the live heap the last collection marked).
-// Counting those two, as this did, the guard could not reset with GOGC=off
-// and a GOMEMLIMIT (the setting Go's GC guide gives a process with a memory
-// budget): the runtime keeps the heap it freed mapped up to 95% of the limit,
-// so once live data had tripped the guard and was collected the reading stayed
-// above MemoryLow and every request was refused for good; and garbage alone,
-// which the collector frees as the heap nears the limit, tripped it
-// (TestDefaultHeapBytesRecoversAfterCollection). Objects allocated since the
-// last collection count once one has marked them: a Go memory limit makes it
-// run as the memory nears the limit.
-func goMemory() uint64 {
+// goMemory returns the default reading of the Go memory for a guard whose
+// limit is limit bytes (0 or less: the Go memory limit). It counts everything
+// the runtime mapped, less the heap released to the OS and the free heap (the
+// garbage a collection found is free heap once swept), and leaves out the heap
+// objects allocated since the last collection (those beyond the live heap it
+// marked) when a collection is bound to mark or free them before the memory
+// reaches the guard's limit: when the Go memory limit is at or below it, as
+// the collector runs as the memory nears that limit. Counting the free heap
+// and those objects, the guard could not reset with GOGC=off and a GOMEMLIMIT
+// (the setting Go's GC guide gives a process with a memory budget): the
+// runtime keeps the heap it freed mapped up to 95% of the limit, and garbage
+// alone, which the collector frees as the heap nears the limit, tripped it
+// (TestDefaultHeapBytesRecoversAfterCollection). Under a
+// [Config.MemoryLimit] below the Go memory limit (or with none, GOGC=100)
+// nothing makes a collection run before the memory passes the guard's limit,
+// so the objects allocated since the last one count: left out, live data at
+// 93% of the limit tripped nothing
+// (TestDefaultHeapBytesConfigLimitCountsNewHeap).
+func goMemory(limit int64) uint64 {
 	s := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/gomemlimit:bytes"},
 	}
 	metrics.Read(s)
 	for _, m := range s {
@@ -33,9 +40,12 @@ func goMemory() uint64 {
 		}
 	}
 	total, released, free := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()
+	inUse := total - min(total, released+free)
+	if limit > 0 && s[5].Value.Uint64() > uint64(limit) {
+		return inUse
+	}
 	objects, live := s[3].Value.Uint64(), s[4].Value.Uint64()
-	garbage := objects - min(live, objects)
-	return total - min(total, released+free+garbage)
+	return inUse - min(inUse, objects-min(live, objects))
 }
 
 // guard applies the hysteresis: trip at or above high, reset below low.
