@@ -79,6 +79,36 @@ func goldenLines(t *testing.T) []string {
 		require.NoError(t, err)
 		lines = append(lines, fmt.Sprintf("%s\ttable\t%016x", name, xxhash.Sum64(data)))
 	}
+	return append(lines, goldenPreferenceLines(t, rings, names)...)
+}
+
+// goldenPreferenceLines renders full preference lists, LookupN(key, Len()): the
+// lines above freeze three replicas only, so a change to the draws past the
+// third (the probe budget of a wider draw, the bitset path beyond 16 replicas,
+// its rendezvous fallback sorted by score) kept every vector. wide32, two
+// giants and 30 nodes of about one slot, takes the bitset path and, for many
+// keys, the fallback.
+func goldenPreferenceLines(t *testing.T, rings map[string]*hashring.Ring, names []string) []string {
+	wide := []hashring.Node{{ID: "A", Weight: 1000}, {ID: "B", Weight: 1000}}
+	for i := range 30 {
+		wide = append(wide, hashring.Node{ID: fmt.Sprint("s", i), Weight: 8})
+	}
+	r, err := hashring.New(hashring.Config{Slots: 1 << 8}, wide)
+	require.NoError(t, err)
+	rings["wide32"] = r
+	var lines []string
+	for _, name := range append(names, "wide32") {
+		r := rings[name]
+		if r.Len() <= 3 {
+			continue // the three replicas above are the whole list
+		}
+		for i := range 32 {
+			key := fmt.Sprint("user:", i)
+			reps, err := r.LookupN(key, r.Len())
+			require.NoError(t, err)
+			lines = append(lines, fmt.Sprintf("%s\t%s\tall\t%s", name, key, strings.Join(reps, ",")))
+		}
+	}
 	return lines
 }
 
