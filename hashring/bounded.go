@@ -212,7 +212,12 @@ func (l *Loads) Total() int64 {
 }
 
 // Forget drops the counter of node id if nothing is in flight on it, and reports
-// whether it did. Use it for nodes that have left every ring.
+// whether it did. Use it for nodes that have left every ring. A lookup still
+// running on a ring published before the node left can Acquire it after a
+// Forget: that makes a new counter, which drains to 0 but stays stored (and
+// counted in [LoadStats].Nodes) until a later Forget, so a caller whose node IDs
+// change over time should Forget departed nodes again after its lookups on
+// older rings have finished (for example, on the next ring change).
 func (l *Loads) Forget(id string) bool {
 	c, ok := l.counters.Load(id)
 	if !ok || !c.(*atomic.Int64).CompareAndSwap(0, retired) {
