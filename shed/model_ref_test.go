@@ -27,9 +27,9 @@ type refModel struct {
 	winStart int64
 	// the most cost per unit of weight one tenant got from the old list, as
 	// its cost and weight (oldCost 0: the old list was served nothing), and
-	// from the fresh list, rounded down
+	// the same from the fresh list
 	oldCost, oldW     int64
-	maxFresh          int64
+	freshCost, freshW int64
 	levelCost, levelW int64 // the level: levelCost per levelW units of weight; 0 for none
 	lastServed        int64 // the latest time a request was served
 	overShed, overLvl int64
@@ -137,7 +137,7 @@ func (m *refModel) setConfig(c shed.Config) {
 			}
 		}
 		m.winID++
-		m.winStart, m.oldCost, m.maxFresh = at, 0, 0
+		m.winStart, m.oldCost, m.freshCost = at, 0, 0
 	}
 	if next.win < prev.win {
 		for _, t := range m.tenants {
@@ -499,7 +499,9 @@ func (m *refModel) served(t *refTenant, cost, at int64, fresh bool) {
 		}
 		return
 	}
-	m.maxFresh = max(m.maxFresh, t.winCost/w)
+	if m.freshCost == 0 || moreThan(t.winCost, w, m.freshCost, m.freshW) {
+		m.freshCost, m.freshW = t.winCost, w
+	}
 	if m.levelCost > 0 && moreThan(t.winCost, w, m.levelCost, m.levelW) {
 		m.markOver(t, at, true)
 	}
@@ -514,12 +516,18 @@ func (m *refModel) closeWindow(at int64) {
 	case m.oldCost > 0: // the old list was served something, maybe less than its weight
 		m.levelCost, m.levelW = m.oldCost, m.oldW
 	case m.oldBacklogged():
-		m.levelCost, m.levelW = max(m.maxFresh/2, 1), 1
+		// half the most a fresh tenant got, exactly, but at least 1 per
+		// that tenant's weight (the weights here are small), or 1 if the
+		// fresh list was served nothing either (after a rescale)
+		m.levelCost, m.levelW = max(m.freshCost, 2), 2*m.freshW
+		if m.freshCost == 0 {
+			m.levelCost, m.levelW = 1, 1
+		}
 	default:
 		m.levelCost = 0
 	}
 	m.winID++
-	m.winStart, m.oldCost, m.maxFresh = at, 0, 0
+	m.winStart, m.oldCost, m.freshCost = at, 0, 0
 }
 
 // oldBacklogged: the old list was backlogged when the window closed. The doc

@@ -36,9 +36,11 @@ import (
 // fraction for a weighted one: 0.9 for 9 cost at weight 10), what each
 // backlogged tenant over its share got, the max-min fair level (a light tenant
 // on the old list, there after a shed, gets less and does not lower it); or,
-// when the old list was backlogged and served nothing, half of the most one
-// fresh tenant got. The old list counts as backlogged when it holds tenants
-// as the window closes, even if their requests have left the queue since
+// when the old list was backlogged and served nothing, half of the most cost
+// per unit of weight one fresh tenant got, exactly too, but at least a cost
+// of 1 per that tenant's weight (0.45 for 9 at weight 10; 1, not 0.5, for 1
+// at weight 1). The old list counts as backlogged when it holds tenants as
+// the window closes, even if their requests have left the queue since
 // (expired or removed: they were starved meanwhile); a tenant leaves a list
 // only when Pop finds it empty at the head.
 //

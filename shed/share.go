@@ -21,7 +21,8 @@ type shareWindow struct {
 	// when it weighs more than one): oldCost 0 when the old list was served
 	// nothing.
 	oldCost, oldWeight int64
-	maxFresh           int64 // most cost served to one tenant from the fresh list, per unit of weight
+	// The same for the tenants served from the fresh list.
+	freshCost, freshWeight int64
 	// The previous window's level, levelCost per levelWeight units of
 	// weight; levelCost 0 for none.
 	levelCost, levelWeight int64
@@ -49,7 +50,9 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 		}
 		return
 	}
-	w.maxFresh = max(w.maxFresh, t.winCost/t.weight)
+	if w.freshCost == 0 || above(t.winCost, t.weight, w.freshCost, w.freshWeight) {
+		w.freshCost, w.freshWeight = t.winCost, t.weight
+	}
 	if w.levelCost > 0 && above(t.winCost, t.weight, w.levelCost, w.levelWeight) {
 		s.markOver(t, at, true)
 	}
@@ -59,7 +62,7 @@ func (s *Scheduler[T]) served(t *tenantState[T], cost, at int64, fresh bool) {
 // most cost per unit of weight that a tenant of the old list got (exact: a
 // fraction for a tenant of weight above 1), or, if the old list
 // was starved (backlogged and served nothing) half the most that a fresh
-// tenant got, so that the largest fresh tenants count as over their share
+// tenant got (exact too, see halfLevel), so that the largest fresh tenants count as over their share
 // until the old list is served again. With nothing backlogged on the old list,
 // there is no level.
 func (s *Scheduler[T]) nextWindow(at int64) {
@@ -72,12 +75,12 @@ func (s *Scheduler[T]) nextWindow(at int64) {
 	case w.oldCost > 0:
 		w.levelCost, w.levelWeight = w.oldCost, w.oldWeight
 	case s.old.head != nil:
-		w.levelCost, w.levelWeight = max(w.maxFresh/2, 1), 1
+		w.levelCost, w.levelWeight = halfLevel(w.freshCost, w.freshWeight)
 	default:
 		w.levelCost = 0
 	}
 	w.id++
-	w.start, w.oldCost, w.maxFresh = at, 0, 0
+	w.start, w.oldCost, w.freshCost = at, 0, 0
 }
 
 // rescale adapts the share window to a new OverShareWindow (s.cfg still holds
@@ -101,7 +104,7 @@ func (s *Scheduler[T]) rescale(window int64) {
 	}
 	w.levelCost = mulDiv(w.levelCost, window, old)
 	w.id++ // the tenants' cost within the window starts again
-	w.start, w.oldCost, w.maxFresh = at, 0, 0
+	w.start, w.oldCost, w.freshCost = at, 0, 0
 }
 
 // mulDiv returns v*a/b for v >= 0 and a, b >= 1, saturated at MaxInt64, and
@@ -127,6 +130,22 @@ func (s *Scheduler[T]) levelAt(at int64) (cost, weight int64) {
 		return w.levelCost, w.levelWeight
 	}
 	return 0, 1
+}
+
+// halfLevel is half of cost per weight, as a cost per a weight, but at least
+// 1 per weight (the floor a whole level per unit of weight had: a tenant of
+// weight 1 served 1 sets 1, not 0.5), and 1 when cost is 0 (the fresh list
+// was served nothing either: a window a rescale opened). Exact but for a
+// weight above MaxInt64/2, where the cost is halved instead (rounded down,
+// at least 1).
+func halfLevel(cost, weight int64) (int64, int64) {
+	if cost == 0 {
+		return 1, 1
+	}
+	if weight > math.MaxInt64/2 {
+		return max(cost/2, 1), weight
+	}
+	return max(cost, 2), 2 * weight
 }
 
 // wholeLevel is a level for Stats: rounded down to a whole cost per unit of
