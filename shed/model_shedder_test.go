@@ -236,6 +236,7 @@ func runShedderModel(t *testing.T, seed uint64) {
 			}
 			lowered := c.QueueDeadline < cfg.QueueDeadline || c.StandingDeadline < cfg.StandingDeadline
 			cfg = c
+			m.see(now()) // SetConfig reads the clock (Stats' ShareLevel is as of it)
 			m.setConfig(c)
 			if lowered {
 				// The queued requests now past their deadlines are
