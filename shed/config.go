@@ -137,8 +137,9 @@ type Config struct {
 	// ShedOnArrival sheds a request when it arrives, instead of at its
 	// deadline, if it would wait past its deadline: when its tenant is over
 	// its share, its bucket holds a standing queue (StandingDeadline applies),
-	// and at the share level (the rate a backlogged tenant over its share was
-	// served in the previous OverShareWindow, times the tenant's weight) the
+	// and at the share level (the most cost per unit of weight a backlogged
+	// tenant over its share was served in the previous OverShareWindow, times
+	// the tenant's weight) the
 	// cost queued ahead of it would not drain before its deadline. A window
 	// is closed by the first serve after its end, so while nothing is served
 	// (a stall across a window's end) the level is still the one measured

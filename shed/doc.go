@@ -30,10 +30,12 @@
 //
 // Tenants are either under or over their share. A tenant is over its share
 // for [Config.OverShareWindow] (default 1 s) after one of its requests is shed,
-// or once, within a window of that length, it has been served more than the
-// most one tenant already over its share got in the previous window (the
-// max-min fair level). Tenants under their share are served first, in their
-// own round robin; those over it share what is left. A request waiting past
+// or once, within a window of that length, it has been served more cost per
+// unit of weight than the most one tenant already over its share got in the
+// previous window (the max-min fair level, exact: a weight-10 tenant served
+// 9 sets 0.9, so a weight-1 tenant served 1 is over it). Tenants under
+// their share are served first, in their own round robin; those over it
+// share what is left. A request waiting past
 // its queue deadline is shed ([ReasonQueueDeadline]) rather than served late.
 // The deadline is [Config.QueueDeadline], or the shorter
 // [Config.StandingDeadline] for a tenant that is over its share and has had a
