@@ -100,12 +100,14 @@ func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, R
 
 // Do adds req to the open batch of group and waits for its result.
 //
-// It returns at once with [ErrOverloaded] if MaxInFlight batches are in the
-// backend, and with [ErrClosed] after Close. If ctx ends while the batch is still
-// open, the item is removed from the batch (it is never sent) and Do returns
-// ctx.Err(). If ctx ends after the batch was dispatched, Do also returns ctx.Err()
-// at once, but the item stays in the backend call, which runs to its end (bounded
-// by FlushTimeout) and whose result for this item is dropped.
+// It returns at once with ctx.Err() if ctx has already ended (the item is
+// never sent; counted in [Stats.Cancelled]), with [ErrOverloaded] if
+// MaxInFlight batches are in the backend, and with [ErrClosed] after Close.
+// If ctx ends while the batch is still open, the item is removed from the
+// batch (it is never sent) and Do returns ctx.Err(). If ctx ends after the
+// batch was dispatched, Do also returns ctx.Err() at once, but the item stays
+// in the backend call, which runs to its end (bounded by FlushTimeout) and
+// whose result for this item is dropped.
 func (b *Batcher[G, Req, Resp]) Do(ctx context.Context, group G, req Req) (Resp, error) {
 	cfg, bt, slot, own, err := b.add(ctx, group, req)
 	if err != nil {
@@ -179,6 +181,7 @@ func (p Pending[G, Req, Resp]) Wait() (Resp, error) {
 // configuration it returns.
 func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg *Config[Req], bt *batch[G, Req, Resp], slot int, own bool, err error) {
 	if err := ctx.Err(); err != nil {
+		b.c.cancelled.Add(1) // refused for its ended context, as one that leaves its open batch
 		return nil, nil, 0, false, err
 	}
 	if b.closed.Load() {

@@ -48,8 +48,10 @@
 // # Contexts
 //
 // The flush runs on a context that is no single caller's: it carries no caller's
-// values and ends [Config.FlushTimeout] after dispatch. A caller whose context ends
-// while its batch is open is removed from the batch (never sent) and gets ctx.Err().
+// values and ends [Config.FlushTimeout] after dispatch. A caller whose context has
+// already ended when it calls Do gets ctx.Err() at once, its item never sent. A
+// caller whose context ends while its batch is open is removed from the batch
+// (never sent) and gets ctx.Err(). Both count in [Stats.Cancelled].
 // A caller whose context ends after dispatch also gets ctx.Err() at once, but its
 // item stays in the backend call, which runs to its end, and its result is dropped.
 //

@@ -26,7 +26,11 @@ type Stats struct {
 	// FlushErrors is the number of flush calls that returned an error or panicked.
 	FlushErrors uint64
 	// Cancelled is the number of items whose caller's context ended before
-	// dispatch; they were removed from their batch and never sent.
+	// dispatch, none of them sent: those whose context had already ended when
+	// Do or Start was called (refused before joining a batch), and those
+	// whose context ended while their batch was open (removed from it). An
+	// item whose context ends after dispatch is not counted here: it stays
+	// in the backend call and counts in Items.
 	Cancelled uint64
 	// Rejected is the number of items answered ErrOverloaded, at admission or when
 	// their batch closed while the cap was reached (a caller that left just then
