@@ -12,7 +12,8 @@ type Stats struct {
 	Misses uint64
 	// Loads counts calls of a loader (one per coalesced flight).
 	Loads uint64
-	// LoadErrors counts loads that returned an error.
+	// LoadErrors counts loads that returned an error, panicked or called
+	// runtime.Goexit, and bulk loads that returned a wrong number of values.
 	LoadErrors uint64
 	// Coalesced counts Gets that shared another caller's load instead of
 	// loading: in a herd of n concurrent misses, n-1. A Get that joined a
@@ -42,11 +43,13 @@ type Stats struct {
 	// the bound and read through instead: it found the key beyond the bound
 	// (such a read is also a Miss), or it joined another caller's load that
 	// had started more than the bound before it, and loaded again (a read
-	// not owned, which is no Miss, can count here too). One read can count
-	// both ways: StaleBypass is not a part of Misses. TryGet, LookupMany and
-	// LookupManyValid, which never load, count a key beyond the bound here
-	// too (and as a Miss): the read-through is their caller's to make, if
-	// any (FillMany). Contains counts nothing.
+	// not owned, which is no Miss, can count here too). One Get can count
+	// twice, once each way: it found the key beyond the bound, then joined
+	// such a load (it adds 1 to Misses and 2 here). So StaleBypass is not a
+	// part of Misses. TryGet, LookupMany and LookupManyValid, which never
+	// load, count a key beyond the bound here too (and as a Miss): the
+	// read-through is their caller's to make, if any (FillMany). Contains
+	// counts nothing.
 	StaleBypass uint64
 	// NotOwned counts reads of keys this host does not own.
 	NotOwned uint64
