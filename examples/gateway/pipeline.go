@@ -67,8 +67,17 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		ss.refusePlain(run, replies, refused, time.Since(start))
 		return true
 	}
-	failed := true // until answered: a panic (a bug) gives the admission back too
-	defer func() { done(!failed); release() }()
+	// A panic (a bug: serveConn closes the connection) gives the admission
+	// back too, and counts the run's commands as failed requests, as call
+	// counts a command's: only connection_panics counted them.
+	failed, answered := true, false
+	defer func() {
+		done(!failed)
+		release()
+		if !answered {
+			ss.panickedPlain(run, replies, time.Since(start))
+		}
+	}()
 	order, all := ss.planPlain(run, cmds, cs, parts, all)
 	sp.order = order[:0]
 	switch {
@@ -84,6 +93,7 @@ func (ss *session) runPlain(run []job, cmds []redcon.Command, replies []any) boo
 		})
 	}
 	failed = ss.answerPlain(cs, parts, replies, time.Since(start))
+	answered = true
 	return true
 }
 
@@ -206,6 +216,19 @@ func (ss *session) refusePlain(run []job, replies []any, refused error, took tim
 	for _, j := range run {
 		g.metrics.observe(t, j.spec, false, took)
 		replies[j.i] = errReply(refused)
+	}
+}
+
+// panickedPlain counts the commands of a plain run that panicked after its
+// admission as failed requests, but for those answerPlain metered before
+// the panic (they have their reply).
+func (ss *session) panickedPlain(run []job, replies []any, took time.Duration) {
+	g, t := ss.g, ss.tenant
+	for _, j := range run {
+		if replies[j.i] == nil {
+			g.n.errors.Add(1)
+			g.metrics.observe(t, j.spec, false, took)
+		}
 	}
 }
 
