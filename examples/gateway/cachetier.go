@@ -46,6 +46,7 @@ type cacheTier struct {
 	// period at once (protected by mu).
 	changed chan struct{}
 	log     *slog.Logger
+	panics  *atomic.Uint64 // the fills' recovered panics (panics.go): the gateway's count
 	// feedWait, if not nil, is the Redis feeds' wait of d before they dial
 	// again (false: ctx ended); nil: a timer (tests record the waits).
 	feedWait func(ctx context.Context, d time.Duration) bool
@@ -82,7 +83,7 @@ type cached struct {
 // starts the feeds.
 func newCacheTier(shards, capacity int, staleness time.Duration) (*cacheTier, error) {
 	ct := &cacheTier{caches: make([]atomic.Pointer[cache.Cache[string, cached]], shards), prev: make([]retiring, shards),
-		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger, now: time.Now}
+		cfg: cache.Config[string]{Capacity: capacity, MaxStaleness: staleness}, changed: make(chan struct{}), log: discardLogger, panics: new(atomic.Uint64), now: time.Now}
 	for i := range ct.caches {
 		c, err := cache.New[string, cached](ct.cfg)
 		if err != nil {
@@ -272,7 +273,8 @@ func memkvCacheEvent(ev memkv.Event) (cache.Event[string, cached], bool) {
 // get reads key on shard through the cache; load fetches it on a miss.
 func (ct *cacheTier) get(ctx context.Context, shard int, key string, load func(context.Context) (opResult, error)) (opResult, error) {
 	c := ct.caches[shard].Load()
-	fill := func(ctx context.Context) (cached, error) {
+	fill := func(ctx context.Context) (_ cached, err error) {
+		defer recoverTo(&err, ct.panics, ct.log, "a fill of the caching tier")
 		r, err := load(ctx)
 		if err == nil && r.err != nil {
 			err = r.err
@@ -427,8 +429,8 @@ func (ct *cacheTier) lookupMany(shard int, keys []string, vals []cached, missed 
 func (ct *cacheTier) fillMany(ctx context.Context, shard int, keys []string, load func(context.Context, []string) ([]opResult, error)) ([]opResult, error) {
 	var rs []opResult
 	keyErr := false
-	_, err := ct.caches[shard].Load().FillMany(ctx, keys, func(ctx context.Context, keys []string) ([]cached, error) {
-		var err error
+	_, err := ct.caches[shard].Load().FillMany(ctx, keys, func(ctx context.Context, keys []string) (_ []cached, err error) {
+		defer recoverTo(&err, ct.panics, ct.log, "a fill of the caching tier")
 		if rs, err = load(ctx, keys); err != nil {
 			return nil, err
 		}

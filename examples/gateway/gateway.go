@@ -75,6 +75,8 @@ type group struct {
 type gatewayCounters struct {
 	commands, errors, backendCalls, backendOps, shed, throttled, overloaded atomic.Uint64
 	denied                                                                  atomic.Uint64
+	// panics: those recovered off a connection's goroutine (panics.go).
+	panics atomic.Uint64
 	// uncommitted: the commands queued in a transaction whose EXEC did not
 	// run them for its client (null, or an error: CROSSSLOT, admission).
 	// They count in /control's commands, with their errors, but not in
@@ -219,7 +221,7 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("gateway: cache_capacity, cache_staleness: %w", err)
 	}
-	ct.log = g.log
+	ct.log, ct.panics = g.log, &g.n.panics
 	if b, ok := asMemkv(g.backend); ok {
 		ct.followMemkv(b)
 	} else if b, ok := asRedis(g.backend); ok {
@@ -245,7 +247,8 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 // a replica read the backend retries on the primary counts once. A
 // batch whose shard already has its share of max_in_flight in the backend is
 // answered OVERLOADED without a call (enterShard).
-func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) error {
+func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) (err error) {
+	defer recoverTo(&err, &g.n.panics, g.log, "a backend call") // panics.go
 	if !g.enterShard(grp.shard) {
 		return errOverloaded
 	}

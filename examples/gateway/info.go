@@ -81,6 +81,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 			fmt.Sprintf("requests_too_large:%d", srv.tooLarge.Load()),
 			fmt.Sprintf("connection_panics:%d", srv.panics.Load()))
 	}
+	stats = append(stats, fmt.Sprintf("request_panics:%d", g.n.panics.Load())) // panics.go
 	section("Stats", stats...)
 	var tl []string
 	if all || want["tenants"] {

@@ -33,6 +33,9 @@ var overloadedReply any = errReply(errOverloaded)
 var memoryReply any = errReply(errMemory)
 
 func errReply(err error) respErr {
+	if isPanic(err) {
+		err = errInternal
+	}
 	s := err.Error()
 	if s == "" || s[0] < 'A' || s[0] > 'Z' || !hasCode(s) {
 		s = "ERR " + s

@@ -267,7 +267,8 @@ func (g *Gateway) getCoalesced(ctx, detached context.Context, grp group, o op, r
 		g.hot.arrived(h, rd)
 	}
 	lin := g.linearizable.Load()
-	r, err := g.flights.Do(detached, o.key, func(ctx context.Context) (opResult, error) {
+	r, err := g.flights.Do(detached, o.key, func(ctx context.Context) (_ opResult, err error) {
+		defer recoverTo(&err, &g.n.panics, g.log, "a coalesced fetch")
 		tr.fetched()
 		g.hot.wait(h)
 		defer g.hot.done(h)
