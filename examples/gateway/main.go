@@ -59,27 +59,52 @@ func main() {
 	}
 	setProcs(cfg.Procs)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	// The first SIGINT or SIGTERM drains (run); the handler is removed
-	// before the drain starts, so a second one ends the process at once,
-	// by the signal's default action, as a second Ctrl-C is expected to.
-	sigs := make(chan os.Signal, 1)
 	// A reader of stdout (the spans of -otel stdout) or of stderr (the
 	// logs) that goes away fails those writes, not the gateway: Go ends a
 	// process that writes to a broken pipe on either unless SIGPIPE is
 	// handled.
 	signal.Ignore(syscall.SIGPIPE)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		signal.Stop(sigs)
-		cancel()
-	}()
+	ctx := shutdownOnSignal()
 	if err := run(ctx, cfg, log, nil, shutdownGrace); err != nil {
 		log.Error("gateway", "err", err)
 		os.Exit(1)
 	}
+}
+
+// signalled is the cause of the context shutdownOnSignal returns.
+type signalled struct{ os.Signal }
+
+func (s signalled) Error() string { return "signal: " + s.Signal.String() }
+
+// shutdownOnSignal returns a context that ends, for run to drain, at the
+// first SIGINT, SIGTERM or SIGHUP; its cause is a signalled.
+//
+// The gateway reloads no configuration (its knobs change through /control),
+// so SIGHUP, the terminal that started it closing, shuts it down as SIGTERM
+// does: its default action ended the process at once, and the writes still
+// in a batch with it. A process started with SIGHUP ignored (nohup) keeps
+// it ignored: signal.Notify would replace the SIG_IGN it inherited.
+//
+// The handlers of SIGINT and SIGTERM are removed before the drain starts,
+// so a second one ends the process at once, by the signal's default
+// action, as a second Ctrl-C is expected to. SIGHUP stays caught, and is
+// then ignored: a hang-up comes twice (the shell passes its own on to its
+// jobs, and the kernel sends one to the terminal's foreground group when
+// the shell exits), and the second is no request to hurry.
+func shutdownOnSignal() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		signal.Ignore(syscall.SIGHUP) // before Stop, which would restore its default
+		signal.Stop(sigs)
+		cancel(signalled{sig})
+	}()
+	return ctx
 }
 
 // settingFlags defines on fs the flags that set a configuration field.
@@ -412,7 +437,12 @@ func run(ctx context.Context, cfg Config, log *slog.Logger, started chan<- *inst
 	case err := <-in.serveErr:
 		in.serveErr <- err // for Shutdown
 	}
-	log.Info("shutting down: draining connections and flushing batches")
+	var attrs []any
+	var sig signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		attrs = append(attrs, "signal", sig.Signal.String())
+	}
+	log.Info("shutting down: draining connections and flushing batches", attrs...)
 	hard := time.NewTimer(grace)
 	defer hard.Stop()
 	sctx, cancel := context.WithTimeout(context.Background(), grace-grace/10)

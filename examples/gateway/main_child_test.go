@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +22,10 @@ import (
 // run again for one test (startMain), which then runs main (asMain).
 const mainArgsEnv = "GATEWAY_MAIN_ARGS"
 
+// ignoreSIGHUPEnv, set in a child's environment, has it ignore SIGHUP before
+// main runs, as a process started under nohup does.
+const ignoreSIGHUPEnv = "GATEWAY_IGNORE_SIGHUP"
+
 // asMain runs main with the arguments its parent passed, if this process is
 // such a child, and reports whether it was: a test calls it first and
 // returns if it was.
@@ -30,6 +36,9 @@ func asMain(t *testing.T) bool {
 	}
 	var args []string
 	require.NoError(t, json.Unmarshal([]byte(env), &args))
+	if os.Getenv(ignoreSIGHUPEnv) != "" {
+		signal.Ignore(syscall.SIGHUP)
+	}
 	os.Args = append([]string{"gateway"}, args...)
 	flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)
 	main() // until it exits, or the parent kills it
