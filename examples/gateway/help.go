@@ -27,7 +27,7 @@ var clientHelp = []string{
 
 var commandHelp = []string{
 	"(no subcommand)", "    Return an empty list: the gateway has no command table.",
-	"COUNT", "    Return the number of commands the gateway serves.",
+	"COUNT", "    Return 0, the entries of the (empty) command table.",
 	"DOCS [<command-name> ...]", "    Return an empty map.",
 	"INFO [<command-name> ...]", "    Return a null per command name.",
 	"LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "    Return an empty list.",
