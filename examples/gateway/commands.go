@@ -155,7 +155,9 @@ func init() {
 	// and REWRITE are known so that they get the gateway's refusal, which
 	// points to /control, rather than "unknown subcommand".
 	commands["CLIENT"].subs = map[string]int{"SETNAME": 3, "GETNAME": 2, "SETINFO": 4, "ID": 2, "INFO": 2, "HELP": 2}
-	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "DOCS": -2, "INFO": -2, "LIST": -2, "HELP": 2}
+	// COMMAND DOCS is refused as Redis before 7 refuses it: redis-cli then
+	// takes its help from its own table (an empty map left it with none).
+	commands["COMMAND"].subs = map[string]int{"COUNT": 2, "INFO": -2, "LIST": -2, "HELP": 2}
 	commands["CONFIG"].subs = map[string]int{"GET": -3, "SET": -4, "RESETSTAT": 2, "REWRITE": 2, "HELP": 2}
 	commands["INFO"].inOrder = true
 	one := func(int) int { return 1 }
@@ -309,8 +311,6 @@ func cmdCommand(_ context.Context, _ *session, a [][]byte) any {
 	switch asciiUpper(a[1]) {
 	case "COUNT":
 		return int64(0) // the entries COMMAND answers, as Redis counts its table
-	case "DOCS":
-		return respMap{} // as for names Redis does not know
 	case "INFO":
 		return make([]any, len(a)-2) // a null per name, as for a name Redis does not know
 	case "LIST":

@@ -28,7 +28,6 @@ var clientHelp = []string{
 var commandHelp = []string{
 	"(no subcommand)", "    Return an empty list: the gateway has no command table.",
 	"COUNT", "    Return 0, the entries of the (empty) command table.",
-	"DOCS [<command-name> ...]", "    Return an empty map.",
 	"INFO [<command-name> ...]", "    Return a null per command name.",
 	"LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]", "    Return an empty list.",
 }
