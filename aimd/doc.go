@@ -47,7 +47,13 @@
 // collector runs near it, binds at or below the guard's: see
 // [Config.HeapBytes]) with the Go memory limit in force at each step (GOMEMLIMIT,
 // or what debug.SetMemoryLimit set since) or [Config.MemoryLimit], tripping at
-// MemoryHigh and resetting below MemoryLow (hysteresis).
+// MemoryHigh and resetting below MemoryLow (hysteresis). A tripped guard
+// resets only after a collection has run: with GOGC=off that is when
+// allocation brings memory near the Go memory limit again (there is no
+// periodic forced collection then), so under traffic too light to allocate
+// much, refused requests included, it can stay tripped for long after the
+// live data is gone; a process that must recover sooner can call
+// runtime.GC itself, or run with a GOGC.
 //
 // Measured on explicit time against a lagged CPU-bound plant (control_test.go):
 // after capacity doubles, the limit is within 10% of its new equilibrium after
