@@ -198,8 +198,14 @@ type instance struct {
 	// goroutine had not begun yet: it closed the listener, after Shutdown,
 	// once it did.)
 	httpDone chan struct{}
-	serveErr chan error
-	log      *slog.Logger
+	// httpBegun is closed when Serve's goroutine has begun: from then on
+	// Serve returns as soon as Shutdown has closed its listener, so
+	// Shutdown waits for it whatever its context (before, a context that
+	// had ended during the RESP drain reported the HTTP server still
+	// serving as often as not, a server that had stopped).
+	httpBegun chan struct{}
+	serveErr  chan error
+	log       *slog.Logger
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -313,8 +319,9 @@ func (in *instance) serveHTTP() {
 		// standard logger, on stderr outside the structured log.
 		ErrorLog: slog.NewLogLogger(in.gw.log.Handler(), slog.LevelWarn),
 	}
-	in.httpDone = make(chan struct{})
+	in.httpDone, in.httpBegun = make(chan struct{}), make(chan struct{})
 	goServe(func() {
+		close(in.httpBegun)
 		defer close(in.httpDone)
 		// Serve returns ErrServerClosed after Shutdown, and any other error
 		// when its listener fails for good (it retries passing ones): the
@@ -399,9 +406,7 @@ func (in *instance) Shutdown(ctx context.Context) error {
 		if in.http != nil {
 			in.httpStop()
 			err = errors.Join(err, in.http.Shutdown(ctx))
-			select {
-			case <-in.httpDone:
-			case <-ctx.Done():
+			if !in.awaitHTTPServe(ctx) {
 				err = errors.Join(err, fmt.Errorf("the HTTP server still serving: %w", ctx.Err()))
 			}
 		}
@@ -411,6 +416,25 @@ func (in *instance) Shutdown(ctx context.Context) error {
 		in.shutdownErr = err
 	})
 	return in.shutdownErr
+}
+
+// awaitHTTPServe waits, once the HTTP server's Shutdown has closed its
+// listener, for its Serve to return, and reports whether it did: a Serve
+// that has begun returns at once then, and is waited for even if ctx has
+// ended (the RESP drain may have taken all of it); one whose goroutine has
+// not begun is waited for until ctx ends.
+func (in *instance) awaitHTTPServe(ctx context.Context) bool {
+	select {
+	case <-in.httpBegun:
+	default:
+		select {
+		case <-in.httpBegun:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	<-in.httpDone
+	return true
 }
 
 // shutdownGrace bounds run's shutdown at a signal: the process exits within it.
