@@ -371,9 +371,7 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 		return err
 	}
 	h.requests.Add(1)
-	h.inFlight.Add(1)
-	err = fn(ctx, h.rc)
-	h.inFlight.Add(-1)
+	err = h.send(ctx, fn)
 	if hostFailed(ctx, err) {
 		now := c.now()
 		until := now + int64(cfg.EjectFor)
@@ -389,6 +387,16 @@ func (c *Client) attempt(ctx context.Context, addr string, path Path, cfg *Confi
 		}
 	}
 	return err
+}
+
+// send runs fn on h's pool, counted in h.inFlight until it returns or
+// panics: a panic the caller recovers from (a nil ctx, which go-redis
+// dereferences; an HTTP server recovers a handler's panic) must not leave
+// the attempt counted for the client's life.
+func (h *host) send(ctx context.Context, fn func(context.Context, *redis.Client) error) error {
+	h.inFlight.Add(1)
+	defer h.inFlight.Add(-1)
+	return fn(ctx, h.rc)
 }
 
 // Close closes every pool. Requests in flight fail with an error wrapping
