@@ -71,6 +71,13 @@
 // with a deadline shorter than the read timeout, a timed-out command is
 // never retried.
 //
+// NOTE: a failure at the caller's deadline ejects nothing (it is the
+// caller's deadline, not the host's failure). So callers whose deadlines are all shorter than
+// Config.DialTimeout (default 250 ms) never eject a host that drops packets: every
+// request for its keys fails at its deadline until the control plane drains
+// the host. Give requests a deadline above the dial timeout, or have the
+// control plane watch for such hosts.
+//
 // # Publishing routes
 //
 // [Client.SetRoutes] validates a [Routes] value (ring per region, failover
