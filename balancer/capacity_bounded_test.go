@@ -48,10 +48,11 @@ func TestCapacityWeightSetByBoundIsBounded(t *testing.T) {
 	}
 	t.Run("flat reset", func(t *testing.T) {
 		// equal weights, cores 8 and 8x64: the large hosts' capacity weight is 64
+		// (their CPU follows their cores: at equal weights, a 64th of the others')
 		hosts := make([]balancer.Host, len(tier))
 		copy(hosts, tier)
 		for i := range 4 {
-			hosts[i].Cores = 8 * 64
+			hosts[i].Cores, hosts[i].CPU = 8*64, 0.5/64
 		}
 		b := mustNew(t, balancer.Config{MinWeight: 0.1, MaxWeight: 4})
 		res, err := b.Step(t0, hosts)

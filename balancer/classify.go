@@ -25,7 +25,7 @@ func classify(cfg Config, v *view) (State, string) {
 		}
 	}
 	if len(weights) >= 2 && len(weights)*2 >= n {
-		if wcv, ccv := cv(weights), cv(cores); wcv < 0.005 && ccv > 0.05 {
+		if wcv, ccv := cv(weights), cv(cores); wcv < 0.005 && ccv > 0.05 && !flatBalanced(cfg, v) {
 			return FlatInitial, fmt.Sprintf("weights flat (cv %.4f) while cores vary (cv %.2f)", wcv, ccv)
 		}
 	}
@@ -48,6 +48,50 @@ func classify(cfg Config, v *view) (State, string) {
 			hot, v.nKnown, 1+cfg.HotLoad, cfg.HotEfficiency, v.maxMean)
 	}
 	return SteadyDrift, fmt.Sprintf("max/mean %.3f, no churn, outliers, regional skew or clusters", v.maxMean)
+}
+
+// flatBalanced reports whether the hosts' CPU shows that flat weights already
+// balance the tier, so they are its weights and not a fresh tier's: at most
+// WideShare of the known hosts outside the deadband (settled, as policyFor reads
+// it), and their CPU spreading no more than their CPU per core does (capacity
+// weights would not balance it better: the CPU does not follow the cores). Hosts
+// that serve the same rate whatever their cores are balanced at equal weights;
+// reset, the unsettled runs after it corrected them back to equal, and the next
+// flat check reset them again. With fewer than 2 known hosts there is no such
+// evidence.
+func flatBalanced(cfg Config, v *view) bool {
+	if v.nKnown < 2 {
+		return false
+	}
+	outside := 0
+	var perHost, perCore []float64
+	for i, h := range v.hosts {
+		if !v.known[i] {
+			continue
+		}
+		if !inBand(v.load[i], cfg.Deadband) {
+			outside++
+		}
+		// logs of the raw figures: finite for any CPU and Cores above 0, where
+		// a load or a product could underflow or overflow
+		perHost = append(perHost, math.Log(h.CPU))
+		perCore = append(perCore, math.Log(h.CPU)+math.Log(h.Cores))
+	}
+	return float64(outside)/float64(v.nKnown) <= cfg.WideShare && variance(perHost) <= variance(perCore)
+}
+
+// variance returns the variance of xs (len > 0).
+func variance(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return ss / float64(len(xs))
 }
 
 // hot reports whether known host i is a hot outlier now or was within HotHold runs.

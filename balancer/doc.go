@@ -36,7 +36,9 @@
 // when more than Config.WideShare of hosts are outside the deadband the tier is
 // unsettled and the throttle opens (Policy.Wide). The classifier works on efficiency
 // (weight per core per unit of CPU, relative to the median), which does not change when
-// the weights do, so a corrected state is still recognized. The [Result] carries the
+// the weights do, so a corrected state is still recognized; equal weights are
+// [FlatInitial] only when the hosts' CPU does not show they balance the tier, so a
+// tier balanced at equal weights is not reset to capacity weights again and again. The [Result] carries the
 // state, a one-line Evidence, the [Policy] applied and a [Decision] with a [Reason]
 // per host.
 //

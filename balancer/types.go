@@ -28,7 +28,11 @@ type State uint8
 // of a bimodal tier are the tail of a cluster, not outliers.
 const (
 	// FlatInitial: every weight is equal while capacities differ (a fresh tier, or
-	// weights lost). Policy: reset every host to a capacity-scaled weight at once.
+	// weights lost), and the hosts' CPU does not show the equal weights balance
+	// the tier (it follows the cores, or more than WideShare of the hosts are
+	// outside the deadband, or fewer than 2 hosts have a signal): hosts that serve
+	// the same rate whatever their cores keep their equal weights. Policy: reset
+	// every host to a capacity-scaled weight at once.
 	FlatInitial State = iota + 1
 	// TaskChurn: hosts joined recently (more than ChurnShare of the tier within
 	// ChurnWindow runs). Policy: capacity weights for new hosts, full-gain unthrottled
