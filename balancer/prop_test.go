@@ -136,9 +136,17 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 			// a new or weightless host's capacity weight is no correction, also
 			// when a bound set it (ReasonBounded)
 			capacity := in[i].New || in[i].Weight == 0
+			// nor is a weight the load left alone in the deadband, which a
+			// recentering scaled past a bound and the bound set (ReasonBounded,
+			// checked below): the throttle is about corrections
+			held := d.Load != 0 && math.Abs(d.Load-1) <= cfg.Deadband
 			switch d.Reason {
-			case balancer.ReasonLowered, balancer.ReasonRaised, balancer.ReasonBounded:
+			case balancer.ReasonLowered, balancer.ReasonRaised:
 				if !capacity {
+					moves++
+				}
+			case balancer.ReasonBounded:
+				if !capacity && !held {
 					moves++
 				}
 			}
