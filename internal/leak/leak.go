@@ -61,6 +61,10 @@ func Main(m interface{ Run() int }) int {
 // stderr is where Main reports; a variable for its own test.
 var stderr io.Writer = os.Stderr
 
+// retrying, when set (by tests), runs each time settled found goroutines
+// alive and is about to look again.
+var retrying func()
+
 // settled polls, with a short backoff and for at most settle, until no goroutine
 // started since before is alive, and returns the stacks of those still alive.
 func settled(before map[uint64]bool) []string {
@@ -69,6 +73,9 @@ func settled(before map[uint64]bool) []string {
 		extra := leaked(before, snapshot())
 		if len(extra) == 0 || time.Now().After(deadline) {
 			return extra
+		}
+		if retrying != nil {
+			retrying()
 		}
 		runtime.Gosched()
 		time.Sleep(backoff)
