@@ -43,7 +43,9 @@
 //     rate from before the gap is never projected onto a reading after it. A
 //     report without host CPUs reads Home at an imbalance of 1: next to one with
 //     them it is a new baseline too (the trend is kept, as after a Percentile
-//     change), so a lost host-CPU scrape is not read as a fall and a rise;
+//     change), so a lost host-CPU scrape is not read as a fall and a rise. One
+//     that lost only some hosts is (it reads another imbalance): a report
+//     with host CPUs lists every host Capacity counts ([Load.HostCPU]);
 //   - the share of hosts above Config.HotCPU, which fires on its own (for regions not
 //     receiving spill).
 //

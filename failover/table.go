@@ -18,7 +18,13 @@ type Load struct {
 	// HostCPU is each host's CPU utilization now (0.7 = 70%): the signal reads its
 	// upper percentile and hot share. Empty means "use Demand/Capacity" (an
 	// imbalance of 1); a report without them after one with them, or the
-	// reverse, is a new baseline of the trend, not a per-run change.
+	// reverse, is a new baseline of the trend, not a per-run change. Otherwise
+	// it lists every host Capacity counts. A scrape that missed some reads
+	// another imbalance (one host reads 1, as none does), with nothing to tell
+	// it from a change of the load: the step to it and back is read as a fall
+	// and a rise, which can fire a steady region. For hosts a scrape missed,
+	// send their last readings (as examples/controlplane does for a missed
+	// poll), or send no host CPUs for the region.
 	HostCPU []float64
 }
 
