@@ -106,22 +106,33 @@ func snapReader(t *testing.T, s *memkv.Store, id int, stop <-chan struct{}) (che
 		}
 		last := sub.Start
 		for {
+			// Whether stop was closed before this TryNext: only then does
+			// an empty feed mean the reader has caught up. Asked after it,
+			// the writers could finish between the two (the reader
+			// descheduled), and the reader took itself for caught up with
+			// their last commits still queued, their checkpoints then too
+			// old for its snapshot though it had set final.
+			stopped := false
+			select {
+			case <-stop:
+				stopped = true
+			default:
+			}
 			e, ok, err := sub.TryNext()
 			if err != nil {
 				assert.ErrorIs(t, err, memkv.ErrOverflow)
 				break
 			}
 			if !ok {
-				select {
-				case <-stop:
-					if final {
-						sub.Close()
-						return checked
-					}
+				switch {
+				case !stopped:
+					runtime.Gosched()
+				case final:
+					sub.Close()
+					return checked
+				default:
 					final = true
 					s.Checkpoint()
-				default:
-					runtime.Gosched()
 				}
 				continue
 			}
