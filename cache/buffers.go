@@ -18,7 +18,7 @@ import (
 // stripe by the address of its stack (stripeOf), so two goroutines running at
 // once mostly write to different stripes and no cache line bounces between
 // cores.
-type stripe[K comparable, V any] struct {
+type stripe[K comparable] struct {
 	mu sync.Mutex // protects n, buf, shift, na, adds and lockedHits
 	// work is 1 while the stripe holds buffered hits or deferred nodes
 	// (n > 0 or na > 0). It is written under mu, on the stripe's own line,
@@ -58,7 +58,7 @@ const (
 // moves, which only changes the stripe) and differs between goroutines running
 // at once, so concurrent readers mostly write different cache lines. The
 // address is only hashed, never dereferenced.
-func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
+func (c *Cache[K, V]) stripeOf() *stripe[K] {
 	var x byte
 	return c.stripeAt(uintptr(unsafe.Pointer(&x)))
 }
@@ -71,7 +71,7 @@ func (c *Cache[K, V]) stripeOf() *stripe[K, V] {
 // each hit's lock try failing about half the time (BenchmarkThroughput's
 // two goroutines at 100% reads: 4 to 5 times the time per hit, in 3 of 20
 // runs measured). The salt, which contended changes, deals them again.
-func (c *Cache[K, V]) stripeAt(addr uintptr) *stripe[K, V] {
+func (c *Cache[K, V]) stripeAt(addr uintptr) *stripe[K] {
 	return &c.stripes[uint32(mix.Mix64(uint64(addr)^c.stripeSalt.Load())>>32)&c.smask]
 }
 
@@ -84,7 +84,7 @@ const resaltFails = 256
 
 // contended counts a failed lock try of st and, every resaltFails of them,
 // changes the salt, so that every goroutine picks its stripe anew.
-func (c *Cache[K, V]) contended(st *stripe[K, V]) {
+func (c *Cache[K, V]) contended(st *stripe[K]) {
 	c.tryFailed()
 	if st.fails.Add(1)%resaltFails == 0 {
 		c.stripeSalt.Add(0x9e3779b97f4a7c15) // the golden ratio's odd constant: every add gives another salt
@@ -102,7 +102,7 @@ func (c *Cache[K, V]) contended(st *stripe[K, V]) {
 // A hit (count) is counted in the stripe: under its lock when the buffer is
 // taken, which saves the hit path an atomic add, else atomically (always
 // atomically while sampling: the count is the sample's draw).
-func (c *Cache[K, V]) recordHit(st *stripe[K, V], n *node[K], count bool) {
+func (c *Cache[K, V]) recordHit(st *stripe[K], n *node[K], count bool) {
 	drawn := uint32(0) // the shift of the draw that buffers the hit
 	if sh := c.sampleShift.Load(); sh != 0 && count {
 		if !sampleHit(st.hits.Add(1), sh) {
@@ -191,7 +191,7 @@ func (c *Cache[K, V]) drainStripesLocked(hits bool) {
 // addDeferredLocked adds st's deferred new nodes to the policy, in the order
 // they were stored, skipping those invalidated meanwhile. The caller holds
 // c.mu and st.mu.
-func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
+func (c *Cache[K, V]) addDeferredLocked(st *stripe[K]) {
 	for _, n := range st.adds[:st.na] {
 		if !n.dead.Load() {
 			c.pol.add(n)
@@ -203,7 +203,7 @@ func (c *Cache[K, V]) addDeferredLocked(st *stripe[K, V]) {
 }
 
 // settle clears st.work if the stripe holds nothing. The caller holds st.mu.
-func (st *stripe[K, V]) settle() {
+func (st *stripe[K]) settle() {
 	if st.n == 0 && st.na == 0 && st.work.Load() != 0 {
 		st.work.Store(0)
 	}
@@ -215,7 +215,7 @@ func (st *stripe[K, V]) settle() {
 // stripe or a drain resampled), and weighted by the shift at the replay the
 // hits buffered one by one before the sampling started counted 64 each, and
 // those drawn one in 64 counted one after it ended.
-func (c *Cache[K, V]) replayLocked(st *stripe[K, V]) {
+func (c *Cache[K, V]) replayLocked(st *stripe[K]) {
 	c.pol.warm(st.buf[:st.n])
 	for i, n := range st.buf[:st.n] {
 		c.pol.access(n, 1<<st.shift[i])
@@ -277,7 +277,7 @@ func (c *Cache[K, V]) deferAdd(n *node[K]) bool {
 }
 
 // deferAddTo is deferAdd to the stripe st.
-func (c *Cache[K, V]) deferAddTo(st *stripe[K, V], n *node[K]) bool {
+func (c *Cache[K, V]) deferAddTo(st *stripe[K], n *node[K]) bool {
 	if !st.mu.TryLock() {
 		return false
 	}

@@ -34,7 +34,7 @@ type Cache[K comparable, V any] struct {
 	kind    keyKind // how hash reads K
 	word    bool    // whether V is held in the entries' bits (value.go)
 	shards  [numShards]shard[K, V]
-	stripes []stripe[K, V]
+	stripes []stripe[K]
 	smask   uint32
 	// stripeSalt is mixed into the stack address that picks a goroutine's
 	// stripe (stripeOf). It changes when a stripe's lock tries keep failing
@@ -180,7 +180,7 @@ func New[K comparable, V any](cfg Config[K]) (*Cache[K, V], error) {
 	}
 	c.base = c.clock.Now()
 	n := 1 << bits.Len(uint(min(max(8*runtime.GOMAXPROCS(0), 16), 64)-1))
-	c.stripes = make([]stripe[K, V], n)
+	c.stripes = make([]stripe[K], n)
 	c.smask = uint32(n - 1)
 	c.pol.init(cfg.capacity(), c.salt)
 	c.lastCheckpoint.Store(unvouched)
