@@ -174,6 +174,12 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 
 // Do runs fn on transaction id, serialized with its other operations, and
 // marks it used. It returns ErrNotFound if id finished or was reaped.
+//
+// fn runs with the transaction's lock held: it must not call m's methods for
+// id (Get, Put, Commit, Do, ... wait for fn to return, so the call never
+// returns), and must not keep tx after it returns (the transaction may be
+// committed, rolled back or reaped then, and its buffers reused). Use tx
+// inside fn instead.
 func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
 	m.mu.Lock()
 	h := m.txns[id]
