@@ -40,9 +40,9 @@ type CgroupCPU struct {
 	// proc/self/cgroup and sys/fs/cgroup/...). Empty means "/".
 	Root string
 
-	mu       sync.Mutex
-	last     []cgLevel // the levels read by the previous sample
-	spare    []cgLevel // the slice before last, reused by the next read
+	mu       sync.Mutex // protects the fields below
+	last     []cgLevel  // the levels read by the previous sample
+	spare    []cgLevel  // the slice before last, reused by the next read
 	lastWall time.Time
 	sampled  bool // last holds a sample: an explicit clock may start at the zero time
 }

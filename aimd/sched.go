@@ -23,7 +23,7 @@ type SchedLatency struct {
 	// Quantile in (0, 1]; zero means 0.99.
 	Quantile float64
 
-	mu   sync.Mutex
+	mu   sync.Mutex // protects s and last
 	s    []metrics.Sample
 	last []uint64
 }

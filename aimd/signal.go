@@ -46,7 +46,7 @@ type ProcessCPU struct {
 	// read at every Sample, not checked when the Limiter is built.
 	Cores float64
 
-	mu        sync.Mutex
+	mu        sync.Mutex // protects the fields below
 	lastCPU   time.Duration
 	lastWall  time.Time
 	lastCores float64

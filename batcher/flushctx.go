@@ -49,7 +49,7 @@ func (c *flushCtx) Err() error {
 
 // deadlines hands out the shared Done channels of flush contexts.
 type deadlines struct {
-	mu      sync.Mutex
+	mu      sync.Mutex                // protects buckets and closed
 	buckets map[int64]*deadlineBucket // by the time it closes, ns since New
 	closed  bool
 }
