@@ -32,6 +32,10 @@
 // check and memory guard; it is routed to a shard (hashring), may be served from the cache
 // (cache), is coalesced with identical in-flight reads (coalesce) and batched with
 // other requests for the same tenant and shard (batcher) before it reaches the backend.
+// Only single GETs coalesce: a multi-key command, or a pipelined run of plain
+// GETs, SETs and MGETs, goes as one batch item per shard, and its keys are sent
+// once per batch but do not join other commands' in-flight reads (the gateway's
+// README, "Request path").
 //
 // Packages import no sibling except cache -> coalesce (and the tests of txn and
 // cache -> memkv); wherever one needs another it declares a small interface that
