@@ -129,6 +129,16 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		// a missed poll: the gateway keeps serving its share of the ring, and
 		// dropping its cores and CPU would read as a rise of its region's load.
 		h.restart = true
+		if s.UptimeSeconds < prev.UptimeSeconds && s.UptimeSeconds >= minInterval &&
+			(s.CPUSeconds < prev.CPUSeconds || s.Commands < prev.Commands) {
+			// A new process (its clock and a counter went back): its
+			// counters started from zero after the last poll, so all they
+			// hold was served since. Dropped, each restart lost up to a
+			// cadence of its tenants' requests and sheds. (An uptime alone
+			// going back may be a garbled sample: counted whole, counters
+			// that did not start over would count twice.)
+			h.count(Sample{}, s, s.UptimeSeconds)
+		}
 		return
 	}
 	u := (s.CPUSeconds - prev.CPUSeconds) / dt / h.gw.Cores
@@ -158,7 +168,15 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	default:
 		h.util, h.hasUtil, h.restart = u, true, false
 	}
-	h.rate = rate
+	h.count(prev, s, dt)
+}
+
+// count sets h's rates and its tenants' deltas between two samples of one
+// process dt seconds apart (dt >= minInterval).
+func (h *hostTrack) count(prev, s Sample, dt float64) {
+	if s.Commands >= prev.Commands {
+		h.rate = float64(s.Commands-prev.Commands) / dt
+	}
 	if s.Shed >= prev.Shed {
 		h.shed = float64(s.Shed-prev.Shed) / dt
 	}

@@ -30,7 +30,9 @@
 //     reads idle; its average starts over at the next one, as after a restart.
 //     (Failover routes scale a whole region, which the balancer's per-region
 //     normalization ignores.) An uptime that goes back means the
-//     process restarted: its measurement starts over, as it does after a
+//     process restarted (with a counter gone back, its counters, which
+//     started from zero since the last poll, count whole toward the
+//     tenants' totals and rates): its measurement starts over, as it does after a
 //     utilization above a million (a garbled sample). Until the next
 //     measurement the balancer gets no signal from it, and the failover signal
 //     keeps its last measurement and its cores, as for a missed poll: it still
