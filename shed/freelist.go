@@ -88,9 +88,8 @@ func (s *Scheduler[T]) trimNodes(bound int) {
 // fell; its array is then replaced by one of twice the bound if a quarter of
 // it or less is used. The bound is on the coarse clock, which the fast path
 // reads once per clockEvery admissions. A dropped ticket's release stays a
-// no-op (it is not live).
+// no-op (it is not live). The caller has already counted tk out of s.tickets.
 func (s *Shedder) freeTicketLocked(tk *ticket) {
-	s.tickets--
 	n, bound := len(s.free), keepFree
 	if n >= keepFree { // under any bound, the window's bookkeeping can wait
 		bound = s.keepTk.bound(s.tickets, s.sched.coarse)

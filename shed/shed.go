@@ -116,9 +116,10 @@ func (s *Shedder) SetConfig(cfg Config) error {
 // Acquire admits a request of tenant at priority with the given cost (at least
 // 1), blocking until it is admitted, shed, or ctx ends. On admission it returns a
 // release func that the caller must call exactly once when the work is done;
-// calling it again before the next admission is a no-op, but a stale release
-// called after its ticket was reused releases someone else's capacity
-// (WARNING: tickets are recycled so that admission allocates nothing). A
+// calling it again before the next admission is a no-op (the queued requests
+// that the release itself admits do not count: they get other tickets), but a
+// stale release called after its ticket was reused releases someone else's
+// capacity (WARNING: tickets are recycled so that admission allocates nothing). A
 // release never called holds its cost in flight for the Shedder's lifetime:
 // admitted work has no timeout, so call release in a defer if the work can
 // panic. It may be called after [Shedder.Close].
@@ -412,13 +413,19 @@ func (s *Shedder) release(tk *ticket) {
 	}
 	tk.live = false
 	s.inflight -= tk.cost
-	s.freeTicketLocked(tk)
+	s.tickets--
 	if s.sched.queued == 0 {
+		s.freeTicketLocked(tk)
 		s.mu.Unlock()
 		return
 	}
+	// tk is recycled after the dispatch, so that the waiters it admits get
+	// other tickets: recycled first, it went to the first of them, and a
+	// second call of this release (before any other admission) released
+	// that waiter's capacity. If Limit panics, tk is left to the GC.
 	var buf [readyLen]*waiter
 	ready := s.dispatchLocked(time.Now(), s.limitLocked(), buf[:0])
+	s.freeTicketLocked(tk)
 	s.mu.Unlock()
 	notify(ready)
 }
