@@ -61,6 +61,41 @@ func (d *connDeadlines) flush(wr *replyWriter) error {
 	return wr.Flush()
 }
 
+// progressed pushes the write deadline of a flush forward, once part of it
+// has been written (at most every eighth of write_timeout, as flush does).
+func (d *connDeadlines) progressed() {
+	if now := time.Now(); !d.writeForRead && now.Sub(d.writeSet) >= d.wto/8 {
+		_ = d.conn.SetWriteDeadline(now.Add(d.wto))
+		d.writeSet = now
+	}
+}
+
+// progressWriter is the connection as a replyWriter writes to it: it writes
+// what a Flush holds maxHeldReplies bytes at a time, the write deadline
+// pushed forward after each, so that write_timeout cuts a client that stops
+// reading, not one that reads a large reply slowly. A reply of many values
+// was flushed that way already (replyWriter.wrote), but one large value
+// went out in one write that had to end within write_timeout: a GET of a
+// 3 MiB value read at 3 MiB/s was cut after 300 ms of a write_timeout of
+// 300 ms, where an MGET of 3 MiB of values was served whole
+// (TestSlowReaderGetsLargeReplyWhole).
+type progressWriter struct{ d *connDeadlines }
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		if n > 0 {
+			p.d.progressed()
+		}
+		k, err := p.d.conn.Write(b[n:min(len(b), n+maxHeldReplies)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // beforeRead sets the deadlines for the next read of rd, or reports false
 // when the connection is to end: s is closing and rd holds nothing more.
 func (d *connDeadlines) beforeRead(s *Server, rd *respReader) bool {

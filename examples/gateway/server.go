@@ -242,8 +242,8 @@ func (s *Server) serveConn(ss *session) {
 	defer s.endConn(ss)
 	lim := s.cfg.Limits
 	rd := newRESPReader(ss.conn, lim.MaxRequestBytes)
-	wr := &replyWriter{Writer: redcon.NewWriter(ss.conn)}
 	dl := newConnDeadlines(ss.conn, time.Duration(lim.IdleTimeout), time.Duration(lim.WriteTimeout))
+	wr := &replyWriter{Writer: redcon.NewWriter(progressWriter{dl})}
 	flush := func() error { return dl.flush(wr) }
 	wr.flush = flush
 	for {
