@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -40,7 +41,7 @@ func TestHangupDrains(t *testing.T) {
 		}
 	}()
 	next := nextLogLine(t, stderr)
-	conn := holdInDrain(ctx, t, next("gateway serving"), 3)
+	conn := holdInDrain(ctx, t, next("gateway serving"), 3, 200*time.Millisecond)
 	defer conn.Close()
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
@@ -94,17 +95,17 @@ func nextLogLine(t *testing.T, stderr io.Reader) func(msg string) string {
 	}
 }
 
-// holdInDrain sets chaos.delay_us to 200 ms on the child whose "gateway
+// holdInDrain sets chaos.delay_us to delay on the child whose "gateway
 // serving" log line is serving, sends it a pipeline of n INCRs of one key
-// and returns the connection once the first is in flight: a drain then
-// waits for the n of them, one after the other.
-func holdInDrain(ctx context.Context, t *testing.T, serving string, n int) net.Conn {
+// and returns the connection once the first is in flight (admitted, in the
+// chaos delay): a drain then waits for the n of them, one after the other.
+func holdInDrain(ctx context.Context, t *testing.T, serving string, n int, delay time.Duration) net.Conn {
 	t.Helper()
 	m := regexp.MustCompile(`resp=(\S+) http=(\S+)`).FindStringSubmatch(serving)
 	require.NotNil(t, m)
 	resp, base := m[1], "http://"+m[2]+"/control/"
-	post, err := http.NewRequestWithContext(ctx, http.MethodPost, base, strings.NewReader(
-		`{"who": "test", "changes": [{"knob": "chaos.delay_us", "value": 200000}]}`))
+	post, err := http.NewRequestWithContext(ctx, http.MethodPost, base, strings.NewReader(fmt.Sprintf(
+		`{"who": "test", "changes": [{"knob": "chaos.delay_us", "value": %d}]}`, delay.Microseconds())))
 	require.NoError(t, err)
 	post.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(post)

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
-	"net"
-	"net/http"
 	"os/signal"
-	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,53 +31,9 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 			_ = cmd.Wait()
 		}
 	}()
-	lines := bufio.NewScanner(stderr)
-	next := func(msg string) string { // the next log line with msg
-		t.Helper()
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), `msg="`+msg+`"`) || strings.Contains(lines.Text(), "msg="+msg+" ") {
-				return lines.Text()
-			}
-		}
-		t.Fatalf("no %q line from the child", msg)
-		return ""
-	}
-	m := regexp.MustCompile(`resp=(\S+) http=(\S+)`).FindStringSubmatch(next("gateway serving"))
-	require.NotNil(t, m)
-	resp, base := m[1], "http://"+m[2]+"/control/"
-
-	post, err := http.NewRequestWithContext(ctx, http.MethodPost, base, strings.NewReader(
-		`{"who": "test", "changes": [{"knob": "chaos.delay_us", "value": 1000000}]}`))
-	require.NoError(t, err)
-	post.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(post)
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, res.Body)
-	_ = res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
-
-	conn, err := net.Dial("tcp", resp)
-	require.NoError(t, err)
+	next := nextLogLine(t, stderr)
+	conn := holdInDrain(ctx, t, next("gateway serving"), 5, time.Second)
 	defer conn.Close()
-	_, err = conn.Write([]byte(strings.Repeat("INCR x\r\n", 5)))
-	require.NoError(t, err)
-	// Wait until the first INCR is admitted (in the chaos delay): the drain
-	// then has commands to wait for.
-	for inFlight := 0; inFlight == 0; {
-		require.NoError(t, ctx.Err(), "the pipeline never got in flight")
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"state", nil)
-		require.NoError(t, err)
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		var st struct {
-			Host struct {
-				InFlight int `json:"in_flight"`
-			} `json:"host"`
-		}
-		require.NoError(t, json.NewDecoder(res.Body).Decode(&st))
-		_ = res.Body.Close()
-		inFlight = st.Host.InFlight
-	}
 
 	// A process started with SIGINT ignored (a shell's background job is)
 	// passes that on to the child, whose signal.Stop then restores it:
