@@ -35,6 +35,14 @@ func serveWriteSizes(t *testing.T, srv *Server) *writeSizeListener {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ln := &writeSizeListener{Listener: inner}
+	serveOn(t, srv, ln)
+	return ln
+}
+
+// serveOn serves srv on ln and, at the test's end, shuts it down and checks
+// that Serve returned without an error.
+func serveOn(t *testing.T, srv *Server, ln net.Listener) {
+	t.Helper()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
@@ -43,7 +51,6 @@ func serveWriteSizes(t *testing.T, srv *Server) *writeSizeListener {
 		require.NoError(t, srv.Shutdown(ctx))
 		require.NoError(t, <-served)
 	})
-	return ln
 }
 
 type writeSizeConn struct {
