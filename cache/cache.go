@@ -367,7 +367,9 @@ func (c *Cache[K, V]) Len() int {
 }
 
 // SetConfig validates cfg and swaps it in atomically (Clock is ignored). A lower
-// Capacity evicts at once. For an invalid cfg it returns an error wrapping
+// Capacity evicts at once. When cfg or the current configuration has an Owns,
+// even the same one, the loads and Sets of keys in flight store nothing (see
+// [Config.Owns]). For an invalid cfg it returns an error wrapping
 // [ErrInvalidConfig] (and [ErrCapacity] or [ErrStaleness]), and nothing
 // changes.
 func (c *Cache[K, V]) SetConfig(cfg Config[K]) error {

@@ -32,9 +32,12 @@ type Config[K comparable] struct {
 	// never stored, not even if the key is owned by the time the load ends
 	// (GetMany's too; FillMany, which does not look up, asks Owns when it
 	// starts); Set stores none of them but invalidates them, as Delete
-	// does (ownership may come back after a ring swap). A load in flight
-	// when SetConfig sets or replaces Owns stores nothing (the key may have
-	// gone and come back). Entries cached while a
+	// does (ownership may come back after a ring swap). A load or Set in
+	// flight when SetConfig sets, replaces or removes Owns stores nothing
+	// (the key may have gone and come back). The cache cannot compare
+	// functions: any SetConfig while the current or the new Config has an
+	// Owns counts, the same Owns passed back (as Config returns it, to
+	// change only the capacity or the bound) included. Entries cached while a
 	// key was owned are kept, not dropped, when it no longer is, and are
 	// served again if it comes back (see Ownership in the package doc).
 	// A hashring lookup that compares the

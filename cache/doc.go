@@ -140,7 +140,9 @@
 //
 // A load stores its value only if the key was owned when its read asked and
 // is when it ends, and no [Cache.SetConfig] that set, replaced or removed
-// Owns came in between: the key may have been handed away and back while the
+// Owns came in between (passing the same Owns again counts: the cache cannot
+// compare functions, so a capacity change of a cache with an Owns drops the
+// fills in flight too): the key may have been handed away and back while the
 // load ran, and a write made meanwhile reached no invalidation here if the
 // host's stream skips the keys it does not own, so the load's older value
 // would be stored for good. A Set across such a SetConfig stores nothing
