@@ -43,7 +43,12 @@
 // 10x capacity requests as Caffeine does (the largest capacity the cache has
 // had: the frequency sketch only grows), but at least 20,000: in shorter
 // samples the hit rate moves more by chance than by a step of the window, and
-// small caches climbed on noise. A warm candidate that loses to the victim is
+// small caches climbed on noise. Its step, 6.25% of the capacity at first as
+// in Caffeine, moves whole entries and shrinks by 2% a sample until a change
+// of 5 points in the hit rate restarts it: below a capacity of 16 it is
+// under one entry, so the window never moves from its floor of one entry
+// (TestClimberStepUnderOneEntry), and at 100 entries it falls under one
+// after 91 samples. A warm candidate that loses to the victim is
 // still admitted 1 time in 128 (Caffeine's defence against hash flooding: an
 // attacker cannot pin a victim by inflating its count); the draw comes from a
 // generator seeded per cache, so a replay with the same seed is deterministic.

@@ -322,3 +322,29 @@ func TestClimberSample(t *testing.T) {
 		})
 	}
 }
+
+// TestClimberStepUnderOneEntry pins what the package doc says of small
+// caches: the climber's step is 6.25% of the capacity, truncated to whole
+// entries, so below a capacity of 16 it is 0 and the window never moves
+// (it stays at its floor of one entry), as in Caffeine, whose climber this
+// is. From 16 on, a sample whose hit rate fell moves it.
+func TestClimberStepUnderOneEntry(t *testing.T) {
+	for _, tt := range []struct {
+		capacity int
+		want     int // the second sample's move
+	}{{1, 0}, {2, 0}, {15, 0}, {16, 1}, {32, 2}} {
+		var p policy[int]
+		p.init(tt.capacity, 1)
+		p.sketch.ensureCapacity(tt.capacity)
+		p.size = tt.capacity
+		sample := func(hits, misses int) {
+			p.adjust = 0
+			p.hitsInSample, p.missesInSample = hits, misses
+			p.adjustStep()
+		}
+		sample(climberMinSample/2, climberMinSample/2) // a hit rate of 50%
+		sample(0, climberMinSample/climberSettleDiv)   // the settling quarter
+		sample(0, climberMinSample)                    // the hit rate fell: step back
+		assert.Equal(t, tt.want, p.adjust, "capacity %d", tt.capacity)
+	}
+}
