@@ -40,8 +40,10 @@
 // LRU main space, a count-min frequency sketch that admits a window victim into
 // main only if it is more popular than main's victim, and a hill climber that
 // resizes the window towards the better hit rate. The climber samples every
-// 10x capacity requests as Caffeine does (the largest capacity the cache has
-// had: the frequency sketch only grows), but at least 20,000: in shorter
+// 10x capacity requests as Caffeine does (the capacity the frequency sketch was
+// last sized for: it is sized once the cache is half full and grows, never
+// shrinks, when a larger capacity passes its power-of-two size), but at least
+// 20,000: in shorter
 // samples the hit rate moves more by chance than by a step of the window, and
 // small caches climbed on noise. Its step, 6.25% of the capacity at first as
 // in Caffeine, moves whole entries and shrinks by 2% a sample until a change
