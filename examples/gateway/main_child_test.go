@@ -26,6 +26,12 @@ const mainArgsEnv = "GATEWAY_MAIN_ARGS"
 // main runs, as a process started under nohup does.
 const ignoreSIGHUPEnv = "GATEWAY_IGNORE_SIGHUP"
 
+// catchSIGHUPEnv, set in a child's environment, has it catch SIGHUP before
+// main runs, so that main finds it not ignored, as a process started from a
+// terminal does: a child inherits its parent's ignored signals, and a test
+// run under nohup (a CI job can be) would otherwise pass the ignore on.
+const catchSIGHUPEnv = "GATEWAY_CATCH_SIGHUP"
+
 // asMain runs main with the arguments its parent passed, if this process is
 // such a child, and reports whether it was: a test calls it first and
 // returns if it was.
@@ -38,6 +44,11 @@ func asMain(t *testing.T) bool {
 	require.NoError(t, json.Unmarshal([]byte(env), &args))
 	if os.Getenv(ignoreSIGHUPEnv) != "" {
 		signal.Ignore(syscall.SIGHUP)
+	}
+	if os.Getenv(catchSIGHUPEnv) != "" {
+		// Notify installs a handler even for a signal ignored since the
+		// process started; main's own Notify then shares it.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	}
 	os.Args = append([]string{"gateway"}, args...)
 	flag.CommandLine = flag.NewFlagSet("gateway", flag.ExitOnError)

@@ -32,7 +32,7 @@ func TestHangupDrains(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	cmd, stderr := startMain(ctx, t, []string{"-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"})
+	cmd, stderr := startMain(ctx, t, []string{"-addr", "127.0.0.1:0", "-http", "127.0.0.1:0"}, catchSIGHUPEnv+"=1")
 	waited := false
 	defer func() {
 		if !waited {
