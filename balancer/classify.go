@@ -53,8 +53,10 @@ func classify(cfg Config, v *view) (State, string) {
 // flatBalanced reports whether the hosts' CPU shows that flat weights already
 // balance the tier, so they are its weights and not a fresh tier's: at most
 // WideShare of the known hosts outside the deadband (settled, as policyFor reads
-// it), and their CPU spreading no more than their CPU per core does (capacity
-// weights would not balance it better: the CPU does not follow the cores). Hosts
+// it), and their CPU (a fraction of each host's cores) spreading no more than
+// the cores each keeps busy (CPU x Cores) do. On a fresh tier at equal weights
+// every host does the same work, so the cores busy are alike and the CPU
+// follows 1/Cores: capacity weights would balance it. Hosts
 // that serve the same rate whatever their cores are balanced at equal weights;
 // reset, the unsettled runs after it corrected them back to equal, and the next
 // flat check reset them again. With fewer than 2 known hosts there is no such
@@ -64,7 +66,7 @@ func flatBalanced(cfg Config, v *view) bool {
 		return false
 	}
 	outside := 0
-	var perHost, perCore []float64
+	var util, busy []float64
 	for i, h := range v.hosts {
 		if !v.known[i] {
 			continue
@@ -74,10 +76,10 @@ func flatBalanced(cfg Config, v *view) bool {
 		}
 		// logs of the raw figures: finite for any CPU and Cores above 0, where
 		// a load or a product could underflow or overflow
-		perHost = append(perHost, math.Log(h.CPU))
-		perCore = append(perCore, math.Log(h.CPU)+math.Log(h.Cores))
+		util = append(util, math.Log(h.CPU))
+		busy = append(busy, math.Log(h.CPU)+math.Log(h.Cores))
 	}
-	return float64(outside)/float64(v.nKnown) <= cfg.WideShare && variance(perHost) <= variance(perCore)
+	return float64(outside)/float64(v.nKnown) <= cfg.WideShare && variance(util) <= variance(busy)
 }
 
 // variance returns the variance of xs (len > 0).
