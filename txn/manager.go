@@ -155,8 +155,11 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 		return 0, err
 	}
 	tx.acct = &m.acct
+	m.acct.add(tx.mem) // its idempotency key
 	m.mu.Lock()
-	if len(m.txns) >= cfg.MaxTxns { // filled since the check above
+	// Filled since the check above, or over the total budget with this
+	// transaction's idempotency key.
+	if len(m.txns) >= cfg.MaxTxns || (tx.mem > 0 && m.acct.over()) {
 		m.mu.Unlock()
 		tx.Rollback() // its buffers go back to the pool
 		m.st.overloaded.Add(1)

@@ -67,7 +67,9 @@ type Options struct {
 	// applies at most one commit with it, which makes retrying a commit of
 	// unknown outcome safe. An engine remembers keys for a bounded time
 	// (memkv: its history window): a retry that arrives after the engine
-	// forgot the key is applied again. Begin copies it.
+	// forgot the key is applied again. Begin copies it and charges the
+	// copy to MemoryBudget (and a Manager's TotalBudget); a key longer
+	// than MemoryBudget is refused with an error wrapping ErrTooLarge.
 	IdempotencyKey []byte
 }
 

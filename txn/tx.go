@@ -135,10 +135,17 @@ type KV struct {
 const entryOverhead = 48
 
 // Begin starts a transaction reading at eng's current version. Options out of
-// range are refused with an error wrapping [ErrInvalidConfig].
+// range are refused with an error wrapping [ErrInvalidConfig], an
+// IdempotencyKey longer than the MemoryBudget with one wrapping [ErrTooLarge].
 func Begin(eng Engine, opt Options) (*Tx, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
+	}
+	// The key's copy is held until the transaction ends: charged to its
+	// budget (and, under a Manager, the gateway-wide one) as a write is.
+	if b := opt.withDefaults().MemoryBudget; b > 0 && len(opt.IdempotencyKey) > b {
+		return nil, fmt.Errorf("%w: idempotency key of %d bytes, over the memory budget of %d",
+			ErrTooLarge, len(opt.IdempotencyKey), b)
 	}
 	tx := &Tx{eng: eng, opt: opt.withDefaults(), state: active, c: corePool.Get().(*core),
 		hasDeadline: !opt.Deadline.IsZero(), limit: math.MaxInt}
@@ -152,6 +159,7 @@ func Begin(eng Engine, opt Options) (*Tx, error) {
 	tx.opt.IdempotencyKey = nil
 	if len(opt.IdempotencyKey) > 0 {
 		tx.opt.IdempotencyKey = bytes.Clone(opt.IdempotencyKey)
+		tx.mem = len(opt.IdempotencyKey)
 	}
 	tx.rv = eng.ReadVersion()
 	return tx, nil
