@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,7 +56,12 @@ func (c ManagerConfig) withDefaults() ManagerConfig {
 	return c
 }
 
-// ID names a transaction held by a [Manager].
+// ID names a transaction held by a [Manager]. A Manager never hands out an
+// id twice, and numbers from a random start (never 0), so that an id from
+// another Manager, such as the one of a gateway process before a restart,
+// is answered ErrNotFound instead of naming one of this one's transactions.
+// Ids are consecutive, so not secrets: a gateway that serves many clients
+// checks that an id is the caller's own.
 type ID uint64
 
 // Manager holds many transactions by id on behalf of thin clients, which
@@ -100,7 +106,7 @@ func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	m := &Manager{eng: eng, txns: map[ID]*held{}, epoch: time.Now()}
+	m := &Manager{eng: eng, txns: map[ID]*held{}, epoch: time.Now(), next: ID(rand.Uint64())}
 	if err := m.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -166,6 +172,9 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 		return 0, ErrOverloaded
 	}
 	m.next++
+	if m.next == 0 { // 0 is the id of no transaction, Begin's on error
+		m.next++
+	}
 	h := &held{id: m.next, begun: now, tx: tx}
 	h.lastUsed.Store(int64(now.Sub(m.epoch)))
 	tx.onDone = func(tx *Tx) { m.done(h, tx) } // before h is visible to Reap and Do
