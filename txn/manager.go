@@ -192,6 +192,12 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 // returns), and must not keep tx after it returns (the transaction may be
 // committed, rolled back or reaped then, and its buffers reused). Use tx
 // inside fn instead.
+//
+// The wait for an operation in progress on id takes no context, and Reap
+// skips a transaction in use: a Commit (or Get) whose context has no
+// deadline, on an engine that never answers, holds the transaction and
+// blocks every later operation on it for as long. Give the operations of a
+// held transaction contexts with deadlines.
 func (m *Manager) Do(id ID, fn func(tx *Tx) error) error {
 	m.mu.Lock()
 	h := m.txns[id]
