@@ -123,9 +123,11 @@ func (r *Ring) LookupBoundedHash(h uint64, c float64, lr LoadReporter) (string, 
 
 // Loads counts requests in flight per node, for [Ring.LookupBounded]. The zero value
 // is ready to use; it is safe for concurrent use and must not be copied after first
-// use. Counting is lock-free, and counting a node for the first time or forgetting
-// one costs the same however many nodes are counted. Counters of nodes that left a
-// ring stay (so late Releases balance); call [Loads.Forget] to drop an idle one.
+// use. Acquire and Release of a node already counted are lock-free; a node's first
+// Acquire and a Forget insert into or delete from a sync.Map, which takes a short
+// lock inside the map; no operation costs more with more nodes counted.
+// Counters of nodes that left a ring stay (so late Releases balance); call
+// [Loads.Forget] to drop an idle one.
 type Loads struct {
 	// counters maps node ID to its in-flight count, an *atomic.Int64. A sync.Map
 	// (a hash trie) rather than a map copied on write: a copy per new node made

@@ -73,9 +73,11 @@
 // lock. Publish rings through an atomic.Pointer[Ring]: requests Load it, the control
 // loop derives the next ring and Stores it; lookups in flight finish on the ring
 // they loaded. A Load before the first Store reads nil: lookups on a nil *Ring
-// return [ErrEmpty], as on an empty ring. [Loads] is safe for concurrent use and lock-free; a bounded lookup
-// and the caller's Acquire are two steps, so racing callers can take a node past its
-// bound by at most their number.
+// return [ErrEmpty], as on an empty ring. [Loads] is safe for concurrent use; its
+// Acquire and Release are lock-free once a node is counted (the first Acquire of a
+// node and a Forget take a short lock inside a sync.Map). A bounded lookup and the
+// caller's Acquire are two steps, so racing callers can take a node past its bound
+// by at most their number.
 //
 // # Stats
 //
