@@ -205,11 +205,29 @@ func coalesceAbandon(w io.Writer, g *coalesce.Group[string, string]) error {
 	if _, err := recvWithin(tourWait, "the abandoned fetch's context to end", fctx.Done()); err != nil {
 		return err
 	}
-	v, err := g.Do(context.Background(), "k2", func(ctx context.Context) (string, error) { return "fresh", ctx.Err() })
+	var ran atomic.Bool
+	v, err := g.Do(context.Background(), "k2", func(ctx context.Context) (string, error) {
+		ran.Store(true)
+		return "fresh", ctx.Err()
+	})
 	st := g.Stats()
+	if err := verify(coalesceAbandonClaims(ran.Load(), v, err, st)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   all callers left: fetch context %v; next caller started a fresh fetch -> %q, %v (abandoned %d, cancelled waiters %d)\n",
 		context.Cause(fctx), v, err, st.Abandoned, st.CancelledWaiters)
 	return nil
+}
+
+// coalesceAbandonClaims is what the abandon line states: the fetch every
+// caller left was counted abandoned, and the next caller of the key ran a
+// fresh fetch (ran) and got its answer, rather than joining the cancelled one.
+func coalesceAbandonClaims(ran bool, v string, err error, st coalesce.Stats) []claim {
+	return []claim{
+		{ran && v == "fresh" && err == nil,
+			fmt.Sprintf("next caller started a fresh fetch -> \"fresh\", <nil>, not %q, %v (a fresh fetch ran: %v)", v, err, ran)},
+		{st.Abandoned >= 1, "the fetch all callers left is counted abandoned, not 0"},
+	}
 }
 
 // coalescePanic: a panicking fetch reaches every waiter as an error.
