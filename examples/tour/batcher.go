@@ -137,12 +137,10 @@ func tourOverload(w io.Writer) error {
 	}
 	inFlight := b.Stats()
 	start := time.Now()
-	var rejected int
-	for i := range extra {
-		if _, err := b.Do(context.Background(), i%maxIF, i); errors.Is(err, batcher.ErrOverloaded) {
-			rejected++
-		}
-	}
+	rejected := overloadRejects(tourWait, extra, func(ctx context.Context, i int) error {
+		_, err := b.Do(ctx, i%maxIF, i)
+		return err
+	})
 	rejectTook := time.Since(start)
 	close(gate) // the backend recovers
 	if err := waitGroupWithin(tourWait, "the held items to be served", &wg); err != nil {
@@ -159,6 +157,23 @@ func tourOverload(w io.Writer) error {
 		(rejectTook / extra).Round(time.Nanosecond))
 	fmt.Fprintf(w, "   backend recovers: %d of the %d items in flight served\n", served.Load(), inFlight.InFlightItems)
 	return nil
+}
+
+// overloadRejects sends requests 0 to extra-1 through do and counts those
+// refused with ErrOverloaded. They share a context that ends after bound:
+// the stalled backend recovers only after this loop, so a request the
+// batcher queued instead of refusing would otherwise wait for ever, hanging
+// the tour before its "none queued" claim is checked.
+func overloadRejects(bound time.Duration, extra int, do func(ctx context.Context, i int) error) int {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	rejected := 0
+	for i := range extra {
+		if errors.Is(do(ctx, i), batcher.ErrOverloaded) {
+			rejected++
+		}
+	}
+	return rejected
 }
 
 // batcherOverloadClaims is what the overload lines state: the stalled
