@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tierkit/tierkit/memkv"
@@ -37,7 +38,9 @@ func tourMemkv(w io.Writer) error {
 
 	st0 := s.Stats() // the figures are the transfers', not the seeding commit's
 	start := time.Now()
-	memkvTransfers(ctx, s, workers, each, accounts)
+	if err := memkvTransfers(ctx, s, workers, each, accounts); err != nil {
+		return err
+	}
 	el := time.Since(start)
 	kvs, err := s.Scan(ctx, s.ReadVersion(), []byte("acct/"), []byte("acct0"), 0, false, nil)
 	if err != nil {
@@ -80,8 +83,13 @@ func tourMemkv(w io.Writer) error {
 // memkvTransfers runs workers goroutines of each transfers between accounts:
 // read two balances at a version, write both back; the store rejects a
 // commit whose reads were overwritten meanwhile, and the transfer retries.
-func memkvTransfers(ctx context.Context, s *memkv.Store, workers, each, accounts int) {
+// Any other error ends the worker and is returned (the first one): the
+// section says every failed transfer was retried, and a transfer given up
+// keeps the balances' sum, which would not show it.
+func memkvTransfers(ctx context.Context, s *memkv.Store, workers, each, accounts int) error {
 	var wg sync.WaitGroup
+	var first atomic.Pointer[error]
+	fail := func(err error) { first.CompareAndSwap(nil, &err) }
 	for g := range workers {
 		wg.Go(func() {
 			for i := range each {
@@ -94,6 +102,12 @@ func memkvTransfers(ctx context.Context, s *memkv.Store, workers, each, accounts
 					rv := s.ReadVersion()
 					va, _, err1 := s.Get(ctx, rv, a)
 					vc, _, err2 := s.Get(ctx, rv, c)
+					for _, err := range []error{err1, err2} {
+						if err != nil && !errors.Is(err, memkv.ErrTooOld) {
+							fail(fmt.Errorf("memkv: transfer read: %w", err))
+							return
+						}
+					}
 					if err1 != nil || err2 != nil {
 						continue // ErrTooOld: the history window moved past rv; retry
 					}
@@ -105,14 +119,22 @@ func memkvTransfers(ctx context.Context, s *memkv.Store, workers, each, accounts
 					}
 					_, err := s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{a, c},
 						Sets: [][]byte{a, []byte(strconv.Itoa(na - 1)), c, []byte(strconv.Itoa(nc + 1))}})
-					if !errors.Is(err, memkv.ErrConflict) && !errors.Is(err, memkv.ErrTooOld) {
+					if err == nil {
 						break
+					}
+					if !errors.Is(err, memkv.ErrConflict) && !errors.Is(err, memkv.ErrTooOld) {
+						fail(fmt.Errorf("memkv: transfer commit: %w", err))
+						return
 					}
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if err := first.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // memkvFeed drains sub and counts its write events and checkpoints, and
