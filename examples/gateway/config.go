@@ -89,7 +89,7 @@ type TenantConfig struct {
 	Name        string   `json:"name"`
 	Password    string   `json:"password"`     // empty: AUTH with any password (or none) works
 	Commands    []string `json:"commands"`     // allowed data commands and WATCH; empty: all (connection, INFO, CONFIG, COMMAND, MULTI/EXEC: always; README); a name the gateway does not have is refused
-	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes; empty: all keys
+	KeyPrefixes []string `json:"key_prefixes"` // allowed key prefixes (none empty); empty: all keys
 	Priority    int      `json:"priority"`     // 0 (low) or 1 (high); default 0
 	// CommandPriorities overrides Priority for the data commands and WATCH
 	// it names (upper-cased at load, as Commands): {"KVSCAN": 0, "GET": 1}.
@@ -334,8 +334,8 @@ func (c *Config) defaultTenants() error {
 }
 
 // check rejects a tenant (the i-th) whose name has a character that INFO or
-// the knob names cannot carry, or whose priority, weight or quota is out of
-// range.
+// the knob names cannot carry, whose priority, weight or quota is out of
+// range, or whose key_prefixes hold an empty one.
 func (t TenantConfig) check(i int) error {
 	// The name is read back in INFO (tenant_<name>:k=v,...) and in the
 	// quota knobs' names (quota.<name>.rate): a colon or a comma breaks
@@ -346,6 +346,12 @@ func (t TenantConfig) check(i int) error {
 	}
 	if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
 		return fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
+	}
+	// Every key has the empty prefix: among others, it confined the tenant
+	// to nothing (a template's placeholder rendered empty gave it every
+	// key). No key_prefixes at all is how every key is allowed.
+	if slices.Contains(t.KeyPrefixes, "") {
+		return fmt.Errorf("gateway: tenant %q: key_prefixes: an empty prefix allows every key (leave key_prefixes out for that)", t.Name)
 	}
 	return nil
 }
