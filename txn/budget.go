@@ -15,18 +15,30 @@ type account struct {
 
 func (a *account) add(n int) { a.used.Add(int64(n)) }
 
+// tryAdd adds n if the account stays within its limit, and reports whether
+// it did. A charge that does not fit never shows in used: added and taken
+// back, it made the account look full to every other transaction meanwhile,
+// refusing their operations and Begins and merging their read sets.
+func (a *account) tryAdd(n int) bool {
+	for {
+		u, l := a.used.Load(), a.limit.Load()
+		if l > 0 && u+int64(n) > l {
+			return false
+		}
+		if a.used.CompareAndSwap(u, u+int64(n)) {
+			return true
+		}
+	}
+}
+
 func (a *account) over() bool {
 	l := a.limit.Load()
 	return l > 0 && a.used.Load() > l
 }
 
-func (tx *Tx) overBudget() bool {
-	return (tx.opt.MemoryBudget > 0 && tx.mem > tx.opt.MemoryBudget) || (tx.acct != nil && tx.acct.over())
-}
-
 // charge accounts n more bytes. Over a budget, it first merges the read set
-// into fewer ranges; if still over, it refunds n and returns ErrTooLarge
-// (the operation is refused, the transaction stays usable).
+// into fewer ranges; if still over, it returns ErrTooLarge and accounts
+// nothing (the operation is refused, the transaction stays usable).
 func (tx *Tx) charge(n int) error {
 	if tx.acct == nil && tx.mem+n <= tx.limit {
 		tx.mem += n // fast path, inlined
@@ -36,19 +48,24 @@ func (tx *Tx) charge(n int) error {
 }
 
 func (tx *Tx) chargeSlow(n int) error {
-	tx.mem += n
-	if tx.acct != nil {
-		tx.acct.add(n)
-	}
-	if !tx.overBudget() {
+	if tx.reserve(n) {
 		return nil
 	}
 	tx.mergeReads()
-	if !tx.overBudget() {
+	if tx.reserve(n) {
 		return nil
 	}
-	tx.refund(n)
 	return ErrTooLarge
+}
+
+// reserve accounts n bytes if they fit in the transaction's budget and the
+// shared one, and reports whether they did.
+func (tx *Tx) reserve(n int) bool {
+	if tx.mem+n > tx.limit || (tx.acct != nil && !tx.acct.tryAdd(n)) {
+		return false
+	}
+	tx.mem += n
+	return true
 }
 
 // refund gives back n bytes charged before.

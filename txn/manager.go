@@ -160,14 +160,18 @@ func (m *Manager) Begin(opt Options) (ID, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Its idempotency key, accounted only if it fits the total budget (a
+	// key that does not fit must not make the account look full to others).
+	if tx.mem > 0 && !m.acct.tryAdd(tx.mem) {
+		tx.Rollback() // no account yet: nothing to give back; buffers to the pool
+		m.st.overloaded.Add(1)
+		return 0, ErrOverloaded
+	}
 	tx.acct = &m.acct
-	m.acct.add(tx.mem) // its idempotency key
 	m.mu.Lock()
-	// Filled since the check above, or over the total budget with this
-	// transaction's idempotency key.
-	if len(m.txns) >= cfg.MaxTxns || (tx.mem > 0 && m.acct.over()) {
+	if len(m.txns) >= cfg.MaxTxns { // filled since the check above
 		m.mu.Unlock()
-		tx.Rollback() // its buffers go back to the pool
+		tx.Rollback() // gives the key's bytes back; its buffers go back to the pool
 		m.st.overloaded.Add(1)
 		return 0, ErrOverloaded
 	}
