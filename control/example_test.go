@@ -19,7 +19,7 @@ func Example() {
 	_ = reg.RegisterDuration(control.DurationKnob{
 		Name:  "batcher.linger",
 		Doc:   "how long a batch waits for more requests",
-		Min:   0,
+		Min:   time.Microsecond, // not 0, which batcher reads as its default (see the package doc)
 		Max:   50 * time.Millisecond,
 		Value: batchWindow,
 		Apply: func(v time.Duration) error { batchWindow = v; return nil }, // e.g. SetConfig
