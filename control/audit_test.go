@@ -48,10 +48,10 @@ func TestAuditBoundLargeBatch(t *testing.T) {
 	assert.Equal(t, int64(20), fx.n)
 }
 
-// A knob's last change never moves back in time. Rollback reads time.Now
-// before it waits for the registry's lock, so it can run after a change
-// stamped later; taking its earlier time as the knob's last change let the
-// next change through before the knob's MinInterval after that later one.
+// A knob's last change never moves back in time. A RollbackAt (or a
+// Rollback after the wall clock stepped back) can run after a change stamped
+// later; taking its earlier time as the knob's last change let the next
+// change through before the knob's MinInterval after that later one.
 func TestRollbackStampedEarlierKeepsMinInterval(t *testing.T) {
 	reg, err := control.New(control.Config{})
 	require.NoError(t, err)
@@ -71,9 +71,9 @@ func TestRollbackStampedEarlierKeepsMinInterval(t *testing.T) {
 }
 
 // The audit log's times never go back in log order. Apply and Rollback read
-// the clock, and a change can take the registry's lock after one that read
-// it later (or the wall clock steps back); the explicit times below replay
-// that interleaving. The late entries are stamped with the time of the entry
+// the clock under the registry's lock, but the wall clock can step back and
+// ApplyAt and RollbackAt callers pass times out of order; the explicit times
+// below replay that. The late entries are stamped with the time of the entry
 // before them.
 func TestAuditTimesMonotonic(t *testing.T) {
 	fx := newFixture(t, control.Config{})

@@ -10,10 +10,10 @@ import (
 	"github.com/tierkit/tierkit/control"
 )
 
-// A dry run changes nothing, the change budget included. Apply reads
-// time.Now before it waits for the registry's lock, so concurrent callers
-// arrive out of time order; a preview stamped 10 s after a real change must
-// not credit that change the budget earned by then. At 0.1 change per second
+// A dry run changes nothing, the change budget included. Callers of ApplyAt
+// (and a wall clock stepped back) arrive out of time order; a preview stamped
+// 10 s after a real change must not credit that change the budget earned by
+// then. At 0.1 change per second
 // the budget spent at t0 holds a tenth of a change at t0+1s: refused, with
 // or without a preview in between.
 func TestDryRunLeavesBudget(t *testing.T) {
