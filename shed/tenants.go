@@ -220,10 +220,19 @@ func (s *Scheduler[T]) evictOldest(probes int) bool {
 	victim := -1
 	for seen, probed := 0, 0; seen < sampleSize && probed < probes; probed++ {
 		if s.hand >= len(slots) {
+			// The sample goes on from the table's start. Wrapping may
+			// shrink the table, which moves the slots: the candidate is
+			// found again by its key. (Ending the sample here, as this
+			// did, evicted the table's last tenant, however recently
+			// seen, when the hand had just reached it.)
+			var key string
+			var h uint32
 			if victim >= 0 {
-				break // the sample ends with the pass: wrapping may move slots
+				key, h = slots[victim].key(), slots[victim].h
 			}
-			s.wrapHand()
+			if s.wrapHand() && victim >= 0 {
+				victim, _ = s.tenants.find(key, h)
+			}
 			slots = s.tenants.slots
 		}
 		i := s.hand
