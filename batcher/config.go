@@ -109,6 +109,10 @@ type Config[Req any] struct {
 	// Key, if set, de-duplicates identical items within one batch: items whose
 	// Key returns the same string with ok true are sent to the backend once and
 	// share that one result. Items for which ok is false are never merged.
+	// The callers of merged items get copies of one Result: a slice, map or
+	// pointer in Resp is shared by callers that know nothing of each other,
+	// who must treat it as read-only (or copy it before changing it). Without
+	// Key, each item has its own out[i].
 	//
 	// WARNING: every input that changes the result must be in the key (the group
 	// already is: de-duplication never crosses groups).

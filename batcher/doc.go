@@ -71,8 +71,10 @@
 // after SetConfig lowered the cap below the batches then in flight.
 //
 // Optional de-duplication ([Config.Key]) sends identical items of one batch once
-// and fans the result out; it composes with a coalescing layer in front (which
-// merges identical in-flight calls across batches).
+// and fans the result out (the same Resp to each: a slice, map or pointer in
+// it is shared, so callers must treat it as read-only); it composes with a
+// coalescing layer in front (which merges identical in-flight calls across
+// batches).
 //
 // # When not to use it
 //
