@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -354,8 +355,16 @@ func (r *Router) decide(cfg Config, st *regionState, reg Region, l Load, s Signa
 func (r *Router) decideLocal(cfg Config, st *regionState, l Load, s Signal, receiving bool, want float64, d *RegionDecision) (float64, bool) {
 	hot := s.HotShare >= cfg.HotShare && !receiving
 	if (s.Projected < cfg.Enter && !hot) || l.Demand == 0 {
-		d.Phase, d.Reason = Local, fmt.Sprintf("home p%.0f %.2f projected %.2f < enter %.2f",
-			100*cfg.Percentile, s.Home, s.Projected, cfg.Enter)
+		d.Phase = Local
+		if s.Projected < cfg.Enter {
+			proj, enter := below(s.Projected, cfg.Enter)
+			d.Reason = fmt.Sprintf("home p%.0f %.2f projected %s < enter %s",
+				100*cfg.Percentile, s.Home, proj, enter)
+		} else {
+			// no demand to send away, whatever the trend projects
+			d.Reason = fmt.Sprintf("no demand: home p%.0f %.2f projected %.2f",
+				100*cfg.Percentile, s.Home, s.Projected)
+		}
 		st.share = 0
 		return want, true
 	}
@@ -393,8 +402,9 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 	if held && s.Projected < cfg.Exit && st.share <= cfg.DownStep && !hot && !homeHot {
 		st.phase, st.since, st.share = Local, r.run, 0
 		r.stats.SpillEnds++
-		d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %.2f < exit %.2f",
-			100*cfg.Percentile, s.Projected, cfg.Exit)
+		proj, exit := below(s.Projected, cfg.Exit)
+		d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %s < exit %s",
+			100*cfg.Percentile, proj, exit)
 		return want, true
 	}
 	if st.share < cfg.DownStep && (hot || homeHot || s.Projected >= cfg.Enter) {
@@ -417,6 +427,25 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 	d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
 		100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
 	return want, false
+}
+
+// below formats a and b, a < b, for a reason that prints "a < b": with two
+// decimals, or as many more as it takes for the printed a to read below the
+// printed b (0.6799 and 0.68 both print 0.68 with two: "0.680 < 0.680"
+// would read as false too, so it is "0.6799 < 0.6800"). Past 17 decimals
+// (tiny figures) each is its shortest exact form.
+func below(a, b float64) (string, string) {
+	for prec := 2; prec <= 17; prec++ {
+		x, y := strconv.FormatFloat(a, 'f', prec, 64), strconv.FormatFloat(b, 'f', prec, 64)
+		// rounding to a fixed precision keeps the order, so the printed
+		// figures read a <= b; compared as numbers ("-0.00" is "0.00")
+		px, _ := strconv.ParseFloat(x, 64)
+		py, _ := strconv.ParseFloat(y, 64)
+		if px < py {
+			return x, y
+		}
+	}
+	return strconv.FormatFloat(a, 'g', -1, 64), strconv.FormatFloat(b, 'g', -1, 64)
 }
 
 // hotAtHome returns the share of l's hosts above HotCPU once the share out of the
