@@ -153,21 +153,31 @@ func TestNothingWrongStaysLocal(t *testing.T) {
 
 // TestFiresBeforeTheCrossing: a region whose demand rises one point per run fires
 // while its mean CPU is still well below Enter, thanks to the percentile and trend.
+// It holds the figures the package doc quotes: it fires at mean CPU 0.72, 5 runs
+// before its p90 reaches 0.80 and 18 runs before its mean reaches 0.90.
 func TestFiresBeforeTheCrossing(t *testing.T) {
 	r := mustNew(t, six())
-	fired := -1.0
+	fired, p90At, meanAt := -1, -1, -1
 	for i := range 40 {
 		u := 0.55 + 0.01*float64(i)
 		tab, err := r.Step(t0, loads(0.5, map[string]float64{"b1": u}))
 		require.NoError(t, err)
-		if d := decision(tab, "b1"); d.Phase == failover.Spilling && fired < 0 {
-			fired = u
+		d := decision(tab, "b1")
+		if d.Phase == failover.Spilling && fired < 0 {
+			fired = i
 			assert.Contains(t, d.Reason, "fired")
+			assert.Equal(t, "0.72", fmt.Sprintf("%.2f", d.Signal.Mean), "mean CPU when it fires")
+		}
+		if d.Signal.P >= 0.80 && p90At < 0 {
+			p90At = i
+		}
+		if d.Signal.Mean >= 0.90-1e-9 && meanAt < 0 {
+			meanAt = i
 		}
 	}
-	require.Positive(t, fired)
-	t.Logf("fired at mean CPU %.2f", fired)
-	assert.Less(t, fired, 0.75, "fired at mean CPU %.2f", fired)
+	require.True(t, fired >= 0 && p90At >= 0 && meanAt >= 0, "fired %d, p90 at 0.80 %d, mean at 0.90 %d", fired, p90At, meanAt)
+	assert.Equal(t, 5, p90At-fired, "runs from firing to p90 0.80")
+	assert.Equal(t, 18, meanAt-fired, "runs from firing to mean 0.90")
 }
 
 // TestHysteresis: once spilling, a region does not stop until its projected home
