@@ -88,7 +88,9 @@ type Config struct {
 	// within the last QueueDeadline. Default 100ms. Lowering it at runtime
 	// (or StandingDeadline) applies at once to the requests already queued:
 	// one queued longer than the new deadline is shed at the next sweep (a
-	// [Shedder]: before SetConfig returns). Raising it extends no queued
+	// [Shedder]: before SetConfig returns), unless the request ahead of it in
+	// its bucket holds a later deadline: deadlines never decrease along a
+	// bucket, so it waits until that one's. Raising it extends no queued
 	// request's deadline (see [Scheduler.SetConfig]).
 	QueueDeadline time.Duration
 
