@@ -204,7 +204,9 @@ func (b *Batcher[G, Req, Resp]) add(ctx context.Context, group G, req Req) (cfg 
 
 // SetConfig validates cfg and swaps it in atomically, or returns an error
 // wrapping [ErrInvalidConfig] and changes nothing. Batches already open keep
-// their linger timer; every other setting applies from the next item on.
+// their linger timer. Key, FlushTimeout and MaxInFlight are read when a batch
+// is dispatched, so they apply to the batches already open too; every other
+// setting applies from the next item on.
 // SetConfig itself flushes nothing: a batch open when MaxItems drops to its
 // size or below stays open until its linger ends or its next item joins it
 // and closes it, so that one batch can go out larger than the new MaxItems
