@@ -70,6 +70,12 @@ type Event[K comparable, V any] struct {
 // served for MaxStaleness after it. An older watermark is ignored. Events of an unknown Kind are
 // ignored.
 //
+// Versions and watermarks must keep growing for the cache's life: a stream
+// whose versions start over (a new log, a source restored from a backup)
+// has every later checkpoint ignored, so no hit is served again (each read
+// loads, as if every entry outlived the bound), and entries at the old,
+// higher versions ignore its invalidations. Give such a stream a new Cache.
+//
 // Apply keeps no event's Key once it returns (a refilled entry keeps its own
 // key), so a stream reader may pass keys that alias a buffer it reuses, such
 // as an unsafe.String over the bytes of a message, without copying them.
