@@ -32,15 +32,41 @@ func tourAIMD(w io.Writer) error {
 }
 
 // aimdCapacityDoubles drives a Limiter against a server whose capacity
-// doubles at 10 s (aimdCapacityStep).
-func aimdCapacityDoubles(w io.Writer) error { return aimdCapacityStep(w, 100, 200, 100) }
+// doubles at 10 s (aimdCapacityStep), and checks what the section's title
+// says, with the package's targets: the limit comes within 10% of the new
+// equilibrium in at most 5 s of control time and stays there, with at most
+// 10% overshoot.
+func aimdCapacityDoubles(w io.Writer) error {
+	r, err := aimdCapacityStep(w, 100, 200, 100)
+	if err != nil {
+		return err
+	}
+	return verify(aimdStepClaims(r)...)
+}
+
+// aimdStep is what aimdCapacityStep measured after the step: when the limit
+// came to stay within 10% of the new equilibrium (-1 if it did not by the
+// end) and the peak's overshoot over it (0 for a peak at or below it).
+type aimdStep struct {
+	settled   time.Duration
+	overshoot float64
+}
+
+// aimdStepClaims are the targets a capacity step's outcome must meet.
+func aimdStepClaims(r aimdStep) []claim {
+	return []claim{
+		{r.settled >= 0 && r.settled <= 5*time.Second, "the limit within 10% of the new equilibrium in at most 5s of control time"},
+		{r.overshoot <= 0.10, "at most 10% overshoot"},
+	}
+}
 
 // aimdCapacityStep drives a Limiter with Tick on explicit time against a
 // CPU-bound server whose utilization is the previous period's limit over its
 // capacity: 100 periods at capacity from, then ticks periods at capacity to.
 // It reports when the limit came to stay within 10% of the new equilibrium
-// (90% of to), or that it did not by the end.
-func aimdCapacityStep(w io.Writer, from, to float64, ticks int) error {
+// (90% of to), or that it did not by the end, and returns both with the
+// overshoot.
+func aimdCapacityStep(w io.Writer, from, to float64, ticks int) (aimdStep, error) {
 	capacity := from
 	var l *aimd.Limiter
 	prev := 0.0
@@ -51,7 +77,7 @@ func aimdCapacityStep(w io.Writer, from, to float64, ticks int) error {
 	})
 	l, err := aimd.New(aimd.Config{Signal: sig, Manual: true, Initial: 1, MemoryLimit: -1})
 	if err != nil {
-		return err
+		return aimdStep{}, err
 	}
 	prev = 1
 	now := time.Unix(0, 0)
@@ -64,7 +90,7 @@ func aimdCapacityStep(w io.Writer, from, to float64, ticks int) error {
 		}
 		now = now.Add(period)
 		if err := l.Tick(now); err != nil {
-			return err
+			return aimdStep{}, err
 		}
 		lim := float64(l.Limit())
 		if i > 100 {
@@ -80,13 +106,15 @@ func aimdCapacityStep(w io.Writer, from, to float64, ticks int) error {
 	if settled < 0 {
 		verdict = fmt.Sprintf("not within 10%% by the end of %v of control time", time.Duration(ticks)*period)
 	}
+	r := aimdStep{settled: settled}
 	over := "no overshoot" // a peak below the equilibrium is no negative overshoot
 	if peak > eq {
-		over = fmt.Sprintf("%.1f%% overshoot", 100*(peak/eq-1))
+		r.overshoot = peak/eq - 1
+		over = fmt.Sprintf("%.1f%% overshoot", 100*r.overshoot)
 	}
 	fmt.Fprintf(w, "   capacity %.0f -> %.0f (equilibrium limit %.0f -> %.0f): %s, peak %.0f (%s), final %d\n",
 		from, to, 0.9*from, eq, verdict, peak, over, l.Limit())
-	return nil
+	return r, nil
 }
 
 // aimdMemoryGuard walks the heap reading up and down across the marks.
