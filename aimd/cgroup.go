@@ -30,8 +30,16 @@ import (
 // run on (its cpuset, or the machine) is used as it is, so the reading stays
 // below 1 even when those CPUs are saturated; use [ProcessCPU] with
 // [ProcessCPU.Cores] there (a nil [Config.Signal] then makes a ProcessCPU). The cgroup directory is found from
-// /proc/self/cgroup under the mount point; a path that does not exist there (a
-// cgroup namespace hides it) falls back to the mount point itself.
+// /proc/self/cgroup under the mount point; a path that does not exist there
+// (a v1 container runtime without a cgroup namespace mounts the container's
+// own cgroup there) falls back to the mount point itself.
+//
+// NOTE: the mount point is taken to be /sys/fs/cgroup (with cgroup v1, its
+// cpu and cpuacct hierarchies under it, named cpu, cpuacct, cpu,cpuacct or
+// cpuacct,cpu); /proc/self/mountinfo is not read. A hierarchy mounted
+// elsewhere is not found: the reading fails with [ErrCgroup] (the default
+// signal is then a ProcessCPU), or, when only v1's cpu hierarchy is
+// elsewhere, it reads the usage against every CPU, missing the quota.
 //
 // The zero value reads the live system; it is safe for concurrent use. As with
 // [ProcessCPU], pass Sample the time of the call itself.
