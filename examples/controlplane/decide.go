@@ -66,7 +66,8 @@ type hostTrack struct {
 	util    float64
 	base    float64 // the live share util refers to (see rebaseLocked); 0 before any
 	raw     float64 // last unsmoothed utilization
-	rawNow  bool    // raw was measured over the interval that ended at this tick
+	rawNow  bool    // raw was measured over the interval that ended at this tick (the poll before it succeeded)
+	skipped bool    // draining when the last tick ended: clients skipped it over the interval the next tick measures
 	first   bool    // this tick's sample was the first the plane took of it (it starts the first measurement)
 	rate    float64 // commands per second, last tick
 	shed    float64 // shed per second, last tick
@@ -105,6 +106,9 @@ const minInterval = 1e-9
 // the gateway's own uptime, so replayed samples give the same state.
 func (h *hostTrack) observe(res pollResult, smoothing float64) {
 	h.polls++
+	// A sample after a failed poll (or a bad state) spans several
+	// intervals: its CPU is not the last interval's.
+	lastOK := h.health == HealthUp
 	h.tenants = nil
 	h.rate, h.shed = 0, 0
 	h.rawNow, h.first = false, false
@@ -152,7 +156,7 @@ func (h *hostTrack) observe(res pollResult, smoothing float64) {
 		h.restart = true
 		return
 	}
-	h.raw, h.rawNow = u, true
+	h.raw, h.rawNow = u, lastOK
 	switch {
 	case h.idled:
 		// Clients skipped it for part of the interval (drained by hand, or
@@ -241,6 +245,10 @@ func (p *Plane) decideLocked(now time.Time, results map[string]pollResult) {
 	p.rebaseLocked()
 	p.failoverLocked(now)
 	p.tenantsLocked()
+	for _, id := range p.order {
+		h := p.hosts[id]
+		h.skipped = h.draining(p.cfg.DrainAfter)
+	}
 }
 
 // balanceLocked runs each region's balancer over its gateways. A gateway gives the
@@ -341,7 +349,11 @@ func (p *Plane) failoverLocked(now time.Time) {
 		// interval just measured still saw it serve the clients that had not
 		// followed the drain yet (and a drained one keeps serving those that
 		// never do): that is its region's demand.
-		if live || h.rawNow {
+		// A gateway draining when the last tick ended (down long enough, or
+		// by hand) was skipped by clients over the interval: its peers
+		// served its share, and its last measurement (from before it went
+		// down) or a sample spanning the time since would count it twice.
+		if h.rawNow || live && !h.skipped {
 			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
 		}
 		if !live {

@@ -51,7 +51,10 @@
 //     own x (1 - out) + received), then smoothed; unlike the observed CPU it does
 //     not drop when the region spills, so spilling does not switch itself off. A
 //     gateway drained since the last tick counts in it (clients that had not
-//     followed the drain yet sent it their work), not in the capacity; a region
+//     followed the drain yet sent it their work), not in the capacity; one
+//     that was draining when the interval began does not count in it until it
+//     is measured over an interval of its own (clients skipped it: its peers
+//     served its share, whatever its last measurement says); a region
 //     with a gateway that serves clients but has no measurement yet (it joined
 //     since the last tick) keeps its last estimate for that tick. It
 //     is the [failover.Load] Demand, the region's live cores its Capacity, and its
