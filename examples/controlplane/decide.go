@@ -349,11 +349,13 @@ func (p *Plane) failoverLocked(now time.Time) {
 		// interval just measured still saw it serve the clients that had not
 		// followed the drain yet (and a drained one keeps serving those that
 		// never do): that is its region's demand.
-		// A gateway draining when the last tick ended (down long enough, or
-		// by hand) was skipped by clients over the interval: its peers
-		// served its share, and its last measurement (from before it went
-		// down) or a sample spanning the time since would count it twice.
-		if h.rawNow || live && !h.skipped {
+		// So did one that missed the poll, whether or not that drains it
+		// now: it counts with its last measurement. A gateway draining when
+		// the last tick ended (down long enough, or by hand) was skipped by
+		// clients over the interval: its peers served its share, and its
+		// last measurement (from before it went down) or a sample spanning
+		// the time since would count it twice.
+		if h.rawNow || h.hasUtil && !h.skipped {
 			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
 		}
 		if !live {

@@ -50,8 +50,9 @@
 //     gateways served in the last interval and the routes then in force (served =
 //     own x (1 - out) + received), then smoothed; unlike the observed CPU it does
 //     not drop when the region spills, so spilling does not switch itself off. A
-//     gateway drained since the last tick counts in it (clients that had not
-//     followed the drain yet sent it their work), not in the capacity; one
+//     gateway drained since the last tick, by hand or by failed polls, counts in
+//     it (clients that had not followed the drain yet sent it their work; with
+//     its last measurement if the poll failed), not in the capacity; one
 //     that was draining when the interval began does not count in it until it
 //     is measured over an interval of its own (clients skipped it: its peers
 //     served its share, whatever its last measurement says); a region
