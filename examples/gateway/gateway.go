@@ -77,6 +77,9 @@ type gatewayCounters struct {
 	denied                                                                  atomic.Uint64
 	// panics: those recovered off a connection's goroutine (panics.go).
 	panics atomic.Uint64
+	// authFailures: AUTH and HELLO AUTH refused (session.auth). One
+	// count, not one per username: the names are the clients'.
+	authFailures atomic.Uint64
 	// uncommitted: the commands queued in a transaction whose EXEC did not
 	// run them for its client (null, or an error: CROSSSLOT, admission).
 	// They count in /control's commands, with their errors, but not in

@@ -73,6 +73,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		fmt.Sprintf("throttled_total:%d", g.n.throttled.Load()),
 		fmt.Sprintf("overloaded_total:%d", g.n.overloaded.Load()), // commands, as gateway_overloaded_total
 		fmt.Sprintf("denied_total:%d", g.n.denied.Load()),
+		fmt.Sprintf("acl_access_denied_auth:%d", g.n.authFailures.Load()), // Redis 7's field: AUTH and HELLO AUTH refused
 	}
 	if srv != nil {
 		stats = append(stats, fmt.Sprintf("total_connections_received:%d", srv.accepted.Load()),

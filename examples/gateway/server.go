@@ -101,6 +101,7 @@ func (s *session) auth(user, pass string) any {
 		want = t.cfg.Password
 	}
 	if match := passwordMatches(want, pass); !ok || (want != "" && !match) {
+		s.g.n.authFailures.Add(1)
 		return respErr("WRONGPASS invalid username-password pair or user is disabled.")
 	}
 	s.tenant = t
