@@ -89,8 +89,10 @@ func (rr *regionRecorder) until(ctx context.Context, d time.Duration, cond func(
 // the race detector, the fixed part is larger and the spec's rate overshoots.
 // So it measures both regions' mean home signal over 6 ticks at the spec's
 // rate and at half of it, fits the line, and returns the base and peak rates
-// as multiples of the spec's rate (1 and 2 when the host matches the spec),
-// with the two measurements. It leaves both regions at the base rate, settled.
+// as multiples of the spec's rate, with the two measurements. On a host that
+// matches the spec (0.45 at its rate, no fixed part) they are 1 and
+// peakSignal/baseSignal (2.49); a fixed part moves them further apart, never
+// closer. It leaves both regions at the base rate, settled.
 func (rr *regionRecorder) calibrate(ctx context.Context) (base, peak float64, at [2]float64, err error) {
 	measure := func(m float64) (float64, error) {
 		rr.c.Load.SetRegionRate(rr.region, m*rr.c.Spec.Rate)
@@ -111,8 +113,8 @@ func (rr *regionRecorder) calibrate(ctx context.Context) (base, peak float64, at
 	fixed := at[0] - slope
 	base, peak = 1, 2
 	if slope > 0.05 {
-		base = max((0.45-fixed)/slope, 0.25)
-		peak = (1.12 - fixed) / slope
+		base = max((baseSignal-fixed)/slope, 0.25)
+		peak = (peakSignal - fixed) / slope
 	}
 	if _, err := measure(base); err != nil && ctx.Err() != nil {
 		return 0, 0, at, ctx.Err()
@@ -135,6 +137,10 @@ func (rr *regionRecorder) meanHome(ctx context.Context, n int) (float64, error) 
 	}
 	return sum / float64(max(len(window), 1)), err
 }
+
+// baseSignal and peakSignal are the home signals region-overload calibrates
+// its base and peak rates to (calibrate).
+const baseSignal, peakSignal = 0.45, 1.12
 
 // ramp moves the region's request rate from one multiple of the base rate to
 // another in steps, one per cadence, recording ticks meanwhile.
@@ -171,8 +177,8 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	if err != nil {
 		return err
 	}
-	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and 2)",
-		cal[0], cal[1], base, peak)
+	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and %.2f)",
+		cal[0], cal[1], base, peak, peakSignal/baseSignal)
 	rr.ticks, rr.start = nil, time.Now()
 	before := c.Load.Snapshot()
 	if err := rr.ramp(ctx, base, peak, 14); err != nil {
