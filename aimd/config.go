@@ -45,7 +45,8 @@ type Config struct {
 	// step, and a [MaxOf] (or *MaxOf) with a component whose Signal is nil
 	// or one of those, or whose Target is not a positive finite number, or
 	// without components (or holding such a MaxOf), which reads NaN at
-	// every step and never moves the limit.
+	// every step and never moves the limit, or one that holds itself, whose
+	// Sample never returns.
 	Signal Signal
 	// Target is the load to hold. Default 0.9 (90% CPU).
 	Target float64
@@ -154,14 +155,20 @@ func (c Config) checkFields(bad func(format string, args ...any)) (bounds, marks
 	if name := nilSignal(c.Signal); name != "" {
 		bad("Signal is a nil %s", name) // it would panic at every step
 	}
-	if m, ok := asMaxOf(c.Signal); ok && m.lacksSignal() {
-		bad("Signal is a MaxOf with a component without a Signal") // the same
-	}
-	if m, ok := asMaxOf(c.Signal); ok && m.badTarget() {
-		bad("Signal is a MaxOf with a component whose Target is not a positive finite number") // never counted
-	}
-	if m, ok := asMaxOf(c.Signal); ok && m.lacksComponent() {
-		bad("Signal is a MaxOf without components, or holds one") // reads NaN at every step
+	if m, ok := asMaxOf(c.Signal); ok && m.cyclic() {
+		// Its Sample, and the checks below, would recurse until the stack
+		// overflows, a fatal error that ends the process.
+		bad("Signal is a MaxOf that holds itself")
+	} else if ok {
+		if m.lacksSignal() {
+			bad("Signal is a MaxOf with a component without a Signal") // the same
+		}
+		if m.badTarget() {
+			bad("Signal is a MaxOf with a component whose Target is not a positive finite number") // never counted
+		}
+		if m.lacksComponent() {
+			bad("Signal is a MaxOf without components, or holds one") // reads NaN at every step
+		}
 	}
 	if c.Target < 0 || math.IsNaN(c.Target) || math.IsInf(c.Target, 0) {
 		bad("Target %v is not a finite non-negative number", c.Target)

@@ -111,7 +111,8 @@ type Relative struct {
 // Sample would leave out (or read as 0, for an infinite Target): the
 // signal would never count. It refuses a MaxOf without components too, or
 // one holding such a MaxOf: it reads NaN ("no reading") at every call, and
-// the limit would never move.
+// the limit would never move; and one that holds itself (at any depth),
+// whose Sample recurses until the stack overflows.
 type MaxOf []Relative
 
 // Sample returns the largest Load/Target of the components.
@@ -208,6 +209,30 @@ func asMaxOf(s Signal) (MaxOf, bool) {
 		}
 	}
 	return nil, false
+}
+
+// cyclic reports whether m holds itself: a MaxOf within it, at any depth
+// (also through a pointer), is a slice that is already on the way to it,
+// the same array from the same element with the same length. Sample would
+// recurse without end. A shorter slice of the same array is another MaxOf.
+func (m MaxOf) cyclic() bool { return m.cycles(nil) }
+
+func (m MaxOf) cycles(path []MaxOf) bool {
+	if len(m) == 0 {
+		return false
+	}
+	for _, p := range path {
+		if &p[0] == &m[0] && len(p) == len(m) {
+			return true
+		}
+	}
+	path = append(path, m)
+	for _, r := range m {
+		if sub, ok := asMaxOf(r.Signal); ok && sub.cycles(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // lacksSignal reports whether a component of m, or of a MaxOf within it, is
