@@ -332,45 +332,7 @@ func (p *Plane) signal(h *hostTrack) float64 {
 // failoverLocked steps the failover router and, when its routes moved by more than
 // the share resolution, replaces the published table.
 func (p *Plane) failoverLocked(now time.Time) {
-	served := map[string]float64{}
-	for _, reg := range p.cfg.Regions {
-		p.capacity[reg.Name] = 0
-	}
-	cpus := map[string][]float64{}
-	unmeasured := map[string]bool{}
-	for _, id := range p.order {
-		// A gateway that missed a poll or two but is not draining yet still
-		// serves the clients that route to it: it counts with its last
-		// measurement, so one late answer does not cut its region's capacity.
-		h := p.hosts[id]
-		r := h.gw.Region
-		live := h.hasUtil && !h.draining(p.cfg.DrainAfter)
-		// A gateway drained since the last tick is no capacity, but the
-		// interval just measured still saw it serve the clients that had not
-		// followed the drain yet (and a drained one keeps serving those that
-		// never do): that is its region's demand.
-		// So did one that missed the poll, whether or not that drains it
-		// now: it counts with its last measurement. A gateway draining when
-		// the last tick ended (down long enough, or by hand) was skipped by
-		// clients over the interval: its peers served its share, and its
-		// last measurement (from before it went down) or a sample spanning
-		// the time since would count it twice.
-		if h.rawNow || h.hasUtil && !h.skipped {
-			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
-		}
-		if !live {
-			// Joined since the last tick (or not polled yet): clients send it
-			// its share of the ring, and its first sample measures nothing.
-			// Only then: a gateway never measured whose later samples
-			// measure nothing either (it restarts between every two polls)
-			// would hold its region's estimate for good.
-			unmeasured[r] = unmeasured[r] || !h.draining(p.cfg.DrainAfter) &&
-				(h.first || h.health == HealthUnknown)
-			continue
-		}
-		cpus[r] = append(cpus[r], h.util)
-		p.capacity[r] += h.gw.Cores
-	}
+	served, cpus, unmeasured := p.measureLocked()
 	if !p.routerStarted {
 		// Warm-up: a region's first measurement would read as a steep rise from
 		// nothing and fire the trend; start the router once every region with
@@ -411,6 +373,51 @@ func (p *Plane) failoverLocked(now time.Time) {
 		return
 	}
 	p.table = pub
+}
+
+// measureLocked reads the last interval from every gateway: what each region
+// served (its demand), its live gateways' CPU readings and cores (its
+// capacity, stored in p.capacity), and which regions have a gateway not
+// measured yet.
+func (p *Plane) measureLocked() (served map[string]float64, cpus map[string][]float64, unmeasured map[string]bool) {
+	served, cpus, unmeasured = map[string]float64{}, map[string][]float64{}, map[string]bool{}
+	for _, reg := range p.cfg.Regions {
+		p.capacity[reg.Name] = 0
+	}
+	for _, id := range p.order {
+		// A gateway that missed a poll or two but is not draining yet still
+		// serves the clients that route to it: it counts with its last
+		// measurement, so one late answer does not cut its region's capacity.
+		h := p.hosts[id]
+		r := h.gw.Region
+		live := h.hasUtil && !h.draining(p.cfg.DrainAfter)
+		// A gateway drained since the last tick is no capacity, but the
+		// interval just measured still saw it serve the clients that had not
+		// followed the drain yet (and a drained one keeps serving those that
+		// never do): that is its region's demand.
+		// So did one that missed the poll, whether or not that drains it
+		// now: it counts with its last measurement. A gateway draining when
+		// the last tick ended (down long enough, or by hand) was skipped by
+		// clients over the interval: its peers served its share, and its
+		// last measurement (from before it went down) or a sample spanning
+		// the time since would count it twice.
+		if h.rawNow || h.hasUtil && !h.skipped {
+			served[r] += h.raw * h.gw.Cores // the last interval, under the routes then in force
+		}
+		if !live {
+			// Joined since the last tick (or not polled yet): clients send it
+			// its share of the ring, and its first sample measures nothing.
+			// Only then: a gateway never measured whose later samples
+			// measure nothing either (it restarts between every two polls)
+			// would hold its region's estimate for good.
+			unmeasured[r] = unmeasured[r] || !h.draining(p.cfg.DrainAfter) &&
+				(h.first || h.health == HealthUnknown)
+			continue
+		}
+		cpus[r] = append(cpus[r], h.util)
+		p.capacity[r] += h.gw.Cores
+	}
+	return served, cpus, unmeasured
 }
 
 func (p *Plane) regionHasHostsLocked(name string) bool {
