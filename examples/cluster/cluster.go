@@ -100,6 +100,7 @@ const (
 	minCadence = 100 * time.Millisecond
 	maxCadence = time.Second
 	maxTenants = 100
+	minRate    = 1
 	maxRate    = 1000
 )
 
@@ -115,7 +116,9 @@ func (s Spec) validate() error {
 		{"Gateways", ">= 1", s.Gateways < 1}, {"Shards", ">= 1", s.Shards < 1},
 		{"Tenants", fmt.Sprintf("1 to %d", maxTenants), s.Tenants < 1 || s.Tenants > maxTenants},
 		{"Workers", ">= 1", s.Workers < 1},
-		{"Rate", fmt.Sprintf("> 0 and <= %d", maxRate), !(s.Rate > 0 && s.Rate <= maxRate)},
+		// A stream's first request goes one interval after the start, and
+		// the warm-up waits 10 s for every stream's first answer.
+		{"Rate", fmt.Sprintf("%d to %d", minRate, maxRate), !(s.Rate >= minRate && s.Rate <= maxRate)},
 		{"Cores", "> 0", !(s.Cores > 0)}, {"Burn", ">= 0", s.Burn < 0},
 		{"Cadence", fmt.Sprintf("%v to %v", minCadence, maxCadence), s.Cadence < minCadence || s.Cadence > maxCadence},
 		// Follow refuses a period under its floor: every client would

@@ -56,8 +56,13 @@ func TestFlagBounds(t *testing.T) {
 		{[]string{"-cadence", "1h"}, "cluster: Cadence out of range (want 100ms to 1s)"},
 		{[]string{"-tenants", "1000000"}, "cluster: Tenants out of range (want 1 to 100)"},
 		{[]string{"-tenants", "101"}, "cluster: Tenants out of range (want 1 to 100)"},
-		{[]string{"-rate", "1e9"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
-		{[]string{"-rate", "+Inf"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+		{[]string{"-rate", "1e9"}, "cluster: Rate out of range (want 1 to 1000)"},
+		{[]string{"-rate", "+Inf"}, "cluster: Rate out of range (want 1 to 1000)"},
+		// A stream sends its first request one interval after the start,
+		// and the warm-up waits 10 s for every stream's first answer: at
+		// 0.05/s Start failed after building and starting everything.
+		{[]string{"-rate", "0.05"}, "cluster: Rate out of range (want 1 to 1000)"},
+		{[]string{"-rate", "0.99"}, "cluster: Rate out of range (want 1 to 1000)"},
 	} {
 		// The command refuses them as usage errors (parseFlags), Start as
 		// a Spec it cannot run.

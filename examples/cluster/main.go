@@ -51,7 +51,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.scenario, "scenario", "", "scenarios to run: "+strings.Join(names(), ", ")+" (comma-separated), or all (default: none, run until interrupted)")
 	fs.StringVar(&o.spec.HTTP, "http", "127.0.0.1:7070", "dashboard and plane API address (loopback only)")
 	fs.IntVar(&o.spec.Tenants, "tenants", 0, fmt.Sprintf("tenants, 1 to %d (default 12)", maxTenants))
-	fs.Float64Var(&o.spec.Rate, "rate", 0, fmt.Sprintf("requests/s per tenant per region, at most %d (default 10)", maxRate))
+	fs.Float64Var(&o.spec.Rate, "rate", 0, fmt.Sprintf("requests/s per tenant per region, %d to %d (default 10)", minRate, maxRate))
 	fs.DurationVar(&o.spec.Cadence, "cadence", 0, fmt.Sprintf("control plane cadence, %v to %v (default 400ms)", minCadence, maxCadence))
 	fs.BoolVar(&o.keep, "keep", false, "keep the cluster running after the scenarios, until interrupted")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines")

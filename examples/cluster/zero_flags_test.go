@@ -19,8 +19,8 @@ func TestZeroFlagValuesRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"-tenants", "0"}, "cluster: Tenants out of range (want 1 to 100)"},
-		{[]string{"-rate", "0"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
-		{[]string{"-rate", "-0"}, "cluster: Rate out of range (want > 0 and <= 1000)"},
+		{[]string{"-rate", "0"}, "cluster: Rate out of range (want 1 to 1000)"},
+		{[]string{"-rate", "-0"}, "cluster: Rate out of range (want 1 to 1000)"},
 		{[]string{"-cadence", "0s"}, "cluster: Cadence out of range (want 100ms to 1s)"},
 		{[]string{"-tenants", "5", "-cadence", "0"}, "cluster: Cadence out of range (want 100ms to 1s)"},
 	} {
