@@ -97,6 +97,7 @@ func parseRTRun(t *testing.T, line string) []rtRun {
 // rtTally is what the docs quote from the runs.
 type rtTally struct {
 	runs, met, noReject, inDeadline, goodputOK, shareOK, cpuHeld, shareOverAtCost4 int
+	allInDeadline                                                                  int // runs at 100.000%
 	shareMin, shareMax, goodputMin, goodputMax                                     float64
 }
 
@@ -107,6 +108,7 @@ func tallyRTRuns(runs []rtRun) rtTally {
 		share, held := r.share <= 3, 5*r.periodsIn >= 4*r.periodsOf // 80% of the periods
 		y.noReject += b2i(noReject)
 		y.inDeadline += b2i(dl)
+		y.allInDeadline += b2i(r.inDeadline == 100)
 		y.goodputOK += b2i(gp)
 		y.shareOK += b2i(share)
 		y.cpuHeld += b2i(held)
@@ -188,6 +190,11 @@ func TestREADMERealModeTallies(t *testing.T) {
 		assert.True(t, strings.HasSuffix(rows[label], fmt.Sprintf("| in %d of %d |", met, n)),
 			"README.md: the row %q does not end \"in %d of %d\" (from rt_runs.txt): %s", label, met, n, rows[label])
 	}
+	// The runs each row's breakdown starts with.
+	assert.Contains(t, rows["normal tenants with any rejection: 0"], fmt.Sprintf("| 0 / 1,344 in %d;", y.noReject),
+		"README.md: runs without a normal tenant rejected (from rt_runs.txt)")
+	assert.Contains(t, rows["normal requests within deadline >= 99.9%"], fmt.Sprintf("| 100.000%% in %d,", y.allInDeadline),
+		"README.md: runs with every normal request in deadline (from rt_runs.txt)")
 	for path, phrases := range want {
 		text := docText(t, path)
 		for _, p := range phrases {
