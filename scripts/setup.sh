@@ -56,17 +56,34 @@ fi
 # LC_ALL=C keeps apt's messages in English for the lock check below.
 apt="$sudo env LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300"
 
+# failed STEP MESSAGES: shows apt's MESSAGES, then a last line of setup's own
+# that says what it could not install, and exits 1. Offline, apt-get update
+# only warns ("Failed to fetch") and exits 0, and install then ends, on a
+# fresh machine whose lists are empty, on "Unable to locate package", as if
+# a name were wrong: a failed download is said to be one.
+failed() {
+	local hint="see apt-get's messages above"
+	[ -z "$2" ] || echo "$2" >&2
+	if [[ $out$2 == *"Failed to fetch"* ]]; then
+		hint="apt-get could not download (is the network down?): run this again online, or install them by other means"
+	fi
+	echo "setup: apt-get $1 failed, so ${need[*]} could not be installed: $hint" >&2
+	exit 1
+}
+
 # install waits up to 5 minutes for dpkg's lock (DPkg::Lock::Timeout), but update
 # fails at once when another apt holds the lists' lock, as the daily apt job may on
 # a freshly booted machine: try again for as long.
+out=
 for try in $(seq 60); do
 	if out=$($apt update -qq 2>&1); then break; fi
 	if [[ $out != *"Could not get lock"* ]] || [ "$try" -eq 60 ]; then
-		echo "$out" >&2
-		exit 1
+		failed update "$out"
 	fi
 	[ "$try" -gt 1 ] || echo "setup: another apt holds the lists' lock: waiting up to 5 minutes" >&2
 	sleep 5
 done
 [ -z "$out" ] || echo "$out" >&2
-$apt install -y -qq "${need[@]}" >/dev/null
+# Only apt's errors are kept (-qq, standard output dropped), to be shown.
+err=$($apt install -y -qq "${need[@]}" 2>&1 >/dev/null) || failed install "$err"
+[ -z "$err" ] || echo "$err" >&2
