@@ -49,7 +49,10 @@ type Gateway struct {
 
 	shardShare   atomic.Int64   // batches one shard may have in its backend call (health.go)
 	shardFlights []atomic.Int64 // per shard: its batches in their backend call
-	draining     atomic.Bool    // Close flushes every open batch, shares or not (as the batcher's cap)
+	// per shard: its batches of GETs sent to its replicas (health.go), a
+	// share of their own apart from its primary's
+	replicaFlights []atomic.Int64
+	draining       atomic.Bool // Close flushes every open batch, shares or not (as the batcher's cap)
 
 	ctlMu   sync.RWMutex // protects closing; a /control change holds it for reading (gateControl)
 	closing bool         // Close has begun: /control changes are refused
@@ -108,7 +111,8 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 		log = discardLogger
 	}
 	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
-		health: make([]shardHealth, backend.Shards()), shardFlights: make([]atomic.Int64, backend.Shards()), log: log}
+		health: make([]shardHealth, backend.Shards()), shardFlights: make([]atomic.Int64, backend.Shards()),
+		replicaFlights: make([]atomic.Int64, backend.Shards()), log: log}
 	if b, ok := asRedis(backend); ok {
 		b.log = log // its replicas' outages, logged as the shards' are (health.go)
 	}
@@ -249,13 +253,10 @@ func (g *Gateway) startCacheTier(cfg Config) error {
 // batch is the unit of the quota and of the backend call and op counters:
 // a replica read the backend retries on the primary counts once. A
 // batch whose shard already has its share of max_in_flight in the backend is
-// answered OVERLOADED without a call (enterShard).
+// answered OVERLOADED without a call (enterShard); a batch of GETs its
+// replicas take counts in their share, not in its primary's.
 func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batcher.Result[[]opResult]) (err error) {
 	defer recoverTo(&err, &g.n.panics, g.log, "a backend call") // panics.go
-	if !g.enterShard(grp.shard) {
-		return errOverloaded
-	}
-	defer g.shardFlights[grp.shard].Add(-1)
 	n := 0
 	for _, r := range reqs {
 		n += len(r)
@@ -267,6 +268,15 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 			flat = append(flat, r...)
 		}
 	}
+	lin := g.linearizable.Load()
+	flights := &g.shardFlights[grp.shard]
+	if !lin && g.readsReplica(grp.shard, flat) { // linearizable GETs read the primary (below)
+		flights = &g.replicaFlights[grp.shard]
+	}
+	if !g.enterShard(flights) {
+		return errOverloaded
+	}
+	defer flights.Add(-1)
 	// With linearizable_reads, a GET joins a coalesced fetch only until the
 	// fetch is sent: the shard
 	// may read the key at once, and a write applied after that read (by
@@ -275,7 +285,6 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	// began later must not get the older value. Joins made until now began
 	// before the read. By default GETs also join a sent fetch: more
 	// coalescing under a hot key, for reads up to one round trip old.
-	lin := g.linearizable.Load()
 	if lin {
 		for _, r := range reqs {
 			if len(r) == 1 && r[0].kind == opGet {

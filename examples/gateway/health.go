@@ -186,27 +186,50 @@ func (h *shardHealth) infoFields() string {
 var discardLogger = slog.New(slog.DiscardHandler)
 
 // A shard's share of the in-flight budget: each shard may have at most
-// max_in_flight / shards (at least 1) batches in its backend call at once,
+// max_in_flight / shares (at least 1) batches in its backend call at once,
 // so that a shard that hangs (accepts calls and never answers, until the
 // request timeout) cannot take the whole budget, which the batcher shares
 // among all shards, and starve the healthy shards' requests. A batch over
 // its shard's share is answered OVERLOADED at once, without a backend call.
+//
+// A Redis shard with replicas has two shares: its primary's (its writes,
+// and the reads that must read the primary) and its replicas' (its batches
+// of GETs that go to a replica, and to the primary when the replica fails),
+// so shares counts one per shard and one more per shard with replicas: a
+// shard whose primary and replicas all hang holds no more than two shares,
+// the other shards keeping theirs. Before, a shard had one share: writes
+// that hung on its primary filled it, and its reads, which its replicas
+// answered, were refused OVERLOADED for as long as the primary hung.
 
-// setShardShare sets each shard's share of the in-flight budget from
-// max_in_flight.
+// setShardShare sets each share of the in-flight budget from max_in_flight.
 func (g *Gateway) setShardShare(maxInFlight int) {
-	g.shardShare.Store(int64(max(1, maxInFlight/len(g.shardFlights))))
+	shares := len(g.shardFlights)
+	if b, ok := asRedis(g.backend); ok {
+		for _, r := range b.dataReplicas {
+			if len(r) > 0 {
+				shares++
+			}
+		}
+	}
+	g.shardShare.Store(int64(max(1, maxInFlight/shares)))
 }
 
-// enterShard counts a batch into shard's backend calls in flight, unless the
-// shard has its share already (and the gateway is not draining, when every
-// open batch is flushed, as the batcher's own cap allows). The caller that
-// entered decrements shardFlights[shard] when its call returns. A refused
-// batch is never counted, not even for a moment: counted and taken back, it
-// made a batch entering meanwhile find the share taken when it was not (as
-// the batcher's own slots are taken).
-func (g *Gateway) enterShard(shard int) bool {
-	inflight := &g.shardFlights[shard]
+// readsReplica reports whether a batch of ops for shard goes to one of its
+// replicas (redisBackend.readsReplica): it counts in their share.
+func (g *Gateway) readsReplica(shard int, ops []op) bool {
+	b, ok := asRedis(g.backend)
+	return ok && b.readsReplica(shard, ops)
+}
+
+// enterShard counts a batch into inflight, a shard's backend calls in
+// flight (its primary's or its replicas'), unless they hold their share
+// already (and the gateway is not draining, when every open batch is
+// flushed, as the batcher's own cap allows). The caller that entered
+// decrements inflight when its call returns. A refused batch is never
+// counted, not even for a moment: counted and taken back, it made a batch
+// entering meanwhile find the share taken when it was not (as the batcher's
+// own slots are taken).
+func (g *Gateway) enterShard(inflight *atomic.Int64) bool {
 	for {
 		n := inflight.Load()
 		if n >= g.shardShare.Load() && !g.draining.Load() {

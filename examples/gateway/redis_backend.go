@@ -184,7 +184,7 @@ func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResu
 		if fill && b.volatile[shard].isSet() {
 			return p.getsWithTTL(ctx, keys, out)
 		}
-		if len(b.dataReplicas[shard]) > 0 && !fill && !anyPrimary(ops) {
+		if b.readsReplica(shard, ops) {
 			now := time.Now()
 			if r := b.pickReplica(shard, now); r != nil {
 				// The replica has half the time left at most: one that hangs
@@ -255,6 +255,15 @@ func allPlainSets(ops []op) bool {
 		}
 	}
 	return true
+}
+
+// readsReplica reports whether a batch of ops for shard goes to one of its
+// replicas, unless none is readable (pickReplica): GETs alone, none of
+// which must read the primary, on a shard with replicas, with the caching
+// tier off (its fills read the primary). The gateway counts such a batch
+// in the replicas' share of max_in_flight, not the primary's (health.go).
+func (b *redisBackend) readsReplica(shard int, ops []op) bool {
+	return len(b.dataReplicas[shard]) > 0 && !b.fillTTL.Load() && allGets(ops) && !anyPrimary(ops)
 }
 
 // anyPrimary reports whether an op of ops must read the shard's primary

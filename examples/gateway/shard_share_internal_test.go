@@ -36,7 +36,7 @@ func TestShardShareNeverOvercounts(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			for range 500_000 {
-				if g.enterShard(0) {
+				if g.enterShard(&g.shardFlights[0]) {
 					g.shardFlights[0].Add(-1)
 				}
 			}
