@@ -303,3 +303,18 @@ func TestLongKey(t *testing.T) {
 	require.Equal(t, uint32(3), n)
 	require.Equal(t, "abc", unsafe.String(p, n))
 }
+
+// TestTenantTableHomesSpread: names hash to every slot, even and odd. The
+// mark of an occupied slot was the hash's low bit, which is also the low bit
+// of the home index: every name's home was an odd slot, and a probe past it
+// went to the next cache line (two 32-byte slots share a line) rather than to
+// the home's neighbour in the same line. Found by a review.
+func TestTenantTableHomesSpread(t *testing.T) {
+	tb := newTenantTable[int]()
+	homes := [2]int{}
+	for k := range 1000 {
+		homes[tb.hash(fmt.Sprint("tenant-", k))&tb.mask&1]++
+	}
+	require.Greater(t, homes[0], 400, "names homed at even slots")
+	require.Greater(t, homes[1], 400, "names homed at odd slots")
+}
