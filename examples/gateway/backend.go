@@ -215,11 +215,7 @@ func (b *memkvBackend) writeJoint(ctx context.Context, s *memkv.Store, ops []op,
 		for i := 0; i < len(ops) && err == nil; i++ {
 			switch o := ops[i]; o.kind {
 			case opSet:
-				var exp int64
-				if o.ttl > 0 {
-					exp = now.Add(o.ttl).UnixNano()
-				}
-				req.Sets = append(req.Sets, []byte(o.key), encodeValue(o.value, exp))
+				req.Sets = append(req.Sets, []byte(o.key), encodeValue(o.value, expiryAt(now, o.ttl)))
 				present[o.key] = true
 				out[i] = opResult{found: true}
 			case opDel:
@@ -358,11 +354,7 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 			if (o.nx && ok) || (o.xx && !ok) {
 				return opResult{}
 			}
-			var exp int64
-			if o.ttl > 0 {
-				exp = now.Add(o.ttl).UnixNano()
-			}
-			newVal, res.found = encodeValue(o.value, exp), true
+			newVal, res.found = encodeValue(o.value, expiryAt(now, o.ttl)), true
 		case opDel:
 			// An expired value counts as absent but is deleted too, as
 			// Redis deletes an expired key a command touches: kept, it

@@ -123,7 +123,7 @@ func (e *redisTxEngine) Get(ctx context.Context, _ uint64, key []byte) ([]byte, 
 // farExpiry is the expiry header of a value read from the shard with an
 // expiry past what unix nanoseconds hold (year 2262; EXPIRE accepts more):
 // live, and written back by Commit with the key's own expiry (INCR keeps
-// it). No expiry the gateway sets reaches it (expireTTL).
+// it). No expiry the gateway sets reaches it (expiryAt: maxExpiry).
 const farExpiry = math.MaxInt64
 
 // observe records the current state of keys without returning values: WATCH

@@ -81,6 +81,25 @@ func checkExpire(opt string, n []byte) respErr {
 	return ""
 }
 
+// maxExpiry is the latest expiry a SET stamps (unix ns): an hour short of
+// what an int64 holds (year 2262), below farExpiry.
+const maxExpiry = math.MaxInt64 - int64(time.Hour)
+
+// expiryAt is the expiry header of a TTL given at now (0: none): now+ttl,
+// capped at maxExpiry. expireTTL caps the TTL by the wall clock, but the
+// expiry is stamped by the gateway's (expiryNow): a test's clock ahead of
+// the wall clock by more than the hour made now+ttl overflow, and the key
+// was written already expired.
+func expiryAt(now time.Time, ttl time.Duration) int64 {
+	if ttl <= 0 {
+		return 0
+	}
+	if at := now.Add(ttl); at.Before(time.Unix(0, maxExpiry)) {
+		return at.UnixNano()
+	}
+	return maxExpiry
+}
+
 // expireTTL is the TTL of SET's EX or PX n, capped at the largest whose
 // expiry in unix nanoseconds fits an int64 (year 2262): n*unit would
 // overflow time.Duration, and now+ttl UnixNano, beyond.

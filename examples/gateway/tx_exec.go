@@ -509,11 +509,7 @@ func (s *session) txSet(ctx context.Context, a [][]byte, now time.Time, get func
 			return nullReply{}
 		}
 	}
-	var exp int64
-	if ttl > 0 {
-		exp = now.Add(ttl).UnixNano()
-	}
-	if err := s.txs.tx.Put(a[1], encodeValue(a[2], exp)); err != nil {
+	if err := s.txs.tx.Put(a[1], encodeValue(a[2], expiryAt(now, ttl))); err != nil {
 		return errReply(err)
 	}
 	return simple("OK")
