@@ -110,9 +110,7 @@
 // capacity, closed: the errors are shared values) and the hand-off of a
 // released slot to a queued request once the free lists are warm; a tenant's
 // first request, or its first after its state was reclaimed, allocates that
-// state and a copy of its name. The Shedder keeps no caller's string, so a
-// name converted with string(buf) from a request's bytes does not escape
-// (see [Shedder.Acquire]).
+// state.
 //
 // Tenant state is bounded: [Config.MaxTenants] caps it (sampled-LRU eviction of
 // idle tenants) and [Config.IdleTimeout] reclaims idle tenants lazily. The

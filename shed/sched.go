@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"time"
-	"unsafe"
 )
 
 // Scheduler is the pure decision core of the shedder: the buckets, their bounds and
@@ -118,7 +117,6 @@ type Scheduler[T any] struct {
 	tenants   tenantTable[T]
 	pend      *[admitLog]pendingAdmit // direct admissions not yet applied to their tenants
 	npend     int                     // how many
-	pendNames []byte                  // their names' bytes, which the callers may reuse; never grows
 	sink      uint32                  // settle's loads land here, so that they are kept
 	hand      int                     // reclamation hand over tenants' slots
 	touches   uint64
@@ -214,8 +212,7 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit),
-		pendNames: make([]byte, 0, admitLog*pendNameMax), given: cfg.clone()}, nil
+	return &Scheduler[T]{cfg: c, tenants: newTenantTable[T](), pend: new([admitLog]pendingAdmit), given: cfg.clone()}, nil
 }
 
 // Config returns the configuration in force, as NewScheduler or the last
@@ -317,25 +314,12 @@ func (s *Scheduler[T]) admit(tenant string, priority int, cost int64) {
 		s.count(s.touch(tenant), priority, cost)
 		return
 	}
-	if s.npend == admitLog || len(tenant) > pendNameMax {
+	if s.npend == admitLog {
 		s.settle()
-		if len(tenant) > pendNameMax { // rare: counted at once, not copied
-			s.count(s.touch(tenant), priority, cost)
-			return
-		}
 	}
-	// The log keeps a copy of the name: the caller's string may be a view
-	// of a buffer that it reuses once this returns.
-	off := len(s.pendNames)
-	s.pendNames = append(s.pendNames, tenant...)
-	name := unsafe.String(unsafe.SliceData(s.pendNames[off:]), len(tenant))
-	s.pend[s.npend] = pendingAdmit{name: name, prio: priority, cost: cost}
+	s.pend[s.npend] = pendingAdmit{name: tenant, prio: priority, cost: cost}
 	s.npend++
 }
-
-// pendNameMax is the longest name whose admission is deferred (its copy
-// takes room in pendNames, which holds admitLog of them).
-const pendNameMax = 64
 
 // Push queues v for (tenant, priority) with the given cost (a cost below 1
 // counts as 1, as in [Shedder.Acquire]), or sheds it with ReasonBucketFull

@@ -2,7 +2,6 @@ package shed
 
 import (
 	"math"
-	"strings"
 	"time"
 )
 
@@ -77,19 +76,15 @@ func (s *Scheduler[T]) touchHashed(name string, h uint32) *tenantSlot[T] {
 // tenants it could not reclaim had requests queued).
 func (s *Scheduler[T]) create(name string, h uint32) *tenantSlot[T] {
 	s.evictOver(s.cfg.maxTenants-1, evictProbe)
-	// The key is a copy: the caller's name may be a view of a buffer that
-	// it reuses, and a name that nothing keeps does not escape, so that a
-	// caller's string(buf) of a short name need not allocate.
-	key := strings.Clone(name)
 	// Never shed: under its share at any time, before the epoch too (a
 	// caller's clock that stepped back gives a negative one).
-	t := &tenantState[T]{name: key, weight: s.cfg.weight(key), overUntil: math.MinInt64, overAt: math.MinInt64}
+	t := &tenantState[T]{name: name, weight: s.cfg.weight(name), overUntil: math.MinInt64, overAt: math.MinInt64}
 	if p := s.cfg.priorities; p <= len(t.inline) {
 		t.buckets, t.counts = t.inline[:p], t.inlineCounts[:p]
 	} else {
 		t.buckets, t.counts = make([]bucket[T], p), make([]counters, p)
 	}
-	return s.tenants.insert(key, h, t)
+	return s.tenants.insert(name, h, t)
 }
 
 // state returns the state of tenant name, creating it if needed, after the
@@ -145,8 +140,7 @@ func (s *Scheduler[T]) settle() {
 		pa := &pend[i]
 		s.count(s.touchHashed(pa.name, pa.h), pa.prio, pa.cost)
 	}
-	clear(pend)
-	s.pendNames = s.pendNames[:0]
+	clear(pend) // keep no caller's name past its bookkeeping
 }
 
 // count counts a direct admission in the tenant's slot (priorities below
