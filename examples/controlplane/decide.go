@@ -545,6 +545,13 @@ func within(rounded, raw, published []failover.Route, step float64) bool {
 // grow them without bound.
 const maxTenants = 1024
 
+// maxTenantName bounds the length in bytes of a tenant name the plane tracks.
+// maxTenants bounds the names' count, not their size, and every history point
+// repeats each name: a gateway answering a few names as long as its answer
+// may be would grow GET /api/state by that much at each tick, up to
+// Config.History times it. A longer name is not tracked.
+const maxTenantName = 256
+
 // tenantsLocked aggregates the tenants' shed and request deltas over the gateways.
 func (p *Plane) tenantsLocked() {
 	for _, t := range p.tenants {
@@ -566,11 +573,12 @@ func (p *Plane) tenantsLocked() {
 }
 
 // addTenantLocked adds one gateway's deltas to the tenant name, which is
-// tracked from now on unless maxTenants already are.
+// tracked from now on unless maxTenants already are or it is longer than
+// maxTenantName.
 func (p *Plane) addTenantLocked(name string, r tenantRate) {
 	t := p.tenants[name]
 	if t == nil {
-		if len(p.tenants) >= maxTenants {
+		if len(p.tenants) >= maxTenants || len(name) > maxTenantName {
 			return
 		}
 		t = &tenantTrack{}

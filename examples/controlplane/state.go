@@ -22,7 +22,7 @@ type State struct {
 	CadenceMS float64        `json:"cadence_ms"`
 	Hosts     []HostState    `json:"hosts"`   // in the order the gateways were added
 	Regions   []RegionState  `json:"regions"` // in Config.Regions order
-	Tenants   []TenantState  `json:"tenants"` // by name; at most 1024, the first seen
+	Tenants   []TenantState  `json:"tenants"` // by name; at most 1024, the first seen, of up to 256 bytes
 	Rollout   rollout.Config `json:"rollout"`
 	Draining  []string       `json:"draining"` // RESP addresses clients skip
 	// History holds the last Config.History ticks, oldest first. The points' maps
