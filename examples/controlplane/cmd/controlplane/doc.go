@@ -45,8 +45,9 @@
 // main's goroutine waits while two goroutines run: the HTTP server and the
 // plane's Run loop, which ticks at the cadence (each tick polls the gateways
 // concurrently and joins them). SIGINT or SIGTERM, or the server failing,
-// shuts the server down (waiting up to 5 s for requests in progress), then
-// stops the loop and waits for it before exiting. A request's read is bounded
+// shuts the server down (waiting up to 5 s for requests in progress, then
+// closing their connections), then stops the loop and waits for it before
+// exiting. A request's read is bounded
 // (headers 5 s, the whole request 10 s) and idle connections close after 2
 // minutes.
 //
