@@ -19,8 +19,12 @@ import (
 // must not be copied after first use.
 //
 // The index is split in 64 shards, each a hash table that readers search
-// without locking: a hit takes no lock but records the access in a lossy
-// buffer of the reader's stripe, which the eviction policy drains in batches.
+// without locking: a hit finds its entry with no lock and records the access
+// in a lossy buffer of the reader's stripe (a lock it only tries), which the
+// eviction policy drains in batches. The hit that fills its buffer replays
+// it if the policy lock is free, and then admits the inserts deferred
+// meanwhile: their evictions take the victims' shard locks, so that one hit
+// may wait for the writers of those shards.
 // Writes (fills, [Cache.Set], invalidations) take the key's shard lock; an
 // insert then takes the policy lock if it is free, or else leaves the new node
 // in its stripe for the lock's holder to admit.
