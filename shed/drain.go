@@ -3,9 +3,9 @@ package shed
 import "math"
 
 // Moving tenants on and off the two drain lists (the fresh and the old, see
-// Scheduler's "Drain order"): taking an emptied tenant off, requeueing one
-// whose turn ended, emptying both, and skipping the rounds that cannot serve
-// anyone. The list itself (tenantList) is in tenants.go.
+// Scheduler's "Drain order"): listing a tenant that gets a request, taking
+// an emptied tenant off, requeueing one whose turn ended, emptying both, and
+// skipping the rounds that cannot serve anyone. The list itself (tenantList) is in tenants.go.
 
 // The drain list a tenant is on.
 const (
@@ -13,6 +13,35 @@ const (
 	inFresh
 	inOld
 )
+
+// listOnPush puts t, which just got a request at at, on the drain list its
+// share says. A tenant that was not listed joins the fresh list (the old list
+// if it is over its share) with one quantum of credit. A tenant on the old
+// list whose mark has run out is under its share: it moves to the back of the
+// fresh list, with one quantum of credit if it had emptied. Left on
+// the old list, which is served only when the fresh list is empty, it waited
+// for as long as the tenants under their share stayed backlogged, its
+// requests expired, and each expiry marked it over its share again.
+func (s *Scheduler[T]) listOnPush(t *tenantState[T], at int64) {
+	switch {
+	case t.list == notListed:
+		t.deficit, t.inTurn, t.visiting = sat(s.cfg.quantum, t.weight), true, false
+		if t.over(at) {
+			t.list = inOld
+			s.old.pushBack(t)
+		} else {
+			t.list = inFresh
+			s.fresh.pushBack(t)
+		}
+	case t.list == inOld && !t.over(at):
+		s.old.remove(t)
+		s.fresh.pushBack(t)
+		t.list, t.visiting = inFresh, false
+		if t.queued == 1 {
+			t.deficit, t.inTurn = sat(s.cfg.quantum, t.weight), true
+		}
+	}
+}
 
 // unlistHead takes t, empty, off the head of its list; its credit resets.
 func (s *Scheduler[T]) unlistHead(t *tenantState[T], fresh bool) {

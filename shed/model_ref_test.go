@@ -328,6 +328,15 @@ func (m *refModel) push(at int64, name string, prio int, cost int64, id int) (dl
 		} else {
 			m.fresh = append(m.fresh, t)
 		}
+	} else if !t.over(at) && slices.Contains(m.old, t) {
+		// its mark ran out: under its share, to the back of the fresh
+		// list, with a quantum if it had emptied
+		m.old = slices.DeleteFunc(m.old, func(x *refTenant) bool { return x == t })
+		m.fresh = append(m.fresh, t)
+		t.visiting = false
+		if t.queued() == 1 {
+			t.inTurn, t.deficit = true, m.cfg.quantum*m.weight(name)
+		}
 	}
 	return dl, 0
 }

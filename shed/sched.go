@@ -42,11 +42,15 @@ import (
 // at weight 1). The old list counts as backlogged when it holds tenants as
 // the window closes, even if their requests have left the queue since
 // (expired or removed: they were starved meanwhile); a tenant leaves a list
-// only when Pop finds it empty at the head.
+// only when Pop finds it empty at the head, or (below) for the fresh list.
 //
 // A tenant with nothing listed that gets a request joins the fresh list (the
 // old list if it is over its share) with one quantum (Quantum x weight) of
-// credit. The head tenant's head request is served while the tenant's deficit
+// credit. A tenant on the old list that gets a request once its mark has run
+// out moves to the back of the fresh list (with one quantum of credit if it
+// had emptied, else with its own): the old list is served only when the fresh
+// list is empty, so there it would wait as long as the tenants under their
+// share stay backlogged. The head tenant's head request is served while the tenant's deficit
 // covers its cost, and the deficit shrinks by that cost; when it no longer
 // covers the head, the tenant moves to the back of the old list if it is over
 // its share, else of the fresh list, and on its next visit receives another
@@ -372,18 +376,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	s.queued++
 	s.keepNodes.used(s.queued)
 	s.queuedCost.add(cost)
-	if t.list == notListed {
-		// A tenant that was not listed joins the fresh list (the old list if
-		// it is over its share) with one quantum of credit.
-		t.deficit, t.inTurn, t.visiting = sat(s.cfg.quantum, t.weight), true, false
-		if t.over(at) {
-			t.list = inOld
-			s.old.pushBack(t)
-		} else {
-			t.list = inFresh
-			s.fresh.pushBack(t)
-		}
-	}
+	s.listOnPush(t, at)
 	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(due)), nil
 }
 
