@@ -111,6 +111,19 @@ func (c *cmdSpec) cost(args [][]byte) int64 {
 	return int64(max(c.nkeys(len(args)), 1))
 }
 
+// cost is spec's admission cost for args on g's backend: a KVSCAN on Redis
+// shards, refused at once (cmdKVScan), costs 1, as a malformed one does; it
+// was admitted at its LIMIT, so a scan that reads nothing answered
+// -OVERLOADED under load in place of its error.
+func (g *Gateway) cost(spec *cmdSpec, args [][]byte) int64 {
+	if spec.name == "KVSCAN" {
+		if _, ok := asMemkv(g.backend); !ok {
+			return 1
+		}
+	}
+	return spec.cost(args)
+}
+
 // hasKeys reports whether the command names keys.
 func (c *cmdSpec) hasKeys() bool { return c.layout != noKeys }
 

@@ -452,7 +452,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
-	done, release, err := g.admitAt(ctx, t, spec, spec.cost(args), start)
+	done, release, err := g.admitAt(ctx, t, spec, g.cost(spec, args), start)
 	if err != nil {
 		g.n.errors.Add(1)
 		g.metrics.observe(t, spec, false, time.Since(start))
