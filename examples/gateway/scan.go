@@ -114,6 +114,12 @@ func scanLimit(a [][]byte) (int, respErr) {
 	switch {
 	case len(a) == 5 && strings.EqualFold(string(a[3]), "LIMIT"):
 		n, err := strconv.Atoi(string(a[4]))
+		if errors.Is(err, strconv.ErrRange) && n > 0 {
+			// Past the int range: a positive integer above maxScan, taken
+			// as maxScan as LIMIT 20000 is (it answered that LIMIT must
+			// be a positive integer).
+			n, err = maxScan, nil
+		}
 		if err != nil || n <= 0 {
 			return 0, respErr("ERR LIMIT must be a positive integer")
 		}
