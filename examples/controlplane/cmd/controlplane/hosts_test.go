@@ -84,20 +84,29 @@ func TestRunAllowedHostsRefused(t *testing.T) {
 func startRun(t *testing.T, args []string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan string, 1)
-	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	go func() { done <- run(ctx, args, log, func(a string) { addrs <- a }) }()
+	t.Cleanup(cancel)
+	addr, done := launch(t, ctx, args)
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)
 	})
+	return addr
+}
+
+// launch runs the command with args until ctx ends and returns the address it
+// listens on and the channel that gets run's result; a run that fails before
+// it listens fails the test.
+func launch(t *testing.T, ctx context.Context, args []string) (string, <-chan error) {
+	t.Helper()
+	addrs := make(chan string, 1)
+	done := make(chan error, 1)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() { done <- run(ctx, args, log, func(a string) { addrs <- a }) }()
 	select {
 	case addr := <-addrs:
-		return addr
+		return addr, done
 	case err := <-done:
-		done <- nil // for the cleanup
 		t.Fatal(err)
-		return ""
+		return "", nil
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -27,20 +26,8 @@ func TestRun(t *testing.T) {
 		"regions": [{"name": "eu", "backups": ["us"]}],
 		"gateways": [{"id": "eu-1", "region": "eu", "resp": "127.0.0.1:1", "http": "127.0.0.1:1", "cores": 1}]}`), 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan string, 1)
-	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	go func() {
-		done <- run(ctx, []string{"-config", file, "-listen", "127.0.0.1:0", "-region", "us:eu",
-			"-gateway", "us-1,us,127.0.0.1:2,127.0.0.1:2,2", "-direct", "127.0.0.1:3,127.0.0.1:4"}, log,
-			func(a string) { addrs <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatal(err)
-	}
+	addr, done := launch(t, ctx, []string{"-config", file, "-listen", "127.0.0.1:0", "-region", "us:eu",
+		"-gateway", "us-1,us,127.0.0.1:2,127.0.0.1:2,2", "-direct", "127.0.0.1:3,127.0.0.1:4"})
 	resp, err := http.Get("http://" + addr + "/")
 	require.NoError(t, err)
 	resp.Body.Close()

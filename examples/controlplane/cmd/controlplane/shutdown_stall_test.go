@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -23,18 +22,7 @@ func TestShutdownCutsStalledRequest(t *testing.T) {
 	defer func() { shutdownTimeout = old }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addrs := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-region", "eu"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-			func(a string) { addrs <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatal(err)
-	}
+	addr, done := launch(t, ctx, []string{"-listen", "127.0.0.1:0", "-region", "eu"})
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()

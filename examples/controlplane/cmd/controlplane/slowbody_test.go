@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -21,18 +20,7 @@ func TestStalledBodyIsCut(t *testing.T) {
 	readTimeout = 200 * time.Millisecond
 	defer func() { readTimeout = old }()
 	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-region", "eu"}, slog.New(slog.NewTextHandler(io.Discard, nil)),
-			func(a string) { addrs <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatal(err)
-	}
+	addr, done := launch(t, ctx, []string{"-listen", "127.0.0.1:0", "-region", "eu"})
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()
