@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,10 +19,7 @@ import (
 // answered null at once). Explicit time: the backend's clock, moved ahead.
 func TestLongPXKeptWithBackendClockAhead(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var ahead atomic.Int64
-	ahead.Store(time.Now().Add(48 * time.Hour).UnixNano())
-	m.now = func() time.Time { return time.Unix(0, ahead.Load()) }
+	_, ahead := setMemkvClock(t, in.gw.backend, time.Now().Add(48*time.Hour))
 	ctx := context.Background()
 	c := client(t, in, nil)
 	const px = "9223370000000000000" // accepted: now+px fits Redis's int64 of ms

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,17 @@ func startGatewayLog(t testing.TB, cfg Config, log *slog.Logger) *instance {
 		_ = in.Shutdown(ctx) // idempotent after a test's own Shutdown
 	})
 	return in
+}
+
+// setMemkvClock sets the memkv backend under b to read its time from the
+// returned clock (unix ns), at at: tests move it instead of sleeping.
+func setMemkvClock(t testing.TB, b Backend, at time.Time) (*memkvBackend, *atomic.Int64) {
+	t.Helper()
+	m := mustMemkv(t, b)
+	var clock atomic.Int64
+	clock.Store(at.UnixNano())
+	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	return m, &clock
 }
 
 // mustMemkv returns the memkv backend under b (through the chaos wrapper).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,10 +15,7 @@ import (
 // that GET answered expired. Explicit time: the backend's clock.
 func TestKVScanExpiryByBackendClock(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var clock atomic.Int64
-	clock.Store(time.Now().UnixNano())
-	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	_, clock := setMemkvClock(t, in.gw.backend, time.Now())
 	ctx := context.Background()
 	c := client(t, in, nil)
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,10 +19,7 @@ import (
 // README says the sweep ended. Explicit time: the backend's clock.
 func TestMemkvExpiredKeysReclaimedAfterExec(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var clock atomic.Int64
-	clock.Store(time.Unix(1_000_000, 0).UnixNano())
-	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	m, clock := setMemkvClock(t, in.gw.backend, time.Unix(1_000_000, 0))
 	ctx := context.Background()
 	c := client(t, in, nil)
 

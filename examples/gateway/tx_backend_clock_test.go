@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,10 +20,7 @@ import (
 // clock.
 func TestTxExpiryByBackendClock(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var clock atomic.Int64
-	clock.Store(time.Now().UnixNano())
-	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	_, clock := setMemkvClock(t, in.gw.backend, time.Now())
 	ctx := context.Background()
 	c := client(t, in, nil)
 	const k, k2 = "{c}k", "{c}k2"

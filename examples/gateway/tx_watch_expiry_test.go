@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 // WATCH saw the old holder's lock. Explicit time: the backend's clock.
 func TestExecAfterWatchedKeyExpired(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var clock atomic.Int64
-	clock.Store(time.Now().UnixNano())
-	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	_, clock := setMemkvClock(t, in.gw.backend, time.Now())
 	ctx := context.Background()
 	const k, other = "{e}lock", "{e}x"
 	c := client(t, in, nil)

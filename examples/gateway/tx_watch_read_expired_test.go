@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,10 +97,7 @@ func TestWatchAfterReadOfExpiredKeyAsRedis(t *testing.T) {
 // backend's clock moves the expiry past.
 func TestWatchAfterReadOfExpiredKeyStillChecked(t *testing.T) {
 	in := startGateway(t, Config{HTTPAddr: "-"})
-	m := mustMemkv(t, in.gw.backend)
-	var clock atomic.Int64
-	clock.Store(time.Now().UnixNano())
-	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	_, clock := setMemkvClock(t, in.gw.backend, time.Now())
 	ctx := context.Background()
 	const k = "{w}k"
 	other := client(t, in, nil)
