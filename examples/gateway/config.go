@@ -347,9 +347,10 @@ func (t TenantConfig) check(i int) error {
 	if t.Priority < 0 || t.Priority > 1 || t.Weight < 0 || t.QuotaRate < 0 || t.QuotaBurst < 0 {
 		return fmt.Errorf("gateway: tenant %q: priority must be 0 or 1, weight and quota >= 0", t.Name)
 	}
-	// Every key has the empty prefix: among others, it confined the tenant
-	// to nothing (a template's placeholder rendered empty gave it every
-	// key). No key_prefixes at all is how every key is allowed.
+	// Every key starts with the empty prefix: listed, even beside other
+	// prefixes, it lifted the confinement (a template's placeholder that
+	// rendered empty gave the tenant every key). Leaving key_prefixes out
+	// is how every key is allowed.
 	if slices.Contains(t.KeyPrefixes, "") {
 		return fmt.Errorf("gateway: tenant %q: key_prefixes: an empty prefix allows every key (leave key_prefixes out for that)", t.Name)
 	}
