@@ -445,6 +445,13 @@
 //     package's time at 100% reads and at 75% reads cached, 1.26x at 75%
 //     reads evicting (faster in 1 of 8 rounds; p = 0.021 unpaired);
 //     golang-lru 1.90-5.30x, slower in every round.
+//   - Fifty-seventh session (run AJ, an AMD EPYC family 25 model 1 host at
+//     about 140 ns and 570 ns between the cores, the noisiest run yet,
+//     bench/cache/throughput_host57.txt): otter 1.55x this package's time
+//     at 100% reads cached (slower in every round), 1.53x and 1.17x at 75%
+//     reads cached and 100% evicting, 1.06x at 75% reads evicting (faster
+//     in 3 of 8 rounds); golang-lru 1.39-5.32x (faster in 1 of 8 rounds at
+//     75% reads evicting).
 //
 // # Stats
 //
