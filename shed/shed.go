@@ -103,6 +103,10 @@ func (s *Shedder) SetConfig(cfg Config) error {
 	// The new limit before the cut deadlines shed anyone: if Limit panics,
 	// no shed waiter is left unsignalled.
 	limit := s.limitLocked()
+	// The time again: the walk of the tenants above takes about 2 ms at
+	// 100,000 of them (and Limit is the caller's code), and a request whose
+	// deadline passed meanwhile must be shed, not admitted late.
+	now = time.Now()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
 	if cut {

@@ -1,0 +1,76 @@
+package shed_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tierkit/tierkit/shed"
+)
+
+// slowLimit is a limit of 1 until grow is set; then Limit returns 2, once it
+// has spun until the clock passes until: a Capacity slow to answer stands in
+// for SetConfig's own walk of the tenants, 2 ms at 100,000 tenants, during
+// which a queued request's deadline can pass.
+type slowLimit struct {
+	grow  atomic.Bool
+	until atomic.Int64 // unix nanoseconds
+}
+
+func (c *slowLimit) Limit() int {
+	if !c.grow.Load() {
+		return 1
+	}
+	for time.Now().UnixNano() <= c.until.Load() { // bounded: the clock moves
+	}
+	return 2
+}
+
+// TestSetConfigReadsClockAfterWalk: SetConfig decides expiry and admission
+// with the time after its walk and the limit's read, not before; with the
+// time from before, a request whose deadline passed meanwhile was admitted
+// late, against the queue deadline's promise that no request is served after
+// it.
+func TestSetConfigReadsClockAfterWalk(t *testing.T) {
+	c := &slowLimit{}
+	cfg := shed.Config{Capacity: c, QueueDeadline: 50 * time.Millisecond, StandingDeadline: 50 * time.Millisecond}
+	s, err := shed.New(cfg)
+	require.NoError(t, err)
+	defer s.Close()
+	relA, err := s.Acquire(context.Background(), "A", 0, 1)
+	require.NoError(t, err)
+	defer relA()
+
+	queuedAt := time.Now()
+	type result struct {
+		release func()
+		err     error
+		at      time.Time
+	}
+	got := make(chan result, 1)
+	go func() {
+		rel, err := s.Acquire(context.Background(), "B", 0, 1)
+		got <- result{rel, err, time.Now()}
+	}()
+	require.Eventually(t, func() bool { return s.Stats().Queued == 1 }, 10*time.Second, 100*time.Microsecond,
+		"B not queued within its 50 ms deadline")
+
+	// B's deadline is at most 50 ms after queuedAt; the limit answers 60 ms
+	// after it, with room for B. (The sweep armed for B's deadline waits for
+	// the lock SetConfig holds.)
+	c.until.Store(queuedAt.Add(60 * time.Millisecond).UnixNano())
+	c.grow.Store(true)
+	require.NoError(t, s.SetConfig(cfg))
+
+	r := <-got
+	if r.err == nil {
+		r.release()
+	}
+	var se *shed.ShedError
+	require.True(t, errors.As(r.err, &se), "B admitted %v after it queued, past its 50 ms deadline", r.at.Sub(queuedAt))
+	require.Equal(t, shed.ReasonQueueDeadline, se.Reason)
+}
