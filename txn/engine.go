@@ -46,9 +46,9 @@ type CommitRequest = struct {
 // [ErrAlreadyCommitted]; TooLarge() [ErrTooLarge]; Temporary() (the commit
 // was not applied, retry is safe) [ErrTransient], except that a commit error
 // whose Timeout() reports true is [ErrCommitUnknown], and so is one whose
-// Temporary, TooOld or conflict errors are all wrapped inside such a timeout
-// (they are the last attempt's answer; only one outside it vouches that
-// nothing was applied); and an error with methods
+// Temporary, TooOld, TooLarge or conflict errors are all wrapped inside
+// such a timeout (they are the last attempt's answer; only one outside it
+// vouches that nothing was applied); and an error with methods
 // ConflictKeys() and ConflictRanges() returning [][]byte becomes a
 // *[ConflictError]. A commit error wrapping context.Canceled (and no error
 // above claiming otherwise) is [ErrCommitUnknown] too, and so is one that
@@ -282,7 +282,9 @@ func matchers(commit bool) []matcher {
 			x, ok := e.(interface{ AlreadyCommitted() bool })
 			return ok && x.AlreadyCommitted()
 		}, nil, ErrAlreadyCommitted},
-		{isTooLarge, nil, ErrTooLarge},
+		// A too-large answer inside a timeout is the last attempt's too
+		// (the engine's limit lowered since an earlier one was applied).
+		{isTooLarge, timedOut, ErrTooLarge},
 		// A Temporary inside a timeout (a client's "gave up waiting" keeping
 		// its last attempt's answer) does not vouch for the attempts before:
 		// only one outside every timeout says that nothing was applied.
