@@ -274,7 +274,10 @@ func stayed[V any](ctx context.Context, res loaded[V], err error) bool {
 }
 
 // TryGet returns the cached value of key and true, or false when key is absent,
-// not owned, or beyond the staleness bound. It never loads nor blocks.
+// not owned, or beyond the staleness bound. It never loads, nor waits for a
+// load; but like any hit, the one that fills its stripe's buffer replays it
+// and admits the inserts deferred meanwhile, and may wait for the shard
+// locks of the entries they evict (see Concurrency in the package doc).
 func (c *Cache[K, V]) TryGet(key K) (V, bool) {
 	cfg := c.cfg.Load()
 	if cfg.Owns != nil && !cfg.Owns(key) {

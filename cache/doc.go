@@ -186,8 +186,10 @@
 // share it for as long as they run); the reader that fills a buffer replays it into the policy if the
 // policy lock is free, and a busy buffer drops the sample (as Caffeine's does).
 // That reader then admits the inserts deferred meanwhile (see Eviction), and
-// takes the shard lock of each entry they evict to unlink it: the one read
-// path that may wait, for a writer of that shard.
+// takes the shard lock of each entry they evict to unlink it: a read path
+// that may wait, for a writer of that shard. (The other is GetValid's and
+// LookupManyValid's deletion of a value their check rejects, which takes the
+// key's shard lock and the policy lock, as Delete does.)
 // A buffer whose replay found the lock held stays full, and drops further
 // hits, until the next drain: every insert drains all the buffers that hold
 // work (a flag on each stripe's own line spares the idle ones a lock try), so
