@@ -127,10 +127,16 @@ type RecoverState struct {
 // two steps instead of Gain's gradual climb, while after a cut for a lasting
 // loss of capacity, whose load then reads near Target, next stays as Update
 // set it. It never raises the limit above a value the loop held before, so it
-// adds no overshoot. NaN and negative loads leave both unchanged. The result
-// is within [Min, Max].
+// adds no overshoot. A mark below limit (the limit was raised by other
+// means since, such as a [Limiter.SetConfig] with a higher Min) is dropped:
+// there is nothing to recover, and the step is treated as without a mark.
+// Otherwise NaN and negative loads leave both unchanged. The result is
+// within [Min, Max].
 func Recover(limit, next, load float64, s RecoverState, p Params) (float64, RecoverState) {
-	if math.IsNaN(s.Mark) || s.Mark <= 0 {
+	if math.IsNaN(s.Mark) || s.Mark <= 0 || limit > s.Mark {
+		// no mark, or one below the limit (raised since by other means,
+		// such as a higher Min): no value to climb back to, and "climbing"
+		// to it would cut the limit on a low reading
 		s = RecoverState{}
 	}
 	switch {
