@@ -30,7 +30,8 @@
 // the whole region is hot. The router reads instead:
 //
 //   - the upper percentile of host CPU (Config.Percentile, p90) and its ratio to the
-//     mean, the region's internal imbalance k;
+//     mean, the region's internal imbalance k, taken as 1 when it is below 1 (one
+//     very hot host among cool ones can put the p90 under the mean);
 //   - Home = Demand/Capacity * k: the p90 CPU the region would run at serving only its
 //     own demand. It is independent of the routes in force, so spilling does not hide
 //     the pressure that caused it (no on/off oscillation) and received traffic does not

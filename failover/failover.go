@@ -206,8 +206,8 @@ func (r *Router) index(loads []Load) (map[string]Load, error) {
 // signal computes the region's signal and updates its trend.
 //
 // The hosts give the percentile P and the hot share: both react to the hottest hosts,
-// which a regional mean smooths away. P over the mean is the region's internal
-// imbalance k. Home = Demand/Capacity * k is the percentile CPU the region would run
+// which a regional mean smooths away. P over the mean, or 1 if it is below 1, is the
+// region's internal imbalance k. Home = Demand/Capacity * k is the percentile CPU the region would run
 // at serving only its own demand: unlike the observed CPU it does not move when routes
 // change, so spilling does not hide the pressure that caused it and receiving does not
 // fake pressure. Its EWMA trend projects it LeadRuns runs ahead (Projected), so a

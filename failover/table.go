@@ -70,7 +70,7 @@ type Signal struct {
 	Mean      float64 // mean host CPU now (what a naive signal reads)
 	P         float64 // the Config.Percentile of host CPU now
 	HotShare  float64 // share of hosts above Config.HotCPU now
-	Home      float64 // percentile CPU serving only its own demand: Demand/Capacity * P/Mean
+	Home      float64 // percentile CPU serving only its own demand: Demand/Capacity * max(1, P/Mean)
 	Trend     float64 // EWMA of the per-run change of Home
 	Projected float64 // Home + LeadRuns * max(Trend, 0): what fires and sizes the spill
 }
