@@ -44,8 +44,10 @@
 //     for when it returns, and a draining gateway's CPU says nothing about its
 //     weight. Gateways start at capacity-scaled weights: at [New], their cores over
 //     their region's median cores; added later ([Plane.AddGateway]), their cores
-//     times the region's median weight per core times the balancer's NewHostFactor;
-//     both within the balancer's MinWeight and MaxWeight.
+//     times the median weight per core of the region's gateways the balancer has
+//     run, times the balancer's NewHostFactor (with none, as at New), as the
+//     balancer's next run places them; both within the balancer's MinWeight and
+//     MaxWeight.
 //  4. Fail over. The region's own demand, in cores, is estimated from the CPU its
 //     gateways served in the last interval and the routes then in force (served =
 //     own x (1 - out) + received), then smoothed; unlike the observed CPU it does

@@ -227,35 +227,60 @@ func (p *Plane) SetRollout(cfg rollout.Config) error {
 }
 
 // AddGateway adds g at a capacity-scaled weight (its cores times the median weight
-// per core of its region, times the balancer's NewHostFactor) and publishes the
-// routes at once; g is polled from the next tick. Errors: a *GatewayError.
+// per core of its region's gateways, times the balancer's NewHostFactor) and
+// publishes the routes at once; g is polled from the next tick. The median is over
+// the gateways the balancer has run (not those added since its last run, which are
+// weighted anew alike; with none, g and those take their cores over the median
+// cores times TargetMedian, as at [New]), so the next run keeps the shares.
+// Errors: a *GatewayError.
 func (p *Plane) AddGateway(g Gateway) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.checkNewLocked(g); err != nil {
 		return err
 	}
-	var perCore []float64
-	for _, id := range p.order {
-		if h := p.hosts[id]; h.gw.Region == g.Region {
-			perCore = append(perCore, h.weight/h.gw.Cores)
-		}
-	}
-	bc := p.balancerConfig()
-	w := bc.TargetMedian
-	if len(perCore) > 0 {
-		w = g.Cores * median(perCore) * bc.NewHostFactor
-	}
-	p.hosts[g.ID] = &hostTrack{gw: g, weight: clampWeight(bc, w), fresh: true, health: HealthUnknown}
+	p.hosts[g.ID] = &hostTrack{gw: g, fresh: true, health: HealthUnknown}
 	p.order = append(p.order, g.ID)
+	p.placeFreshLocked(g.Region)
 	p.stats.Added++
 	p.rebaseLocked()
 	p.publishLocked()
 	return nil
 }
 
+// placeFreshLocked weights the gateways of region added since its balancer's
+// last run as that run places them (balancer's new hosts): their cores times
+// the median weight per core of the region's other gateways, times
+// NewHostFactor; with no other gateway, their cores over the median cores of
+// the region times TargetMedian, the capacity weights of [New] (the shares the
+// balancer gives them). All within MinWeight and MaxWeight. Weighted one by
+// one against the gateways added before them, several added between two
+// ticks took weights that the next run changed without a signal, moving keys.
+func (p *Plane) placeFreshLocked(region string) {
+	var perCore, cores []float64
+	for _, id := range p.order {
+		if h := p.hosts[id]; h.gw.Region == region {
+			cores = append(cores, h.gw.Cores)
+			if !h.fresh {
+				perCore = append(perCore, h.weight/h.gw.Cores)
+			}
+		}
+	}
+	bc := p.balancerConfig()
+	per := bc.TargetMedian / median(cores)
+	if len(perCore) > 0 {
+		per = median(perCore) * bc.NewHostFactor
+	}
+	for _, id := range p.order {
+		if h := p.hosts[id]; h.gw.Region == region && h.fresh {
+			h.weight = clampWeight(bc, h.gw.Cores*per)
+		}
+	}
+}
+
 // RemoveGateway removes the gateway id from the plane and from its region's ring,
-// and publishes the routes at once. Drain it first (and wait for clients to follow)
+// and publishes the routes at once (gateways added since the last tick are weighted
+// anew, as by [Plane.AddGateway]). Drain it first (and wait for clients to follow)
 // to move its traffic without failed attempts. Errors: [ErrUnknownGateway].
 func (p *Plane) RemoveGateway(id string) error {
 	p.mu.Lock()
@@ -263,8 +288,10 @@ func (p *Plane) RemoveGateway(id string) error {
 	if _, ok := p.hosts[id]; !ok {
 		return ErrUnknownGateway
 	}
+	region := p.hosts[id].gw.Region
 	delete(p.hosts, id)
 	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
+	p.placeFreshLocked(region)
 	p.stats.Removed++
 	p.rebaseLocked()
 	p.publishLocked()
