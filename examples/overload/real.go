@@ -514,6 +514,14 @@ func (c realConfig) check() error {
 		return fmt.Errorf("real mode: a CPU budget of %v cores is more than the process can use (GOMAXPROCS %d)", d.Cores, procs)
 	}
 	nominal := d.Target * d.Cores / d.Work.Seconds()
+	// realScenario serves one unit of cost in GOMAXPROCS / nominal seconds:
+	// past the longest Duration (-cores 1e-15, -target 1e-20) it converted to
+	// a negative unit, the arrival rates came out negative, and the arrivals
+	// stepped the clock backwards until memory ran out.
+	if unit := float64(runtime.GOMAXPROCS(0)) / nominal; unit*float64(time.Second) >= math.MaxInt64 {
+		return fmt.Errorf("real mode: a nominal capacity of %g requests/s (target %v x %v cores / %v of work) is too low to draw arrivals at",
+			nominal, d.Target, d.Cores, d.Work)
+	}
 	span := max(d.Warmup, 0) + max(d.Duration, 0) + max(d.Recal, 0)
 	if n := 1.35 * nominal * span.Seconds(); n > maxRealArrivalsPerCore*d.Cores {
 		return fmt.Errorf("real mode: a nominal capacity of %.0f requests/s (target %v x %v cores / %v of work) over %v draws about %.0f arrivals, at most %d per core",

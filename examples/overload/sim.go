@@ -81,10 +81,13 @@ func (s scenario) arrivals() ([]request, []string) {
 	t := 0.0
 	for {
 		t += rng.ExpFloat64() / total
-		at := time.Duration(t * float64(time.Second))
-		if at >= s.Duration {
+		// Compared before the conversion: a time past the longest
+		// Duration (a rate of one request in centuries) converted to a
+		// negative one, and the stream never reached its end.
+		if t*float64(time.Second) >= float64(s.Duration) {
 			return out, names
 		}
+		at := time.Duration(t * float64(time.Second))
 		i, _ := slices.BinarySearch(cum, rng.Float64()*total)
 		i = min(i, n-1)
 		r := request{tenant: i, name: names[i], noisy: i >= s.Normal, cost: 1, arrive: at, deadline: at + s.Deadline}
