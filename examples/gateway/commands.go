@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,15 @@ type cmdSpec struct {
 	kind   cmdKind
 	layout keyLayout // where the keys are among the args (keys, hasKeys)
 	fn     func(ctx context.Context, s *session, args [][]byte) any
+	// check reads the arguments of a data command that can be malformed
+	// past its arity (SET's options, INCRBY's increment, MSET's pairs,
+	// KVSCAN's LIMIT and backend): call answers its error before admission,
+	// as Redis answers it whatever the load, and hands what it read to
+	// run, which it calls in place of fn (fn checks, then runs). Checked
+	// after admission, such a command answered -OVERLOADED or -THROTTLED
+	// under load, which a client retries, where it can never succeed.
+	check func(g *Gateway, args [][]byte) (cmdArgs, respErr)
+	run   func(ctx context.Context, s *session, args [][]byte, ca cmdArgs) any
 	// subs: the arity of each subcommand the gateway serves (upper-case
 	// name; nil for a command without subcommands). As in Redis, a command
 	// that names an unknown subcommand, or gives one the wrong number of
@@ -49,6 +59,13 @@ type cmdSpec struct {
 	inOrder bool
 }
 
+// cmdArgs is what a command's check read from its arguments, for its run.
+type cmdArgs struct {
+	nx, xx bool          // SET's NX and XX
+	ttl    time.Duration // SET's EX or PX
+	n      int64         // INCRBY's and DECRBY's delta, KVSCAN's limit
+}
+
 var (
 	commands map[string]*cmdSpec
 	specs    []*cmdSpec // by idx
@@ -58,6 +75,22 @@ var (
 // priority): a data command, or WATCH (which the backend may observe).
 func (c *cmdSpec) admitted() bool {
 	return c.kind == kindRead || c.kind == kindWrite || c.name == "WATCH"
+}
+
+// checkArgs is c's check of args, if it has one.
+func (c *cmdSpec) checkArgs(g *Gateway, args [][]byte) (cmdArgs, respErr) {
+	if c.check == nil {
+		return cmdArgs{}, ""
+	}
+	return c.check(g, args)
+}
+
+// exec runs c on args, which passed its check (ca: what the check read).
+func (c *cmdSpec) exec(ctx context.Context, s *session, args [][]byte, ca cmdArgs) any {
+	if c.run != nil {
+		return c.run(ctx, s, args, ca)
+	}
+	return c.fn(ctx, s, args)
 }
 
 // keyLayout says which arguments of a command are keys: args[1],
@@ -102,26 +135,14 @@ func (l keyLayout) strings(args [][]byte) []string {
 // KVSCAN's is the pairs it asks for, its LIMIT, as an MGET of as many keys
 // (it reads up to that many of each shard, and measured 2-3x the CPU of an
 // MGET of as many keys at 100); its two bounds, the keys it names, made a
-// scan of 10,000 pairs cost 2. A malformed one, refused at once, costs 1.
+// scan of 10,000 pairs cost 2. A malformed one costs 1 (it is refused
+// before admission, check; its cost only ends a pipeline's run).
 func (c *cmdSpec) cost(args [][]byte) int64 {
 	if c.name == "KVSCAN" {
 		n, _ := scanLimit(args)
 		return int64(max(n, 1))
 	}
 	return int64(max(c.nkeys(len(args)), 1))
-}
-
-// cost is spec's admission cost for args on g's backend: a KVSCAN on Redis
-// shards, refused at once (cmdKVScan), costs 1, as a malformed one does; it
-// was admitted at its LIMIT, so a scan that reads nothing answered
-// -OVERLOADED under load in place of its error.
-func (g *Gateway) cost(spec *cmdSpec, args [][]byte) int64 {
-	if spec.name == "KVSCAN" {
-		if _, ok := asMemkv(g.backend); !ok {
-			return 1
-		}
-	}
-	return spec.cost(args)
 }
 
 // hasKeys reports whether the command names keys.
@@ -133,6 +154,18 @@ func (c *cmdSpec) keys(args [][]byte) []string { return c.layout.strings(args) }
 func init() {
 	mk := func(arity int, kind cmdKind, layout keyLayout, fn func(context.Context, *session, [][]byte) any) *cmdSpec {
 		return &cmdSpec{arity: arity, kind: kind, layout: layout, fn: fn}
+	}
+	// checked is a command whose check runs before admission (cmdSpec.check).
+	checked := func(arity int, kind cmdKind, layout keyLayout,
+		check func(*Gateway, [][]byte) (cmdArgs, respErr), run func(context.Context, *session, [][]byte, cmdArgs) any) *cmdSpec {
+		fn := func(ctx context.Context, s *session, a [][]byte) any {
+			ca, bad := check(s.g, a)
+			if bad != "" {
+				return bad
+			}
+			return run(ctx, s, a, ca)
+		}
+		return &cmdSpec{arity: arity, kind: kind, layout: layout, fn: fn, check: check, run: run}
 	}
 	commands = map[string]*cmdSpec{
 		"PING":    mk(-1, kindLocal, noKeys, cmdPing),
@@ -152,17 +185,17 @@ func init() {
 		"EXEC":    mk(1, kindConn, noKeys, cmdExec),
 		"DISCARD": mk(1, kindConn, noKeys, cmdDiscard),
 		"GET":     mk(2, kindRead, keyFirst, cmdGet),
-		"KVSCAN":  mk(-3, kindRead, keysRange, cmdKVScan),
+		"KVSCAN":  checked(-3, kindRead, keysRange, checkKVScan, runKVScan),
 		"MGET":    mk(-2, kindRead, keysAll, cmdMGet),
 		"EXISTS":  mk(-2, kindRead, keysAll, cmdExists),
-		"SET":     mk(-3, kindWrite, keyFirst, cmdSet),
-		"MSET":    mk(-3, kindWrite, keysPairs, cmdMSet),
+		"SET":     checked(-3, kindWrite, keyFirst, checkSet, runSet),
+		"MSET":    checked(-3, kindWrite, keysPairs, checkMSet, runMSet),
 		"DEL":     mk(-2, kindWrite, keysAll, cmdDel),
 		"UNLINK":  mk(-2, kindWrite, keysAll, cmdDel),
-		"INCR":    mk(2, kindWrite, keyFirst, cmdIncrBy(1, false)),
-		"DECR":    mk(2, kindWrite, keyFirst, cmdIncrBy(-1, false)),
-		"INCRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(1, true)),
-		"DECRBY":  mk(3, kindWrite, keyFirst, cmdIncrBy(-1, true)),
+		"INCR":    mk(2, kindWrite, keyFirst, cmdIncr(1)),
+		"DECR":    mk(2, kindWrite, keyFirst, cmdIncr(-1)),
+		"INCRBY":  checked(3, kindWrite, keyFirst, checkIncrBy(1), runIncr),
+		"DECRBY":  checked(3, kindWrite, keyFirst, checkIncrBy(-1), runIncr),
 	}
 	// Subcommand arities as Redis 7.2 gives them. CONFIG SET, RESETSTAT
 	// and REWRITE are known so that they get the gateway's refusal, which
@@ -473,12 +506,14 @@ func (g *Gateway) writeErr(ops []op, res []opResult) (reply respErr, failed bool
 	return errReply(res[first].err), true
 }
 
-func cmdSet(ctx context.Context, s *session, a [][]byte) any {
-	o := op{kind: opSet, key: string(a[1]), value: a[2]}
-	var bad respErr
-	if o.nx, o.xx, o.ttl, bad = setOptions(a); bad != "" {
-		return bad
-	}
+// checkSet reads SET's options (setOptions).
+func checkSet(_ *Gateway, a [][]byte) (ca cmdArgs, bad respErr) {
+	ca.nx, ca.xx, ca.ttl, bad = setOptions(a)
+	return ca, bad
+}
+
+func runSet(ctx context.Context, s *session, a [][]byte, ca cmdArgs) any {
+	o := op{kind: opSet, key: string(a[1]), value: a[2], nx: ca.nx, xx: ca.xx, ttl: ca.ttl}
 	r := s.g.one(ctx, s.tenant, o)
 	switch {
 	case r.err != nil:
@@ -489,10 +524,15 @@ func cmdSet(ctx context.Context, s *session, a [][]byte) any {
 	return simple("OK")
 }
 
-func cmdMSet(ctx context.Context, s *session, a [][]byte) any {
+// checkMSet refuses an MSET whose last key has no value.
+func checkMSet(_ *Gateway, a [][]byte) (cmdArgs, respErr) {
 	if len(a)%2 != 1 {
-		return errArity("mset")
+		return cmdArgs{}, errArity("mset")
 	}
+	return cmdArgs{}, ""
+}
+
+func runMSet(ctx context.Context, s *session, a [][]byte, _ cmdArgs) any {
 	ops := make([]op, 0, len(a)/2)
 	for i := 1; i < len(a); i += 2 {
 		ops = append(ops, op{kind: opSet, key: string(a[i]), value: a[i+1]})
@@ -504,26 +544,37 @@ func cmdMSet(ctx context.Context, s *session, a [][]byte) any {
 	return simple("OK")
 }
 
-func cmdIncrBy(sign int64, hasArg bool) func(context.Context, *session, [][]byte) any {
-	return func(ctx context.Context, s *session, a [][]byte) any {
-		delta := int64(1)
-		if hasArg {
-			n, err := parseRedisInt(a[2])
-			if err != nil {
-				return respErr("ERR value is not an integer or out of range")
-			}
-			delta = n
+// checkIncrBy reads INCRBY's (sign 1) or DECRBY's (sign -1) increment as
+// the delta of the key.
+func checkIncrBy(sign int64) func(*Gateway, [][]byte) (cmdArgs, respErr) {
+	return func(_ *Gateway, a [][]byte) (cmdArgs, respErr) {
+		n, err := parseRedisInt(a[2])
+		if err != nil {
+			return cmdArgs{}, "ERR value is not an integer or out of range"
 		}
 		if sign < 0 {
-			if delta == -1<<63 {
-				return respErr("ERR decrement would overflow")
+			if n == math.MinInt64 {
+				return cmdArgs{}, "ERR decrement would overflow"
 			}
-			delta = -delta
+			n = -n
 		}
-		r := s.g.one(ctx, s.tenant, op{kind: opIncr, key: string(a[1]), delta: delta})
-		if r.err != nil {
-			return errReply(r.err)
-		}
-		return r.n
+		return cmdArgs{n: n}, ""
 	}
+}
+
+// cmdIncr is INCR (delta 1) or DECR (delta -1), which have no argument to
+// check.
+func cmdIncr(delta int64) func(context.Context, *session, [][]byte) any {
+	return func(ctx context.Context, s *session, a [][]byte) any {
+		return runIncr(ctx, s, a, cmdArgs{n: delta})
+	}
+}
+
+// runIncr adds ca.n to the key.
+func runIncr(ctx context.Context, s *session, a [][]byte, ca cmdArgs) any {
+	r := s.g.one(ctx, s.tenant, op{kind: opIncr, key: string(a[1]), delta: ca.n})
+	if r.err != nil {
+		return errReply(r.err)
+	}
+	return r.n
 }

@@ -92,7 +92,7 @@ func (ss *session) execute(cmds []redcon.Command) []any {
 		sp.hashes = keys
 		var c int64 // the command's admission cost
 		if spec.kind == kindRead || spec.kind == kindWrite {
-			if c = ss.g.cost(spec, cmd.Args); len(run) > 0 && cost+c > limit {
+			if c = spec.cost(cmd.Args); len(run) > 0 && cost+c > limit {
 				flush()
 			}
 		}

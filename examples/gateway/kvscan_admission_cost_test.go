@@ -27,7 +27,7 @@ func TestKVScanAdmittedAtItsLimit(t *testing.T) {
 		{[]any{"KVSCAN", "a", "b", "LIMIT", "3"}, 3},
 		{[]any{"KVSCAN", "a", "b", "limit", "1000"}, 1000},
 		{[]any{"KVSCAN", "a", "b", "LIMIT", "1000000"}, maxScan},
-		{[]any{"KVSCAN", "a", "b", "LIMIT", "x"}, 1},
+		{[]any{"KVSCAN", "a", "b", "LIMIT", "x"}, 0}, // refused before admission
 	} {
 		s0 := g.shedder.Stats()
 		_ = c.Do(ctx, tt.give...).Err()

@@ -47,7 +47,7 @@ func TestKVScanFailedCountsCallsMade(t *testing.T) {
 	tn := in.gw.tenants["default"]
 	s := &session{g: in.gw, tenant: tn}
 	ctx := &failingAfter{Context: context.Background(), n: 2}
-	r := cmdKVScan(ctx, s, [][]byte{[]byte("KVSCAN"), []byte("a"), []byte("b")})
+	r := commands["KVSCAN"].fn(ctx, s, [][]byte{[]byte("KVSCAN"), []byte("a"), []byte("b")})
 	require.IsType(t, respErr(""), r)
 	require.Equal(t, uint64(3), in.gw.n.backendCalls.Load(), "two scans and the one that failed")
 	require.Equal(t, uint64(3), tn.backendCalls.Load(), "the tenant's backend calls")

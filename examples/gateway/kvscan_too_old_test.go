@@ -25,6 +25,6 @@ func TestKVScanTooOldScansAgain(t *testing.T) {
 		_, err := st.Commit(context.Background(), &memkv.CommitRequest{Sets: [][]byte{[]byte("z"), make([]byte, memkvHistoryBytes+1)}})
 		require.NoError(t, err)
 	}}
-	r := cmdKVScan(ctx, s, [][]byte{[]byte("KVSCAN"), []byte("a:"), []byte("a;")})
+	r := commands["KVSCAN"].fn(ctx, s, [][]byte{[]byte("KVSCAN"), []byte("a:"), []byte("a;")})
 	require.Equal(t, []any{[]byte("a:1"), []byte("x")}, r)
 }

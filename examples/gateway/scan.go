@@ -18,7 +18,17 @@ const (
 	scanChunk = 1024
 )
 
-// cmdKVScan is a range scan on the memkv backend: KVSCAN begin end [LIMIT n]
+// checkKVScan reads a KVSCAN's limit (scanLimit), and refuses one on a
+// backend other than memkv.
+func checkKVScan(g *Gateway, a [][]byte) (cmdArgs, respErr) {
+	if _, ok := asMemkv(g.backend); !ok {
+		return cmdArgs{}, "ERR KVSCAN needs the memkv backend"
+	}
+	limit, bad := scanLimit(a)
+	return cmdArgs{n: int64(limit)}, bad
+}
+
+// runKVScan is a range scan on the memkv backend: KVSCAN begin end [LIMIT n]
 // returns the key, value pairs (flattened) with begin <= key < end in key
 // order, at most n (default 100, at most 10,000). An empty end means no upper
 // bound. Keys are hashed over shards, so every shard is scanned and the results
@@ -28,16 +38,10 @@ const (
 // at least), so that the pairs returned are the first live ones of the range
 // (the merge otherwise put another shard's later keys in the place of the
 // live keys after them). Expiry is decided by the backend's clock, as for
-// GET.
-func cmdKVScan(ctx context.Context, s *session, a [][]byte) any {
-	b, ok := asMemkv(s.g.backend)
-	if !ok {
-		return respErr("ERR KVSCAN needs the memkv backend")
-	}
-	limit, bad := scanLimit(a)
-	if bad != "" {
-		return bad
-	}
+// GET. checkKVScan has read n, ca.n.
+func runKVScan(ctx context.Context, s *session, a [][]byte, ca cmdArgs) any {
+	b, _ := asMemkv(s.g.backend)
+	limit := int(ca.n)
 	begin, end := a[1], a[2]
 	if len(end) == 0 {
 		end = nil

@@ -431,7 +431,8 @@ func (ss *session) underWatch(ctx context.Context, spec *cmdSpec, name string, a
 	return withShardReads(ctx), nil, false
 }
 
-// call runs one command: data commands go through admission first.
+// call runs one command: data commands go through admission first, once
+// their arguments pass their check (cmdSpec.check).
 func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	g := ss.g
 	g.n.commands.Add(1)
@@ -443,6 +444,10 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	t := ss.tenant
 	t.requests.Add(1)
+	ca, bad := spec.checkArgs(g, args)
+	if bad != "" {
+		return ss.malformed(spec, args, bad)
+	}
 	if ss.txs.tx != nil {
 		var r any
 		var ok bool
@@ -452,7 +457,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 	}
 	start := time.Now()
 	ctx, tr := g.tracer.start(ctx, t, spec, args)
-	done, release, err := g.admitAt(ctx, t, spec, g.cost(spec, args), start)
+	done, release, err := g.admitAt(ctx, t, spec, spec.cost(args), start)
 	if err != nil {
 		g.n.errors.Add(1)
 		g.metrics.observe(t, spec, false, time.Since(start))
@@ -484,7 +489,7 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(g.timeout.Load()))
 		defer cancel()
 	}
-	r := spec.fn(ctx, ss, args)
+	r := spec.exec(ctx, ss, args, ca)
 	returned = true
 	if spec.kind == kindWrite && ss.txs.tx != nil {
 		ss.noteOwnWrite(spec, args, r)
@@ -503,4 +508,16 @@ func (ss *session) call(spec *cmdSpec, name string, args [][]byte) any {
 		tr.end("ok", "")
 	}
 	return r
+}
+
+// malformed answers a data command whose arguments failed its check, bad,
+// without admitting it, and counts it as call counts a command that failed
+// (a request, an error, and its span's outcome).
+func (ss *session) malformed(spec *cmdSpec, args [][]byte, bad respErr) any {
+	g, start := ss.g, time.Now()
+	_, tr := g.tracer.start(context.Background(), ss.tenant, spec, args)
+	g.n.errors.Add(1)
+	g.metrics.observe(ss.tenant, spec, false, time.Since(start))
+	tr.end("error", string(bad))
+	return bad
 }
