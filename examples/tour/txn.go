@@ -175,8 +175,13 @@ func tourManager(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, _, _ = m.Get(ctx, id, []byte(fmt.Sprintf("user/%04d", i)))
-		_ = m.Put(id, []byte(fmt.Sprintf("user/%04d", i)), []byte("seen"))
+		key := []byte(fmt.Sprintf("user/%04d", i))
+		if _, _, err := m.Get(ctx, id, key); err != nil {
+			return err
+		}
+		if err := m.Put(id, key, []byte("seen")); err != nil {
+			return err
+		}
 		ids = append(ids, id)
 	}
 	for _, id := range ids[:clients/2] {
@@ -187,7 +192,25 @@ func tourManager(w io.Writer) error {
 	mem := m.Stats().MemoryBytes
 	reaped := m.Reap(time.Now().Add(2 * time.Minute)) // the other half went silent
 	st := m.Stats()
+	if err := verify(txnManagerClaims(clients, mem, reaped, st)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   manager: %d thin-client transactions, %d committed, %d abandoned and reaped; memory held %d B -> %d B\n",
 		st.Begun, st.Committed, reaped, mem, st.MemoryBytes)
 	return nil
+}
+
+// txnManagerClaims is what the manager line states for clients transactions
+// of which the first half committed: every one was begun, half committed,
+// the abandoned half was reaped, and the memory the held transactions were
+// charged (mem, before the reap) was all given back.
+func txnManagerClaims(clients int, mem int64, reaped int, st txn.ManagerStats) []claim {
+	committed := clients / 2
+	return []claim{
+		{st.Begun == uint64(clients) && st.Committed == uint64(committed),
+			fmt.Sprintf("%d transactions begun and %d committed, not %d and %d", clients, committed, st.Begun, st.Committed)},
+		{reaped == clients-committed, fmt.Sprintf("the %d abandoned transactions reaped, not %d", clients-committed, reaped)},
+		{mem > 0 && st.MemoryBytes == 0 && st.Active == 0,
+			fmt.Sprintf("memory held %d B -> 0 B, not %d B (%d still held)", mem, st.MemoryBytes, st.Active)},
+	}
 }
