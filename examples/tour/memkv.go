@@ -75,9 +75,20 @@ func tourMemkv(w io.Writer) error {
 	s.GC()
 	after := s.Stats()
 	_, _, err = s.Get(ctx, 1, []byte("acct/00"))
+	if err := verify(memkvGCClaims(err)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   GC with a %d-version window: %d versions held -> %d; a read at version 1 gets %q\n",
 		s.Config().HistoryVersions, before, after.Versions, err)
 	return nil
+}
+
+// memkvGCClaims is what the GC line states: once GC has run, a read at
+// version 1, older than the history window, fails with ErrTooOld (err is
+// what it returned).
+func memkvGCClaims(err error) []claim {
+	return []claim{{errors.Is(err, memkv.ErrTooOld),
+		fmt.Sprintf("a read at version 1 after GC fails with ErrTooOld, not %v", err)}}
 }
 
 // memkvTransfers runs workers goroutines of each transfers between accounts:
