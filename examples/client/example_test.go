@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"fmt"
+	"log"
 
 	"github.com/tierkit/tierkit/examples/client"
 	"github.com/tierkit/tierkit/hashring"
@@ -13,25 +14,41 @@ import (
 // region's gateway hosts picks the host and the retry host, other keys and
 // everything after the kill switch go straight to their backend shard.
 func Example() {
-	gateways, _ := hashring.New(hashring.Config{}, []hashring.Node{
+	gateways, err := hashring.New(hashring.Config{}, []hashring.Node{
 		{ID: "127.0.0.1:7001", Weight: 26}, {ID: "127.0.0.1:7002", Weight: 126}, // weight = cores
 	})
-	flags, _ := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: "feed", Prefix: "user:", Percent: 100}}})
-	c, _ := client.New(client.Config{Service: "feed", Region: "eu"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	flags, err := rollout.New(rollout.Config{Rules: []rollout.Rule{{Service: "feed", Prefix: "user:", Percent: 100}}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.New(client.Config{Service: "feed", Region: "eu"})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	_ = c.SetRoutes(client.Routes{
+	if err := c.SetRoutes(client.Routes{
 		Gateways: map[string]*hashring.Ring{"eu": gateways},
 		Rollout:  flags,
 		Direct:   []string{"127.0.0.1:6379", "127.0.0.1:6389"},
-	})
+	}); err != nil {
+		log.Fatal(err)
+	}
 	show := func() {
 		for _, key := range []string{"user:1", "user:2", "user:3", "user:4", "user:5", "user:6", "photo:1"} {
-			t, _ := c.Route(key)
+			t, err := c.Route(key)
+			if err != nil {
+				log.Fatal(err)
+			}
 			fmt.Printf("%-8s %-7s %-6s %s retry %s\n", key, t.Path, t.Reason, t.Host, t.Next)
 		}
 	}
 	show()
-	_ = flags.SetConfig(rollout.Config{Rules: flags.Config().Rules, Kill: true})
+	if err := flags.SetConfig(rollout.Config{Rules: flags.Config().Rules, Kill: true}); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println("kill switch:")
 	show()
 	// Output:
