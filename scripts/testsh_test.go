@@ -20,6 +20,14 @@ import (
 // ran (one a line) and its exit error.
 func runTestSh(t *testing.T, probe []byte) (out, goLog string, err error) {
 	t.Helper()
+	return runTestShGo(t, probe, "")
+}
+
+// runTestShGo is runTestSh with goCases, more arms of the stub go's case on
+// its arguments ("$*"), tried after the probe's; the stub's folder is
+// $STUBDIR in them.
+func runTestShGo(t *testing.T, probe []byte, goCases string) (out, goLog string, err error) {
+	t.Helper()
 	bash, lookErr := exec.LookPath("bash")
 	if lookErr != nil {
 		t.Skip("no bash")
@@ -31,13 +39,15 @@ func runTestSh(t *testing.T, probe []byte) (out, goLog string, err error) {
 	goStub := `#!/bin/sh
 echo "GOARCH=${GOARCH:-} $*" >>"` + logPath + `"
 [ "$*" = "env CC" ] && echo "` + filepath.Join(dir, "cc") + `"
+STUBDIR="` + dir + `"
 case "$*" in
 "test -c -o "*"/probe.test ./internal/leak") cp "` + probePath + `" "$4" && chmod +x "$4" ;;
+` + goCases + `
 esac
 exit 0
 `
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), []byte(goStub), 0o755))
-	for _, name := range []string{"bash", "chmod", "cp", "dirname", "grep", "mktemp", "rm"} {
+	for _, name := range []string{"bash", "chmod", "cp", "dirname", "grep", "mkdir", "mktemp", "rm"} {
 		p, lookErr := exec.LookPath(name)
 		require.NoError(t, lookErr)
 		require.NoError(t, os.Symlink(p, filepath.Join(dir, name)))
