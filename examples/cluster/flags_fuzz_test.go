@@ -41,8 +41,9 @@ func FuzzParseFlags(f *testing.F) {
 			return
 		}
 		require.NoError(t, o.spec.withDefaults().validate(), "%q accepted", args)
-		_, err = scenarioList(o.scenario)
+		todo, err := scenarioList(o.scenario)
 		require.NoError(t, err, "%q accepted", args)
+		require.NoError(t, checkScenarios(todo, o.spec.withDefaults()), "%q accepted", args)
 		require.NoError(t, checkLoopbackLiteral(o.spec.HTTP), "%q accepted", args)
 		again, err := parseFlags(canonicalFlags(o), &bytes.Buffer{})
 		require.NoError(t, err, "%q (from %q)", canonicalFlags(o), args)

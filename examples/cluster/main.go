@@ -68,9 +68,14 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	// anything is built or started; Start and run check the same. A zero
 	// given (-tenants 0) is out of range as well: the Spec's zero takes the
 	// default, which would run 12 tenants for "-tenants 0".
-	err := givenSpec(fs, o.spec).validate()
+	given := givenSpec(fs, o.spec)
+	err := given.validate()
+	var todo []string
 	if err == nil {
-		_, err = scenarioList(o.scenario)
+		todo, err = scenarioList(o.scenario)
+	}
+	if err == nil {
+		err = checkScenarios(todo, given)
 	}
 	if err == nil {
 		err = checkLoopbackLiteral(o.spec.HTTP)
@@ -138,6 +143,19 @@ func scenarioList(name string) ([]string, error) {
 	return todo, nil
 }
 
+// checkScenarios refuses scenarios that spec (with its defaults) cannot
+// run, before anything is built or started: noisy-tenant floods with one
+// tenant and judges the tier on the others, so it needs 2.
+func checkScenarios(todo []string, spec Spec) error {
+	if slices.Contains(todo, noisyTenantName) && spec.Tenants < 2 {
+		return fmt.Errorf("cluster: %s needs at least 2 tenants (got %d)", noisyTenantName, spec.Tenants)
+	}
+	return nil
+}
+
+// noisyTenantName is the scenario that needs a second tenant.
+const noisyTenantName = "noisy-tenant"
+
 // killedGatewayName is the scenario that leaves a gateway dead.
 const killedGatewayName = "killed-gateway"
 
@@ -160,6 +178,9 @@ func names() []string {
 
 func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 	todo, err := scenarioList(name)
+	if err == nil {
+		err = checkScenarios(todo, spec.withDefaults())
+	}
 	if err != nil {
 		return err
 	}
