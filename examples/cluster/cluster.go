@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -50,8 +51,9 @@ type Spec struct {
 	// port. It answers the Host names localhost, 127.0.0.1 and ::1 and its
 	// own IP only.
 	HTTP string
-	// GatewayBin is a built gateway; "" builds one into the cluster's
-	// temporary directory.
+	// GatewayBin is a built gateway, a file: a relative path (a bare name
+	// included) is from the working directory, not looked up in PATH; ""
+	// builds one into the cluster's temporary directory.
 	GatewayBin string
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
@@ -218,7 +220,14 @@ func Start(ctx context.Context, spec Spec) (c *Cluster, err error) {
 		return c, err
 	}
 	bin := spec.GatewayBin
-	if bin == "" {
+	if bin != "" {
+		// exec looks a bare name ("gw") up in PATH only: the file in
+		// the working directory would not be found, or another program
+		// of that name run instead.
+		if bin, err = filepath.Abs(bin); err != nil {
+			return c, err
+		}
+	} else {
 		spec.Logf("building the gateway")
 		if bin, err = buildGateway(ctx, c.dir); err != nil {
 			return c, err
