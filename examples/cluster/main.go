@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -192,8 +193,7 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 		return err
 	}
 	defer c.Close()
-	fmt.Printf("cluster up: %d regions x %d gateways, %d redis shards, %d tenants at %.0f req/s per region; dashboard %s/\n",
-		len(c.Spec.Regions), c.Spec.Gateways, len(c.Shards), len(c.Tenants), c.Spec.Rate, c.PlaneURL)
+	fmt.Println(upLine(c))
 	failed := 0
 	for _, n := range todo {
 		r, err := Run(ctx, c, n)
@@ -220,6 +220,13 @@ func run(ctx context.Context, name string, spec Spec, keep, quiet bool) error {
 		return fmt.Errorf("%d of %d scenarios failed", failed, len(todo))
 	}
 	return nil
+}
+
+// upLine is the line that says the cluster is up. The rate is each
+// tenant's per region, as given (-rate takes fractions: not rounded).
+func upLine(c *Cluster) string {
+	return fmt.Sprintf("cluster up: %d regions x %d gateways, %d redis shards, %d tenants at %s req/s per region; dashboard %s/",
+		len(c.Spec.Regions), c.Spec.Gateways, len(c.Shards), len(c.Tenants), strconv.FormatFloat(c.Spec.Rate, 'f', -1, 64), c.PlaneURL)
 }
 
 // summarize writes a line of throughput per region and host to out every 2 s
