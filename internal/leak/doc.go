@@ -7,10 +7,10 @@
 // fails the test if goroutines started since then are still alive.
 //
 // [Main] does the same for a whole package from its TestMain, as each
-// top-level package of the root module does (so do internal/corelat, several
-// examples packages and scripts' tests); [Check] does it for one test, and
-// [Snapshot] with [Leaked] at a point of the test's choosing. It is internal:
-// test support shared by the root and examples modules, not API, and free to
+// top-level package of the root module does (so do internal/corelat and
+// several examples packages); [Check] does it for one test, and [Snapshot]
+// with [Leaked] at a point of the test's choosing. It is internal: test
+// support shared by the root and examples modules, not API, and free to
 // change.
 //
 // # When not to use it
