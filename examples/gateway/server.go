@@ -282,9 +282,16 @@ func (s *Server) serveConn(ss *session) {
 		attack := false
 		if j := httpLine(cmds); j >= 0 {
 			cmds, attack = cmds[:j], true
+		}
+		answered := s.answer(ss, wr, cmds, flush)
+		if attack && !ss.quit {
+			// Counted once the commands before it ran, and only if it
+			// ends the connection: a QUIT before it had ended it, and
+			// a command refused past the unauthenticated limits is
+			// counted by its refusal.
 			s.httpRefused(ss)
 		}
-		if !s.answer(ss, wr, cmds, flush) {
+		if !answered {
 			return
 		}
 		if err := flush(); err != nil || ss.quit {
