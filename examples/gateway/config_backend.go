@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -88,6 +89,10 @@ func (b *BackendConfig) fillRedisDefaults() error {
 	// listed twice reads the primary or one replica for two, and a primary
 	// named for two shards holds the keys of both while the server meant
 	// holds none.
+	//
+	// So is one that is not host:port with a port to dial (-redis
+	// 127.0.0.1, the port forgotten; a redis:// URL): the gateway served,
+	// and every call to that shard failed to dial.
 	seen := map[string]bool{}
 	for _, a := range append(slices.Clone(b.Redis), slices.Concat(b.Replicas...)...) {
 		switch {
@@ -95,12 +100,25 @@ func (b *BackendConfig) fillRedisDefaults() error {
 			return errors.New("gateway: backend redis or replicas: an empty address")
 		case strings.TrimSpace(a) != a:
 			return fmt.Errorf("gateway: backend redis or replicas: address %q has a space around it", a)
+		case !dialable(a):
+			return fmt.Errorf("gateway: backend redis or replicas: address %q: want host:port", a)
 		case seen[a]:
 			return fmt.Errorf("gateway: backend redis or replicas: address %q named twice (a shard's primary or replica is one server)", a)
 		}
 		seen[a] = true
 	}
 	return nil
+}
+
+// dialable reports whether addr is host:port with a port a TCP dial takes
+// (a number from 1 to 65535, or a service name the system knows).
+func dialable(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false
+	}
+	p, err := net.LookupPort("tcp", port)
+	return err == nil && p > 0
 }
 
 // resolvePassword reads the password from the environment variable that
