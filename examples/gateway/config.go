@@ -276,6 +276,9 @@ func or[T comparable](v, def T) T {
 func (c Config) withDefaults() (Config, error) {
 	c.Addr = or(c.Addr, "127.0.0.1:6380")
 	c.HTTPAddr = or(c.HTTPAddr, "127.0.0.1:6381")
+	if err := c.checkListen(); err != nil {
+		return c, err
+	}
 	if err := c.defaultTenants(); err != nil {
 		return c, err
 	}
