@@ -51,7 +51,8 @@ import (
 // (a restart with persistence: the keys it loads are announced by no
 // notification), and from the first notification that can give a key one
 // (expire, rename_to, move_to, restore, copy_to), or from a SWAPDB, CONFIG
-// SET or DEBUG seen by the marker check (expiriesUnseen), until the next
+// SET, DEBUG or REPLICAOF seen by the marker check (expiriesUnseen), or a
+// check that finds the shard a replica, until the next
 // resubscription; that notification also invalidates the fills of its key
 // in flight, and the entries filled before it. A write through the gateway
 // that gives a key an expiry makes the shard volatile before it is sent
@@ -61,7 +62,10 @@ import (
 // Not announced by Redis: FLUSHDB, FLUSHALL and SWAPDB. The marker loop
 // sees them run in the shard's command counts (INFO commandstats, read with
 // the flags before each marker), and the shard's cache then starts over
-// before the next marker. Not seen at all: changes in other databases than 0.
+// before the next marker. Nor is the data a replica loads from its primary:
+// while the shard is a replica (REPLICAOF run on it) no marker goes out, and
+// its cache starts over once it is a primary again. Not seen at all: changes
+// in other databases than 0.
 
 // keyspacePattern matches the keyspace notifications of database 0.
 const keyspacePattern = "__keyspace@0__:*"
@@ -165,7 +169,7 @@ func (ct *cacheTier) checkShards(ctx context.Context, b *redisBackend) ([]bool, 
 			// time, no marker go out, and its cache serve a key only
 			// within one bound of its fill, without a word. The start
 			// fails instead, as for the flags and the subscriptions.
-			if _, _, err = readMarkerCheck(ctx, c); err != nil {
+			if _, _, _, err = readMarkerCheck(ctx, c); err != nil {
 				err = fmt.Errorf("caching tier: shard %s refused the checks its checkpoint markers need (an ACL needs CONFIG GET and INFO): %w", c.Options().Addr, err)
 			}
 		}

@@ -23,6 +23,8 @@ import (
 // notification settings.
 type markerState struct {
 	off bool // the last check found notifications that do not cover every change
+	// replica: the last check found the shard replicating a primary
+	replica bool
 	// refused: the last check's read was refused (an error reply: NOPERM)
 	refused bool
 	// feedUp says the shard's feed is subscribed now; written by the feed's
@@ -49,13 +51,19 @@ type markerState struct {
 // (one line for all its subcommands): DEBUG RELOAD and LOADAOF replace the
 // data with a file's, announced to nobody, under the same run_id; Redis 7
 // refuses DEBUG unless the shard enables it.
-var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:"}
+//
+// REPLICAOF (and SLAVEOF, its old name) too: a shard made a replica loads
+// its primary's data with no notification, and one made a primary again
+// before the next check is seen by its count alone.
+var flushCommands = []string{"cmdstat_flushall:", "cmdstat_flushdb:", "cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:",
+	"cmdstat_replicaof:", "cmdstat_slaveof:"}
 
 // expiryCommands are the flushCommands that can give keys of database 0 an
 // expiry that no notification announces: SWAPDB brings database 1's keys
 // with theirs, CONFIG SET can turn notifications off around an EXPIRE, and
-// DEBUG RELOAD loads a dump's. FLUSHALL and FLUSHDB only remove keys.
-var expiryCommands = []string{"cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:"}
+// DEBUG RELOAD loads a dump's, REPLICAOF a primary's. FLUSHALL and FLUSHDB
+// only remove keys.
+var expiryCommands = []string{"cmdstat_swapdb:", "cmdstat_config|set:", "cmdstat_debug:", "cmdstat_replicaof:", "cmdstat_slaveof:"}
 
 // expiriesUnseen reports whether one of the expiryCommands ran between the
 // flushSignatures prev and cur: the shard must then count as volatile (its
@@ -134,6 +142,9 @@ func flushSignature(info string) string {
 // subscription reads INFO keyspace, and it is not logged as a flush: the
 // feed logs its loss and its return.
 //
+// While the shard is a replica, no marker goes out either (unvouchable), and
+// once it is a primary again its cache starts over.
+//
 // While the feed is down, mark does nothing: no subscriber would receive a
 // marker, and a shard that restarted has the flags of its own configuration
 // until the feed's next subscription sets them (subscribe), so a check then
@@ -144,7 +155,7 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		return
 	}
 	cut := time.Now()
-	flags, cnt, err := readMarkerCheck(ctx, c)
+	flags, replica, cnt, err := readMarkerCheck(ctx, c)
 	if err != nil {
 		// A missed checkpoint: the bound ages. A refusal (the shard's ACL
 		// changed since the start checked it) lasts: warned of once.
@@ -156,24 +167,22 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		return
 	}
 	m.refused = false
-	if !notificationsCover(flags) {
-		if !m.off {
-			m.off = true
-			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; until they do, its cache serves each value for at most one staleness bound after its fill",
-				"shard", i, "addr", c.Options().Addr, "flags", flags)
-		}
-		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
+	if ct.unvouchable(ctx, b, i, c, flags, replica, m) {
 		return
 	}
 	last := m.flushes.Load()
 	zeroed := m.statsZeroed(cnt, last)
 	switch {
-	case m.off:
-		m.off = false
+	case m.off || m.replica:
+		msg := "caching tier: a shard's keyspace notifications cover every change again; its cache was emptied"
+		if m.replica {
+			msg = "caching tier: a shard is a primary again; its cache was emptied"
+		}
+		m.off, m.replica = false, false
 		b.volatile[i].set()
 		ct.reset(i)
 		m.flushes.Store(&cnt)
-		ct.log.Info("caching tier: a shard's keyspace notifications cover every change again; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+		ct.log.Info(msg, "shard", i, "addr", c.Options().Addr)
 	case last == nil:
 		ct.reset(i)
 		m.flushes.Store(&cnt)
@@ -188,25 +197,66 @@ func (ct *cacheTier) mark(ctx context.Context, b *redisBackend, i int, c *redis.
 		}
 		ct.reset(i)
 		m.flushes.Store(&cnt)
-		ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
+		ct.log.Info("caching tier: FLUSHALL, FLUSHDB, SWAPDB, CONFIG SET, DEBUG, REPLICAOF or CONFIG RESETSTAT ran on a shard; its cache was emptied", "shard", i, "addr", c.Options().Addr)
 	}
 	publishMarker(ctx, c, marker, cut)
 }
 
+// unvouchable reports whether no marker may vouch for shard i's cache now,
+// and warns of it once: its notifications no longer cover every change
+// (mark turns them on again here), or it replicates a primary (replica): a
+// full resync from its primary replaces its data with no notification and
+// no command counted, at REPLICAOF or whenever its link is lost and cannot
+// resume. Before, a shard demoted so kept its markers, and the values it
+// held before the resync were served from the cache as long as they stayed
+// cached. Its keys count as volatile: its primary's may have expiries.
+func (ct *cacheTier) unvouchable(ctx context.Context, b *redisBackend, i int, c *redis.Client, flags string, replica bool, m *markerState) bool {
+	if replica {
+		b.volatile[i].set()
+		if !m.replica {
+			m.replica = true
+			ct.log.Warn("caching tier: a shard is a replica; until it is a primary again, its cache serves each value for at most one staleness bound after its fill",
+				"shard", i, "addr", c.Options().Addr)
+		}
+		return true
+	}
+	if !notificationsCover(flags) {
+		if !m.off {
+			m.off = true
+			ct.log.Warn("caching tier: a shard's keyspace notifications no longer cover every change; until they do, its cache serves each value for at most one staleness bound after its fill",
+				"shard", i, "addr", c.Options().Addr, "flags", flags)
+		}
+		_ = ensureNotifications(ctx, c, ct.log) // failed: the next check tries again
+		return true
+	}
+	return false
+}
+
 // readMarkerCheck reads in one round trip what mark checks before a marker:
-// shard c's notification flags (CONFIG GET) and its counts (INFO server and
-// commandstats).
-func readMarkerCheck(ctx context.Context, c *redis.Client) (flags string, cnt shardCounts, err error) {
+// shard c's notification flags (CONFIG GET), whether it is a replica (INFO
+// replication) and its counts (INFO server and commandstats).
+func readMarkerCheck(ctx context.Context, c *redis.Client) (flags string, replica bool, cnt shardCounts, err error) {
 	var cfg *redis.MapStringStringCmd
-	var server, stats *redis.StringCmd
+	var server, repl, stats *redis.StringCmd
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.ConfigGet(ctx, "notify-keyspace-events")
-		server, stats = p.Info(ctx, "server"), p.Info(ctx, "commandstats")
+		server, repl, stats = p.Info(ctx, "server"), p.Info(ctx, "replication"), p.Info(ctx, "commandstats")
 		return nil
 	}); err != nil {
-		return "", shardCounts{}, err
+		return "", false, shardCounts{}, err
 	}
-	return cfg.Val()["notify-keyspace-events"], countsOf(server.Val(), stats.Val()), nil
+	return cfg.Val()["notify-keyspace-events"], isReplica(repl.Val()), countsOf(server.Val(), stats.Val()), nil
+}
+
+// isReplica reports whether an INFO replication reply says the server
+// replicates a primary (role:slave).
+func isReplica(info string) bool {
+	for line := range strings.Lines(info) {
+		if strings.TrimSpace(line) == "role:slave" {
+			return true
+		}
+	}
+	return false
 }
 
 // publishMarker publishes a checkpoint marker on c. The payload is the time
