@@ -182,22 +182,28 @@ func clamp(f, step float64) float64 {
 }
 
 // placeNew gives new hosts (and hosts without a weight) cores times the tier's median
-// weight per core, times NewHostFactor.
+// weight per core, times NewHostFactor. Cores are taken relative to their median
+// first: a weight over raw cores overflowed (a large TargetMedian over cores in a
+// small unit) and gave the new host MaxWeight.
 func placeNew(cfg Config, v *view, ds []Decision) {
-	var wpc, cores []float64
+	cores := make([]float64, len(v.hosts))
 	for i, h := range v.hosts {
-		cores = append(cores, h.Cores)
+		cores[i] = h.Cores
+	}
+	mc := median(cores)
+	var wpc []float64
+	for i, h := range v.hosts {
 		if h.Weight > 0 && !h.New {
-			wpc = append(wpc, ds[i].New/h.Cores)
+			wpc = append(wpc, ds[i].New/(h.Cores/mc))
 		}
 	}
-	per := cfg.TargetMedian / median(cores)
+	per := cfg.TargetMedian
 	if len(wpc) > 0 {
 		per = median(wpc)
 	}
 	for i, h := range v.hosts {
 		if needsCapacity(h) {
-			ds[i].New = h.Cores * per * cfg.NewHostFactor
+			ds[i].New = h.Cores / mc * per * cfg.NewHostFactor
 			ds[i].Reason = ReasonCapacity
 		}
 	}
