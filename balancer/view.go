@@ -11,7 +11,7 @@ type view struct {
 	age     []int     // runs since joining; math.MaxInt for initial hosts
 	known   []bool    // has a CPU signal and a weight, and is not new
 	load    []float64 // CPU / mean CPU of known hosts
-	eff     []float64 // (weight / (cores * CPU)) / its median over known hosts
+	eff     []float64 // (weight / (cores * CPU)) / its median over known hosts (see logEff)
 	nKnown  int
 	meanCPU float64
 	maxMean float64
@@ -35,7 +35,7 @@ func newView(cfg Config, hosts []Host, age []int, wasHot []bool) *view {
 		v.nKnown++
 		sum += h.CPU
 		maxCPU = math.Max(maxCPU, h.CPU)
-		v.eff[i] = h.Weight / (h.Cores * h.CPU)
+		v.eff[i] = logEff(h)
 		effs = append(effs, v.eff[i])
 	}
 	if v.nKnown == 0 {
@@ -53,14 +53,34 @@ func newView(cfg Config, hosts []Host, age []int, wasHot []bool) *view {
 		v.meanCPU = sum / float64(v.nKnown) * maxCPU
 	}
 	v.maxMean = maxCPU / v.meanCPU
-	med := median(effs)
+	med := logMedian(effs)
 	for i := range hosts {
 		if v.known[i] {
 			v.load[i] = hosts[i].CPU / v.meanCPU
-			v.eff[i] /= med
+			v.eff[i] = math.Exp(v.eff[i] - med)
 		}
 	}
 	return v
+}
+
+// logEff returns the log of h's raw efficiency, weight / (cores * CPU). The ratio
+// does not depend on the units, but computed from the raw figures it overflowed (a
+// large TargetMedian over cores in a small unit: every efficiency +Inf, NaN once
+// relative to the median) or underflowed; its log is finite for any figures above 0.
+func logEff(h Host) float64 {
+	return math.Log(h.Weight) - math.Log(h.Cores) - math.Log(h.CPU)
+}
+
+// logMedian returns the log of the median of the values whose logs are ls (len > 0):
+// for an even count, of the mean of the middle two, as median computes it.
+func logMedian(ls []float64) float64 {
+	s := slices.Clone(ls)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return s[m] + math.Log((1+math.Exp(s[m-1]-s[m]))/2)
 }
 
 // median returns the median of xs (reordering a copy).
