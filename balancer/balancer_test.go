@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -188,19 +189,28 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestConverges runs the model for 40 runs from capacity weights and checks the
-// guardrails: max/mean ends near 1, every weight stays in bounds, the median stays on
-// target.
+// TestConverges runs the model for 40 runs from capacity weights (three times the
+// target median) and checks the guardrails: max/mean ends near 1, every weight stays
+// in bounds, the median is on target (within RecenterBand) after every run.
 func TestConverges(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	m := newModel(7, 200, func(int) float64 { return 0.85 + 0.3*r.Float64() }, 4)
+	for i := range m.hosts {
+		m.hosts[i].Weight *= 3 // capacity weights off target: the median is near 3
+	}
 	b := mustNew(t, balancer.Config{})
 	for run := range 40 {
 		res, err := b.Step(t0.Add(time.Duration(run)*time.Minute), m.observe())
 		require.NoError(t, err)
+		ws := make([]float64, 0, len(res.Hosts))
 		for _, d := range res.Hosts {
 			require.True(t, d.New >= 0.05 && d.New <= 20, "weight %v out of bounds", d.New)
+			ws = append(ws, d.New)
 		}
+		// on target: TargetMedian 1 within the default RecenterBand 0.05
+		slices.Sort(ws)
+		med := (ws[len(ws)/2-1] + ws[len(ws)/2]) / 2 // 200 hosts
+		require.True(t, med >= 0.95 && med <= 1.05, "run %d: median weight %v off target", run, med)
 		m.apply(res)
 	}
 	m.noise = 0
