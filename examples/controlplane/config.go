@@ -58,7 +58,7 @@ type Config struct {
 	// and [Plane.RemoveGateway].
 	Gateways []Gateway
 	// Direct lists the backend shard addresses for direct mode (client.Routes.Direct),
-	// in the order the gateways were given them.
+	// in the order the gateways were given them; each is host:port.
 	Direct []string
 	// Cadence is the period of Run: one poll of every gateway, one balancer run per
 	// region, one failover step. Default 1s.
@@ -209,6 +209,11 @@ func (c Config) validate() error {
 		}
 		if !utf8.ValidString(d) {
 			return bad("direct shard %d's address %q is not UTF-8, which the routes document (JSON) cannot carry", i, d)
+		}
+		// Followers dial it as given: without a port (the port forgotten),
+		// with a space ("-direct 'a:1, b:2'") or as a URL, no dial reaches it.
+		if !hostPort(d) {
+			return bad("direct shard %d's address %q is not host:port", i, d)
 		}
 	}
 	for _, r := range c.Regions {
