@@ -203,6 +203,7 @@ func (c Config) validate() error {
 	if len(c.Regions) == 0 {
 		return bad("no regions")
 	}
+	seen := map[string]int{} // addrKey -> index in Direct
 	for i, d := range c.Direct {
 		if d == "" {
 			return bad("direct shard %d has no address", i)
@@ -215,6 +216,13 @@ func (c Config) validate() error {
 		if !hostPort(d) {
 			return bad("direct shard %d's address %q is not host:port", i, d)
 		}
+		// Followers build their direct ring over the list as given: one
+		// server named twice, however spelled, takes two shares of it
+		// (and a gateway refuses a Redis address named twice as written).
+		if j, dup := seen[addrKey(d)]; dup {
+			return bad("direct shard %d's address %q names shard %d (%q) twice", i, d, j, c.Direct[j])
+		}
+		seen[addrKey(d)] = i
 	}
 	for _, r := range c.Regions {
 		// JSON carries each byte that is not UTF-8 as U+FFFD: followers

@@ -30,3 +30,21 @@ func TestNewDirectAddressNeedsHostPort(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// TestNewDirectAddressNamedOnce: a direct shard named twice, however spelled
+// ("127.0.0.1:7000" and "127.0.0.1:07000"), is refused by New. It was
+// published: followers weighted that server twice in their direct ring
+// (two shards' keys on one server), and a gateway refuses such a list
+// written alike, so no gateway's ring could match the direct one.
+func TestNewDirectAddressNamedOnce(t *testing.T) {
+	for _, direct := range [][]string{
+		{"127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7000"},
+		{"127.0.0.1:7000", "127.0.0.1:07000"},
+		{"[::1]:7000", "[0:0:0:0:0:0:0:1]:7000"},
+		{"Shard.internal:7000", "shard.internal:7000"},
+	} {
+		_, err := controlplane.New(controlplane.Config{Regions: []controlplane.Region{{Name: "eu"}}, Direct: direct})
+		require.ErrorIs(t, err, controlplane.ErrInvalidConfig, "direct %q", direct)
+		require.ErrorContains(t, err, "twice", "direct %q", direct)
+	}
+}
