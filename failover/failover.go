@@ -358,11 +358,11 @@ func (r *Router) decideLocal(cfg Config, st *regionState, l Load, s Signal, rece
 		d.Phase = Local
 		if s.Projected < cfg.Enter {
 			proj, enter := below(s.Projected, cfg.Enter)
-			d.Reason = fmt.Sprintf("home p%.0f %.2f projected %s < enter %s",
+			d.Reason = fmt.Sprintf("home p%.10g %.2f projected %s < enter %s",
 				100*cfg.Percentile, s.Home, proj, enter)
 		} else {
 			// no demand to send away, whatever the trend projects
-			d.Reason = fmt.Sprintf("no demand: home p%.0f %.2f projected %.2f",
+			d.Reason = fmt.Sprintf("no demand: home p%.10g %.2f projected %.2f",
 				100*cfg.Percentile, s.Home, s.Projected)
 		}
 		st.share = 0
@@ -379,7 +379,7 @@ func (r *Router) decideLocal(cfg Config, st *regionState, l Load, s Signal, rece
 		want = math.Max(want, cfg.DownStep)
 		st.share, st.rose = want, r.run
 	}
-	d.Reason = fmt.Sprintf("fired: home p%.0f %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
+	d.Reason = fmt.Sprintf("fired: home p%.10g %.2f (mean CPU %.2f) trend %+.3f/run projected %.2f, hot %.0f%%",
 		100*cfg.Percentile, s.Home, s.Mean, s.Trend, s.Projected, 100*s.HotShare)
 	return want, false
 }
@@ -403,7 +403,7 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 		st.phase, st.since, st.share = Local, r.run, 0
 		r.stats.SpillEnds++
 		proj, exit := below(s.Projected, cfg.Exit)
-		d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.0f projected %s < exit %s",
+		d.Phase, d.Reason = Local, fmt.Sprintf("recovered: home p%.10g projected %s < exit %s",
 			100*cfg.Percentile, proj, exit)
 		return want, true
 	}
@@ -424,7 +424,7 @@ func (r *Router) decideSpilling(cfg Config, st *regionState, l Load, s Signal, r
 	case homeHot:
 		want = math.Max(want, math.Min(st.share, cfg.DownStep))
 	}
-	d.Reason = fmt.Sprintf("spilling: home p%.0f projected %.2f, target %.2f, hot %.0f%%",
+	d.Reason = fmt.Sprintf("spilling: home p%.10g projected %.2f, target %.2f, hot %.0f%%",
 		100*cfg.Percentile, s.Projected, cfg.Target, 100*s.HotShare)
 	return want, false
 }
