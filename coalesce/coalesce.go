@@ -113,8 +113,10 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 // DoWith, fn should be a static func (a top-level func, or a func value built
 // once) and the per-call data goes in arg, which is passed by value: a caller that
 // joins an execution allocates nothing, and one that starts an execution on a new
-// goroutine (its ctx can be cancelled) makes one small allocation holding fn and
-// arg. Pass the key as arg when fn needs nothing else:
+// goroutine (its ctx can be cancelled) makes one small allocation more than Do
+// with a static fn would, holding fn and arg, on top of what such an execution
+// costs either way (fn's detached context, the done channel, the goroutine).
+// Pass the key as arg when fn needs nothing else:
 //
 //	func load(ctx context.Context, key string) (*Item, error) { ... }
 //
