@@ -454,6 +454,12 @@
 //     reads cached and 100% evicting, 1.06x at 75% reads evicting (faster
 //     in 3 of 8 rounds); golang-lru 1.39-5.32x (faster in 1 of 8 rounds at
 //     75% reads evicting).
+//   - Fifty-eighth session (run AK, an AMD EPYC family 25 model 17 host at
+//     about 100 ns between the cores, bench/cache/throughput_host58.txt):
+//     otter 1.44x and 1.74x this package's time at 100% and 75% reads
+//     cached (slower in every round), 1.33x at 100% reads evicting, 1.12x
+//     at 75% reads evicting (faster in the 2 of 8 rounds at 442-511 ns
+//     between the cores); golang-lru 1.93-6.17x.
 //
 // # Stats
 //
