@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh nutcracker
 
+# Each heading carries the seconds since this script started (bash's
+# SECONDS: no command, so the tests' stubbed PATH needs none), so that a slow
+# run shows which step took its time (CI's budget is 20 minutes).
+heading() { echo "== [$SECONDS s] $*"; }
+
 # gotest CAP ARGS...: go test ARGS with a -timeout of CAP seconds per test
 # binary. Under TIERKIT_TEST_DEADLINE (Unix seconds, set by .ci/run) each
 # binary gets CAP or what is left until the deadline at its own start, if
@@ -26,7 +31,7 @@ gotest() {
 
 status=0
 for mod in . examples bench; do
-	echo "== go test -race ./... in $mod"
+	heading "go test -race ./... in $mod"
 	if [ "$mod" = examples ]; then
 		# The cluster scenarios judge CPU signals of 6 gateway processes on
 		# these 2 cores: they run alone, after the other packages, rather
@@ -34,13 +39,14 @@ for mod in . examples bench; do
 		# The cluster runs even when another package failed, so that one
 		# run reports on both.
 		(cd examples && gotest 900 -race -count=1 $(go list ./... | grep -v '/examples/cluster$')) || status=1
+		heading "go test -race ./cluster in examples (alone)"
 		(cd examples && gotest 900 -race -count=1 ./cluster) || status=1
 		# A test that skips itself under -race (examples/overload's
 		# TestClosedLoop: a single-threaded model, about 50 s there) runs
 		# once without it, or no run of this script would reach it: the
 		# benchmark pass below runs no test (scripts' test of this script
 		# finds every such test of the three modules).
-		echo "== go test -run TestClosedLoop ./overload in examples (skipped under -race)"
+		heading "go test -run TestClosedLoop ./overload in examples (skipped under -race)"
 		(cd examples && gotest 300 -count=1 -run '^TestClosedLoop$' ./overload) || status=1
 		continue
 	fi
@@ -50,17 +56,18 @@ for mod in . examples bench; do
 		# its own): the 386 run below is without -race, but it does not run
 		# where the kernel cannot execute 386 binaries, and there nothing
 		# else did.
-		echo "== go test -run 'Allocs' ./shed in . (skipped under -race)"
+		heading "go test -run 'Allocs' ./shed in . (skipped under -race)"
 		gotest 300 -count=1 -run '^(TestFastPathAllocsManyTenants|TestShedderQueuedHandOffAllocs)$' ./shed || status=1
 	fi
 done
 
-echo "== go test -run '^\$' -bench . -benchtime 1x ./... in . examples bench"
+heading "go test -run '^\$' -bench . -benchtime 1x ./... in . examples bench"
 # Each benchmark once: the peer harnesses check their answers inside the
 # benchmark loop, which go test without -bench never runs, so a harness that
 # broke (or stopped doing its work) would pass CI until someone measured.
 # About two minutes in all; the benchmarks' lines are shown only on failure.
 for mod in . examples bench; do
+	heading "benchmarks once in $mod"
 	if out=$(cd "$mod" && gotest 600 -count=1 -run '^$' -bench . -benchtime 1x ./... 2>&1); then
 		printf '%s\n' "$out" | grep -E '^(ok|FAIL|---)' || true
 	else
@@ -69,7 +76,7 @@ for mod in . examples bench; do
 	fi
 done
 
-echo "== GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
+heading "GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
 # Some kernels cannot run 32-bit binaries (no IA32 emulation: "exec format
 # error"), and the Go runtime does not run under qemu-user. There the root
 # module's tests are built for 386 and vetted, which catches what the compiler
@@ -127,4 +134,5 @@ else
 	GOARCH=386 go vet ./... || status=1
 fi
 
+heading "done"
 exit $status
