@@ -85,9 +85,10 @@ pick_port() { # sets $1 to a loopback port outside the ephemeral range that
 # pick_port): waiting out the 20 s would only hide why, as the clean-up
 # removes the logs. Each PING has a second (timeout: redis-cli has none): a
 # server that accepts and never answers, wedged or stopped, held redis-cli,
-# and so the script, for ever.
+# and so the script, for ever. WAIT_PORT_SECS, if set, replaces the 20 s
+# (the harness's tests use it: a wait for nothing need not take 20 s).
 wait_port() {
-	local p end=$((SECONDS + 20))
+	local p end=$((SECONDS + ${WAIT_PORT_SECS:-20}))
 	while [ "$SECONDS" -lt "$end" ]; do
 		timeout 1 redis-cli -p "$1" ping >/dev/null 2>&1 && { [ -z "${2:-}" ] || listens_on "$2" "$1"; } && return
 		for p in "${pids[@]}"; do
