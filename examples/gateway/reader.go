@@ -148,6 +148,7 @@ func (rr *respReader) buffered() bool { return rr.start < rr.end || rr.err != ni
 // max_request_bytes (4 MiB) and filled with 2-byte inline commands held
 // 2 million of them, about 200 MB, on one connection.
 func (rr *respReader) parse() (int, error) {
+	clear(rr.spans) // the last parse's inline commands: kept past the length of this one's, they held their reads
 	rr.spans, rr.marks = rr.spans[:0], rr.marks[:2*rr.part.args]
 	i := rr.start
 	for i < rr.end && len(rr.spans) < readerMaxScratch {
@@ -344,6 +345,13 @@ func (rr *respReader) commands() []redcon.Command {
 	for k := range args {
 		args[k] = data[rr.marks[2*k]-from : rr.marks[2*k+1]-from : rr.marks[2*k+1]-from]
 	}
+	// The last call's commands are the caller's now: kept past this call's
+	// length (fewer commands), each held its read's copy, which release
+	// drops only at a read with nothing pending, and a client that always
+	// left a command partly sent made every read one command shorter than
+	// the one before keep one more: up to readerMaxScratch of them, each
+	// up to max_request_bytes, on one connection.
+	clear(rr.cmds)
 	rr.cmds = rr.cmds[:0]
 	for _, s := range rr.spans {
 		if s.inline != nil {
