@@ -158,6 +158,12 @@ func nudge(d *Decision, rf, resid, gain, maxStep float64) {
 	d.Clamped = f != raw
 	d.Region = rf != 1
 	d.New = d.Old * rf * f
+	if rf == 1/f || f == 1/rf {
+		// the two clamped to opposite ends cancel: Old x (1+s) x 1/(1+s) is
+		// not Old in float64 for about a third of the weights (0.7 x 1.5 x
+		// (1/1.5) is one ulp below 0.7), and read as a move
+		d.New = d.Old
+	}
 	switch {
 	case d.New < d.Old:
 		d.Reason = ReasonLowered
