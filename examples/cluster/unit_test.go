@@ -117,7 +117,7 @@ func TestRegionSummary(t *testing.T) {
 			},
 			falls: 3,
 			want: regionSummary{spillAt: 1, crossAt: 2, backAt: 5, maxOut: 0.3, maxHome: 0.95,
-				starts: 1, changes: 5, toggles: 2, hotTicks: 1, hotSpilling: 1},
+				changes: 5, hotTicks: 1, hotSpilling: 1},
 		},
 		{
 			name: "flapping on the way back",
@@ -127,7 +127,7 @@ func TestRegionSummary(t *testing.T) {
 			},
 			falls: 2,
 			want: regionSummary{spillAt: 1, crossAt: 1, backAt: 4, maxOut: 0.3, maxHome: 0.9,
-				starts: 2, changes: 5, toggles: 3, reversals: 2, hotTicks: 1, hotSpilling: 1},
+				changes: 5, reversals: 2, hotTicks: 1, hotSpilling: 1},
 		},
 	}
 	for _, tt := range tests {

@@ -143,8 +143,9 @@
 //
 // [Plane.Stats] counts ticks, polls and poll errors, publications (versions),
 // balancer, failover and ring errors (inputs they rejected; the previous
-// decision stays), gateways added and removed, and gauges the gateways and the
-// draining ones. [Plane.State] adds, per gateway, health, weight, ring share,
+// decision stays), gateways added and removed, the failover router's spill
+// starts, spill ends and route changes (every run's, published or not), and
+// gauges the gateways and the draining ones. [Plane.State] adds, per gateway, health, weight, ring share,
 // CPU, the balancer's load and reason; per region, the balancer's class and
 // evidence, the failover phase, signal, shares and reason, demand and capacity;
 // per tenant, requests and shed over the tier; and a bounded history

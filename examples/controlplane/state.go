@@ -139,6 +139,15 @@ type Stats struct {
 	Removed        uint64 `json:"removed"`         // gateways removed
 	Gateways       int    `json:"gateways"`        // gauge: gateways held
 	Draining       int    `json:"draining"`        // gauge: of those, draining (by an operator or down)
+	// SpillStarts, SpillEnds and RouteChanges are the failover router's
+	// counters (failover.Stats), monotonic from New: every region's Local ->
+	// Spilling and Spilling -> Local transitions, and its routes turned on or
+	// off (a route is its ends and mechanism; a share change is none). They
+	// count every run, published or not: a reader that samples the state
+	// between ticks takes their difference to see what it did not sample.
+	SpillStarts  uint64 `json:"spill_starts"`
+	SpillEnds    uint64 `json:"spill_ends"`
+	RouteChanges uint64 `json:"route_changes"`
 }
 
 // Stats returns a snapshot of the plane's counters.
@@ -150,6 +159,8 @@ func (p *Plane) Stats() Stats {
 
 func (p *Plane) statsLocked() Stats {
 	s := p.stats
+	fs := p.router.Stats()
+	s.SpillStarts, s.SpillEnds, s.RouteChanges = fs.SpillStarts, fs.SpillEnds, fs.RouteChanges
 	s.Gateways = len(p.order)
 	for _, id := range p.order {
 		if p.hosts[id].draining(p.cfg.DrainAfter) {
