@@ -12,7 +12,7 @@ import (
 )
 
 // TestControlChangeBudget: /control's changes are rate-limited as the README
-// says: 20 back to back, then one per 100 ms (10 a second), and aimd.target
+// says: 20 requests back to back, then one per 100 ms (10 a second), and aimd.target
 // at most once a second; a refusal is a *control.RateLimitError (429
 // rate_limited over HTTP) that changes nothing. No test held the gateway to
 // its budget: it could be dropped (Rate 0) without a test failing.
