@@ -371,7 +371,10 @@ func (l *Limiter) maybeStep(now time.Time) {
 		at = 0
 		l.nextStep.Store(stepNow)
 	}
-	if l.cfg.Manual {
+	if l.cfg.Manual || l.closed {
+		// Parked: Tick drives a Manual loop, and a closed Limiter, which
+		// admits nothing, reads its Signal no more (SetConfig re-arms the
+		// schedule; the next attempt parks it again).
 		l.nextStep.Store(math.MaxInt64)
 		l.mu.Unlock()
 		return
@@ -537,7 +540,9 @@ func (l *Limiter) guardLocked(heap float64) {
 }
 
 // Close makes later admissions fail with ErrClosed and wakes blocked Acquire
-// calls. Admitted work must still call done. Close is idempotent.
+// calls. It stops the lazy control loop: a closed Limiter takes no step and
+// reads its Signal no more, but for an explicit Tick. Admitted work must
+// still call done. Close is idempotent.
 func (l *Limiter) Close() {
 	l.mu.Lock()
 	l.closed = true
