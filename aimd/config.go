@@ -34,7 +34,12 @@ type Config struct {
 	// Signal is the load measurement. If nil, a [CgroupCPU] when the process's
 	// cgroup CPU accounting is readable and its quota is no more than the
 	// CPUs the process can run on (runtime.NumCPU), else a [ProcessCPU]
-	// (against GOMAXPROCS, which the runtime caps at those CPUs). That choice
+	// (against GOMAXPROCS, which the runtime caps at those CPUs). With no
+	// quota on the way up (a process outside any container), the CgroupCPU
+	// reads its cgroup's usage against every CPU: every process in that
+	// cgroup counts, the whole machine's in the root cgroup, so other work on
+	// the host lowers the limit too; set a [ProcessCPU] to regulate on this
+	// process's CPU alone. That choice
 	// is made when the default is built (New, or a SetConfig that replaces
 	// an explicit Signal with nil) and kept across SetConfig: a quota changed
 	// later (raised above the CPUs, or removed) is not re-detected; set
