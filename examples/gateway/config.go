@@ -48,7 +48,7 @@ type Config struct {
 	Linger            Duration `json:"linger"`             // batch window (an upper bound with the natural policy); default 200us
 	BatchPolicy       string   `json:"batch_policy"`       // "natural" (default): send at once when the group has no batch in flight; "linger": wait out the window
 	MaxBatch          int      `json:"max_batch"`          // items (a command's ops for one shard) per backend call; default 128
-	MaxInFlight       int      `json:"max_in_flight"`      // batches in the backend at once (a shard at most max_in_flight/shares: one per shard, one more per shard with replicas); default 1024
+	MaxInFlight       int      `json:"max_in_flight"`      // batches in the backend at once (a shard at most max_in_flight/shares: one per shard, one more per shard with replicas unless the caching tier is on); default 1024
 	NoCoalesce        bool     `json:"no_coalesce"`        // turn read coalescing off
 	LinearizableReads bool     `json:"linearizable_reads"` // a GET joins a coalesced fetch only until it is sent to its shard (less coalescing; no read older than a write another client already saw; with replicas, GETs read the primary)
 	HotLinger         Duration `json:"hot_linger"`         // the longest the fetch of a key that many GETs read at once waits for its expected readers; default 1ms

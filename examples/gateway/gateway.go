@@ -204,12 +204,12 @@ func (g *Gateway) build(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("gateway: max_batch, linger, batch_policy, max_in_flight, request_timeout: %w", err)
 	}
-	g.setShardShare(g.batches.Config().MaxInFlight)
 	if cfg.CacheCapacity > 0 {
 		if err := g.startCacheTier(cfg); err != nil {
 			return err
 		}
 	}
+	g.setShardShare(g.batches.Config().MaxInFlight) // after the tier: its fills read no replica
 	if g.tracer, err = newTracer(cfg); err != nil {
 		return fmt.Errorf("gateway: otel: %w", err)
 	}

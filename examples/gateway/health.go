@@ -202,9 +202,13 @@ var discardLogger = slog.New(slog.DiscardHandler)
 // answered, were refused OVERLOADED for as long as the primary hung.
 
 // setShardShare sets each share of the in-flight budget from max_in_flight.
+// A shard's replicas have a share only while they are read: with the caching
+// tier on (fillTTL, set before this first runs) its GETs are the tier's
+// fills, which read the primary, and the replicas' shares, never used, held
+// the primaries to half the budget.
 func (g *Gateway) setShardShare(maxInFlight int) {
 	shares := len(g.shardFlights)
-	if b, ok := asRedis(g.backend); ok {
+	if b, ok := asRedis(g.backend); ok && !b.fillTTL.Load() {
 		for _, r := range b.dataReplicas {
 			if len(r) > 0 {
 				shares++

@@ -64,7 +64,7 @@ func (g *Gateway) registerBatcherKnobs(reg *control.Registry) []error {
 			}}),
 		reg.RegisterInt(control.IntKnob{Name: "batcher.max_items", Doc: "items (one command's ops for one shard) per backend call", Min: 1, Max: maxKnobBatch,
 			Value: int64(bcfg.MaxItems), Apply: func(v int64) error { return g.setBatchConfig(func(c *batchConfig) { c.MaxItems = int(v) }) }}),
-		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once (a shard at most this / shares: one per shard, one more per shard with replicas); beyond, OVERLOADED",
+		reg.RegisterInt(control.IntKnob{Name: "batcher.max_in_flight", Doc: "batches in the backend at once (a shard at most this / shares: one per shard, one more per shard with replicas, none with the caching tier); beyond, OVERLOADED",
 			Min: 1, Max: maxKnobCount, Value: int64(bcfg.MaxInFlight),
 			Apply: func(v int64) error {
 				if err := g.setBatchConfig(func(c *batchConfig) { c.MaxInFlight = int(v) }); err != nil {
