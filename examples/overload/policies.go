@@ -162,8 +162,9 @@ func (p *rrPolicy) done(time.Duration, *request) {}
 // AbstractPartitionedLimiter does them, partitioned by priority: a request is
 // rejected only when every slot is busy and its partition already holds its
 // percentage of the limit. Since a slot cannot be exceeded here, a request whose
-// partition is under its share waits in a short per-partition FIFO (its share in
-// length) for the next free slot, which goes to the partition furthest below its
+// partition is under its share waits in a short per-partition FIFO (at most its
+// share less its requests in service: together they never pass the share) for
+// the next free slot, which goes to the partition furthest below its
 // share.
 type partitionPolicy struct {
 	pct   [2]float64
