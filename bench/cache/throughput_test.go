@@ -21,7 +21,11 @@ import (
 //
 //   - reads=100 or reads=75: the share of lookups, the rest are Sets;
 //   - fits: capacity covers the keyspace, so reads hit and Sets update;
-//     evicting: capacity is a quarter of it, so misses and Sets insert and evict.
+//     evicting: capacity is a quarter of it, so Sets of keys not held insert
+//     and evict. A lookup never stores, even when it misses: at reads=100
+//     nothing is stored in the timed loop, so the evicting case then reads a
+//     full cache of what the warm-up left, inserting and evicting nothing
+//     (TestThroughputReadsOnlyStoresNothing).
 //
 // Every cache does the same work through the kv adapter: lookup without
 // loading, and store. golang-lru (one mutex around an LRU) is the naive baseline
