@@ -79,6 +79,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		stats = append(stats, fmt.Sprintf("total_connections_received:%d", srv.accepted.Load()),
 			fmt.Sprintf("rejected_connections:%d", srv.refused.Load()),
 			fmt.Sprintf("protocol_errors:%d", srv.protoErrors.Load()),
+			fmt.Sprintf("tls_handshake_failures:%d", srv.tlsFailures.Load()),
 			fmt.Sprintf("requests_too_large:%d", srv.tooLarge.Load()),
 			fmt.Sprintf("connection_panics:%d", srv.panics.Load()))
 	}

@@ -116,6 +116,7 @@ func (m *metrics) serverCollectors() []prometheus.Collector {
 		counter("gateway_connections_received_total", "Client connections accepted; those refused at max_conns are not counted here, as in Redis (INFO's total_connections_received).", func(s *Server) *atomic.Int64 { return &s.accepted }),
 		counter("gateway_connections_rejected_total", "Client connections refused at max_conns, or accepted during a shutdown and refused (INFO's rejected_connections).", func(s *Server) *atomic.Int64 { return &s.refused }),
 		counter("gateway_protocol_errors_total", "Connections closed for malformed input (INFO's protocol_errors).", func(s *Server) *atomic.Int64 { return &s.protoErrors }),
+		counter("gateway_tls_handshake_failures_total", "Connections closed for a failed TLS handshake, not counted in protocol errors (INFO's tls_handshake_failures).", func(s *Server) *atomic.Int64 { return &s.tlsFailures }),
 		counter("gateway_requests_too_large_total", "Requests refused over max_request_bytes (INFO's requests_too_large).", func(s *Server) *atomic.Int64 { return &s.tooLarge }),
 		counter("gateway_connection_panics_total", "Connections ended by a recovered panic, a bug (INFO's connection_panics).", func(s *Server) *atomic.Int64 { return &s.panics }),
 	}

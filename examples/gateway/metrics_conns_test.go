@@ -81,6 +81,7 @@ func TestConnectionMetrics(t *testing.T) {
 		"total_connections_received": "gateway_connections_received_total",
 		"rejected_connections":       "gateway_connections_rejected_total",
 		"protocol_errors":            "gateway_protocol_errors_total",
+		"tls_handshake_failures":     "gateway_tls_handshake_failures_total",
 		"requests_too_large":         "gateway_requests_too_large_total",
 		"connection_panics":          "gateway_connection_panics_total",
 	} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -118,8 +119,13 @@ func (s *Server) logRefusal(now time.Time) {
 
 // readFailed answers a malformed or oversized request with an error before the
 // connection is closed, and lingers (see linger) so that the client gets it;
-// a closed or timed-out connection gets nothing.
+// a closed or timed-out connection gets nothing, nor does one whose TLS
+// handshake failed (tlsRefused).
 func (s *Server) readFailed(ss *session, wr *redcon.Writer, err error) {
+	if handshakeFailed(ss.conn, err) {
+		s.tlsRefused(ss, err)
+		return
+	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.As(err, &ne):
@@ -190,6 +196,31 @@ func (s *Server) httpRefused(ss *session) {
 	now := time.Now().UnixNano()
 	if last := s.attackLogged.Load(); now-last >= int64(refusalLogEvery) && s.attackLogged.CompareAndSwap(last, now) {
 		s.log.Warn("possible security attack: an HTTP request on the RESP port; connection closed, nothing after it ran", "remote", ss.remote)
+	}
+}
+
+// handshakeFailed reports whether err, from a read on c, is the failure of
+// c's TLS handshake (the listener's tls.Conn runs it in the first read): a
+// plaintext client, a client that refused the certificate, a handshake cut
+// off. A connection that ended before sending anything (io.EOF), closed by
+// the server, or timed out is not counted, as before.
+func handshakeFailed(c net.Conn, err error) bool {
+	tc, ok := c.(*tls.Conn)
+	if !ok || tc.ConnectionState().HandshakeComplete {
+		return false
+	}
+	return !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isTimeout(err)
+}
+
+// tlsRefused counts a connection whose TLS handshake failed (in
+// tls_handshake_failures, not protocol_errors: it sent no RESP) and logs it,
+// at most once every refusalLogEvery. It gets no reply: with no TLS session,
+// there is nothing to write it over.
+func (s *Server) tlsRefused(ss *session, err error) {
+	s.tlsFailures.Add(1)
+	now := time.Now().UnixNano()
+	if last := s.tlsLogged.Load(); now-last >= int64(refusalLogEvery) && s.tlsLogged.CompareAndSwap(last, now) {
+		s.log.Warn("TLS handshake failed; connection closed", "remote", ss.remote, "err", err)
 	}
 }
 

@@ -40,7 +40,9 @@ type Server struct {
 	closeErr  error     // its result, set in closeOnce
 
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
+	tlsFailures                                              atomic.Int64 // failed TLS handshakes (tlsRefused)
 	attackLogged                                             atomic.Int64 // httpRefused's last log, unix ns
+	tlsLogged                                                atomic.Int64 // tlsRefused's last log, unix ns
 
 	// The accept loop's log of refused connections: one line per
 	// refusalLogEvery at most, with the count since the last line.
