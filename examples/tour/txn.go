@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tierkit/tierkit/memkv"
@@ -136,9 +137,10 @@ func tourCounter(w io.Writer) error {
 	fmt.Fprintf(w, "   %d goroutines x %d increments with Run: counter = %s, %d conflicts retried (%.0f conflicts/s, %.0f commits/s)\n",
 		workers, each, v, st.Conflicts, float64(st.Conflicts)/el.Seconds(), float64(st.Commits)/el.Seconds())
 
+	var drops atomic.Int64
 	_ = s.SetConfig(memkv.Config{Faults: memkv.Faults{DropReply: func(*memkv.CommitRequest) bool {
 		dropped := false
-		drop.Do(func() { dropped = true })
+		drop.Do(func() { dropped = true; drops.Add(1) })
 		return dropped
 	}}})
 	_, errNoKey := txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, incr)
@@ -148,6 +150,9 @@ func tourCounter(w io.Writer) error {
 	v, _, _ = s.Get(ctx, s.ReadVersion(), []byte("counter"))
 	if want := strconv.Itoa(workers*each + 3); string(v) != want {
 		return fmt.Errorf("txn: counter %s after the three runs, want %s: a run was applied twice or not at all", v, want)
+	}
+	if err := verify(txnLostReplyClaims(drops.Load(), errNoKey, errKey, errKey2)...); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "   3 more runs, 2 with a lost reply: without idempotency key -> ErrCommitUnknown %v (not retried);\n"+
 		"   with key req-42 (reply kept) -> %s; with key req-43 (reply lost: retried, deduplicated) -> %s;\n"+
@@ -212,5 +217,19 @@ func txnManagerClaims(clients int, mem int64, reaped int, st txn.ManagerStats) [
 		{reaped == clients-committed, fmt.Sprintf("the %d abandoned transactions reaped, not %d", clients-committed, reaped)},
 		{mem > 0 && st.MemoryBytes == 0 && st.Active == 0,
 			fmt.Sprintf("memory held %d B -> 0 B, not %d B (%d still held)", mem, st.MemoryBytes, st.Active)},
+	}
+}
+
+// txnLostReplyClaims is what the lost-reply lines state: two of the three
+// runs' replies were dropped (drops), the run without an idempotency key
+// returned ErrCommitUnknown rather than retry, and both keyed runs returned
+// ok, the one whose reply was lost by retrying into its recorded commit.
+func txnLostReplyClaims(drops int64, errNoKey, errKey, errKey2 error) []claim {
+	return []claim{
+		{drops == 2, fmt.Sprintf("2 of the 3 runs lost their reply, not %d", drops)},
+		{errors.Is(errNoKey, txn.ErrCommitUnknown),
+			fmt.Sprintf("without an idempotency key a lost reply -> ErrCommitUnknown, not %s", errText(errNoKey))},
+		{errKey == nil, fmt.Sprintf("with key req-42 (reply kept) -> ok, not %s", errText(errKey))},
+		{errKey2 == nil, fmt.Sprintf("with key req-43 (reply lost: retried, deduplicated) -> ok, not %s", errText(errKey2))},
 	}
 }
