@@ -171,15 +171,33 @@ func coalesceCancel(w io.Writer) error {
 		return err
 	}
 	left := time.Since(start)
-	fmt.Fprintf(w, "   impatient caller cancelled: returned %v after %v; shared fetch's context still live: %v\n",
-		impatientErr, left.Round(time.Microsecond), fctx.Err() == nil)
+	live := fctx.Err() == nil
 	close(release)
 	r, err := recvWithin(tourWait, "the patient caller's result", patient)
 	if err != nil {
 		return err
 	}
+	if err := verify(coalesceCancelClaims(impatientErr, live, r)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   impatient caller cancelled: returned %v after %v; shared fetch's context still live: %v\n",
+		impatientErr, left.Round(time.Microsecond), live)
 	fmt.Fprintf(w, "   patient caller got %q (shared: %v)\n", r.Val, r.Shared)
 	return coalesceAbandon(w, &g)
+}
+
+// coalesceCancelClaims is what the cancel lines state: the caller that gave
+// up returned its own context's error, the shared fetch's context was still
+// live after it left (live, read before the fetch was released), and the
+// caller that stayed got the fetch's answer, shared.
+func coalesceCancelClaims(impatientErr error, live bool, r coalesce.Result[string]) []claim {
+	return []claim{
+		{errors.Is(impatientErr, context.Canceled),
+			fmt.Sprintf("the impatient caller returned context canceled, not %v", impatientErr)},
+		{live, "the shared fetch's context still live after one caller left, not cancelled"},
+		{r.Err == nil && r.Val == "v1" && r.Shared,
+			fmt.Sprintf("the patient caller got \"v1\" (shared: true), not %q, %v (shared: %v)", r.Val, r.Err, r.Shared)},
+	}
 }
 
 // coalesceAbandon: every caller of a fetch leaves before it answers; the
