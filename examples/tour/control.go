@@ -62,7 +62,7 @@ func tourControl(w io.Writer) error {
 	t0 := time.Now()
 	for i := range n {
 		if _, err := reg.ApplyAt(t0, control.Request{Who: "bench", Changes: []control.Change{
-			{Knob: "batcher.linger", Value: control.Duration(time.Duration(1+i%19) * time.Millisecond)}}}); err != nil {
+			{Knob: "batcher.linger", Value: control.Duration(controlLinger(i))}}}); err != nil {
 			return err
 		}
 	}
@@ -76,6 +76,9 @@ func tourControl(w io.Writer) error {
 	mu.Lock()
 	linger := cur.linger
 	mu.Unlock()
+	if err := verify(controlRollbackClaims(res, controlLinger(n-1), controlLinger(n-2), linger)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   rollback by oncall: batcher.linger %v -> %v (component now %v)\n",
 		res.Changes[0].Old, res.Changes[0].New, linger)
 	s := reg.Stats()
@@ -139,4 +142,22 @@ func controlClampClaims(status int, got, component int64, clamped uint64) []clai
 func controlRetryClaims(gap, retryAfter time.Duration) []claim {
 	return []claim{{retryAfter >= controlMinInterval-gap && retryAfter <= controlMinInterval,
 		fmt.Sprintf("a change %v after the first must wait out the rest of the %v MinInterval, not %v", gap, controlMinInterval, retryAfter)}}
+}
+
+// controlLinger is the batcher.linger the timing loop's change i sets.
+func controlLinger(i int) time.Duration { return time.Duration(1+i%19) * time.Millisecond }
+
+// controlRollbackClaims is what the rollback line states: the rollback
+// undid the last change, batcher.linger from last back to the value before
+// it (prev), and the component (linger, read from it) now runs with that.
+func controlRollbackClaims(res control.Result, last, prev, linger time.Duration) []claim {
+	if len(res.Changes) != 1 || res.Changes[0].Knob != "batcher.linger" {
+		return []claim{{false, fmt.Sprintf("the rollback undid one change of batcher.linger, not %v", res.Changes)}}
+	}
+	c := res.Changes[0]
+	return []claim{
+		{c.Old.Duration() == last && c.New.Duration() == prev,
+			fmt.Sprintf("rollback: batcher.linger %v -> %v, not %v -> %v", last, prev, c.Old, c.New)},
+		{linger == prev, fmt.Sprintf("component now %v, not %v", prev, linger)},
+	}
 }
