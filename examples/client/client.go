@@ -304,11 +304,12 @@ func (c *Client) do(ctx context.Context, r *compiled, cfg *Config, t Target, key
 	// A closed client has no host to retry on: Close, not the host, broke
 	// the request.
 	if retryable(ctx, err) && t.Next != "" && !c.closed.Load() {
-		c.retries.Add(1)
 		first := err
 		err = c.attempt(ctx, c.retryHost(r, cfg, t, keys), t.Path, cfg, fn)
 		if errors.Is(err, errDropped) { // nothing sent: the first host's error is the news
 			err = first
+		} else {
+			c.retries.Add(1)
 		}
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
