@@ -129,9 +129,13 @@ function renderPlots(st) {
       (out[name] = out[name] || []).push([p.t, r.out]);
       (proj[name] = proj[name] || []).push([p.t, r.proj]);
     }
-    for (const [name, v] of Object.entries(p.shed || {})) {
-      (shed[name] = shed[name] || []).push([p.t, v]);
-    }
+    for (const name of Object.keys(p.shed || {})) shed[name] = shed[name] || [];
+  }
+  // A point lists the tenants that shed in its tick: a tenant absent shed
+  // none then, and its line goes through 0 (only tenants that shed in the
+  // window are drawn).
+  for (const p of hist) {
+    for (const name of Object.keys(shed)) shed[name].push([p.t, (p.shed || {})[name] || 0]);
   }
   plot("plot-cpu", "CPU per gateway (utilization of its cores)", hostCPU, { percent: true, ymin: 1, ycap: 4 });
   plot("plot-share", "Ring share per gateway (within its region)", hostShare, { percent: true, ymin: 0.5 });
