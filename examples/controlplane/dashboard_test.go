@@ -162,4 +162,18 @@ func TestDashboardInChromium(t *testing.T) {
 	require.True(t, p.State().Rollout.Kill)
 	_, v2 := p.Routes()
 	require.Greater(t, v2, v, "the kill switch published a new version")
+
+	// A click on a page whose state another change made stale is refused (412),
+	// and the page says so: the page's state is put back to one read before a
+	// drain through the Go API, then the kill switch is clicked in the same
+	// script run (no poll in between).
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(window.staleState = last).change_tag`))
+	require.NoError(t, err)
+	require.NotEmpty(t, kept)
+	require.NoError(t, p.Drain("us-3"))
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`(last = window.staleState, document.querySelector("#kill-toggle").click(), true)`))
+	require.NoError(t, err)
+	waitText("#conflict", func(s string) bool { return strings.HasPrefix(s, "Not applied") }, nil)
+	require.True(t, p.State().Rollout.Kill, "the stale toggle changed nothing")
 }

@@ -29,7 +29,7 @@ const maxBody = 1 << 20
 // Handler serves the dashboard and the plane's JSON API:
 //
 //	GET    /                    the live dashboard (HTML and JS, no external assets)
-//	GET    /api/state           State
+//	GET    /api/state           State, with its change tag (State.ChangeTag)
 //	GET    /api/routes          the published routes (see DecodeRoutes), with an ETag;
 //	                            If-None-Match with the current ETag answers 304
 //	POST   /api/rollout         a rollout.Config (JSON); answers the new State's rollout
@@ -45,11 +45,22 @@ const maxBody = 1 << 20
 // without the server's consent (a CORS preflight), which the handler never
 // gives.
 //
+// Every change (POST, DELETE) takes an optional If-Match: the State.ChangeTag
+// the change is based on ("*" or a list of tags too; tags compare strongly).
+// If another change was made since (through the API or the Plane's methods;
+// ticks do not count), the change is refused with 412 and {"error": message,
+// "change_tag": the current tag}, and nothing changes. The check and the
+// change are one step: of several changes based on one tag, one applies.
+// Without If-Match a change applies unconditionally. The dashboard sends the
+// tag of the state it shows.
+//
 // Every error, the router's included, answers {"error": message} with 400 (bad
 // JSON, a body that is not UTF-8, or bad values), 403 (a Host not in Config.AllowedHosts, whatever the path),
 // 404 (no such path, or an unknown gateway), 405 (a method the path does not
 // serve, with an Allow header), 409 (a gateway that conflicts with one the
-// plane has) or 415 (a POST not declared as JSON).
+// plane has), 412 (a stale If-Match, above) or 415 (a POST not declared as
+// JSON). A bad body, a conflicting or an unknown gateway answers 400, 409 or
+// 404 whatever the If-Match.
 //
 // WARNING: the handler does no authentication, and without
 // Config.AllowedHosts it answers any Host. Loopback alone does not keep web
@@ -69,13 +80,13 @@ func (p *Plane) Handler() http.Handler {
 		"/api/rollout":  {http.MethodPost: needJSON(p.serveRollout)},
 		"/api/gateways": {http.MethodPost: needJSON(p.serveAddGateway)},
 		"/api/gateways/{id}": {http.MethodDelete: func(w http.ResponseWriter, r *http.Request) {
-			p.answer(w, r.PathValue("id"), p.RemoveGateway(r.PathValue("id")))
+			p.answer(w, r.PathValue("id"), p.removeGateway(r.PathValue("id"), ifMatch(r)))
 		}},
 		"/api/drain/{id}": {http.MethodPost: needJSON(func(w http.ResponseWriter, r *http.Request) {
-			p.answer(w, r.PathValue("id"), p.Drain(r.PathValue("id")))
+			p.answer(w, r.PathValue("id"), p.setDrained(r.PathValue("id"), true, ifMatch(r)))
 		})},
 		"/api/undrain/{id}": {http.MethodPost: needJSON(func(w http.ResponseWriter, r *http.Request) {
-			p.answer(w, r.PathValue("id"), p.Undrain(r.PathValue("id")))
+			p.answer(w, r.PathValue("id"), p.setDrained(r.PathValue("id"), false, ifMatch(r)))
 		})},
 	}))
 }
@@ -118,8 +129,8 @@ func (p *Plane) serveRollout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	if err := p.SetRollout(cfg); err != nil {
-		writeError(w, http.StatusBadRequest, err)
+	if err := p.setRollout(cfg, ifMatch(r)); err != nil {
+		writeError(w, statusOf(err), err)
 		return
 	}
 	writeJSON(w, http.StatusOK, p.State().Rollout)
@@ -131,7 +142,7 @@ func (p *Plane) serveAddGateway(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	if err := p.AddGateway(g); err != nil {
+	if err := p.addGateway(g, ifMatch(r)); err != nil {
 		writeError(w, statusOf(err), err)
 		return
 	}
@@ -153,6 +164,9 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, ErrDuplicateGateway):
 		return http.StatusConflict
+	}
+	if _, ok := errors.AsType[*staleError](err); ok {
+		return http.StatusPreconditionFailed
 	}
 	return http.StatusBadRequest
 }
@@ -338,7 +352,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, err error) {
-	data, _ := json.Marshal(map[string]string{"error": err.Error()})
+	body := map[string]string{"error": err.Error()}
+	if se, ok := errors.AsType[*staleError](err); ok {
+		body["change_tag"] = se.current
+	}
+	data, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)

@@ -49,6 +49,7 @@ type Plane struct {
 	roll          rollout.Config
 	flags         *rollout.Flags
 	rollGen       uint64 // bumped by every accepted SetRollout
+	changes       uint64 // accepted changes, for the change tag (see changeTagLocked)
 	tenants       map[string]*tenantTrack
 	history       []Point // ring buffer of Config.History points
 	histNext      int
@@ -213,15 +214,22 @@ func (p *Plane) pollAll(ctx context.Context, gws []Gateway) map[string]pollResul
 // prefixes, regions, salts) must be valid UTF-8: the routes document is JSON,
 // which would replace the other bytes, and followers would decide otherwise than
 // the plane.
-func (p *Plane) SetRollout(cfg rollout.Config) error {
+func (p *Plane) SetRollout(cfg rollout.Config) error { return p.setRollout(cfg, "") }
+
+// setRollout is SetRollout on the precondition ifMatch (see ifMatchLocked).
+func (p *Plane) setRollout(cfg rollout.Config, ifMatch string) error {
 	flags, err := newFlags(cfg)
 	if err != nil {
 		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if err := p.ifMatchLocked(ifMatch); err != nil {
+		return err
+	}
 	p.roll, p.flags = cloneRollout(cfg), flags
 	p.rollGen++
+	p.changes++
 	p.publishLocked()
 	return nil
 }
@@ -233,16 +241,23 @@ func (p *Plane) SetRollout(cfg rollout.Config) error {
 // weighted anew alike; with none, g and those take their cores over the median
 // cores times TargetMedian, as at [New]), so the next run keeps the shares.
 // Errors: a *GatewayError.
-func (p *Plane) AddGateway(g Gateway) error {
+func (p *Plane) AddGateway(g Gateway) error { return p.addGateway(g, "") }
+
+// addGateway is AddGateway on the precondition ifMatch (see ifMatchLocked).
+func (p *Plane) addGateway(g Gateway, ifMatch string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.checkNewLocked(g); err != nil {
+		return err
+	}
+	if err := p.ifMatchLocked(ifMatch); err != nil {
 		return err
 	}
 	p.hosts[g.ID] = &hostTrack{gw: g, fresh: true, health: HealthUnknown}
 	p.order = append(p.order, g.ID)
 	p.placeFreshLocked(g.Region)
 	p.stats.Added++
+	p.changes++
 	p.rebaseLocked()
 	p.publishLocked()
 	return nil
@@ -282,17 +297,24 @@ func (p *Plane) placeFreshLocked(region string) {
 // and publishes the routes at once (gateways added since the last tick are weighted
 // anew, as by [Plane.AddGateway]). Drain it first (and wait for clients to follow)
 // to move its traffic without failed attempts. Errors: [ErrUnknownGateway].
-func (p *Plane) RemoveGateway(id string) error {
+func (p *Plane) RemoveGateway(id string) error { return p.removeGateway(id, "") }
+
+// removeGateway is RemoveGateway on the precondition ifMatch (see ifMatchLocked).
+func (p *Plane) removeGateway(id, ifMatch string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.hosts[id]; !ok {
 		return ErrUnknownGateway
+	}
+	if err := p.ifMatchLocked(ifMatch); err != nil {
+		return err
 	}
 	region := p.hosts[id].gw.Region
 	delete(p.hosts, id)
 	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
 	p.placeFreshLocked(region)
 	p.stats.Removed++
+	p.changes++
 	p.rebaseLocked()
 	p.publishLocked()
 	return nil
@@ -301,18 +323,26 @@ func (p *Plane) RemoveGateway(id string) error {
 // Drain lists the gateway id in the routes' Draining hosts (clients stop sending it
 // new requests) and keeps it in its ring, so undraining moves no keys. It is
 // published at once. Errors: [ErrUnknownGateway].
-func (p *Plane) Drain(id string) error { return p.setDrained(id, true) }
+func (p *Plane) Drain(id string) error { return p.setDrained(id, true, "") }
 
 // Undrain reverses [Plane.Drain]. A gateway that fails its polls stays draining until
 // a poll succeeds. Errors: [ErrUnknownGateway].
-func (p *Plane) Undrain(id string) error { return p.setDrained(id, false) }
+func (p *Plane) Undrain(id string) error { return p.setDrained(id, false, "") }
 
-func (p *Plane) setDrained(id string, v bool) error {
+// setDrained drains (v) or undrains the gateway id on the precondition ifMatch
+// (see ifMatchLocked). Only an actual change moves the change tag.
+func (p *Plane) setDrained(id string, v bool, ifMatch string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h, ok := p.hosts[id]
 	if !ok {
 		return ErrUnknownGateway
+	}
+	if err := p.ifMatchLocked(ifMatch); err != nil {
+		return err
+	}
+	if h.drained != v {
+		p.changes++
 	}
 	h.drained = v
 	h.idled = h.idled || v // the next sample's interval includes time drained

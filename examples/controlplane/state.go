@@ -18,6 +18,11 @@ type State struct {
 	Now     time.Time `json:"now"`     // the last tick's now (zero before the first)
 	Tick    uint64    `json:"tick"`    // ticks done
 	Version uint64    `json:"version"` // of the routes in force (1 from New on)
+	// ChangeTag is the entity tag of the changes made through the API or the
+	// Plane's methods (rollout, gateways added or removed, drains), which ticks
+	// do not move: send it as If-Match with a change based on this State, and
+	// the change is refused (412) if another was made since. See [Plane.Handler].
+	ChangeTag string `json:"change_tag"`
 	// CadenceMS is Config.Cadence in milliseconds.
 	CadenceMS float64        `json:"cadence_ms"`
 	Hosts     []HostState    `json:"hosts"`   // in the order the gateways were added
@@ -177,6 +182,7 @@ func (p *Plane) State() State {
 	pub := p.pub.Load() // publications happen under mu: consistent with the rest
 	st := State{Now: p.lastTickAt, Tick: p.tick, Version: pub.version, CadenceMS: float64(p.cfg.Cadence) / 1e6,
 		Rollout: cloneRollout(p.roll), Draining: slices.Clone(pub.draining), Stats: p.statsLocked()}
+	st.ChangeTag = p.changeTagLocked()
 	for _, id := range p.order {
 		st.Hosts = append(st.Hosts, p.hostStateLocked(p.hosts[id]))
 	}

@@ -165,17 +165,29 @@ function render(st) {
   renderPlots(st);
 }
 
-// Operator actions: they call the API, then redraw at once.
+// Operator actions: they call the API, then redraw at once. Each is based on
+// the state the page shows (last) and sends its change tag as If-Match: if
+// another operator or an agent changed the plane since, the API refuses it
+// with 412 and the page says so until the next action, having drawn the
+// current state for the operator to check and redo the change on.
 let last = null;
 async function post(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (last && last.change_tag) headers["If-Match"] = last.change_tag;
+  $("conflict").textContent = "";
   try {
     // The API refuses a POST not declared as JSON (what a cross-site form could send).
     const resp = await fetch(path, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers,
       body: body === undefined ? "" : JSON.stringify(body),
     });
-    if (!resp.ok) throw new Error("POST " + path + ": " + (await resp.text()));
+    if (resp.status === 412) {
+      $("conflict").textContent = "Not applied: the plane was changed by someone else since this page " +
+        "read it. The page now shows the current state: check it, then redo the change.";
+    } else if (!resp.ok) {
+      throw new Error("POST " + path + ": " + (await resp.text()));
+    }
     $("error").textContent = "";
   } catch (e) {
     $("error").textContent = String(e);
