@@ -143,6 +143,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.listener = ln
 	s.mu.Unlock()
 	var backoff time.Duration // after a passing accept error, as net/http's
+	// The warning for passing accept errors: one line per refusalLogEvery
+	// at most, with the failures since the last line. Out of descriptors
+	// with clients coming and going, accepts fail and pass by turns, and
+	// the backoff, back to zero at each pass, logged every failure.
+	var acceptLogged time.Time
+	acceptUnlogged := 0
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -161,7 +167,10 @@ func (s *Server) Serve(ln net.Listener) error {
 			// and connections that close free descriptors.
 			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
 				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				s.log.Warn("accept failed; retrying", "err", err, "in", backoff)
+				if acceptUnlogged++; time.Since(acceptLogged) >= refusalLogEvery {
+					s.log.Warn("accept failed; retrying", "err", err, "in", backoff, "failures", acceptUnlogged)
+					acceptLogged, acceptUnlogged = time.Now(), 0
+				}
 				time.Sleep(backoff)
 				continue
 			}
