@@ -84,9 +84,11 @@ func (t *tracer) shutdown() error {
 const exportLogEvery = 10 * time.Second
 
 // exportErrors is OpenTelemetry's error handler (otel.SetErrorHandler): it
-// logs the errors the SDK reports, a failed export of a batch of spans (its
-// stdout closed), at most once per exportLogEvery, with the count of those
-// not logged. The default handler printed each one whole, and the stdout
+// logs the errors the SDK reports, mostly a failed export of a batch of
+// spans (its stdout closed), at most once per exportLogEvery, with the count
+// of those not logged. The handler is process-wide and gets the SDK's other
+// errors too (a malformed OTEL_RESOURCE_ATTRIBUTES at start, say), so the
+// line does not claim an export failed. The default handler printed each one whole, and the stdout
 // exporter's error has a line per span of the batch: a line on stderr per
 // traced command.
 type exportErrors struct {
@@ -107,7 +109,7 @@ func (h *exportErrors) Handle(err error) {
 		return
 	}
 	first, _, _ := strings.Cut(err.Error(), "\n")
-	h.log.Warn("request traces: export failed; the spans are lost", "err", first, "unlogged_errors", h.unlogged)
+	h.log.Warn("request traces: OpenTelemetry error (a failed export loses its spans)", "err", first, "unlogged_errors", h.unlogged)
 	h.last, h.unlogged = now, 0
 }
 
