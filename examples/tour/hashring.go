@@ -56,8 +56,13 @@ func tourHashring(w io.Writer) error {
 	st := ring.Stats()
 	fmt.Fprintf(w, "   100 hosts of 26-126 cores, ring built in %v: max share / expected = %.4f (exact, from the slot table)\n",
 		built.Round(time.Microsecond), st.MaxShareRatio)
-	fmt.Fprintf(w, "   on %d real keys: max keys / expected = %.3f (a perfect random placement of as many keys shows %.3f: sampling noise)\n",
-		len(keys), worstOverExpected(before, hosts), perfectPlacement(hosts, len(keys), rng))
+	sigmas := noiseSigmas(before, hosts)
+	if err := verify(hashringNoiseClaims(sigmas)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   on %d real keys: max keys / expected = %.3f, every host within %.1f sigma of its weight's expected count:\n"+
+		"   sampling noise (a perfect random placement of as many keys shows %.3f)\n",
+		len(keys), worstOverExpected(before, hosts), sigmas, perfectPlacement(hosts, len(keys), rng))
 
 	// The biggest host leaves; a router swaps the ring atomically.
 	gone := hosts[0]
@@ -112,6 +117,23 @@ func tourRemoved(w io.Writer, gone hashring.Node, before, after []string, total 
 // moved when gone left was on gone (notGone is how many were not).
 func hashringRemoveClaims(gone string, notGone int) []claim {
 	return []claim{{notGone == 0, fmt.Sprintf("every moved key was on %s, not %d moved from other hosts", gone, notGone)}}
+}
+
+// hashringNoiseSigmas bounds what the real-keys line calls sampling noise.
+// Under a perfect random placement of k keys a host's count is binomial,
+// k p keys give or take sigma = sqrt(k p (1-p)) (p its weight's share); one
+// of 100 hosts is more than 4.5 sigma off about once in 1,500 placements.
+// A ring whose hosts all fall within it shows what random placement would;
+// one that favours or starves a host by more is not noise.
+const hashringNoiseSigmas = 4.5
+
+// hashringNoiseClaims is what the real-keys line states: the gap between
+// its max keys / expected and 1 is sampling noise, every host's count within
+// hashringNoiseSigmas standard deviations of its weight's expected count
+// (sigmas is the largest deviation, from noiseSigmas).
+func hashringNoiseClaims(sigmas float64) []claim {
+	return []claim{{sigmas <= hashringNoiseSigmas,
+		fmt.Sprintf("every host's key count within %.1f sigma of its weight's expected count (sampling noise), not %.1f sigma off", hashringNoiseSigmas, sigmas)}}
 }
 
 // hashringBoundClaims is what the bounded-load line states: no host holds
@@ -225,6 +247,28 @@ func worstOverExpected(owners []string, hosts []hashring.Node) float64 {
 	worst := 0.0
 	for _, h := range hosts {
 		worst = math.Max(worst, float64(counts[h.ID])/(float64(len(owners))*h.Weight/total))
+	}
+	return worst
+}
+
+// noiseSigmas returns max over hosts of |keys owned - expected| / sigma, where
+// expected = k p and sigma = sqrt(k p (1-p)) are those of the host's count
+// when the k = len(owners) keys are placed independently at random with
+// probability p = its weight's share (a binomial count).
+func noiseSigmas(owners []string, hosts []hashring.Node) float64 {
+	counts := map[string]int{}
+	for _, o := range owners {
+		counts[o]++
+	}
+	total := 0.0
+	for _, h := range hosts {
+		total += h.Weight
+	}
+	k := float64(len(owners))
+	worst := 0.0
+	for _, h := range hosts {
+		p := h.Weight / total
+		worst = math.Max(worst, math.Abs(float64(counts[h.ID])-k*p)/math.Sqrt(k*p*(1-p)))
 	}
 	return worst
 }
