@@ -85,12 +85,39 @@ func tourBatching(w io.Writer) error {
 	}
 	s := b.Stats()
 	n := callers * perCall
+	if err := verify(batcherBatchingClaims(n, maxItems, calls.Load(), s)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   %s requests from %d concurrent callers across %d (tenant, shard) groups -> %s backend calls\n",
 		commas(n), callers, len(tenants)*shards, commas(int(calls.Load())))
 	fmt.Fprintf(w, "   %.0fx fewer backend requests; mean batch %.1f of %d (fill %.0f%%); %v (%s items/s)\n",
 		float64(n)/float64(calls.Load()), s.MeanBatchSize(), maxItems, 100*s.MeanFill,
 		took.Round(time.Millisecond), commas(int(float64(n)/took.Seconds())))
 	return nil
+}
+
+// batcherMinFill is the least mean fill the batching line calls "a few full
+// backend calls": batches three quarters full on average, 24 of 32. Callers
+// in excess of MaxItems per group keep each batch filling while the one
+// before it is served, and only the stragglers at the end of the run, or a
+// 1 ms Linger that expires on a starved scheduler, flush short batches.
+const batcherMinFill = 0.75
+
+// batcherBatchingClaims is what the batching lines state: the n requests
+// went to the backend in calls backend calls, which Stats counts too (the
+// printed mean batch and fill are its), never more than maxItems at once,
+// and the batches are full: at least batcherMinFill of maxItems on average.
+func batcherBatchingClaims(n, maxItems int, calls int64, s batcher.Stats) []claim {
+	mean := float64(n) / float64(max(calls, 1))
+	return []claim{
+		{s.Items == uint64(n) && s.Batches == uint64(calls),
+			fmt.Sprintf("%d requests in %d backend calls, not %d items in %d batches", n, calls, s.Items, s.Batches)},
+		{mean <= float64(maxItems) && s.MeanFill <= 1,
+			fmt.Sprintf("at most %d requests per backend call, not a mean of %.1f (fill %.0f%%)", maxItems, mean, 100*s.MeanFill)},
+		{mean >= batcherMinFill*float64(maxItems) && s.MeanFill >= batcherMinFill,
+			fmt.Sprintf("a few full backend calls: a mean batch of at least %.0f of %d (fill %.0f%%), not %.1f (fill %.0f%%)",
+				batcherMinFill*float64(maxItems), maxItems, 100*batcherMinFill, mean, 100*s.MeanFill)},
+	}
 }
 
 // tourOverload: the backend stalls; MaxInFlight batches fill up and every new
