@@ -67,7 +67,11 @@ func tourControl(w io.Writer) error {
 		}
 	}
 	per := time.Since(start) / n
-	fmt.Fprintf(w, "   %d audited changes: %v each; audit log holds the newest %d\n", n, per, reg.Stats().AuditLen)
+	auditLen := reg.Stats().AuditLen
+	if err := verify(controlAuditClaims(n, reg.Audit(), auditLen)...); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   %d audited changes: %v each; audit log holds the newest %d\n", n, per, auditLen)
 
 	res, err := reg.Rollback("oncall", "p99 regressed")
 	if err != nil {
@@ -82,6 +86,9 @@ func tourControl(w io.Writer) error {
 	fmt.Fprintf(w, "   rollback by oncall: batcher.linger %v -> %v (component now %v)\n",
 		res.Changes[0].Old, res.Changes[0].New, linger)
 	s := reg.Stats()
+	if err := verify(controlStatsClaims(n, s)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   stats: %d requests, %d applied, %d clamped, %d rate limited, %d rollback(s)\n",
 		s.Requests, s.Applied, s.Clamped, s.RateLimited, s.Rollbacks)
 	return nil
@@ -160,4 +167,35 @@ func controlRollbackClaims(res control.Result, last, prev, linger time.Duration)
 			fmt.Sprintf("rollback: batcher.linger %v -> %v, not %v -> %v", last, prev, c.Old, c.New)},
 		{linger == prev, fmt.Sprintf("component now %v, not %v", prev, linger)},
 	}
+}
+
+// controlAuditClaims is what the audit line states: after the timing loop's
+// n changes of batcher.linger the bounded log holds the newest
+// DefaultAuditSize of them (auditLen, from Stats, and the entries of
+// audit): consecutive, ending with change n-1's value and starting with
+// the value of the first change it kept.
+func controlAuditClaims(n int, audit []control.Entry, auditLen int) []claim {
+	const size = control.DefaultAuditSize
+	if len(audit) != size || auditLen != size {
+		return []claim{{false, fmt.Sprintf("audit log holds the newest %d, not %d entries (Stats %d)", size, len(audit), auditLen)}}
+	}
+	first, last := audit[0], audit[size-1]
+	newest := true
+	for i, e := range audit {
+		newest = newest && e.Who == "bench" && e.Knob == "batcher.linger" &&
+			e.Seq == first.Seq+uint64(i) && e.New.Duration() == controlLinger(n-size+i)
+	}
+	return []claim{{newest, fmt.Sprintf("audit log holds the newest %d changes, batcher.linger = %v to %v, not %v to %v (seq %d to %d)",
+		size, controlLinger(n-size), controlLinger(n-1), first.New, last.New, first.Seq, last.Seq)}}
+}
+
+// controlStatsClaims is what the stats line counts: the section's requests
+// are the agent's POST (applied, one value clamped), its retry (rate
+// limited), the timing loop's n changes (applied) and the rollback.
+func controlStatsClaims(n int, s control.Stats) []claim {
+	want := control.Stats{Requests: uint64(n) + 3, Applied: uint64(n) + 2, Clamped: 1, RateLimited: 1, Rollbacks: 1}
+	got := control.Stats{Requests: s.Requests, Applied: s.Applied, Clamped: s.Clamped, RateLimited: s.RateLimited, Rollbacks: s.Rollbacks}
+	return []claim{{got == want, fmt.Sprintf("stats: %d requests, %d applied, %d clamped, %d rate limited, %d rollback(s), not %d, %d, %d, %d, %d",
+		want.Requests, want.Applied, want.Clamped, want.RateLimited, want.Rollbacks,
+		got.Requests, got.Applied, got.Clamped, got.RateLimited, got.Rollbacks)}}
 }
