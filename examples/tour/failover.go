@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tierkit/tierkit/failover"
@@ -25,6 +27,7 @@ func tourFailover(w io.Writer) error {
 	share := 0.0
 	var fired, stopped, crossed int = -1, -1, -1
 	peak := 0.0
+	flips, on := map[failover.Route]int{}, map[failover.Route]bool{}
 	for t := range 160 {
 		u := failoverDemand(t)
 		served = u * (1 - share)
@@ -36,6 +39,7 @@ func tourFailover(w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		on = tallyRoutes(flips, on, tab.Routes)
 		d := tab.Regions[2]
 		if d.Phase == failover.Spilling && fired < 0 {
 			fired = t
@@ -59,11 +63,53 @@ func tourFailover(w io.Writer) error {
 	if st.SpillStarts != 1 || st.SpillEnds > 1 {
 		return fmt.Errorf("failover: %d spill starts and %d ends over the day: it flapped", st.SpillStarts, st.SpillEnds)
 	}
+	if err := verify(failoverRouteClaims(flips, st.RouteChanges)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "   b1's demand crossed 90%% of capacity at run %d; spilling started %d runs earlier; b1 peaked at %.2f mean CPU\n",
 		crossed, crossed-fired, peak)
 	fmt.Fprintf(w, "   %d runs: %d spill start(s), %d end(s), %d route on/off changes (no flapping)\n",
 		st.Runs, st.SpillStarts, st.SpillEnds, st.RouteChanges)
 	return nil
+}
+
+// tallyRoutes counts in flips each route (its ends and mechanism) that
+// routes, one run's table, turns on or off against on, the routes of the
+// run before, and returns the routes now on.
+func tallyRoutes(flips map[failover.Route]int, on map[failover.Route]bool, routes []failover.Route) map[failover.Route]bool {
+	now := make(map[failover.Route]bool, len(routes))
+	for _, r := range routes {
+		r.Share = 0
+		now[r] = true
+		if !on[r] {
+			flips[r]++
+		}
+	}
+	for r := range on {
+		if !now[r] {
+			flips[r]++
+		}
+	}
+	return now
+}
+
+// failoverRouteClaims is what the last line states of routes: the router's
+// count of route on/off changes (changes, from Stats) is the tables' (flips,
+// per route), and none flapped: every route was turned on once and off at
+// most once.
+func failoverRouteClaims(flips map[failover.Route]int, changes uint64) []claim {
+	total, flapped := 0, []string(nil)
+	for r, n := range flips {
+		total += n
+		if n > 2 {
+			flapped = append(flapped, fmt.Sprintf("%s -> %s (%s) %d times", r.From, r.To, r.Mechanism, n))
+		}
+	}
+	slices.Sort(flapped)
+	return []claim{
+		{uint64(total) == changes, fmt.Sprintf("%d route on/off changes in the tables, not %d counted", total, changes)},
+		{len(flapped) == 0, fmt.Sprintf("no flapping: every route turned on once and off at most once, not %s", strings.Join(flapped, ", "))},
+	}
 }
 
 // newFailoverRouter builds the section's router: the regions named a* are in
