@@ -26,9 +26,9 @@ func TestBatcherBatchingClaimsAreChecked(t *testing.T) {
 
 	err := verify(batcherBatchingClaims(n, 32, n, stats(n, 1.0/32))...)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "a few full backend calls: a mean batch of at least 24 of 32 (fill 75%), not 1.0 (fill 3%)")
-	err = verify(batcherBatchingClaims(n, 32, 1100, stats(1100, 0.58))...)
-	require.Error(t, err, "a mean batch of 18.6: batches not full")
+	assert.Contains(t, err.Error(), "a few full backend calls: a mean batch of at least 16 of 32 (fill 50%), not 1.0 (fill 3%)")
+	err = verify(batcherBatchingClaims(n, 32, 1600, stats(1600, 0.4))...)
+	require.Error(t, err, "a mean batch of 12.8: batches not full")
 	err = verify(batcherBatchingClaims(n, 32, 320, stats(320, 2))...)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "at most 32 requests per backend call, not a mean of 64.0 (fill 200%)")
