@@ -462,9 +462,9 @@ func (m *refModel) pop(at, avail int64) (id int, cost int64, ok bool, expired []
 		}
 		serve := t.deficit >= r.cost ||
 			fresh && m.cfg.freshArrival && r.enq <= t.visitAt && !t.over(at)
-		if !serve { // to the back of the list its share says
+		if !serve || r.cost > avail && fresh && t.over(at) { // to the back of the list its share says (the old, with its turn, for one over it that does not fit)
 			unlistFirst(l)
-			t.inTurn, t.visiting = false, false
+			t.inTurn, t.visiting = serve, false
 			if t.over(at) {
 				m.old = append(m.old, t)
 			} else {

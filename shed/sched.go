@@ -88,7 +88,9 @@ import (
 // request back until nothing is in flight, and then runs alone. Cap the cost
 // a tenant may ask at the limit if that stall is not acceptable. The one
 // exception is the fresh list, which is served first: a costly head on the
-// old list (its tenant over its share) holds back only the old list, the
+// old list (its tenant over its share) holds back only the old list, as does
+// one of a tenant over its share on the fresh list (marked over after it was
+// listed), which moves to the old list with its turn instead; the
 // requests of tenants under their share are still served ahead of it, and
 // while they keep enough of the capacity busy it waits, and is shed at its
 // deadline rather than run.
@@ -456,6 +458,12 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 			continue
 		}
 		if n.cost > avail {
+			if fresh && t.over(at) {
+				// Over its share: it holds back only the old list.
+				s.requeue(t, fresh, at)
+				t.visiting = false
+				continue
+			}
 			return v, 0, false
 		}
 		if arrival {
