@@ -51,10 +51,12 @@
 // execution and are all woken by closing it: a joining caller allocates nothing. A
 // caller whose context can be cancelled waits in a select on that channel and its
 // own ctx.Done(); one whose context cannot (ctx.Done() == nil, such as
-// context.Background()) just receives. When the first caller's context cannot be
-// cancelled, fn runs on that caller's goroutine with that context, since the
-// execution can never be abandoned; otherwise fn runs on a new goroutine with the
-// detached context. [Group.Forget] removes a key's entry (and its hot pointer) so
+// context.Background()) just receives. When the first caller of [Group.Do] or
+// [DoWith] has a context that cannot be cancelled, fn runs on that caller's
+// goroutine with that context, since the execution can never be abandoned;
+// otherwise fn runs on a new goroutine with the detached context. [Group.DoChan]
+// always runs fn on a new goroutine (it returns at once): with the detached
+// context, or with the first caller's own when that cannot be cancelled. [Group.Forget] removes a key's entry (and its hot pointer) so
 // the next call starts fresh; callers already waiting keep their call.
 //
 // [DoWith] is Do for a static fn that takes an argument: the usual Do call with a
