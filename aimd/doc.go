@@ -144,7 +144,8 @@
 //
 // [Limiter.Stats] returns admissions, outcomes, rejections by cause, control
 // steps (increases, decreases, signal errors), memory trips, and the current
-// limit, rate, load and heap. Each admission call counts once, as admitted or
+// work in flight, limit, rate, load, heap, whether the memory guard is
+// tripped and the memory limit it watches. Each admission call counts once, as admitted or
 // rejected: a blocked Acquire that waits and gets in is no rejection. A call
 // that fails with [ErrClosed] counts in neither.
 //

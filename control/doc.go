@@ -135,7 +135,8 @@
 //
 // [Registry.Stats] counts requests, applied batches and changes, no-ops, dry
 // runs, rejections (a rollback with nothing to undo included), rate-limit
-// refusals, Apply failures, clamps, rollbacks and audit evictions; each request
+// refusals, Apply failures, clamps, rollbacks and audit evictions, and the
+// gauges of knobs, states and audit entries held; each request
 // counts in one outcome (over HTTP, every POST / and POST /rollback: one whose
 // body is no request counts as rejected). StatePanics counts state funcs that panicked under
 // the HTTP handler.

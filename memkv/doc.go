@@ -98,9 +98,11 @@
 //
 // # Stats
 //
-// [Store.Stats] returns commits, conflicts by cause, too-old and injected
-// failures, dropped replies, reads, GC work, feed events and overflows, and
-// the gauges version, horizon, keys and versions held.
+// [Store.Stats] returns commits, conflicts by cause, too-old, too-large and
+// injected failures, commits deduplicated by idempotency key, dropped
+// replies, point and range reads, GC work, feed events and overflows, and
+// the gauges version, horizon, keys and versions held, shards and open
+// subscribers.
 //
 // # Measured
 //

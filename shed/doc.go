@@ -124,7 +124,8 @@
 // # Stats
 //
 // [Shedder.Stats] returns the totals (admitted, shed by reason, canceled, wait,
-// queued, in flight, limit); [Shedder.Tenant] and [Shedder.Buckets] return
+// queued, in flight, limit), the tenants kept, queued and reclaimed, and the
+// over-share marks and share level; [Shedder.Tenant] and [Shedder.Buckets] return
 // per-bucket [BucketStats] (admitted, shed by reason, canceled, queued, wait
 // time), Buckets all of them under one hold of the lock. A bucket's counts
 // live in its tenant's state: when that is reclaimed ([Config.IdleTimeout],
