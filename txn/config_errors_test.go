@@ -38,19 +38,20 @@ func TestOptionsErrorsWrapErrInvalidConfig(t *testing.T) {
 var invalidManagerConfigs = []struct {
 	name string
 	give txn.ManagerConfig
+	want string
 }{
-	{"IdleTimeout", txn.ManagerConfig{IdleTimeout: -1}},
-	{"MaxAge", txn.ManagerConfig{MaxAge: -1}},
-	{"MaxTxns", txn.ManagerConfig{MaxTxns: -1}},
-	{"TxBudget", txn.ManagerConfig{TxBudget: -1}},
-	{"TotalBudget", txn.ManagerConfig{TotalBudget: -1}},
+	{"IdleTimeout", txn.ManagerConfig{IdleTimeout: -1}, "IdleTimeout -1ns"},
+	{"MaxAge", txn.ManagerConfig{MaxAge: -1}, "MaxAge -1ns"},
+	{"MaxTxns", txn.ManagerConfig{MaxTxns: -1}, "MaxTxns -1"},
+	{"TxBudget", txn.ManagerConfig{TxBudget: -1}, "TxBudget -1"},
+	{"TotalBudget", txn.ManagerConfig{TotalBudget: -1}, "TotalBudget -1"},
 }
 
 func TestManagerConfigErrorsWrapErrInvalidConfig(t *testing.T) {
 	s := newStore(t, memkv.Config{})
 	for _, tt := range invalidManagerConfigs {
 		t.Run(tt.name, func(t *testing.T) {
-			const want = "txn: ManagerConfig fields must not be negative: invalid config"
+			want := "txn: ManagerConfig." + tt.want + " is negative: invalid config"
 			_, err := txn.NewManager(s, tt.give)
 			require.ErrorIs(t, err, txn.ErrInvalidConfig, "NewManager")
 			assert.EqualError(t, err, want, "NewManager")
@@ -89,10 +90,10 @@ func TestRetryPolicyErrorsWrapErrInvalidConfig(t *testing.T) {
 		give txn.RetryPolicy
 		want string
 	}{
-		{"MaxAttempts", txn.RetryPolicy{MaxAttempts: -1}, "txn: RetryPolicy fields must not be negative"},
-		{"MaxElapsed", txn.RetryPolicy{MaxElapsed: -1}, "txn: RetryPolicy fields must not be negative"},
-		{"BaseBackoff", txn.RetryPolicy{BaseBackoff: -1}, "txn: RetryPolicy fields must not be negative"},
-		{"MaxBackoff", txn.RetryPolicy{MaxBackoff: -1}, "txn: RetryPolicy fields must not be negative"},
+		{"MaxAttempts", txn.RetryPolicy{MaxAttempts: -1}, "txn: RetryPolicy.MaxAttempts -1 is negative"},
+		{"MaxElapsed", txn.RetryPolicy{MaxElapsed: -1}, "txn: RetryPolicy.MaxElapsed -1ns is negative"},
+		{"BaseBackoff", txn.RetryPolicy{BaseBackoff: -1}, "txn: RetryPolicy.BaseBackoff -1ns is negative"},
+		{"MaxBackoff", txn.RetryPolicy{MaxBackoff: -1}, "txn: RetryPolicy.MaxBackoff -1ns is negative"},
 		{"BaseBackoff over MaxBackoff", txn.RetryPolicy{BaseBackoff: time.Second, MaxBackoff: time.Millisecond},
 			"txn: RetryPolicy.BaseBackoff 1s exceeds MaxBackoff 1ms"},
 	} {

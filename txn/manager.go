@@ -28,11 +28,20 @@ type ManagerConfig struct {
 	TotalBudget int64
 }
 
-// validate reports a ManagerConfig out of range, as an error wrapping
-// [ErrInvalidConfig].
+// validate reports the first field of a ManagerConfig out of range, named
+// with its value, as an error wrapping [ErrInvalidConfig].
 func (c ManagerConfig) validate() error {
-	if c.IdleTimeout < 0 || c.MaxAge < 0 || c.MaxTxns < 0 || c.TxBudget < 0 || c.TotalBudget < 0 {
-		return invalid("ManagerConfig fields must not be negative")
+	switch {
+	case c.IdleTimeout < 0:
+		return invalid("ManagerConfig.IdleTimeout %v is negative", c.IdleTimeout)
+	case c.MaxAge < 0:
+		return invalid("ManagerConfig.MaxAge %v is negative", c.MaxAge)
+	case c.MaxTxns < 0:
+		return invalid("ManagerConfig.MaxTxns %d is negative", c.MaxTxns)
+	case c.TxBudget < 0:
+		return invalid("ManagerConfig.TxBudget %d is negative", c.TxBudget)
+	case c.TotalBudget < 0:
+		return invalid("ManagerConfig.TotalBudget %d is negative", c.TotalBudget)
 	}
 	return nil
 }

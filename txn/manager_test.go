@@ -39,7 +39,7 @@ func TestManagerLifecycleAndStats(t *testing.T) {
 	assert.ErrorIs(t, m.Put(d, b("x"), nil), txn.ErrNotFound)
 	st := m.Stats()
 	assert.Equal(t, txn.ManagerStats{Begun: 3, Committed: 1, RolledBack: 1, Failed: 1, Conflicts: 1, ConflictsReadRange: 1}, st)
-	assert.EqualError(t, m.SetConfig(txn.ManagerConfig{MaxTxns: -1}), "txn: ManagerConfig fields must not be negative: invalid config")
+	assert.EqualError(t, m.SetConfig(txn.ManagerConfig{MaxTxns: -1}), "txn: ManagerConfig.MaxTxns -1 is negative: invalid config")
 }
 
 func TestManagerReapsIdleAndOld(t *testing.T) {

@@ -30,11 +30,18 @@ type RetryPolicy struct {
 	BaseBackoff, MaxBackoff time.Duration
 }
 
-// validate reports a RetryPolicy out of range, as an error wrapping
-// [ErrInvalidConfig].
+// validate reports the first field of a RetryPolicy out of range, named with
+// its value, as an error wrapping [ErrInvalidConfig].
 func (p RetryPolicy) validate() error {
-	if p.MaxAttempts < 0 || p.MaxElapsed < 0 || p.BaseBackoff < 0 || p.MaxBackoff < 0 {
-		return invalid("RetryPolicy fields must not be negative")
+	switch {
+	case p.MaxAttempts < 0:
+		return invalid("RetryPolicy.MaxAttempts %d is negative", p.MaxAttempts)
+	case p.MaxElapsed < 0:
+		return invalid("RetryPolicy.MaxElapsed %v is negative", p.MaxElapsed)
+	case p.BaseBackoff < 0:
+		return invalid("RetryPolicy.BaseBackoff %v is negative", p.BaseBackoff)
+	case p.MaxBackoff < 0:
+		return invalid("RetryPolicy.MaxBackoff %v is negative", p.MaxBackoff)
 	}
 	if p.BaseBackoff > 0 && p.MaxBackoff > 0 && p.BaseBackoff > p.MaxBackoff {
 		return invalid("RetryPolicy.BaseBackoff %v exceeds MaxBackoff %v", p.BaseBackoff, p.MaxBackoff)

@@ -99,7 +99,7 @@ func TestRunBudgets(t *testing.T) {
 		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{}, func(*txn.Tx) error { return appErr })
 		assert.Equal(t, appErr, err)
 		_, err = txn.Run(ctx, s, txn.Options{}, txn.RetryPolicy{MaxAttempts: -1}, put)
-		assert.EqualError(t, err, "txn: RetryPolicy fields must not be negative: invalid config")
+		assert.EqualError(t, err, "txn: RetryPolicy.MaxAttempts -1 is negative: invalid config")
 	})
 }
 
