@@ -120,7 +120,8 @@ var (
 	// ErrInvalidConfig is wrapped by the errors for configuration out of
 	// range: Options with an unknown Isolation ([Begin], [Manager.Begin],
 	// [Run]), a negative ManagerConfig field ([NewManager],
-	// [Manager.SetConfig]) or RetryPolicy field, or a BaseBackoff above
+	// [Manager.SetConfig]) or RetryPolicy field, a nil Engine ([NewManager]),
+	// or a BaseBackoff above
 	// MaxBackoff ([Run]). Nothing was started; fix the configuration
 	// (Manager.SetConfig keeps the previous one). Retrying will not help.
 	ErrInvalidConfig = errors.New("invalid config")

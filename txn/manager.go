@@ -110,8 +110,11 @@ type held struct {
 }
 
 // NewManager returns a manager of transactions on eng, or an error wrapping
-// [ErrInvalidConfig] if cfg is invalid.
+// [ErrInvalidConfig] if eng is nil or cfg is invalid.
 func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
+	if eng == nil { // every Begin would panic, far from the mistake
+		return nil, invalid("nil Engine")
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
