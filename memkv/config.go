@@ -105,8 +105,8 @@ const (
 	defaultShards     = 16
 )
 
-// validate reports the first field of c out of range, as an error wrapping
-// [ErrInvalidConfig].
+// validate reports the first field of c out of range, named with its value,
+// as an error wrapping [ErrInvalidConfig].
 func (c Config) validate() error {
 	for i, s := range c.Splits {
 		if len(s) == 0 {
@@ -116,14 +116,17 @@ func (c Config) validate() error {
 			return invalid("Splits must be strictly increasing (index %d)", i)
 		}
 	}
-	if c.CheckpointEvery < 0 || c.FeedBuffer < 0 || c.MaxCommitBytes < 0 {
-		return invalid("CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative")
-	}
-	if c.HistoryBytes < 0 {
-		return invalid("HistoryBytes must not be negative")
-	}
-	if c.Faults.Delay < 0 {
-		return invalid("Faults.Delay must not be negative")
+	switch {
+	case c.CheckpointEvery < 0:
+		return invalid("CheckpointEvery %d is negative", c.CheckpointEvery)
+	case c.FeedBuffer < 0:
+		return invalid("FeedBuffer %d is negative", c.FeedBuffer)
+	case c.MaxCommitBytes < 0:
+		return invalid("MaxCommitBytes %d is negative", c.MaxCommitBytes)
+	case c.HistoryBytes < 0:
+		return invalid("HistoryBytes %d is negative", c.HistoryBytes)
+	case c.Faults.Delay < 0:
+		return invalid("Faults.Delay %v is negative", c.Faults.Delay)
 	}
 	return nil
 }

@@ -19,11 +19,11 @@ var invalidConfigs = []struct {
 	{"empty split", memkv.Config{Splits: [][]byte{[]byte("a"), {}}}, "memkv: Splits must not contain an empty key"},
 	{"equal splits", memkv.Config{Splits: [][]byte{[]byte("a"), []byte("a")}}, "memkv: Splits must be strictly increasing (index 1)"},
 	{"unordered splits", memkv.Config{Splits: [][]byte{[]byte("a"), []byte("c"), []byte("b")}}, "memkv: Splits must be strictly increasing (index 2)"},
-	{"CheckpointEvery", memkv.Config{CheckpointEvery: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
-	{"FeedBuffer", memkv.Config{FeedBuffer: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
-	{"MaxCommitBytes", memkv.Config{MaxCommitBytes: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
-	{"Faults.Delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay must not be negative"},
-	{"HistoryBytes", memkv.Config{HistoryBytes: -1}, "memkv: HistoryBytes must not be negative"},
+	{"CheckpointEvery", memkv.Config{CheckpointEvery: -1}, "memkv: CheckpointEvery -1 is negative"},
+	{"FeedBuffer", memkv.Config{FeedBuffer: -1}, "memkv: FeedBuffer -1 is negative"},
+	{"MaxCommitBytes", memkv.Config{MaxCommitBytes: -1}, "memkv: MaxCommitBytes -1 is negative"},
+	{"Faults.Delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay -1ns is negative"},
+	{"HistoryBytes", memkv.Config{HistoryBytes: -1}, "memkv: HistoryBytes -1 is negative"},
 }
 
 func TestConfigErrorsWrapErrInvalidConfig(t *testing.T) {

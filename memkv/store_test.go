@@ -42,8 +42,8 @@ func TestConfigValidate(t *testing.T) {
 		{"zero", memkv.Config{}, ""},
 		{"empty split", memkv.Config{Splits: [][]byte{{}}}, "memkv: Splits must not contain an empty key"},
 		{"unordered", memkv.Config{Splits: [][]byte{b("b"), b("a")}}, "memkv: Splits must be strictly increasing (index 1)"},
-		{"negative", memkv.Config{FeedBuffer: -1}, "memkv: CheckpointEvery, FeedBuffer and MaxCommitBytes must not be negative"},
-		{"delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay must not be negative"},
+		{"negative", memkv.Config{FeedBuffer: -1}, "memkv: FeedBuffer -1 is negative"},
+		{"delay", memkv.Config{Faults: memkv.Faults{Delay: -1}}, "memkv: Faults.Delay -1ns is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
