@@ -167,9 +167,12 @@ func (c Config) validate() error {
 		names[r.Name] = true
 	}
 	for _, r := range c.Regions {
-		for _, k := range []float64{r.Knobs.Ring, r.Knobs.Mega, r.Knobs.Global} {
-			if math.IsNaN(k) || k < 0 || k > 100 {
-				return bad("region %q: knob %v outside [0, 100]", r.Name, k)
+		for _, k := range []struct {
+			name string
+			v    float64
+		}{{"Ring", r.Knobs.Ring}, {"Mega", r.Knobs.Mega}, {"Global", r.Knobs.Global}} {
+			if math.IsNaN(k.v) || k.v < 0 || k.v > 100 {
+				return bad("region %q: Knobs.%s %v outside [0, 100]", r.Name, k.name, k.v)
 			}
 		}
 		seen := map[string]bool{}

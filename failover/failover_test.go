@@ -92,7 +92,7 @@ func TestValidate(t *testing.T) {
 		{"no regions", func(c *failover.Config) { c.Regions = nil }, "no regions"},
 		{"dup", func(c *failover.Config) { c.Regions[1].Name = "a1" }, "twice"},
 		{"empty name", func(c *failover.Config) { c.Regions[0].Name = "" }, "empty name"},
-		{"knob", func(c *failover.Config) { c.Regions[0].Knobs.Mega = 101 }, "knob"},
+		{"knob", func(c *failover.Config) { c.Regions[0].Knobs.Mega = 101 }, "Knobs.Mega 101"},
 		{"ring unknown", func(c *failover.Config) { c.Regions[1].Ring[0].Region = "zz" }, "not a region"},
 		{"ring self", func(c *failover.Config) { c.Regions[1].Ring[0].Region = "a2" }, "itself"},
 		{"ring weight", func(c *failover.Config) { c.Regions[1].Ring[0].Weight = 0 }, "ring weight"},
