@@ -74,7 +74,8 @@
 // channel is made only for the first caller that must wait, and its bookkeeping goes
 // back to a small per-group free list. The key map gives back its table after a
 // burst of distinct keys in flight at once: it is rebuilt at the size of what is
-// left once that is a quarter of its peak or less.
+// left once that is a quarter of its peak or less (a map that peaked below 256
+// keys is left as it is).
 //
 // # Panics and Goexit
 //

@@ -57,7 +57,8 @@
 // to Config.Target, and at least Config.DownStep when it fires (its hot hosts may fire
 // it with little or no demand excess).
 //
-// Hysteresis keeps routes from flapping: the share rises at once but falls only when
+// Hysteresis keeps routes from flapping: the share rises at once (when the want
+// is more than MinChange above it) but falls only when
 // the want is zero or more than 2*MinChange below it, no sooner than MinHold runs
 // after the last rise, by at most DownStep per run; a region returns to [Local] only
 // when Projected is below Config.Exit (0.68, under Target and Enter) after MinHold runs
