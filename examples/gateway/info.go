@@ -7,6 +7,8 @@ import (
 	rtmetrics "runtime/metrics"
 	"strings"
 	"time"
+
+	"github.com/tierkit/tierkit/shed"
 )
 
 var startTime = time.Now()
@@ -171,9 +173,15 @@ func tenantLines(g *Gateway, t *tenant) []string {
 	name := t.cfg.Name
 	l := fmt.Sprintf("tenant_%s:requests=%d,backend_calls=%d,shed=%d,throttled=%d,denied=%d",
 		name, t.requests.Load(), t.backendCalls.Load(), t.shed.Load(), t.throttled.Load(), t.denied.Load())
-	buckets := g.shedBuckets()
-	for p := range shedPriorities {
-		b := buckets[shedKey{name, p}]
+	// Its own buckets only: shedBuckets reads every tenant's, a walk over
+	// the whole tenant table under the lock admissions take, per INFO.
+	var buckets [shedPriorities]shed.BucketStats // zero if shed keeps none yet
+	for _, b := range g.shedder.Tenant(name) {
+		if b.Priority >= 0 && b.Priority < shedPriorities {
+			buckets[b.Priority] = b
+		}
+	}
+	for p, b := range buckets {
 		l += fmt.Sprintf(",admitted_p%d=%d,refused_p%d=%d,queued_p%d=%d", p, b.Admitted, p, b.Shed()+b.Canceled, p, b.Queued)
 	}
 	return []string{l}
