@@ -20,7 +20,10 @@ type shard[G comparable, Req, Resp any] struct {
 	groups map[G]*group[G, Req, Resp]
 	peak   int  // largest len(groups) since the map was last rebuilt
 	closed bool // set by Close: no more items
-	_      [64]byte
+	// pending is the live items of the open batches of groups, kept as
+	// they join and leave so that Stats does not walk every group.
+	pending int
+	_       [64]byte
 }
 
 // group is the entry of one group: at most one open batch.
@@ -111,6 +114,7 @@ func (b *Batcher[G, Req, Resp]) enqueue(cfg *Config[Req], g G, req Req, size int
 		bt.sizes = append(bt.sizes, size)
 	}
 	bt.live++
+	sh.pending++
 	bt.bytes += size
 	own = decide(cfg.Policy, bt.live, bt.bytes, cfg.MaxItems, cfg.MaxBytes, grp.flushing) != keepOpen
 	if own {
@@ -183,6 +187,7 @@ func (b *Batcher[G, Req, Resp]) lingerEnded(bt *batch[G, Req, Resp]) {
 // the linger timer func if Stop could not cancel it.
 func (b *Batcher[G, Req, Resp]) closeBatchLocked(cfg *Config[Req], bt *batch[G, Req, Resp]) {
 	bt.grp.pending = nil
+	bt.sh.pending -= bt.live
 	bt.grp.idleSince = b.now()
 	bt.dispatched = true
 	if cfg.Policy == FlushNatural {
@@ -513,6 +518,7 @@ func (b *Batcher[G, Req, Resp]) leave(bt *batch[G, Req, Resp], slot int) bool {
 	var zero Req
 	bt.reqs[slot] = zero // let the request be collected
 	bt.live--
+	sh.pending--
 	if slot < len(bt.sizes) {
 		bt.bytes -= bt.sizes[slot]
 	}
