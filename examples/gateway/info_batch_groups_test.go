@@ -8,19 +8,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// infoServerTime returns the least mean time of one INFO SERVER of s over
-// rounds of 50: the least, so that a round the host slowed does not count.
-func infoServerTime(s *session) time.Duration {
+// infoServerTimes returns the least mean time of one INFO SERVER of a and of
+// b over 9 rounds of 50 each, a round of a then one of b: the least, so that
+// a round the host slowed does not count, and alternating, so that a slow
+// spell of the host falls on both.
+func infoServerTimes(a, b *session) (ta, tb time.Duration) {
 	args := [][]byte{[]byte("INFO"), []byte("server")}
-	best := time.Duration(1 << 62)
-	for range 5 {
+	round := func(s *session) time.Duration {
 		start := time.Now()
 		for range 50 {
 			cmdInfo(context.Background(), s, args)
 		}
-		best = min(best, time.Since(start)/50)
+		return time.Since(start) / 50
 	}
-	return best
+	ta, tb = time.Duration(1<<62), time.Duration(1<<62)
+	for range 9 {
+		ta, tb = min(ta, round(a)), min(tb, round(b))
+	}
+	return ta, tb
 }
 
 // TestInfoCostFlatInBatchGroups: every INFO, whatever its sections, reads
@@ -43,7 +48,9 @@ func TestInfoCostFlatInBatchGroups(t *testing.T) {
 		require.Equal(t, n*s.g.backend.Shards(), s.g.batches.Stats().LiveGroups)
 		sessions[n] = s
 	}
-	small, large := infoServerTime(sessions[10]), infoServerTime(sessions[10_000])
+	small, large := infoServerTimes(sessions[10], sessions[10_000])
 	t.Logf("INFO SERVER: 40 batch groups %v, 40,000 %v", small, large)
-	require.Less(t, large, 5*small, "INFO's cost grows with the batch groups held")
+	// The walk made it 67 times as long; 15 leaves room for a noisy host
+	// (the test runs under -race beside other packages in CI).
+	require.Less(t, large, 15*small, "INFO's cost grows with the batch groups held")
 }
