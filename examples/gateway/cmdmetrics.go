@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -17,23 +18,30 @@ import (
 // histogram. It replaces a CounterVec and a HistogramVec whose series every
 // goroutine observing a command wrote to: each observation was several atomic
 // adds on words shared by all of them, and under pipelined SETs a CPU profile
-// showed those cache lines moving between the cores. Here each series is
-// striped: an observation writes only the stripe of its goroutine
-// (stripeHint), so goroutines running at once mostly write different cache
-// lines, and a scrape sums the stripes into const metrics.
+// showed those cache lines moving between the cores. Here a series that two
+// goroutines write at once is striped: an observation writes only the stripe
+// of its goroutine (stripeHint), so goroutines running at once mostly write
+// different cache lines, and a scrape sums the stripes into const metrics.
+// Memory follows contention: a series starts with one stripe of its own
+// (cmdSeries.inline), and only after inflateAfter observations found it
+// locked by another goroutine does it get the full set (cmdSeries.wide), so
+// the many series of a tier that never see two goroutines at once hold one
+// stripe, not 8 to 64.
 // The output is what the vectors gave for the same observations (the sum is
-// added up by stripe, so its last digits may differ). Each stripe is written
-// and read under its own lock, so a scrape taken while commands are observed
-// is a consistent snapshot, as client_golang's histograms give: the count is
-// the outcomes' total and its buckets' (+Inf), the sum is of the same
-// observations, and nothing counted is missing from a finite bucket it
-// belongs in. The lock is its goroutine's own but when two share a stripe,
-// and costs what the atomic adds it replaced did (BenchmarkObserve).
+// added up by stripe, so its last digits may differ). Each observation is
+// written to exactly one stripe, under that stripe's lock, and a scrape reads
+// every stripe (the inline one and the wide ones, if any) under its lock, so
+// a scrape taken while commands are observed is a consistent snapshot, as
+// client_golang's histograms give: the count is the outcomes' total and its
+// buckets' (+Inf), the sum is of the same observations, and nothing counted
+// is missing from a finite bucket it belongs in. The lock is its goroutine's
+// own but when two share a stripe, and costs what the atomic adds it replaced
+// did (BenchmarkObserve).
 //
 // Series are bound on first use (t.series), as the vectors' were.
 type cmdCollector struct {
 	tenants map[string]*tenant // not changed after build
-	smask   uint32             // len(stripes)-1 in every cmdSeries
+	smask   uint32             // len(wide stripes)-1 in every cmdSeries
 	reqDesc *prometheus.Desc
 	latDesc *prometheus.Desc
 }
@@ -45,8 +53,23 @@ var _ prometheus.Collector = (*cmdCollector)(nil)
 // observation itself.
 type cmdSeries struct {
 	tenant, command string
-	stripes         []cmdStripe
+	// wide is nil until the series is contended, then the stripes (smask+1)
+	// that observations pick by stripeHint; set once, never replaced.
+	wide atomic.Pointer[[]cmdStripe]
+	// contended counts the observations that found inline locked while wide
+	// was nil; the one that brings it to inflateAfter installs wide.
+	contended atomic.Uint32
+	// inline takes every observation until wide is set, and afterwards only
+	// those that loaded wide before it was set.
+	inline cmdStripe
 }
+
+// inflateAfter is the number of contended observations after which a series
+// gets its wide stripes: a few, so that the odd lock held by a scrape or
+// collision of two sessions leaves a series small, while a series written
+// from several cores at once soon inflates. The count never decays: a series
+// whose goroutines collide now and then over a long uptime inflates too.
+const inflateAfter = 8
 
 // cmdStripe is the share of one series written by the goroutines that pick
 // it. The observation count is ok+failed (observe adds to exactly one of them
@@ -103,8 +126,7 @@ func (c *cmdCollector) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duratio
 	for i < len(latencyBucketNanos) && int64(d) > latencyBucketNanos[i] {
 		i++
 	}
-	st := &cs.stripes[stripeHint()&c.smask]
-	st.mu.Lock()
+	st := c.lockStripe(cs)
 	if ok {
 		st.ok++
 	} else {
@@ -117,14 +139,51 @@ func (c *cmdCollector) observe(t *tenant, spec *cmdSpec, ok bool, d time.Duratio
 	st.mu.Unlock()
 }
 
+// lockStripe returns the stripe of cs the caller writes, locked: its stripe
+// of the wide ones once cs has them, else the inline one. An observation
+// that finds the inline stripe locked counts as contended, and the
+// inflateAfter-th installs the wide stripes and writes there.
+func (c *cmdCollector) lockStripe(cs *cmdSeries) *cmdStripe {
+	if w := cs.wide.Load(); w != nil {
+		st := &(*w)[stripeHint()&c.smask]
+		st.mu.Lock()
+		return st
+	}
+	if cs.inline.mu.TryLock() {
+		return &cs.inline
+	}
+	if cs.contended.Add(1) != inflateAfter {
+		cs.inline.mu.Lock()
+		return &cs.inline
+	}
+	// Only this observation reaches inflateAfter, and wide is set only here;
+	// the CompareAndSwap keeps it set once should that ever change.
+	w := make([]cmdStripe, c.smask+1)
+	cs.wide.CompareAndSwap(nil, &w)
+	st := &(*cs.wide.Load())[stripeHint()&c.smask]
+	st.mu.Lock()
+	return st
+}
+
 // bind makes t's series for spec, or returns the one a racing observe bound
 // first: two series, one of them lost, would lose its observations.
 func (c *cmdCollector) bind(t *tenant, spec *cmdSpec) *cmdSeries {
-	cs := &cmdSeries{tenant: t.cfg.Name, command: spec.name, stripes: make([]cmdStripe, c.smask+1)}
+	cs := &cmdSeries{tenant: t.cfg.Name, command: spec.name}
 	if t.series[spec.idx].CompareAndSwap(nil, cs) {
 		return cs
 	}
 	return t.series[spec.idx].Load()
+}
+
+// eachStripe calls f with every stripe of cs, unlocked: the inline one, then
+// the wide ones if cs has them.
+func (cs *cmdSeries) eachStripe(f func(st *cmdStripe)) {
+	f(&cs.inline)
+	if w := cs.wide.Load(); w != nil {
+		for i := range *w {
+			f(&(*w)[i])
+		}
+	}
 }
 
 // Describe implements prometheus.Collector.
@@ -149,8 +208,7 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 	var buckets [latencyBucketCount]uint64
 	var ok, failed uint64
 	var sum float64
-	for i := range cs.stripes {
-		st := &cs.stripes[i]
+	cs.eachStripe(func(st *cmdStripe) {
 		st.mu.Lock()
 		for j, n := range st.buckets {
 			buckets[j] += n
@@ -159,7 +217,7 @@ func (c *cmdCollector) collect(ch chan<- prometheus.Metric, cs *cmdSeries) {
 		failed += st.failed
 		sum += st.sum
 		st.mu.Unlock()
-	}
+	})
 	cumulative := make(map[float64]uint64, len(buckets))
 	var below uint64
 	for j, n := range buckets {

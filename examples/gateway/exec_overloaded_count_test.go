@@ -55,12 +55,11 @@ func TestExecOverloadedCountsCommands(t *testing.T) {
 	for _, ten := range g.tenants {
 		for i := range ten.series {
 			if cs := ten.series[i].Load(); cs != nil {
-				for j := range cs.stripes {
-					st := &cs.stripes[j]
+				cs.eachStripe(func(st *cmdStripe) {
 					st.mu.Lock()
 					failed += int(st.failed)
 					st.mu.Unlock()
-				}
+				})
 			}
 		}
 	}
