@@ -2,7 +2,6 @@ package batcher
 
 import (
 	"context"
-	"errors"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
@@ -74,10 +73,10 @@ type Batcher[G comparable, Req, Resp any] struct {
 const numShards = 64
 
 // New returns a Batcher that sends batches to flush. It returns an error
-// wrapping [ErrInvalidConfig] if cfg is invalid, and an error if flush is nil.
+// wrapping [ErrInvalidConfig] if flush is nil or cfg is invalid.
 func New[G comparable, Req, Resp any](cfg Config[Req], flush FlushFunc[G, Req, Resp]) (*Batcher[G, Req, Resp], error) {
 	if flush == nil {
-		return nil, errors.New("batcher: nil flush func")
+		return nil, invalid("nil flush func")
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err

@@ -46,13 +46,13 @@ func TestNewValidates(t *testing.T) {
 		give batcher.Config[item]
 		want string
 	}{
-		{"negative MaxItems", batcher.Config[item]{MaxItems: -1}, "batcher: MaxItems is negative"},
-		{"negative MaxBytes", batcher.Config[item]{MaxBytes: -1}, "batcher: MaxBytes is negative"},
-		{"MaxBytes without Size", batcher.Config[item]{MaxBytes: 10}, "batcher: MaxBytes needs a Size func"},
-		{"negative Linger", batcher.Config[item]{Linger: -1}, "batcher: Linger is negative"},
-		{"negative FlushTimeout", batcher.Config[item]{FlushTimeout: -1}, "batcher: FlushTimeout is negative"},
-		{"negative MaxInFlight", batcher.Config[item]{MaxInFlight: -1}, "batcher: MaxInFlight is negative"},
-		{"negative IdleTTL", batcher.Config[item]{IdleTTL: -1}, "batcher: IdleTTL is negative"},
+		{"negative MaxItems", batcher.Config[item]{MaxItems: -1}, "batcher: MaxItems -1 is negative"},
+		{"negative MaxBytes", batcher.Config[item]{MaxBytes: -1}, "batcher: MaxBytes -1 is negative"},
+		{"MaxBytes without Size", batcher.Config[item]{MaxBytes: 10}, "batcher: MaxBytes 10 needs a Size func"},
+		{"negative Linger", batcher.Config[item]{Linger: -1}, "batcher: Linger -1ns is negative"},
+		{"negative FlushTimeout", batcher.Config[item]{FlushTimeout: -1}, "batcher: FlushTimeout -1ns is negative"},
+		{"negative MaxInFlight", batcher.Config[item]{MaxInFlight: -1}, "batcher: MaxInFlight -1 is negative"},
+		{"negative IdleTTL", batcher.Config[item]{IdleTTL: -1}, "batcher: IdleTTL -1ns is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestNewValidates(t *testing.T) {
 		})
 	}
 	_, err := batcher.New[int, item, int](batcher.Config[item]{}, nil)
-	require.EqualError(t, err, "batcher: nil flush func")
+	require.EqualError(t, err, "batcher: nil flush func: invalid config")
 }
 
 func TestDefaults(t *testing.T) {

@@ -123,31 +123,33 @@ type Config[Req any] struct {
 	Key func(Req) (key string, ok bool)
 }
 
-// validate rejects contradictory or negative settings, with an error wrapping
-// [ErrInvalidConfig].
+// validate rejects contradictory or negative settings, naming the field and
+// its value, with an error wrapping [ErrInvalidConfig].
 func (c Config[Req]) validate() error {
-	var why string
 	switch {
 	case c.MaxItems < 0:
-		why = "MaxItems is negative"
+		return invalid("MaxItems %d is negative", c.MaxItems)
 	case c.MaxBytes < 0:
-		why = "MaxBytes is negative"
+		return invalid("MaxBytes %d is negative", c.MaxBytes)
 	case c.MaxBytes > 0 && c.Size == nil:
-		why = "MaxBytes needs a Size func"
+		return invalid("MaxBytes %d needs a Size func", c.MaxBytes)
 	case c.Linger < 0:
-		why = "Linger is negative"
+		return invalid("Linger %v is negative", c.Linger)
 	case c.Policy > FlushNatural:
-		why = "unknown Policy " + c.Policy.String()
+		return invalid("unknown Policy %v", c.Policy)
 	case c.FlushTimeout < 0:
-		why = "FlushTimeout is negative"
+		return invalid("FlushTimeout %v is negative", c.FlushTimeout)
 	case c.MaxInFlight < 0:
-		why = "MaxInFlight is negative"
+		return invalid("MaxInFlight %d is negative", c.MaxInFlight)
 	case c.IdleTTL < 0:
-		why = "IdleTTL is negative"
-	default:
-		return nil
+		return invalid("IdleTTL %v is negative", c.IdleTTL)
 	}
-	return fmt.Errorf("batcher: %s: %w", why, ErrInvalidConfig)
+	return nil
+}
+
+// invalid returns an error prefixed "batcher: " wrapping [ErrInvalidConfig].
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("batcher: "+format+": %w", append(args, ErrInvalidConfig)...)
 }
 
 // withDefaults returns c with every zero field set to its default.

@@ -18,14 +18,14 @@ var invalidConfigs = []struct {
 	give batcher.Config[int]
 	want string
 }{
-	{"MaxItems", batcher.Config[int]{MaxItems: -1}, "batcher: MaxItems is negative"},
-	{"MaxBytes", batcher.Config[int]{MaxBytes: -1}, "batcher: MaxBytes is negative"},
-	{"MaxBytes without Size", batcher.Config[int]{MaxBytes: 10}, "batcher: MaxBytes needs a Size func"},
-	{"Linger", batcher.Config[int]{Linger: -time.Millisecond}, "batcher: Linger is negative"},
+	{"MaxItems", batcher.Config[int]{MaxItems: -1}, "batcher: MaxItems -1 is negative"},
+	{"MaxBytes", batcher.Config[int]{MaxBytes: -1}, "batcher: MaxBytes -1 is negative"},
+	{"MaxBytes without Size", batcher.Config[int]{MaxBytes: 10}, "batcher: MaxBytes 10 needs a Size func"},
+	{"Linger", batcher.Config[int]{Linger: -time.Millisecond}, "batcher: Linger -1ms is negative"},
 	{"Policy", batcher.Config[int]{Policy: batcher.FlushNatural + 1}, "batcher: unknown Policy FlushPolicy(3)"},
-	{"FlushTimeout", batcher.Config[int]{FlushTimeout: -1}, "batcher: FlushTimeout is negative"},
-	{"MaxInFlight", batcher.Config[int]{MaxInFlight: -1}, "batcher: MaxInFlight is negative"},
-	{"IdleTTL", batcher.Config[int]{IdleTTL: -1}, "batcher: IdleTTL is negative"},
+	{"FlushTimeout", batcher.Config[int]{FlushTimeout: -1}, "batcher: FlushTimeout -1ns is negative"},
+	{"MaxInFlight", batcher.Config[int]{MaxInFlight: -1}, "batcher: MaxInFlight -1 is negative"},
+	{"IdleTTL", batcher.Config[int]{IdleTTL: -1}, "batcher: IdleTTL -1ns is negative"},
 }
 
 func nopFlush(_ context.Context, _ int, _ []int, _ []batcher.Result[int]) error { return nil }
@@ -45,10 +45,9 @@ func TestConfigErrorsWrapErrInvalidConfig(t *testing.T) {
 			assert.EqualError(t, err, tt.want+": invalid config", "SetConfig")
 		})
 	}
-	// A nil flush func is an argument, not a Config.
+	// A nil flush func is refused like a bad Config (as txn refuses a nil Engine).
 	_, err := batcher.New[int, int, int](batcher.Config[int]{}, nil)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, batcher.ErrInvalidConfig)
+	require.ErrorIs(t, err, batcher.ErrInvalidConfig)
 }
 
 // TestSetConfigInvalidKeepsPrevious: a refused SetConfig changes nothing, not

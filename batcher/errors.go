@@ -13,8 +13,9 @@ var ErrOverloaded = errors.New("batcher: overloaded: too many batches in flight"
 
 // ErrInvalidConfig is wrapped by the errors of [New] and [Batcher.SetConfig] for
 // a Config out of range (a negative field, MaxBytes without Size, an unknown
-// Policy). The caller should fix the configuration; SetConfig then changes
-// nothing, the previous one stays in force.
+// Policy), each naming the field and its value, and by the error of New for a
+// nil flush func. The caller should fix the configuration; SetConfig then
+// changes nothing, the previous one stays in force.
 var ErrInvalidConfig = errors.New("invalid config")
 
 // ErrClosed is returned by [Batcher.Do] after [Batcher.Close] has started. The item
