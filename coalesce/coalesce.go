@@ -78,7 +78,9 @@ type Result[V any] struct {
 // still get the error.
 //
 // fn must not call Do or DoChan with the same key on the same Group: it would wait
-// for itself.
+// for itself. A nil fn is a programming error: Do panics at once, on the calling
+// goroutine, before it starts or joins an execution, so the other callers of the
+// key never see it (were it run, all of them would get a *PanicError).
 //
 // NOTE: since fn may run on another goroutine, a func literal passed as fn is
 // allocated on the heap when it captures variables (typically the key): one small
@@ -86,6 +88,9 @@ type Result[V any] struct {
 // that captures nothing per call (a func value built once) costs none; [DoWith]
 // takes the per-call data as an argument so that fn can be such a func.
 func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V, error)) (V, error) {
+	if fn == nil {
+		panic(nilFnPanic)
+	}
 	done := ctx.Done()
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
@@ -105,7 +110,8 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 
 // DoWith is [Group.Do] for a fn that takes an argument: fn(ctx, arg) runs once for
 // concurrent callers of g with the same key, with the arg of the caller that
-// started the execution. Everything else is as for Do.
+// started the execution. Everything else is as for Do, including the panic for
+// a nil fn.
 //
 // It exists so that the usual call allocates nothing: a func literal passed to Do
 // that captures per-call variables (the key, a request) escapes to the heap on
@@ -125,6 +131,9 @@ func (g *Group[K, V]) Do(ctx context.Context, key K, fn func(context.Context) (V
 // (DoWith is a function rather than a method because a method cannot have a type
 // parameter of its own.)
 func DoWith[K comparable, V, A any](g *Group[K, V], ctx context.Context, key K, arg A, fn func(context.Context, A) (V, error)) (V, error) {
+	if fn == nil {
+		panic(nilFnPanic)
+	}
 	done := ctx.Done()
 	if done != nil && isDone(done) {
 		return g.doneOnEntry(ctx)
@@ -148,8 +157,11 @@ func DoWith[K comparable, V, A any](g *Group[K, V], ctx context.Context, key K, 
 // stops being a waiter (if it was the last one, fn's context is cancelled and the
 // key removed) and the channel receives a Result whose Err is ctx.Err(). So a
 // receive on the channel never hangs longer than ctx. fn always runs on a new
-// goroutine.
+// goroutine. A nil fn panics at once, as for Do.
 func (g *Group[K, V]) DoChan(ctx context.Context, key K, fn func(context.Context) (V, error)) <-chan Result[V] {
+	if fn == nil {
+		panic(nilFnPanic)
+	}
 	ch := make(chan Result[V], 1)
 	done := ctx.Done()
 	if done != nil && isDone(done) {

@@ -86,6 +86,11 @@
 // that goroutine exits as Goexit demands (its Do does not return), the others still
 // get the error.
 //
+// A nil fn is not run: [Group.Do], [DoWith] and [Group.DoChan] panic with
+// "coalesce: nil fn" on the calling goroutine, before they start or join an
+// execution, so the mistake shows at the call that made it and the other callers
+// of the key are unaffected.
+//
 // # Stats
 //
 // [Group.Stats] returns a [Stats] snapshot: calls, executions, joins, cancelled

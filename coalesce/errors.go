@@ -12,6 +12,9 @@ import (
 // result); retrying starts a fresh execution.
 var ErrGoexit = errors.New("coalesce: fn called runtime.Goexit")
 
+// nilFnPanic is the panic value of Do, DoWith and DoChan for a nil fn.
+const nilFnPanic = "coalesce: nil fn"
+
 // PanicError is the error every waiter of an execution gets when fn panics or calls
 // [runtime.Goexit]. The panic is recovered on the goroutine running fn and never
 // crashes the process, and no waiter is left blocked.
