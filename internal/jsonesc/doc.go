@@ -6,9 +6,10 @@
 //
 // [LoneSurrogate] returns the offset of the first such escape. Its callers
 // are control's DecodeRequest (its handler answers 400), examples/controlplane's
-// API and examples/gateway's configuration loader; each decodes the body
-// first, so it is valid JSON by then. It is internal because it serves
-// packages of the root and examples modules and is not API of the kit.
+// API and command's config file, and examples/gateway's configuration loader;
+// each decodes the body first, so it is valid JSON by then. It is internal
+// because it serves packages of the root and examples modules and is not API
+// of the kit.
 //
 // # When not to use it
 //

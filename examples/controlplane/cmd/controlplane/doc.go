@@ -20,8 +20,9 @@
 // Flags override the file: -listen, -cadence, -direct, -allowed-hosts; -region
 // and -gateway add to its lists. A bad flag or argument, a config file that is
 // not one JSON object of known fields, each named once per object (in any
-// case), a cadence of 0 or a configuration the plane refuses is a usage error
-// (exit 2); failing to listen or serve exits 1.
+// case), in UTF-8 (no escape of half a surrogate pair), a cadence of 0 or a
+// configuration the plane refuses is a usage error (exit 2); failing to
+// listen or serve exits 1.
 // examples/controlplane/README.md has the API and the dashboard.
 //
 // allowed_hosts lists the Host names the dashboard and API answer to (others

@@ -18,9 +18,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tierkit/tierkit/examples/controlplane"
 	"github.com/tierkit/tierkit/examples/internal/loophost"
+	"github.com/tierkit/tierkit/internal/jsonesc"
 	"github.com/tierkit/tierkit/rollout"
 )
 
@@ -248,6 +250,15 @@ func readConfigFile(file string) (fileConfig, error) {
 	}
 	if err := memberTwice(json.NewDecoder(bytes.NewReader(data))); err != nil {
 		return fc, fmt.Errorf("%s: %w", file, err)
+	}
+	// encoding/json decodes a byte that is not UTF-8, and an escape of half
+	// a surrogate pair, as U+FFFD: a gateway ID or region name the file
+	// never held (the plane's UTF-8 checks see the decoded string).
+	if !utf8.Valid(data) {
+		return fc, fmt.Errorf("%s: not valid UTF-8", file)
+	}
+	if at := jsonesc.LoneSurrogate(data); at >= 0 {
+		return fc, fmt.Errorf("%s: a string escapes half a surrogate pair at offset %d", file, at)
 	}
 	return fc, nil
 }
