@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"strings"
 )
 
 // checkListen refuses a listen address (addr, http_addr unless "-") that is
@@ -25,8 +26,26 @@ func (c Config) checkListen() error {
 			return fmt.Errorf("gateway: %s %q: %w", a.name, a.addr, err)
 		}
 	}
-	if _, port, _ := net.SplitHostPort(c.Addr); c.Addr == c.HTTPAddr && port != "" && port != "0" {
-		return fmt.Errorf("gateway: addr and http_addr (-addr, -http) are one address, %q: give each its own", c.Addr)
+	if c.HTTPAddr != "-" && oneAddress(c.Addr, c.HTTPAddr) {
+		return fmt.Errorf("gateway: addr and http_addr (-addr, -http) are one address, %q and %q: give each its own", c.Addr, c.HTTPAddr)
 	}
 	return nil
+}
+
+// oneAddress reports whether listeners on a and b (host:port, checked) would
+// take one port: the same port, not 0 (a free one), on the same host or with
+// either on every address (":6381" takes 127.0.0.1:6381 too). Two names of
+// one host ("localhost", "127.0.0.1") are not resolved: the listen's error
+// names the address then.
+func oneAddress(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	na, _ := net.LookupPort("tcp", pa)
+	nb, _ := net.LookupPort("tcp", pb)
+	if na == 0 || na != nb {
+		return false
+	}
+	ia, ib := net.ParseIP(ha), net.ParseIP(hb)
+	anyHost := func(h string, ip net.IP) bool { return h == "" || ip != nil && ip.IsUnspecified() }
+	return strings.EqualFold(ha, hb) || ia != nil && ia.Equal(ib) || anyHost(ha, ia) || anyHost(hb, ib)
 }
