@@ -180,12 +180,19 @@ func gw(r string, i int, cores float64) controlplane.Gateway {
 // each region's clients causing demand cores of CPU.
 func twoRegions(t testing.TB, demand float64) (*controlplane.Plane, *fakeTier) {
 	t.Helper()
+	return twoRegionsSlots(t, demand, 0)
+}
+
+// twoRegionsSlots is twoRegions with rings of slots slots (0: the default).
+func twoRegionsSlots(t testing.TB, demand float64, slots int) (*controlplane.Plane, *fakeTier) {
+	t.Helper()
 	ft := newFakeTier()
 	cfg := controlplane.Config{
 		Regions: []controlplane.Region{{Name: "eu", Backups: []string{"us"}}, {Name: "us", Backups: []string{"eu"}}},
 		Direct:  []string{"127.0.0.1:9000", "127.0.0.1:9001"},
 		Cadence: time.Second,
 		Poller:  ft,
+		Slots:   slots,
 	}
 	for _, r := range []string{"eu", "us"} {
 		for i := 1; i <= 3; i++ {
