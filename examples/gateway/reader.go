@@ -62,6 +62,10 @@ type respReader struct {
 	// MiB (an inline command, a multi-bulk or bulk length) arriving in small
 	// reads took time quadratic in its size, as arguments did before part.
 	lineFrom, lineTo int
+	// searched counts the bytes lineEnd has searched, so that a test can
+	// tell a search resumed from one begun again (a time cannot: a line is
+	// at most maxInline, and searching it again per read costs milliseconds).
+	searched int
 }
 
 // partialCmd is the parse state of an incomplete multi-bulk command; count
@@ -307,9 +311,12 @@ func (rr *respReader) lineEnd(from int) int {
 	if from == rr.lineFrom {
 		at = max(at, rr.lineTo)
 	}
-	if k := bytes.IndexByte(rr.buf[at:rr.end], '\n'); k >= 0 {
+	k := bytes.IndexByte(rr.buf[at:rr.end], '\n')
+	if k >= 0 {
+		rr.searched += k + 1
 		return at + k
 	}
+	rr.searched += rr.end - at
 	rr.lineFrom, rr.lineTo = from, rr.end
 	return -1
 }
