@@ -216,54 +216,10 @@ func decodeBody(r *http.Request, v any) error {
 	// A member named twice decodes as the last one, matched to its field
 	// without regard to case: {"Kill": true, ..., "kill": false} would
 	// switch off the kill switch the body reads as switching on.
-	if name := repeatedMember(data); name != "" {
+	if name := jsonesc.RepeatedMember(data); name != "" {
 		return fmt.Errorf("controlplane: bad JSON: member %q appears twice in one object", name)
 	}
 	return nil
-}
-
-// repeatedMember returns the first member name that appears twice in one
-// object of data (valid JSON), names compared as encoding/json matches them
-// to fields, without regard to case; "" for none.
-func repeatedMember(data []byte) string {
-	type object struct {
-		key   bool // the next token is a member name
-		names []string
-	}
-	var stack []*object // nil for an array
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		if n := len(stack); n > 0 && stack[n-1] != nil && stack[n-1].key {
-			if name, ok := tok.(string); ok {
-				top := stack[n-1]
-				for _, seen := range top.names {
-					if strings.EqualFold(seen, name) {
-						return name
-					}
-				}
-				top.names, top.key = append(top.names, name), false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &object{key: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, nil)
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value ended: its object's next token is a name.
-		if n := len(stack); n > 0 && stack[n-1] != nil {
-			stack[n-1].key = true
-		}
-	}
 }
 
 // nullAt returns the path of the first null in tree (a decoded JSON value)

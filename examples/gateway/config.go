@@ -203,8 +203,11 @@ func decodeConfig(data []byte) (Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, errors.New("data after the configuration object")
 	}
-	if err := duplicateField(json.NewDecoder(bytes.NewReader(data))); err != nil {
-		return Config{}, err
+	// encoding/json matches names to fields without regard to case and
+	// keeps the last: a file with a second "tenants" list, empty, served one
+	// open tenant.
+	if name := jsonesc.RepeatedMember(data); name != "" {
+		return Config{}, fmt.Errorf("field %q appears twice in one object", name)
 	}
 	// encoding/json decodes a byte that is not UTF-8, and an escape of half
 	// a surrogate pair, as U+FFFD: a password or key prefix written in
@@ -216,42 +219,6 @@ func decodeConfig(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("a string escapes half a surrogate pair at offset %d", at)
 	}
 	return c, nil
-}
-
-// duplicateField reads one JSON value off dec (valid JSON, decoded already
-// into a Config) and refuses an object that names a member twice, in any
-// case: encoding/json matches names to fields without regard to case and
-// keeps the last, so a file with a second "tenants" list, empty, served one
-// open tenant. The objects hold only Config's fields (unknown ones were
-// refused), so each has a few names to compare.
-func duplicateField(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	var names []string
-	for dec.More() {
-		if d == '{' {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			name, _ := tok.(string)
-			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
-				return fmt.Errorf("field %q appears twice in one object", name)
-			}
-			names = append(names, name)
-		}
-		if err := duplicateField(dec); err != nil {
-			return err
-		}
-	}
-	_, err = dec.Token() // the closing delimiter
-	return err
 }
 
 // flushPolicy is the batcher policy that BatchPolicy names.

@@ -4,6 +4,12 @@
 // utf8.Valid catches). control and the examples' control plane refuse such
 // bodies rather than apply a mangled string.
 //
+// [RepeatedMember] finds another such input: an object that names a member
+// twice (in any case), which encoding/json decodes as its last one. Its
+// callers are examples/controlplane's API and command's config file and
+// examples/gateway's configuration loader (control's DecodeRequest has its
+// own check, within its one pass over the body).
+//
 // [LoneSurrogate] returns the offset of the first such escape. Its callers
 // are control's DecodeRequest (its handler answers 400), examples/controlplane's
 // API and command's config file, and examples/gateway's configuration loader;
@@ -24,6 +30,8 @@
 // LoneSurrogate is a pure function of its argument: it keeps no state,
 // starts no goroutine and does not write data, so any number of goroutines
 // may call it at once, on the same data too. It does not allocate.
+// RepeatedMember is pure too, and allocates what a json.Decoder's tokens
+// and the names of one object at a time take.
 //
 // # Stats
 //

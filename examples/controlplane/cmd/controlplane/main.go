@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,8 +247,12 @@ func readConfigFile(file string) (fileConfig, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return fc, fmt.Errorf("%s: data after the config object", file)
 	}
-	if err := memberTwice(json.NewDecoder(bytes.NewReader(data))); err != nil {
-		return fc, fmt.Errorf("%s: %w", file, err)
+	// encoding/json matches names to fields without regard to case and
+	// keeps the last: a second "gateways" list dropped the first one's
+	// gateways, and {"Kill": true, ..., "kill": false} ran with the kill
+	// switch off. The API refuses such a body, and the gateway such a file.
+	if name := jsonesc.RepeatedMember(data); name != "" {
+		return fc, fmt.Errorf("%s: member %q appears twice in one object", file, name)
 	}
 	// encoding/json decodes a byte that is not UTF-8, and an escape of half
 	// a surrogate pair, as U+FFFD: a gateway ID or region name the file
@@ -261,39 +264,4 @@ func readConfigFile(file string) (fileConfig, error) {
 		return fc, fmt.Errorf("%s: a string escapes half a surrogate pair at offset %d", file, at)
 	}
 	return fc, nil
-}
-
-// memberTwice reads one JSON value off dec (valid JSON, decoded already)
-// and refuses an object that names a member twice, in any case:
-// encoding/json matches names to fields without regard to case and keeps
-// the last, so a second "gateways" list dropped the first one's gateways,
-// and {"Kill": true, ..., "kill": false} ran with the kill switch off. The
-// API refuses such a body, and the gateway such a configuration file.
-func memberTwice(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	var names []string
-	for dec.More() {
-		if d == '{' {
-			if tok, err = dec.Token(); err != nil {
-				return err
-			}
-			name, _ := tok.(string)
-			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
-				return fmt.Errorf("member %q appears twice in one object", name)
-			}
-			names = append(names, name)
-		}
-		if err := memberTwice(dec); err != nil {
-			return err
-		}
-	}
-	_, err = dec.Token() // the closing delimiter
-	return err
 }
