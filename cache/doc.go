@@ -460,6 +460,13 @@
 //     cached (slower in every round), 1.33x at 100% reads evicting, 1.12x
 //     at 75% reads evicting (faster in the 2 of 8 rounds at 442-511 ns
 //     between the cores); golang-lru 1.93-6.17x.
+//   - Fifty-ninth session (run AL, an AMD EPYC family 26 model 2 host at
+//     about 110 ns between the cores, bench/cache/throughput_host59.txt):
+//     otter 1.28x and 1.57x this package's time at 100% and 75% reads
+//     cached, 1.25x at 100% reads evicting (slower in every round), 1.07x
+//     at 75% reads evicting (faster in 1 of 8 rounds); golang-lru
+//     1.63-4.41x, but faster at 75% reads evicting in the 3 of 8 rounds
+//     that read 524-546 ns between the cores.
 //
 // # Stats
 //
