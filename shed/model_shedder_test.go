@@ -135,8 +135,14 @@ func runShedderModel(t *testing.T, seed uint64) {
 				held = append(held, c.id)
 				inflight += c.cost
 			default:
+				marks := m.overShed
 				if _, reason := m.push(now(), name, prio, c.cost, c.id); reason != 0 {
 					want = append(want, -c.id) // shed
+					if m.overShed != marks && (inflight == 0 || int64(max(limit, 1)) > inflight) {
+						// The shed marked its tenant over its share: its
+						// head no longer holds back the fresh list.
+						dispatch()
+					}
 					break
 				}
 				queued = append(queued, c.id)

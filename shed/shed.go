@@ -212,9 +212,18 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 	// release it).
 	limit := s.limitLocked()
 	w = s.waiters.Get().(*waiter)
+	marks := s.sched.overByShed
 	h, deadline, err := s.sched.Push(now, tenant, priority, cost, w)
 	if err != nil {
-		s.mu.Unlock()
+		if s.sched.overByShed != marks && (s.inflight == 0 || limit > s.inflight) {
+			// The shed marked its tenant over its share: a head of its
+			// that did not fit, holding back every queued request, now
+			// holds back only the old list, so requests that fit may be
+			// admitted now rather than at the next release or arrival.
+			s.dispatchAtUnlock(now, limit)
+		} else {
+			s.mu.Unlock()
+		}
 		s.waiters.Put(w)
 		return nil, Handle[*waiter]{}, false, err
 	}
@@ -238,6 +247,17 @@ func (s *Shedder) dispatchUnlock() {
 	var buf [readyLen]*waiter
 	ready := s.dispatchLocked(s.enqueuedAt, s.enqueuedLimit, buf[:0])
 	s.armForLocked(s.enqueuedDeadline)
+	s.mu.Unlock()
+	notify(ready)
+}
+
+// dispatchAtUnlock admits the waiters that fit at now under limit, releases
+// s.mu and signals the decided waiters. Never inlined, as dispatchUnlock.
+//
+//go:noinline
+func (s *Shedder) dispatchAtUnlock(now time.Time, limit int64) {
+	var buf [readyLen]*waiter
+	ready := s.dispatchLocked(now, limit, buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }
