@@ -103,23 +103,39 @@ func (c *Cache[K, V]) Apply(events ...Event[K, V]) {
 // invalidateRun applies the invalidations at the start of events, up to
 // warmBatch of them, after looking their keys up ahead, and returns how many
 // it applied.
+//
+// The keys are hashed before any is applied. A key that cannot be hashed (K
+// an interface holding a slice: a programmer error, which panics as a map
+// would) panics there; the run's invalidations before its event are then
+// applied before the panic goes on, as they are when each event comes in a
+// call of its own: a process that recovers the panic must not keep serving
+// the values they remove.
 func (c *Cache[K, V]) invalidateRun(events []Event[K, V]) int {
-	var keys [warmBatch]K
 	var hs [warmBatch]uint64
 	n := 0
 	for n < len(events) && n < warmBatch {
 		if e := &events[n]; e.Kind == Delete || e.Kind == Write && !e.Refill {
-			keys[n] = e.Key
 			n++
 			continue
 		}
 		break
 	}
-	if n > 1 {
-		c.warmLookups(keys[:n], hs[:n])
-	} else {
-		hs[0] = c.hash(keys[0])
+	if n == 1 { // nothing before it to apply should its key panic
+		c.invalidateHashed(events[0].Key, c.hash(events[0].Key), events[0].Version)
+		return 1
 	}
+	hashed := 0
+	defer func() {
+		if hashed < n { // hash panicked on events[hashed].Key
+			for j := range hashed {
+				c.invalidateHashed(events[j].Key, hs[j], events[j].Version)
+			}
+		}
+	}()
+	for ; hashed < n; hashed++ {
+		hs[hashed] = c.hash(events[hashed].Key)
+	}
+	c.warmHashed(hs[:n])
 	for j := range n {
 		c.invalidateHashed(events[j].Key, hs[j], events[j].Version)
 	}

@@ -241,3 +241,17 @@ func (c *Cache[K, V]) warmLookups(keys []K, hs []uint64) {
 	}
 	runtime.KeepAlive(sum) // so that the loads are not dropped
 }
+
+// warmHashed is warmLookups of keys whose hashes hs are known.
+func (c *Cache[K, V]) warmHashed(hs []uint64) {
+	var sum uint64
+	for _, h := range hs {
+		sum += c.shards[h&(numShards-1)].ix.tags(h)
+	}
+	for _, h := range hs {
+		if e := c.shards[h&(numShards-1)].ix.candidate(h); e != nil {
+			sum += e.hash
+		}
+	}
+	runtime.KeepAlive(sum) // so that the loads are not dropped
+}
