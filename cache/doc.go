@@ -216,8 +216,11 @@
 // only invalidations wait for another lock (the policy's, and the coalesce
 // group's when a load of the key may be joinable), and a fill that registers
 // when the shard's fill records are due for a sweep (the coalesce group's,
-// once per record the sweep looks at). No goroutine is started:
-// maintenance is done by the callers. A shard's table grows but never shrinks.
+// once per record the sweep looks at). No goroutine is started for
+// maintenance: it is done by the callers. (A Get whose ctx can end runs its
+// load on a goroutine of its own, as coalesce does, so that it can leave
+// while the load goes on for the others; that goroutine ends with the load.)
+// A shard's table grows but never shrinks.
 //
 // # When not to use it
 //
