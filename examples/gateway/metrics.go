@@ -43,7 +43,7 @@ func newMetrics(g *Gateway) *metrics {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
 	m.reg.MustRegister(m.cmds, newShedCollector(g),
-		counter("gateway_backend_calls_total", "Backend calls (one per batch; a KVSCAN's reads of each shard, more than one when expired keys take its limit; a transaction's round trips on Redis; on memkv, each read after WATCH and an EXEC that names a key).", func() float64 { return float64(g.n.backendCalls.Load()) }),
+		counter("gateway_backend_calls_total", "Backend calls (one per batch; a KVSCAN's reads of each shard, more than one when expired keys take its limit; a transaction's round trips on Redis; on memkv, each WATCH that reads the store, each read after WATCH and an EXEC that names a key).", func() float64 { return float64(g.n.backendCalls.Load()) }),
 		counter("gateway_backend_ops_total", "Ops sent to the backend, in the calls gateway_backend_calls_total counts (a key read or written; a shard's scan).", func() float64 { return float64(g.n.backendOps.Load()) }),
 		counter("gateway_request_panics_total", "Panics recovered in a batch's backend call, a coalesced fetch or a cache fill, a bug; their commands answer ERR internal error (INFO's request_panics).", func() float64 { return float64(g.n.panics.Load()) }),
 		counter("gateway_auth_failures_total", "AUTH and HELLO AUTH refused (WRONGPASS: a user that is no tenant, or a wrong password); one series, not one per username, which clients choose (INFO's acl_access_denied_auth).", func() float64 { return float64(g.n.authFailures.Load()) }),

@@ -109,10 +109,18 @@ func (s *session) advance(ctx context.Context, keys []string) error {
 	if len(added) == 0 {
 		return nil // each key is validated from its WATCH already
 	}
-	if err := s.expireReads(ctx, added); err != nil {
+	// It reads the store: admitted, counted and charged as the first
+	// WATCH is (admitWatch), before it changes anything.
+	err := s.admitWatch(ctx, len(keys), len(added), func() error {
+		if err := s.expireReads(ctx, added); err != nil {
+			return err
+		}
+		s.expireWatched(ctx, added)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	s.expireWatched(ctx, added)
 	if s.txs.wrote {
 		return nil // reads are live, and EXEC rebases
 	}
@@ -341,7 +349,9 @@ func cmdWatch(ctx context.Context, s *session, a [][]byte) any {
 		return r
 	}
 	if fresh {
-		s.expireWatched(ctx, keys)
+		if err := s.expireWatchedAdmitted(ctx, keys); err != nil {
+			return refuse(errReply(err))
+		}
 	}
 	if err := s.bindShard(keys); err != nil {
 		return refuse(errReply(err))
@@ -396,44 +406,6 @@ func (s *session) watchRefused(keys []string) any {
 		}
 	}
 	return nil
-}
-
-// observeWatched notes, on Redis shards, the states of the keys a WATCH
-// names, to compare at EXEC (a round trip per key not yet seen). It is
-// admitted as a read of its keys, as callTx's reads are: checked by the
-// quota alone, a loop of WATCHes of max_args keys got past load shedding.
-// It counts as such a read does: in the tenant's requests and in
-// gateway_requests_total and gateway_request_seconds (under WATCH), and
-// refused or failed, in the errors and with outcome error (a refusal
-// counted in shed or throttled alone); a panic (a bug: serveConn closes the
-// connection) as failed, as call counts one.
-func (s *session) observeWatched(ctx context.Context, keys []string) error {
-	o, ok := s.txs.eng.(stateObserver)
-	if !ok {
-		return nil
-	}
-	s.tenant.requests.Add(1)
-	now := time.Now()
-	failed := true
-	watch := commands["WATCH"]
-	defer func() {
-		if failed {
-			s.g.n.errors.Add(1)
-		}
-		s.g.metrics.observe(s.tenant, watch, !failed, time.Since(now))
-	}()
-	done, release, err := s.g.admitAt(ctx, s.tenant, watch, int64(len(keys)), now)
-	if err != nil {
-		return err
-	}
-	from := s.txMark()
-	err = func() (err error) {
-		defer func() { done(err == nil); release() }() // a panic's too
-		return o.observe(ctx, keys)
-	}()
-	s.chargeTx(now, from, len(keys))
-	failed = err != nil
-	return err
 }
 
 // noteWatched records the version each key newly watched is checked from:
