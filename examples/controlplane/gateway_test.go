@@ -166,6 +166,11 @@ func TestRealGateways(t *testing.T) {
 		},
 		Cadence:    100 * time.Millisecond,
 		DrainAfter: 2,
+		// Not Cadence/2: on a loaded machine (CI's race run on 2 shared
+		// cores) a gateway child with one P can take more than 50 ms to
+		// answer, and a timed-out poll reads gateway b as down, which then
+		// drains it. b's stop below is refused at once, not timed out.
+		PollTimeout: 10 * time.Second,
 	})
 	require.NoError(t, err)
 
