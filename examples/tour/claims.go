@@ -55,12 +55,16 @@ func waitFor(d time.Duration, what string, cond func() bool) error {
 // loaded machine (under the race detector beside other tests), still
 // arriving, where a package that stopped counting them stalls.
 func waitProgress(d time.Duration, what string, want uint64, count func() uint64) error {
+	// The clock is read after a count that moved and before one that did
+	// not: a goroutine descheduled between the two reads (a busy machine)
+	// is no time without progress unless the count was read again after it.
 	last, deadline := count(), time.Now().Add(d)
 	for last < want {
 		runtime.Gosched()
+		now := time.Now()
 		if n := count(); n != last {
 			last, deadline = n, time.Now().Add(d)
-		} else if time.Now().After(deadline) {
+		} else if now.After(deadline) {
 			return fmt.Errorf("waited %v with no progress for %s (%d of %d)", d, what, last, want)
 		}
 	}
