@@ -46,8 +46,13 @@ func TestAcquireEndedContext(t *testing.T) {
 // not have queued but been shed with ReasonBucketFull): the ended context is
 // checked first, and a caller that gave up marks no tenant over its share.
 // BucketStats.Canceled said such a request "would have queued".
+//
+// The queued request's deadline is an hour: with the default 100 ms, a stall
+// of the test (a loaded machine, -race) let the sweep shed it before it was
+// seen queued, or before the bucket-full refusal and the release.
 func TestAcquireEndedContextFullBucket(t *testing.T) {
-	s := newShedder(t, shed.Config{Capacity: shed.Fixed(1), MaxQueue: 1})
+	s := newShedder(t, shed.Config{Capacity: shed.Fixed(1), MaxQueue: 1,
+		QueueDeadline: time.Hour, StandingDeadline: time.Hour})
 	release, err := s.Acquire(context.Background(), "A", 0, 1)
 	require.NoError(t, err)
 	queued := make(chan error, 1)
