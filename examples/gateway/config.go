@@ -131,6 +131,12 @@ type BackendConfig struct {
 	Username    string `json:"username"`
 	Password    string `json:"password"`
 	PasswordEnv string `json:"password_env"`
+	// DialTimeout bounds each new connection to a shard or replica: its TCP
+	// connect and, with rueidis, its setup too (AUTH, HELLO, CLIENT
+	// SETNAME), which rueidis runs within its dial timeout. Default 500ms:
+	// a shard that is down fails its keys that soon. A host so loaded that
+	// a loopback connect and setup take longer needs more.
+	DialTimeout Duration `json:"dial_timeout"`
 }
 
 // Limits harden the front end.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The backend section's defaults and checks (BackendConfig, declared with
@@ -53,6 +54,7 @@ func (b *BackendConfig) redisSettings() []string {
 		{"redis", len(b.Redis) > 0}, {"replicas", len(b.Replicas) > 0},
 		{"client (-redis-client)", b.Client != ""}, {"username", b.Username != ""},
 		{"password", b.Password != ""}, {"password_env", b.PasswordEnv != ""},
+		{"dial_timeout", b.DialTimeout != 0},
 	} {
 		if f.on {
 			set = append(set, f.name)
@@ -71,6 +73,10 @@ func (b *BackendConfig) fillRedisDefaults() error {
 	if len(b.Redis) == 0 {
 		return errors.New("gateway: backend redis needs at least one address")
 	}
+	if b.DialTimeout < 0 {
+		return fmt.Errorf("gateway: backend dial_timeout %v is negative", time.Duration(b.DialTimeout))
+	}
+	b.DialTimeout = or(b.DialTimeout, Duration(defaultDialTimeout))
 	if err := b.resolvePassword(); err != nil {
 		return err
 	}

@@ -306,10 +306,11 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-// feedDial opens a subscriber connection to addr, authenticates it if user or
-// password is set, and names it. Closing ctx closes the connection.
-func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Config) (net.Conn, *feedReader, func(), error) {
-	d := net.Dialer{Timeout: 500 * time.Millisecond, KeepAlive: time.Second}
+// feedDial opens a subscriber connection to addr within dialTimeout,
+// authenticates it if user or password is set, and names it. Closing ctx
+// closes the connection.
+func feedDial(ctx context.Context, addr, user, password string, tlsConf *tls.Config, dialTimeout time.Duration) (net.Conn, *feedReader, func(), error) {
+	d := net.Dialer{Timeout: dialTimeout, KeepAlive: time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, nil, nil, err

@@ -30,7 +30,7 @@ func TestFeedDialSilentTLSShardFails(t *testing.T) {
 	dialed := make(chan error, 1)
 	go func() {
 		c, _, done, err := feedDial(context.Background(), ln.Addr().String(), "", "",
-			&tls.Config{ServerName: "shard", MinVersion: tls.VersionTLS12})
+			&tls.Config{ServerName: "shard", MinVersion: tls.VersionTLS12}, defaultDialTimeout)
 		if err == nil {
 			_ = c.Close()
 			done()

@@ -503,7 +503,8 @@ func openBackend(cfg Config) (Backend, error) {
 		return newMemkvBackend(cfg.Backend.Shards)
 	case "redis":
 		return newRedisBackend(cfg.Backend.Redis, cfg.Backend.Replicas, cfg.Backend.Pool, cfg.Backend.Client,
-			redisAuth{user: cfg.Backend.Username, password: cfg.Backend.Password}), nil
+			redisAuth{user: cfg.Backend.Username, password: cfg.Backend.Password,
+				dialTimeout: time.Duration(cfg.Backend.DialTimeout)}), nil
 	}
 	return nil, fmt.Errorf("gateway: unknown backend kind %q (want \"memkv\" or \"redis\")", cfg.Backend.Kind)
 }

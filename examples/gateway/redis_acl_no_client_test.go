@@ -32,7 +32,8 @@ func TestRedisACLUserWithoutClient(t *testing.T) {
 					"--user", "admin", "on", ">"+backendPass, "~*", "&*", "+@all",
 					"--user", "gw", "on", ">"+backendPass, "~*", "&*", "+@all", c.perms)
 				in := startGateway(t, Config{Backend: BackendConfig{Kind: "redis", Redis: []string{shard.addr}, Pool: 2,
-					Client: kind, Username: "gw", Password: backendPass},
+					Client: kind, Username: "gw", Password: backendPass,
+					DialTimeout: loadedDialTimeout},
 					CacheCapacity: 1000, CacheStaleness: Duration(time.Minute)})
 				ctx := context.Background()
 				gc := client(t, in, nil)

@@ -43,6 +43,13 @@ func TestRedisConnectionAsymmetry(t *testing.T) {
 	}
 }
 
+// loadedDialTimeout is the dial timeout of tests that check which
+// connections the gateway opens, not how soon a dead shard fails: on a
+// loaded host (a whole-package -race run, load average 10 on 2 cores) a
+// loopback dial and rueidis's setup took over the default 500 ms, and the
+// dial failed with the shard up (TestBackendDialTimeoutSetupCounts).
+const loadedDialTimeout = Duration(5 * time.Second)
+
 // asymGateways and asymClients size every case: the client connections
 // are well above gateways x pool.
 const asymGateways, asymClients = 2, 200
@@ -54,7 +61,8 @@ func runAsymmetry(t *testing.T, c asymCase) {
 		s := startRedis(t)
 		shards, addrs = append(shards, s), append(addrs, s.addr)
 	}
-	cfg := Config{Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: c.pool, Client: c.client}}
+	cfg := Config{Backend: BackendConfig{Kind: "redis", Redis: addrs, Pool: c.pool, Client: c.client,
+		DialTimeout: loadedDialTimeout}}
 	if c.tier {
 		cfg.CacheCapacity, cfg.CacheStaleness = 1000, Duration(time.Minute)
 	}

@@ -66,7 +66,24 @@ var _ Backend = (*redisBackend)(nil)
 // redisAuth is the login of every connection to a shard or replica
 // (BackendConfig's username and password): none without a password. It is
 // never logged.
-type redisAuth struct{ user, password string }
+type redisAuth struct {
+	user, password string
+	// dialTimeout bounds each connection's dial, and with rueidis its
+	// login and setup (dialFast); 0 is defaultDialTimeout.
+	dialTimeout time.Duration
+}
+
+// defaultDialTimeout is backend.dial_timeout's default: a shard that is
+// down fails its keys that soon.
+const defaultDialTimeout = 500 * time.Millisecond
+
+// dial returns a's dial timeout.
+func (a redisAuth) dial() time.Duration {
+	if a.dialTimeout > 0 {
+		return a.dialTimeout
+	}
+	return defaultDialTimeout
+}
 
 // newRedisBackend connects to the shards' primaries (addrs) and replicas,
 // with the data path on client ("rueidis" or "go-redis"), logging in with
@@ -125,9 +142,9 @@ func newShardClient(a string, pool int, auth redisAuth) *redis.Client {
 		MaxActiveConns:   pool, // a hard bound: PoolSize alone lets go-redis open more under load
 		PipelinePoolSize: -1,   // pipelines share the bounded pool
 		MinIdleConns:     0,
-		MaxRetries:       -1,                     // a batch fails fast; the client decides to retry
-		DialTimeout:      500 * time.Millisecond, // a shard that is down fails its keys promptly
-		DialerRetries:    1,                      // after one dial timeout: go-redis's 5 attempts 100 ms apart took 2.9 s
+		MaxRetries:       -1,          // a batch fails fast; the client decides to retry
+		DialTimeout:      auth.dial(), // a shard that is down fails its keys promptly
+		DialerRetries:    1,           // after one dial timeout: go-redis's 5 attempts 100 ms apart took 2.9 s
 		ReadTimeout:      2 * time.Second,
 		WriteTimeout:     2 * time.Second,
 		PoolTimeout:      2 * time.Second,

@@ -213,7 +213,9 @@ func dialFast(addr string, pool int, auth redisAuth, name string) (rueidis.Clien
 		// reply passes the first check: it is cut after two KeepAlives and
 		// the PING's wait, 2.8 s (rueidis's default KeepAlive, 1 s, made
 		// that 4 s): a stalled batch fails within 3 s.
-		Dialer:           net.Dialer{Timeout: 500 * time.Millisecond, KeepAlive: 400 * time.Millisecond},
+		// Dialer.Timeout bounds the connection's setup too (AUTH, HELLO,
+		// CLIENT SETNAME), not the TCP connect alone.
+		Dialer:           net.Dialer{Timeout: auth.dial(), KeepAlive: 400 * time.Millisecond},
 		ConnWriteTimeout: 2 * time.Second,
 		ClientName:       name,
 	})

@@ -379,7 +379,7 @@ func (fl *feedLosses) logBack() bool { return fl.lost && fl.logged }
 // if not nil, and sets it to nil.
 func (ct *cacheTier) subscribe(ctx context.Context, b *redisBackend, i int, marker string, ready *chan<- error, logBack bool, m *markerState) (since time.Time, err error) {
 	opt := b.shards[i].Options()
-	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig)
+	c, fr, done, err := feedDial(ctx, opt.Addr, opt.Username, opt.Password, opt.TLSConfig, opt.DialTimeout)
 	if err != nil {
 		return since, err
 	}
