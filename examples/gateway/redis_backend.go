@@ -63,9 +63,9 @@ type dataClient interface {
 
 var _ Backend = (*redisBackend)(nil)
 
-// redisAuth is the login of every connection to a shard or replica
-// (BackendConfig's username and password): none without a password. It is
-// never logged.
+// redisAuth is what every connection to a shard or replica opens with:
+// the login (BackendConfig's username and password; none without a
+// password), never logged, and the bound on the dial (dial_timeout).
 type redisAuth struct {
 	user, password string
 	// dialTimeout bounds each connection's dial, and with rueidis its
