@@ -382,6 +382,9 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 	res.run = newPhaseStats(s.Normal + s.Noisy)
 	burstDone, err := measure(cfg, t, ctl, res, reqs)
 	if err != nil {
+		if burstDone != nil { // the run took place: its burst is waited for
+			_ = burstDone()
+		}
 		return err
 	}
 	// A burst may outlast the run: waited for after the run's CPU, wall
@@ -403,7 +406,9 @@ func measuredRun(cfg realConfig, t *realTier, ctl *control, res *realResult, s s
 // measure offers reqs from now, under the profiles and with the burst the
 // configuration asks for, until the last request has finished, and fills in
 // the run's process CPU, wall time, sheds on arrival and profile share. It
-// returns a func that waits for the burst to end.
+// returns a func that waits for the burst to end, and an error when a
+// profile file cannot be created (before the run) or the mutex profile
+// cannot be written (after it, with the burst's func).
 func measure(cfg realConfig, t *realTier, ctl *control, res *realResult, reqs []request) (burstDone func() error, err error) {
 	if cfg.Profile != "" { // the measured run only
 		stop, err := startProfile(cfg.Profile, or(cfg.ProfileHz, defaultProfileHz))
@@ -415,12 +420,21 @@ func measure(cfg realConfig, t *realTier, ctl *control, res *realResult, reqs []
 		defer func() { res.machinery, res.machineryErr = stop(res.procCPU) }()
 	}
 	if cfg.MutexProfile != "" { // which lock goroutines waited on, when "mutex wait" is high
+		// Created before the run, as the CPU profile: a path it cannot
+		// write is refused, not found out (and dropped) after the run.
+		f, cerr := os.Create(cfg.MutexProfile)
+		if cerr != nil {
+			return nil, cerr
+		}
 		runtime.SetMutexProfileFraction(1)
 		defer func() {
 			runtime.SetMutexProfileFraction(0)
-			if f, err := os.Create(cfg.MutexProfile); err == nil {
-				_ = pprof.Lookup("mutex").WriteTo(f, 0)
-				_ = f.Close()
+			werr := pprof.Lookup("mutex").WriteTo(f, 0)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil && err == nil {
+				err = fmt.Errorf("mutex profile %s: %w", cfg.MutexProfile, werr)
 			}
 		}()
 	}
