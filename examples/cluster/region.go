@@ -190,6 +190,13 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	}
 	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and %.2f)",
 		cal[0], cal[1], base, peak, peakSignal/baseSignal)
+	// The calibration leaves both regions at the base rate, but on a loaded
+	// host a region may still be spilling from its last measurement: the
+	// counters read below would then miss the spill's start and count only
+	// its end. The ramp starts from a plane with every region local.
+	if err := c.Settle(ctx, 15*time.Second); err != nil {
+		return err
+	}
 	rr.ticks, rr.start = nil, time.Now()
 	counted := rr.read().Stats // the plane's failover counters from here on
 	before := c.Load.Snapshot()
