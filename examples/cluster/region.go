@@ -190,12 +190,14 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	}
 	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and %.2f)",
 		cal[0], cal[1], base, peak, peakSignal/baseSignal)
-	// The calibration leaves both regions at the base rate, but on a loaded
-	// host a region may still be spilling from its last measurement: the
-	// counters read below would then miss the spill's start and count only
-	// its end. The ramp starts from a plane with every region local.
-	if err := c.Settle(ctx, 15*time.Second); err != nil {
-		return err
+	// The calibration leaves the region at the base rate, but on a loaded
+	// host it may still be spilling from its last measurement: the counters
+	// read below would then miss the spill's start and count only its end.
+	// The ramp starts once the plane sees it home (the backup is judged by
+	// the checks below, not waited for).
+	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
+	if err := rr.until(ctx, 15*time.Second, home); err != nil {
+		return fmt.Errorf("region-overload: %s not back home after the calibration: %w", region, err)
 	}
 	rr.ticks, rr.start = nil, time.Now()
 	counted := rr.read().Stats // the plane's failover counters from here on
@@ -215,7 +217,6 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	if err := rr.ramp(ctx, peak, base, 6); err != nil {
 		return err
 	}
-	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
 	err = rr.until(ctx, 25*time.Second, home)
 	r.check(err == nil, "%s comes back home (local, no spill) within 25 s after its demand falls", region)
 	counted = statsSince(counted, rr.read().Stats)
