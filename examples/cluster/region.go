@@ -166,6 +166,28 @@ func (rr *regionRecorder) ramp(ctx context.Context, from, to float64, steps int)
 	return nil
 }
 
+// regionHome reports whether the tick saw the region local, spilling nothing.
+func regionHome(t regionTick) bool { return t.phase == "local" && t.out == 0 }
+
+// calibrated runs calibrate, reports what it found, and returns the base and
+// peak rates once the plane sees the region home. The calibration leaves the
+// region at the base rate, but on a loaded host it may still be spilling
+// from its last measurement: the failover counters read after it would then
+// miss the spill's start and count only its end. The backup is not waited
+// for: region-overload's checks judge it.
+func (rr *regionRecorder) calibrated(ctx context.Context, r *Report) (base, peak float64, err error) {
+	base, peak, cal, err := rr.calibrate(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and %.2f)",
+		cal[0], cal[1], base, peak, peakSignal/baseSignal)
+	if err := rr.until(ctx, 15*time.Second, regionHome); err != nil {
+		return 0, 0, fmt.Errorf("region-overload: %s not back home after the calibration: %w", rr.region, err)
+	}
+	return base, peak, nil
+}
+
 // regionOverload raises the first region's demand (its clients' request rate)
 // in steps until its failover signal says it would run its hosts above 90% on
 // its own demand, holds it there, then lowers it back. Failover must spill
@@ -184,20 +206,9 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	defer c.Load.SetRegionRate(backup, c.Spec.Rate)
 	from := c.Load.Snapshot() // failures count from here, the calibration's included
 	rr := &regionRecorder{c: c, region: region, backup: backup, start: time.Now()}
-	base, peak, cal, err := rr.calibrate(ctx)
+	base, peak, err := rr.calibrated(ctx, r)
 	if err != nil {
 		return err
-	}
-	r.figure("calibration: home signals %.2f at the spec's rate and %.2f at half of it; base %.2fx the spec's rate, peak %.2fx (designed: 1 and %.2f)",
-		cal[0], cal[1], base, peak, peakSignal/baseSignal)
-	// The calibration leaves the region at the base rate, but on a loaded
-	// host it may still be spilling from its last measurement: the counters
-	// read below would then miss the spill's start and count only its end.
-	// The ramp starts once the plane sees it home (the backup is judged by
-	// the checks below, not waited for).
-	home := func(t regionTick) bool { return t.phase == "local" && t.out == 0 }
-	if err := rr.until(ctx, 15*time.Second, home); err != nil {
-		return fmt.Errorf("region-overload: %s not back home after the calibration: %w", region, err)
 	}
 	rr.ticks, rr.start = nil, time.Now()
 	counted := rr.read().Stats // the plane's failover counters from here on
@@ -217,7 +228,7 @@ func regionOverload(ctx context.Context, c *Cluster, r *Report) error {
 	if err := rr.ramp(ctx, peak, base, 6); err != nil {
 		return err
 	}
-	err = rr.until(ctx, 25*time.Second, home)
+	err = rr.until(ctx, 25*time.Second, regionHome)
 	r.check(err == nil, "%s comes back home (local, no spill) within 25 s after its demand falls", region)
 	counted = statsSince(counted, rr.read().Stats)
 
