@@ -234,12 +234,7 @@ func (c *Cache[K, V]) warmLookups(keys []K, hs []uint64) {
 		hs[i] = h
 		sum += c.shards[h&(numShards-1)].ix.tags(h)
 	}
-	for _, h := range hs {
-		if e := c.shards[h&(numShards-1)].ix.candidate(h); e != nil {
-			sum += e.hash
-		}
-	}
-	runtime.KeepAlive(sum) // so that the loads are not dropped
+	c.warmCandidates(hs, sum)
 }
 
 // warmHashed is warmLookups of keys whose hashes hs are known.
@@ -248,6 +243,12 @@ func (c *Cache[K, V]) warmHashed(hs []uint64) {
 	for _, h := range hs {
 		sum += c.shards[h&(numShards-1)].ix.tags(h)
 	}
+	c.warmCandidates(hs, sum)
+}
+
+// warmCandidates loads the entries the buckets of hs point to, once their
+// buckets are loaded (sum, what those loads read, keeps them).
+func (c *Cache[K, V]) warmCandidates(hs []uint64, sum uint64) {
 	for _, h := range hs {
 		if e := c.shards[h&(numShards-1)].ix.candidate(h); e != nil {
 			sum += e.hash
