@@ -127,7 +127,11 @@ func TestShedderQueueDeadlineBound(t *testing.T) {
 
 // TestShedderWeightedFloods: two tenants flooding a Shedder, A of weight 3,
 // share the capacity 3:1 by cost, whatever their request costs and the
-// drain order option.
+// drain order option. The share is counted from one OverShareWindow on (the
+// share level is set by then) and held to a round robin's bound: A's cost
+// and three times B's differ by at most one request of each at either end
+// of that span. Over the whole run, the first window's start gave B up to
+// 3.5 requests more in 1 of 100 runs (A 999, B 340 at costs 3 and 2).
 func TestShedderWeightedFloods(t *testing.T) {
 	for _, arrival := range []bool{false, true} {
 		for _, c := range []struct{ a, b int64 }{{1, 4}, {3, 2}} {
@@ -139,6 +143,7 @@ func TestShedderWeightedFloods(t *testing.T) {
 				var mu sync.Mutex
 				got := map[string]int64{}
 				var wg sync.WaitGroup
+				settled := time.Now().Add(100 * time.Millisecond)
 				for _, tenant := range []string{"A", "B"} {
 					cost := c.a
 					if tenant == "B" {
@@ -152,8 +157,12 @@ func TestShedderWeightedFloods(t *testing.T) {
 									time.Sleep(100 * time.Microsecond)
 									continue
 								}
+								admitted := time.Now()
 								time.Sleep(time.Millisecond)
 								rel()
+								if admitted.Before(settled) {
+									continue
+								}
 								mu.Lock()
 								got[tenant] += cost
 								mu.Unlock()
@@ -162,8 +171,10 @@ func TestShedderWeightedFloods(t *testing.T) {
 					}
 				}
 				wg.Wait()
-				ratio := float64(got["A"]) / float64(got["B"])
-				assert.InDelta(t, 3, ratio, 0.05, "arrival order %v, costs %v: A %d, B %d", arrival, c, got["A"], got["B"])
+				lag := got["A"] - 3*got["B"]
+				bound := 2 * (c.a + 3*c.b)
+				assert.LessOrEqual(t, max(lag, -lag), bound, "arrival order %v, costs %v: A %d, B %d", arrival, c, got["A"], got["B"])
+				assert.Greater(t, got["B"], int64(200), "B is served")
 			})
 		}
 	}
