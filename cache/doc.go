@@ -470,6 +470,13 @@
 //     at 75% reads evicting (faster in 1 of 8 rounds); golang-lru
 //     1.63-4.41x, but faster at 75% reads evicting in the 3 of 8 rounds
 //     that read 524-546 ns between the cores.
+//   - Sixtieth session (run AM, an AMD EPYC family 25 model 1 host at
+//     about 120 ns between the cores in most readings,
+//     bench/cache/throughput_host60.txt): otter 1.42x and 1.52x this
+//     package's time at 100% and 75% reads cached, 1.39x at 100% reads
+//     evicting, 0.99x at 75% reads evicting (level: faster in 5 of 8
+//     rounds, in three of the four that read 450-534 ns between the
+//     cores); golang-lru 1.43-4.96x (slower in every round).
 //
 // # Stats
 //
