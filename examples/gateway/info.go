@@ -14,7 +14,7 @@ import (
 var startTime = time.Now()
 
 // cmdInfo answers INFO with the sections tools read (server, clients, stats,
-// keyspace: its header only, the gateway counts no keys) plus the gateway's
+// replication, keyspace: its header only, the gateway counts no keys) plus the gateway's
 // own: admission, batching, coalescing, tenants, and the backend shards'
 // health.
 func cmdInfo(_ context.Context, s *session, a [][]byte) any {
@@ -87,6 +87,9 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	}
 	stats = append(stats, fmt.Sprintf("request_panics:%d", g.n.panics.Load())) // panics.go
 	section("Stats", stats...)
+	// The gateway takes writes: to a client or a monitoring tool it is a
+	// master, with no replicas of its own (its shards' are behind it).
+	section("Replication", "role:master", "connected_slaves:0")
 	var tl []string
 	if all || want["tenants"] {
 		tl = tenantLines(g, s.tenant)

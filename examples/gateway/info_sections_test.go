@@ -129,7 +129,7 @@ func TestInfoSectionWordsAsRedis(t *testing.T) {
 	headers := func(v rval) []string {
 		var hs []string
 		for _, l := range strings.Split(v.s, "\r\n") {
-			if h, ok := strings.CutPrefix(l, "# "); ok && strings.Contains("Server Clients Memory Stats Keyspace", h) {
+			if h, ok := strings.CutPrefix(l, "# "); ok && strings.Contains("Server Clients Memory Stats Replication Keyspace", h) {
 				hs = append(hs, h)
 			}
 		}
