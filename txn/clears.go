@@ -156,6 +156,7 @@ func (w *writes) truncateClears(n int) {
 		w.croot = w.unindex(w.croot, i)
 	}
 	w.cnodes = w.cnodes[:min(n, len(w.cnodes))]
+	clear(w.clears[2*n:]) // their copies are refunded: let them go
 	w.clears = w.clears[:2*n]
 }
 

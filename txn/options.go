@@ -47,21 +47,24 @@ type Options struct {
 	// ErrDeadline, which ends the transaction (counted as failed by a
 	// Manager); later operations fail with ErrDone.
 	Deadline time.Time
-	// MemoryBudget bounds the bytes of keys, values, read-set entries and
-	// open savepoints (an entry's overhead each) the transaction holds; a
-	// key written again adds its new value only (and, while a savepoint is
-	// open, an entry's overhead for its undo record, as a range delete does
-	// per write it deletes, refunded when the savepoint is rolled back to or
-	// the last open one released). Over it, read keys and ranges first merge into
+	// MemoryBudget bounds the bytes the transaction holds: written keys
+	// and values, the bounds of range deletes and write-conflict ranges,
+	// read-set entries and open savepoints, plus an entry's overhead for
+	// each write, range, read and savepoint. A key written again adds its
+	// new value only (and, while a savepoint is open, an entry's overhead
+	// for its undo record, as a range delete does per write it deletes,
+	// refunded when the savepoint is rolled back to or the last open one
+	// released). Tx.RollbackTo refunds the range deletes and write-conflict
+	// ranges it undoes, not the writes it undoes: the write buffer keeps
+	// their keys and values. Over it, read keys and ranges first merge into
 	// fewer, wider ranges (a safe superset: more false conflicts, never a
 	// missed one); if that is not enough the operation fails with
 	// ErrTooLarge: it is refused, and the transaction stays usable (roll
 	// back, or commit what it holds). Apart from MaxWrites, there is no
 	// separate limit on the number of writes; the engine may refuse a
 	// request too large for it, and ErrTooLarge from Commit ends the
-	// transaction. Zero means 16 MiB;
-	// negative means no limit (MaxKeySize, MaxValueSize and MaxWrites still
-	// apply).
+	// transaction. Zero means 16 MiB; negative means no limit (MaxKeySize,
+	// MaxValueSize and MaxWrites still apply).
 	MemoryBudget int
 	// IdempotencyKey, if non-empty, is sent with the commit: the engine
 	// applies at most one commit with it, which makes retrying a commit of

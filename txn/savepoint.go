@@ -39,11 +39,13 @@ func (tx *Tx) open(sp Savepoint) bool {
 // RollbackTo undoes the writes, clears and write-conflict ranges made since
 // sp, and closes the savepoints nested in sp; sp stays open. Reads made
 // since sp stay in the read set: the caller saw their values. The bytes of
-// the undone writes stay in the write buffer (its chunks are append-only:
-// slices handed out stay valid), so they stay charged to MemoryBudget until
-// the transaction ends; the undo records kept for overwrites and range
-// deletes since sp are refunded. It returns ErrNoSavepoint, and changes
-// nothing, if sp was released or rolled past or is another transaction's.
+// the undone writes' keys and values stay in the write buffer (its chunks
+// are append-only: slices handed out stay valid), so they stay charged to
+// MemoryBudget until the transaction ends; the undone range deletes and
+// write-conflict ranges (copies of their own) and the undo records kept for
+// overwrites and range deletes since sp are refunded. It returns
+// ErrNoSavepoint, and changes nothing, if sp was released or rolled past or
+// is another transaction's.
 func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
@@ -52,9 +54,12 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 		return ErrNoSavepoint
 	}
 	nested := len(tx.c.wb.sps) - sp.depth
-	wranges, dropped := tx.c.wb.rollbackTo(sp)
-	tx.refund(entryOverhead * (nested + dropped))
+	wranges, refund := tx.c.wb.rollbackTo(sp)
+	dropped := tx.c.wranges[wranges:]
+	refund += rangesCost(dropped)
+	clear(dropped) // refunded: let the copies go
 	tx.c.wranges = tx.c.wranges[:wranges]
+	tx.refund(entryOverhead*nested + refund)
 	return nil
 }
 

@@ -256,22 +256,24 @@ func (w *writes) find(sp Savepoint) bool {
 }
 
 // rollbackTo undoes every write since sp (which stays open) and returns the
-// write-range count to restore and the number of undo records of
-// overwrites it dropped (their charge is refunded).
+// write-range count to restore and the bytes to refund: an entry's overhead
+// per undo record of an overwrite or range delete it dropped, and the clears
+// it dropped (rangesCost). The bytes of the undone keys and values stay in
+// the chunks and stay charged.
 //
 // Its cost is that of the undo records since sp, not of the whole buffer:
 // the undo log holds new entries in index order, so undoing it backwards
 // removes each from the index newest first (table.removeLast). A sorted
 // order that is still valid stays, minus the entries removed. The clears
 // since sp leave the clear tree one by one too (truncateClears).
-func (w *writes) rollbackTo(sp Savepoint) (wranges, dropped int) {
+func (w *writes) rollbackTo(sp Savepoint) (wranges, refund int) {
 	m := w.sps[sp.depth-1]
 	n := len(w.ents)
 	for j := len(w.undo) - 1; j >= m.undo; j-- {
 		u := w.undo[j]
 		if u.existed {
 			w.ents[u.i] = u.prev // same key: its slot and sorted place stay
-			dropped++
+			refund += entryOverhead
 			continue
 		}
 		w.idx.removeLast(u.i, w.ents[u.i].hash)
@@ -282,9 +284,10 @@ func (w *writes) rollbackTo(sp Savepoint) (wranges, dropped int) {
 		w.sorted = slices.DeleteFunc(w.sorted, func(i int32) bool { return i >= kept })
 	}
 	w.undo = w.undo[:m.undo]
+	refund += rangesCost(w.clears[m.clears:])
 	w.truncateClears(m.clears / 2)
 	w.sps = w.sps[:sp.depth]
-	return m.wranges, dropped
+	return m.wranges, refund
 }
 
 // release closes sp and the savepoints nested in it, keeping their writes.
@@ -321,6 +324,16 @@ func (w *writes) liveIn(begin, end []byte) int {
 		if !w.ents[i].del {
 			n++
 		}
+	}
+	return n
+}
+
+// rangesCost is the bytes charged for flattened [begin, end) pairs (range
+// deletes, write-conflict ranges): their bounds and an entry's overhead each.
+func rangesCost(pairs [][]byte) int {
+	n := 0
+	for i := 0; i+1 < len(pairs); i += 2 {
+		n += len(pairs[i]) + len(pairs[i+1]) + entryOverhead
 	}
 	return n
 }
