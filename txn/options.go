@@ -55,12 +55,12 @@ type Options struct {
 	// for its undo record, as a range delete does per write it deletes,
 	// refunded when the savepoint is rolled back to or the last open one
 	// released). Tx.RollbackTo refunds the range deletes and write-conflict
-	// ranges it undoes, not the writes it undoes: the write buffer keeps
-	// their keys and values. Over it, read keys and ranges first merge into
-	// fewer, wider ranges (a safe superset: more false conflicts, never a
-	// missed one); if that is not enough the operation fails with
-	// ErrTooLarge: it is refused, and the transaction stays usable (roll
-	// back, or commit what it holds). Apart from MaxWrites, there is no
+	// ranges it undoes, and the entries of the new keys it undoes, not their
+	// keys and values, which the write buffer keeps. Over it, read keys and
+	// ranges first merge into fewer, wider ranges (a safe superset: more
+	// false conflicts, never a missed one); if that is not enough the
+	// operation fails with ErrTooLarge: it is refused, and the transaction
+	// stays usable (roll back, or commit what it holds). Apart from MaxWrites, there is no
 	// separate limit on the number of writes; the engine may refuse a
 	// request too large for it, and ErrTooLarge from Commit ends the
 	// transaction. Zero means 16 MiB; negative means no limit (MaxKeySize,

@@ -41,9 +41,10 @@ func (tx *Tx) open(sp Savepoint) bool {
 // since sp stay in the read set: the caller saw their values. The bytes of
 // the undone writes' keys and values stay in the write buffer (its chunks
 // are append-only: slices handed out stay valid), so they stay charged to
-// MemoryBudget until the transaction ends; the undone range deletes and
-// write-conflict ranges (copies of their own) and the undo records kept for
-// overwrites and range deletes since sp are refunded. It returns
+// MemoryBudget until the transaction ends; the entries of the new keys
+// undone, the undone range deletes and write-conflict ranges (copies of
+// their own) and the undo records kept for overwrites and range deletes
+// since sp are refunded. It returns
 // ErrNoSavepoint, and changes nothing, if sp was released or rolled past or
 // is another transaction's.
 func (tx *Tx) RollbackTo(sp Savepoint) error {

@@ -257,9 +257,10 @@ func (w *writes) find(sp Savepoint) bool {
 
 // rollbackTo undoes every write since sp (which stays open) and returns the
 // write-range count to restore and the bytes to refund: an entry's overhead
-// per undo record of an overwrite or range delete it dropped, and the clears
-// it dropped (rangesCost). The bytes of the undone keys and values stay in
-// the chunks and stay charged.
+// per undo record it dropped (that of an overwrite or range delete, or the
+// entry of a new key, which leaves ents and the index), and the clears it
+// dropped (rangesCost). The bytes of the undone keys and values stay in the
+// chunks and stay charged.
 //
 // Its cost is that of the undo records since sp, not of the whole buffer:
 // the undo log holds new entries in index order, so undoing it backwards
@@ -273,7 +274,6 @@ func (w *writes) rollbackTo(sp Savepoint) (wranges, refund int) {
 		u := w.undo[j]
 		if u.existed {
 			w.ents[u.i] = u.prev // same key: its slot and sorted place stay
-			refund += entryOverhead
 			continue
 		}
 		w.idx.removeLast(u.i, w.ents[u.i].hash)
@@ -283,8 +283,8 @@ func (w *writes) rollbackTo(sp Savepoint) (wranges, refund int) {
 		kept := int32(len(w.ents))
 		w.sorted = slices.DeleteFunc(w.sorted, func(i int32) bool { return i >= kept })
 	}
+	refund = entryOverhead*(len(w.undo)-m.undo) + rangesCost(w.clears[m.clears:])
 	w.undo = w.undo[:m.undo]
-	refund += rangesCost(w.clears[m.clears:])
 	w.truncateClears(m.clears / 2)
 	w.sps = w.sps[:sp.depth]
 	return m.wranges, refund
