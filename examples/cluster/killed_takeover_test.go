@@ -19,22 +19,27 @@ func TestKilledGatewayTakeover(t *testing.T) {
 		return Snapshot{Streams: map[string]Counts{"t00/eu": {OK: requests}, "t00/us": {OK: 1000}},
 			Hosts: map[string]map[string]uint64{"eu": {"h:1": eu1, "h:2": eu2, "h:3": eu3}, "us": {"h:2": 500}}}
 	}
-	calm := window(120, 40, 40, 40) // 1 s before the kill: 40/s each
+	calm := takeoverWindow{window(120, 40, 40, 40), 0} // 1 s before the kill: 40/s each
 
 	// The victim's 40/s moved to the others: 60/s each over 3 s.
 	r := &Report{}
-	fig := checkTakeover(r, calm, window(360, 5, 180, 180), victim, others)
+	fig := checkTakeover(r, calm, takeoverWindow{window(360, 5, 180, 180), 0}, victim, others)
 	assert.True(t, r.OK(), r.Failures)
-	assert.Equal(t, "eu-2 180 eu-3 180: attempts on them per request of eu's clients 100% after the kill (retries included) against 67% before; eu-1 had 33% before", fig)
+	assert.Equal(t, "eu-2 180 eu-3 180: their share of the attempts of eu's clients kept in eu 99% after the kill (retries included) against 67% before; eu-1 had 33% before; "+
+		"the plane sent 0% of eu's keys out of eu after the kill (0% before), and eu's clients 0% of their attempts (0% before)", fig)
 
-	// None of it moved (it went elsewhere, or nowhere): 40/s each, as before.
+	// None of it moved: 40/s each, as before, and the victim's 40/s went
+	// elsewhere (a request that went nowhere fails, which the scenario
+	// checks apart).
 	r = &Report{}
-	checkTakeover(r, calm, window(360, 5, 120, 120), victim, others)
+	elsewhere := window(360, 5, 120, 120)
+	elsewhere.Hosts["eu"]["u:1"] = 120
+	checkTakeover(r, calm, takeoverWindow{elsewhere, 0}, victim, others)
 	assert.False(t, r.OK(), "the survivors kept their own rate only: they took none of the victim's load")
 
 	// A host without attempts still fails.
 	r = &Report{}
-	checkTakeover(r, calm, window(360, 5, 360, 0), victim, others)
+	checkTakeover(r, calm, takeoverWindow{window(360, 5, 360, 0), 0}, victim, others)
 	assert.False(t, r.OK(), "eu-3 took nothing")
 }
 
@@ -54,6 +59,6 @@ func TestKilledGatewayTakeoverSlowerLoad(t *testing.T) {
 			Hosts: map[string]map[string]uint64{"eu": {"h:1": eu1, "h:2": eu2, "h:3": eu3}}}
 	}
 	r := &Report{}
-	checkTakeover(r, window(124, 35, 42, 47), window(341, 31, 168, 162), victim, others)
-	assert.True(t, r.OK(), "the survivors served 97%% of the region's requests after the kill, 72%% before: %q", r.Failures)
+	checkTakeover(r, takeoverWindow{window(124, 35, 42, 47), 0}, takeoverWindow{window(341, 31, 168, 162), 0}, victim, others)
+	assert.True(t, r.OK(), "the survivors had 91%% of the region's attempts after the kill, 72%% before: %q", r.Failures)
 }

@@ -259,11 +259,14 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	region := c.Spec.Regions[0]
 	victim := c.RegionGateways(region)[0]
 	calmFrom := c.Load.Snapshot()
-	if !sleepCtx(ctx, time.Second) {
+	calmSpill := newSpillMean(c, region)
+	if !calmSpill.wait(ctx, time.Second) {
 		return ctx.Err()
 	}
 	beforeHosts := c.Load.Snapshot()
 	calm := beforeHosts.Sub(calmFrom)
+	calmOut := calmSpill.mean()
+	spill := newSpillMean(c, region)
 	r.check(calm.All().Failed == 0, "before the kill nothing fails (got %d)", calm.All().Failed)
 	victim.killed = true
 	inFlight := c.Load.InFlight(region, victim.RESP)
@@ -275,6 +278,7 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	// publishing it; until then the clients' ejection keeps it skipped.
 	dropped := 5 * time.Second // unless it is seen sooner
 	err := poll(ctx, dropped, 10*time.Millisecond, func() (bool, error) {
+		spill.read()
 		rt, _ := c.Plane.Routes()
 		ring := rt.Gateways[region]
 		if ring != nil && ring.Contains(victim.RESP) && !slices.Contains(rt.Draining, victim.RESP) {
@@ -287,7 +291,7 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	if err == nil {
 		r.figure("the plane stopped routing to it after %v", dropped.Round(time.Millisecond))
 	}
-	if !sleepCtx(ctx, 2*time.Second) { // keep measuring after the plane's change
+	if !spill.wait(ctx, 2*time.Second) { // keep measuring after the plane's change
 		return ctx.Err()
 	}
 	end := c.Load.Snapshot()
@@ -305,7 +309,7 @@ func killedGateway(ctx context.Context, c *Cluster, r *Report) error {
 	r.check(a.Failed == 0, "no request fails beyond its retry (got %d failed; last error %v)", a.Failed, firstErr(w))
 	r.check(retried <= budget, "retries within the budget of %d: %d in flight at the kill, %d per client of the region (%d clients): got %d",
 		budget, inFlight, 2+lapses, clients, retried)
-	took := checkTakeover(r, calm, w, victim, c.RegionGateways(region)[1:])
+	took := checkTakeover(r, takeoverWindow{calm, calmOut}, takeoverWindow{w, spill.mean()}, victim, c.RegionGateways(region)[1:])
 	r.figure("attempts on the region's other hosts since the kill: %s", took)
 	return nil
 }
@@ -332,22 +336,44 @@ func killedLapses(dropped, follow, ejectFor time.Duration) int {
 	return int((dropped + 2*follow) / ejectFor)
 }
 
+// takeoverWindow is a window of the load's counts and the share of the
+// region's keys that the plane sent to other regions over it (a spillMean).
+type takeoverWindow struct {
+	counts Snapshot
+	spill  float64
+}
+
 // checkTakeover checks that the region's other hosts took over part of the
 // killed victim's load: each has attempts of the region's clients after the
-// kill, and their attempts per request of the region's clients rose over
-// their share before it by at least a quarter of the victim's share before it
-// (all of it moves when every request of the victim's keys goes to their next
-// host; a quarter leaves room for the noise of the windows and a spill to the
-// backup region). Each host has attempts of its own keys whatever became of
-// the victim's, so attempts alone do not show a takeover. The attempts are
-// counted per request, not per second: on a loaded machine the load
+// kill, and their share of the region's clients' attempts that the plane
+// kept in the region rose over their share before it by at least a quarter
+// of the victim's share before it (all of it moves when every request of
+// the victim's keys goes to their next host; a quarter leaves room for the
+// noise of the windows). Each host has attempts of its own keys whatever
+// became of the victim's, so attempts alone do not show a takeover.
+//
+// The shares are of attempts, not per second: on a loaded machine the load
 // generator may fall behind its pace after the kill, and the survivors' rate
-// then stays flat although they serve every key of the victim. calm is the
-// window before the kill, since the window from it. It returns the figure.
-func checkTakeover(r *Report, calm, since Snapshot, victim *gatewayProc, others []*gatewayProc) string {
+// then stays flat although they serve every key of the victim. Nor are they
+// per request: a request is counted when it ends and an attempt when it is
+// sent, so a window's two counts differ by the requests in flight at its
+// ends, more as requests slow down.
+//
+// Two survivors serving the region's load run hotter, and the plane's
+// failover may then spill part of the region's keys to another region. The
+// client picks the spilled keys by a hash independent of their ring owner,
+// so the spill takes the same share of every host's keys, and of the
+// region's attempts the survivors can get at most the share the plane kept
+// home: on a loaded machine such a spill failed the check although the
+// survivors served every key of the victim that stayed home
+// (TestKilledGatewayTakeoverSpill). Each share is therefore divided by the
+// share kept home over its window (1 - spill). A victim's keys sent to
+// another region while the plane published no spill still fail the check.
+// calm is the window before the kill, since the window from it. It returns
+// the figure.
+func checkTakeover(r *Report, calm, since takeoverWindow, victim *gatewayProc, others []*gatewayProc) string {
 	region := victim.Region
-	before, after := calm.Hosts[region], since.Hosts[region]
-	reqBefore, reqAfter := calm.Region(region).Total(), since.Region(region).Total()
+	before, after := calm.counts.Hosts[region], since.counts.Hosts[region]
 	var counts []string
 	var was, now uint64
 	for _, g := range others {
@@ -356,12 +382,108 @@ func checkTakeover(r *Report, calm, since Snapshot, victim *gatewayProc, others 
 		was += before[g.RESP]
 		now += after[g.RESP]
 	}
-	wasShare, nowShare, lost := share(was, reqBefore), share(now, reqAfter), share(before[victim.RESP], reqBefore)
+	wasShare, lost := homeShare(was, before, calm.spill), homeShare(before[victim.RESP], before, calm.spill)
+	nowShare := homeShare(now, after, since.spill)
 	r.check(lost > 0 && nowShare-wasShare >= lost/4,
-		"the other hosts take over the load of %s: their attempts per request of %s's clients rise by >= a quarter of its %.0f%% (got %.0f%% before the kill, %.0f%% after)",
-		victim.ID, region, 100*lost, 100*wasShare, 100*nowShare)
-	return fmt.Sprintf("%s: attempts on them per request of %s's clients %.0f%% after the kill (retries included) against %.0f%% before; %s had %.0f%% before",
-		strings.Join(counts, " "), region, 100*nowShare, 100*wasShare, victim.ID, 100*lost)
+		"the other hosts take over the load of %s: their share of %s's clients' attempts kept in %s rises by >= a quarter of its %.0f%% (got %.0f%% before the kill, %.0f%% after)",
+		victim.ID, region, region, 100*lost, 100*wasShare, 100*nowShare)
+	home := append([]*gatewayProc{victim}, others...)
+	return fmt.Sprintf("%s: their share of the attempts of %s's clients kept in %s %.0f%% after the kill (retries included) against %.0f%% before; %s had %.0f%% before; the plane sent %.0f%% of %s's keys out of %s after the kill (%.0f%% before), and %s's clients %.0f%% of their attempts (%.0f%% before)",
+		strings.Join(counts, " "), region, region, 100*nowShare, 100*wasShare, victim.ID, 100*lost,
+		100*since.spill, region, region, 100*calm.spill, region, 100*awayShare(after, home), 100*awayShare(before, home))
+}
+
+// homeShare is part's share of all the attempts in hosts (one region's
+// clients' attempts per host), divided by keep = 1 - spill, the share of the
+// region's keys the plane kept home; 0 when it kept none.
+func homeShare(part uint64, hosts map[string]uint64, spill float64) float64 {
+	keep := 1 - spill
+	if keep <= 0 {
+		return 0
+	}
+	var all uint64
+	for _, n := range hosts {
+		all += n
+	}
+	return share(part, all) / keep
+}
+
+// awayShare is the share of the attempts in hosts sent to hosts not in home.
+func awayShare(hosts map[string]uint64, home []*gatewayProc) float64 {
+	var away, all uint64
+	for addr, n := range hosts {
+		all += n
+		if !slices.ContainsFunc(home, func(g *gatewayProc) bool { return g.RESP == addr }) {
+			away += n
+		}
+	}
+	return share(away, all)
+}
+
+// spillMean is the time-weighted mean, from its start to its last reading,
+// of the share of region's keys that the plane's published failover table
+// sends to other regions: the share of the region's requests its clients
+// send there (the client picks them by key hash), a follow period late.
+// A reading's share holds until the next reading.
+type spillMean struct {
+	c           *Cluster
+	region      string
+	start, last time.Time
+	share       float64 // the last reading's
+	sum         float64 // share x seconds up to last
+}
+
+func newSpillMean(c *Cluster, region string) *spillMean {
+	s := &spillMean{c: c, region: region, start: time.Now()}
+	s.last = s.start
+	s.share = s.published()
+	return s
+}
+
+// read reads the plane's published share now.
+func (s *spillMean) read() {
+	now := time.Now()
+	s.sum += s.share * now.Sub(s.last).Seconds()
+	s.last = now
+	s.share = s.published()
+}
+
+// wait reads the published share every 10 ms for d; false when ctx ended.
+func (s *spillMean) wait(ctx context.Context, d time.Duration) bool {
+	end := time.Now().Add(d)
+	for {
+		s.read()
+		left := time.Until(end)
+		if left <= 0 {
+			return true
+		}
+		if !sleepCtx(ctx, min(left, 10*time.Millisecond)) {
+			return false
+		}
+	}
+}
+
+// mean reads the published share once more and returns the mean since start.
+func (s *spillMean) mean() float64 {
+	s.read()
+	if span := s.last.Sub(s.start).Seconds(); span > 0 {
+		return s.sum / span
+	}
+	return s.share
+}
+
+// published is the share of the region's keys the plane's routes send out
+// of it now.
+func (s *spillMean) published() float64 {
+	rt, _ := s.c.Plane.Routes()
+	if rt.Failover == nil {
+		return 0
+	}
+	var out float64
+	for _, route := range rt.Failover.Out(s.region) {
+		out += route.Share
+	}
+	return min(max(out, 0), 1)
 }
 
 func firstErr(s Snapshot) string {
