@@ -14,9 +14,9 @@ import (
 var startTime = time.Now()
 
 // cmdInfo answers INFO with the sections tools read (server, clients, stats,
-// replication, keyspace: its header only, the gateway counts no keys) plus the gateway's
-// own: admission, batching, coalescing, tenants, and the backend shards'
-// health.
+// replication, keyspace: its header only, the gateway counts no keys) plus
+// the gateway's own: admission, batching, coalescing, tenants, and the
+// backend shards' health.
 func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 	// As Redis 7: every section named, or all of them for none, "all",
 	// "everything" or "default".
@@ -58,6 +58,25 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 		used := heapBytes()
 		section("Memory", fmt.Sprintf("used_memory:%d", used), "used_memory_human:"+humanBytes(used))
 	}
+	section("Stats", statsLines(s, srv)...)
+	// The gateway takes writes: to a client or a monitoring tool it is a
+	// master, with no replicas of its own (its shards' are behind it).
+	section("Replication", "role:master", "connected_slaves:0")
+	var tl []string
+	if all || want["tenants"] {
+		tl = tenantLines(g, s.tenant)
+	}
+	section("Tenants", tl...)
+	section("Backend", shardLines(g)...)
+	section("Keyspace")
+	return verbatim(b.String())
+}
+
+// statsLines are INFO's Stats section: Redis's counters the gateway keeps
+// and its own (batching, coalescing, admission), with the server's when
+// the session has one.
+func statsLines(s *session, srv *Server) []string {
+	g := s.g
 	bs := g.batches.Stats()
 	cs := g.flights.Stats()
 	ls := g.limiter.Stats()
@@ -85,19 +104,7 @@ func cmdInfo(_ context.Context, s *session, a [][]byte) any {
 			fmt.Sprintf("requests_too_large:%d", srv.tooLarge.Load()),
 			fmt.Sprintf("connection_panics:%d", srv.panics.Load()))
 	}
-	stats = append(stats, fmt.Sprintf("request_panics:%d", g.n.panics.Load())) // panics.go
-	section("Stats", stats...)
-	// The gateway takes writes: to a client or a monitoring tool it is a
-	// master, with no replicas of its own (its shards' are behind it).
-	section("Replication", "role:master", "connected_slaves:0")
-	var tl []string
-	if all || want["tenants"] {
-		tl = tenantLines(g, s.tenant)
-	}
-	section("Tenants", tl...)
-	section("Backend", shardLines(g)...)
-	section("Keyspace")
-	return verbatim(b.String())
+	return append(stats, fmt.Sprintf("request_panics:%d", g.n.panics.Load())) // panics.go
 }
 
 // processed is INFO's total_commands_processed: the commands processed
