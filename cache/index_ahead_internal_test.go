@@ -16,12 +16,13 @@ import (
 // entry for each writer that found its stripe's buffer full and waits for
 // the lock, however many writers that is.
 func TestIndexAheadOfCapacity(t *testing.T) {
-	const (
-		capacity = 4
-		writers  = 300 // more than addLen per stripe for 64 stripes
-	)
+	const capacity = 4
 	c, err := New[int, int](Config[int]{Capacity: capacity})
 	require.NoError(t, err)
+	// Twice as many writers as the stripes defer, however many stripes
+	// GOMAXPROCS gave the cache (16 to 64): a fixed 300 was fewer than the
+	// 512 that 64 stripes defer, and the test failed at GOMAXPROCS 8 and up.
+	writers := 2 * addLen * len(c.stripes)
 	c.mu.Lock() // a holder of the policy lock, descheduled
 	var wg sync.WaitGroup
 	for k := range writers {
