@@ -57,6 +57,12 @@ type Gateway struct {
 	ctlMu   sync.RWMutex // protects closing; a /control change holds it for reading (gateControl)
 	closing bool         // Close has begun: /control changes are refused
 
+	// The drain, run by the first Close; the others wait on a channel
+	// (durably blocked, as testing/synctest tells it, where a mutex is not).
+	closeBegun atomic.Bool
+	closeDone  chan struct{} // closed when the drain has ended
+	closeErr   error         // its result, set before closeDone closes
+
 	n       gatewayCounters
 	health  []shardHealth // per backend shard (health.go)
 	log     *slog.Logger
@@ -112,7 +118,7 @@ func newGateway(cfg Config, backend Backend, log *slog.Logger) (*Gateway, error)
 	}
 	g := &Gateway{cfg: cfg, backend: backend, shardOf: map[string]int{}, tenants: map[string]*tenant{}, workers: newWorkers(),
 		health: make([]shardHealth, backend.Shards()), shardFlights: make([]atomic.Int64, backend.Shards()),
-		replicaFlights: make([]atomic.Int64, backend.Shards()), log: log}
+		replicaFlights: make([]atomic.Int64, backend.Shards()), closeDone: make(chan struct{}), log: log}
 	if b, ok := asRedis(backend); ok {
 		b.log = log // its replicas' outages, logged as the shards' are (health.go)
 	}
@@ -455,7 +461,22 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, prio int, cost int64,
 // has returned when it returns.
 // From its start, /control changes are refused (gateControl); one being
 // applied finishes first.
+// Close may be called more than once, and concurrently: the gateway is
+// drained and its parts closed once (a second drain closed the worker pool
+// again and panicked), and every call waits for that drain and returns its
+// result.
 func (g *Gateway) Close() error {
+	if !g.closeBegun.CompareAndSwap(false, true) {
+		<-g.closeDone
+		return g.closeErr
+	}
+	defer close(g.closeDone)
+	g.closeErr = g.close()
+	return g.closeErr
+}
+
+// close is Close's drain, run once.
+func (g *Gateway) close() error {
 	g.ctlMu.Lock() // waits for a /control change being applied
 	g.closing = true
 	g.ctlMu.Unlock()

@@ -36,9 +36,6 @@ type Server struct {
 	wg     sync.WaitGroup // connection goroutines
 	nextID atomic.Uint64
 
-	closeOnce sync.Once // the Gateway's Close, by the first Shutdown
-	closeErr  error     // its result, set in closeOnce
-
 	accepted, refused, active, tooLarge, protoErrors, panics atomic.Int64
 	tlsFailures                                              atomic.Int64 // failed TLS handshakes (tlsRefused)
 	attackLogged                                             atomic.Int64 // httpRefused's last log, unix ns
@@ -203,8 +200,8 @@ func (s *Server) Serve(ln net.Listener) error {
 // when the connections are done are cut short and closed: Shutdown leaves
 // no refusal goroutine behind.
 // Shutdown may be called again, and concurrently: each call waits for the
-// connections as the first does, and the Gateway is closed once (closing it
-// twice panicked), every call returning the result of that one Close.
+// connections as the first does, and for the Gateway's one drain
+// ([Gateway.Close] closes it once), every call returning its result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
@@ -231,8 +228,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-done
 	}
 	s.cutRefusals()
-	s.closeOnce.Do(func() { s.closeErr = s.g.Close() })
-	return errors.Join(err, s.closeErr)
+	return errors.Join(err, s.g.Close())
 }
 
 // closeTransport closes c at once: under TLS, the connection beneath.
