@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -71,12 +72,24 @@ func newTracer(cfg Config) (*tracer, error) {
 	return &tracer{tp: tp, tr: tp.Tracer("github.com/tierkit/tierkit/examples/gateway")}, nil
 }
 
-// shutdown flushes the spans not yet exported.
+// tracerFlushTimeout bounds the flush of the spans not yet exported at
+// shutdown: an exporter stuck on its output (a pipe nobody reads) must not
+// hold Gateway.Close, and with it the drain, until run's hard timer.
+const tracerFlushTimeout = 2 * time.Second
+
+// shutdown flushes the spans not yet exported, for at most
+// tracerFlushTimeout; past it the spans left are dropped and the error says
+// so (errors.Is context.DeadlineExceeded).
 func (t *tracer) shutdown() error {
 	if t == nil {
 		return nil
 	}
-	return t.tp.Shutdown(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), tracerFlushTimeout)
+	defer cancel()
+	if err := t.tp.Shutdown(ctx); err != nil {
+		return fmt.Errorf("traces: flushing the spans at shutdown: %w", err)
+	}
+	return nil
 }
 
 // exportLogEvery is the least time between two log lines about failed
