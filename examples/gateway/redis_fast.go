@@ -153,8 +153,13 @@ func (f *fastShard) dropNamed(c rueidis.Client, err error) {
 // nameRefused reports whether err is an error reply that refuses CLIENT
 // (NOPERM, naming the command "client|setname", or "client" before Redis 7):
 // the data path sends no CLIENT command, so it is a connection's setup that
-// the shard refused, and the batch ran nothing.
+// the shard refused, and the batch ran nothing. A nil err returns before re
+// is declared: re escapes (errors.As takes its address), and declared first
+// it was allocated on every batch that dropNamed checks, answered or not.
 func nameRefused(err error) bool {
+	if err == nil {
+		return false
+	}
 	var re *rueidis.RedisError
 	return errors.As(err, &re) && setNameRefused(re) && strings.Contains(re.Error(), "'client")
 }
