@@ -422,7 +422,15 @@ func cmdGet(ctx context.Context, s *session, a [][]byte) any {
 	if s.solo { // not a pipeline's GET, which can run beside others of the session
 		rd = &s.hot
 	}
-	r := s.g.oneFrom(ctx, s.tenant, op{kind: opGet, key: string(a[1])}, rd)
+	// Without the caching tier the key lives no longer than the command (in
+	// a batch and a coalesced fetch): it shares the command's bytes
+	// (argString), as a plain run's GETs do. The tier's cache keeps the
+	// keys it fills: it gets a copy.
+	key := argString(a[1])
+	if s.g.cache != nil {
+		key = string(a[1])
+	}
+	r := s.g.oneFrom(ctx, s.tenant, op{kind: opGet, key: key}, rd)
 	if r.err != nil {
 		return errReply(r.err)
 	}
@@ -513,7 +521,10 @@ func checkSet(_ *Gateway, a [][]byte) (ca cmdArgs, bad respErr) {
 }
 
 func runSet(ctx context.Context, s *session, a [][]byte, ca cmdArgs) any {
-	o := op{kind: opSet, key: string(a[1]), value: a[2], nx: ca.nx, xx: ca.xx, ttl: ca.ttl}
+	// The key shares the command's bytes (argString), as the value does: it
+	// lives no longer than the command (memkv copies what it stores; the
+	// caching tier's invalidation keeps no key).
+	o := op{kind: opSet, key: argString(a[1]), value: a[2], nx: ca.nx, xx: ca.xx, ttl: ca.ttl}
 	r := s.g.one(ctx, s.tenant, o)
 	switch {
 	case r.err != nil:
