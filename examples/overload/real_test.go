@@ -12,8 +12,8 @@ import (
 	"github.com/tierkit/tierkit/internal/leak"
 )
 
-// TestRealModeShort runs the real mode for half a second of warm-up and half a
-// second measured at 2 ms of CPU per request (about 1,400 requests): in both
+// TestRealModeShort runs the real mode for half a second of warm-up and a
+// second and a half measured at 2 ms of CPU per request: in both
 // phases every offered request is admitted or shed, the calibration charges a
 // request at least its work, and every goroutine it started (the control loop, the
 // requests) is gone afterwards. It checks accounting and hygiene, not the
@@ -21,7 +21,12 @@ import (
 func TestRealModeShort(t *testing.T) {
 	leak.Check(t)
 	var trace stringsBuilder
-	r, err := runReal(realConfig{Duration: 500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond,
+	// The control loop records a period only between two of its 100 ms
+	// ticks that both fall inside the measured run: in half a second, a
+	// stall of the loop of about 300 ms left none (1 failure in a
+	// whole-module -race run on a machine other jobs held at a load average
+	// of 15-30); in 1.5 s it takes a stall of over a second.
+	r, err := runReal(realConfig{Duration: 1500 * time.Millisecond, Warmup: 500 * time.Millisecond, Work: 2 * time.Millisecond,
 		Recal: 300 * time.Millisecond, Trace: &trace})
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
