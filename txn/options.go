@@ -60,11 +60,11 @@ type Options struct {
 	// ranges first merge into fewer, wider ranges (a safe superset: more
 	// false conflicts, never a missed one); if that is not enough the
 	// operation fails with ErrTooLarge: it is refused, and the transaction
-	// stays usable (roll back, or commit what it holds). Apart from MaxWrites, there is no
-	// separate limit on the number of writes; the engine may refuse a
-	// request too large for it, and ErrTooLarge from Commit ends the
-	// transaction. Zero means 16 MiB; negative means no limit (MaxKeySize,
-	// MaxValueSize and MaxWrites still apply).
+	// stays usable (roll back, or commit what it holds). Apart from
+	// MaxWrites, there is no separate limit on the number of writes; the
+	// engine may refuse a request too large for it, and ErrTooLarge from
+	// Commit ends the transaction. Zero means 16 MiB; negative means no
+	// limit (MaxKeySize, MaxValueSize and MaxWrites still apply).
 	MemoryBudget int
 	// IdempotencyKey, if non-empty, is sent with the commit: the engine
 	// applies at most one commit with it, which makes retrying a commit of

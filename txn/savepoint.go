@@ -44,9 +44,8 @@ func (tx *Tx) open(sp Savepoint) bool {
 // MemoryBudget until the transaction ends; the entries of the new keys
 // undone, the undone range deletes and write-conflict ranges (copies of
 // their own) and the undo records kept for overwrites and range deletes
-// since sp are refunded. It returns
-// ErrNoSavepoint, and changes nothing, if sp was released or rolled past or
-// is another transaction's.
+// since sp are refunded. It returns ErrNoSavepoint, and changes nothing, if
+// sp was released or rolled past or is another transaction's.
 func (tx *Tx) RollbackTo(sp Savepoint) error {
 	if err := tx.checkOp(); err != nil {
 		return err
