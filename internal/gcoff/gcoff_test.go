@@ -1,6 +1,7 @@
 package gcoff_test
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -37,4 +38,14 @@ func TestWithLimitRestores(t *testing.T) {
 	})
 	assert.Equal(t, int64(3<<30), debug.SetMemoryLimit(-1), "the limit is restored when the test ends")
 	assert.Equal(t, 77, gcPercent(), "GOGC is restored")
+}
+
+// TestHeldBytesCountsLiveData: HeldBytes counts the data kept alive across a
+// collection, and never exceeds the memory mapped.
+func TestHeldBytesCountsLiveData(t *testing.T) {
+	data := make([]byte, 32<<20)
+	runtime.GC()
+	assert.GreaterOrEqual(t, gcoff.HeldBytes(), uint64(len(data)))
+	assert.LessOrEqual(t, gcoff.HeldBytes(), gcoff.MappedBytes())
+	runtime.KeepAlive(data)
 }
