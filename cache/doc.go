@@ -477,6 +477,13 @@
 //     evicting, 0.99x at 75% reads evicting (level: faster in 5 of 8
 //     rounds, in three of the four that read 450-534 ns between the
 //     cores); golang-lru 1.43-4.96x (slower in every round).
+//   - Sixty-first session (run AN, an AMD EPYC family 25 model 17 host at
+//     about 100 ns between the cores in most readings,
+//     bench/cache/throughput_host61.txt): otter 1.48x and 1.63x this
+//     package's time at 100% and 75% reads cached, 1.34x at 100% reads
+//     evicting, 1.17x at 75% reads evicting (slower in every round in all
+//     four); golang-lru 1.55-5.19x, but faster at 75% reads evicting in 2
+//     of the 3 rounds that read about 500 ns between the cores.
 //
 // # Stats
 //
