@@ -197,19 +197,35 @@ func placeNew(cfg Config, v *view, ds []Decision) {
 		cores[i] = h.Cores
 	}
 	mc := median(cores)
-	var wpc []float64
+	var wpc, logWpc []float64
+	finite := true
 	for i, h := range v.hosts {
 		if h.Weight > 0 && !h.New {
-			wpc = append(wpc, ds[i].New/(h.Cores/mc))
+			x := ds[i].New / (h.Cores / mc)
+			finite = finite && x > 0 && !math.IsInf(x, 1)
+			wpc = append(wpc, x)
+			logWpc = append(logWpc, math.Log(ds[i].New)-math.Log(h.Cores))
 		}
 	}
 	per := cfg.TargetMedian
 	if len(wpc) > 0 {
 		per = median(wpc)
 	}
+	// Cores spanning more than the float64 range leave a host's cores over the
+	// median 0 or +Inf: its weight per core read +Inf or 0 (or NaN), and a new
+	// host's 0 x +Inf was published as a NaN weight. The figures are then taken
+	// in logs, per raw core, where each is finite or an infinity of one sign.
+	perLog := math.NaN()
+	if !finite {
+		perLog = logMedian(logWpc)
+	}
 	for i, h := range v.hosts {
 		if needsCapacity(h) {
-			ds[i].New = h.Cores / mc * per * cfg.NewHostFactor
+			if finite {
+				ds[i].New = h.Cores / mc * per * cfg.NewHostFactor
+			} else {
+				ds[i].New = math.Exp(math.Log(h.Cores)+perLog) * cfg.NewHostFactor
+			}
 			ds[i].Reason = ReasonCapacity
 		}
 	}

@@ -77,7 +77,9 @@ func logMedian(ls []float64) float64 {
 	s := slices.Clone(ls)
 	slices.Sort(s)
 	m := len(s) / 2
-	if len(s)%2 == 1 {
+	if len(s)%2 == 1 || s[m-1] == s[m] {
+		// equal middle values are their mean, also when both are the same
+		// infinity (the log of a weight 0 or +Inf), whose difference is NaN
 		return s[m]
 	}
 	return s[m] + math.Log((1+math.Exp(s[m-1]-s[m]))/2)
