@@ -7,8 +7,10 @@
 // no CPU time).
 //
 // [ReportThread] counts the calling thread's CPU clock, for single-goroutine benchmarks
-// (bench/aimd, shed, hashring); [ReportProcess] counts the whole
-// process's, for RunParallel benchmarks and peers with goroutines of their own. [Thread]
+// that allocate nothing (bench/hashring's serial lookups); [ReportProcess] counts the
+// whole process's, for RunParallel benchmarks, peers with goroutines of their own, and
+// ops that allocate, whose garbage the GC marks on other threads (bench/aimd and shed,
+// whose go-concurrency-limits peers allocate on every decision). [Thread]
 // and [Process] read the clocks. It is internal: measuring plumbing shared by the bench
 // module's packages, not API.
 //
