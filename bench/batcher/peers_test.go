@@ -182,10 +182,15 @@ func BenchmarkBatch(b *testing.B) {
 
 // TestPeersAnswer checks, under the race detector in CI, that every
 // implementation of the benchmark answers every caller correctly and batches.
-// Natural batching is the exception with one P: a caller whose batch goes at
-// once runs its flush (which never blocks here) on its own goroutine, so no
-// other caller runs while it is in flight and every batch holds one item, as
-// natural batching means it to (at -cpu 1 the check failed every time).
+// Natural batching is the exception: a caller whose batch goes at once runs
+// its flush (which never blocks here) on its own goroutine, so callers share
+// a batch only when another runs on another core while a flush is in flight.
+// With one P none does, and every batch holds one item, as natural batching
+// means it to (at -cpu 1 the check failed every time); with two Ps on a VM
+// whose other core is busy elsewhere the same happens now and then (1 run in
+// 40, and 4 in 10 with the process held to one core by taskset). Its batching
+// is tested where the timing is explicit, in the batcher package
+// (TestNaturalGathersWhileInFlight, TestNaturalFullBatchWhileInFlight).
 func TestPeersAnswer(t *testing.T) {
 	for _, im := range impls {
 		t.Run(im.name, func(t *testing.T) {
@@ -205,7 +210,7 @@ func TestPeersAnswer(t *testing.T) {
 			}
 			wg.Wait()
 			require.Zero(t, bad.Load(), "wrong answers")
-			if im.name == "tierkit-natural" && runtime.GOMAXPROCS(0) == 1 {
+			if im.name == "tierkit-natural" {
 				require.LessOrEqual(t, batches.Load(), int64(callers*20), "more batches than items")
 				return
 			}
