@@ -151,17 +151,21 @@
 //
 // # Cost
 //
-// Measured on 2 cores (AMD EPYC, Go 1.26) shared with other builds, as CPU time
-// of the benchmark's thread per op, all implementations in the same run
-// (bench/aimd/README.md):
+// Measured on 2 cores (AMD EPYC, Go 1.26), as CPU time per op, all
+// implementations in the same run (bench/aimd/README.md):
 //
 //	cd bench && go test -run '^$' -bench . -count 10 -benchtime 300ms ./aimd/
 //
-// In the forty-third session's run (raw output in bench/aimd/peers_host43.txt),
-// TryAcquire plus done costs 88 ns with a concurrency limit and 96 ns with the
-// token bucket too, and allocates nothing; golang.org/x/time/rate's Allow costs
-// 91 ns and go-concurrency-limits' AIMD and Gradient2 limiters 251 and 246 ns
-// (3 allocations). A rejection costs 71 ns (go-concurrency-limits: 56 ns, it
+// In the sixty-first session's run (raw output in bench/aimd/peers_host61.txt,
+// the process's CPU per op), TryAcquire plus done costs 62 ns with a
+// concurrency limit and 75 ns with the token bucket too, and allocates
+// nothing; golang.org/x/time/rate's Allow costs 87 ns and
+// go-concurrency-limits' AIMD and Gradient2 limiters 208 and 209 ns (3
+// allocations). A rejection costs 59 ns (go-concurrency-limits: 38 ns, it
 // reads no clock; [Limiter.TryAcquireAt] takes a time the caller already
-// read). The pure Update costs 8 ns (go-concurrency-limits' OnSample: 30 ns).
+// read). The pure Update costs 7 ns (go-concurrency-limits' OnSample: 14 ns).
+// The forty-third session's run, on the thread's clock, which left out the
+// GC's work on go-concurrency-limits' garbage (bench/aimd/peers_host43.txt):
+// 88, 96, 91, 251 and 246 ns; rejection 71 ns against 56; Update 8 ns
+// against 30.
 package aimd
