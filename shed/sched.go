@@ -20,7 +20,8 @@ import (
 // level and the deadlines of the requests queued before a step back run out
 // only once the clock is back past the times they were set for, so a step
 // back of an hour holds them for that hour. Pass a monotonic clock (as
-// time.Now's reading is, which the Shedder uses).
+// time.Now's reading is; the Shedder passes its first reading plus the
+// monotonic time since).
 //
 // # Drain order
 //

@@ -90,7 +90,7 @@ func New(cfg Config) (*Shedder, error) {
 // request or on a fast timer.
 func (s *Shedder) SetConfig(cfg Config) error {
 	s.mu.Lock()
-	now := time.Now()
+	now := s.nowLocked()
 	// A changed OverShareWindow restarts the share window at the latest
 	// time seen: now, not the coarse clock of the fast path.
 	s.sched.observe(s.sched.at(now))
@@ -106,7 +106,7 @@ func (s *Shedder) SetConfig(cfg Config) error {
 	// The time again: the walk of the tenants above takes about 2 ms at
 	// 100,000 of them (and Limit is the caller's code), and a request whose
 	// deadline passed meanwhile must be shed, not admitted late.
-	now = time.Now()
+	now = s.nowLocked()
 	var buf [readyLen]*waiter
 	ready := buf[:0]
 	if cut {
@@ -169,7 +169,7 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 		s.mu.Unlock()
 		return tk.release, nil
 	}
-	w, h, held, err := s.enqueueLocked(ctx, tenant, priority, cost)
+	w, h, held, err := s.enqueueLocked(ctx, tenant, priority, cost, s.sinceLocked())
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +195,8 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 // underneath it, and a dispatch runs with no more than Acquire's below it.
 //
 //go:noinline
-func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64) (w *waiter, h Handle[*waiter], held bool, err error) {
-	now := time.Now()
+func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64, since time.Duration) (w *waiter, h Handle[*waiter], held bool, err error) {
+	now := s.clockAt(since)
 	if s.closed {
 		s.sched.Refuse(now, tenant, priority, ReasonClosed)
 		s.mu.Unlock()
@@ -301,7 +301,7 @@ func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter]) (func(
 //go:noinline
 func (s *Shedder) cancel(h Handle[*waiter]) bool {
 	s.mu.Lock()
-	now := time.Now()
+	now := s.nowLocked()
 	if !s.sched.Remove(now, h, 0) {
 		s.mu.Unlock()
 		return false
@@ -337,7 +337,7 @@ func (s *Shedder) sweepDeadlines() {
 	s.mu.Lock()
 	s.sweepAt = time.Time{}
 	if !s.closed {
-		now := time.Now()
+		now := s.nowLocked()
 		// A request is late once now passes its deadline; the timer fires at
 		// the deadline itself.
 		next, ok := s.sched.expire(s.sched.at(now)+1, expired)
@@ -374,7 +374,7 @@ func (s *Shedder) TryAcquire(tenant string, priority int, cost int64) (release f
 	if s.closed {
 		r = ReasonClosed
 	}
-	s.sched.Refuse(time.Now(), tenant, priority, r)
+	s.sched.Refuse(s.nowLocked(), tenant, priority, r)
 	s.mu.Unlock()
 	return nil, ErrorFor(r)
 }
@@ -391,7 +391,7 @@ func (s *Shedder) fastLocked(tenant string, priority int, cost int64) *ticket {
 		return nil
 	}
 	if s.fast++; s.fast%clockEvery == 0 {
-		s.sched.observe(s.sched.at(time.Now()))
+		s.sched.observe(s.sched.at(s.nowLocked()))
 	}
 	s.sched.admit(tenant, priority, cost)
 	return s.ticketLocked(cost)
@@ -464,7 +464,7 @@ func (s *Shedder) release(tk *ticket) {
 	// second call of this release (before any other admission) released
 	// that waiter's capacity. If Limit panics, tk is left to the GC.
 	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(time.Now(), s.limitLocked(), buf[:0])
+	ready := s.dispatchLocked(s.nowLocked(), s.limitLocked(), buf[:0])
 	s.freeTicketLocked(tk)
 	s.mu.Unlock()
 	notify(ready)
@@ -525,7 +525,7 @@ func (s *Shedder) Config() Config {
 func (s *Shedder) Kick() {
 	var buf [readyLen]*waiter
 	s.mu.Lock()
-	ready := s.dispatchLocked(time.Now(), s.limitLocked(), buf[:0])
+	ready := s.dispatchLocked(s.nowLocked(), s.limitLocked(), buf[:0])
 	s.mu.Unlock()
 	notify(ready)
 }
@@ -544,7 +544,7 @@ func (s *Shedder) Close() {
 	for s.sched.queued > 0 {
 		// Shed the queued requests one at a time, counted with ReasonClosed
 		// (not admitted).
-		w, _, ok := s.sched.popClosed(time.Now())
+		w, _, ok := s.sched.popClosed(s.nowLocked())
 		if !ok {
 			break
 		}
