@@ -281,6 +281,9 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 	if err != nil {
 		return setupOutcome(err, out[:len(ops)])
 	}
+	if len(ops) == 1 && !(ttl && ops[0].kind == opGet) {
+		return f.single(ctx, c, ops[0], out)
+	}
 	cmds := make(rueidis.Commands, 0, len(ops))
 	var at []int // at[i]: the index in cmds of op i's command; its PTTL follows a GET with ttl
 	if ttl || slices.ContainsFunc(ops, func(o op) bool { return o.joint }) {
@@ -298,20 +301,9 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 			i = j - 1
 			continue
 		}
-		switch o := ops[i]; o.kind {
-		case opGet:
-			cmds = append(cmds, c.B().Get().Key(o.key).Build())
-			if ttl {
-				cmds = append(cmds, c.B().Pttl().Key(o.key).Build())
-			}
-		case opExists:
-			cmds = append(cmds, c.B().Exists().Key(o.key).Build())
-		case opDel:
-			cmds = append(cmds, c.B().Del().Key(o.key).Build())
-		case opIncr:
-			cmds = append(cmds, c.B().Incrby().Key(o.key).Increment(o.delta).Build())
-		case opSet:
-			cmds = append(cmds, setCommand(c, o))
+		cmds = append(cmds, opCommand(c, ops[i]))
+		if ttl && ops[i].kind == opGet {
+			cmds = append(cmds, c.B().Pttl().Key(ops[i].key).Build())
 		}
 	}
 	now := time.Now() // before the call: the cached expiry is never late
@@ -350,6 +342,39 @@ func (f *fastShard) pipeline(ctx context.Context, ops []op, out []opResult, ttl 
 		}
 	}
 	return nil
+}
+
+// single is pipeline of one op that is one command (a GET without its
+// PTTL): sent with Do, the batch allocates neither the slice of commands
+// nor rueidis's slice of results, which DoMulti makes for every call (its
+// pool of them is never given back). At pipeline 1 most batches that are
+// not all GETs hold a single op. rueidis sends one command with Do as it
+// does with DoMulti: over the same connection, without retries.
+func (f *fastShard) single(ctx context.Context, c rueidis.Client, o op, out []opResult) error {
+	r := c.Do(ctx, opCommand(c, o))
+	err := r.Error()
+	f.dropNamed(c, err) // a refused setup fails the command
+	if err != nil && !rueidis.IsRedisNil(err) && !isRueidisReplyErr(err) {
+		return err // the shard is unreachable: the batch fails
+	}
+	out[0] = fastResult(o.kind, r)
+	return nil
+}
+
+// opCommand is the command of an op that is not part of a joint run.
+func opCommand(c rueidis.Client, o op) rueidis.Completed {
+	switch o.kind {
+	case opExists:
+		return c.B().Exists().Key(o.key).Build()
+	case opDel:
+		return c.B().Del().Key(o.key).Build()
+	case opIncr:
+		return c.B().Incrby().Key(o.key).Increment(o.delta).Build()
+	case opSet:
+		return setCommand(c, o)
+	default: // opGet
+		return c.B().Get().Key(o.key).Build()
+	}
 }
 
 // pttlExpiry is ttlExpiry of a PTTL reply (an unreadable reply: expire at
