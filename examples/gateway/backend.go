@@ -331,7 +331,10 @@ func (b *memkvBackend) read(ctx context.Context, s *memkv.Store, rv uint64, key 
 // write applies one write op as an optimistic transaction: read the key, decide,
 // commit with the key in the read set; retry on conflict.
 func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time.Time) opResult {
-	k := []byte(o.key)
+	w := writeReqs.Get().(*writeReq)
+	defer w.put()
+	w.key = append(w.key[:0], o.key...)
+	k := w.key
 	for attempt := 0; ; attempt++ {
 		rv := s.ReadVersion()
 		raw, ok, err := s.Get(ctx, rv, k)
@@ -354,7 +357,8 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 			if (o.nx && ok) || (o.xx && !ok) {
 				return opResult{}
 			}
-			newVal, res.found = encodeValue(o.value, expiryAt(now, o.ttl)), true
+			w.val = appendValue(w.val[:0], o.value, expiryAt(now, o.ttl))
+			newVal, res.found = w.val, true
 		case opDel:
 			// An expired value counts as absent but is deleted too, as
 			// Redis deletes an expired key a command touches: kept, it
@@ -383,7 +387,9 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 		if !write {
 			return res
 		}
-		_, err = s.Commit(ctx, &memkv.CommitRequest{ReadVersion: rv, ReadKeys: [][]byte{k}, Sets: [][]byte{k, newVal}})
+		w.read[0], w.sets[0], w.sets[1] = k, k, newVal
+		w.req = memkv.CommitRequest{ReadVersion: rv, ReadKeys: w.read[:], Sets: w.sets[:]}
+		_, err = s.Commit(ctx, &w.req)
 		if err == nil {
 			return res
 		}
@@ -391,6 +397,33 @@ func (b *memkvBackend) write(ctx context.Context, s *memkv.Store, o op, now time
 			return opResult{err: err}
 		}
 	}
+}
+
+// writeReq is the commit request of one write (memkvBackend.write), with
+// room for its key, its encoded value and its two slices: pooled, since the
+// store keeps no reference to a request or its slices once Commit returns
+// (it copies the keys and values it keeps), so a write allocates none of
+// them.
+type writeReq struct {
+	req      memkv.CommitRequest
+	read     [1][]byte
+	sets     [2][]byte
+	key, val []byte
+}
+
+var writeReqs = sync.Pool{New: func() any { return new(writeReq) }}
+
+// maxPooledWrite bounds the key and value room a pooled writeReq keeps: one
+// large SET does not pin its size in the pool.
+const maxPooledWrite = 64 << 10
+
+// put drops w's references to the write's bytes and returns it to the pool.
+func (w *writeReq) put() {
+	if cap(w.key)+cap(w.val) > maxPooledWrite {
+		return
+	}
+	w.req, w.read, w.sets = memkv.CommitRequest{}, [1][]byte{}, [2][]byte{}
+	writeReqs.Put(w)
 }
 
 // retryable reports whether a write that failed with err runs again at a
@@ -401,10 +434,13 @@ func retryable(err error) bool {
 }
 
 func encodeValue(v []byte, expireAt int64) []byte {
-	out := make([]byte, 8+len(v))
-	binary.BigEndian.PutUint64(out, uint64(expireAt))
-	copy(out[8:], v)
-	return out
+	return appendValue(make([]byte, 0, 8+len(v)), v, expireAt)
+}
+
+// appendValue appends v with its expiry header (encodeValue) to dst.
+func appendValue(dst, v []byte, expireAt int64) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(expireAt))
+	return append(dst, v...)
 }
 
 // decodeValue strips the expiry header; it reports false for an expired value.
