@@ -165,17 +165,18 @@
 // is deferred and applied 64 at a time, so that the processor overlaps their
 // cache misses instead of taking them one after the other; every reader
 // (stats, a queued request, a config change) applies what is pending first.
-// Shedding a flooding tenant's request (bucket
-// full) allocates nothing. Against peers in the same run (bench/shed, raw
-// output in bench/shed/peers_host61.txt, the process's CPU per decision): an
-// admission costs 0.37x the CPU of a per-tenant golang.org/x/time/rate Allow
-// and 0.14-0.15x that of go-concurrency-limits' per-tenant partitions; a
-// rejection 0.95x rate's and 1.30x go-concurrency-limits', which refuses
-// without reading the clock (half of a rejection here was time.Now, since
-// replaced by one read of the monotonic clock: 0.84x the CPU in
-// bench/shed/clock_since_abba.txt). On the
-// forty-third session's host (peers_host43.txt, the thread's clock) 0.51x,
-// 0.12-0.13x, and a rejection level with both (1.08x and 0.99x).
+// Shedding a flooding tenant's request (bucket full) allocates nothing.
+// Against peers in the same run (bench/shed, raw output in
+// bench/shed/peers_host61_since.txt, the process's CPU per decision): an
+// admission costs 0.35x the CPU of a per-tenant golang.org/x/time/rate Allow
+// and 0.16-0.17x that of go-concurrency-limits' per-tenant partitions; a
+// rejection 0.74x rate's and 0.90x go-concurrency-limits', which refuses
+// without reading the clock. Before the slow paths read one monotonic clock
+// instead of time.Now (0.84x the CPU of a rejection,
+// bench/shed/clock_since_abba.txt), the same host's run read 0.95x and
+// 1.30x (bench/shed/peers_host61.txt). On the forty-third session's host
+// (peers_host43.txt, the thread's clock) 0.51x, 0.12-0.13x, and a rejection
+// level with both (1.08x and 0.99x).
 //
 // In the overload experiment (examples/overload: 1,344 normal tenants at 75%
 // of capacity, 6 noisy at 10% each), no normal tenant sees a rejection and
