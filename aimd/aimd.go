@@ -179,7 +179,21 @@ func (l *Limiter) Limit() int { return int(l.limitNow.Load()) }
 // acts on the Signal). done is shared by all admissions (calling it twice
 // releases twice), which is what lets admission allocate nothing.
 func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
-	return l.TryAcquireAt(time.Now())
+	return l.TryAcquireAt(l.now())
+}
+
+// now reads the clock as the epoch plus the time since it: the same offset
+// from the epoch as time.Now's, from one read of the monotonic clock where
+// time.Now reads the wall clock too (48 ns against 26 on a VM of the
+// sixty-first session; a rejection is little more than the read). The wall
+// clock of such a time is the epoch's plus the monotonic time since; the
+// Limiter reads only offsets and differences, which follow the monotonic
+// clock. An epoch without a monotonic reading (an explicit time far from
+// the old one became it) gives the wall clock's time, as time.Now's
+// difference from it did.
+func (l *Limiter) now() time.Time {
+	ep := *l.epoch.Load()
+	return ep.Add(time.Since(ep))
 }
 
 // TryAcquireAt is TryAcquire at a time the caller already read (a server that
@@ -212,7 +226,7 @@ func (l *Limiter) TryAcquireAt(now time.Time) (done func(ok bool), err error) {
 // in, or, if ctx ends first, as a rejection by the cause of its last refusal.
 func (l *Limiter) Acquire(ctx context.Context) (done func(ok bool), err error) {
 	for {
-		now := time.Now()
+		now := l.now()
 		l.maybeStep(now)
 		l.mu.Lock()
 		var refused *int64
