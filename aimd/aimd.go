@@ -184,8 +184,9 @@ func (l *Limiter) TryAcquire() (done func(ok bool), err error) {
 
 // now reads the clock as the epoch plus the time since it: the same offset
 // from the epoch as time.Now's, from one read of the monotonic clock where
-// time.Now reads the wall clock too (48 ns against 26 on a VM of the
-// sixty-first session; a rejection is little more than the read). The wall
+// time.Now reads the wall clock too (49 ns against 26.5 on a VM of the
+// sixty-first session, bench/shed/clock_read61.txt; a rejection is little
+// more than the read). The wall
 // clock of such a time is the epoch's plus the monotonic time since; the
 // Limiter reads only offsets and differences, which follow the monotonic
 // clock. An epoch without a monotonic reading (an explicit time far from
