@@ -197,14 +197,13 @@ func placeNew(cfg Config, v *view, ds []Decision) {
 		cores[i] = h.Cores
 	}
 	mc := median(cores)
-	var wpc, logWpc []float64
+	var wpc []float64
 	finite := true
 	for i, h := range v.hosts {
 		if h.Weight > 0 && !h.New {
 			x := ds[i].New / (h.Cores / mc)
 			finite = finite && x > 0 && !math.IsInf(x, 1)
 			wpc = append(wpc, x)
-			logWpc = append(logWpc, math.Log(ds[i].New)-math.Log(h.Cores))
 		}
 	}
 	per := cfg.TargetMedian
@@ -217,6 +216,12 @@ func placeNew(cfg Config, v *view, ds []Decision) {
 	// in logs, per raw core, where each is finite or an infinity of one sign.
 	perLog := math.NaN()
 	if !finite {
+		var logWpc []float64
+		for i, h := range v.hosts {
+			if h.Weight > 0 && !h.New {
+				logWpc = append(logWpc, math.Log(ds[i].New)-math.Log(h.Cores))
+			}
+		}
 		perLog = logMedian(logWpc)
 	}
 	for i, h := range v.hosts {
