@@ -98,6 +98,15 @@
 // is therefore never served after its deadline, and is shed at its deadline,
 // which is never earlier than that of the request ahead of it in its bucket
 // (a request queued behind a later deadline waits as long as that one).
+// [Shedder.SetConfig] holds the lock too, and visits only the tenants whose
+// state may change: those whose weight changes, those ever marked over their
+// share when OverShareWindow shrinks, and those with requests queued when a
+// deadline is lowered. With 1,350 and 100,000 idle tenants kept it takes 176
+// and 170 ns of CPU for an unchanged Config and 720 and 622 ns for one that
+// changes a weight, the window and the queue deadline, where the walk over
+// every kept tenant that it replaced took 6.0 µs and 2.6 ms, 17 µs and 11.7
+// ms, with the fast path level in the same runs (medians of the thread's CPU,
+// shed/setconfig_abba62.txt).
 // The decision core, [Scheduler], is a plain single-threaded value that takes now
 // explicitly, so policies can be tested and simulated on a virtual clock
 // (examples/overload runs it for 1,350 tenants); that clock should not step

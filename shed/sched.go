@@ -143,6 +143,9 @@ type Scheduler[T any] struct {
 	// tenants marked over their share, from under it: on a shed, on the level
 	overByShed, overByLevel int64
 	gen                     uint64
+	// marked holds the kept tenants that markOver ever marked (each once),
+	// the only ones a SetConfig that shortens OverShareWindow must visit.
+	marked []*tenantState[T]
 
 	wheel      [wheelSlots]*node[T] // queued requests by deadline (wheel.go)
 	swept      int64                // the wheel slot the last sweep reached
@@ -198,6 +201,7 @@ type tenantState[T any] struct {
 	inTurn    bool  // the quantum of the current visit was added
 	visiting  bool  // the tenant reached the head of its list at visitAt
 	list      uint8 // which drain list holds the tenant: notListed, inFresh, inOld
+	marked    int32 // 1 + its index in the Scheduler's marked, 0 if not there
 	// links of the drain list
 	rnext, rprev *tenantState[T]
 	// inline holds the buckets when there are at most two priorities, so that
@@ -226,78 +230,6 @@ func NewScheduler[T any](cfg Config) (*Scheduler[T], error) {
 // SetConfig got it (zero fields stay zero: they mean the defaults; Weights is
 // a copy), so that a knob can change one field: copy, set, SetConfig.
 func (s *Scheduler[T]) Config() Config { return s.given.clone() }
-
-// SetConfig validates cfg and applies it, or returns an error wrapping
-// [ErrInvalidConfig] and changes nothing. A lowered QueueDeadline or
-// StandingDeadline applies to queued requests too: each one's deadline is cut
-// to its enqueue time plus the new deadline of its kind (StandingDeadline if
-// it joined a standing queue), but never before that of the request ahead of
-// it in its bucket, so that deadlines still never decrease along a bucket; the
-// requests now past their deadlines are shed (ReasonQueueDeadline) by the
-// next [Scheduler.Expire], or when Pop meets them. A raised deadline applies
-// to arrivals only: it never extends a queued request's.
-// Tenant weights change immediately; bucket bounds apply to the next Push; a
-// lower MaxTenants reclaims the tenants beyond it (see [Config.MaxTenants]); a
-// lower OverShareWindow shortens the over-share marks already made, and a
-// changed one keeps the share level's rate and restarts the share window at
-// the latest time the Scheduler was given (see [Config.OverShareWindow]).
-func (s *Scheduler[T]) SetConfig(cfg Config) error {
-	_, err := s.setConfig(cfg)
-	return err
-}
-
-// setConfig is SetConfig; cut reports that a deadline was lowered with
-// requests queued, whose deadlines may now have passed.
-func (s *Scheduler[T]) setConfig(cfg Config) (cut bool, err error) {
-	c, err := cfg.validate()
-	if err != nil {
-		return false, err
-	}
-	s.settle()
-	cut = s.queued > 0 && (c.queueDeadline < s.cfg.queueDeadline || c.standingDeadline < s.cfg.standingDeadline)
-	shorter := c.overShareWindow < s.cfg.overShareWindow
-	s.rescale(c.overShareWindow)
-	s.cfg = c
-	s.given = cfg.clone()
-	s.evictOver(c.maxTenants, len(s.tenants.slots))
-	for i := range s.tenants.slots {
-		if sl := &s.tenants.slots[i]; sl.h != 0 {
-			sl.t.weight = c.weight(sl.key())
-			if shorter {
-				// Over its share for the new window from its last mark:
-				// a tenant shed long ago is not held back for the rest
-				// of the old one. (A longer window extends no mark.)
-				sl.t.overUntil = min(sl.t.overUntil, satAdd(sl.t.overAt, c.overShareWindow))
-			}
-			if cut && sl.t.queued > 0 {
-				s.cutDeadlines(sl.t)
-			}
-		}
-	}
-	return cut, nil
-}
-
-// cutDeadlines lowers the deadline of each of t's queued requests to its
-// enqueue time plus the deadline in force for it, if that is earlier, but not
-// below the deadline of the request ahead of it: deadlines still never
-// decrease along a bucket, and none is extended.
-func (s *Scheduler[T]) cutDeadlines(t *tenantState[T]) {
-	for p := range t.buckets {
-		ahead := int64(math.MinInt64)
-		for n := t.buckets[p].head; n != nil; n = n.next {
-			d := s.cfg.queueDeadline
-			if n.standing {
-				d = s.cfg.standingDeadline
-			}
-			if dl := max(min(n.dl, satAdd(n.enq, d)), ahead); dl != n.dl {
-				s.wheelUnlink(n)
-				n.dl = dl
-				s.wheelLink(n) // a slot a sweep has passed: the next one goes back to it
-			}
-			ahead = n.dl
-		}
-	}
-}
 
 // Queued returns the number of requests waiting.
 func (s *Scheduler[T]) Queued() int { return s.queued }
@@ -517,6 +449,10 @@ func (s *Scheduler[T]) markOver(t *tenantState[T], at int64, byLevel bool) {
 		}
 	}
 	t.overUntil, t.overAt = satAdd(at, s.cfg.overShareWindow), at
+	if t.marked == 0 {
+		s.marked = append(s.marked, t)
+		t.marked = int32(len(s.marked))
+	}
 }
 
 // over reports whether t had a request shed within OverShareWindow before at.
