@@ -331,7 +331,8 @@ func (s *Shedder) armLocked(at time.Time) {
 // sweepDeadlines sheds the expired requests at the heads of the buckets and
 // re-arms the sweep for the earliest deadline left.
 func (s *Shedder) sweepDeadlines() {
-	var ready []*waiter
+	var buf [readyLen]*waiter // on the stack: appends from nil allocated under the lock
+	ready := buf[:0]
 	expired := func(w *waiter) {
 		w.err = errQueueDeadline
 		ready = append(ready, w)
