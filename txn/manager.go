@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,10 +111,15 @@ type held struct {
 }
 
 // NewManager returns a manager of transactions on eng, or an error wrapping
-// [ErrInvalidConfig] if eng is nil or cfg is invalid.
+// [ErrInvalidConfig] if eng is nil (or holds a nil pointer, map, slice, func
+// or channel) or cfg is invalid.
 func NewManager(eng Engine, cfg ManagerConfig) (*Manager, error) {
-	if eng == nil { // every Begin would panic, far from the mistake
+	// Every Begin would panic, far from the mistake.
+	if eng == nil {
 		return nil, invalid("nil Engine")
+	}
+	if isNil(eng) { // a *Store variable never assigned
+		return nil, invalid("nil Engine (a nil %T)", eng)
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -339,4 +345,13 @@ func (m *Manager) done(h *held, tx *Tx) {
 	if tx.commitErr != nil {
 		m.countCommitError(tx.commitErr)
 	}
+}
+
+// isNil reports whether v holds a nil pointer, map, slice, func or channel.
+func isNil(v any) bool {
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return r.IsNil()
+	}
+	return false
 }
