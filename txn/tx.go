@@ -175,7 +175,8 @@ func (tx *Tx) Isolation() Isolation { return tx.opt.Isolation }
 // CommitVersion returns the version the transaction committed at, or 0.
 func (tx *Tx) CommitVersion() uint64 { return tx.cv }
 
-// MemoryUsed returns the bytes accounted against the memory budgets.
+// MemoryUsed returns the bytes accounted against the memory budgets: 0 once
+// the transaction has ended (its buffers are released).
 func (tx *Tx) MemoryUsed() int { return tx.mem }
 
 // ReadSetMerges returns how many times the budget forced the read set to
@@ -515,6 +516,7 @@ func (tx *Tx) finish(s state) {
 	if tx.acct != nil {
 		tx.acct.add(-tx.mem)
 	}
+	tx.mem = 0
 	if tx.onDone != nil {
 		tx.onDone(tx)
 	}
