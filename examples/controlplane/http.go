@@ -51,7 +51,8 @@ const maxBody = 1 << 20
 // ticks do not count), the change is refused with 412 and {"error": message,
 // "change_tag": the current tag}, and nothing changes. The check and the
 // change are one step: of several changes based on one tag, one applies.
-// Without If-Match a change applies unconditionally. The dashboard sends the
+// Without If-Match a change applies unconditionally; an If-Match without a
+// value names no tag and is refused with 412. The dashboard sends the
 // tag of the state it shows.
 //
 // Every error, the router's included, answers {"error": message} with 400 (bad

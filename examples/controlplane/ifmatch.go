@@ -21,13 +21,28 @@ type staleError struct {
 }
 
 func (e *staleError) Error() string {
+	if e.ifMatch == emptyIfMatch {
+		return "controlplane: If-Match names no change tag (an empty list): the change tag is now " +
+			e.current + " (read the state and send its tag, or no If-Match for an unconditional change)"
+	}
 	return fmt.Sprintf("controlplane: If-Match %s is stale: the change tag is now %s "+
 		"(the plane changed since; read the state again and redo the change)", e.ifMatch, e.current)
 }
 
-// ifMatch returns r's If-Match header, its lines joined; "" for none.
+// emptyIfMatch is ifMatch's answer for an If-Match field with no value: an
+// empty list, which names no tag and so matches none (RFC 9110 13.1.1). It is
+// not "no If-Match": the client meant to condition its change.
+const emptyIfMatch = ","
+
+// ifMatch returns r's If-Match header, its lines joined; "" for none,
+// emptyIfMatch for a field without a value.
 func ifMatch(r *http.Request) string {
-	return strings.TrimSpace(strings.Join(r.Header.Values("If-Match"), ","))
+	vs := r.Header.Values("If-Match")
+	h := strings.TrimSpace(strings.Join(vs, ","))
+	if h == "" && len(vs) > 0 {
+		return emptyIfMatch
+	}
+	return h
 }
 
 // ifMatchLocked checks the precondition of a change: nil for no If-Match (""),
