@@ -32,7 +32,7 @@ const maxBody = 1 << 20
 //	GET    /api/state           State, with its change tag (State.ChangeTag)
 //	GET    /api/routes          the published routes (see DecodeRoutes), with an ETag;
 //	                            If-None-Match with the current ETag answers 304
-//	POST   /api/rollout         a rollout.Config (JSON); answers the new State's rollout
+//	POST   /api/rollout         a rollout.Config (JSON); answers the rollout it put in force
 //	POST   /api/gateways        a Gateway (JSON)
 //	DELETE /api/gateways/{id}   remove a gateway
 //	POST   /api/drain/{id}      drain a gateway; POST /api/undrain/{id} reverses it
@@ -134,7 +134,9 @@ func (p *Plane) serveRollout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusOf(err), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, p.State().Rollout)
+	// cfg is what the change put in force (the plane keeps a copy): the
+	// plane's rollout read now may already be another request's.
+	writeJSON(w, http.StatusOK, cfg)
 }
 
 func (p *Plane) serveAddGateway(w http.ResponseWriter, r *http.Request) {
