@@ -302,22 +302,37 @@ func simulate(o options, w io.Writer) int {
 // realMode runs the real mode with cfg, writing its trace to tracePath (if
 // not empty), and prints its results. It returns the exit code.
 func realMode(cfg realConfig, tracePath string) int {
+	var trace io.WriteCloser
 	if tracePath != "" {
 		f, err := os.Create(tracePath)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "overload:", err)
 			return 1
 		}
-		defer f.Close()
-		cfg.Trace = f
+		trace = f
 	}
-	r, err := runReal(cfg)
+	r, err := runRealTraced(cfg, trace)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "overload: real mode:", err)
 		return 1
 	}
 	r.print(os.Stdout)
 	return 0
+}
+
+// runRealTraced is runReal with its trace written to trace (nil: none),
+// which it closes. An error closing it fails the run as a write error does:
+// a full disk or a network file system may report a lost write only then.
+func runRealTraced(cfg realConfig, trace io.WriteCloser) (*realResult, error) {
+	if trace == nil {
+		return runReal(cfg)
+	}
+	cfg.Trace = trace
+	r, err := runReal(cfg)
+	if cerr := trace.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("trace: %w", cerr)
+	}
+	return r, err
 }
 
 // variant is one scenario of the experiment with its results per policy.
