@@ -26,3 +26,20 @@ func ExampleLoneSurrogate() {
 	// "\U0001f600" <nil> at -1
 	// "x\ufffd" <nil> at 10
 }
+
+// A body that names a member twice, in any case, decodes without an error
+// into its last value; RepeatedMember finds the name so that the body can be
+// refused instead. The same name in two objects is fine.
+func ExampleRepeatedMember() {
+	for _, body := range []string{
+		`{"kill":true,"rules":[{"name":"a"},{"name":"b"}]}`,
+		`{"Kill":true,"kill":false}`,
+	} {
+		var v struct{ Kill bool }
+		err := json.Unmarshal([]byte(body), &v)
+		fmt.Printf("kill=%v %v repeated %q\n", v.Kill, err, jsonesc.RepeatedMember([]byte(body)))
+	}
+	// Output:
+	// kill=true <nil> repeated ""
+	// kill=false <nil> repeated "kill"
+}
