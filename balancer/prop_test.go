@@ -92,15 +92,23 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 	t.Helper()
 	lo, hi := cfg.MinWeight*cfg.TargetMedian, cfg.MaxWeight*cfg.TargetMedian
 	require.Len(t, res.Hosts, len(in))
-	var oldSum, newSum float64
+	var oldMax, newMax float64
 	for i, d := range res.Hosts {
 		require.Equal(t, in[i].ID, d.ID)
 		require.Equal(t, in[i].Weight, d.Old)
 		require.False(t, math.IsNaN(d.New) || math.IsInf(d.New, 0), "%+v", d)
 		require.True(t, d.New >= lo*(1-1e-12) && d.New <= hi*(1+1e-12), "%+v not in [%v, %v]", d, lo, hi)
 		require.NotEqual(t, "unknown", d.Reason.String())
-		oldSum += d.Old
-		newSum += d.New
+		oldMax, newMax = max(oldMax, d.Old), max(newMax, d.New)
+	}
+	// Shares are summed over weights scaled by the largest, so that weights
+	// near the float64 maximum (a huge TargetMedian) do not overflow the sums.
+	var oldSum, newSum float64
+	for _, d := range res.Hosts {
+		if oldMax > 0 {
+			oldSum += d.Old / oldMax
+		}
+		newSum += d.New / newMax
 	}
 	// KeyspaceMoved is half the L1 change of the weight shares, or 1 when no
 	// host had a weight (every key takes its first owner).
@@ -108,7 +116,7 @@ func checkResult(t *testing.T, cfg balancer.Config, in []balancer.Host, res bala
 	if oldSum > 0 {
 		moved = 0
 		for _, d := range res.Hosts {
-			moved += math.Abs(d.New/newSum - d.Old/oldSum)
+			moved += math.Abs(d.New/newMax/newSum - d.Old/oldMax/oldSum)
 		}
 	}
 	require.InDelta(t, moved/2, res.KeyspaceMoved, 1e-9)
