@@ -26,7 +26,11 @@
 // writes (first committer wins); [ReadCommitted] reads the latest version at
 // each read and validates only the explicit read conflicts
 // ([Tx.AddReadConflictKey], [Tx.AddReadConflictRange]), against the version
-// at Begin; with none it commits at the newest version and is never too old. A range read cut short by its limit
+// at Begin; with none its commit is made at the newest version and is never
+// too old. A ReadCommitted read whose version falls behind the engine's
+// history window before the read is made (commits landed in between) is made
+// again at a fresh version, up to three times; only then does it fail with
+// [ErrTooOld], which ends the transaction. A range read cut short by its limit
 // records only the part up to the last key returned, so writes beyond it do
 // not cause false conflicts.
 //
@@ -100,7 +104,9 @@
 // snapshot taken while transactions run may be a few counts apart between
 // fields. A [Tx] used without a Manager ([Begin], [Run]) is counted
 // nowhere: [Tx.ReadSetMerges] and [Tx.MemoryUsed] report on it, and the
-// engine keeps its own counts (memkv's Store.Stats).
+// engine keeps its own counts (memkv's Store.Stats). A ReadCommitted read
+// made again at a fresh version counts nowhere here, and ends nothing;
+// memkv counts each attempt it refused in its TooOld.
 //
 // # Measured
 //

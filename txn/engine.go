@@ -86,7 +86,9 @@ var (
 	// ErrConflict matches every *ConflictError: retry the transaction.
 	ErrConflict = errors.New("txn: conflict")
 	// ErrTooOld: the read version fell out of the engine's history window
-	// (the transaction ran too long). Retry the transaction.
+	// (the transaction ran too long; under ReadCommitted, commits moved the
+	// window past a read's fresh version on each of its four attempts: see
+	// [ReadCommitted]). Retry the transaction.
 	ErrTooOld = errors.New("txn: transaction too old")
 	// ErrTooLarge: the transaction exceeds its memory budget (after merging
 	// its read ranges) or a write exceeds MaxKeySize, MaxValueSize or

@@ -22,7 +22,11 @@ const (
 	// ReadCommitted reads the latest committed version at each read and
 	// validates only the explicit read conflicts (Tx.AddReadConflictKey,
 	// Tx.AddReadConflictRange), against the version at Begin; without them
-	// it validates nothing: writes are atomic, last writer wins.
+	// it validates nothing: writes are atomic, last writer wins. A read
+	// whose version falls behind the engine's history window before it is
+	// made (commits landed in between) is made again at a fresh version, up
+	// to three times, before it fails with ErrTooOld, ending the
+	// transaction.
 	ReadCommitted
 )
 

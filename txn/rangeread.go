@@ -29,10 +29,15 @@ func (tx *Tx) getRange(ctx context.Context, begin, end []byte, limit int, revers
 	if end != nil && bytes.Compare(begin, end) >= 0 {
 		return nil, nil
 	}
-	rv := tx.readVersion()
-	out, err := tx.merge(ctx, rv, begin, end, limit, reverse)
-	if err != nil {
-		return nil, tx.fail(classify(err))
+	var out []KV
+	for try := 0; ; try++ {
+		var err error
+		if out, err = tx.merge(ctx, tx.readVersion(), begin, end, limit, reverse); err == nil {
+			break
+		}
+		if err = classify(err); !tx.retryRead(err, try) {
+			return nil, tx.fail(err)
+		}
 	}
 	if record {
 		lo, hi := begin, end

@@ -208,11 +208,15 @@ func (tx *Tx) get(ctx context.Context, key []byte, record bool) ([]byte, bool, e
 			return nil, false, err
 		}
 	}
-	v, ok, err := tx.eng.Get(ctx, tx.readVersion(), key)
-	if err != nil {
-		return nil, false, tx.fail(classify(err))
+	for try := 0; ; try++ {
+		v, ok, err := tx.eng.Get(ctx, tx.readVersion(), key)
+		if err == nil {
+			return v, ok, nil
+		}
+		if err = classify(err); !tx.retryRead(err, try) {
+			return nil, false, tx.fail(err)
+		}
 	}
-	return v, ok, nil
 }
 
 // Put buffers key = value. A nil value is stored as empty. A key longer than
@@ -501,6 +505,22 @@ func (tx *Tx) readVersion() uint64 {
 		return tx.eng.ReadVersion()
 	}
 	return tx.rv
+}
+
+// readRetries is how many times a ReadCommitted read that fell behind the
+// engine's history window is made again at a fresh read version.
+const readRetries = 3
+
+// retryRead reports whether a read that failed with err (classified) after
+// tries retries is to be made again at a fresh read version. Under
+// ReadCommitted a read takes the newest version, and commits landing
+// between taking it and reading at it can move the engine's horizon past
+// it (memkv's HistoryBytes does with one large commit): nothing needs that
+// version, so a fresh one serves, where failing ended the transaction and
+// dropped its writes. The other levels read at the version at Begin, which
+// no retry brings back.
+func (tx *Tx) retryRead(err error, tries int) bool {
+	return tx.opt.Isolation == ReadCommitted && tries < readRetries && errors.Is(err, ErrTooOld)
 }
 
 // fail marks the transaction failed when err makes it unusable.
