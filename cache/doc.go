@@ -487,12 +487,12 @@
 //   - Sixty-second session (run AO, a host of run AN's kind,
 //     bench/cache/throughput_host62.txt): otter 1.41x and 1.56x this
 //     package's time at 100% and 75% reads cached, 1.33x at 100% reads
-//     evicting, 0.95x at 75% reads evicting (faster in 5 of 8 rounds:
-//     0.92-1.10x in the four where every case read about 100 ns between
-//     the cores, 0.34-0.50x in the three where this package's alone read
-//     about 500 ns); golang-lru 1.59-6.18x; in a ninth round with all
-//     three at about 500 ns, otter 0.79x and golang-lru 0.74x at 75%
-//     reads evicting: behind both at the long round trip.
+//     evicting, 0.95x at 75% reads evicting (faster in 5 of 8 rounds,
+//     three of them the rounds where this package's case alone read about
+//     500 ns between the cores, 0.34-0.50x; 0.92-1.10x in the four where
+//     every case read about 100 ns); golang-lru 1.59-6.18x; in a ninth
+//     round with all three at about 500 ns, otter 0.79x and golang-lru
+//     0.74x at 75% reads evicting: behind both at the long round trip.
 //
 // # Stats
 //
