@@ -491,8 +491,9 @@
 //     three of them the rounds where this package's case alone read about
 //     500 ns between the cores, 0.34-0.50x; 0.92-1.10x in the four where
 //     every case read about 100 ns); golang-lru 1.59-6.18x; in a ninth
-//     round with all three at about 500 ns, otter 0.79x and golang-lru
-//     0.74x at 75% reads evicting: behind both at the long round trip.
+//     round with all three cases starting at about 500 ns, otter 0.79x
+//     and golang-lru 0.74x at 75% reads evicting: behind both at the long
+//     round trip.
 //
 // # Stats
 //
