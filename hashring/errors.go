@@ -3,6 +3,7 @@ package hashring
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Match them with [errors.Is]; the node-specific ones arrive wrapped
@@ -57,10 +58,15 @@ type NodeError struct {
 
 // Error implements error.
 func (e *NodeError) Error() string {
-	if errors.Is(e.Err, ErrBadWeight) {
-		return fmt.Sprintf("hashring: %s %q: weight %v: %v", e.Op, e.ID, e.Weight, e.Err)
+	// The sentinels' own "hashring: " prefix is said once, at the front.
+	msg := "<nil>"
+	if e.Err != nil {
+		msg = strings.TrimPrefix(e.Err.Error(), "hashring: ")
 	}
-	return fmt.Sprintf("hashring: %s %q: %v", e.Op, e.ID, e.Err)
+	if errors.Is(e.Err, ErrBadWeight) {
+		return fmt.Sprintf("hashring: %s %q: weight %v: %s", e.Op, e.ID, e.Weight, msg)
+	}
+	return fmt.Sprintf("hashring: %s %q: %s", e.Op, e.ID, msg)
 }
 
 // Unwrap returns the sentinel.

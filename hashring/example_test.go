@@ -91,7 +91,7 @@ func ExampleNodeError() {
 	fmt.Println(err)
 	// Output:
 	// true true
-	// hashring: remove "zz": hashring: unknown node
+	// hashring: remove "zz": unknown node
 }
 
 // A control plane publishes the ring; a client that starts later loads it instead of
