@@ -3,6 +3,7 @@ package memkv
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -20,6 +21,18 @@ const (
 	// ones yet.
 	EventCheckpoint
 )
+
+// String returns "write" or "checkpoint", or "EventKind(n)" for any other n,
+// so that a printed Event names its kind.
+func (k EventKind) String() string {
+	switch k {
+	case EventWrite:
+		return "write"
+	case EventCheckpoint:
+		return "checkpoint"
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Event is one change-feed record. Key and Value are shared with the store and
 // must not be modified; their capacity equals their length, so appending to
