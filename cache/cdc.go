@@ -2,6 +2,7 @@ package cache
 
 import (
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -21,6 +22,20 @@ const (
 	// bound.
 	Checkpoint
 )
+
+// String returns "write", "delete" or "checkpoint", or "EventKind(n)" for any
+// other n, so that a printed Event names its kind.
+func (k EventKind) String() string {
+	switch k {
+	case Write:
+		return "write"
+	case Delete:
+		return "delete"
+	case Checkpoint:
+		return "checkpoint"
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Event is one change-data-capture record for [Cache.Apply].
 type Event[K comparable, V any] struct {

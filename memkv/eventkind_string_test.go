@@ -10,7 +10,8 @@ import (
 )
 
 // TestEventKindNamesItself checks that a printed Event names its kind, as the
-// kinds of cache, rollout, balancer and failover do, rather than Kind:1.
+// kinds of cache (since this change), rollout, balancer and failover do,
+// rather than Kind:1.
 func TestEventKindNamesItself(t *testing.T) {
 	for _, tc := range []struct {
 		k    memkv.EventKind
