@@ -15,3 +15,9 @@ var (
 	ErrCapacity  = errors.New("cache: Capacity must not be negative")
 	ErrStaleness = errors.New("cache: MaxStaleness must not be negative")
 )
+
+// ErrLoadCount is wrapped by the error of [Cache.GetMany] and
+// [Cache.FillMany] when their bulk load returned a number of values other
+// than the number of keys it was given (the error says both): a bug in the
+// load, whose values are then not stored. Fix the load.
+var ErrLoadCount = errors.New("cache: the bulk load returned a wrong number of values")

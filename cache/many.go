@@ -25,8 +25,9 @@ import (
 // concurrent Gets of the same keys, nor do they join its load, so a key in
 // both may be loaded twice (Stats.Loads counts a GetMany's load once). If load
 // returns an error, or a number of values other than the number of keys it
-// got, GetMany returns that error and stores nothing. load runs on ctx, on
-// the caller's goroutine, and GetMany returns when load does: unlike Get, it
+// got (an error wrapping [ErrLoadCount]), GetMany returns that error and
+// stores nothing. load runs on ctx, on the caller's goroutine, and GetMany
+// returns when load does: unlike Get, it
 // does not leave early when ctx ends, so load should honour ctx. A panic in
 // load (or a runtime.Goexit) stores nothing, counts in Stats.LoadErrors and
 // goes on up the caller's stack, where Get, whose load is shared, returns a
@@ -122,8 +123,8 @@ func (c *Cache[K, V]) lookupMany(keys []K, out []V, missed []int, valid func(V) 
 // before the load: a key that becomes owned while the load runs is not
 // stored) or when the load ends, nor after a SetConfig with an Owns during the
 // load. The load is not shared with concurrent Gets. If load
-// returns an error, or a number of values other than len(keys), FillMany
-// returns that error and stores nothing. load runs on ctx, on the caller's
+// returns an error, or a number of values other than len(keys) (an error
+// wrapping [ErrLoadCount]), FillMany returns that error and stores nothing. load runs on ctx, on the caller's
 // goroutine: a panic in it reaches the caller, as in GetMany. With no keys
 // (LookupMany found them all) there is nothing to load: FillMany returns an
 // empty slice without calling load, as GetMany does for an all-hit read.
@@ -175,7 +176,7 @@ func (c *Cache[K, V]) fillMany(ctx context.Context, keys []K, unowned []bool, lo
 	vs, err := load(ctx, keys)
 	loaded = true
 	if err == nil && len(vs) != len(keys) {
-		err = fmt.Errorf("cache: the bulk load returned %d values for %d keys", len(vs), len(keys))
+		err = fmt.Errorf("%w: %d values for %d keys", ErrLoadCount, len(vs), len(keys))
 	}
 	if err != nil {
 		c.stats.loadErrors.Add(1)

@@ -119,7 +119,7 @@ func TestGetManyLoadErrors(t *testing.T) {
 		want string
 	}{
 		{"error", func(context.Context, []string) ([]string, error) { return nil, boom }, "backend down"},
-		{"too few values", func(context.Context, []string) ([]string, error) { return []string{"A"}, nil }, "returned 1 values for 2 keys"},
+		{"too few values", func(context.Context, []string) ([]string, error) { return []string{"A"}, nil }, "wrong number of values: 1 values for 2 keys"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
