@@ -68,7 +68,8 @@ type Config[Req any] struct {
 
 	// MaxBytes, if positive, flushes a batch before it would exceed this many bytes
 	// as measured by Size. An item larger than MaxBytes is flushed in a batch of its
-	// own. Zero means no byte limit. MaxBytes needs Size.
+	// own. Zero means no byte limit; a negative MaxBytes is refused with
+	// [ErrInvalidConfig]. MaxBytes needs Size.
 	MaxBytes int
 
 	// Size reports the size of one request in bytes, for MaxBytes. It must be cheap
