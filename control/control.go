@@ -1,7 +1,6 @@
 package control
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -106,8 +105,9 @@ func New(cfg Config) (*Registry, error) {
 }
 
 // RegisterInt adds an integer knob. It returns ErrDuplicateKnob for a taken name
-// and an error for an invalid description (no name, a name, Doc or Values not
-// valid UTF-8, no Apply, Min > Max, an initial value out of bounds).
+// and an error wrapping [ErrInvalidKnob] for an invalid description (no name, a
+// name, Doc or Values not valid UTF-8, no Apply, Min > Max, an initial value
+// out of bounds).
 func (r *Registry) RegisterInt(k IntKnob) error { return r.register(fromInt(k)) }
 
 // RegisterFloat adds a float knob; see [Registry.RegisterInt].
@@ -142,14 +142,15 @@ func (r *Registry) register(k *knob) error {
 // RegisterState adds a named state snapshot, such as a component's Stats
 // method: func() any { return limiter.Stats() }. The value must encode as JSON
 // for the HTTP API. It returns ErrDuplicateKnob if the name is taken by another
-// state, and an error for an empty name, a name that is not valid UTF-8 (JSON
-// would answer it as another, as a knob's) or a nil func.
+// state, and an error wrapping [ErrInvalidKnob] for an empty name, a name that
+// is not valid UTF-8 (JSON would answer it as another, as a knob's) or a nil
+// func.
 func (r *Registry) RegisterState(name string, fn func() any) error {
 	if name == "" || fn == nil {
-		return errors.New("control: RegisterState needs a name and a func")
+		return fmt.Errorf("%w: RegisterState needs a name and a func", ErrInvalidKnob)
 	}
 	if !utf8.ValidString(name) {
-		return fmt.Errorf("control: state name %q is not valid UTF-8", name)
+		return fmt.Errorf("%w: state name %q is not valid UTF-8", ErrInvalidKnob, name)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -16,6 +16,13 @@ var (
 	// ErrDuplicateKnob reports a registration under a name already taken.
 	ErrDuplicateKnob = errors.New("control: knob already registered")
 
+	// ErrInvalidKnob is wrapped by the errors of the Register methods for a
+	// knob or state they cannot take (the error says why: no name, text that
+	// is not valid UTF-8, no Apply, bounds out of order or not finite, an
+	// initial value out of bounds). A programming mistake: fix the
+	// registration; nothing was registered.
+	ErrInvalidKnob = errors.New("control: invalid knob")
+
 	// ErrRateLimited reports a change refused by a knob's MinInterval or the
 	// registry's change budget. Errors returned are *RateLimitError: the caller
 	// should wait RetryAfter, reconsider, and try again.

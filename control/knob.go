@@ -119,34 +119,34 @@ type knob struct {
 
 func (k *knob) validate() error {
 	if k.name == "" || strings.TrimSpace(k.name) != k.name || strings.ContainsAny(k.name, "\n\r\t \"") {
-		return fmt.Errorf("control: knob name %q is empty or has spaces or quotes", k.name)
+		return fmt.Errorf("%w: knob name %q is empty or has spaces or quotes", ErrInvalidKnob, k.name)
 	}
 	if !utf8.ValidString(k.name) || !utf8.ValidString(k.doc) || slices.ContainsFunc(k.values, notUTF8) {
-		return fmt.Errorf("control: knob %q has a name, Doc or Values that are not valid UTF-8", k.name)
+		return fmt.Errorf("%w: knob %q has a name, Doc or Values that are not valid UTF-8", ErrInvalidKnob, k.name)
 	}
 	if k.apply == nil {
-		return fmt.Errorf("control: knob %q has no Apply func", k.name)
+		return fmt.Errorf("%w: knob %q has no Apply func", ErrInvalidKnob, k.name)
 	}
 	if k.minInterval < 0 {
-		return fmt.Errorf("control: knob %q has a negative MinInterval", k.name)
+		return fmt.Errorf("%w: knob %q has a negative MinInterval", ErrInvalidKnob, k.name)
 	}
 	if k.min.IsValid() && less(k.max, k.min) {
-		return fmt.Errorf("control: knob %q has Min %v > Max %v", k.name, k.min, k.max)
+		return fmt.Errorf("%w: knob %q has Min %v > Max %v", ErrInvalidKnob, k.name, k.min, k.max)
 	}
 	if k.kind == KindFloat && k.min.IsValid() && (!finite(k.min.f) || !finite(k.max.f)) {
-		return fmt.Errorf("control: knob %q has non-finite bounds", k.name)
+		return fmt.Errorf("%w: knob %q has non-finite bounds", ErrInvalidKnob, k.name)
 	}
 	if k.kind == KindString {
 		if k.maxLen < 0 {
-			return fmt.Errorf("control: knob %q has a negative MaxLen", k.name)
+			return fmt.Errorf("%w: knob %q has a negative MaxLen", ErrInvalidKnob, k.name)
 		}
 		if slices.Contains(k.values, "") && len(k.values) == 1 {
-			return fmt.Errorf("control: knob %q has only the empty value", k.name)
+			return fmt.Errorf("%w: knob %q has only the empty value", ErrInvalidKnob, k.name)
 		}
 	}
 	v, err := k.check(k.value, true)
 	if err != nil {
-		return fmt.Errorf("control: knob %q initial value: %w", k.name, err)
+		return fmt.Errorf("%w: knob %q initial value: %w", ErrInvalidKnob, k.name, err)
 	}
 	k.value = v
 	return nil
