@@ -9,6 +9,7 @@
 //	b, err := batcher.New(batcher.Config[Key]{MaxItems: 128, Linger: 2 * time.Millisecond},
 //		func(ctx context.Context, g Shard, keys []Key, out []batcher.Result[Value]) error {
 //			// one backend call for all keys; set out[i] for keys[i]
+//			return nil // or the call's error, which every item then gets
 //		})
 //	defer b.Close()
 //	v, err := b.Do(ctx, shard, key) // from any number of goroutines
