@@ -16,7 +16,9 @@ import (
 // for routes a client must not apply (a share outside (0, 1], a route to itself, a
 // region name that is not UTF-8, shares of one region summing above 1, an unknown
 // mechanism, routes out of order, a member of the wrong type); [Table.MarshalJSON]
-// wraps it for a name that is not UTF-8, in a route or a region decision.
+// wraps it for a name that is not UTF-8, in a route or a region decision, and
+// [Mechanism.MarshalText] and [Phase.MarshalText] (so MarshalJSON too) for a value
+// outside their constants, such as the zero Mechanism of a route built by hand.
 // The caller should keep the table in force and fetch or build the table again.
 var ErrInvalidTable = errors.New("failover: invalid table")
 
@@ -38,10 +40,11 @@ func NewTable(now time.Time, run uint64, routes []Route) (Table, error) {
 	return Table{Now: now, Run: run, Routes: rs}, nil
 }
 
-// MarshalText encodes the mechanism by name ("ring", "mega", "global").
+// MarshalText encodes the mechanism by name ("ring", "mega", "global"). Any other
+// value, the zero Mechanism included, is an error wrapping [ErrInvalidTable].
 func (m Mechanism) MarshalText() ([]byte, error) {
 	if m < MechRing || m > MechGlobal {
-		return nil, fmt.Errorf("failover: mechanism %d has no name", m)
+		return nil, fmt.Errorf("%w: mechanism %d has no name", ErrInvalidTable, m)
 	}
 	return []byte(m.String()), nil
 }
@@ -58,9 +61,10 @@ func (m *Mechanism) UnmarshalText(b []byte) error {
 }
 
 // MarshalText encodes the phase by name ("local", "spilling"; "" for the zero Phase).
+// Any other value is an error wrapping [ErrInvalidTable].
 func (p Phase) MarshalText() ([]byte, error) {
 	if p > Spilling {
-		return nil, fmt.Errorf("failover: phase %d has no name", p)
+		return nil, fmt.Errorf("%w: phase %d has no name", ErrInvalidTable, p)
 	}
 	if p == 0 {
 		return []byte{}, nil
@@ -107,7 +111,8 @@ type wireTable struct {
 // with mechanisms and phases by name. The region decisions (signals, reasons) travel
 // for display; a client needs only the routes. A route or a region decision naming a
 // region that is not valid UTF-8 is an error wrapping [ErrInvalidTable]: JSON would
-// change the name.
+// change the name. So is a route whose Mechanism, or a decision whose Phase, has no
+// name (see [Mechanism.MarshalText]).
 func (t Table) MarshalJSON() ([]byte, error) {
 	// JSON would replace the bytes of a name that is not UTF-8 with U+FFFD, and the
 	// decoded table would route other regions than this one.
