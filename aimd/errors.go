@@ -17,7 +17,12 @@ var ErrMemory = errors.New("aimd: memory limit")
 // Initial outside [Min, Max], MemoryLow above MemoryHigh). With several fields
 // wrong, the error is an errors.Join of one such error per field. The caller
 // should fix the configuration; SetConfig then changes nothing, the previous
-// one stays in force.
+// one stays in force. [MaxOf.Sample] wraps it too, for a component without a
+// Signal (New refuses that MaxOf; its slice may be changed afterwards).
+//
+// A signal this package provides that cannot read on this platform or
+// runtime ([ProcessCPU] without getrusage, [SchedLatency] without its
+// metric) returns an error wrapping errors.ErrUnsupported: use another one.
 var ErrInvalidConfig = errors.New("invalid config")
 
 // ErrClosed is returned after [Limiter.Close]. Do not retry on this Limiter.

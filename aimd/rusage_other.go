@@ -2,12 +2,9 @@
 
 package aimd
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // processCPUTime is not available on this platform.
 func processCPUTime() (time.Duration, error) {
-	return 0, errors.New("aimd: process CPU time not available on this platform")
+	return 0, errNoProcessCPU
 }

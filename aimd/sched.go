@@ -30,8 +30,13 @@ type SchedLatency struct {
 
 const schedMetric = "/sched/latencies:seconds"
 
+// errNoSchedMetric is SchedLatency's error when the runtime does not publish
+// its metric: no Sample will ever read, so it says errors.ErrUnsupported.
+var errNoSchedMetric = fmt.Errorf("aimd: runtime/metrics has no %s: %w", schedMetric, errors.ErrUnsupported)
+
 // Sample returns the latency quantile since the previous call (NaN on the
-// first).
+// first). If the runtime does not publish the scheduler latencies, the error
+// wraps errors.ErrUnsupported: use another signal.
 func (l *SchedLatency) Sample(time.Time) (float64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -40,7 +45,7 @@ func (l *SchedLatency) Sample(time.Time) (float64, error) {
 	}
 	metrics.Read(l.s)
 	if l.s[0].Value.Kind() != metrics.KindFloat64Histogram {
-		return math.NaN(), errors.New("aimd: runtime/metrics has no " + schedMetric)
+		return math.NaN(), errNoSchedMetric
 	}
 	h := l.s[0].Value.Float64Histogram()
 	prev := l.last
@@ -106,7 +111,8 @@ type Relative struct {
 // signal error. Every component is sampled at every call, so that rate
 // signals keep their periods. A component whose Signal is nil (or a nil
 // value of this package's signal types, such as a nil SignalFunc or a nil
-// *ProcessCPU) is an error, and [New] refuses such a MaxOf,
+// *ProcessCPU) is an error wrapping [ErrInvalidConfig] (a component set to
+// nil after New, in the slice the Limiter shares), and [New] refuses such a MaxOf,
 // also through a pointer (a *MaxOf is a Signal too). So does it one with a component whose Target is not a positive finite number, which
 // Sample would leave out (or read as 0, for an infinite Target): the
 // signal would never count. It refuses a MaxOf without components too, or
@@ -122,7 +128,7 @@ func (m MaxOf) Sample(now time.Time) (float64, error) {
 	for i, r := range m {
 		if absent(r.Signal) { // New refuses it; sampled directly, no panic
 			if first == nil {
-				first = fmt.Errorf("aimd: MaxOf component %d has no Signal", i)
+				first = fmt.Errorf("aimd: MaxOf component %d has no Signal: %w", i, ErrInvalidConfig)
 			}
 			continue
 		}

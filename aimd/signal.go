@@ -1,6 +1,8 @@
 package aimd
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -40,6 +42,9 @@ func (f SignalFunc) Sample(now time.Time) (float64, error) { return f(now) }
 // relative to cores it never gets holds nothing (the reading stays low, so the
 // limit climbs to Max while the work already queues for the CPU). With Cores 1
 // the reading is 1 when the process uses one full core.
+//
+// On a platform without getrusage (not unix) Sample returns an error wrapping
+// errors.ErrUnsupported: use another signal there, such as [Latency].
 type ProcessCPU struct {
 	// Cores is the CPU budget, in cores, that a reading of 1 stands for. Zero
 	// means GOMAXPROCS, and so does a negative, NaN or infinite value: it is
@@ -89,6 +94,10 @@ func (p *ProcessCPU) Sample(now time.Time) (float64, error) {
 
 // readCPUTime is processCPUTime, swapped by tests for a counter they set.
 var readCPUTime = processCPUTime
+
+// errNoProcessCPU is processCPUTime's error on a platform without getrusage:
+// no Sample will ever read, so it says errors.ErrUnsupported.
+var errNoProcessCPU = fmt.Errorf("aimd: process CPU time not available on this platform: %w", errors.ErrUnsupported)
 
 // utilization is used/(wall x cores), NaN without elapsed time, or when the
 // usage counter went backwards (a cgroup recreated when its container
