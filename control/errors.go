@@ -49,7 +49,8 @@ var (
 	// well-formed request: not valid UTF-8, not JSON, not an object, an
 	// unknown or repeated member, a member whose value is null (leave it out
 	// instead), trailing data, a change without a knob name or without a
-	// value, a value that is not a JSON number, string or bool.
+	// value, a value that is not a JSON number, string or bool (which
+	// [Value.UnmarshalJSON] refuses so wherever it decodes one).
 	// [Registry.Apply] and [Registry.Rollback] (and their …At forms) return
 	// it wrapped for a Who or Why that is not valid UTF-8, which the audit
 	// log's JSON could not carry, and [Registry.ApplyAt] and
@@ -68,7 +69,9 @@ var (
 // number of nanoseconds, a non-finite float, a string outside an enum, not
 // valid UTF-8 or longer than the knob's MaxLen. None of these is clamped or
 // truncated, in a strict request or not: clamping is for a number of the
-// knob's kind outside its bounds. The caller should fix the value.
+// knob's kind outside its bounds. The caller should fix the value. The
+// UnmarshalJSON methods of [Info], [Entry] and [Outcome] return it for a value
+// the kind their JSON names cannot hold.
 type ValueError struct {
 	Knob   string
 	Value  string // the value as text (beyond 64 bytes cut short, "..." added)

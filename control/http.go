@@ -352,6 +352,9 @@ func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, ErrBadRequest) { // a Value's own refusal, said once
+			return err
+		}
 		return badRequest{err}
 	}
 	if _, err := dec.Token(); err != io.EOF {

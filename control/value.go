@@ -169,11 +169,12 @@ func (v Value) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes a JSON number, string or bool; null and other JSON types
-// are errors. The result takes its final kind when checked against a knob.
+// are errors matching [ErrBadRequest]. The result takes its final kind when
+// checked against a knob.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
-		return fmt.Errorf("control: empty value")
+		return badRequest{errors.New("empty value")}
 	}
 	switch b[0] {
 	case 't', 'f':
@@ -195,7 +196,7 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 		}
 		*v = Value{kind: kindNumber, s: n.String()}
 	default:
-		return fmt.Errorf("control: a value is a JSON number, string or bool, not %.20s", b)
+		return badRequest{fmt.Errorf("a value is a JSON number, string or bool, not %.20s", b)}
 	}
 	return nil
 }

@@ -24,7 +24,8 @@ func (k *Kind) UnmarshalText(b []byte) error {
 // UnmarshalJSON decodes an Info as [Registry.Knobs] and GET /knobs encode it.
 // Its Value, Min and Max take the kind the JSON names, so that they equal the
 // values the registry reports (a JSON 3 of a float knob is Float(3), not a
-// number waiting for its knob); a value that kind cannot hold is an error.
+// number waiting for its knob); a value that kind cannot hold is a
+// [*ValueError].
 func (in *Info) UnmarshalJSON(b []byte) error {
 	type plain Info // without this method
 	var p plain
@@ -38,14 +39,15 @@ func (in *Info) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// settle gives a value decoded from JSON the kind k (a nil v is left alone).
-func settle(k Kind, v *Value) error {
+// settle gives a value decoded from JSON, of knob, the kind k (a nil v is
+// left alone); a value k cannot hold is a *ValueError.
+func settle(knob string, k Kind, v *Value) error {
 	if v == nil {
 		return nil
 	}
 	c, why := coerce(k, *v)
 	if why != "" {
-		return fmt.Errorf("value %s: %s", clip(v.String(), maxQuote), why)
+		return &ValueError{Knob: knob, Value: clip(v.String(), maxQuote), Reason: why}
 	}
 	*v = c
 	return nil
@@ -54,7 +56,7 @@ func settle(k Kind, v *Value) error {
 // UnmarshalJSON decodes an audit entry as GET /audit encodes it. Its Old and
 // New take the kind the JSON names; an entry without "kind" (from a registry
 // that did not send it) leaves them as [Value.UnmarshalJSON] does, waiting for
-// their knob.
+// their knob. A value the named kind cannot hold is a [*ValueError].
 func (e *Entry) UnmarshalJSON(b []byte) error {
 	type plain Entry // without this method
 	var p plain
@@ -69,7 +71,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON decodes an outcome as POST / and POST /rollback encode it; its
-// values take their kind as an [Entry]'s do.
+// values take their kind as an [Entry]'s do (a [*ValueError] if they cannot).
 func (o *Outcome) UnmarshalJSON(b []byte) error {
 	type plain Outcome // without this method
 	var p plain
@@ -89,8 +91,8 @@ func settleAll(knob string, k Kind, vs ...*Value) error {
 		return nil
 	}
 	for _, v := range vs {
-		if err := settle(k, v); err != nil {
-			return fmt.Errorf("control: knob %q: %w", knob, err)
+		if err := settle(knob, k, v); err != nil {
+			return err
 		}
 	}
 	return nil
