@@ -97,16 +97,8 @@ func FuzzConfig(f *testing.F) {
 				}
 			}
 			now = now.Add(time.Duration(int8(in.byte())) * time.Minute)
-			var ls []failover.Load
-			for _, reg := range cfg.Regions {
-				if l, ok := in.load(reg.Name); ok {
-					ls = append(ls, l)
-				}
-			}
-			tab, err := r.Step(now, ls)
-			if err != nil {
-				var le *failover.LoadError
-				require.True(t, errors.As(err, &le), "%v", err)
+			tab, ls, ok := stepFuzzed(t, r, cfg, in, now)
+			if !ok {
 				continue
 			}
 			checkTable(t, r.Config(), ls, tab)

@@ -88,16 +88,8 @@ func FuzzStepExtreme(f *testing.F) {
 		now := t0
 		for run := 0; run < maxExtremeRuns && len(data) > 0; run++ {
 			now = now.Add(time.Duration(int8(in.byte())) * time.Minute) // may go backwards
-			var ls []failover.Load
-			for _, reg := range cfg.Regions {
-				if l, ok := in.load(reg.Name); ok {
-					ls = append(ls, l)
-				}
-			}
-			tab, err := r.Step(now, ls)
-			if err != nil {
-				var le *failover.LoadError
-				require.True(t, errors.As(err, &le), "%v", err)
+			tab, ls, ok := stepFuzzed(t, r, cfg, in, now)
+			if !ok {
 				continue
 			}
 			checkTable(t, cfg, ls, tab)
@@ -105,6 +97,24 @@ func FuzzStepExtreme(f *testing.F) {
 			checkExtreme(t, tab)
 		}
 	})
+}
+
+// stepFuzzed steps r at now with the loads in draws for cfg's regions. A
+// refused step must be a *LoadError (ok false: nothing to check).
+func stepFuzzed(t *testing.T, r *failover.Router, cfg failover.Config, in *fuzzBytes, now time.Time) (tab failover.Table, ls []failover.Load, ok bool) {
+	t.Helper()
+	for _, reg := range cfg.Regions {
+		if l, ok := in.load(reg.Name); ok {
+			ls = append(ls, l)
+		}
+	}
+	tab, err := r.Step(now, ls)
+	if err != nil {
+		var le *failover.LoadError
+		require.True(t, errors.As(err, &le), "%v", err)
+		return tab, ls, false
+	}
+	return tab, ls, true
 }
 
 // checkExtreme checks what checkTable leaves open for extreme inputs.
