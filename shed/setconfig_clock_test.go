@@ -13,9 +13,9 @@ import (
 )
 
 // slowLimit is a limit of 1 until grow is set; then Limit returns 2, once it
-// has spun until the clock passes until: a Capacity slow to answer stands in
-// for SetConfig's own walk of the tenants, 2 ms at 100,000 tenants, during
-// which a queued request's deadline can pass.
+// has spun until the clock passes until: a Capacity slow to answer (or, before
+// the sixty-second session, SetConfig's own walk of the tenants, 2 ms at
+// 100,000 of them) during which a queued request's deadline can pass.
 type slowLimit struct {
 	grow  atomic.Bool
 	until atomic.Int64 // unix nanoseconds
