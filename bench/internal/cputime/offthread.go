@@ -58,3 +58,24 @@ func Loop(report func(*testing.B) func()) func(b *testing.B, op func()) {
 		stop()
 	}
 }
+
+// CheckCountsOffThread fails t unless report, a package's cpu-ns/op
+// reporter, counts an op's CPU spent on other threads (1 ms burnt off the
+// calling thread per op reads at least 0.9 ms). It skips where there is no
+// CPU clock. The bench packages whose peers allocate call it to guard their
+// choice of clock: a thread clock leaves out the GC's marking of the peers'
+// garbage.
+func CheckCountsOffThread(t *testing.T, report func(*testing.B) func()) {
+	t.Helper()
+	if _, ok := Process(); !ok {
+		t.Skip("no CPU clock on this platform")
+	}
+	const burn = 1_000_000 // ns per op
+	got, err := OffThreadPerOp(burn, Loop(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got < 0.9*burn {
+		t.Fatalf("cpu-ns/op %.0f, of %d ns burnt off the calling thread per op", got, burn)
+	}
+}
