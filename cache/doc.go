@@ -494,12 +494,13 @@
 //     round with all three cases starting at about 500 ns, otter 0.79x
 //     and golang-lru 0.74x at 75% reads evicting: behind both at the long
 //     round trip.
-//   - Sixty-third session (run AP, an AMD EPYC family 26 model 2 host at
+//   - Sixty-third session (run AP, an AMD EPYC family 26 model 2 host
+//     (to Go, an Oxide Virtual Turin-like Processor) at
 //     about 900 ns between the cores in most readings and 200 ns in the
 //     rest, bench/cache/throughput_host63.txt): otter 1.37x and 1.41x this
 //     package's time at 100% and 75% reads cached, 1.37x at 100% reads
 //     evicting, 1.00x at 75% reads evicting (faster in 4 of 8 rounds;
-//     0.81-1.02x in the five where every case read about 900 ns);
+//     0.81-1.02x in the five where every case started at about 900 ns);
 //     golang-lru 1.23-5.35x, but faster at 75% reads evicting in 3 of 8
 //     rounds (0.62-0.85x).
 //
