@@ -22,7 +22,7 @@ func (a *account) add(n int) { a.used.Add(int64(n)) }
 func (a *account) tryAdd(n int) bool {
 	for {
 		u, l := a.used.Load(), a.limit.Load()
-		if l > 0 && u+int64(n) > l {
+		if l > 0 && int64(n) > l-u { // what is left: u+n could wrap past MaxInt64
 			return false
 		}
 		if a.used.CompareAndSwap(u, u+int64(n)) {
@@ -40,7 +40,7 @@ func (a *account) over() bool {
 // into fewer ranges; if still over, it returns ErrTooLarge and accounts
 // nothing (the operation is refused, the transaction stays usable).
 func (tx *Tx) charge(n int) error {
-	if tx.acct == nil && tx.mem+n <= tx.limit {
+	if tx.acct == nil && n <= tx.limit-tx.mem { // what is left: a sum could wrap past MaxInt
 		tx.mem += n // fast path, inlined
 		return nil
 	}
@@ -61,7 +61,7 @@ func (tx *Tx) chargeSlow(n int) error {
 // reserve accounts n bytes if they fit in the transaction's budget and the
 // shared one, and reports whether they did.
 func (tx *Tx) reserve(n int) bool {
-	if tx.mem+n > tx.limit || (tx.acct != nil && !tx.acct.tryAdd(n)) {
+	if n > tx.limit-tx.mem || (tx.acct != nil && !tx.acct.tryAdd(n)) {
 		return false
 	}
 	tx.mem += n
