@@ -469,6 +469,12 @@ func (c Config) checkRanges() error {
 			return fmt.Errorf("gateway: %s %d: want at least 1 (0: the default)", v.name, v.n)
 		}
 	}
+	// Past the aimd.max knob's bound before the two are compared: max_limit's
+	// default, following min_limit, stops there, and "min_limit 2000000 >
+	// max_limit 1048576" named a setting the file never had.
+	if c.MinLimit > maxKnobCount {
+		return fmt.Errorf("gateway: min_limit %d: want 1 to %d", c.MinLimit, maxKnobCount)
+	}
 	if c.MinLimit > c.MaxLimit {
 		return fmt.Errorf("gateway: min_limit %d > max_limit %d", c.MinLimit, c.MaxLimit)
 	}
