@@ -7,10 +7,11 @@
 // no CPU time).
 //
 // [ReportThread] counts the calling thread's CPU clock, for single-goroutine benchmarks
-// that allocate nothing (bench/hashring's serial lookups); [ReportProcess] counts the
-// whole process's, for RunParallel benchmarks, peers with goroutines of their own, and
-// ops that allocate, whose garbage the GC marks on other threads (bench/aimd and shed,
-// whose go-concurrency-limits peers allocate on every decision). [Thread]
+// that allocate nothing (none of this module's: bench/hashring's serial lookups used it
+// until a review found that three of their peers allocate on every lookup); [ReportProcess]
+// counts the whole process's, for RunParallel benchmarks, peers with goroutines of their
+// own, and ops that allocate, whose garbage the GC marks on other threads (bench/aimd and
+// shed, whose go-concurrency-limits peers allocate on every decision, and bench/hashring). [Thread]
 // and [Process] read the clocks. It is internal: measuring plumbing shared by the bench
 // module's packages, not API.
 //
