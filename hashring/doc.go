@@ -102,11 +102,13 @@
 //     (equal weights: up to 1.0002 for a leave); on 10^7 real keys at 1000 nodes:
 //     leave 1.002, join 1.004, reweight 0.992 (maglev moves 1.5x at 100 nodes and 4.3x
 //     at 1000; buraksezer 1.3-1.9x);
-//   - Lookup: 8.6 / 9.0 / 9.0 ns of CPU, 0 allocations (wall 17.8 / 50.5 / 14.2 ns
-//     on a host at load 11-13; 17.5 / 12.8 / 13.4 ns in an earlier run at load 4-7);
-//     with 2 goroutines sharing the ring the same CPU per lookup, 8.6 / 9.4 / 9.3 ns
-//     (nothing shared is written). In CPU per lookup go-maglev, the fastest peer, is
-//     1.4x / 1.2x / 1.7x; buraksezer 3.1-3.3x; vnode rings 9-73x;
+//   - Lookup: 10.2 / 10.1 / 11.2 ns of CPU, 0 allocations, wall 10.2 / 10.2 /
+//     11.1 ns on an idle host (bench/hashring/lookup-raw-2026-12-07.txt; 8.6 /
+//     9.0 / 9.0 ns of CPU in the run before, on another host at load 11-13); with
+//     2 goroutines sharing the ring 10.4 / 10.5 / 14.2 ns of CPU per lookup, 5.3 /
+//     5.3 / 7.2 ns wall (nothing shared is written). In CPU per lookup go-maglev,
+//     the fastest peer, is 1.3x / 1.4x / 1.7x; buraksezer 3.2-3.3x (9.4-11.5x
+//     with 2 goroutines, on its read lock); vnode rings 10-93x;
 //   - New with 1000 nodes: 0.33 ms of CPU (0.92 ms wall); Remove at 1000 nodes:
 //     0.80 ms of CPU in the first run, 1.49 ms in a re-run at load ~7 (maglev
 //     57x, serialx 61x there).
