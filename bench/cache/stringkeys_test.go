@@ -31,46 +31,7 @@ func BenchmarkStringKeys(b *testing.B) {
 	for i := range order {
 		order[i] = r.IntN(nkeys)
 	}
-	type getter = func(string) ([]byte, bool)
-	makers := []struct {
-		name string
-		make func() (getter, func(string, []byte))
-	}{
-		{"tierkit", func() (getter, func(string, []byte)) {
-			c, err := cache.New[string, []byte](cache.Config[string]{Capacity: capacity})
-			if err != nil {
-				panic(err)
-			}
-			return c.TryGet, c.Set
-		}},
-		{"otter", func() (getter, func(string, []byte)) {
-			// otter's default executor (go fn()), counted: each call is one
-			// drain of its read buffers.
-			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: countedGo})
-			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
-		}},
-		{"otter-sync", func() (getter, func(string, []byte)) {
-			// otter with its maintenance run on the caller's goroutine: every
-			// full read buffer is replayed into the policy. tierkit did the
-			// same until the twenty-eighth session; since then, after 4,096
-			// hits without an insert (all of this benchmark's lookups), it
-			// passes one hit in four, and one in 64 since the fifty-second
-			// session (cache/sample.go), so otter-sync does about 64x its
-			// policy work here. As shipped, a drain is a new
-			// goroutine, which waits for a free P; while it waits, full read
-			// buffers drop their hits.
-			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: func(fn func()) { fn() }})
-			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
-		}},
-		{"golang-lru", func() (getter, func(string, []byte)) {
-			c, err := lru.New[string, []byte](capacity)
-			if err != nil {
-				panic(err)
-			}
-			return c.Get, func(k string, v []byte) { c.Add(k, v) }
-		}},
-	}
-	for _, m := range makers {
+	for _, m := range stringKeysOrder(capacity, *throughputRotate) {
 		get, set := m.make()
 		for i, k := range keys {
 			set(k, stringKeysValue(i))
@@ -116,6 +77,59 @@ func BenchmarkStringKeys(b *testing.B) {
 			}
 		})
 	}
+}
+
+// stringKeysGetter is a cache's lookup as BenchmarkStringKeys calls it.
+type stringKeysGetter = func(string) ([]byte, bool)
+
+// stringKeysImpl makes one of BenchmarkStringKeys's caches, holding capacity
+// entries: its lookup and its store.
+type stringKeysImpl struct {
+	name string
+	make func() (stringKeysGetter, func(string, []byte))
+}
+
+// stringKeysOrder returns BenchmarkStringKeys's caches of the given capacity
+// in the order a round runs them: the listed order (tierkit, otter,
+// otter-sync, golang-lru) started at index n (-rotate), as the throughput
+// benchmarks do, so that a drift of the machine within a round falls on
+// every cache in turn over the rounds.
+func stringKeysOrder(capacity, n int) []stringKeysImpl {
+	return rotated([]stringKeysImpl{
+		{"tierkit", func() (stringKeysGetter, func(string, []byte)) {
+			c, err := cache.New[string, []byte](cache.Config[string]{Capacity: capacity})
+			if err != nil {
+				panic(err)
+			}
+			return c.TryGet, c.Set
+		}},
+		{"otter", func() (stringKeysGetter, func(string, []byte)) {
+			// otter's default executor (go fn()), counted: each call is one
+			// drain of its read buffers.
+			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: countedGo})
+			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
+		}},
+		{"otter-sync", func() (stringKeysGetter, func(string, []byte)) {
+			// otter with its maintenance run on the caller's goroutine: every
+			// full read buffer is replayed into the policy. tierkit did the
+			// same until the twenty-eighth session; since then, after 4,096
+			// hits without an insert (all of this benchmark's lookups), it
+			// passes one hit in four, and one in 64 since the fifty-second
+			// session (cache/sample.go), so otter-sync does about 64x its
+			// policy work here. As shipped, a drain is a new
+			// goroutine, which waits for a free P; while it waits, full read
+			// buffers drop their hits.
+			c := otter.Must(&otter.Options[string, []byte]{MaximumSize: capacity, Executor: func(fn func()) { fn() }})
+			return c.GetIfPresent, func(k string, v []byte) { c.Set(k, v) }
+		}},
+		{"golang-lru", func() (stringKeysGetter, func(string, []byte)) {
+			c, err := lru.New[string, []byte](capacity)
+			if err != nil {
+				panic(err)
+			}
+			return c.Get, func(k string, v []byte) { c.Add(k, v) }
+		}},
+	}, n)
 }
 
 // stringKeysValue is BenchmarkStringKeys's value for keys[i]: 64 bytes that

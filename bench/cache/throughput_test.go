@@ -137,14 +137,15 @@ func throughputOp(c kv, k uint64, n, reads int, cnt *throughputCounts) {
 var throughputImpls = append(impls[:2:2], append([]impl{{"otter-sync", newOtterStrict}}, impls[2:]...)...)
 
 // throughputRotate is the test binary's -rotate flag: BenchmarkThroughput and
-// BenchmarkThroughputBytes run their caches in each case starting from the
+// BenchmarkThroughputBytes (and BenchmarkStringKeys, since the sixty-third
+// session) run their caches in each case starting from the
 // one at this index of their list (modulo its length; 0, the default, keeps
 // the listed order, tierkit first). The core-to-core latency of a 2-core VM
 // drifts within minutes, so a fixed order could favour whichever cache runs
 // at a given point of each case; a loop of rounds that passes the round
 // number moves each cache through every position. The benchmark names do not
 // change.
-var throughputRotate = flag.Int("rotate", 0, "start BenchmarkThroughput's and BenchmarkThroughputBytes's cache order at this index (a round number)")
+var throughputRotate = flag.Int("rotate", 0, "start BenchmarkThroughput's, BenchmarkThroughputBytes's and BenchmarkStringKeys's cache order at this index (a round number)")
 
 // rotated returns a copy of s that starts at s[n mod len(s)] and wraps
 // around; s itself is left as it is.
