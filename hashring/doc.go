@@ -104,11 +104,11 @@
 //     at 1000; buraksezer 1.3-1.9x);
 //   - Lookup: 10.2 / 10.1 / 11.2 ns of CPU, 0 allocations, wall 10.2 / 10.2 /
 //     11.1 ns on an idle host (bench/hashring/lookup-raw-2026-12-07.txt; 8.6 /
-//     9.0 / 9.0 ns of CPU in the run before, on another host at load 11-13); with
+//     9.0 / 9.0 ns of CPU in the run before, on a loaded host); with
 //     2 goroutines sharing the ring 10.4 / 10.5 / 14.2 ns of CPU per lookup, 5.3 /
 //     5.3 / 7.2 ns wall (nothing shared is written). In CPU per lookup go-maglev,
 //     the fastest peer, is 1.3x / 1.4x / 1.7x; buraksezer 3.2-3.3x (9.4-11.5x
-//     with 2 goroutines, on its read lock); vnode rings 10-93x;
+//     with 2 goroutines, on its read lock); vnode rings 9.7-93x;
 //   - New with 1000 nodes: 0.33 ms of CPU (0.92 ms wall); Remove at 1000 nodes:
 //     0.80 ms of CPU in the first run, 1.49 ms in a re-run at load ~7 (maglev
 //     57x, serialx 61x there).
