@@ -2,9 +2,13 @@
 // keys and value loaded into a memkv store and into badger in its in-memory mode, so
 // both sides of a comparison start from identical contents.
 //
-// [Keys] makes the keys, [Memkv] and [Badger] load them with [Value]. Its users are
-// the benchmarks of bench/memkv and bench/txn. It is internal: a fixture shared by two
-// test packages of the bench module, not API.
+// [Keys] makes the keys, [Memkv] and [Badger] load them with [Value], both in one
+// fixed shuffled order, whatever the order of the slice they are given: memkv lays
+// its keys out in memory in the order they are first written and badger's
+// WriteBatch scatters them, so a load in the slice's order handed memkv, alone, the
+// locality of the orders the benchmarks read in (ascending keys for a scan). Its
+// users are the benchmarks of bench/memkv and bench/txn. It is internal: a fixture
+// shared by two test packages of the bench module, not API.
 //
 // # When not to use it
 //
