@@ -129,8 +129,8 @@
 // 17.6 us); a blind committed write 0.94 us (badger 5.5 us). Every figure
 // above had memkv loaded in the order the benchmarks read it, so its keys
 // were neighbours in memory, a locality badger never had; with both stores
-// loaded in one shuffled order (sixty-third session, an idle host of another
-// kind, bench/memkv/peers_host63.txt and bench/txn/results_host63.txt): a
+// loaded in one shuffled order (sixty-third session, an idle host,
+// bench/memkv/peers_host63.txt and bench/txn/results_host63.txt): a
 // point read 234 ns of CPU (badger 2.31 us), a 100-key scan 2.67 us (badger
 // 20.2 us), a blind write 1.42 us (badger 7.2 us), and the 2R2W validation
 // 2.08 us of wall time, 481k transactions/s (badger's whole transaction 20.4
