@@ -197,9 +197,9 @@
 // experiment's flow-schema name and with one of eight other names as the
 // hands' salt, but with the other seven it rejects 273-1,271 of them: its
 // isolation depends on where the noisy tenants' hands fall, shed's does not. In the real mode (real
-// goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 591
-// runs on shared 2-core VMs, no normal tenant was rejected in 586, shed + aimd
-// took 1.04-3.64% of the CPU (above the 3% target in 46 runs) and goodput
+// goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 599
+// runs on shared 2-core VMs, no normal tenant was rejected in 594, shed + aimd
+// took 1.04-3.64% of the CPU (above the 3% target in 49 runs) and goodput
 // read 95.92-105.24% (below 98% in 20, mostly from the warm-up's calibration
 // of the capacity); the rejections followed a core taken by the hypervisor,
 // a stall of the process, or a pause of the harness since removed.
