@@ -504,7 +504,7 @@
 //     golang-lru 1.23-5.35x, but faster at 75% reads evicting in 3 of 8
 //     rounds (0.62-0.85x).
 //   - Sixty-fourth session (run AQ, an Intel Xeon family 6 model 167 host
-//     at about 410 ns between the cores,
+//     at 370-515 ns between the cores,
 //     bench/cache/throughput_host64.txt): otter 1.24x and 1.54x this
 //     package's time at 100% and 75% reads cached, 1.13x at 100% reads
 //     evicting, 1.00x at 75% reads evicting (faster in 4 of 8 rounds,
