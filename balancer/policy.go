@@ -114,7 +114,7 @@ func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []
 		case !v.known[i]:
 			continue
 		}
-		rf := clamp(math.Pow(rmed[i], -0.8), cfg.WideMaxStep)
+		rf := regionFactor(cfg, rmed[i])
 		resid := v.load[i] / rmed[i]
 		if inBand(resid, cfg.Deadband) {
 			nudge(&ds[i], rf, 1, 0, 0)
@@ -140,7 +140,7 @@ func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []
 		return a.i - b.i
 	})
 	for k, c := range cands {
-		rf := clamp(math.Pow(rmed[c.i], -0.8), cfg.WideMaxStep)
+		rf := regionFactor(cfg, rmed[c.i])
 		if k < pol.MaxMoves {
 			nudge(&ds[c.i], rf, v.load[c.i]/rmed[c.i], pol.Gain, pol.MaxStep)
 			continue
@@ -150,12 +150,29 @@ func correct(cfg Config, v *view, state State, pol Policy, rmed []float64, ds []
 	}
 }
 
-// nudge multiplies d's weight by the regional factor rf and by resid^-gain clamped to
-// maxStep, and sets the reason (ReasonHeld when nothing changes).
-func nudge(d *Decision, rf, resid, gain, maxStep float64) {
+// factor is a regional factor: the region's median load^-0.8 (f), clamped to
+// WideMaxStep, and whether the clamp cut it.
+type factor struct {
+	f   float64
+	cut bool
+}
+
+// regionFactor returns the regional factor of a host whose region's median load
+// is m (1 for a host the regional policy leaves alone: factor 1, not cut).
+func regionFactor(cfg Config, m float64) factor {
+	raw := math.Pow(m, -0.8)
+	f := clamp(raw, cfg.WideMaxStep)
+	return factor{f, f != raw}
+}
+
+// nudge multiplies d's weight by the regional factor r and by resid^-gain clamped to
+// maxStep, and sets the reason (ReasonHeld when nothing changes). Clamped is set
+// when either clamp cut its factor.
+func nudge(d *Decision, r factor, resid, gain, maxStep float64) {
+	rf := r.f
 	raw := math.Pow(resid, -gain)
 	f := clamp(raw, maxStep)
-	d.Clamped = f != raw
+	d.Clamped = f != raw || r.cut
 	d.Region = rf != 1
 	d.New = d.Old * rf * f
 	if rf == 1/f || f == 1/rf {

@@ -115,7 +115,9 @@ type Decision struct {
 	// the run does not read: one without a CPU signal, without a weight, or marked New
 	// (whatever CPU it reports).
 	Load float64
-	// Clamped reports whether the change was cut by the per-run clamp.
+	// Clamped reports whether the change was cut by a per-run clamp: the host's own
+	// step's (MaxStep, or WideMaxStep) or, under the regional policy, its region
+	// factor's (WideMaxStep).
 	Clamped bool
 	// Region reports whether a regional-skew factor contributed to the change.
 	Region bool
