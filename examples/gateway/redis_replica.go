@@ -47,7 +47,10 @@ func (r *replica) readable(now time.Time) bool {
 
 // pickReplica returns the replica of shard that a read at now goes to: the
 // next one round robin, or after it the first that is readable; nil when
-// none is (the read goes to the primary).
+// none is (the read goes to the primary). Skipping replicas moves the round
+// robin past the one picked, so the next read starts after it: with one of
+// three down, the other two take half the reads each, not two in three and
+// one in three.
 func (b *redisBackend) pickReplica(shard int, now time.Time) *replica {
 	reps := b.dataReplicas[shard]
 	// The shard's own counter: one shared by the shards would send all of a
@@ -56,6 +59,9 @@ func (b *redisBackend) pickReplica(shard int, now time.Time) *replica {
 	n := b.next[shard].Add(1)
 	for i := range uint32(len(reps)) {
 		if r := reps[(n+i)%uint32(len(reps))]; r.readable(now) {
+			if i > 0 {
+				b.next[shard].Add(i)
+			}
 			return r
 		}
 	}
