@@ -164,11 +164,9 @@ func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	c := classifyErr(err, false)
-	if c == err {
-		return &readError{err: err}
-	}
-	return &readError{class: c, err: err}
+	// Not c == err: that panics when err's dynamic type is not comparable
+	// (an adapter's error struct holding a slice, returned by value).
+	return &readError{class: classOf(err, false), err: err}
 }
 
 // readError is a failed read's error. It matches its class (ErrTooOld,
@@ -212,6 +210,15 @@ func classifyErr(err error, commit bool) error {
 	if err == nil {
 		return nil
 	}
+	if c := classOf(err, commit); c != nil {
+		return c
+	}
+	return err
+}
+
+// classOf returns err (not nil) classified as one of the package's errors,
+// wrapping it, or nil if no class matches.
+func classOf(err error, commit bool) error {
 	// Before the conflict: a conflict joined with a timeout does not vouch
 	// for the request the timeout lost, as a transient error does not.
 	if commit && unknownBeside(err) {
@@ -225,7 +232,7 @@ func classifyErr(err error, commit bool) error {
 			return fmt.Errorf("%w: %w", m.sent, err)
 		}
 	}
-	return err
+	return nil
 }
 
 // findConflict finds an engine's conflict error in err's tree, as
