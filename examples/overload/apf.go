@@ -36,6 +36,11 @@ const apfServiceEstimate = 3 * time.Millisecond
 // whose hand holds its queue arrives, whichever comes first.
 type apfPolicy struct {
 	queues, hand, queueLen int
+	// schema is the name of the FlowSchema the tenants' requests match, which
+	// APF hashes with the flow distinguisher (apfFlowHash): "" for the
+	// experiment's own configurations, a name APF ships for the row that
+	// stands for APF as it ships.
+	schema string
 
 	unit      time.Duration // service time of one unit of cost
 	slots     int
@@ -74,7 +79,7 @@ func (p *apfPolicy) dealHand(tenant int, name string) []int {
 	if h := p.hands[tenant]; h != nil {
 		return h
 	}
-	h := apfDeal(apfFlowHash(name), p.queues, p.hand)
+	h := apfDeal(apfSchemaFlowHash(p.schema, name), p.queues, p.hand)
 	p.hands[tenant] = h
 	return h
 }
@@ -105,13 +110,17 @@ func apfDeal(v uint64, deck, hand int) []int {
 	return h
 }
 
-// apfFlowHash is APF's hash of a flow (hashFlowID): the first 8 bytes, little
-// endian, of the SHA-256 of the flow schema's name (one schema here: ""), a
-// zero byte and the flow distinguisher. Every bit of it depends on every byte
-// of the name, so the hands of tenants whose names differ in one character are
-// independent.
-func apfFlowHash(name string) uint64 {
+// apfFlowHash is apfSchemaFlowHash under the empty schema name, the one the
+// experiment's own configurations use.
+func apfFlowHash(name string) uint64 { return apfSchemaFlowHash("", name) }
+
+// apfSchemaFlowHash is APF's hash of a flow (hashFlowID): the first 8 bytes,
+// little endian, of the SHA-256 of the flow schema's name, a zero byte and the
+// flow distinguisher. Every bit of it depends on every byte of the name, so
+// the hands of tenants whose names differ in one character are independent.
+func apfSchemaFlowHash(schema, name string) uint64 {
 	h := sha256.New()
+	h.Write([]byte(schema))
 	h.Write([]byte{0})
 	h.Write([]byte(name))
 	return binary.LittleEndian.Uint64(h.Sum(nil))

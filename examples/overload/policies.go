@@ -234,8 +234,11 @@ func policies() []policy {
 		&apfPolicy{queues: 64, hand: 8, queueLen: 50},
 		&apfPolicy{queues: 128, hand: 8, queueLen: 50},
 		// APF's shipped configuration of the levels tenants' requests
-		// land in (workload-low, global-default): hands of 6.
-		&apfPolicy{queues: 128, hand: 6, queueLen: 50},
+		// land in (workload-low, global-default): hands of 6, dealt as
+		// under the suggested FlowSchema that matches users' requests,
+		// global-default (its level: 128/6/50). The empty schema name
+		// of the other rows is none APF can have.
+		&apfPolicy{queues: 128, hand: 6, queueLen: 50, schema: "global-default"},
 		&partitionPolicy{pct: [2]float64{0.7, 0.3}},
 		// The shed configuration of the real mode, with the baselines'
 		// queue timeout: tenants under their share in arrival order, a
