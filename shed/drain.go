@@ -85,6 +85,55 @@ func (s *Scheduler[T]) unlistAll() {
 // decision.
 var noSkipRounds = false
 
+// spinHook, if set, is called by spun: a test counts Pop's visits that
+// served nobody.
+var spinHook func()
+
+// spun follows requeue in Pop, after a visit of t, at the head of the list
+// Pop serves (the fresh list if fresh, else the old), that ended t's turn
+// without serving it, and returns the new count of such visits, spins. It
+// counts those that sent their tenant to the back of the same list, since
+// Pop began serving that list or since the last skip; once there are as many
+// as the list holds tenants, every tenant on it has had such a visit: the
+// list is a queue that does not grow while it is served, and while a tenant
+// on it has not been visited, every tenant counted is behind it and still
+// on the list, so the list is longer than the count. Each of them then waits,
+// without credit, for quanta that do not cover its head, and skipRounds
+// grants at once the rounds that would serve nobody (a costly request with a
+// small quantum took cost/quantum rounds, one at a time). The visits that
+// move a tenant to the other list are not counted: counted, they let the
+// skip come before every tenant had its visit. Counted against the lengths
+// of both lists, as before, a costly head on the fresh list was visited once
+// per tenant of the old list first, under the Shedder's lock
+// (BenchmarkPopCostlyHead).
+//
+// With FreshArrivalOrder the fresh list takes twice its length: a visit
+// that goes on with one begun in an earlier Pop serves only what was queued
+// when that one began, the next visit begins at now, and only a visit begun
+// at now shows that the next would not serve the tenant either. While a
+// tenant on the list has had at most one visit, every other one has had at
+// most two (one before its first, one between, one after), so a count of
+// twice the length means that every tenant has had two.
+func (s *Scheduler[T]) spun(t *tenantState[T], fresh bool, spins int) int {
+	if spinHook != nil {
+		spinHook()
+	}
+	l, on, rounds := &s.fresh, inFresh, 1
+	if !fresh {
+		l, on = &s.old, inOld
+	} else if s.cfg.freshArrival {
+		rounds = 2
+	}
+	if t.list != on || noSkipRounds {
+		return spins
+	}
+	if spins++; spins >= rounds*l.n {
+		s.skipRounds()
+		return 0
+	}
+	return spins
+}
+
 // skipRounds adds to every tenant of the list Pop serves (fresh if any) the
 // quanta of the rounds that would pass before the first of them could serve
 // its head: exactly what visiting them round after round would add.

@@ -348,7 +348,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		s.unlistAll()
 		return v, 0, false
 	}
-	spins := 0
+	spins, spinFresh := 0, true // spun's count, and the list it counts on
 	for {
 		t, fresh := s.fresh.head, true
 		if t == nil {
@@ -356,6 +356,9 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		}
 		if t == nil {
 			return v, 0, false
+		}
+		if fresh != spinFresh {
+			spins, spinFresh = 0, fresh
 		}
 		s.expireHeads(t, at, expired)
 		if t.queued == 0 {
@@ -381,13 +384,7 @@ func (s *Scheduler[T]) Pop(now time.Time, avail int64, expired func(T)) (v T, co
 		if t.deficit < n.cost && !arrival {
 			t.inTurn, t.visiting = false, false
 			s.requeue(t, fresh, at)
-			if spins++; spins > s.fresh.n+s.old.n && !noSkipRounds {
-				// A whole round served nothing: grant the rounds that
-				// would serve nobody at once (a costly request with a
-				// small quantum took cost/quantum rounds, one at a time).
-				s.skipRounds()
-				spins = 0
-			}
+			spins = s.spun(t, fresh, spins)
 			continue
 		}
 		if n.cost > avail {
