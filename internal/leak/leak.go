@@ -109,8 +109,11 @@ func leaked(before map[uint64]bool, now map[uint64]string) []string {
 }
 
 // ignorable reports whether a goroutine belongs to the runtime or the test harness
-// rather than to the code under test.
+// rather than to the code under test. It reads the goroutine's own frames only:
+// under GODEBUG=tracebackancestors the stacks of the goroutines that created it
+// follow them, and those of any goroutine a test starts hold testing.(*T).Run.
 func ignorable(stack string) bool {
+	stack, _, _ = strings.Cut(stack, "\n[originating from goroutine ")
 	for _, s := range []string{
 		"os/signal.signal_recv",
 		"os/signal.loop",
