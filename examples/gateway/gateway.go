@@ -430,8 +430,9 @@ func (g *Gateway) admitRun(ctx context.Context, t *tenant, prio int, cost int64,
 	if err != nil {
 		// A request whose own timer ran out in the queue (EXEC and WATCH
 		// run whole under request_timeout) was not admitted either:
-		// nothing of it ran. It answered "ERR context deadline exceeded",
-		// the error of a call of unknown outcome, counted in no shed count.
+		// nothing of it ran, so it is shed and counted as shed (it once
+		// answered "ERR context deadline exceeded", the error of a call
+		// of unknown outcome, counted in no shed count).
 		if errors.Is(err, shed.ErrShed) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 			g.n.shed.Add(uint64(n))
 			t.shed.Add(uint64(n))
