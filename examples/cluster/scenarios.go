@@ -500,12 +500,20 @@ func firstErr(s Snapshot) string {
 // so a gateway with a small share of it may have had room for all of it.
 // A gateway's rate is over the time between its two states, on its own clock
 // (their uptimes): the readings of every gateway's state, each retried for up
-// to 2 s, fall between them as well as the flood's window.
+// to 2 s, fall between them as well as the flood's window. A gateway without
+// both states (Hosts skips one that is not running: it died, which fails the
+// scenario by itself) is not measured and counts for no check: its counts
+// less those of before, in uint64, would wrap to a huge shed.
 func checkFloodShed(c *Cluster, r *Report, noisy string, capacity float64, before, after map[string]HostState) []string {
 	var sheds []string
 	regionShed := map[string]uint64{}
 	for _, g := range c.Gateways {
-		a, b := after[g.ID], before[g.ID]
+		a, aok := after[g.ID]
+		b, bok := before[g.ID]
+		if !aok || !bok {
+			sheds = append(sheds, g.ID+" not measured (not running)")
+			continue
+		}
 		d := a.Tenants[noisy].Shed - b.Tenants[noisy].Shed
 		var offered uint64
 		for name, t := range a.Tenants {
