@@ -109,9 +109,11 @@
 //     5.3 / 7.2 ns wall (nothing shared is written). In CPU per lookup go-maglev,
 //     the fastest peer, is 1.3x / 1.4x / 1.7x; buraksezer 3.2-3.3x (9.4-11.5x
 //     with 2 goroutines, on its read lock); vnode rings 9.7-93x;
-//   - New with 1000 nodes: 0.33 ms of CPU (0.92 ms wall); Remove at 1000 nodes:
-//     0.80 ms of CPU in the first run, 1.49 ms in a re-run at load ~7 (maglev
-//     57x, serialx 61x there).
+//   - New with 1000 nodes: 0.53 ms of CPU (0.45 ms wall) on an idle host
+//     (bench/hashring/build-leave-raw-host64.txt; 0.33 ms of CPU, 0.92 ms
+//     wall, in a loaded run before); Remove at 1000 nodes: 1.07 ms of CPU
+//     there (maglev 72x, serialx 86x), 0.80 ms in the first run, 1.49 ms in
+//     a re-run at load ~7.
 //
 // Reproduce: in bench/, `TIERKIT_LONG=1 go test -run 'Distribution|Tierkit' -v
 // ./hashring/` and `go test -run '^$' -bench . -count 8 -timeout 30m ./hashring/`; in this
