@@ -194,9 +194,10 @@
 // robin by count (cost 4), Kubernetes APF shuffle sharding with hands of 8
 // (64/8, 128/8) and percentage partitions all fail some normal tenants. APF
 // as it ships (128 queues, hands of 6, dealt under the global-default
-// FlowSchema that users' requests match) times out requests of 1,163 of the
-// 1,344; dealt under other names its hands go from isolating every one (the
-// empty name, workload-low) to 1,271 with a timeout: its isolation depends
+// FlowSchema that users' requests match) rejects requests (a timeout or a
+// full queue) of 1,163 and 1,164 of the 1,344 at cost 1 and 4; dealt under
+// other names its hands go from isolating every one (the empty name,
+// workload-low) to 1,271 with a rejection: its isolation depends
 // on where the noisy tenants' hands fall, shed's does not. In the real mode (real
 // goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 599
 // runs on shared 2-core VMs, no normal tenant was rejected in 594, shed + aimd
