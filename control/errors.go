@@ -83,6 +83,17 @@ func (e *ValueError) Error() string {
 	return fmt.Sprintf("control: knob %q: value %q: %s", e.Knob, e.Value, e.Reason)
 }
 
+// KindError reports a kind name that [Kind.UnmarshalText] does not know, met
+// when decoding an [Info], [Entry] or [Outcome] (from GET /knobs or the audit
+// log) written by a registry with kinds this one lacks, or text that is not a
+// registry's. Text is the name as given.
+type KindError struct {
+	Text string
+}
+
+// Error implements error.
+func (e *KindError) Error() string { return fmt.Sprintf("control: unknown kind %q", e.Text) }
+
 // BoundsError reports a value outside a knob's bounds in a strict request (a
 // request that is not strict clamps instead). The caller should pick a value in
 // [Min, Max].

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -148,14 +149,17 @@ func (v Value) String() string {
 	return "<invalid>"
 }
 
-// MarshalJSON encodes the value as a JSON number, string or bool.
+// MarshalJSON encodes the value as a JSON number, string or bool. A float
+// JSON cannot hold (NaN, an infinity) is a *json.UnsupportedValueError, as for
+// a float64.
 func (v Value) MarshalJSON() ([]byte, error) {
 	switch v.kind {
 	case KindInt:
 		return strconv.AppendInt(nil, v.i, 10), nil
 	case KindFloat:
 		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
-			return nil, fmt.Errorf("control: cannot encode %v as JSON", v.f)
+			// The error encoding/json gives for such a float64.
+			return nil, &json.UnsupportedValueError{Value: reflect.ValueOf(v.f), Str: strconv.FormatFloat(v.f, 'g', -1, 64)}
 		}
 		return strconv.AppendFloat(nil, v.f, 'g', -1, 64), nil
 	case KindBool:

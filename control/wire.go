@@ -2,12 +2,11 @@ package control
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // UnmarshalText decodes a kind name written by [Kind.MarshalText] ("int",
-// "float", "duration", "bool", "string"; "invalid" for the zero Kind). Other
-// names are errors.
+// "float", "duration", "bool", "string"; "invalid" for the zero Kind). Any
+// other name is a [*KindError] and leaves k as it was.
 func (k *Kind) UnmarshalText(b []byte) error {
 	for x := range kindText + 1 {
 		if x == kindNumber || x == kindText {
@@ -18,7 +17,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("control: unknown kind %q", b)
+	return &KindError{Text: string(b)}
 }
 
 // UnmarshalJSON decodes an Info as [Registry.Knobs] and GET /knobs encode it.
