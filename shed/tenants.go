@@ -270,7 +270,10 @@ func (s *Scheduler[T]) reclaim(i int) {
 	s.reclaimed++
 }
 
-// unmark takes t out of marked, moving the last one into its place.
+// unmark takes t out of marked, moving the last one into its place. Once
+// marked holds a quarter of its backing array or less, it moves to one of
+// twice its length (the order kept, so every index stays), so that a burst
+// of tenants marked and then reclaimed does not keep the peak's array.
 func (s *Scheduler[T]) unmark(t *tenantState[T]) {
 	i, last := t.marked-1, len(s.marked)-1
 	s.marked[i] = s.marked[last]
@@ -278,7 +281,13 @@ func (s *Scheduler[T]) unmark(t *tenantState[T]) {
 	s.marked[last] = nil
 	s.marked = s.marked[:last]
 	t.marked = 0
+	if c := cap(s.marked); c > minMarkedCap && last <= c/4 {
+		s.marked = append(make([]*tenantState[T], 0, max(2*last, minMarkedCap)), s.marked...)
+	}
 }
+
+// minMarkedCap is the backing array of marked that unmark does not shrink.
+const minMarkedCap = 64
 
 // observe advances the coarse clock used to stamp tenants.
 func (s *Scheduler[T]) observe(at int64) {
