@@ -89,12 +89,10 @@ heading "GOARCH=386 go test ./... in . (atomics alignment, 32-bit ints)"
 # "Exec format error". Any other failure (a crash of the 32-bit runtime or of
 # the package's init at start-up) is a real one, which a machine that cannot
 # run 386 binaries would hide as "NOT run" in a run that passes: it prints
-# BIN's output and returns 2, and so does a probe that hangs: it has 60 s
-# (timeout's exit status 124), with a goroutine dump from the test binary's
-# own -test.timeout before that.
+# BIN's output and returns 2.
 probe386() {
 	local out rc=0
-	out=$(timeout 60 "$1" -test.run '^$' -test.timeout 50s 2>&1) || rc=$?
+	out=$("$1" -test.run '^$' 2>&1) || rc=$?
 	[ "$rc" -ne 0 ] || return 0
 	if [ "$rc" -eq 126 ] || [[ $out == *[Ee]"xec format error"* ]]; then
 		return 1
