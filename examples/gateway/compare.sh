@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gateway vs twemproxy (nutcracker), same machine, same run: starts 2 redis-server
-# shards, the gateway (Redis backend) and twemproxy (ketama, redis: true) in front
-# of them, and runs redis-benchmark with 50 clients, 64-byte values, 100k keys:
+# shards, the gateway (Redis backend) and twemproxy (ketama, redis: true, 512-byte
+# mbufs: harness.sh's start_nutcracker) in front of them, and runs redis-benchmark with 50 clients, 64-byte values, 100k keys:
 # SET, GET, one hot key and a 10-key MGET, each at pipeline 1 and 16. Before
 # the proxies start, every one of the 100k keys is set on every shard, so a
 # GET finds its key whichever shard the proxy places it on (twemproxy and the
@@ -35,6 +35,11 @@
 #       # leaves out "gw-1P": by default a second plain gateway on the same
 #       # shards runs with -procs 1 (GOMAXPROCS=1) beside the default one,
 #       # so every run shows both settings against twemproxy
+#   TW_MBUF=16384 examples/gateway/compare.sh
+#       # twemproxy with its default 16 KB mbufs, as every run before
+#       # twemproxy_mbuf_ab.txt ran it: about twice its CPU per op at
+#       # pipeline 16 (twemproxy_mbuf_ab.txt), where it copies the rest of
+#       # each read after every pipelined reply it parses
 #   RUNQ=1 examples/gateway/compare.sh
 #       # adds a column, runq_us/op: the time the proxy's threads spent
 #       # runnable but waiting for a core during the row (Linux schedstats),
@@ -141,8 +146,7 @@ fi
 pick_port tw
 nutcracker_conf "$work/nutcracker.yml" "$tw" "$r1" "$r2"
 pick_port tws
-nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
-twpid=$!; pids+=($twpid)
+start_nutcracker "$work/nutcracker.yml" "$tws" "$work/nutcracker.log" # 512-byte mbufs (harness.sh)
 wait_port "$gw" "$gwpid"
 [ -n "$gwc" ] && wait_port "$gwc" "$gwcpid"
 [ -n "$gwf" ] && wait_port "$gwf" "$gwfpid"

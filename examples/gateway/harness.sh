@@ -1,5 +1,5 @@
 # Shared by compare.sh, syscalls.sh and ab.sh (sourced, not run): set-up and clean-up, the shards, loopback ports, a
-# process's CPU time, the shards' command counts, redis-benchmark's CSV, twemproxy's configuration.
+# process's CPU time, the shards' command counts, redis-benchmark's CSV, twemproxy's configuration and start.
 
 # Debian installs nutcracker (and some tools of its kind) in /usr/sbin, which
 # is not in the PATH of a user other than root: the scripts, and the
@@ -226,4 +226,20 @@ nutcracker_conf() {
 		printf '  auto_eject_hosts: false\n  server_connections: 1\n  servers:\n'
 		for s in "$@"; do printf '    - 127.0.0.1:%s:1\n' "$s"; done
 	} >"$f"
+}
+# start_nutcracker CONF STATS_PORT LOG: twemproxy in the background with the
+# configuration CONF (nutcracker_conf), its stats on loopback STATS_PORT and
+# its log in LOG; its pid in $twpid, added to $pids. Its mbufs are 512 bytes
+# (-m, the least it takes), or TW_MBUF bytes. twemproxy copies what follows
+# each message it parses out of a read into a new mbuf (mbuf_split), so a
+# read of many pipelined messages costs it about the square of their count:
+# with its default 16 KB mbufs, the pipeline-16 rows' replies on its one
+# connection per shard cost it about twice the CPU per op
+# (twemproxy_mbuf_ab.txt), a lead the gateway did not earn. Its notes
+# recommend 512 or 1K bytes for many client connections; the comparisons'
+# keys (16 bytes) and values (64) are far below what that bounds.
+start_nutcracker() {
+	nutcracker -c "$1" -a 127.0.0.1 -s "$2" -m "${TW_MBUF:-512}" -o "$3" &
+	twpid=$!
+	pids+=($twpid)
 }

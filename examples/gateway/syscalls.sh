@@ -48,8 +48,7 @@ gwpid=$!; pids+=($gwpid)
 "$work/gateway" -config "$work/gateway.json" -procs 1 -addr "127.0.0.1:$gw1" -http - -redis "127.0.0.1:$r1,127.0.0.1:$r2" 2>"$work/gateway-1p.log" &
 gw1pid=$!; pids+=($gw1pid)
 nutcracker_conf "$work/nutcracker.yml" "$tw" "$r1" "$r2"
-nutcracker -c "$work/nutcracker.yml" -a 127.0.0.1 -s "$tws" -o "$work/nutcracker.log" &
-twpid=$!; pids+=($twpid)
+start_nutcracker "$work/nutcracker.yml" "$tws" "$work/nutcracker.log" # 512-byte mbufs (harness.sh)
 # twemproxy answers PING itself: wait_port also fails at once, with the
 # logs, when a proxy exits at start (perf could then attach to nothing).
 wait_port "$gw" "$gwpid"; wait_port "$gw1" "$gw1pid"; wait_port "$tw" "$twpid"
