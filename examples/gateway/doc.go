@@ -19,8 +19,9 @@
 // through /control, its tenants and shards only at a restart), and logs no
 // per-request lines. At pipeline 1 on cores it shares with busy clients it
 // is slower than twemproxy (README, "Against twemproxy"), and at pipeline 16
-// against a twemproxy given 512-byte buffers its p99 is longer and its CPU
-// per op higher on SET and GET; a proxy that must win there wants fewer
+// against a twemproxy given 512-byte buffers on a fast host its p99 is longer
+// and its CPU per op higher on SET and GET (on a slow one it met every
+// target but one p99 in three runs); a proxy that must win there wants fewer
 // goroutine hand-offs than this one makes. Users who
 // want one piece (shedding, batching, a cache tier) import that package.
 //
