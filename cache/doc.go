@@ -512,7 +512,7 @@
 //     faster at 75% reads evicting only in the round with about one core.
 //   - Sixty-fifth session (run AR, an AMD EPYC family 26 model 2 host
 //     (to Go, an Oxide Virtual Turin-like Processor) at about 900-1,100 ns
-//     between the cores in 28 of 32 readings and 230 ns in the rest,
+//     between the cores in 28 of 32 readings and 204-232 ns in the rest,
 //     bench/cache/throughput_host65.txt): otter 1.34x and 1.51x this
 //     package's time at 100% and 75% reads cached, 1.31x at 100% reads
 //     evicting, 1.00x at 75% reads evicting (faster in 5 of 8 rounds,
