@@ -40,9 +40,40 @@ type Shedder struct {
 
 // waiter is a blocked Acquire.
 type waiter struct {
-	ch  chan struct{} // buffered 1: the one decision is sent without blocking
-	tk  *ticket       // set when admitted
-	err error         // set when shed
+	ch   chan struct{} // buffered 1: the one decision is sent without blocking
+	tk   *ticket       // set when admitted
+	err  error         // set when shed
+	next *waiter       // the next decided waiter of a readyList
+}
+
+// readyList holds the waiters decided (admitted or shed) under s.mu, in the
+// order decided, linked through their next fields, for notify to signal once
+// the lock is released. A list, not a slice: a slice on a stack buffer of 16
+// pointers grew on the heap under the lock past 16 (Close's, from nil, for
+// any number), and its buffer took 128 bytes of the stack of the goroutine
+// that releases, under the dispatch: with a goroutine started per request,
+// whose stack is at its smallest, the dispatch then ran out of stack in
+// Pop's freeNode and grew (copied) the stack while holding the lock.
+type readyList struct{ head, tail *waiter }
+
+func (l *readyList) push(w *waiter) {
+	w.next = nil
+	if l.tail == nil {
+		l.head = w
+	} else {
+		l.tail.next = w
+	}
+	l.tail = w
+}
+
+// notify signals the decided waiters. It reads each one's next before its
+// signal: signalled, the waiter's Acquire returns it to the pool.
+func (l *readyList) notify() {
+	for w := l.head; w != nil; {
+		next := w.next
+		w.ch <- struct{}{}
+		w = next
+	}
 }
 
 // ticket is one admission; release is its cached release func (made once per
@@ -109,22 +140,17 @@ func (s *Shedder) SetConfig(cfg Config) error {
 	// requests' deadlines above visits each of them, so a request whose
 	// deadline passed meanwhile must be shed, not admitted late.
 	now = s.nowLocked()
-	var buf [readyLen]*waiter
-	ready := buf[:0]
+	var ready readyList
 	if cut {
 		// Deadlines were cut: shed those now past, and arm the sweep for
 		// the earliest left, which may come before the one it was armed for.
-		expired := func(w *waiter) {
-			w.err = errQueueDeadline
-			ready = append(ready, w)
-		}
-		if next, ok := s.sched.expire(s.sched.at(now)+1, expired); ok {
+		if next, ok := s.sched.expire(s.sched.at(now)+1, ready.expired); ok {
 			s.armForLocked(s.sched.epoch.Add(time.Duration(next)))
 		}
 	}
-	ready = s.dispatchLocked(now, limit, ready)
+	s.dispatchLocked(now, limit, &ready)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 	return nil
 }
 
@@ -192,9 +218,9 @@ func (s *Shedder) Acquire(ctx context.Context, tenant string, priority int, cost
 // caller waits: Acquire's frame then stays small, and the wait's select fits
 // in the initial stack of a goroutine started per request, which used to
 // grow (a copy of the stack) in the select, on most queued requests. The
-// dispatch's buffer of decided waiters lives in dispatchUnlock's frame, not
-// here, so the scheduler's bucket lookup below runs with 152 bytes less
-// underneath it, and a dispatch runs with no more than Acquire's below it.
+// dispatch runs from dispatchUnlock's frame, not from here, so the
+// scheduler's bucket lookup below runs with less underneath it, and a
+// dispatch runs with no more than Acquire's below it.
 //
 //go:noinline
 func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int, cost int64, since time.Duration) (w *waiter, h Handle[*waiter], held bool, err error) {
@@ -241,16 +267,15 @@ func (s *Shedder) enqueueLocked(ctx context.Context, tenant string, priority int
 // dispatchUnlock follows an enqueueLocked that returned held: it admits the
 // waiters that fit, arms the sweep for the queued request's deadline if some
 // still wait, releases s.mu and signals the decided waiters. Never inlined:
-// its frame holds the dispatch's buffer (readyLen pointers), which is on the
-// stack only while it runs.
+// the dispatch's frames are on the stack only while it runs.
 //
 //go:noinline
 func (s *Shedder) dispatchUnlock() {
-	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(s.enqueuedAt, s.enqueuedLimit, buf[:0])
+	var ready readyList
+	s.dispatchLocked(s.enqueuedAt, s.enqueuedLimit, &ready)
 	s.armForLocked(s.enqueuedDeadline)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 // dispatchAtUnlock admits the waiters that fit at now under limit, releases
@@ -258,10 +283,10 @@ func (s *Shedder) dispatchUnlock() {
 //
 //go:noinline
 func (s *Shedder) dispatchAtUnlock(now time.Time, limit int64) {
-	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(now, limit, buf[:0])
+	var ready readyList
+	s.dispatchLocked(now, limit, &ready)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 // armForLocked arms the deadline sweep for a request queued with deadline,
@@ -271,11 +296,6 @@ func (s *Shedder) armForLocked(deadline time.Time) {
 		s.armLocked(deadline)
 	}
 }
-
-// readyLen is how many decided waiters a dispatch collects on the stack before
-// its slice grows: an allocation under the lock can stop for a GC assist, and
-// every goroutine that arrives meanwhile queues on the lock behind it.
-const readyLen = 16
 
 // wait blocks until w is decided (admitted, or shed by the deadline sweep or a
 // dispatch) or ctx ends.
@@ -298,7 +318,7 @@ func (s *Shedder) wait(ctx context.Context, w *waiter, h Handle[*waiter]) (func(
 // and reports whether it was still there. The request may have been the head
 // that did not fit, holding back cheaper ones behind it: those that fit now
 // are admitted here, not at the next release. Not inlined, so that its
-// dispatch buffer stays off wait's frame (the stack of every queued request).
+// dispatch's frame stays off wait's (the stack of every queued request).
 //
 //go:noinline
 func (s *Shedder) cancel(h Handle[*waiter]) bool {
@@ -308,10 +328,10 @@ func (s *Shedder) cancel(h Handle[*waiter]) bool {
 		s.mu.Unlock()
 		return false
 	}
-	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(now, s.limitLocked(), buf[:0])
+	var ready readyList
+	s.dispatchLocked(now, s.limitLocked(), &ready)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 	return true
 }
 
@@ -331,29 +351,24 @@ func (s *Shedder) armLocked(at time.Time) {
 // sweepDeadlines sheds the expired requests at the heads of the buckets and
 // re-arms the sweep for the earliest deadline left.
 func (s *Shedder) sweepDeadlines() {
-	var buf [readyLen]*waiter // on the stack: appends from nil allocated under the lock
-	ready := buf[:0]
-	expired := func(w *waiter) {
-		w.err = errQueueDeadline
-		ready = append(ready, w)
-	}
+	var ready readyList
 	s.mu.Lock()
 	s.sweepAt = time.Time{}
 	if !s.closed {
 		now := s.nowLocked()
 		// A request is late once now passes its deadline; the timer fires at
 		// the deadline itself.
-		next, ok := s.sched.expire(s.sched.at(now)+1, expired)
-		if len(ready) > 0 {
+		next, ok := s.sched.expire(s.sched.at(now)+1, ready.expired)
+		if ready.head != nil {
 			// An expired head may have held back requests that fit now.
-			ready = s.dispatchLocked(now, s.limitLocked(), ready)
+			s.dispatchLocked(now, s.limitLocked(), &ready)
 		}
 		if ok {
 			s.armLocked(s.sched.epoch.Add(time.Duration(next)))
 		}
 	}
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 func (w *waiter) result() (func(), error) {
@@ -442,8 +457,8 @@ func (s *Shedder) ticketLocked(cost int64) *ticket {
 // tickets reach it through this variable rather than a method value: a static
 // reference would close the cycle release -> dispatchLocked -> ticketLocked ->
 // release, and the compiler's escape analysis, which is conservative inside
-// such a cycle, then moved every dispatch's ready buffer to the heap (an
-// allocation, and a possible GC assist, under the lock).
+// such a cycle, then moved every dispatch's list of decided waiters to the
+// heap (an allocation, and a possible GC assist, under the lock).
 var releaseTicket func(*ticket)
 
 func init() { releaseTicket = func(tk *ticket) { tk.s.release(tk) } }
@@ -466,21 +481,17 @@ func (s *Shedder) release(tk *ticket) {
 	// other tickets: recycled first, it went to the first of them, and a
 	// second call of this release (before any other admission) released
 	// that waiter's capacity. If Limit panics, tk is left to the GC.
-	var buf [readyLen]*waiter
-	ready := s.dispatchLocked(s.nowLocked(), s.limitLocked(), buf[:0])
+	var ready readyList
+	s.dispatchLocked(s.nowLocked(), s.limitLocked(), &ready)
 	s.freeTicketLocked(tk)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 // dispatchLocked pops every waiter that fits in the free capacity, in drain order,
-// and appends the decided waiters (admitted or expired) to ready, to signal
+// and adds the decided waiters (admitted or expired) to ready, to signal
 // after unlock. limit is the Capacity's, read by the caller.
-func (s *Shedder) dispatchLocked(now time.Time, limit int64, ready []*waiter) []*waiter {
-	expired := func(w *waiter) {
-		w.err = errQueueDeadline
-		ready = append(ready, w)
-	}
+func (s *Shedder) dispatchLocked(now time.Time, limit int64, ready *readyList) {
 	for s.sched.queued > 0 {
 		avail := limit - s.inflight
 		if s.inflight == 0 {
@@ -489,12 +500,12 @@ func (s *Shedder) dispatchLocked(now time.Time, limit int64, ready []*waiter) []
 		if avail <= 0 {
 			break
 		}
-		w, cost, ok := s.sched.Pop(now, avail, expired)
+		w, cost, ok := s.sched.Pop(now, avail, ready.expired)
 		if !ok {
 			break
 		}
 		w.tk = s.ticketLocked(cost)
-		ready = append(ready, w)
+		ready.push(w)
 	}
 	if s.sched.queued == 0 {
 		// Tenants whose last requests left by expiry, a cancel or the last
@@ -503,13 +514,12 @@ func (s *Shedder) dispatchLocked(now time.Time, limit int64, ready []*waiter) []
 		// the traffic back on the fast path, no Pop would come.
 		s.sched.unlistAll()
 	}
-	return ready
 }
 
-func notify(ready []*waiter) {
-	for _, w := range ready {
-		w.ch <- struct{}{}
-	}
+// expired sheds w, whose queue deadline passed, and adds it to l.
+func (l *readyList) expired(w *waiter) {
+	w.err = errQueueDeadline
+	l.push(w)
 }
 
 // Config returns the configuration in force, as New or the last SetConfig
@@ -526,11 +536,11 @@ func (s *Shedder) Config() Config {
 // configured Capacity grows (an adaptive one), so that waiters need not wait
 // for the next release; [Shedder.SetConfig] does it itself.
 func (s *Shedder) Kick() {
-	var buf [readyLen]*waiter
+	var ready readyList
 	s.mu.Lock()
-	ready := s.dispatchLocked(s.nowLocked(), s.limitLocked(), buf[:0])
+	s.dispatchLocked(s.nowLocked(), s.limitLocked(), &ready)
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 // Close sheds every queued request with ReasonClosed and makes later Acquire and
@@ -543,7 +553,7 @@ func (s *Shedder) Close() {
 		s.sweep.Stop()
 		s.sweepAt = time.Time{}
 	}
-	var ready []*waiter
+	var ready readyList
 	for s.sched.queued > 0 {
 		// Shed the queued requests one at a time, counted with ReasonClosed
 		// (not admitted).
@@ -552,13 +562,13 @@ func (s *Shedder) Close() {
 			break
 		}
 		w.err = errClosed
-		ready = append(ready, w)
+		ready.push(w)
 	}
 	// As dispatchLocked once the queue empties: the tenant popClosed emptied
 	// last stays listed otherwise, and a listed tenant is never reclaimed.
 	s.sched.unlistAll()
 	s.mu.Unlock()
-	notify(ready)
+	ready.notify()
 }
 
 // Stats returns the totals and the current in-flight cost and limit.
