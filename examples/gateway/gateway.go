@@ -269,10 +269,12 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	}
 	flat := reqs[0]
 	if len(reqs) > 1 {
-		flat = make([]op, 0, n)
+		fp := opsFor(n)
+		defer opsDone(fp) // Backend.Do keeps no ops past its return
 		for _, r := range reqs {
-			flat = append(flat, r...)
+			*fp = append(*fp, r...)
 		}
+		flat = *fp
 	}
 	lin := g.linearizable.Load()
 	flights := &g.shardFlights[grp.shard]

@@ -193,7 +193,9 @@ func (b *redisBackend) Close() error {
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	p := b.data[shard]
 	if allGets(ops) {
-		keys := make([]string, len(ops))
+		kp := keysFor(len(ops))
+		defer keysDone(kp) // the clients copy the keys into their commands
+		keys := *kp
 		for i, o := range ops {
 			keys[i] = o.key
 		}
