@@ -31,21 +31,10 @@ func TestManyDecidedWaitersAllocNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(Config{Capacity: Fixed(1), QueueDeadline: time.Nanosecond, MaxQueue: 2 * n})
 			require.NoError(t, err)
-			var ws []*waiter
-			queue := func(at time.Time) {
-				ws = make([]*waiter, n)
-				s.mu.Lock()
-				for i := range ws {
-					ws[i] = &waiter{ch: make(chan struct{}, 1)}
-					_, _, err := s.sched.Push(at, "t", 0, 1, ws[i]) // due at once
-					require.NoError(t, err)
-				}
-				s.mu.Unlock()
-			}
 			start := time.Now().Add(-time.Second)
-			queue(start)
+			queueDue(t, s, n, start)
 			s.sweepDeadlines() // the first grows the scheduler's scratch, which the next reuse
-			queue(start.Add(time.Millisecond))
+			ws := queueDue(t, s, n, start.Add(time.Millisecond))
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			tc.decide(s)
@@ -84,4 +73,19 @@ func TestDecidedWaitersSignalledInOrder(t *testing.T) {
 	}
 	var empty readyList
 	empty.notify() // nothing decided: nothing to signal
+}
+
+// queueDue queues n waiters of tenant "t" in s at at, each due at once (the
+// Shedder's queue deadline is a nanosecond), and returns them.
+func queueDue(t *testing.T, s *Shedder, n int, at time.Time) []*waiter {
+	t.Helper()
+	ws := make([]*waiter, n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range ws {
+		ws[i] = &waiter{ch: make(chan struct{}, 1)}
+		_, _, err := s.sched.Push(at, "t", 0, 1, ws[i])
+		require.NoError(t, err)
+	}
+	return ws
 }

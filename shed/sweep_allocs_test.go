@@ -18,21 +18,10 @@ import (
 func TestSweepDeadlinesAllocsNothing(t *testing.T) {
 	s, err := New(Config{Capacity: Fixed(1), QueueDeadline: time.Nanosecond})
 	require.NoError(t, err)
-	var ws []*waiter
-	queue := func(at time.Time) {
-		ws = make([]*waiter, 8)
-		s.mu.Lock()
-		for i := range ws {
-			ws[i] = &waiter{ch: make(chan struct{}, 1)}
-			_, _, err := s.sched.Push(at, "t", 0, 1, ws[i]) // due at once
-			require.NoError(t, err)
-		}
-		s.mu.Unlock()
-	}
 	start := time.Now().Add(-time.Second)
-	queue(start)
+	queueDue(t, s, 8, start)
 	s.sweepDeadlines() // the first grows the scheduler's scratch, which the next reuse
-	queue(start.Add(time.Millisecond))
+	ws := queueDue(t, s, 8, start.Add(time.Millisecond))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	s.sweepDeadlines()

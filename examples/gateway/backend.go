@@ -518,36 +518,21 @@ var (
 // maxPooledOps is the largest array of ops or keys put back in its pool.
 const maxPooledOps = 4096
 
-// opsFor returns an empty array of ops with room for n.
-func opsFor(n int) *[]op {
-	p := opsPool.Get().(*[]op)
+// fromPool returns an empty array from pool (opsPool or keysPool) with room
+// for n.
+func fromPool[E any](pool *sync.Pool, n int) *[]E {
+	p := pool.Get().(*[]E)
 	*p = slices.Grow((*p)[:0], n)
 	return p
 }
 
-// opsDone clears p (its ops hold keys and values) and pools it.
-func opsDone(p *[]op) {
+// toPool clears p (its ops and keys hold the commands' bytes) and puts it
+// back in pool, unless it is larger than maxPooledOps.
+func toPool[E any](pool *sync.Pool, p *[]E) {
 	if cap(*p) > maxPooledOps {
 		return
 	}
 	clear(*p)
 	*p = (*p)[:0]
-	opsPool.Put(p)
-}
-
-// keysFor returns an array of n keys, to be filled.
-func keysFor(n int) *[]string {
-	p := keysPool.Get().(*[]string)
-	*p = slices.Grow((*p)[:0], n)[:n]
-	return p
-}
-
-// keysDone clears p and pools it.
-func keysDone(p *[]string) {
-	if cap(*p) > maxPooledOps {
-		return
-	}
-	clear(*p)
-	*p = (*p)[:0]
-	keysPool.Put(p)
+	pool.Put(p)
 }

@@ -269,8 +269,8 @@ func (g *Gateway) flush(ctx context.Context, grp group, reqs [][]op, out []batch
 	}
 	flat := reqs[0]
 	if len(reqs) > 1 {
-		fp := opsFor(n)
-		defer opsDone(fp) // Backend.Do keeps no ops past its return
+		fp := fromPool[op](&opsPool, n)
+		defer toPool(&opsPool, fp) // Backend.Do keeps no ops past its return
 		for _, r := range reqs {
 			*fp = append(*fp, r...)
 		}

@@ -193,8 +193,9 @@ func (b *redisBackend) Close() error {
 func (b *redisBackend) Do(ctx context.Context, shard int, ops []op, out []opResult) error {
 	p := b.data[shard]
 	if allGets(ops) {
-		kp := keysFor(len(ops))
-		defer keysDone(kp) // the clients copy the keys into their commands
+		kp := fromPool[string](&keysPool, len(ops))
+		defer toPool(&keysPool, kp) // the clients copy the keys into their commands
+		*kp = (*kp)[:len(ops)]
 		keys := *kp
 		for i, o := range ops {
 			keys[i] = o.key
