@@ -268,11 +268,21 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	cost = max(cost, 1) // a negative cost would lower the bucket's cost below its bound
 	at := s.at(now)
 	s.observe(at)
-	t := s.state(tenant)
+	// The tenant's state as state gives it, but the reclamation hand's step
+	// that this touch may owe runs at the end, from Push's own frame: taken
+	// in touchHashed, three calls deeper, it was where the stack of a
+	// goroutine started per request ran out and grew, under the Shedder's
+	// lock (the overload experiment's profiles, sixty-fifth session). The
+	// step reclaims only idle tenants, and t was just stamped: the order
+	// changes no decision.
+	s.settle()
+	t := s.stamp(tenant, s.tenants.hash(tenant)).t
+	sweep := s.sweepTurn()
 	p := clamp(priority, len(t.buckets))
 	b := &t.buckets[p]
 	if b.n > 0 && (b.n >= s.cfg.maxQueue || cost > s.cfg.maxQueueCost-b.cost) {
 		s.countShed(t, p, ReasonBucketFull, at)
+		s.sweepIf(sweep)
 		return Handle[T]{}, time.Time{}, errBucketFull
 	}
 	dl, standing := s.cfg.queueDeadline, false
@@ -291,6 +301,7 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 		s.countShed(t, p, ReasonQueueDeadline, at)
 		t.counts[p].onArrival++
 		s.total.onArrival++
+		s.sweepIf(sweep)
 		return Handle[T]{}, time.Time{}, errQueueDeadline
 	}
 	n := s.newNode()
@@ -312,7 +323,15 @@ func (s *Scheduler[T]) Push(now time.Time, tenant string, priority int, cost int
 	s.keepNodes.used(s.queued)
 	s.queuedCost.add(cost)
 	s.listOnPush(t, at)
+	s.sweepIf(sweep)
 	return Handle[T]{n: n, gen: n.gen}, s.epoch.Add(time.Duration(due)), nil
+}
+
+// sweepIf steps the reclamation hand if due (Push's deferred step).
+func (s *Scheduler[T]) sweepIf(due bool) {
+	if due {
+		s.sweep()
+	}
 }
 
 // wouldMiss reports whether a request of t at priority p would wait longer

@@ -58,17 +58,31 @@ func (s *Scheduler[T]) touch(name string) *tenantSlot[T] {
 
 // touchHashed is touch with the name's hash.
 func (s *Scheduler[T]) touchHashed(name string, h uint32) *tenantSlot[T] {
+	sl := s.stamp(name, h)
+	if s.sweepTurn() && s.sweep() {
+		i, _ := s.tenants.find(name, h) // the sweep moved slots; name is fresh, so kept
+		sl = &s.tenants.slots[i]
+	}
+	return sl
+}
+
+// stamp is touchHashed without the reclamation hand's step: it returns the
+// slot of tenant name, creating the tenant if needed, stamped as seen.
+func (s *Scheduler[T]) stamp(name string, h uint32) *tenantSlot[T] {
 	i, ok := s.tenants.find(name, h)
 	sl := &s.tenants.slots[i]
 	if !ok {
 		sl = s.create(name, h)
 	}
 	sl.seen = stampOf(s.coarse)
-	if s.touches++; s.touches%sweepEvery == 0 && s.sweep() {
-		i, _ = s.tenants.find(name, h) // the sweep moved slots; name is fresh, so kept
-		sl = &s.tenants.slots[i]
-	}
 	return sl
+}
+
+// sweepTurn counts a touch and reports whether the reclamation hand steps
+// at this one (every sweepEvery touches).
+func (s *Scheduler[T]) sweepTurn() bool {
+	s.touches++
+	return s.touches%sweepEvery == 0
 }
 
 // create adds the state of tenant name, evicting first while the table holds
