@@ -77,7 +77,7 @@
 // On a real process (examples/overload, 2 cores, 90% target, this loop on
 // ProcessCPU and SchedLatency) that has the CPU to itself, 93-99% of the 100 ms
 // periods read within +-3 points in its first 44 runs of 20 s (mean
-// 90.0-90.3%), 80-100% in 622 of the 623 runs since (mean 89.1-90.3%; the
+// 90.0-90.3%), 80-100% in 630 of the 631 runs since (mean 89.1-90.3%; the
 // other, with a core taken by the hypervisor, 55%); sharing a machine whose
 // other processes take a core now and then (without -rt), 52-71% in the 18
 // such runs whose rows were kept (batch A of examples/overload/rt_runs.txt,

@@ -199,9 +199,9 @@
 // other names its hands go from isolating every one (the empty name,
 // workload-low) to 1,271 with a rejection: its isolation depends
 // on where the noisy tenants' hands fall, shed's does not. In the real mode (real
-// goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 623
-// runs on shared 2-core VMs, no normal tenant was rejected in 618, shed + aimd
-// took 1.04-3.64% of the CPU (above the 3% target in 51 runs) and goodput
+// goroutines, a CPU-burning handler, aimd holding the CPU at 90%), over 631
+// runs on shared 2-core VMs, no normal tenant was rejected in 626, shed + aimd
+// took 1.04-3.64% of the CPU (above the 3% target in 52 runs) and goodput
 // read 95.92-105.24% (below 98% in 20, mostly from the warm-up's calibration
 // of the capacity); the rejections followed a core taken by the hypervisor,
 // a stall of the process, or a pause of the harness since removed.
@@ -209,7 +209,7 @@
 // HISTORY.md every run and what changed because of it (the share level as
 // the maximum, FreshArrivalOrder, the 80 ms queue deadline, ShedOnArrival,
 // a queued Acquire that no longer grows the request goroutine's stack, nor
-// does a release's dispatch under the lock).
+// does a release's dispatch or a queued request's Push under the lock).
 //
 // A queued request's share of that cost is mostly cache misses: the tenant's
 // state, its head request, the waiter, its channel and goroutine. A queued
